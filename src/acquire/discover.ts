@@ -1,0 +1,145 @@
+import { readdir, stat, access } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { readLines } from './lines.ts';
+import type { SessionSource, TranscriptSource } from './sources.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const AGENT_FILE = /^agent-(.+)\.jsonl$/;
+const WORKFLOW_DIR = /^wf_(.+)$/;
+
+/** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+export function defaultProjectsRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, 'projects') : join(homedir(), '.claude', 'projects');
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}
+
+/**
+ * Finds the sessions under each path: a projects root, a project folder, a session file,
+ * or any tree holding transcripts. Sub-agent files are attached to their session in all
+ * three layouts Claude Code has used; files no session claims become sessions of their own.
+ */
+export async function discoverSessions(paths: string[]): Promise<SessionSource[]> {
+  const files = new Set<string>();
+  for (const p of paths) {
+    const abs = resolve(p);
+    const info = await stat(abs);
+    if (info.isDirectory()) for (const f of await walkJsonl(abs)) files.add(f);
+    else {
+      files.add(abs);
+      // A single session file brings its side files along.
+      const companion = join(dirname(abs), basename(abs, '.jsonl'));
+      if (await exists(companion)) for (const f of await walkJsonl(companion)) files.add(f);
+      for (const f of await readdir(dirname(abs))) if (AGENT_FILE.test(f)) files.add(join(dirname(abs), f));
+    }
+  }
+  return groupSessions([...files].sort());
+}
+
+async function walkJsonl(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name === 'node_modules' || entry.name === '.git' || entry.name === 'tool-results') continue;
+      out.push(...(await walkJsonl(path)));
+    } else if (entry.isFile() && entry.name.endsWith('.jsonl')) out.push(path);
+  }
+  return out;
+}
+
+/** Reads the first `sessionId` a file's records state (peeking at most 50 lines). */
+export async function peekSessionId(path: string): Promise<string | undefined> {
+  let seen = 0;
+  for await (const line of readLines(path)) {
+    if (++seen > 50) break;
+    try {
+      const rec = JSON.parse(line.text);
+      if (rec && typeof rec.sessionId === 'string' && rec.sessionId) return rec.sessionId;
+    } catch {
+      /* a malformed line is reported by read, not here */
+    }
+  }
+  return undefined;
+}
+
+async function groupSessions(files: string[]): Promise<SessionSource[]> {
+  const sessions = new Map<string, SessionSource>();
+  const byMainPath = new Map<string, SessionSource>();
+  // Side files name their owner by folder (<project>/<owner>/subagents/…) or, beside it, by content.
+  const side: { path: string; source: TranscriptSource; owner?: string; projectDir: string }[] = [];
+  const journals: { path: string; owner: string; projectDir: string }[] = [];
+
+  const session = (id: string, projectDir: string): SessionSource => {
+    let s = sessions.get(id);
+    if (!s) sessions.set(id, (s = { sessionId: id, subagents: [], journals: [], projectDir }));
+    return s;
+  };
+
+  for (const path of files) {
+    const name = basename(path);
+    const parts = path.split(sep);
+    const sub = parts.lastIndexOf('subagents');
+    if (sub > 0) {
+      // <project>/<sessionDir>/subagents/[workflows/wf_<run>/]file
+      const owner = parts[sub - 1];
+      const projectDir = parts.slice(0, sub - 1).join(sep);
+      const wf = parts.slice(sub + 1, -1).map((p) => WORKFLOW_DIR.exec(p)).find(Boolean);
+      if (name === 'journal.jsonl') journals.push({ path, owner, projectDir });
+      else
+        side.push({
+          path,
+          owner,
+          projectDir,
+          source: {
+            path,
+            layout: wf ? 'workflow' : 'subagents',
+            agentId: AGENT_FILE.exec(name)?.[1],
+            workflowRunId: wf?.[1],
+          },
+        });
+      continue;
+    }
+    const agent = AGENT_FILE.exec(name);
+    if (agent) {
+      side.push({ path, projectDir: dirname(path), source: { path, layout: 'beside', agentId: agent[1] } });
+      continue;
+    }
+    const stem = basename(name, '.jsonl');
+    let id = UUID.test(stem) ? stem : ((await peekSessionId(path)) ?? stem);
+    // Copies of one session in two places would otherwise share (and overwrite) one graph.
+    if (sessions.get(id)?.main) id = `${id}~${shortHash(path)}`;
+    const s = session(id, dirname(path));
+    s.main = { path, layout: 'session' };
+    byMainPath.set(join(dirname(path), stem), s);
+  }
+
+  for (const { path, source, owner, projectDir } of side) {
+    const meta = path.replace(/\.jsonl$/, '.meta.json');
+    if (await exists(meta)) source.metaPath = meta;
+    const ownerSession = owner
+      ? (byMainPath.get(join(projectDir, owner)) ?? session(owner, projectDir))
+      : await besideOwner(path, projectDir);
+    ownerSession.subagents.push(source);
+  }
+  for (const { owner, projectDir, path } of journals) {
+    (byMainPath.get(join(projectDir, owner)) ?? session(owner, projectDir)).journals.push(path);
+  }
+  return [...sessions.values()].sort((a, b) => a.sessionId.localeCompare(b.sessionId));
+
+  async function besideOwner(path: string, projectDir: string): Promise<SessionSource> {
+    // Legacy agent files name their parent session only inside their records.
+    const sid = (await peekSessionId(path)) ?? basename(path, '.jsonl');
+    const main = [...sessions.values()].find((s) => s.sessionId === sid && s.main && dirname(s.main.path) === projectDir);
+    return main ?? session(sid, projectDir);
+  }
+}
+
+function shortHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}

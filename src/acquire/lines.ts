@@ -1,0 +1,51 @@
+import { createReadStream } from 'node:fs';
+
+/** One physical line of a source file, with where it sits. */
+export interface SourceLine {
+  /** 1-based line number. */
+  lineNo: number;
+  /** Byte offset of the line's first byte in the file. */
+  offset: number;
+  /** Byte length of the line, without its line terminator. */
+  byteLength: number;
+  /** The line as text (UTF-8 decoded, trailing CR removed). */
+  text: string;
+  /** False only for a final line with no newline after it: it may still be being written. */
+  terminated: boolean;
+}
+
+const NL = 0x0a;
+
+/**
+ * Streams a file line by line without reading it whole; memory stays bounded by the longest line.
+ * Byte offsets are exact because splitting happens on bytes, before decoding.
+ */
+export async function* readLines(path: string, start = 0): AsyncGenerator<SourceLine> {
+  let lineNo = 0;
+  let offset = start;
+  let pending: Buffer[] = [];
+  let pendingLength = 0;
+  for await (const chunk of createReadStream(path, { start, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
+      const piece = chunk.subarray(from, nl);
+      const bytes = pendingLength ? Buffer.concat([...pending, piece]) : piece;
+      pending = [];
+      pendingLength = 0;
+      yield toLine(bytes, ++lineNo, offset, true);
+      offset += bytes.length + 1;
+      from = nl + 1;
+    }
+    if (from < chunk.length) {
+      pending.push(chunk.subarray(from));
+      pendingLength += chunk.length - from;
+    }
+  }
+  if (pendingLength) yield toLine(Buffer.concat(pending), ++lineNo, offset, false);
+}
+
+function toLine(bytes: Buffer, lineNo: number, offset: number, terminated: boolean): SourceLine {
+  let end = bytes.length;
+  if (end && bytes[end - 1] === 0x0d) end--;
+  return { lineNo, offset, byteLength: end, text: bytes.toString('utf8', 0, end), terminated };
+}

@@ -1,0 +1,55 @@
+import { ingest, type IngestReport } from '../ingest.ts';
+import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { progressBar } from './progress.ts';
+import { defaultSources } from './sources.ts';
+
+const HELP = `usage: weave ingest [PATH...] [options]
+
+Reads Claude Code transcripts into the store, one named graph per session. A PATH may be a
+projects root, a project folder or one .jsonl file (default: $CLAUDE_CONFIG_DIR/projects,
+else ~/.claude/projects). Sessions whose files have not changed since the last ingest are
+skipped; a changed session replaces its graph whole.
+
+options:
+  --force            read every session again
+  --json             print the report as JSON
+${COMMON_HELP}
+`;
+
+export async function main(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { force: { type: 'boolean' }, json: { type: 'boolean' } });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const paths = positionals.length ? positionals : (await defaultSources(false)).paths;
+  const bar = progressBar();
+  const report = await ingest(paths, {
+    storeDir: storeDir(values),
+    soul: await soul(values),
+    force: values.force,
+    onProgress: bar.update,
+    onProblem: (p) => {
+      bar.done();
+      process.stderr.write(`${p.path}:${p.lineNo}: ${p.kind}: ${p.message}\n`);
+    },
+  });
+  bar.done();
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary(report)}\n`);
+  return 0;
+}
+
+export function summary(r: IngestReport): string {
+  const mb = r.bytes / 1e6;
+  const secs = r.millis / 1000;
+  const parts = [
+    `${r.sessions} sessions read (${r.skipped} unchanged)`,
+    `${r.files} files`,
+    `${r.records.toLocaleString('en')} records`,
+    `${r.quads.toLocaleString('en')} quads`,
+    `${mb.toFixed(1)} MB in ${secs.toFixed(1)} s (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s)`,
+  ];
+  if (r.malformed) parts.push(`${r.malformed} malformed lines`);
+  if (r.pending) parts.push(`${r.pending} lines still being written`);
+  return `ingested: ${parts.join(' · ')}`;
+}

@@ -1,0 +1,44 @@
+import { CliError } from './options.ts';
+
+type Command = (args: string[]) => Promise<number | void>;
+
+/** Subcommands load lazily so `weave query` does not pay for the server's imports. */
+const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
+  ingest: ['read transcripts into the store', async () => (await import('./ingest.ts')).main],
+  query: ['run SPARQL on the store', async () => (await import('./query.ts')).main],
+  export: ['write the store as TriG, N-Quads, Turtle, N-Triples or JSON-LD', async () => (await import('./export.ts')).main],
+};
+
+export function usage(): string {
+  const rows = Object.entries(COMMANDS).map(([name, [what]]) => `  ${name.padEnd(14)}${what}`);
+  return `usage: weave <command> [options]\n\ncommands:\n${rows.join('\n')}\n\n'weave <command> --help' tells more.\n`;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    process.stderr.write(`weave: unknown command "${name}"\n${usage()}`);
+    return 2;
+  }
+  try {
+    return (await (await entry[1]())(args)) ?? 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      process.stderr.write(`weave ${name}: ${e.message}\n`);
+      return e.exitCode;
+    }
+    process.stderr.write(`weave ${name}: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli/main.ts')) {
+  run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,55 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { defaultStoreDir } from '../store/paths.ts';
+
+/** A user-facing error: printed as one line on stderr, exit code 1 (2 for usage errors). */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+export const COMMON_OPTIONS = {
+  store: { type: 'string' },
+  soul: { type: 'string' },
+  'soul-repo': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+export const COMMON_HELP = `  --store DIR        the store directory (default $WEAVE_HOME, else the platform data dir)
+  --soul ID          the soul in instance IRIs urn:soul:<soul>:Weave/… (default "local")
+  --soul-repo PATH   take the soul from PATH/.lex/identity.yml (its genesis_sha: line)
+  -h, --help         this help`;
+
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new CliError((e as Error).message, 2);
+  }
+}
+
+export function storeDir(values: { store?: unknown }): string {
+  return typeof values.store === 'string' ? values.store : defaultStoreDir();
+}
+
+/** `--soul`, else the genesis_sha of `--soul-repo`, else "local". */
+export async function soul(values: { soul?: unknown; 'soul-repo'?: unknown }): Promise<string> {
+  if (typeof values.soul === 'string') return checkSoul(values.soul);
+  if (typeof values['soul-repo'] === 'string') {
+    const path = join(values['soul-repo'], '.lex', 'identity.yml');
+    const text = await readFile(path, 'utf8').catch(() => {
+      throw new CliError(`${path}: cannot read the soul identity file`);
+    });
+    const sha = /^genesis_sha:\s*["']?([^"'\s#]+)/m.exec(text)?.[1];
+    if (!sha) throw new CliError(`${path}: no genesis_sha: line`);
+    return checkSoul(sha);
+  }
+  return 'local';
+}
+
+function checkSoul(id: string): string {
+  if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new CliError(`--soul must be letters, digits, '.', '_' or '-', not "${id}"`, 2);
+  return id;
+}

@@ -1,0 +1,63 @@
+import type { SourceLine } from '../../acquire/lines.ts';
+import { ENVELOPE_FIELDS, MESSAGE_FIELDS, RECORD_FIELDS } from './fields.ts';
+import type { ClaudeRecord, Json, JsonObject, ReadRecord } from './records.ts';
+
+export const DIALECT = 'claude-code/1';
+
+/** What one source line turned out to be. */
+export type LineResult =
+  | { kind: 'blank' }
+  | ({ kind: 'record' } & ReadRecord)
+  /** A line that is not a JSON object: reported with file and line, the rest still loads. */
+  | { kind: 'malformed'; error: string }
+  /** A final line with no newline that does not parse yet: a record still being written. */
+  | { kind: 'pending' };
+
+export function readLine(line: SourceLine): LineResult {
+  if (!line.text.trim()) return { kind: 'blank' };
+  let json: unknown;
+  try {
+    json = JSON.parse(line.text);
+  } catch (e) {
+    if (!line.terminated) return { kind: 'pending' };
+    return { kind: 'malformed', error: (e as Error).message };
+  }
+  if (!isObject(json)) return { kind: 'malformed', error: `expected a JSON object, found ${describe(json)}` };
+  if (typeof json.type !== 'string') return { kind: 'malformed', error: 'the record has no string "type"' };
+  return { kind: 'record', ...splitRecord(json) };
+}
+
+/** Splits a record into the fields the dialect reads and the `extra` it keeps as JSON. */
+export function splitRecord(json: JsonObject): ReadRecord {
+  const type = json.type as string;
+  const known = new Set<string>([...ENVELOPE_FIELDS, ...(RECORD_FIELDS[type] ?? [])]);
+  const record: JsonObject = {};
+  const extra: JsonObject = {};
+  for (const [key, value] of Object.entries(json)) (known.has(key) ? record : extra)[key] = value;
+
+  // A message's own unknown fields (container, stop_details, ...) are kept under extra.message.
+  const messageFields = MESSAGE_FIELDS[type];
+  if (messageFields && isObject(record.message)) {
+    const message: JsonObject = {};
+    const rest: JsonObject = {};
+    for (const [key, value] of Object.entries(record.message)) (messageFields.includes(key) ? message : rest)[key] = value;
+    record.message = message;
+    if (Object.keys(rest).length) extra.message = rest;
+  }
+  if ((type === 'user' || type === 'assistant') && !isObject(record.message)) {
+    // A turn without a message object: keep what it had, read it as empty.
+    if ('message' in record) extra.message = record.message;
+    record.message = { role: type, content: [] };
+  }
+  return Object.keys(extra).length ? { record: record as unknown as ClaudeRecord, extra } : { record: record as unknown as ClaudeRecord };
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  return Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+}
+
+export type { Json };

@@ -1,0 +1,78 @@
+/**
+ * RDF terms as N-Triples text. The emitter builds quads as strings because the store bulk-loads
+ * N-Quads far faster than it accepts terms one WASM call at a time.
+ */
+
+/** A term already in N-Triples syntax: `<iri>`, `"lit"^^<dt>`, `_:b`, or `<<( s p o )>>`. */
+export type Term = string & { readonly __term?: never };
+
+export interface Triple {
+  s: Term;
+  p: Term;
+  o: Term;
+}
+
+export const XSD = 'http://www.w3.org/2001/XMLSchema#';
+export const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+
+export function iri(value: string): Term {
+  return `<${escapeIri(value)}>`;
+}
+
+/** IRIREF may not hold these characters raw; UCHAR-escape them (N-Triples §2.3). */
+function escapeIri(value: string): string {
+  return /[\x00-\x20<>"{}|^`\\]/.test(value)
+    ? value.replace(/[\x00-\x20<>"{}|^`\\]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)
+    : value;
+}
+
+/** A string literal; lone surrogates (which JSON allows and UTF-8 cannot hold) become U+FFFD. */
+export function str(value: string): Term {
+  return `"${escapeString(value)}"`;
+}
+
+export function typed(value: string, datatype: string): Term {
+  return `"${escapeString(value)}"^^<${datatype}>`;
+}
+
+export function int(value: number | bigint): Term {
+  return `"${typeof value === 'number' ? Math.trunc(value) : value}"^^<${XSD}integer>`;
+}
+
+export function dec(value: number): Term {
+  const text = Number.isInteger(value) ? `${value}.0` : String(value);
+  return /e/i.test(text) ? `"${value}"^^<${XSD}double>` : `"${text}"^^<${XSD}decimal>`;
+}
+
+export function num(value: number): Term {
+  return Number.isInteger(value) ? int(value) : dec(value);
+}
+
+export function bool(value: boolean): Term {
+  return `"${value}"^^<${XSD}boolean>`;
+}
+
+/** An `xsd:dateTime`, or a plain string when the source text is not a valid one. */
+export function dateTime(value: string): Term {
+  return DATE_TIME.test(value) ? typed(value, `${XSD}dateTime`) : str(value);
+}
+const DATE_TIME = /^-?\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
+
+/** An RDF 1.2 triple term, for `rdf:reifies`. */
+export function tripleTerm(t: Triple): Term {
+  return `<<( ${t.s} ${t.p} ${t.o} )>>`;
+}
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r' };
+
+function escapeString(value: string): string {
+  const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
+  return /[\\"\n\r\x00-\x1f\x7f]/.test(wellFormed)
+    ? wellFormed.replace(/[\\"\n\r\x00-\x1f\x7f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)
+    : wellFormed;
+}
+
+/** One N-Quads line. */
+export function nquad(t: Triple, graph: Term): string {
+  return `${t.s} ${t.p} ${t.o} ${graph} .\n`;
+}

@@ -1,0 +1,175 @@
+import { readFile, stat } from 'node:fs/promises';
+import { discoverSessions } from './acquire/discover.ts';
+import { readLines } from './acquire/lines.ts';
+import { transcriptsOf, type SessionSource } from './acquire/sources.ts';
+import { DIALECT, isObject, readLine } from './dialect/claude-code/read.ts';
+import type { JsonObject } from './dialect/claude-code/records.ts';
+import { sessionGraphIri } from './emit/iri.ts';
+import { SessionEmitter, type RecordObserver, type SessionCounts } from './emit/session.ts';
+import { iri, nquad } from './emit/terms.ts';
+import { openGraphWriter, readManifest, writeManifest, type Manifest, type SourceStamp } from './store/snapshot.ts';
+
+/** A line that could not be read, named by file and line. Never carries the line's content. */
+export interface LineProblem {
+  path: string;
+  lineNo: number;
+  kind: 'malformed' | 'pending';
+  message: string;
+}
+
+export interface IngestProgress {
+  sessionsDone: number;
+  sessionsTotal: number;
+  files: number;
+  records: number;
+  bytes: number;
+}
+
+export interface IngestOptions {
+  storeDir: string;
+  soul: string;
+  /** Read every session again, even those whose files have not changed. */
+  force?: boolean;
+  onProgress?: (progress: IngestProgress) => void;
+  onProblem?: (problem: LineProblem) => void;
+  /** Called after each session's graph is written. */
+  onSession?: (session: SessionSource, graph: string, counts: SessionCounts) => void | Promise<void>;
+  /** Per-session observers, such as the conversation model. */
+  observers?: (session: SessionSource) => RecordObserver[];
+}
+
+export interface IngestReport {
+  sessions: number;
+  skipped: number;
+  files: number;
+  records: number;
+  bytes: number;
+  quads: number;
+  malformed: number;
+  pending: number;
+  replayed: number;
+  problems: LineProblem[];
+  millis: number;
+}
+
+const BUILT_WITH = `${DIALECT}+weave/0.1`;
+const WRITE_BATCH = 1 << 20;
+
+/** Reads transcripts into the store directory, one graph per session. */
+export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
+  const started = performance.now();
+  const sessions = await discoverSessions(paths);
+  const manifest: Manifest = (await readManifest(options.storeDir)) ?? { format: 'weave-store/1', soul: options.soul, graphs: {} };
+  if (manifest.soul !== options.soul) {
+    throw new Error(`the store in ${options.storeDir} was built for soul "${manifest.soul}", not "${options.soul}"; use another --store`);
+  }
+  const report: IngestReport = {
+    sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, problems: [], millis: 0,
+  };
+  const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
+
+  for (const session of sessions) {
+    const graph = sessionGraphIri(options.soul, session.sessionId);
+    const stamps = await stampsOf(session);
+    const previous = manifest.graphs[graph];
+    if (!options.force && previous?.builtWith === BUILT_WITH && sameStamps(previous.sources, stamps)) {
+      report.skipped++;
+      progress.sessionsDone++;
+      options.onProgress?.(progress);
+      continue;
+    }
+    const counts = await ingestSession(session, graph, options, report, progress);
+    manifest.graphs[graph] = { file: counts.file, quads: counts.triples, sources: stamps, sessionId: session.sessionId, builtWith: BUILT_WITH };
+    await writeManifest(options.storeDir, manifest);
+    report.sessions++;
+    report.quads += counts.triples;
+    report.malformed += counts.malformed;
+    report.pending += counts.pending;
+    report.replayed += counts.replayed;
+    progress.sessionsDone++;
+    options.onProgress?.(progress);
+    await options.onSession?.(session, graph, counts);
+  }
+  report.millis = performance.now() - started;
+  return report;
+}
+
+async function ingestSession(
+  session: SessionSource,
+  graph: string,
+  options: IngestOptions,
+  report: IngestReport,
+  progress: IngestProgress,
+): Promise<SessionCounts & { file: string }> {
+  const writer = await openGraphWriter(options.storeDir, graph);
+  const graphTerm = iri(graph);
+  let buffer = '';
+  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), options.observers?.(session) ?? []);
+  const flush = async (force: boolean) => {
+    if (buffer.length >= WRITE_BATCH || (force && buffer)) {
+      await writer.write(buffer);
+      buffer = '';
+    }
+  };
+  try {
+    for (const source of transcriptsOf(session)) {
+      const meta = source.metaPath ? await readMeta(source.metaPath, options) : undefined;
+      const ctx = emitter.beginTranscript(source, meta);
+      let lines = 0;
+      let bytes = 0;
+      for await (const line of readLines(source.path)) {
+        lines = line.lineNo;
+        bytes = line.offset + line.byteLength + (line.terminated ? 1 : 0);
+        const result = readLine(line);
+        if (result.kind === 'record') emitter.record(ctx, line, result);
+        else if (result.kind !== 'blank') {
+          const message = result.kind === 'malformed' ? result.error : 'the last line is incomplete (still being written?)';
+          emitter.unreadable(ctx, line, result.kind, message);
+          const problem = { path: source.path, lineNo: line.lineNo, kind: result.kind, message };
+          report.problems.push(problem);
+          options.onProblem?.(problem);
+        }
+        if (result.kind === 'record') {
+          report.records++;
+          progress.records++;
+        }
+        await flush(false);
+      }
+      emitter.endTranscript(ctx, { lines, bytes });
+      report.files++;
+      report.bytes += bytes;
+      progress.files++;
+      progress.bytes += bytes;
+      options.onProgress?.(progress);
+    }
+    const counts = emitter.finish();
+    await flush(true);
+    await writer.commit();
+    return { ...counts, file: writer.file };
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+}
+
+async function readMeta(path: string, options: IngestOptions): Promise<JsonObject | undefined> {
+  try {
+    const json = JSON.parse(await readFile(path, 'utf8'));
+    return isObject(json) ? json : undefined;
+  } catch (e) {
+    options.onProblem?.({ path, lineNo: 1, kind: 'malformed', message: (e as Error).message });
+    return undefined;
+  }
+}
+
+async function stampsOf(session: SessionSource): Promise<SourceStamp[]> {
+  const paths = [...transcriptsOf(session).flatMap((t) => (t.metaPath ? [t.path, t.metaPath] : [t.path])), ...session.journals];
+  return Promise.all(paths.map(async (path) => {
+    const info = await stat(path);
+    return { path, size: info.size, mtimeMs: info.mtimeMs };
+  }));
+}
+
+function sameStamps(a: SourceStamp[] | undefined, b: SourceStamp[]): boolean {
+  return !!a && a.length === b.length && a.every((s, i) => s.path === b[i].path && s.size === b[i].size && s.mtimeMs === b[i].mtimeMs);
+}

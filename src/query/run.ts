@@ -1,0 +1,45 @@
+import type oxigraph from 'oxigraph';
+import { sparqlPrefixes } from '../emit/vocab.ts';
+
+type OxStore = oxigraph.Store;
+
+/** A query error with the position in the text the user wrote. */
+export class QueryError extends Error {}
+
+const PREFIX_LINES = sparqlPrefixes().split('\n').length - 1;
+
+/**
+ * Runs a query with the usual prefixes predeclared (a query may redeclare them) over the union
+ * of all graphs, unless graphs are named. Parser positions are mapped back to the user's text.
+ */
+export function runQuery(
+  store: OxStore,
+  query: string,
+  options: { results_format?: string; default_graph?: string[]; named_graphs?: string[] } = {},
+  factory?: typeof oxigraph,
+): ReturnType<OxStore['query']> {
+  const opts: Parameters<OxStore['query']>[1] = { results_format: options.results_format };
+  if (options.default_graph?.length || options.named_graphs?.length) {
+    if (!factory) throw new Error('naming graphs needs the oxigraph module');
+    opts.default_graph = (options.default_graph ?? []).map((g) => factory.namedNode(g));
+    opts.named_graphs = (options.named_graphs ?? []).map((g) => factory.namedNode(g));
+  } else opts.use_default_graph_as_union = true;
+  try {
+    return store.query(sparqlPrefixes() + query, opts);
+  } catch (e) {
+    throw new QueryError(userPosition((e as Error).message));
+  }
+}
+
+/** Oxigraph says "error at LINE:COL: …"; subtract the prefix lines we added. */
+export function userPosition(message: string): string {
+  return message.replace(/^error at (\d+):(\d+)/, (_, line, col) => `error at line ${Math.max(1, +line - PREFIX_LINES)}, column ${col}`);
+}
+
+/** Whether a query is a CONSTRUCT or DESCRIBE (answers with a graph, not solutions). */
+export function returnsGraph(query: string): boolean {
+  const body = query
+    .replace(/(^|\s)#[^\n]*/g, '$1')
+    .replace(/^\s*(PREFIX\s+\S*\s*<[^>]*>|BASE\s*<[^>]*>)\s*/gim, '');
+  return /^\s*(CONSTRUCT|DESCRIBE)\b/i.test(body);
+}

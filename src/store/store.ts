@@ -1,0 +1,56 @@
+import oxigraph from 'oxigraph';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readLines } from '../acquire/lines.ts';
+import { ONTOLOGY_GRAPH } from '../emit/vocab.ts';
+import { readManifest, type Manifest } from './snapshot.ts';
+
+export type OxStore = oxigraph.Store;
+
+/** Quads per `Store.load` call: one huge string is dramatically slower (see bench/). */
+export const LOAD_CHUNK = 10_000;
+
+export const ONTOLOGY_FILE = new URL('../../ontology/weave.ttl', import.meta.url);
+
+/**
+ * Opens the store in `dir` as an in-memory Oxigraph store: every graph file of the manifest,
+ * plus the ontology in its own graph. Oxigraph's JS build has no on-disk storage, so the
+ * snapshot files are the persistence and this is the query copy.
+ */
+export async function openStore(dir: string): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
+  const store = new oxigraph.Store();
+  const manifest = await readManifest(dir);
+  for (const entry of Object.values(manifest?.graphs ?? {})) await loadNQuadsFile(store, join(dir, entry.file));
+  await loadOntology(store);
+  return { store, manifest };
+}
+
+export async function loadOntology(store: OxStore): Promise<void> {
+  store.load(await readFile(ONTOLOGY_FILE, 'utf8'), {
+    format: 'text/turtle',
+    base_iri: ONTOLOGY_GRAPH,
+    to_graph_name: oxigraph.namedNode(ONTOLOGY_GRAPH),
+  });
+}
+
+/** Loads an N-Quads file in chunks, Oxigraph's fast path for bulk loading. */
+export async function loadNQuadsFile(store: OxStore, path: string): Promise<void> {
+  let batch: string[] = [];
+  for await (const line of readLines(path)) {
+    batch.push(line.text);
+    if (batch.length >= LOAD_CHUNK) {
+      loadNQuads(store, batch.join('\n'));
+      batch = [];
+    }
+  }
+  if (batch.length) loadNQuads(store, batch.join('\n'));
+}
+
+export function loadNQuads(store: OxStore, text: string): void {
+  store.load(text, { format: 'application/n-quads', no_transaction: true });
+}
+
+/** Drops one named graph from the in-memory store. */
+export function dropGraph(store: OxStore, graph: string): void {
+  store.update(`DROP SILENT GRAPH <${graph}>`);
+}
