@@ -35,7 +35,7 @@ export interface IngestOptions {
   /** Called after each session's graph is written. */
   onSession?: (session: SessionSource, graph: string, counts: SessionCounts) => void | Promise<void>;
   /** Per-session observers, such as the conversation model. */
-  observers?: (session: SessionSource) => RecordObserver[];
+  observers?: (session: SessionSource, soul: string) => RecordObserver[];
 }
 
 export interface IngestReport {
@@ -104,7 +104,7 @@ async function ingestSession(
   const writer = await openGraphWriter(options.storeDir, graph);
   const graphTerm = iri(graph);
   let buffer = '';
-  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), options.observers?.(session) ?? []);
+  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), options.observers?.(session, options.soul) ?? []);
   const flush = async (force: boolean) => {
     if (buffer.length >= WRITE_BATCH || (force && buffer)) {
       await writer.write(buffer);
