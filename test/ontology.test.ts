@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FIXTURES, ingestFresh, removeDir, select } from './helpers.ts';
+
+const ONTOLOGY = 'https://repolex.ai/ontology/weave';
+
+test('every weave: class and predicate the emitter produces on the fixtures is declared in the ontology', async () => {
+  const { dir, store } = await ingestFresh([FIXTURES]);
+  try {
+    const used = select(store, `SELECT DISTINCT ?term WHERE {
+      GRAPH ?g { { ?s ?term ?o } UNION { ?s a ?term } }
+      FILTER(?g != <${ONTOLOGY}> && STRSTARTS(STR(?term), STR(weave:)))
+    } ORDER BY ?term`).map((r) => r.term);
+    assert.ok(used.length > 50, `only ${used.length} weave terms used`);
+    const declared = new Set(select(store, `SELECT ?term WHERE { GRAPH <${ONTOLOGY}> {
+      ?term a ?kind VALUES ?kind { owl:Class owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty rdf:Property } } }`).map((r) => r.term));
+    assert.deepEqual(used.filter((t) => !declared.has(t)), []);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('every declared class and property has a label, a comment, and properties a domain or range', async () => {
+  const { dir, store } = await ingestFresh([]);
+  try {
+    const lacking = select(store, `SELECT ?term ?kind WHERE { GRAPH <${ONTOLOGY}> {
+      ?term a ?kind VALUES ?kind { owl:Class owl:ObjectProperty owl:DatatypeProperty }
+      FILTER(STRSTARTS(STR(?term), STR(weave:)))
+      FILTER(NOT EXISTS { ?term rdfs:label ?l } || NOT EXISTS { ?term rdfs:comment ?c }
+        || (?kind != owl:Class && NOT EXISTS { ?term rdfs:domain|rdfs:range ?x }))
+    } } ORDER BY ?term`);
+    assert.deepEqual(lacking, []);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('the card alignments: parentEvent refines prov:wasInformedBy; the class tree', async () => {
+  const { dir, store } = await ingestFresh([]);
+  try {
+    const ask = (q: string) => select(store, `SELECT (IF(EXISTS { GRAPH <${ONTOLOGY}> { ${q} } }, "yes", "no") AS ?a) {}`)[0].a;
+    assert.equal(ask('weave:parentEvent rdfs:subPropertyOf prov:wasInformedBy'), 'yes');
+    assert.equal(ask('weave:UserTurn rdfs:subClassOf weave:Turn . weave:Turn rdfs:subClassOf weave:Event'), 'yes');
+    assert.equal(ask('weave:ClaudeCodeTranscript rdfs:subClassOf weave:Transcript'), 'yes');
+  } finally {
+    await removeDir(dir);
+  }
+});
