@@ -15,15 +15,15 @@ const PREFIX_LINES = sparqlPrefixes().split('\n').length - 1;
 export function runQuery(
   store: OxStore,
   query: string,
-  options: { results_format?: string; default_graph?: string[]; named_graphs?: string[] } = {},
+  options: { results_format?: string; default_graph?: string[]; named_graphs?: string[]; base_iri?: string } = {},
   factory?: typeof oxigraph,
 ): ReturnType<OxStore['query']> {
-  const opts: Parameters<OxStore['query']>[1] = { results_format: options.results_format };
+  const opts: Parameters<OxStore['query']>[1] = { results_format: options.results_format, base_iri: options.base_iri };
   if (options.default_graph?.length || options.named_graphs?.length) {
     if (!factory) throw new Error('naming graphs needs the oxigraph module');
     opts.default_graph = (options.default_graph ?? []).map((g) => factory.namedNode(g));
     opts.named_graphs = (options.named_graphs ?? []).map((g) => factory.namedNode(g));
-  } else opts.use_default_graph_as_union = true;
+  } else if (!hasDatasetClause(query)) opts.use_default_graph_as_union = true; // the union would override FROM
   try {
     return store.query(sparqlPrefixes() + query, opts);
   } catch (e) {
@@ -34,6 +34,12 @@ export function runQuery(
 /** Oxigraph says "error at LINE:COL: …"; subtract the prefix lines we added. */
 export function userPosition(message: string): string {
   return message.replace(/^error at (\d+):(\d+)/, (_, line, col) => `error at line ${Math.max(1, +line - PREFIX_LINES)}, column ${col}`);
+}
+
+/** Whether the query names its own dataset (FROM / FROM NAMED), outside comments, strings and IRIs. */
+export function hasDatasetClause(query: string): boolean {
+  const code = query.replace(/<[^<>"{}|^`\\\s]*>|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|#[^\n]*/g, (m) => (m[0] === '<' ? '<>' : ' '));
+  return /\bFROM\s+(NAMED\s+)?(<|[A-Za-z_][\w.-]*:|:)/i.test(code);
 }
 
 /** Whether a query is a CONSTRUCT or DESCRIBE (answers with a graph, not solutions). */
