@@ -1,0 +1,140 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
+import { startServer } from '../server/server.ts';
+import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { progressBar } from './progress.ts';
+import { defaultSources } from './sources.ts';
+
+const HELP = `usage: weave serve [PATH...] [options]
+
+Serves the store over HTTP: the SPARQL 1.1 Protocol at /sparql (and /query), the Graph Store
+Protocol at /store, a query page (YASGUI) at /, describe pages for every resource, VoID at
+/void, /healthz, /status and Prometheus /metrics. It listens at once, then ingests PATH...
+(default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects, else the bundled fixtures) in the
+background and keeps the store current as sessions are written.
+
+options:
+  --host HOST          address to listen on (default ${DEFAULTS.host}); beyond loopback a token is required
+  --port N             port (default ${DEFAULTS.port}; 0 picks a free one)
+  --timeout SECONDS    longest a query may take, queueing included (default ${DEFAULTS.timeoutSeconds}); past it the
+                       query's worker is stopped and replaced, and the client gets 504
+  --workers N          query workers, each with its own copy of the store (default: cores, 2 to 4)
+  --queue N            requests that may wait for a worker before 503 + Retry-After (default ${DEFAULTS.queueLimit})
+  --max-result-mb N    largest result served (default ${DEFAULTS.maxResultMb}); bigger answers get 507
+  --max-body-mb N      largest request body (default ${DEFAULTS.bodyLimitMb}); bigger requests get 413
+  --allow-update       accept SPARQL Update and Graph Store writes (they need the token)
+  --token TOKEN        bearer token for writes, and for everything off loopback (default $WEAVE_TOKEN)
+  --cors-origin LIST   origins (comma-separated, or *) allowed to read answers cross-site
+                       (default: none, since transcripts hold secrets)
+  --refresh SECONDS    how often to look for new or grown sessions (default ${DEFAULTS.refreshSeconds}; 0: never)
+  --no-ingest          serve the store as it is; read no transcripts
+  --queries DIR        example queries for the page (default: the queries/ folder of this checkout)
+  --verbose            log each request (method, route, status, time; never the query)
+${COMMON_HELP}
+`;
+
+const QUERIES_DIR = fileURLToPath(new URL('../../queries/', import.meta.url));
+
+export async function main(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    timeout: { type: 'string' },
+    workers: { type: 'string' },
+    queue: { type: 'string' },
+    'max-result-mb': { type: 'string' },
+    'max-body-mb': { type: 'string' },
+    'allow-update': { type: 'boolean' },
+    token: { type: 'string' },
+    'cors-origin': { type: 'string' },
+    refresh: { type: 'string' },
+    'no-ingest': { type: 'boolean' },
+    queries: { type: 'string' },
+    verbose: { type: 'boolean' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const number = (name: string, value: string | undefined, fallback: number, min = 0) => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min) throw new CliError(`--${name} must be a number of at least ${min}, not "${value}"`, 2);
+    return n;
+  };
+  const log = (line: string) => process.stderr.write(`weave serve: ${line}\n`);
+
+  let ingest: ServerConfig['ingest'];
+  let store = storeDir(values);
+  if (!values['no-ingest']) {
+    const sources = positionals.length ? { paths: positionals } : await defaultSources(true);
+    // The bundled fixtures get a store of their own, so they never mix with real sessions.
+    if (sources.note && values.store === undefined) store = join(tmpdir(), 'weave-fixtures-store');
+    ingest = { paths: sources.paths, note: sources.note, refreshMs: number('refresh', values.refresh, DEFAULTS.refreshSeconds) * 1000 };
+    if (sources.note) log(sources.note);
+  } else if (positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
+
+  const config: ServerConfig = {
+    storeDir: store,
+    soul: await soul(values),
+    host: values.host ?? DEFAULTS.host,
+    port: number('port', values.port, DEFAULTS.port),
+    timeoutMs: number('timeout', values.timeout, DEFAULTS.timeoutSeconds, 0.001) * 1000,
+    workers: Math.round(number('workers', values.workers, Math.max(2, Math.min(4, availableParallelism())), 1)),
+    queueLimit: Math.round(number('queue', values.queue, DEFAULTS.queueLimit)),
+    maxResultBytes: number('max-result-mb', values['max-result-mb'], DEFAULTS.maxResultMb, 0.001) * 1e6,
+    bodyLimitBytes: Math.round(number('max-body-mb', values['max-body-mb'], DEFAULTS.bodyLimitMb, 0.001) * 1e6),
+    allowUpdate: values['allow-update'] ?? false,
+    token: values.token ?? (process.env.WEAVE_TOKEN || undefined),
+    corsOrigins: (values['cors-origin'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    queriesDir: values.queries ?? QUERIES_DIR,
+    ingest,
+    verbose: values.verbose ?? false,
+    log,
+  };
+
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  process.stdout.write(`weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir})\n`);
+  if (config.token && !isLoopback(config.host)) process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
+  watchFirstIngest(server, log);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      log('stopping');
+      void server.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return 0;
+}
+
+/** Progress on a terminal while the first ingest runs, then one line saying what is served. */
+function watchFirstIngest(server: Awaited<ReturnType<typeof startServer>>, log: (line: string) => void): void {
+  const ingester = server.ctx.ingester;
+  if (!ingester) return;
+  const bar = progressBar();
+  const timer = setInterval(() => {
+    if (ingester.status.progress) bar.update(ingester.status.progress);
+  }, 200);
+  timer.unref();
+  void ingester.firstRun.then(() => {
+    clearInterval(timer);
+    bar.done();
+    const s = ingester.status;
+    if (s.state === 'failed') log(`ingest failed: ${s.error}`);
+    else if (s.last) {
+      const r = s.last;
+      log(`ingested ${r.sessions} sessions (${r.skipped} unchanged), ${r.records.toLocaleString('en')} records, ${r.quads.toLocaleString('en')} quads in ${(r.millis / 1000).toFixed(1)} s; ready`);
+    }
+  });
+}

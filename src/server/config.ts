@@ -1,0 +1,43 @@
+/** Everything `weave serve` can be told, with the defaults the command line applies. */
+export interface ServerConfig {
+  storeDir: string;
+  soul: string;
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** Per-job limit, from arrival to answer; a request may ask for less with `timeout=SECONDS`. */
+  timeoutMs: number;
+  workers: number;
+  /** Jobs that may wait for a free worker before requests are refused with 503. */
+  queueLimit: number;
+  /** Largest serialised result served (507 above it). */
+  maxResultBytes: number;
+  /** Largest request body (413 above it). */
+  bodyLimitBytes: number;
+  allowUpdate: boolean;
+  /** Bearer token: needed for writes, and for everything when the server listens beyond loopback. */
+  token?: string;
+  /** Origins allowed to read responses cross-site; `*` for any. Empty: same-origin only. */
+  corsOrigins: string[];
+  /** Where the example queries (`*.rq`) for the page are read from, at each request. */
+  queriesDir: string;
+  /** Sources to ingest and keep current; absent serves the store as it is. */
+  ingest?: { paths: string[]; note?: string; refreshMs: number };
+  /** Request lines (method, route, status, time; never query text) to `log`. */
+  verbose: boolean;
+  log: (line: string) => void;
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 7878,
+  timeoutSeconds: 30,
+  queueLimit: 64,
+  maxResultMb: 256,
+  bodyLimitMb: 16,
+  refreshSeconds: 10,
+};
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

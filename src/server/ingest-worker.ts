@@ -1,0 +1,57 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ingest, type IngestProgress } from '../ingest.ts';
+import { readManifest } from '../store/snapshot.ts';
+
+/**
+ * Ingest in its own thread, so reading a large corpus never stalls the server. Each run reads
+ * the sources again (unchanged sessions are skipped by size and mtime) and reports every session
+ * graph it rewrote, so the query workers can load just that graph.
+ */
+
+export interface IngestWorkerInit {
+  entry: string;
+  paths: string[];
+  storeDir: string;
+  soul: string;
+}
+
+export type FromIngest =
+  | { type: 'progress'; progress: IngestProgress }
+  | { type: 'session'; graph: string; file: string }
+  | { type: 'problem'; path: string; lineNo: number; kind: string }
+  | { type: 'done'; report: { sessions: number; skipped: number; files: number; records: number; bytes: number; quads: number; malformed: number; pending: number; millis: number } }
+  | { type: 'error'; message: string };
+
+const { paths, storeDir, soul } = workerData as IngestWorkerInit;
+const port = parentPort!;
+const post = (m: FromIngest) => port.postMessage(m);
+
+async function runOnce(): Promise<void> {
+  let last = 0;
+  try {
+    const { problems: _problems, ...report } = await ingest(paths, {
+      storeDir,
+      soul,
+      onProgress: (progress) => {
+        const now = performance.now();
+        if (now - last < 100 && progress.sessionsDone < progress.sessionsTotal) return;
+        last = now;
+        post({ type: 'progress', progress: { ...progress } });
+      },
+      // The problem's message can quote the line; only where it is travels on.
+      onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
+      onSession: async (_session, graph) => {
+        const entry = (await readManifest(storeDir))?.graphs[graph];
+        if (entry) post({ type: 'session', graph, file: entry.file });
+      },
+    });
+    post({ type: 'done', report });
+  } catch (e) {
+    post({ type: 'error', message: (e as Error).message });
+  }
+}
+
+let chain = Promise.resolve();
+port.on('message', (m: { type: 'run' }) => {
+  if (m.type === 'run') chain = chain.then(runOnce);
+});

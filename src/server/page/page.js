@@ -1,0 +1,142 @@
+// The browser side of the page: YASGUI pointed at this server, the example queries as tabs,
+// IRIs opening their describe page, and the ingest progress. No request leaves this origin.
+(function () {
+  'use strict';
+  const config = JSON.parse(document.getElementById('weave-config').textContent);
+  const endpoint = new URL(config.endpoint, location.href).href;
+  const YasguiClass = window.Yasgui.default || window.Yasgui.Yasgui;
+  const Yasqe = window.Yasqe;
+
+  // Yasqe's class and property completion asks lov.linkeddata.es; these ask the ontology here.
+  const termCache = {};
+  function ontologyTerms(kind) {
+    if (!termCache[kind]) {
+      const types = kind === 'class' ? 'owl:Class rdfs:Class' : 'owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty rdf:Property';
+      const query = `SELECT DISTINCT ?t WHERE { VALUES ?type { ${types} } ?t a ?type FILTER(isIRI(?t)) } ORDER BY ?t`;
+      termCache[kind] = fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/sparql-results+json' },
+        body: new URLSearchParams({ query }),
+      })
+        .then((r) => (r.ok ? r.json() : { results: { bindings: [] } }))
+        .then((j) => j.results.bindings.map((b) => b.t.value))
+        .catch(() => []);
+    }
+    return termCache[kind];
+  }
+  for (const kind of ['class', 'property']) {
+    Yasqe.forkAutocompleter(kind, {
+      name: `weave-${kind}`,
+      get: (_yasqe, token) => ontologyTerms(kind).then((terms) => terms.filter((t) => t.startsWith(token.autocompletionString || ''))),
+    });
+  }
+  const completers = ['variables', 'prefixes', 'weave-class', 'weave-property'];
+  Yasqe.defaults.autocompleters = completers;
+  YasguiClass.defaults.yasqe.autocompleters = completers;
+
+  /** The prefixes the server predeclares, written out so the editor does not flag them. */
+  function withPrefixes(query) {
+    const missing = Object.entries(config.prefixes).filter(
+      ([p]) => new RegExp(`(^|[^\\w:?$])${p}:`).test(query) && !new RegExp(`PREFIX\\s+${p}:`, 'i').test(query),
+    );
+    return missing.map(([p, ns]) => `PREFIX ${p}: <${ns}>\n`).join('') + query;
+  }
+
+  const starter = withPrefixes(config.starterQuery);
+  const yasgui = new YasguiClass(document.getElementById('yasgui'), {
+    requestConfig: {
+      endpoint,
+      method: 'POST',
+      acceptHeaderSelect: 'application/sparql-results+json',
+      acceptHeaderGraph: 'text/turtle',
+      // YASGUI cannot draw RDF 1.2 triple terms: the server writes them as N-Triples text for it.
+      args: [{ name: config.tripleTermsParam, value: 'literal' }],
+    },
+    copyEndpointOnNewTab: true,
+    endpointCatalogueOptions: { getData: () => [{ endpoint }], keys: [] },
+    yasqe: { value: starter },
+    persistenceId: 'weave',
+  });
+  // Tabs kept from another visit may name another port; this page only queries its own server.
+  for (const id of Object.keys(yasgui._tabs)) {
+    const tab = yasgui.getTab(id);
+    if (tab && tab.getEndpoint() !== endpoint) tab.setEndpoint(endpoint);
+  }
+  window.weaveYasgui = yasgui;
+
+  // IRIs in results open their describe page here (urn:soul:… IRIs resolve nowhere else).
+  document.addEventListener('click', (event) => {
+    const a = event.target.closest && event.target.closest('a.iri');
+    if (!a || event.defaultPrevented) return;
+    event.preventDefault();
+    const url = `/describe?iri=${encodeURIComponent(a.getAttribute('href'))}`;
+    if (event.ctrlKey || event.metaKey || a.target === '_blank') window.open(url, '_blank', 'noopener');
+    else location.href = url;
+  });
+
+  fetch('/examples')
+    .then((r) => (r.ok ? r.json() : []))
+    .then((examples) => {
+      if (!examples.length) return;
+      const section = document.getElementById('examples');
+      const list = section.querySelector('ul');
+      for (const ex of examples) {
+        const li = document.createElement('li');
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = ex.title;
+        button.title = ex.description || ex.name;
+        button.addEventListener('click', () => {
+          yasgui.addTab(true, { name: ex.title, yasqe: { value: withPrefixes(ex.query) } }, { avoidDuplicateTabs: true });
+        });
+        li.appendChild(button);
+        list.appendChild(li);
+      }
+      section.hidden = false;
+      // On a first visit the examples are also opened as tabs.
+      if (!localStorage.getItem('weave-examples-opened')) {
+        localStorage.setItem('weave-examples-opened', '1');
+        const firstTab = yasgui.getTab();
+        for (const ex of examples.slice(0, 8)) yasgui.addTab(false, { name: ex.title, yasqe: { value: withPrefixes(ex.query) } }, { avoidDuplicateTabs: true });
+        if (firstTab) yasgui.selectTabId(firstTab.getId());
+      }
+    })
+    .catch(() => {});
+
+  const statusEl = document.getElementById('status');
+  const ingestEl = document.getElementById('ingest');
+  const noteEl = document.getElementById('note');
+  const fmt = (n) => (n === undefined || n === null ? '…' : Number(n).toLocaleString('en'));
+  function poll() {
+    fetch('/status', { cache: 'no-store' })
+      .then((r) => r.json())
+      .then((s) => {
+        const ing = s.ingest || {};
+        const store = s.store || {};
+        statusEl.textContent = `${fmt(store.quads)} triples · ${fmt(store.graphs)} graphs · ${fmt(store.sessions)} sessions · ${s.workers.ready}/${s.workers.workers} workers`;
+        if (ing.note) {
+          noteEl.textContent = ing.note;
+          noteEl.hidden = false;
+        }
+        const p = ing.progress;
+        if (ing.state === 'ingesting') {
+          ingestEl.hidden = false;
+          const done = p ? p.sessionsDone : 0;
+          const total = p ? p.sessionsTotal : 0;
+          ingestEl.querySelector('.fill').style.width = total ? `${Math.round((100 * done) / total)}%` : '0';
+          ingestEl.querySelector('.text').textContent = p
+            ? `ingesting: ${fmt(done)} of ${fmt(total)} sessions · ${fmt(p.records)} records · ${(p.bytes / 1e6).toFixed(1)} MB — queries already see the sessions read so far`
+            : 'ingesting: finding sessions…';
+        } else if (ing.state === 'failed') {
+          ingestEl.hidden = false;
+          ingestEl.querySelector('.text').textContent = `ingest failed: ${ing.error}`;
+        } else ingestEl.hidden = true;
+        setTimeout(poll, ing.state === 'ingesting' || !s.workers.ready ? 1000 : 10000);
+      })
+      .catch(() => {
+        statusEl.textContent = 'server not answering';
+        setTimeout(poll, 5000);
+      });
+  }
+  poll();
+})();

@@ -1,0 +1,84 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openStore, type OxStore } from '../store/store.ts';
+import { datasetStats, describeData, describeGraphJob, isTrap, readGraphJob, runQueryJob, runUpdateJob, writeGraphJob } from './dataset.ts';
+import { HttpError } from './errors.ts';
+import type { FromWorker, Job, JobResult, ToWorker } from './jobs.ts';
+import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './persist.ts';
+
+/**
+ * A query worker: owns one in-memory copy of the store and runs one job at a time, off the
+ * server's event loop, so the server can cut a runaway query off by ending this thread.
+ */
+
+export interface WorkerInit {
+  entry: string;
+  storeDir: string;
+  soul: string;
+}
+
+const { storeDir, soul } = workerData as WorkerInit;
+const port = parentPort!;
+const digests = new GraphDigests();
+let store: OxStore;
+
+const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+async function init(): Promise<void> {
+  const opened = await openStore(storeDir);
+  store = opened.store;
+  await applySavedGraphs(store, storeDir, opened.manifest);
+  post({ type: 'ready', quads: store.size });
+}
+
+async function run(id: number, job: Job): Promise<JobResult> {
+  switch (job.op) {
+    case 'query':
+      return runQueryJob(store, job);
+    case 'graph-read':
+      return readGraphJob(store, job);
+    case 'stats':
+      return { status: 200, data: datasetStats(store) };
+    case 'describe':
+      return job.accept.length ? describeGraphJob(store, job) : { status: 200, data: describeData(store, job.iri) };
+    case 'update':
+    case 'graph-write': {
+      const before = digests.before(store);
+      let result: JobResult = { status: 204 };
+      if (job.op === 'update') runUpdateJob(store, job);
+      else result = writeGraphJob(store, job);
+      post({ type: 'persisting', id });
+      return { ...result, changed: await persistGraphs(storeDir, soul, digests.after(store, before)) };
+    }
+  }
+}
+
+async function handle(message: ToWorker): Promise<void> {
+  if (message.type === 'reload') {
+    for (const change of message.graphs) {
+      digests.forget(change.graph);
+      await reloadGraph(store, storeDir, change);
+    }
+    post({ type: 'reloaded', quads: store.size });
+    return;
+  }
+  const { id, job } = message;
+  try {
+    const result = await run(id, job);
+    post({ type: 'done', id, result }, result.body ? [result.body.buffer as ArrayBuffer] : []);
+  } catch (e) {
+    if (e instanceof HttpError) post({ type: 'failed', id, status: e.status, message: e.message, headers: e.headers });
+    else {
+      // Never the message: it may quote the query or the data. The kind of failure is enough.
+      const fatal = isTrap(e) || job.op === 'update' || job.op === 'graph-write';
+      post({ type: 'failed', id, status: 500, message: `the ${job.op} failed inside the store (${(e as Error)?.name ?? 'error'})`, fatal });
+    }
+  }
+}
+
+let chain = init().catch((e) => {
+  post({ type: 'init-failed', message: (e as Error).message });
+  process.exit(1);
+});
+port.on('message', (message: ToWorker) => {
+  chain = chain.then(() => handle(message));
+});

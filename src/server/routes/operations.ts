@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { GRAPH_FORMATS } from '../../query/formats.ts';
+import { convertTurtle, requestUrl, type ServerContext } from '../context.ts';
+import { voidDescription } from '../descriptions.ts';
+import { HttpError } from '../errors.ts';
+import { contentType, GRAPH_TYPES } from '../media.ts';
+import { negotiate } from '../negotiate.ts';
+
+/** What operators and the page watch: health, progress, metrics, and the VoID description. */
+export function operationRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.get('/healthz', async (_request, reply) => {
+    const workers = ctx.pool.stats;
+    return reply.send({ status: 'ok', workersReady: workers.ready, workers: workers.workers, ingest: ctx.ingester?.status.state ?? 'off' });
+  });
+
+  app.get('/status', async (request, reply) => {
+    const stats = ctx.stats.peek();
+    if (ctx.pool.stats.ready) void ctx.stats.get().catch(() => undefined);
+    return reply.header('cache-control', 'no-store').send({
+      endpoint: requestUrl(request, '/sparql'),
+      soul: ctx.config.soul,
+      store: { dir: ctx.config.storeDir, quads: ctx.pool.quads, graphs: stats?.graphs.length, sessions: stats?.sessions },
+      workers: ctx.pool.stats,
+      ingest: ctx.ingester?.status ?? { state: 'off' },
+      allowUpdate: ctx.config.allowUpdate,
+      timeoutSeconds: ctx.config.timeoutMs / 1000,
+    });
+  });
+
+  app.get('/metrics', async (_request, reply) => reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(ctx.metrics.render()));
+
+  const offers = GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nquads && t !== GRAPH_FORMATS.trig);
+  for (const path of ['/void', '/.well-known/void']) {
+    app.get(path, async (request, reply) => {
+      const format = negotiate(request.headers.accept, offers);
+      if (!format) throw new HttpError(406, `the VoID description can be sent as ${offers.join(', ')}`);
+      const voidUrl = requestUrl(request, '/void');
+      const turtle = voidDescription({ voidUrl, endpoint: requestUrl(request, '/sparql'), soul: ctx.config.soul, stats: await ctx.stats.get() });
+      return reply.header('content-type', contentType(format)).header('vary', 'Accept').send(convertTurtle(turtle, voidUrl, format));
+    });
+  }
+}

@@ -1,0 +1,106 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { isLoopback, type ServerConfig } from './config.ts';
+import { StatsCache, type ServerContext } from './context.ts';
+import type { DatasetStats } from './dataset.ts';
+import { Ingester } from './ingester.ts';
+import { Metrics } from './metrics.ts';
+import { Mutex } from './mutex.ts';
+import { QueryPool } from './pool.ts';
+
+/**
+ * Starts `weave serve`: listens at once, loads the store into the query workers, and (when
+ * sources are given) ingests them in the background, each session visible as soon as it lands.
+ */
+
+export interface RunningServer {
+  url: string;
+  app: FastifyInstance;
+  ctx: ServerContext;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  if (!isLoopback(config.host) && !config.token)
+    throw new Error(`listening on ${config.host} exposes every transcript to the network; give a token (--token or WEAVE_TOKEN) or bind 127.0.0.1`);
+  if (config.allowUpdate && !config.token) throw new Error('--allow-update needs a token (--token or WEAVE_TOKEN): writes are only accepted with it');
+
+  const metrics = new Metrics();
+  const lock = new Mutex();
+  const pool = new QueryPool({
+    size: config.workers,
+    storeDir: config.storeDir,
+    soul: config.soul,
+    timeoutMs: config.timeoutMs,
+    queueLimit: config.queueLimit,
+    onEvent: (e) => {
+      if (e.kind === 'finished') {
+        metrics.operations.inc({ op: e.op, status: e.status });
+        metrics.durations.observe({ op: e.op }, e.seconds);
+      } else if (e.kind === 'timeout') metrics.timeouts.inc({ op: e.op, where: e.where });
+      else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
+      else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
+    },
+  });
+  const stats = new StatsCache(async () => (await pool.run({ op: 'stats' })).data as DatasetStats);
+  const ingester = config.ingest
+    ? new Ingester({
+        ...config.ingest,
+        storeDir: config.storeDir,
+        soul: config.soul,
+        lock,
+        onGraphs: (graphs) => {
+          pool.reload(graphs);
+          stats.invalidate();
+        },
+        onProblem: (where) => config.log(`ingest: ${where}`),
+      })
+    : undefined;
+  const ctx: ServerContext = { config, pool, lock, metrics, stats, ingester };
+  registerGauges(ctx);
+
+  const app = buildApp(ctx);
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await pool.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is in use; choose another with --port`);
+    throw e;
+  }
+  // Ingest starts once workers have loaded the store, so a session landing meanwhile is not read twice.
+  if (ingester) void pool.whenReady().then(() => ingester.start());
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}/`,
+    app,
+    ctx,
+    async close() {
+      await ingester?.close();
+      await app.close();
+      await pool.close();
+    },
+  };
+}
+
+function registerGauges(ctx: ServerContext): void {
+  const { metrics, pool, ingester, stats } = ctx;
+  metrics.gauge({ name: 'weave_workers', help: 'Query workers, by state.', read: () => [
+    { labels: { state: 'ready' }, value: pool.stats.ready },
+    { labels: { state: 'busy' }, value: pool.stats.busy },
+    { labels: { state: 'configured' }, value: pool.stats.workers },
+  ] });
+  metrics.gauge({ name: 'weave_queue_length', help: 'Jobs waiting for a free worker.', read: () => pool.stats.queued });
+  metrics.gauge({ name: 'weave_store_quads', help: 'Quads in the store (all graphs, the ontology included).', read: () => pool.quads });
+  metrics.gauge({ name: 'weave_store_graphs', help: 'Named graphs in the store, as of the last statistics.', read: () => stats.peek()?.graphs.length ?? 0 });
+  metrics.gauge({ name: 'weave_store_sessions', help: 'Sessions in the store, as of the last statistics.', read: () => stats.peek()?.sessions ?? 0 });
+  if (ingester) {
+    metrics.gauge({ name: 'weave_ingest_sessions', help: 'Sessions of the current or last ingest run, by progress.', read: () => [
+      { labels: { progress: 'done' }, value: ingester.status.progress?.sessionsDone ?? 0 },
+      { labels: { progress: 'total' }, value: ingester.status.progress?.sessionsTotal ?? 0 },
+    ] });
+    metrics.gauge({ name: 'weave_ingest_running', help: '1 while an ingest run is reading sources.', read: () => (ingester.status.state === 'ingesting' || ingester.status.refreshing ? 1 : 0) });
+  }
+}
