@@ -6,6 +6,7 @@ import { DIALECT, isObject, readLine } from './dialect/claude-code/read.ts';
 import type { JsonObject } from './dialect/claude-code/records.ts';
 import { sessionGraphIri } from './emit/iri.ts';
 import { SessionEmitter, type RecordObserver, type SessionCounts } from './emit/session.ts';
+import { conversationModel } from './model/observer.ts';
 import { iri, nquad } from './emit/terms.ts';
 import { openGraphWriter, readManifest, writeManifest, type Manifest, type SourceStamp } from './store/snapshot.ts';
 
@@ -34,7 +35,7 @@ export interface IngestOptions {
   onProblem?: (problem: LineProblem) => void;
   /** Called after each session's graph is written. */
   onSession?: (session: SessionSource, graph: string, counts: SessionCounts) => void | Promise<void>;
-  /** Per-session observers, such as the conversation model. */
+  /** Per-session observers; the conversation model when not given. */
   observers?: (session: SessionSource, soul: string) => RecordObserver[];
 }
 
@@ -52,7 +53,7 @@ export interface IngestReport {
   millis: number;
 }
 
-const BUILT_WITH = `${DIALECT}+weave/0.1`;
+const BUILT_WITH = `${DIALECT}+weave/0.2`;
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session. */
@@ -104,7 +105,7 @@ async function ingestSession(
   const writer = await openGraphWriter(options.storeDir, graph);
   const graphTerm = iri(graph);
   let buffer = '';
-  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), options.observers?.(session, options.soul) ?? []);
+  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), (options.observers ?? conversationModel)(session, options.soul));
   const flush = async (force: boolean) => {
     if (buffer.length >= WRITE_BATCH || (force && buffer)) {
       await writer.write(buffer);

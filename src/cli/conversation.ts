@@ -1,0 +1,109 @@
+import oxigraph from 'oxigraph';
+import { join } from 'node:path';
+import { CLAUDE_CODE_GLOSSARY, nativeName } from '../dialect/claude-code/glossary.ts';
+import { conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
+import { readManifest, type GraphEntry } from '../store/snapshot.ts';
+import { loadNQuadsFile, loadOntology } from '../store/store.ts';
+import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+
+const HELP = `usage: weave conversation ID [options]
+
+Prints one session's conversation model from the store: how many nodes of each kind, which
+relations and evidence levels, what stayed unresolved, and the containment tree
+session → stream → epoch → talk → run → step. ID is a session id or a unique prefix of one.
+
+options:
+  --terms T          model (default): the model's words (talk · run · llm.call · tool);
+                     native: Claude Code's (talk · promptId · message.id · tool_use + tool_result);
+                     both: run  (promptId)
+  --depth N          levels of the tree to print (default 7)
+  --width N          children to print under each node before "… N more" (default 6)
+${COMMON_HELP}
+`;
+
+type Terms = 'model' | 'native' | 'both';
+
+export async function main(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { terms: { type: 'string' }, depth: { type: 'string' }, width: { type: 'string' } });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new CliError('give one session id (or a unique prefix of one)', 2);
+  const terms = (values.terms ?? 'model') as Terms;
+  if (!['model', 'native', 'both'].includes(terms)) throw new CliError(`--terms must be model, native or both, not "${values.terms}"`, 2);
+  const depth = count(values.depth, 7, '--depth');
+  const width = count(values.width, 6, '--width');
+
+  const dir = storeDir(values);
+  const [graph, entry] = findSession(await readManifest(dir), positionals[0], dir);
+  // Only this session's graph and the ontology: a store of thousands of sessions opens as fast as one.
+  const store = new oxigraph.Store();
+  await loadNQuadsFile(store, join(dir, entry.file));
+  await loadOntology(store);
+  process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms), depth, width));
+  return 0;
+}
+
+function count(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a positive whole number`, 2);
+  return n;
+}
+
+function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: string, dir: string): [string, GraphEntry] {
+  if (!manifest) throw new CliError(`no store in ${dir}: run weave ingest first`);
+  const sessions = Object.entries(manifest.graphs).filter(([, e]) => e.sessionId !== undefined && !e.reader);
+  const exact = sessions.filter(([, e]) => e.sessionId === id);
+  const matches = exact.length ? exact : sessions.filter(([, e]) => e.sessionId!.startsWith(id));
+  if (matches.length === 1) return matches[0];
+  if (!matches.length) throw new CliError(`no session ${id} in ${dir}`);
+  const shown = matches.slice(0, 5).map(([, e]) => e.sessionId).join(', ');
+  throw new CliError(`"${id}" names ${matches.length} sessions (${shown}${matches.length > 5 ? ', …' : ''}); give more of the id`);
+}
+
+/** How a model term is printed: the model's word, Claude Code's, or both. */
+function namer(terms: Terms): (term: string) => string {
+  return (term) => {
+    const native = nativeName(CLAUDE_CODE_GLOSSARY, term);
+    if (terms === 'native') return native;
+    if (terms === 'both' && native !== term) return `${term}  (${native})`;
+    return term;
+  };
+}
+
+export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number): string {
+  const out: string[] = [];
+  const { streams } = view;
+  out.push(`conversation ${view.sessionId}`);
+  out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
+  out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
+  const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
+    if (!rows.length) return;
+    out.push('', `${title}:`);
+    for (const [term, n] of rows) out.push(`  ${rename(term).padEnd(40)} ${String(n).padStart(6)}`);
+  };
+  table('node kinds', view.kinds, name);
+  table('relations', view.relationCounts, name);
+  table('evidence', view.evidence, (t) => t);
+  if (view.unresolved.length) {
+    out.push('', `still unresolved (${view.unresolved.length}):`);
+    for (const u of view.unresolved.slice(0, 12)) out.push(`  ${u.kind.padEnd(22)} ${u.id}`);
+    if (view.unresolved.length > 12) out.push(`  … and ${view.unresolved.length - 12} more`);
+  }
+  out.push('', 'structure (containment only; what flows across streams is a relation):');
+  const walk = (node: TreeNode, level: number) => {
+    const evidence = node.evidence && node.evidence !== 'exact_unique' ? `  [${node.evidence}]` : '';
+    const label = node.label || (node.order ? `line ${node.order}` : '');
+    out.push(`${'  '.repeat(level + 1)}${name(node.kind)}${node.unresolved ? ' (unresolved)' : ''}${label ? `  ${label}` : ''}${evidence}`);
+    if (level + 1 >= depth) {
+      if (node.children.length) out.push(`${'  '.repeat(level + 2)}… ${node.children.length} more`);
+      return;
+    }
+    node.children.slice(0, width).forEach((child) => walk(child, level + 1));
+    if (node.children.length > width) out.push(`${'  '.repeat(level + 2)}… ${node.children.length - width} more`);
+  };
+  walk(view.root, 0);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,22 @@
+import type { Term } from '../emit/terms.ts';
+import type { Derivation, Evidence } from './evidence.ts';
+import type { RecordFact } from './facts.ts';
+import type { StreamInfo } from './streams.ts';
+
+/** What every part of the model's assembly reads: one session's streams and record facts. */
+export interface ModelContext {
+  d: Derivation;
+  streams: StreamInfo[];
+  /** In reading order: stream by stream, each in line order (line order is authoritative). */
+  facts: RecordFact[];
+  /** uuid → index in `facts` (the first copy; replays never reach the model). */
+  byUuid: Map<string, number>;
+  /** The workflow journals (`journal.jsonl`) of the session. */
+  journals: string[];
+}
+
+/** Where a step hangs in the tree, and how sure that is. */
+export interface Placement {
+  node: Term;
+  evidence: Evidence;
+}

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import { instanceIri } from '../emit/iri.ts';
+import { str, tripleTerm, type Term, type Triple } from '../emit/terms.ts';
+import { a, rdf, weave } from '../emit/vocab.ts';
+
+/** How well a derived link is founded (the glossary's correlation quality). */
+export type Evidence = 'exact_unique' | 'exact_ambiguous' | 'strong_inference' | 'weak_inference' | 'unresolved' | 'conflict';
+
+export const EVIDENCE_LEVELS: readonly Evidence[] = ['exact_unique', 'exact_ambiguous', 'strong_inference', 'weak_inference', 'unresolved', 'conflict'];
+
+/** What a link to nothing stood for: the kinds of Unresolved placeholder. */
+export type UnresolvedKind =
+  | 'tool_result' | 'tool_use' | 'child_stream' | 'notified_child' | 'spawn_call' | 'spawn_of_child'
+  | 'epoch_continuation' | 'run' | 'summarized_boundary';
+
+/**
+ * Collects one session's derived triples. Every link goes in twice: as the asserted triple, and
+ * as an RDF 1.2 annotation `<reifier> rdf:reifies <<( s p o )>> ; weave:evidence <level>`, so a
+ * query can keep the exact links or list the inferred ones. Reifier IRIs hash the session and the
+ * triple, so the same derivation always yields the same IRI.
+ */
+export class Derivation {
+  readonly triples: Triple[] = [];
+  private readonly placeholders = new Map<string, Term>();
+
+  constructor(readonly soul: string, readonly sessionId: string) {}
+
+  add(s: Term, p: Term, o: Term): void {
+    this.triples.push({ s, p, o });
+  }
+
+  link(s: Term, p: Term, o: Term, evidence: Evidence): void {
+    const triple = { s, p, o };
+    this.triples.push(triple);
+    const digest = createHash('sha1').update(`${this.sessionId} ${s} ${p} ${o}`).digest('hex').slice(0, 20);
+    const reifier = instanceIri(this.soul, 'Link', this.sessionId, digest);
+    this.triples.push({ s: reifier, p: rdf.reifies, o: tripleTerm(triple) });
+    this.triples.push({ s: reifier, p: weave.evidence, o: weave[evidence] });
+  }
+
+  /**
+   * The explicit stand-in for something a record points at and the session does not hold: one
+   * node per kind and id, typed with the class of what is missing.
+   */
+  unresolved(kind: UnresolvedKind, id: string, classes: Term[]): Term {
+    const key = `${kind}\u0000${id}`;
+    let node = this.placeholders.get(key);
+    if (node) return node;
+    node = instanceIri(this.soul, 'Unresolved', this.sessionId, kind, id);
+    this.placeholders.set(key, node);
+    this.add(node, a, weave.Unresolved);
+    for (const c of classes) this.add(node, a, c);
+    this.add(node, weave.unresolvedKind, str(kind));
+    this.add(node, weave.missingId, str(id));
+    return node;
+  }
+}

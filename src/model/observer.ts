@@ -1,0 +1,49 @@
+import type { SourceLine } from '../acquire/lines.ts';
+import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
+import type { ReadRecord } from '../dialect/claude-code/records.ts';
+import type { RecordObserver, TranscriptContext } from '../emit/session.ts';
+import type { Term, Triple } from '../emit/terms.ts';
+import { assemble } from './assemble.ts';
+import { Derivation } from './evidence.ts';
+import { recordFact, type RecordFact } from './facts.ts';
+import { streamsOf, type StreamInfo } from './streams.ts';
+
+/**
+ * The conversation model as a record observer: it keeps compact facts while the session's
+ * files stream through the emitter, and derives the model once all of them are read.
+ */
+class ConversationObserver implements RecordObserver {
+  private readonly facts: RecordFact[] = [];
+  private readonly byUuid = new Map<string, number>();
+  private readonly streams: StreamInfo[];
+  private readonly streamOf = new Map<TranscriptSource, number>();
+
+  constructor(private readonly session: SessionSource, private readonly soul: string) {
+    this.streams = streamsOf(soul, session);
+    for (const s of this.streams) this.streamOf.set(s.source, s.index);
+  }
+
+  record(transcript: TranscriptContext, line: SourceLine, read: ReadRecord, event: Term): void {
+    const stream = this.streamOf.get(transcript.source);
+    if (stream === undefined) return;
+    this.streams[stream].transcript = transcript.node;
+    const fact = recordFact(read, stream, line.lineNo, event);
+    if (fact.uuid !== undefined && !this.byUuid.has(fact.uuid)) this.byUuid.set(fact.uuid, this.facts.length);
+    this.facts.push(fact);
+  }
+
+  finish(): Iterable<Triple> {
+    return assemble({
+      d: new Derivation(this.soul, this.session.sessionId),
+      streams: this.streams,
+      facts: this.facts,
+      byUuid: this.byUuid,
+      journals: this.session.journals,
+    });
+  }
+}
+
+/** The observer factory `ingest()` uses by default: one conversation model per session. */
+export function conversationModel(session: SessionSource, soul: string): RecordObserver[] {
+  return [new ConversationObserver(session, soul)];
+}

@@ -1,0 +1,157 @@
+import { instanceIri } from '../emit/iri.ts';
+import { int, str, type Term } from '../emit/terms.ts';
+import { a, weave } from '../emit/vocab.ts';
+import type { ModelContext } from './context.ts';
+import type { Epochs } from './epochs.ts';
+import type { Evidence } from './evidence.ts';
+import type { RecordFact } from './facts.ts';
+
+/**
+ * Runs: one agent loop per (stream, promptId). Only prompts and tool results carry a promptId;
+ * every other record reaches its run by walking parentUuid back, through attachments and
+ * progress records, within its own stream. A stream that writes no promptIds at all (Claude
+ * Code before 2.1.78) gets one run per record that opens one (a typed prompt, a command, a
+ * notification), keyed by that record's uuid.
+ */
+
+/** Guards a walk against corrupt chains: no run is searched more than this many records up. */
+export const MAX_HOPS = 64;
+
+export type Trigger = 'external' | 'notification' | 'unknown';
+
+export interface Run {
+  stream: number;
+  key: string;
+  node: Term;
+  /** Fact indices in reading order. */
+  members: number[];
+  firstLine: number;
+  epoch: number;
+  trigger: Trigger;
+  triggerEvidence: Evidence;
+  /** Whether the records say anything at all about what started the run. */
+  triggerStated: boolean;
+}
+
+export interface Runs {
+  list: Run[];
+  /** Index into `list` for every fact, or -1 when its walk reached no run. */
+  ofFact: Int32Array;
+  /** How each fact joined its run: its own key (exact) or the walk (inferred). */
+  evidenceOf: Evidence[];
+  /** The walk could not place these facts: nothing up their parent chain names a run. */
+  unplaced: number[];
+}
+
+export function findRuns(ctx: ModelContext, epochs: Epochs): Runs {
+  const { d, streams, facts, byUuid } = ctx;
+  const keyed = new Set<number>();
+  for (const f of facts) if (f.promptId) keyed.add(f.stream);
+  const ownKey = (f: RecordFact): string | undefined =>
+    keyed.has(f.stream) ? f.promptId : f.opensRun ? (f.uuid ?? `L${f.line}`) : undefined;
+
+  const list: Run[] = [];
+  const byKey = new Map<string, number>();
+  const ofFact = new Int32Array(facts.length).fill(-2); // -2: not yet walked
+  const evidenceOf: Evidence[] = new Array(facts.length);
+  const runFor = (f: RecordFact, key: string, i: number): number => {
+    const id = `${f.stream}\u0000${key}`;
+    let r = byKey.get(id);
+    if (r === undefined) {
+      byKey.set(id, (r = list.length));
+      list.push({
+        stream: f.stream, key, members: [], firstLine: f.line, epoch: epochs.ofFact[i],
+        node: instanceIri(d.soul, 'Run', d.sessionId, streams[f.stream].name, key),
+        trigger: 'unknown', triggerEvidence: 'unresolved', triggerStated: false,
+      });
+    }
+    return r;
+  };
+
+  for (let i = 0; i < facts.length; i++) {
+    if (ofFact[i] !== -2) continue;
+    // Walk up until a record with its own key or one already placed, then place the whole path.
+    // Each record is walked once, so a walk is only as long as the records not yet placed.
+    const path: number[] = [];
+    const seen = new Set<number>();
+    let at: number | undefined = i;
+    let run = -1;
+    while (at !== undefined && !seen.has(at) && path.length <= MAX_HOPS) {
+      const f: RecordFact = facts[at];
+      if (ofFact[at] !== -2) {
+        run = ofFact[at];
+        break;
+      }
+      const key = ownKey(f);
+      if (key !== undefined) {
+        run = runFor(f, key, at);
+        ofFact[at] = run;
+        evidenceOf[at] = 'exact_unique';
+        break;
+      }
+      seen.add(at);
+      path.push(at);
+      // A compaction boundary has no parent; its logical parent carries the run across the reset.
+      const next: string | undefined = f.parent ?? f.logicalParent;
+      const p = next !== undefined ? byUuid.get(next) : undefined;
+      at = p !== undefined && facts[p].stream === f.stream ? p : undefined;
+    }
+    for (const n of path) {
+      ofFact[n] = run;
+      evidenceOf[n] = run >= 0 ? 'strong_inference' : 'unresolved';
+    }
+    if (ofFact[i] === -2) ofFact[i] = -1;
+  }
+
+  const unplaced: number[] = [];
+  facts.forEach((f, i) => {
+    if (ofFact[i] >= 0) {
+      const run = list[ofFact[i]];
+      run.members.push(i);
+      if (f.line < run.firstLine && f.stream === run.stream) run.firstLine = f.line;
+    } else unplaced.push(i);
+  });
+  for (const run of list) {
+    run.epoch = epochs.ofFact[run.members[0]];
+    decideTrigger(run, facts, streams[run.stream].main);
+  }
+  return { list, ofFact, evidenceOf, unplaced };
+}
+
+/**
+ * A run's trigger is what its records state in origin.kind (on the record, else on the
+ * attachment): human is external, task-notification a notification, any other kind unknown.
+ * A run that states none is read from its opening record: typed input is external, a
+ * notification's text a notification (both inferred); with neither it stays unknown. A child
+ * stream's runs say nothing of what started them unless a record states it.
+ */
+function decideTrigger(run: Run, facts: RecordFact[], main: boolean): void {
+  const origins = new Set<string>();
+  for (const i of run.members) if (facts[i].origin) origins.add(facts[i].origin!);
+  run.triggerStated = origins.size > 0;
+  if (origins.has('human')) return set(run, 'external', 'exact_unique');
+  if (origins.has('task-notification')) return set(run, 'notification', 'exact_unique');
+  if (origins.size) return set(run, 'unknown', 'exact_unique');
+  // A child's prompt comes from the call that started it, which no child record states.
+  if (!main) return set(run, 'unknown', 'unresolved');
+  const opener = run.members.map((i) => facts[i]).find((f) => f.opensRun || f.step === 'message.external' || f.step === 'runtime.notification');
+  if (opener?.step === 'runtime.notification') return set(run, 'notification', 'strong_inference');
+  if (opener) return set(run, 'external', 'strong_inference');
+  set(run, 'unknown', 'unresolved');
+}
+
+function set(run: Run, trigger: Trigger, evidence: Evidence): void {
+  run.trigger = trigger;
+  run.triggerEvidence = evidence;
+}
+
+export function emitRuns(ctx: ModelContext, runs: Runs): void {
+  const { d } = ctx;
+  for (const run of runs.list) {
+    d.add(run.node, a, weave.Run);
+    d.add(run.node, a, weave.ModelNode);
+    d.add(run.node, weave.runKey, str(run.key));
+    d.add(run.node, weave.firstLine, int(run.firstLine));
+    d.link(run.node, weave.trigger, weave[run.trigger], run.triggerEvidence);
+  }
+}

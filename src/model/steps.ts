@@ -1,0 +1,68 @@
+import type { Term } from '../emit/terms.ts';
+import { a, weave } from '../emit/vocab.ts';
+import type { Call } from './calls.ts';
+import type { ModelContext } from './context.ts';
+import type { RecordFact, RecordStep } from './facts.ts';
+import type { Placer } from './placement.ts';
+import type { Tool } from './tools.ts';
+
+/** The class of each step kind a single record can be. */
+const STEP_CLASS: Record<RecordStep, Term> = {
+  'message.external': weave.ExternalMessage,
+  'context.injection': weave.ContextInjection,
+  'runtime.notification': weave.RuntimeNotification,
+  'epoch.boundary': weave.EpochBoundary,
+  'epoch.summary': weave.EpochSummary,
+  'error.api': weave.ApiError,
+  'control.interrupt': weave.Interrupt,
+  'control.permission': weave.PermissionDecision,
+  'control.command': weave.LocalCommand,
+  'control.notice': weave.RuntimeNotice,
+  'turn.duration': weave.TurnDuration,
+  'agent.launch_ack': weave.AgentLaunchAck,
+};
+
+/**
+ * Records that are steps by themselves: typed with their kind and placed in their run. Epoch
+ * boundaries and summaries are placed by the epochs, content blocks by their call.
+ */
+export function emitRecordSteps(ctx: ModelContext, placer: Placer, tools: Map<string, Tool>, callOf: Map<number, Call>): void {
+  const { d, facts } = ctx;
+  const mode = new Map<number, string>();
+  facts.forEach((f, i) => {
+    if (f.permissionMode !== undefined) {
+      // Claude Code writes the mode again after every turn; only a change is a decision.
+      if (mode.get(f.stream) === f.permissionMode) return;
+      mode.set(f.stream, f.permissionMode);
+      d.link(f.event, a, weave.PermissionDecision, 'exact_unique');
+      d.add(f.event, a, weave.ModelNode);
+      const p = f.uuid ? placer.of(i) : placer.byPosition(i);
+      d.link(f.event, weave.within, p.node, p.evidence);
+      return;
+    }
+    if (!f.step || f.step === 'epoch.boundary' || f.step === 'epoch.summary') return;
+    d.link(f.event, a, STEP_CLASS[f.step], f.stepEvidence ?? 'exact_unique');
+    d.add(f.event, a, weave.ModelNode);
+    const p = placer.of(i);
+    d.link(f.event, weave.within, p.node, p.evidence);
+    if (f.step === 'control.interrupt') emitCancels(ctx, f, p, tools, callOf);
+  });
+}
+
+/**
+ * What an interruption ended. A tool result that says so names its tool exactly; the
+ * "[Request interrupted by user]" marker ends what it follows: the tool whose result is its
+ * parent, or the response being streamed, else (plausibly) its run.
+ */
+function emitCancels(ctx: ModelContext, f: RecordFact, p: ReturnType<Placer['of']>, tools: Map<string, Tool>, callOf: Map<number, Call>): void {
+  const { d, facts, byUuid } = ctx;
+  if (f.toolResults?.length) {
+    for (const r of f.toolResults) d.link(f.event, weave.cancels, tools.get(r.toolUseId)!.node, 'exact_unique');
+    return;
+  }
+  const parent = f.parent !== undefined ? byUuid.get(f.parent) : undefined;
+  const before = parent !== undefined ? facts[parent] : undefined;
+  if (before?.toolResults?.length) for (const r of before.toolResults) d.link(f.event, weave.cancels, tools.get(r.toolUseId)!.node, 'strong_inference');
+  else if (before?.blocks && callOf.has(parent!)) d.link(f.event, weave.cancels, callOf.get(parent!)!.node, 'strong_inference');
+  else d.link(f.event, weave.cancels, p.node, p.evidence === 'unresolved' ? 'unresolved' : 'weak_inference');
+}

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { transcriptsOf, type SessionSource, type TranscriptSource } from '../acquire/sources.ts';
+import type { JsonObject } from '../dialect/claude-code/records.ts';
+import { instanceIri } from '../emit/iri.ts';
+import { str, type Term } from '../emit/terms.ts';
+import { a, dcterms, weave } from '../emit/vocab.ts';
+import type { Derivation } from './evidence.ts';
+
+/** One file of the session seen as a stream: the session file is `main`, each agent file a child. */
+export interface StreamInfo {
+  index: number;
+  source: TranscriptSource;
+  main: boolean;
+  /** `main`, or the child agent's id (the file name where it has none). */
+  name: string;
+  node: Term;
+  /** The Transcript node the spine wrote for the file. */
+  transcript: Term;
+  /** The sidecar's tool use id: the call that started this child, when the runtime wrote one. */
+  metaToolUseId?: string;
+}
+
+export function sessionNode(soul: string, sessionId: string): Term {
+  return instanceIri(soul, 'Session', sessionId);
+}
+
+export function streamsOf(soul: string, session: SessionSource): StreamInfo[] {
+  const { sessionId } = session;
+  return transcriptsOf(session).map((source, index) => {
+    const main = source === session.main;
+    const name = main ? 'main' : (source.agentId ?? basename(source.path, '.jsonl'));
+    // The same IRIs SessionEmitter.beginTranscript gives the file.
+    const transcript = main
+      ? instanceIri(soul, 'Transcript', sessionId)
+      : instanceIri(soul, 'Transcript', sessionId, `agent-${source.agentId ?? source.path}`);
+    const stream: StreamInfo = { index, source, main, name, transcript, node: instanceIri(soul, 'Stream', sessionId, name) };
+    const toolUseId = source.metaPath ? readMeta(source.metaPath)?.toolUseId : undefined;
+    if (typeof toolUseId === 'string' && toolUseId) stream.metaToolUseId = toolUseId;
+    return stream;
+  });
+}
+
+/** A sidecar read for its ids only; one that does not parse was already reported by ingest. */
+function readMeta(path: string): JsonObject | undefined {
+  try {
+    const json = JSON.parse(readFileSync(path, 'utf8'));
+    return json && typeof json === 'object' && !Array.isArray(json) ? json : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function emitStreams(d: Derivation, streams: StreamInfo[]): void {
+  const session = sessionNode(d.soul, d.sessionId);
+  d.add(session, a, weave.Session);
+  d.add(session, a, weave.ModelNode);
+  d.add(session, dcterms.identifier, str(d.sessionId));
+  for (const s of streams) {
+    d.add(s.node, a, weave.Stream);
+    d.add(s.node, a, weave.ModelNode);
+    d.add(s.node, weave.streamName, str(s.name));
+    d.add(s.node, weave.streamRole, str(s.main ? 'main' : 'child'));
+    d.link(s.node, weave.within, session, 'exact_unique');
+    d.link(s.node, weave.recordedIn, s.transcript, 'exact_unique');
+  }
+}

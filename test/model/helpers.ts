@@ -1,0 +1,55 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WEAVE_NS } from '../../src/emit/vocab.ts';
+import { ingest } from '../../src/ingest.ts';
+import { runQuery } from '../../src/query/run.ts';
+import type { JsonResults } from '../../src/query/table.ts';
+import { openStore, type OxStore } from '../../src/store/store.ts';
+
+export const SOUL = 'test';
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/model/', import.meta.url));
+const INSTANCES = `urn:soul:${SOUL}:Weave/`;
+
+/** A term as a test reads it: `Run/<session>/main/<key>`, `weave:exact_unique`, or the literal's text. */
+export function short(value: string): string {
+  if (value.startsWith(INSTANCES)) return decodeURIComponent(value.slice(INSTANCES.length));
+  if (value.startsWith(WEAVE_NS)) return `weave:${value.slice(WEAVE_NS.length)}`;
+  return value;
+}
+
+export interface Ingested {
+  store: OxStore;
+  dir: string;
+  /** Solutions as rows of short strings. */
+  select(query: string): Record<string, string>[];
+  close(): Promise<void>;
+}
+
+/** Ingests a tree of transcripts the way `weave ingest` does, into a fresh store. */
+export async function ingested(paths: string[]): Promise<Ingested> {
+  const dir = await mkdtemp(join(tmpdir(), 'weave-model-'));
+  await ingest(paths, { storeDir: dir, soul: SOUL });
+  const { store } = await openStore(dir);
+  return {
+    store,
+    dir,
+    select(query: string) {
+      const text = runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string;
+      const json = JSON.parse(text) as JsonResults;
+      return (json.results?.bindings ?? []).map((b) =>
+        Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.type === 'triple' ? '<<triple>>' : short(v.value)])));
+    },
+    close: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export function fixture(name: string): string {
+  return join(FIXTURES, name);
+}
+
+/** Sorted `a | b | c` lines: an order-free way to compare sets of rows. */
+export function lines(rows: Record<string, string>[], ...vars: string[]): string[] {
+  return rows.map((r) => vars.map((v) => r[v] ?? '-').join(' | ')).sort();
+}
