@@ -7,6 +7,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   ingest: ['read transcripts into the store', async () => (await import('./ingest.ts')).main],
   query: ['run SPARQL on the store', async () => (await import('./query.ts')).main],
   export: ['write the store as TriG, N-Quads, Turtle, N-Triples or JSON-LD', async () => (await import('./export.ts')).main],
+  serve: ['serve SPARQL over HTTP, with a query page, and keep the store current', async () => (await import('./serve.ts')).main],
   glossary: ['what Claude Code calls each term of the conversation model', async () => (await import('./glossary.ts')).main],
   conversation: ['one session as talks, runs, calls and tools, read from the graph', async () => (await import('./conversation.ts')).main],
 };
