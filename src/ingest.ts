@@ -8,6 +8,8 @@ import { sessionGraphIri } from './emit/iri.ts';
 import { SessionEmitter, type RecordObserver, type SessionCounts } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
 import { iri, nquad } from './emit/terms.ts';
+import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
+import { linkAcrossSessions } from './link/crossSession.ts';
 import { openGraphWriter, readManifest, writeManifest, type Manifest, type SourceStamp } from './store/snapshot.ts';
 
 /** A line that could not be read, named by file and line. Never carries the line's content. */
@@ -37,6 +39,8 @@ export interface IngestOptions {
   onSession?: (session: SessionSource, graph: string, counts: SessionCounts) => void | Promise<void>;
   /** Per-session observers; the conversation model when not given. */
   observers?: (session: SessionSource, soul: string) => RecordObserver[];
+  /** How much of each text to store (`--content`, `--text-limit`); default DEFAULT_POLICY. */
+  content?: ContentPolicy;
 }
 
 export interface IngestReport {
@@ -53,7 +57,7 @@ export interface IngestReport {
   millis: number;
 }
 
-const BUILT_WITH = `${DIALECT}+weave/0.2`;
+const BUILT_WITH = `${DIALECT}+weave/0.3`;
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session. */
@@ -68,19 +72,21 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
     sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, problems: [], millis: 0,
   };
   const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
+  // A store built under another content policy holds other texts: it is rebuilt.
+  const builtWith = `${BUILT_WITH} ${contentPolicyKey(options.content)}`;
 
   for (const session of sessions) {
     const graph = sessionGraphIri(options.soul, session.sessionId);
     const stamps = await stampsOf(session);
     const previous = manifest.graphs[graph];
-    if (!options.force && previous?.builtWith === BUILT_WITH && sameStamps(previous.sources, stamps)) {
+    if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
       report.skipped++;
       progress.sessionsDone++;
       options.onProgress?.(progress);
       continue;
     }
     const counts = await ingestSession(session, graph, options, report, progress);
-    manifest.graphs[graph] = { file: counts.file, quads: counts.triples, sources: stamps, sessionId: session.sessionId, builtWith: BUILT_WITH };
+    manifest.graphs[graph] = { file: counts.file, quads: counts.triples, sources: stamps, sessionId: session.sessionId, builtWith };
     await writeManifest(options.storeDir, manifest);
     report.sessions++;
     report.quads += counts.triples;
@@ -90,6 +96,11 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
     progress.sessionsDone++;
     options.onProgress?.(progress);
     await options.onSession?.(session, graph, counts);
+  }
+  // Links whose target is in another session's graph (a compaction's tail in an earlier file).
+  if (report.sessions) {
+    await linkAcrossSessions(options.storeDir, manifest);
+    await writeManifest(options.storeDir, manifest);
   }
   report.millis = performance.now() - started;
   return report;
@@ -105,7 +116,7 @@ async function ingestSession(
   const writer = await openGraphWriter(options.storeDir, graph);
   const graphTerm = iri(graph);
   let buffer = '';
-  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), (options.observers ?? conversationModel)(session, options.soul));
+  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), (options.observers ?? conversationModel)(session, options.soul), options.content);
   const flush = async (force: boolean) => {
     if (buffer.length >= WRITE_BATCH || (force && buffer)) {
       await writer.write(buffer);

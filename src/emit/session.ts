@@ -4,6 +4,8 @@ import type { JsonObject, ReadRecord } from '../dialect/claude-code/records.ts';
 import { instanceIri } from './iri.ts';
 import { jsonLiteral } from './json.ts';
 import { emitSpine, eventIri, type Reference } from './spine.ts';
+import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
+import { dialectObservers } from './records/observers.ts';
 import { int, str, type Term, type Triple } from './terms.ts';
 import { a, weave } from './vocab.ts';
 
@@ -41,15 +43,18 @@ export class SessionEmitter {
   private readonly toolUses = new Map<string, Term>();
   private readonly references: Reference[] = [];
   private readonly replays = new Map<string, number>();
+  private readonly observers: RecordObserver[];
   readonly mainTranscript: Term;
 
   constructor(
     private readonly soul: string,
     readonly session: SessionSource,
     private readonly sink: (triple: Triple) => void,
-    private readonly observers: RecordObserver[] = [],
+    observers: RecordObserver[] = [],
+    private readonly content: ContentPolicy = DEFAULT_POLICY,
   ) {
     this.mainTranscript = instanceIri(soul, 'Transcript', session.sessionId);
+    this.observers = [...dialectObservers(), ...observers];
   }
 
   private emit(s: Term, p: Term, o: Term): void {
@@ -101,7 +106,9 @@ export class SessionEmitter {
       return;
     }
     if (uuid) this.events.set(uuid, event);
-    const out = emitSpine(read, event, { soul: this.soul, transcript: ctx.node, lineNo: line.lineNo, offset: line.offset });
+    const out = emitSpine(read, event, {
+      soul: this.soul, transcript: ctx.node, lineNo: line.lineNo, offset: line.offset, session: this.session.sessionId, content: this.content,
+    });
     for (const triple of out.triples) this.emit(triple.s, triple.p, triple.o);
     for (const [id, block] of out.toolUses) if (!this.toolUses.has(id)) this.toolUses.set(id, block);
     this.references.push(...out.references);

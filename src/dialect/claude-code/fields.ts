@@ -16,12 +16,39 @@ export const RECORD_FIELDS: Record<string, readonly string[]> = {
     'isVisibleInTranscriptOnly', 'permissionMode',
   ],
   assistant: ['message', 'requestId', 'isApiErrorMessage', 'error'],
-  system: ['subtype', 'content', 'level', 'toolUseID'],
+  system: [
+    'subtype', 'content', 'level', 'toolUseID',
+    // turn_duration
+    'durationMs', 'messageCount', 'pendingBackgroundAgentCount', 'pendingWorkflowCount',
+    // api_error
+    'retryInMs', 'retryAttempt', 'maxRetries', 'error', 'cause',
+    // stop_hook_summary
+    'hookCount', 'hookInfos', 'hookErrors', 'preventedContinuation', 'stopReason', 'hasOutput',
+    // compact_boundary, microcompact_boundary
+    'compactMetadata', 'microcompactMetadata',
+    // bridge_status
+    'url',
+  ],
   attachment: ['attachment'],
   progress: ['data', 'toolUseID', 'parentToolUseID'],
-  summary: ['leafUuid'],
-  'file-history-snapshot': ['messageId'],
-  'last-prompt': ['leafUuid'],
+  summary: ['summary', 'leafUuid'],
+  'custom-title': ['customTitle'],
+  'agent-name': ['agentName'],
+  'ai-title': ['aiTitle'],
+  'last-prompt': ['lastPrompt', 'leafUuid'],
+  'permission-mode': ['permissionMode'],
+  mode: ['mode'],
+  'agent-setting': ['agentSetting'],
+  'pr-link': ['prNumber', 'prUrl', 'prRepository'],
+  'queue-operation': ['operation', 'content', 'reason'],
+  'file-history-snapshot': ['messageId', 'snapshot', 'isSnapshotUpdate'],
+  'file-history-delta': ['messageId', 'snapshotMessageId', 'backup', 'trackingPath'],
+  'worktree-state': ['worktreeSession'],
+  'bridge-session': ['bridgeSessionId', 'lastSequenceNum'],
+  'cost-state': [
+    'totalCostUSD', 'totalAPIDuration', 'totalAPIDurationWithoutRetries', 'totalToolDuration', 'totalDuration',
+    'totalLinesAdded', 'totalLinesRemoved', 'hasUnknownModelCost', 'modelUsage',
+  ],
 };
 
 /** Fields of `message` read for each role. */

@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import { jsonLiteral } from './json.ts';
+import { int, iri, str, type Term, type Triple } from './terms.ts';
+import { a, weave } from './vocab.ts';
+
+/**
+ * Content states: every stored text of a transcript (message text, thinking, signatures, tool
+ * input and output, attachment payloads, media) gets a Content node saying how much of it the
+ * graph holds, from the glossary's states. Whatever the policy keeps, the byte length of the
+ * original and, for anything not kept whole, its SHA-256 stay in the graph, with a JSON Pointer
+ * to where the original sits in its record, so `weave verify` can prove them against the source.
+ */
+
+/** The glossary's content states, with the individual each is in the ontology. */
+export const CONTENT_STATES = {
+  available: 'ContentAvailable',
+  truncated: 'ContentTruncated',
+  hash_only: 'ContentHashOnly',
+  size_only: 'ContentSizeOnly',
+  omitted: 'ContentOmitted',
+  unavailable: 'ContentUnavailable',
+  redacted: 'ContentRedacted',
+} as const;
+export type ContentState = keyof typeof CONTENT_STATES;
+
+/** What kind of content a text is, for the policy. */
+export const CONTENT_KINDS = [
+  'text', //          message text, notices, summaries, hook output, file and memory text
+  'thinking', //      thinking text
+  'signature', //     thinking signatures
+  'redacted', //      redacted thinking payloads
+  'media', //         image and document bytes
+  'toolInput', //     tool_use input JSON
+  'toolOutput', //    tool_result content: what the model was shown
+  'toolUseResult', // the structured toolUseResult JSON beside it
+  'payload', //       attachment and progress payload JSON
+] as const;
+export type ContentKind = (typeof CONTENT_KINDS)[number];
+
+/** keep: store it (cut at the text limit); hash: only length and digest; omit: deliberately not carried. */
+export const CONTENT_MODES = ['keep', 'hash', 'omit'] as const;
+export type ContentMode = (typeof CONTENT_MODES)[number];
+
+export interface ContentPolicy {
+  /**
+   * Texts longer than this many UTF-8 bytes are stored cut to it (0: no limit). Media kept by
+   * choice are never cut: half an image is no image.
+   */
+  textLimit: number;
+  modes: Record<ContentKind, ContentMode>;
+}
+
+/**
+ * 128 KiB. Claude Code cuts the tool output it shows the model at 30,000 characters, which is at
+ * most 120,000 UTF-8 bytes, so no text the model actually read is ever cut by default; what is
+ * longer is whole-file copies inside `toolUseResult` (Edit's `originalFile`, Write's content) and
+ * pasted dumps, which a graph is rarely asked for and whose length and digest stay. In the
+ * shared corpus one text of 24,000 is over it.
+ */
+export const DEFAULT_TEXT_LIMIT = 128 * 1024;
+
+/**
+ * The default policy: everything kept up to the limit, except thinking signatures and redacted
+ * thinking (opaque provider blobs, an eighth of transcript bytes) which are omitted with their
+ * size and digest, and images and documents, whose digest is the join surface with other graphs.
+ */
+export const DEFAULT_POLICY: ContentPolicy = {
+  textLimit: DEFAULT_TEXT_LIMIT,
+  modes: {
+    text: 'keep', thinking: 'keep', signature: 'omit', redacted: 'omit', media: 'hash',
+    toolInput: 'keep', toolOutput: 'keep', toolUseResult: 'keep', payload: 'keep',
+  },
+};
+
+/** The policy from `--content KIND=MODE` settings and `--text-limit`, on top of the default. */
+export function contentPolicy(settings: string[] = [], textLimit?: number): ContentPolicy {
+  const policy: ContentPolicy = { textLimit: textLimit ?? DEFAULT_TEXT_LIMIT, modes: { ...DEFAULT_POLICY.modes } };
+  if (!Number.isSafeInteger(policy.textLimit) || policy.textLimit < 0) throw new Error(`the text limit must be a whole number of bytes, not "${textLimit}"`);
+  for (const setting of settings) {
+    const [kind, mode] = setting.split('=');
+    if (!(CONTENT_KINDS as readonly string[]).includes(kind))
+      throw new Error(`unknown content kind "${kind}" in "${setting}"; kinds are ${CONTENT_KINDS.join(', ')}`);
+    if (!(CONTENT_MODES as readonly string[]).includes(mode))
+      throw new Error(`unknown content mode "${mode}" in "${setting}"; modes are ${CONTENT_MODES.join(', ')}`);
+    policy.modes[kind as ContentKind] = mode as ContentMode;
+  }
+  return policy;
+}
+
+/** A short stable text naming a policy, so a store built under another one is rebuilt. */
+export function contentPolicyKey(policy: ContentPolicy = DEFAULT_POLICY): string {
+  return `content(limit=${policy.textLimit};${CONTENT_KINDS.map((k) => `${k}=${policy.modes[k]}`).join(';')})`;
+}
+
+/**
+ * How a content's bytes are measured: a string's UTF-8 bytes, a JSON value's serialization
+ * (`JSON.stringify`, which is what its literal holds), or the bytes a base64 string decodes to.
+ */
+export type Encoding = 'utf8' | 'json' | 'base64';
+
+/** The property each content lives under fixes how its bytes are measured. */
+const ENCODING: Record<string, Encoding> = {
+  toolInput: 'json',
+  toolUseResult: 'json',
+  attachmentJson: 'json',
+  progressJson: 'json',
+  mediaData: 'base64',
+};
+
+export function encodingOf(propertyLocal: string): Encoding {
+  return ENCODING[propertyLocal] ?? 'utf8';
+}
+
+/** The bytes of a value as `encoding` measures them; undefined when the value is of another shape. */
+export function measure(value: unknown, encoding: Encoding): Buffer | undefined {
+  if (encoding === 'json') return value === undefined ? undefined : Buffer.from(JSON.stringify(value), 'utf8');
+  if (typeof value !== 'string') return undefined;
+  return encoding === 'base64' ? Buffer.from(value, 'base64') : Buffer.from(value.isWellFormed() ? value : value.toWellFormed(), 'utf8');
+}
+
+export function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** RFC 6901: one reference token of a JSON Pointer. */
+export function pointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The value a JSON Pointer names in `root`, or undefined. */
+export function resolvePointer(root: unknown, pointer: string): unknown {
+  if (pointer === '') return root;
+  let at: unknown = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(at)) at = at[Number(token)];
+    else if (at && typeof at === 'object') at = (at as Record<string, unknown>)[token];
+    else return undefined;
+  }
+  return at;
+}
+
+/**
+ * The Content node of `subject`'s `property` (the n-th value, when the property has several):
+ * `urn:soul:<soul>:Weave/Content/<subject's kind and id>/<property>[/n]`.
+ */
+export function contentIri(subject: Term, propertyLocal: string, index?: number): Term {
+  const value = subject.slice(1, -1);
+  const at = value.indexOf(':Weave/');
+  if (at < 0) throw new Error(`not an instance IRI: ${subject}`);
+  const prefix = value.slice(0, at + ':Weave/'.length);
+  const rest = value.slice(prefix.length);
+  return iri(`${prefix}Content/${rest}/${propertyLocal}${index === undefined ? '' : `/${index}`}`);
+}
+
+/** The local name of a weave: property term. */
+export function localName(property: Term): string {
+  return property.slice(property.lastIndexOf('#') + 1, -1);
+}
+
+export interface ContentSpec {
+  kind: ContentKind;
+  /** Where the value sits in its record (RFC 6901), for verify. */
+  pointer: string;
+  /** Several values of one property on one subject are told apart by index. */
+  index?: number;
+}
+
+/**
+ * Stores `value` as `subject property …` under `policy`, with its Content node. `value` is a
+ * string for utf8 and base64 properties and any JSON value for JSON ones.
+ */
+export function emitContent(
+  out: Triple[],
+  policy: ContentPolicy,
+  subject: Term,
+  property: Term,
+  value: unknown,
+  spec: ContentSpec,
+): void {
+  const local = localName(property);
+  const encoding = encodingOf(local);
+  const bytes = measure(value, encoding);
+  if (!bytes) throw new Error(`content ${local} at ${spec.pointer} is not ${encoding === 'json' ? 'JSON' : 'a string'}`);
+  const mode = policy.modes[spec.kind];
+  const node = declare(out, subject, property, spec);
+  out.push({ s: node, p: weave.byteLength, o: int(bytes.length) });
+  if (mode !== 'keep') {
+    out.push({ s: node, p: weave.contentState, o: weave[CONTENT_STATES[mode === 'hash' ? 'hash_only' : 'omitted']] });
+    out.push({ s: node, p: weave.sha256, o: str(sha256(bytes)) });
+    return;
+  }
+  const text = encoding === 'json' ? JSON.stringify(value) : (value as string);
+  const limit = policy.textLimit;
+  if (encoding === 'base64' || !limit || Buffer.byteLength(text, 'utf8') <= limit) {
+    out.push({ s: node, p: weave.contentState, o: weave[CONTENT_STATES.available] });
+    out.push({ s: subject, p: property, o: encoding === 'json' ? jsonLiteral(value) : str(text) });
+    return;
+  }
+  // Cut on a character boundary; a cut JSON text is no longer JSON, so it is stored as a string.
+  const kept = cutUtf8(Buffer.from(text, 'utf8'), limit);
+  out.push({ s: node, p: weave.contentState, o: weave[CONTENT_STATES.truncated] });
+  out.push({ s: node, p: weave.sha256, o: str(sha256(bytes)) });
+  out.push({ s: node, p: weave.storedByteLength, o: int(kept.length) });
+  out.push({ s: subject, p: property, o: str(kept.toString('utf8')) });
+}
+
+/**
+ * A content the runtime itself did not write whole: `unavailable` (never written, such as the
+ * empty thinking text of newer versions), `redacted` (the provider withheld it), `size_only`
+ * (only its length is recorded, such as a tool output persisted to a side file).
+ */
+export function emitAbsentContent(
+  out: Triple[],
+  subject: Term,
+  property: Term,
+  state: 'unavailable' | 'redacted' | 'size_only',
+  spec: { pointer: string; index?: number },
+  byteLength?: number,
+): void {
+  const node = declare(out, subject, property, spec);
+  out.push({ s: node, p: weave.contentState, o: weave[CONTENT_STATES[state]] });
+  if (byteLength !== undefined) out.push({ s: node, p: weave.byteLength, o: int(byteLength) });
+}
+
+function declare(out: Triple[], subject: Term, property: Term, spec: { pointer: string; index?: number }): Term {
+  const node = contentIri(subject, localName(property), spec.index);
+  out.push({ s: subject, p: weave.hasContent, o: node });
+  out.push({ s: node, p: a, o: weave.Content });
+  out.push({ s: node, p: weave.contentOf, o: property });
+  out.push({ s: node, p: weave.jsonPointer, o: str(spec.pointer) });
+  return node;
+}
+
+/** The longest prefix of `bytes` of at most `limit` bytes that ends on a character boundary. */
+export function cutUtf8(bytes: Buffer, limit: number): Buffer {
+  if (bytes.length <= limit) return bytes;
+  let end = limit;
+  // Step back over continuation bytes (10xxxxxx) to the start of the character cut in two.
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end);
+}
