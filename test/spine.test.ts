@@ -46,6 +46,7 @@ const ENV = (s: string, ts: string) => [
 test('a typed prompt: a user turn with one text block at order 0', () => {
   const u = '<urn:soul:local:Weave/Turn/u-0001>';
   const b = '<urn:soul:local:Weave/ContentBlock/u-0001/0>';
+  const c = '<urn:soul:local:Weave/Content/ContentBlock/u-0001/0/text>';
   const { lines, references } = spineOf(2);
   assert.deepEqual(lines, [
     `${T} ${W('hasEvent')} ${u}`,
@@ -65,6 +66,13 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
     `${b} ${TYPE} ${W('ContentBlock')}`,
     `${b} ${TYPE} ${W('TextBlock')}`,
     `${b} ${W('text')} "Please list the files in src/ and fix the typo in README.md"`,
+    // The text's content state (src/emit/content.ts): kept whole, 59 bytes, found at /message/content.
+    `${b} ${W('hasContent')} ${c}`,
+    `${c} ${TYPE} ${W('Content')}`,
+    `${c} ${W('contentOf')} ${W('text')}`,
+    `${c} ${W('contentState')} ${W('ContentAvailable')}`,
+    `${c} ${W('byteLength')} ${INT(59)}`,
+    `${c} ${W('jsonPointer')} "/message/content"`,
     ...ENV(u, '2026-11-02T09:00:00.000Z'),
   ].sort());
   assert.deepEqual(references, []);
@@ -86,6 +94,7 @@ test('the last fragment of a streamed response: tool use, usage with its four co
     `${b} ${TYPE} ${W('ToolUseBlock')}`,
     `${b} ${W('blockOrder')} ${INT(0)}`,
     `${b} ${W('extraJson')} ${JSONL('{"caller":{"type":"direct"}}')}`,
+    `${b} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/a-0003/0/toolInput>`,
     `${b} ${W('toolInput')} ${JSONL('{"command":"ls src/"}')}`,
     `${b} ${W('toolName')} "Bash"`,
     `${b} ${W('toolUseId')} "toolu_0001"`,
@@ -116,6 +125,7 @@ test('an error result with a text and an image nested in order, answering its us
     `${text} ${TYPE} ${W('TextBlock')}`,
     `${text} ${W('blockOrder')} ${INT(0)}`,
     `${text} ${W('text')} "Error: no such file"`,
+    `${text} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/u-0003/0/0/text>`,
     `${image} ${TYPE} ${W('ContentBlock')}`,
     `${image} ${TYPE} ${W('ImageBlock')}`,
     `${image} ${W('blockOrder')} ${INT(1)}`,
@@ -124,6 +134,7 @@ test('an error result with a text and an image nested in order, answering its us
     // printf PNGDATA | sha256sum
     `${image} ${W('sha256')} "2d4566582844690f8634a8b2534ea5221560038c6c0650c99140759bad603ae2"`,
     `${image} ${W('sourceType')} "base64"`,
+    `${image} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/u-0003/0/1/mediaData>`,
   ].sort());
   assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/u-0003> ${W('toolUseResult')} ${JSONL('"Error: no such file"')}`));
   assert.deepEqual(references, [
