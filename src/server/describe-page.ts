@@ -137,6 +137,7 @@ export function renderDescribePage(d: Description, soul?: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Weave</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/weave.css">
 <link rel="alternate" type="text/turtle" href="${escapeHtml(describeHref(d.iri, 'turtle'))}">
 <link rel="alternate" type="application/ld+json" href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">

@@ -4,8 +4,9 @@
   'use strict';
   const config = JSON.parse(document.getElementById('weave-config').textContent);
   const endpoint = new URL(config.endpoint, location.href).href;
-  const YasguiClass = window.Yasgui.default || window.Yasgui.Yasgui;
-  const Yasqe = window.Yasqe;
+  // The UMD build sets window.Yasgui to the class (and window.Yasqe beside it).
+  const YasguiClass = typeof window.Yasgui === 'function' ? window.Yasgui : window.Yasgui.default;
+  const Yasqe = window.Yasqe || YasguiClass.Yasqe;
 
   // Yasqe's class and property completion asks lov.linkeddata.es; these ask the ontology here.
   const termCache = {};
@@ -64,15 +65,15 @@
   }
   window.weaveYasgui = yasgui;
 
-  // IRIs in results open their describe page here (urn:soul:… IRIs resolve nowhere else).
-  document.addEventListener('click', (event) => {
-    const a = event.target.closest && event.target.closest('a.iri');
-    if (!a || event.defaultPrevented) return;
-    event.preventDefault();
-    const url = `/describe?iri=${encodeURIComponent(a.getAttribute('href'))}`;
-    if (event.ctrlKey || event.metaKey || a.target === '_blank') window.open(url, '_blank', 'noopener');
-    else location.href = url;
-  });
+  // IRIs in the results table link to their describe page here: urn:soul:… IRIs resolve nowhere
+  // else, and YASR's sanitiser drops an href in a scheme it does not know. The link text stays.
+  const Table = YasguiClass.Yasr.plugins.table;
+  const linkFromBinding = Table.prototype.getUriLinkFromBinding;
+  Table.prototype.getUriLinkFromBinding = function (binding, prefixes) {
+    const html = linkFromBinding.call(this, binding, prefixes);
+    const href = `/describe?iri=${encodeURIComponent(binding.value)}`;
+    return html.replace(/ href='[^']*'/, '').replace('<a ', `<a href="${href}" `);
+  };
 
   fetch('/examples')
     .then((r) => (r.ok ? r.json() : []))

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Parser } from 'n3';
+import { returnsGraph } from '../../src/query/run.ts';
+import { REPO, SESSION_A, SESSION_B, startTestServer, TURN, type TestServer } from './helpers.ts';
+
+/** Describe pages, VoID, the example queries and the page itself, over a real socket. */
+
+const WEAVE = 'https://repolex.ai/ontology/weave#';
+const VOID = 'http://rdfs.org/ns/void#';
+let server: TestServer;
+let queriesDir: string;
+
+before(async () => {
+  queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
+  await writeFile(join(queriesDir, 'b-turns.rq'), '# Turns per role\n# How many turns each role wrote\nSELECT ?role (COUNT(*) AS ?n) WHERE { ?t weave:role ?role } GROUP BY ?role\n');
+  await writeFile(join(queriesDir, 'a-plain.rq'), 'ASK {}\n');
+  await writeFile(join(queriesDir, 'notes.txt'), 'not a query');
+  server = await startTestServer({ queriesDir });
+});
+after(async () => {
+  await server.stop();
+  await rm(queriesDir, { recursive: true, force: true });
+});
+
+const describeUrl = (iri: string, format = '') => `${server.base}/describe?iri=${encodeURIComponent(iri)}${format ? `&format=${format}` : ''}`;
+
+describe('describe pages', () => {
+  it('show a Turn in HTML: its blocks in order, the tool call with its input and where its result is, links onward', async () => {
+    const res = await fetch(describeUrl(TURN('s-0002')), { headers: { accept: 'text/html' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
+    const html = await res.text();
+    assert.match(html, /<h1>Turn\/s-0002<\/h1>/);
+    assert.match(html, /<span class="label">role<\/span> assistant/);
+    assert.match(html, /<span class="label">model<\/span> claude-opus-4-1/);
+    const blocks = [...html.matchAll(/<article class="block" id="b-(\d+)">/g)].map((m) => m[1]);
+    assert.deepEqual(blocks, ['0', '1']);
+    assert.match(html, /id="b-0">.*?<div class="text"><span>I&#39;ll list it\.<\/span><\/div>/s);
+    assert.match(html, /id="b-1">.*?tool <strong>Bash<\/strong>.*?&quot;command&quot;: &quot;ls&quot;/s);
+    assert.match(html, /result in <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2Fs-0003"/);
+    // The previous turn, and the turn that replies, are links.
+    assert.match(html, /weave:parentEvent<\/a><\/th><td><a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2Fs-0001"/);
+    assert.match(html, /<h2>Linked from<\/h2>.*Turn\/s-0003<\/a><\/td><th><a [^>]*>weave:parentEvent/s);
+    assert.match(html, new RegExp(`In graphs.*graph/${SESSION_A}`, 's'));
+  });
+
+  it('show a tool result answering its call, and escape what the record says', async () => {
+    const result = await (await fetch(describeUrl(TURN('s-0003')))).text();
+    assert.match(result, /answers the tool call <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FContentBlock%2Fs-0002%2F1"/);
+    assert.match(result, /<pre>README\.md\nsrc<\/pre>/);
+    const hello = await (await fetch(describeUrl(TURN('t-0001')))).text();
+    assert.match(hello, /Say hello &lt;b&gt;now&lt;\/b&gt; &amp; &quot;quickly&quot;/);
+    assert.doesNotMatch(hello, /<b>now<\/b>/);
+  });
+
+  it('give Turtle or JSON-LD by Accept or format=, and 400 for a non-IRI', async () => {
+    const turtle = await fetch(describeUrl(TURN('s-0002')), { headers: { accept: 'text/turtle' } });
+    assert.equal(turtle.headers.get('content-type'), 'text/turtle; charset=utf-8');
+    const quads = new Parser({ format: 'text/turtle' }).parse(await turtle.text());
+    assert.deepEqual(quads.filter((q) => q.subject.value === TURN('s-0002') && q.predicate.value === `${WEAVE}model`).map((q) => q.object.value), ['claude-opus-4-1']);
+    assert.deepEqual(
+      quads.filter((q) => q.predicate.value === `${WEAVE}toolName`).map((q) => [q.subject.value, q.object.value]),
+      [['urn:soul:local:Weave/ContentBlock/s-0002/1', 'Bash']],
+    );
+    assert.ok(quads.some((q) => q.subject.value === TURN('s-0003') && q.predicate.value === `${WEAVE}parentEvent`), 'incoming links are included');
+    const jsonld = await fetch(describeUrl(TURN('s-0002')), { headers: { accept: 'application/ld+json' } });
+    assert.equal(jsonld.headers.get('content-type'), 'application/ld+json; charset=utf-8');
+    const doc = JSON.stringify(await jsonld.json());
+    assert.match(doc, /claude-opus-4-1/);
+    assert.equal((await fetch(describeUrl(TURN('s-0002'), 'ntriples'))).headers.get('content-type'), 'application/n-triples; charset=utf-8');
+    assert.equal((await fetch(`${server.base}/describe?iri=not%20an%20iri`)).status, 400);
+  });
+});
+
+describe('VoID', () => {
+  it('counts triples, graphs, sessions, classes and properties', async () => {
+    const res = await fetch(`${server.base}/void`, { headers: { accept: 'text/turtle' } });
+    assert.equal(res.status, 200);
+    const quads = new Parser({ format: 'text/turtle' }).parse(await res.text());
+    const dataset = `${server.base}/void#dataset`;
+    const value = (p: string) => quads.filter((q) => q.subject.value === dataset && q.predicate.value === `${VOID}${p}`).map((q) => q.object.value);
+    assert.deepEqual(value('documents'), ['2'], 'two sessions');
+    assert.deepEqual(value('sparqlEndpoint'), [`${server.base}/sparql`]);
+    const total = (await (await fetch(`${server.base}/sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }')}`)).json()) as { results: { bindings: { n: { value: string } }[] } };
+    assert.deepEqual(value('triples'), [total.results.bindings[0].n.value]);
+    const subsets = value('subset');
+    for (const s of [SESSION_A, SESSION_B]) assert.ok(subsets.includes(`urn:soul:local:Weave/graph/${s}`));
+    assert.ok(subsets.includes('https://repolex.ai/ontology/weave'));
+    const partition = (cls: string) => {
+      const node = quads.find((q) => q.predicate.value === `${VOID}class` && q.object.value === cls)?.subject;
+      return quads.find((q) => node && q.subject.equals(node) && q.predicate.value === `${VOID}entities`)?.object.value;
+    };
+    assert.equal(partition(`${WEAVE}Turn`), '6');
+    assert.equal(partition(`${WEAVE}AssistantTurn`), '3');
+    assert.equal(partition(`${WEAVE}ToolUseBlock`), '1');
+    assert.ok(Number(value('classes')[0]) >= 3 && Number(value('properties')[0]) >= 10);
+  });
+});
+
+describe('the page', () => {
+  it('serves YASGUI from the npm package with a same-origin-only policy', async () => {
+    const res = await fetch(`${server.base}/`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self';.*connect-src 'self'/);
+    const html = await res.text();
+    assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//, 'the page loads nothing from another host');
+    const config = JSON.parse(/<script type="application\/json" id="weave-config">(.*?)<\/script>/s.exec(html)![1]);
+    assert.equal(config.endpoint, '/sparql');
+    assert.equal(config.tripleTermsParam, 'triple-terms');
+    for (const [path, type] of [
+      ['/assets/yasgui.min.js', 'text/javascript; charset=utf-8'],
+      ['/assets/yasgui.min.css', 'text/css; charset=utf-8'],
+      ['/assets/page.js', 'text/javascript; charset=utf-8'],
+      ['/assets/weave.css', 'text/css; charset=utf-8'],
+    ]) {
+      const asset = await fetch(`${server.base}${path}`);
+      assert.equal(asset.status, 200, path);
+      assert.equal(asset.headers.get('content-type'), type);
+    }
+    assert.equal((await fetch(`${server.base}/assets/../../package.json`)).status, 404);
+  });
+
+  it('lists the .rq files of the queries folder as examples, read at request time', async () => {
+    const first = (await (await fetch(`${server.base}/examples`)).json()) as { name: string; title: string; description: string }[];
+    assert.deepEqual(first.map((e) => [e.name, e.title, e.description]), [
+      ['a-plain', 'a-plain', ''],
+      ['b-turns', 'Turns per role', 'How many turns each role wrote'],
+    ]);
+    await writeFile(join(queriesDir, 'c-new.rq'), '# Added later\nASK {}\n');
+    const second = (await (await fetch(`${server.base}/examples`)).json()) as { name: string }[];
+    assert.deepEqual(second.map((e) => e.name), ['a-plain', 'b-turns', 'c-new']);
+  });
+});
+
+describe('the queries of queries/', () => {
+  it('each runs on the endpoint', async () => {
+    const dir = join(REPO, 'queries');
+    const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.rq'));
+    const { readFile } = await import('node:fs/promises');
+    for (const file of files) {
+      const query = await readFile(join(dir, file), 'utf8');
+      const res = await fetch(`${server.base}/sparql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/sparql-query', accept: returnsGraph(query) ? 'text/turtle' : 'application/sparql-results+json' },
+        body: query,
+      });
+      assert.equal(res.status, 200, `${file}: ${res.status} ${res.status === 200 ? '' : await res.text()}`);
+    }
+  });
+});

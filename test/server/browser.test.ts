@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+/**
+ * The page in a real browser: Debian's headless Chromium (installed by .ci/run) opens `/`, runs
+ * queries through YASGUI and sees the results table, triple terms included, with not one
+ * request to another host. Skipped, saying so, where no Chromium binary exists.
+ */
+
+/** The browser globals the page functions below touch (the project's tsconfig has no DOM lib). */
+interface PageElement {
+  textContent: string | null;
+  remove(): void;
+}
+declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: string): void } } } };
+declare const document: { querySelectorAll(selector: string): PageElement[]; querySelector(selector: string): PageElement | null };
+
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)' }, () => {
+  let server: TestServer;
+  let browser: BrowserContext;
+  let page: Page;
+  let queriesDir: string;
+  let profile: string;
+  const outside: string[] = [];
+  const problems: string[] = [];
+
+  before(async () => {
+    queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
+    await writeFile(join(queriesDir, 'turns.rq'), '# Assistant turns\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
+    server = await startTestServer({ queriesDir });
+    profile = await mkdtemp(join(tmpdir(), 'weave-chromium-'));
+    // A fresh profile each run: nothing remembered from an earlier visit.
+    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    const context = browser;
+    // Anything not addressed to this server is recorded and refused.
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(server.base) || url.startsWith('data:')) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    await page.goto(`${server.base}/`);
+    await page.waitForSelector('.yasqe .CodeMirror');
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await rm(queriesDir, { recursive: true, force: true });
+    await rm(profile, { recursive: true, force: true });
+  });
+
+  async function run(query: string): Promise<string[][]> {
+    await page.evaluate((q) => window.weaveYasgui.getTab().getYasqe().setValue(q), query);
+    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => t.remove()));
+    await page.click('.tabPanel.active .yasqe_queryButton');
+    await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
+    return page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].slice(1).map((td) => (td.textContent ?? '').trim())),
+    );
+  }
+
+  it('opens /, runs a query, and shows the results table', async () => {
+    const rows = await run('PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t');
+    assert.deepEqual(rows, [
+      ['s-0001', 'user'],
+      ['s-0002', 'assistant'],
+      ['s-0003', 'user'],
+      ['s-0004', 'assistant'],
+      ['t-0001', 'user'],
+      ['t-0002', 'assistant'],
+    ].map(([id, role]) => [`<urn:soul:local:Weave/Turn/${id}>`, role]));
+  });
+
+  it('draws triple terms in the table, from SELECT and from CONSTRUCT', async () => {
+    const select = await run('SELECT ?t WHERE { BIND(<<( <urn:a> <urn:b> "c" )>> AS ?t) }');
+    assert.deepEqual(select.length, 1);
+    assert.match(select[0][0], /<<\( <urn:a> <urn:b> "c" \)>>/);
+    const construct = await run('CONSTRUCT { <urn:x> <urn:y> <<( <urn:a> <urn:b> "c" )>> } WHERE {}');
+    assert.equal(construct.length, 1);
+    assert.match(construct[0].join(' '), /<<\( <urn:a> <urn:b> "c" \)>>/);
+  });
+
+  it('offers the queries of the queries folder, and an IRI opens its describe page', async () => {
+    await page.waitForSelector('#examples:not([hidden]) button');
+    assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => x.textContent)), ['Assistant turns']);
+    await page.click('#examples button');
+    await page.waitForFunction(() => document.querySelector('.tab.active')?.textContent?.includes('Assistant turns'));
+    await page.click('.tabPanel.active .yasqe_queryButton');
+    await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
+    assert.equal(await page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (r) => r.length), 3);
+    // Like YASR's own links, an IRI opens in a new tab: here, its describe page.
+    const [opened] = await Promise.all([browser.waitForEvent('page'), page.click('.tabPanel.active .yasr_results a.iri >> nth=0')]);
+    await opened.waitForLoadState();
+    assert.match(opened.url(), /\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2Fs-0002$/);
+    assert.equal(await opened.textContent('h1'), 'Turn/s-0002');
+    await opened.close();
+  });
+
+  it('made no request to any other host, and logged no errors', () => {
+    assert.deepEqual(outside, []);
+    assert.deepEqual(problems, []);
+  });
+});

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { eventually, select, SERVER_FIXTURES, SESSION_A, SESSION_B, startTestServer } from './helpers.ts';
+
+/**
+ * The server keeps the store current: a session file written while it runs shows up in queries,
+ * and so does a line appended to a session it has already read, with no restart.
+ */
+
+const PROJECT = '-home-grace-weave-server';
+
+describe('a running server', () => {
+  it('sees new sessions and new lines as they are written', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'weave-live-'));
+    const project = join(root, PROJECT);
+    await mkdir(project);
+    await copyFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_A}.jsonl`), join(project, `${SESSION_A}.jsonl`));
+    const server = await startTestServer({}, [root]);
+    try {
+      const turns = async () => Number((await select(server.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'))[0].n);
+      assert.equal(await turns(), 4);
+      // The ingest thread looks again every refresh; this server was started with none, so ask.
+      const refresh = () => server.ctx.ingester!.run();
+
+      await copyFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_B}.jsonl`), join(project, `${SESSION_B}.jsonl`));
+      await refresh();
+      await eventually(async () => (await turns()) === 6, 5000, 'the new session');
+
+      const line = JSON.parse((await readFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_B}.jsonl`), 'utf8')).split('\n')[1]);
+      const next = { ...line, parentUuid: 't-0002', uuid: 't-0003', timestamp: '2025-11-03T10:00:09.000Z', message: { ...line.message, id: 'msg_t3', content: [{ type: 'text', text: 'Anything else?' }] } };
+      await appendFile(join(project, `${SESSION_B}.jsonl`), `${JSON.stringify(next)}\n`);
+      await refresh();
+      await eventually(async () => (await turns()) === 7, 5000, 'the appended turn');
+      assert.deepEqual(await select(server.base, 'SELECT ?text WHERE { <urn:soul:local:Weave/Turn/t-0003> weave:hasContentBlock/weave:text ?text }'), [{ text: 'Anything else?' }]);
+
+      const status = (await (await fetch(`${server.base}/status`)).json()) as { ingest: { state: string; runs: number; last: { sessions: number; skipped: number } } };
+      assert.equal(status.ingest.state, 'ready');
+      assert.equal(status.ingest.runs, 3);
+      assert.deepEqual([status.ingest.last.sessions, status.ingest.last.skipped], [1, 1], 'the last run re-read only the grown session');
+    } finally {
+      await server.stop();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('refreshes on its own every --refresh', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'weave-live-'));
+    const project = join(root, PROJECT);
+    await mkdir(project);
+    await copyFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_A}.jsonl`), join(project, `${SESSION_A}.jsonl`));
+    const server = await startTestServer({ ingest: { paths: [root], refreshMs: 200 } }, [root]);
+    try {
+      await copyFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_B}.jsonl`), join(project, `${SESSION_B}.jsonl`));
+      await eventually(async () => (await select(server.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'))[0].n === '6', 5000, 'the refresh');
+    } finally {
+      await server.stop();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
