@@ -1,0 +1,250 @@
+import { stat } from 'node:fs/promises';
+import { discoverSessions } from './acquire/discover.ts';
+import { readLines } from './acquire/lines.ts';
+import { transcriptsOf } from './acquire/sources.ts';
+import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
+import { WEAVE_NS } from './emit/vocab.ts';
+import { runQuery } from './query/run.ts';
+import type { JsonResults } from './query/table.ts';
+import { openStore, type OxStore } from './store/store.ts';
+
+/**
+ * `weave verify`: reads the sources again and proves against the store that every non-empty
+ * line of every transcript is accounted for (an Event read from that line, a replayed copy, a
+ * malformed line or a line still being written), and that every stored text's declared length
+ * (and, where the text is not held whole, its SHA-256) matches the source. The store is asked in
+ * two bulk queries; each source line is then checked in memory.
+ */
+
+export interface VerifyOptions {
+  storeDir: string;
+  /** Files or folders to check; default: every source the store was built from. */
+  paths?: string[];
+}
+
+export interface LineProblem {
+  line: number;
+  /** Where in the record, for a content problem. */
+  pointer?: string;
+  problem: string;
+}
+
+export interface FileCheck {
+  path: string;
+  session: string;
+  inStore: boolean;
+  /** The file is not the size it was when it was read (it grew, or was rewritten). */
+  changedSinceIngest: boolean;
+  lines: number;
+  events: number;
+  replayed: number;
+  malformed: number;
+  pending: number;
+  /** Non-empty lines the store has nothing for. */
+  missing: number[];
+  /** Content declarations checked, and how many of them are not held whole. */
+  contents: number;
+  cut: number;
+  mismatches: LineProblem[];
+}
+
+export interface SessionRow {
+  session: string;
+  files: number;
+  lines: number;
+  events: number;
+  replayed: number;
+  malformed: number;
+  pending: number;
+  missing: number;
+  contents: number;
+  cut: number;
+  mismatched: number;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  sessions: SessionRow[];
+  files: FileCheck[];
+  /** Sources the store names that are no longer on disk: not checked. */
+  gone: string[];
+  /** Files that are not transcripts (workflow journals): not checked line by line. */
+  notTranscripts: string[];
+  millis: number;
+}
+
+type Accounted = 'event' | 'replayed' | 'malformed' | 'pending';
+
+interface StoredTranscript {
+  session: string;
+  byteLength?: number;
+  lines: Map<number, Accounted>;
+  contents: Map<number, Declaration[]>;
+}
+
+interface Declaration {
+  pointer: string;
+  property: string;
+  state: string;
+  byteLength?: number;
+  sha256?: string;
+}
+
+const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([state, local]) => [`${WEAVE_NS}${local}`, state]));
+
+export async function verify(options: VerifyOptions): Promise<VerifyReport> {
+  const started = performance.now();
+  const { store, manifest } = await openStore(options.storeDir);
+  if (!manifest) throw new Error(`no store in ${options.storeDir}: run weave ingest first`);
+
+  const named = options.paths?.length
+    ? options.paths
+    : [...new Set(Object.values(manifest.graphs).flatMap((g) => (g.sessionId ? (g.sources ?? []).map((s) => s.path) : [])))]
+        .filter((p) => p.endsWith('.jsonl'));
+  const present: string[] = [];
+  const gone: string[] = [];
+  for (const path of named) ((await stat(path).then(() => true, () => false)) ? present : gone).push(path);
+  if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
+
+  const sessions = present.length ? await discoverSessions(present) : [];
+  const stored = storedTranscripts(store);
+  const files: FileCheck[] = [];
+  const notTranscripts: string[] = [];
+  for (const session of sessions) {
+    notTranscripts.push(...session.journals);
+    for (const { path } of transcriptsOf(session)) files.push(await checkFile(path, stored.get(path), session.sessionId));
+  }
+  files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
+  const rows = sessionRows(files);
+  const ok = files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
+  return { ok, sessions: rows, files, gone: gone.sort(), notTranscripts: notTranscripts.sort(), millis: performance.now() - started };
+}
+
+/** Everything the store says about each transcript file, in two queries. */
+function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
+  const transcripts = new Map<string, StoredTranscript>();
+  const of = (path: string, session: string) => {
+    let t = transcripts.get(path);
+    if (!t) transcripts.set(path, (t = { session, lines: new Map(), contents: new Map() }));
+    return t;
+  };
+  // Within one graph: a record copied into two sessions is one IRI in two graphs.
+  for (const row of rows(store, `SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
+      ?t weave:sourcePath ?path ; weave:sessionId ?session .
+      OPTIONAL { ?t weave:byteLength ?bytes }
+      OPTIONAL {
+        { ?t weave:hasEvent ?x . ?x weave:sourceLine ?line . BIND("event" AS ?kind) }
+        UNION
+        { ?x weave:inTranscript ?t ; a ?class ; weave:sourceLine ?line .
+          VALUES (?class ?kind) { (weave:ReplayedRecord "replayed") (weave:MalformedLine "malformed") (weave:PendingLine "pending") } }
+      } } }`)) {
+    const t = of(row.path, row.session);
+    if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
+    if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
+  }
+  for (const row of rows(store, `SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
+      ?t weave:sourcePath ?path ; weave:sessionId ?session ; weave:hasEvent ?e .
+      ?e weave:sourceLine ?line ; weave:hasContentBlock* ?s .
+      ?s weave:hasContent ?c .
+      ?c weave:jsonPointer ?pointer ; weave:contentOf ?property ; weave:contentState ?state .
+      OPTIONAL { ?c weave:byteLength ?bytes }
+      OPTIONAL { ?c weave:sha256 ?sha } } }`)) {
+    const t = of(row.path, row.session);
+    const line = Number(row.line);
+    const list = t.contents.get(line) ?? [];
+    list.push({
+      pointer: row.pointer,
+      property: row.property.startsWith(WEAVE_NS) ? row.property.slice(WEAVE_NS.length) : row.property,
+      state: STATE_NAMES[row.state] ?? row.state,
+      byteLength: row.bytes === undefined ? undefined : Number(row.bytes),
+      sha256: row.sha,
+    });
+    t.contents.set(line, list);
+  }
+  return transcripts;
+}
+
+function rows(store: OxStore, query: string): Record<string, string>[] {
+  const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
+  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+}
+
+async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {
+  const check: FileCheck = {
+    path, session: stored?.session ?? discovered, inStore: !!stored, changedSinceIngest: false,
+    lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: [], contents: 0, cut: 0, mismatches: [],
+  };
+  let size = 0;
+  for await (const line of readLines(path)) {
+    size = line.offset + line.byteLength + (line.terminated ? 1 : 0);
+    if (!line.text.trim()) continue;
+    check.lines++;
+    const kind = stored?.lines.get(line.lineNo);
+    if (!kind) {
+      check.missing.push(line.lineNo);
+      continue;
+    }
+    check[kind === 'event' ? 'events' : kind]++;
+    const declarations = stored?.contents.get(line.lineNo);
+    if (declarations?.length) checkContents(line.lineNo, line.text, declarations, check);
+  }
+  check.changedSinceIngest = !!stored && stored.byteLength !== undefined && stored.byteLength !== size;
+  return check;
+}
+
+/** Each declared text against the source: its length always, its digest where it is not held whole. */
+function checkContents(lineNo: number, text: string, declarations: Declaration[], check: FileCheck): void {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    check.mismatches.push({ line: lineNo, problem: 'the store has texts for a line that is not a record' });
+    return;
+  }
+  for (const d of declarations) {
+    check.contents++;
+    if (d.state !== 'available') check.cut++;
+    const problem = contentProblem(resolvePointer(record, d.pointer), d);
+    if (problem) check.mismatches.push({ line: lineNo, pointer: d.pointer, problem });
+  }
+}
+
+function contentProblem(value: unknown, d: Declaration): string | undefined {
+  if (value === undefined) return 'declared content is not in the record';
+  switch (d.state) {
+    case 'redacted':
+      return undefined;
+    case 'size_only':
+      return value === d.byteLength ? undefined : `the recorded size is ${String(value)}, the store says ${d.byteLength}`;
+    case 'unavailable':
+      return value === '' ? undefined : 'declared unavailable, but the record has it';
+  }
+  const bytes = measure(value, encodingOf(d.property));
+  if (!bytes) return `the value is not ${encodingOf(d.property) === 'json' ? 'JSON' : 'a string'}`;
+  if (bytes.length !== d.byteLength) return `${bytes.length} bytes in the source, ${d.byteLength} declared`;
+  if (d.state !== 'available') {
+    if (!d.sha256) return `a ${d.state} text without its SHA-256`;
+    if (sha256(bytes) !== d.sha256) return 'the SHA-256 differs';
+  }
+  return undefined;
+}
+
+function sessionRows(files: FileCheck[]): SessionRow[] {
+  const bySession = new Map<string, SessionRow>();
+  for (const f of files) {
+    let row = bySession.get(f.session);
+    if (!row)
+      bySession.set(f.session, (row = { session: f.session, files: 0, lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: 0, contents: 0, cut: 0, mismatched: 0 }));
+    row.files++;
+    row.lines += f.lines;
+    row.events += f.events;
+    row.replayed += f.replayed;
+    row.malformed += f.malformed;
+    row.pending += f.pending;
+    row.missing += f.missing.length;
+    row.contents += f.contents;
+    row.cut += f.cut;
+    row.mismatched += f.mismatches.length;
+  }
+  return [...bySession.values()];
+}
