@@ -1,4 +1,5 @@
 import { ingest, type IngestReport } from '../ingest.ts';
+import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources } from './sources.ts';
@@ -13,11 +14,12 @@ skipped; a changed session replaces its graph whole.
 options:
   --force            read every session again
   --json             print the report as JSON
+${CONTENT_HELP}
 ${COMMON_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { force: { type: 'boolean' }, json: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' } });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -28,6 +30,7 @@ export async function main(args: string[]): Promise<number> {
     storeDir: storeDir(values),
     soul: await soul(values),
     force: values.force,
+    content: policyFrom(values),
     onProgress: bar.update,
     onProblem: (p) => {
       bar.done();
