@@ -91,14 +91,46 @@ export interface AssistantRecord extends Envelope {
   error?: Json;
 }
 
+/**
+ * A system record; which fields it carries depends on its subtype. The emitter reads each field
+ * only when it has the type named here, and keeps it in extraJson otherwise.
+ */
 export interface SystemRecord extends Envelope {
   type: 'system';
   subtype?: string;
   content?: string;
   level?: string;
   toolUseID?: string;
+  /** turn_duration */
+  durationMs?: number;
+  messageCount?: number;
+  pendingBackgroundAgentCount?: number;
+  pendingWorkflowCount?: number;
+  /** api_error */
+  retryInMs?: number;
+  retryAttempt?: number;
+  maxRetries?: number;
+  error?: Json;
+  cause?: Json;
+  /** stop_hook_summary */
+  hookCount?: number;
+  hookInfos?: ({ command?: string; durationMs?: number } & JsonObject)[];
+  hookErrors?: Json[];
+  preventedContinuation?: boolean;
+  stopReason?: string;
+  hasOutput?: boolean;
+  /** compact_boundary (its tail is the envelope's logicalParentUuid) */
+  compactMetadata?: { trigger?: string; preTokens?: number; postTokens?: number; durationMs?: number } & JsonObject;
+  /** microcompact_boundary (its tail is its parentUuid) */
+  microcompactMetadata?: { trigger?: string; preTokens?: number; tokensSaved?: number; compactedToolIds?: string[] } & JsonObject;
+  /** bridge_status */
+  url?: string;
 }
 
+/**
+ * An attachment: a context injection, tagged by `attachment.type`. Each kind's fields are read
+ * by src/emit/records/attachment.ts; the kinds are an open set.
+ */
 export interface AttachmentRecord extends Envelope {
   type: 'attachment';
   attachment: { type: string } & JsonObject;
@@ -113,13 +145,45 @@ export interface ProgressRecord extends Envelope {
 
 /**
  * Every other top-level type: metadata records (titles, snapshots, queue operations, ...)
- * and types this dialect has never seen. Their own fields stay in `extra` until a later
- * reader names them.
+ * and types this dialect has never seen. The fields read per type are listed in
+ * RECORD_FIELDS (fields.ts); a type not listed keeps all its own fields in `extra`.
  */
 export interface MetadataRecord extends Envelope {
   type: string;
+  /** summary, last-prompt: the conversation leaf the record describes. */
   leafUuid?: string;
+  /** file-history-snapshot, file-history-delta: the user turn the snapshot belongs to. */
   messageId?: string;
+  summary?: string;
+  customTitle?: string;
+  aiTitle?: string;
+  agentName?: string;
+  lastPrompt?: string;
+  permissionMode?: string;
+  mode?: string;
+  agentSetting?: string;
+  prNumber?: number;
+  prUrl?: string;
+  prRepository?: string;
+  /** queue-operation */
+  operation?: string;
+  content?: string;
+  reason?: string;
+  /** file-history-snapshot */
+  snapshot?: { messageId?: string; timestamp?: string; trackedFileBackups?: Record<string, { backupFileName?: string | null; version?: number; backupTime?: string } & JsonObject> } & JsonObject;
+  isSnapshotUpdate?: boolean;
+  /** file-history-delta */
+  snapshotMessageId?: string;
+  trackingPath?: string;
+  backup?: Json;
+  /** worktree-state */
+  worktreeSession?: JsonObject;
+  /** bridge-session */
+  bridgeSessionId?: string;
+  lastSequenceNum?: number;
+  /** cost-state */
+  totalCostUSD?: number;
+  modelUsage?: JsonObject;
 }
 
 export type ClaudeRecord = UserRecord | AssistantRecord | SystemRecord | AttachmentRecord | ProgressRecord | MetadataRecord;
