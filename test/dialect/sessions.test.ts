@@ -178,3 +178,13 @@ test('session-overview.rq: the whole picture, one row per session', async () => 
     `${S8} · - · - · - · - · - · -`,
   ]);
 });
+
+test('every stored text has a content state', () => {
+  const bare = select(store, `SELECT ?s ?p WHERE { GRAPH ?g { ?s ?p ?o .
+    VALUES ?p { weave:text weave:signature weave:redactedData weave:toolInput weave:toolUseResult weave:attachmentJson
+                weave:progressJson weave:stdout weave:stderr weave:hookError weave:mediaData }
+    FILTER NOT EXISTS { ?s weave:hasContent ?c . ?c weave:contentOf ?p } } }`);
+  assert.deepEqual(bare, []);
+  // 30 + 17 + 10 + 2 + 4 + 9 texts in the six sessions (see test/verify/verify.test.ts).
+  assert.equal(count(store, 'GRAPH ?g { ?c a weave:Content }'), 72);
+});

@@ -46,8 +46,9 @@ export function emitSystem(record: JsonObject, ctx: RecordContext): void {
   if (subtype === 'stop_hook_summary' && toolUseId) t(ctx, event, weave.hookRun, hookRun(ctx, toolUseId, 'Stop'));
   count(ctx, f, 'hookCount', weave.hookCount);
   emitHookInfos(f, ctx);
-  const errors = f.array('hookErrors');
-  for (const e of errors ?? []) t(ctx, event, weave.hookError, str(typeof e === 'string' ? e : JSON.stringify(e)));
+  // Error strings are texts with content states; a list holding anything else stays in extraJson.
+  (f.strings('hookErrors') ?? []).forEach((error, i) =>
+    content(ctx, event, weave.hookError, error, { kind: 'text', pointer: `/hookErrors/${i}`, index: i }));
   const prevented = f.boolean('preventedContinuation');
   if (prevented !== undefined) t(ctx, event, weave.preventedContinuation, bool(prevented));
   const stopReason = f.string('stopReason');
