@@ -1,4 +1,6 @@
 import { ingest, type IngestReport } from '../ingest.ts';
+import { detect } from '../readers/detect.ts';
+import { summary as detectSummary } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { progressBar } from './progress.ts';
@@ -13,13 +15,14 @@ skipped; a changed session replaces its graph whole.
 
 options:
   --force            read every session again
+  --no-detect        do not run the readers (weave detect) on what changed
   --json             print the report as JSON
 ${CONTENT_HELP}
 ${COMMON_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' }, 'no-detect': { type: 'boolean' } });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -38,7 +41,10 @@ export async function main(args: string[]): Promise<number> {
     },
   });
   bar.done();
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary(report)}\n`);
+  // Readers rerun only where a session graph or a reader changed since they last ran.
+  const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true });
+  process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
+  if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
   return 0;
 }
 

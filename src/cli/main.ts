@@ -10,6 +10,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   serve: ['serve SPARQL over HTTP, with a query page, and keep the store current', async () => (await import('./serve.ts')).main],
   glossary: ['what Claude Code calls each term of the conversation model', async () => (await import('./glossary.ts')).main],
   conversation: ['one session as talks, runs, calls and tools, read from the graph', async () => (await import('./conversation.ts')).main],
+  detect: ['run readers over the stored spine: annotations and claims', async () => (await import('./detect.ts')).main],
   verify: ['prove every source line and stored text is accounted for in the store', async () => (await import('./verify.ts')).main],
 };
 

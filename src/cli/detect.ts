@@ -1,0 +1,55 @@
+import { detect, type DetectReport } from '../readers/detect.ts';
+import { READERS, selectReaders } from '../readers/registry.ts';
+import { readManifest } from '../store/snapshot.ts';
+import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+
+const HELP = `usage: weave detect [SESSION...] [options]
+
+Runs readers over the stored spine and (re)writes their annotations and claims: one named graph
+per session and reader, replaced whole. Without SESSION, every session in the store.
+
+readers:
+${READERS.map((r) => `  ${r.name.padEnd(19)}${r.description}`).join('\n')}
+
+options:
+  --detector NAME    run only this reader, or all readers of a detector (repeatable)
+  --stale            skip readers whose graph is current for the session
+  --json             print the report as JSON
+${COMMON_HELP}
+`;
+
+export async function main(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {
+    detector: { type: 'string', multiple: true },
+    stale: { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const dir = storeDir(values);
+  try {
+    selectReaders(values.detector);
+  } catch (e) {
+    throw new CliError((e as Error).message, 2);
+  }
+  const manifest = await readManifest(dir);
+  if (!manifest) throw new CliError(`no store in ${dir}: run weave ingest first`);
+  if (typeof values.soul === 'string' && values.soul !== manifest.soul)
+    throw new CliError(`the store in ${dir} was built for soul "${manifest.soul}", not "${values.soul}"`);
+  let report: DetectReport;
+  try {
+    report = await detect({ storeDir: dir, detectors: values.detector, sessions: positionals, onlyStale: values.stale });
+  } catch (e) {
+    if (/^no session /.test((e as Error).message)) throw new CliError((e as Error).message);
+    throw e;
+  }
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary(report)}\n`);
+  return 0;
+}
+
+export function summary(r: DetectReport): string {
+  const found = Object.entries(r.findings).map(([name, n]) => `${name} ${n}`).join(', ');
+  return `detected: ${r.sessions} sessions read (${r.skipped} current) · ${r.graphs} graphs · findings: ${found || 'none'} · ${(r.millis / 1000).toFixed(1)} s`;
+}

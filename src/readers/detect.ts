@@ -1,0 +1,159 @@
+import oxigraph from 'oxigraph';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readerGraphIri, sessionGraphIri } from '../emit/iri.ts';
+import { openGraphWriter, readManifest, writeManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/snapshot.ts';
+import { loadNQuadsFile, type OxStore } from '../store/store.ts';
+import { detectorGraphIri, detectorGraphText, readerGraphText } from './emit.ts';
+import type { Reader } from './reader.ts';
+import { READERS, selectReaders } from './registry.ts';
+import { loadSpine } from './spine.ts';
+
+/**
+ * Runs readers over the stored spine: for each session graph in the store, each selected
+ * reader reads the session and its findings replace the reader's graph for that session whole.
+ * A reader graph records what it was read from (the session graph file's size and time) and
+ * the reader's version, so `onlyStale` runs exactly the pairs whose inputs changed.
+ */
+
+export interface DetectOptions {
+  storeDir: string;
+  /** Reader names or detectors (`emojikey` selects every `emojikey/…` reader); default all. */
+  detectors?: string[];
+  /** Session ids; default every session in the store. */
+  sessions?: string[];
+  /** Skip a reader whose graph for a session is current (same session graph, same reader version). */
+  onlyStale?: boolean;
+  /** A store already holding the session graphs (a server's); else each is loaded from its file. */
+  store?: OxStore;
+  /** Called after each reader graph is written, e.g. to load it into a live store. */
+  onGraph?: (graph: DetectedGraph) => void | Promise<void>;
+  readers?: readonly Reader[];
+}
+
+export interface DetectedGraph {
+  /** Absent for a reader's own graph (the detector's description). */
+  sessionId?: string;
+  reader: string;
+  graph: string;
+  /** The graph file, relative to the store directory. */
+  file: string;
+  quads: number;
+  findings: number;
+}
+
+export interface DetectReport {
+  /** Sessions at least one reader ran on. */
+  sessions: number;
+  /** Sessions every selected reader was current on. */
+  skipped: number;
+  graphs: number;
+  /** Findings per reader name. */
+  findings: Record<string, number>;
+  millis: number;
+}
+
+export async function detect(options: DetectOptions): Promise<DetectReport> {
+  const started = performance.now();
+  const { storeDir } = options;
+  const readers = selectReaders(options.detectors, options.readers ?? READERS);
+  const report: DetectReport = { sessions: 0, skipped: 0, graphs: 0, findings: Object.fromEntries(readers.map((r) => [r.name, 0])), millis: 0 };
+  const manifest = await readManifest(storeDir);
+  // An empty store (nothing ingested yet) has nothing to read.
+  if (!manifest) return report;
+  const sessions = sessionGraphs(manifest, options.sessions);
+
+  // Each reader describes itself once, in its own graph, not in every session's.
+  const described: string[] = [];
+  for (const reader of readers) {
+    const graph = detectorGraphIri(manifest.soul, reader);
+    if (options.onlyStale && manifest.graphs[graph]?.builtWith === builtWith(reader)) continue;
+    const { text, quads } = detectorGraphText(manifest.soul, reader);
+    const file = await writeGraph(storeDir, graph, text);
+    manifest.graphs[graph] = { file, quads, reader: reader.name, builtWith: builtWith(reader) };
+    described.push(graph);
+    await options.onGraph?.({ reader: reader.name, graph, file, quads, findings: 0 });
+  }
+  if (described.length) await saveEntries(storeDir, manifest, described);
+
+  for (const { sessionId, graph, entry } of sessions) {
+    const stamp = await stampOf(storeDir, entry);
+    const due = readers.filter((r) => !options.onlyStale || isStale(manifest.graphs[readerGraphIri(manifest.soul, sessionId, r.name)], r, stamp));
+    if (!due.length) {
+      report.skipped++;
+      continue;
+    }
+    const scratch = options.store ? undefined : new oxigraph.Store();
+    const written: string[] = [];
+    try {
+      if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
+      const spine = loadSpine(options.store ?? scratch!, graph, sessionId);
+      for (const reader of due) {
+        const findings = reader.read(spine);
+        const readerGraph = readerGraphIri(manifest.soul, sessionId, reader.name);
+        const { text, quads } = readerGraphText(manifest.soul, reader, findings, readerGraph);
+        const file = await writeGraph(storeDir, readerGraph, text);
+        manifest.graphs[readerGraph] = { file, quads, sessionId, reader: reader.name, builtWith: builtWith(reader), sources: [stamp] };
+        written.push(readerGraph);
+        report.graphs++;
+        report.findings[reader.name] += findings.length;
+        await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, file, quads, findings: findings.length });
+      }
+    } finally {
+      (scratch as { free?: () => void } | undefined)?.free?.();
+    }
+    await saveEntries(storeDir, manifest, written);
+    report.sessions++;
+  }
+  report.millis = performance.now() - started;
+  return report;
+}
+
+/** The session graphs of the store (not reader graphs, nor anything else the manifest names). */
+function sessionGraphs(manifest: Manifest, wanted: string[] | undefined) {
+  const all = Object.entries(manifest.graphs)
+    .filter(([graph, e]) => !e.reader && e.sessionId && graph === sessionGraphIri(manifest.soul, e.sessionId))
+    .map(([graph, entry]) => ({ sessionId: entry.sessionId!, graph, entry }))
+    .sort((a, b) => a.sessionId.localeCompare(b.sessionId));
+  if (!wanted?.length) return all;
+  const unknown = wanted.filter((id) => !all.some((s) => s.sessionId === id));
+  if (unknown.length) throw new Error(`no session ${unknown.map((id) => `"${id}"`).join(', ')} in the store`);
+  return all.filter((s) => wanted.includes(s.sessionId));
+}
+
+function builtWith(reader: Reader): string {
+  return `${reader.name}@${reader.version}`;
+}
+
+async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {
+  const info = await stat(join(storeDir, entry.file));
+  return { path: entry.file, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+function isStale(entry: GraphEntry | undefined, reader: Reader, stamp: SourceStamp): boolean {
+  const from = entry?.sources?.[0];
+  return !entry || entry.builtWith !== builtWith(reader) || !from || from.path !== stamp.path || from.size !== stamp.size || from.mtimeMs !== stamp.mtimeMs;
+}
+
+/** Writes a graph file aside and renames it into place; returns its name in the store. */
+async function writeGraph(storeDir: string, graph: string, text: string): Promise<string> {
+  const writer = await openGraphWriter(storeDir, graph);
+  try {
+    await writer.write(text);
+    await writer.commit();
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+  return writer.file;
+}
+
+/**
+ * Writes the entries of `graphs` into the manifest as it is on disk now, so entries another
+ * writer added meanwhile (an ingest in the same store) are kept.
+ */
+async function saveEntries(storeDir: string, ours: Manifest, graphs: string[]): Promise<void> {
+  const current = (await readManifest(storeDir)) ?? ours;
+  for (const graph of graphs) current.graphs[graph] = ours.graphs[graph];
+  await writeManifest(storeDir, current);
+}

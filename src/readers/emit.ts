@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { instanceIri, instancePrefix } from '../emit/iri.ts';
+import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../emit/terms.ts';
+import { a, oa, prov, rdf, rdfs, weave } from '../emit/vocab.ts';
+import { detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
+import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
+
+/**
+ * Findings as triples, exactly as the ontology card draws layers 03 and 04: an oa:Annotation
+ * (who found it, when the source event happened, where in which text, what it says) and a
+ * claim that reifies `<<( event weave:exhibits "<detector>/<type>" )>>` without asserting it.
+ * Every IRI comes from a hash of the reader, the source and the span, and the time is the
+ * source event's, so reading the same spine again writes the same graph byte for byte.
+ */
+
+/** Code points of context kept on each side of a quote: enough to re-anchor after drift. */
+export const QUOTE_CONTEXT = 32;
+
+export function detectorIri(soul: string, reader: Pick<Reader, 'name'>): Term {
+  return instanceIri(soul, 'detector', ...reader.name.split('/'));
+}
+
+/** The reader as a prov:SoftwareAgent with its version. */
+export function detectorTriples(soul: string, reader: Reader): Triple[] {
+  const agent = detectorIri(soul, reader);
+  return [
+    { s: agent, p: a, o: prov.SoftwareAgent },
+    { s: agent, p: a, o: weave.Detector },
+    { s: agent, p: rdfs.label, o: str(reader.name) },
+    { s: agent, p: rdfs.comment, o: str(reader.description) },
+    { s: agent, p: weave.detectorVersion, o: str(reader.version) },
+  ];
+}
+
+/**
+ * The stable id of a finding: reader, transcript, source event, block, place in the input, span
+ * in code points. The transcript is part of it because record uuids recur across sessions
+ * (forks copy them; synthetic transcripts reuse them), and two sessions' findings must not merge.
+ */
+export function findingId(reader: Pick<Reader, 'name'>, finding: Finding): string {
+  const { site } = finding;
+  const span = [codePointOffset(site.text, finding.start), codePointOffset(site.text, finding.end)];
+  return createHash('sha256')
+    .update([reader.name, site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? '', ...span].join('\n'))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+export function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[] {
+  const out: Triple[] = [];
+  const t = (s: Term, p: Term, o: Term) => out.push({ s, p, o });
+  const { site } = finding;
+  const id = findingId(reader, finding);
+  const annotation = instanceIri(soul, 'Annotation', id);
+  const target = instanceIri(soul, 'Annotation', id, 'target');
+  const turn = iri(site.turn.iri);
+  const block = iri(site.block.iri);
+
+  t(annotation, a, oa.Annotation);
+  t(annotation, prov.wasAttributedTo, detectorIri(soul, reader));
+  if (site.turn.time) t(annotation, prov.generatedAtTime, dateTime(site.turn.time));
+  t(annotation, weave.eventType, str(reader.name));
+  t(annotation, weave.sourceKind, str(site.sourceKind));
+  t(annotation, oa.hasTarget, target);
+  for (const used of new Set([site.turn.iri, site.block.iri, ...(finding.used ?? [])])) t(annotation, prov.used, iri(used));
+
+  t(target, a, oa.SpecificResource);
+  t(target, oa.hasSource, iri(site.turn.transcript));
+  t(target, weave.atEvent, turn);
+  t(target, weave.atBlock, block);
+  if (site.pointer !== undefined) t(target, weave.inputPointer, str(site.pointer));
+  const position = instanceIri(soul, 'Annotation', id, 'position');
+  t(target, oa.hasSelector, position);
+  t(position, a, oa.TextPositionSelector);
+  t(position, oa.start, int(codePointOffset(site.text, finding.start)));
+  t(position, oa.end, int(codePointOffset(site.text, finding.end)));
+  if (finding.quote !== false) {
+    const quote = instanceIri(soul, 'Annotation', id, 'quote');
+    t(target, oa.hasSelector, quote);
+    t(quote, a, oa.TextQuoteSelector);
+    t(quote, oa.exact, str(site.text.slice(finding.start, finding.end)));
+    t(quote, oa.prefix, str(codePointsBefore(site.text, finding.start, QUOTE_CONTEXT)));
+    t(quote, oa.suffix, str(codePointsAfter(site.text, finding.end, QUOTE_CONTEXT)));
+  }
+
+  const body = instanceIri(soul, 'Annotation', id, 'body');
+  t(annotation, oa.hasBody, body);
+  t(body, a, weave.FindingBody);
+  fieldTriples(soul, body, ['Annotation', id, 'body'], finding.body, out);
+
+  const claim = instanceIri(soul, 'Claim', id);
+  t(claim, a, weave.Claim);
+  t(claim, rdf.reifies, tripleTerm({ s: turn, p: weave.exhibits, o: str(reader.name) }));
+  t(claim, prov.wasDerivedFrom, annotation);
+  t(claim, weave.detector, str(detectorOf(reader)));
+  t(claim, weave.detectionType, str(reader.name));
+  if (finding.confidence !== undefined) t(claim, weave.confidence, dec(finding.confidence));
+  return out;
+}
+
+const LOCAL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A body node's fields as triples; nested objects become nodes named by their path. */
+function fieldTriples(soul: string, node: Term, path: (string | number)[], fields: Fields, out: Triple[]): void {
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (!LOCAL_NAME.test(key) && key !== '@type') throw new Error(`a finding's field "${key}" is not a weave: local name`);
+    if (key === '@type') {
+      out.push({ s: node, p: a, o: weave[value as string] });
+      continue;
+    }
+    const values = Array.isArray(value) ? value : [value];
+    values.forEach((v, i) => {
+      if (isFields(v)) {
+        const child = instanceIri(soul, String(path[0]), ...path.slice(1), key, i);
+        out.push({ s: node, p: weave[key], o: child });
+        fieldTriples(soul, child, [...path, key, i], v, out);
+      } else out.push({ s: node, p: weave[key], o: literal(v, key) });
+    });
+  }
+}
+
+function isFields(v: Value): v is Fields {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !('decimal' in v && Object.keys(v).length === 1);
+}
+
+function literal(v: Value, key: string): Term {
+  if (typeof v === 'string') return str(v);
+  if (typeof v === 'boolean') return bool(v);
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`a finding's field "${key}" is not a finite number`);
+    return Number.isInteger(v) ? int(v) : dec(v);
+  }
+  if (typeof v === 'object' && v !== null && 'decimal' in v && typeof v.decimal === 'number') return dec(v.decimal);
+  throw new Error(`a finding's field "${key}" has a value of an unsupported shape`);
+}
+
+/** The graph describing one reader as an agent; shared by all sessions, so it is stated once. */
+export function detectorGraphIri(soul: string, reader: Pick<Reader, 'name'>): string {
+  return `${instancePrefix(soul)}graph/detector/${reader.name.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * N-Quads text of `triples` in `graph`, sorted and without duplicates, so equal findings always
+ * give equal bytes.
+ */
+function graphText(triples: Iterable<Triple>, graph: string): { text: string; quads: number } {
+  const g = iri(graph);
+  const lines = new Set<string>();
+  for (const t of triples) lines.add(nquad(t, g));
+  const sorted = [...lines].sort();
+  return { text: sorted.join(''), quads: sorted.length };
+}
+
+/** One reader's graph for one session: every finding's annotation and claim. */
+export function readerGraphText(soul: string, reader: Reader, findings: Finding[], graph: string): { text: string; quads: number } {
+  return graphText(findings.flatMap((f) => findingTriples(soul, reader, f)), graph);
+}
+
+/** The reader's own graph: the detector as a prov:SoftwareAgent with its version. */
+export function detectorGraphText(soul: string, reader: Reader): { text: string; quads: number } {
+  return graphText(detectorTriples(soul, reader), detectorGraphIri(soul, reader));
+}

@@ -1,0 +1,58 @@
+import type { SessionSpine, TextSite } from './spine.ts';
+
+/**
+ * The reader interface (layers 03 and 04 of the ontology card). A reader is a named, versioned
+ * module that walks one session's stored spine and returns findings as plain values; the
+ * framework (`emit.ts`) turns them into an oa:Annotation and an unasserted claim each, so no
+ * reader writes RDF.
+ */
+export interface Reader {
+  /** `<detector>/<type>`: the claim says the event exhibits exactly this string. */
+  readonly name: string;
+  /** Bumped whenever the reader's output for the same spine can change; stale graphs re-run. */
+  readonly version: string;
+  /** One sentence for the detector's description in the graph. */
+  readonly description: string;
+  read(spine: SessionSpine): Finding[];
+}
+
+/** One thing a reader found in a piece of stored text. */
+export interface Finding {
+  /** The text the finding sits in: a block's text, or one string of a tool input. */
+  site: TextSite;
+  /** The span, as UTF-16 indices into `site.text` (the framework counts code points for oa:). */
+  start: number;
+  end: number;
+  /** False when the span must not be copied into the graph (a secret): no TextQuoteSelector. */
+  quote?: boolean;
+  /** What the finding says. Keys are weave: local names; see `Value` for typing. */
+  body: Fields;
+  /** Further evidence read besides the site's turn and block (IRIs as N-Triples terms). */
+  used?: string[];
+  /** How much the reader believes the claim, 0–1, when it can say. */
+  confidence?: number;
+}
+
+/**
+ * A body value. Strings stay strings; numbers become xsd:integer when whole and xsd:decimal
+ * otherwise (`{ decimal }` forces a decimal); a nested object becomes a node of its own; an
+ * array gives the property one value per element.
+ */
+export type Value = string | number | boolean | Decimal | Fields | Value[];
+export interface Decimal {
+  decimal: number;
+}
+export interface Fields {
+  /** The node's class, a weave: local name. */
+  '@type'?: string;
+  [key: string]: Value | undefined;
+}
+
+export function decimal(value: number): Decimal {
+  return { decimal: value };
+}
+
+/** The detector part of a reader's name (`emojikey` of `emojikey/harvest`). */
+export function detectorOf(reader: Pick<Reader, 'name'>): string {
+  return reader.name.split('/')[0];
+}

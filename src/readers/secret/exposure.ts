@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import type { Finding, Reader } from '../reader.ts';
+import { toolInputSites, toolResultSites, toolUseOf, toolUses, type SessionSpine, type TextSite } from '../spine.ts';
+import { codePoints } from '../text.ts';
+
+/**
+ * secret/exposure: credentials that passed through a tool, in its input (a command line, a file
+ * written) or its output (a file read, an environment dump). Found by well-known formats; the
+ * body keeps the kind, the length and a short digest (so the same secret is recognisable across
+ * sessions) and never the secret: the annotation has a position selector but no quote.
+ */
+export const secretExposure: Reader = {
+  name: 'secret/exposure',
+  version: '1',
+  description: 'Finds API keys, tokens, private keys and passwords in tool input and output by well-known patterns; records kind and digest only.',
+  read(spine: SessionSpine): Finding[] {
+    const findings: Finding[] = [];
+    const add = (site: TextSite, toolName: string | undefined, used: string[] | undefined) => {
+      for (const s of findSecrets(site.text)) {
+        const secret = site.text.slice(s.start, s.end);
+        findings.push({
+          site,
+          start: s.start,
+          end: s.end,
+          quote: false,
+          body: { secretKind: s.kind, secretDigest: secretDigest(secret), secretLength: codePoints(secret), toolName },
+          used,
+          confidence: s.confidence,
+        });
+      }
+    };
+    for (const site of toolResultSites(spine)) {
+      const use = toolUseOf(spine, site.result!);
+      add(site, use?.toolName, use ? [use.iri] : undefined);
+    }
+    for (const use of toolUses(spine)) for (const site of toolInputSites(use)) add(site, use.toolName, undefined);
+    return findings;
+  },
+};
+
+/** `sha256:` and the first 16 hex digits: enough to match, too little to check guesses at scale. */
+export function secretDigest(secret: string): string {
+  return `sha256:${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
+}
+
+export interface SecretMatch {
+  kind: string;
+  start: number;
+  end: number;
+  confidence: number;
+}
+
+interface Pattern {
+  kind: string;
+  regex: RegExp;
+  /** The capture group holding the secret itself (0: the whole match). */
+  group: number;
+  confidence: number;
+}
+
+/**
+ * Formats, most specific first: a match overlapping an earlier one is dropped, so a key in an
+ * `API_KEY=…` assignment is reported once, as what it is.
+ */
+const PATTERNS: Pattern[] = [
+  { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/dg, group: 0, confidence: 0.95 },
+  { kind: 'anthropic-api-key', regex: /\bsk-ant-[a-z]{3,8}\d{2}-[A-Za-z0-9_-]{20,}/dg, group: 0, confidence: 0.95 },
+  // OpenAI keys carry "T3BlbkFJ", base64 of "OpenAI".
+  { kind: 'openai-api-key', regex: /\bsk-[A-Za-z0-9_-]{0,80}T3BlbkFJ[A-Za-z0-9_-]{16,}/dg, group: 0, confidence: 0.95 },
+  { kind: 'github-token', regex: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})/dg, group: 0, confidence: 0.95 },
+  { kind: 'gitlab-token', regex: /\bglpat-[A-Za-z0-9_-]{20,}/dg, group: 0, confidence: 0.95 },
+  { kind: 'stripe-key', regex: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/dg, group: 0, confidence: 0.95 },
+  { kind: 'slack-token', regex: /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg, group: 0, confidence: 0.9 },
+  { kind: 'slack-webhook', regex: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+/dg, group: 0, confidence: 0.9 },
+  { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/dg, group: 0, confidence: 0.9 },
+  { kind: 'google-api-key', regex: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg, group: 0, confidence: 0.9 },
+  { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/dg, group: 0, confidence: 0.9 },
+  { kind: 'jwt', regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg, group: 0, confidence: 0.7 },
+  { kind: 'url-credentials', regex: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/"'<>]+:([^\s@/"'<>]{3,})@[^\s"'<>]/dg, group: 1, confidence: 0.8 },
+  { kind: 'bearer-token', regex: /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/dg, group: 1, confidence: 0.7 },
+  // `password = "…"`, `API_KEY: …`, `"client_secret": "…"`: the name must end in the keyword.
+  {
+    kind: 'password',
+    regex: /\b[A-Za-z0-9_.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key)["']?[ \t]*(?:=|:=|:)[ \t]*["']?([^\s"'`<>,;(){}[\]]{8,})/dgi,
+    group: 1,
+    confidence: 0.6,
+  },
+];
+
+/** Values that name or stand in for a secret rather than being one, whole or in part. */
+const PLACEHOLDER = /^(?:\*+|x+|\.+|•+|\$\{?[A-Za-z_][\w.]*\}?|%[A-Za-z_]+%|null|none|undefined|true|false)$|your[-_ ]|[-_]here$|xxxx|<[^>]*>|\{\{|placeholder|example|changeme|dummy|redacted|\*{3}/i;
+
+export function findSecrets(text: string): SecretMatch[] {
+  const found: SecretMatch[] = [];
+  for (const { kind, regex, group, confidence } of PATTERNS) {
+    // matchAll works on a copy, so the shared pattern objects keep no state between calls.
+    for (const m of text.matchAll(regex)) {
+      const value = m[group];
+      if (!value) continue;
+      const [start, end] = m.indices![group]!;
+      if (PLACEHOLDER.test(value) || (kind === 'password' && !looksSecret(value))) continue;
+      if (found.some((f) => f.start < end && start < f.end)) continue;
+      found.push({ kind, start, end, confidence });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** A generic value must mix letters with digits or symbols: `getToken` or `self.password` is code. */
+function looksSecret(value: string): boolean {
+  return /[A-Za-z]/.test(value) && /[0-9!#$%&*+=?@^~]/.test(value) && !/^[A-Za-z_][\w]*\.[\w.]+$/.test(value);
+}

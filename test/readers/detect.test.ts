@@ -1,0 +1,156 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { run } from '../../src/cli/main.ts';
+import { ingest } from '../../src/ingest.ts';
+import { detect } from '../../src/readers/detect.ts';
+import { READERS } from '../../src/readers/registry.ts';
+import { toolError } from '../../src/readers/tool/error.ts';
+import { readManifest } from '../../src/store/snapshot.ts';
+import { openStore } from '../../src/store/store.ts';
+import { removeDir, tempDir } from '../helpers.ts';
+import { READER_FIXTURES, SESSIONS } from './helpers.ts';
+
+/** Every reader graph file's text, by graph IRI, plus the manifest's reader entries. */
+async function readerFiles(dir: string): Promise<Record<string, string>> {
+  const manifest = (await readManifest(dir))!;
+  const out: Record<string, string> = {};
+  for (const [graph, entry] of Object.entries(manifest.graphs))
+    if (entry.reader) out[graph] = `${JSON.stringify(entry)}\n${await readFile(join(dir, entry.file), 'utf8')}`;
+  return out;
+}
+
+async function freshStore(): Promise<string> {
+  const dir = await tempDir('weave-detect-');
+  await ingest([READER_FIXTURES], { storeDir: dir, soul: 'local' });
+  return dir;
+}
+
+test('running the readers again leaves every graph file and manifest entry byte-identical', async () => {
+  const dir = await freshStore();
+  try {
+    const first = await detect({ storeDir: dir });
+    assert.deepEqual([first.sessions, first.skipped, first.graphs], [4, 0, 20]);
+    assert.deepEqual(first.findings, { 'emojikey/harvest': 21, 'human/authored': 9, 'tool/error': 2, 'secret/exposure': 3, 'agent/correction': 3 });
+    const before = await readerFiles(dir);
+    assert.equal(Object.keys(before).length, 25, 'a graph per session and reader, and one per reader');
+    await detect({ storeDir: dir });
+    assert.deepEqual(await readerFiles(dir), before);
+
+    // Reading the session again rewrites its graph (new mtime): the stale readers rerun, to the same bytes.
+    assert.deepEqual((await detect({ storeDir: dir, onlyStale: true })).graphs, 0);
+    await ingest([READER_FIXTURES], { storeDir: dir, soul: 'local', force: true });
+    const rerun = await detect({ storeDir: dir, onlyStale: true });
+    assert.deepEqual([rerun.sessions, rerun.graphs], [4, 20]);
+    const after = await readerFiles(dir);
+    for (const graph of Object.keys(before)) {
+      // Only the stamp of the session graph file may differ.
+      const [entryBefore, ...quadsBefore] = before[graph].split('\n');
+      const [entryAfter, ...quadsAfter] = after[graph].split('\n');
+      assert.deepEqual(quadsAfter, quadsBefore, graph);
+      const { sources: _b, ...restBefore } = JSON.parse(entryBefore);
+      const { sources: _a, ...restAfter } = JSON.parse(entryAfter);
+      assert.deepEqual(restAfter, restBefore);
+    }
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('a new reader version reruns only that reader; a rerun replaces its graph whole', async () => {
+  const dir = await freshStore();
+  try {
+    await detect({ storeDir: dir });
+    const bumped = READERS.map((r) => (r === toolError ? { ...toolError, version: '2', read: () => [] } : r));
+    const report = await detect({ storeDir: dir, onlyStale: true, readers: bumped });
+    assert.deepEqual([report.sessions, report.skipped, report.graphs], [4, 0, 4]);
+    assert.deepEqual(report.findings['tool/error'], 0);
+    const manifest = (await readManifest(dir))!;
+    const entry = manifest.graphs[`urn:soul:local:Weave/graph/${SESSIONS.tools}/reader/tool/error`];
+    assert.equal(entry.builtWith, 'tool/error@2');
+    // The two earlier findings are gone: the graph is empty.
+    assert.equal(entry.quads, 0);
+    assert.equal(await readFile(join(dir, entry.file), 'utf8'), '');
+    const agent = manifest.graphs['urn:soul:local:Weave/graph/detector/tool/error'];
+    assert.equal(agent.builtWith, 'tool/error@2');
+    assert.match(await readFile(join(dir, agent.file), 'utf8'), /detectorVersion> "2"/);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('detectors and sessions select what runs; unknown names are errors', async () => {
+  const dir = await freshStore();
+  try {
+    const report = await detect({ storeDir: dir, detectors: ['tool'], sessions: [SESSIONS.tools] });
+    assert.deepEqual([report.sessions, report.graphs, report.findings], [1, 1, { 'tool/error': 2 }]);
+    const both = await detect({ storeDir: dir, detectors: ['emojikey/harvest', 'human'], sessions: [SESSIONS.emojikey] });
+    assert.deepEqual(both.findings, { 'emojikey/harvest': 10, 'human/authored': 1 });
+    await assert.rejects(detect({ storeDir: dir, detectors: ['nope'] }), /unknown detector "nope"; known: emojikey\/harvest, human\/authored/);
+    await assert.rejects(detect({ storeDir: dir, sessions: ['not-a-session'] }), /no session "not-a-session" in the store/);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('a live store can be read instead of the graph files, with each new graph reported', async () => {
+  const dir = await freshStore();
+  try {
+    const { store } = await openStore(dir);
+    const seen: string[] = [];
+    await detect({ storeDir: dir, store, onGraph: (g) => void seen.push(`${g.sessionId?.slice(0, 4) ?? 'self'} ${g.reader} ${g.findings}`) });
+    assert.equal(seen.length, 25);
+    assert.ok(seen.includes('self emojikey/harvest 0'));
+    assert.ok(seen.includes('7007 secret/exposure 3'));
+    const fromStore = await readerFiles(dir);
+    await detect({ storeDir: dir });
+    assert.deepEqual(await readerFiles(dir), fromStore);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+/** Runs the CLI, capturing what it prints. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const write = [process.stdout.write, process.stderr.write];
+  process.stdout.write = ((chunk: string | Uint8Array) => ((out += String(chunk)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => ((err += String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    return { code: await run(args), out, err };
+  } finally {
+    [process.stdout.write, process.stderr.write] = write;
+  }
+}
+
+test('weave ingest runs the readers unless --no-detect; weave detect runs them on demand', async () => {
+  const dir = await tempDir('weave-detect-cli-');
+  try {
+    const quiet = await cli(['ingest', READER_FIXTURES, '--store', dir, '--no-detect']);
+    assert.equal(quiet.code, 0);
+    assert.doesNotMatch(quiet.out, /detected:/);
+    assert.equal(Object.values((await readManifest(dir))!.graphs).filter((g) => g.reader).length, 0);
+
+    const loud = await cli(['ingest', READER_FIXTURES, '--store', dir]);
+    assert.equal(loud.code, 0);
+    assert.match(loud.out, /detected: 4 sessions read \(0 current\) · 20 graphs · findings: emojikey\/harvest 21, human\/authored 9, tool\/error 2, secret\/exposure 3, agent\/correction 3/);
+    assert.match((await cli(['ingest', READER_FIXTURES, '--store', dir])).out, /detected: 0 sessions read \(4 current\) · 0 graphs/);
+
+    const one = await cli(['detect', SESSIONS.prompts, '--detector', 'agent', '--store', dir, '--json']);
+    assert.equal(one.code, 0);
+    assert.deepEqual(JSON.parse(one.out).findings, { 'agent/correction': 3 });
+
+    const bad = await cli(['detect', '--detector', 'nope', '--store', dir]);
+    assert.deepEqual([bad.code, bad.err.trim().split(';')[0]], [2, 'weave detect: unknown detector "nope"']);
+    const missing = await cli(['detect', 'no-such-session', '--store', dir]);
+    assert.deepEqual([missing.code, missing.err.trim()], [1, 'weave detect: no session "no-such-session" in the store']);
+    const empty = await cli(['detect', '--store', join(dir, 'nothing-here')]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.err, /no store in .*nothing-here: run weave ingest first/);
+    assert.match((await cli(['detect', '--help'])).out, /emojikey\/harvest {3}Finds emojikeys/);
+  } finally {
+    await removeDir(dir);
+  }
+});
