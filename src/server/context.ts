@@ -9,6 +9,7 @@ import { contentType } from './media.ts';
 import type { Metrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import type { QueryPool } from './pool.ts';
+import type { StoreSummary } from './store-summary.ts';
 
 /** What every route needs: the configuration, the workers, the write lock, the counters. */
 export interface ServerContext {
@@ -18,6 +19,7 @@ export interface ServerContext {
   lock: Mutex;
   metrics: Metrics;
   stats: StatsCache;
+  summary: StoreSummary;
   ingester?: Ingester;
 }
 
@@ -59,8 +61,9 @@ export function convertTurtle(turtle: string, baseIri: string, format: string): 
 }
 
 /**
- * Dataset statistics (VoID, the service description, the status page), computed by a worker and
- * kept until the store changes, or for a couple of seconds while sessions keep landing.
+ * Dataset statistics (VoID, the service description), computed by a worker and kept until the
+ * store changes, and at least ten seconds while sessions keep landing: they cost seconds of a
+ * worker's time on a large store.
  */
 export class StatsCache {
   private generation = 0;
@@ -69,7 +72,7 @@ export class StatsCache {
 
   constructor(
     private readonly compute: () => Promise<DatasetStats>,
-    private readonly minAgeMs = 2000,
+    private readonly minAgeMs = 10_000,
   ) {}
 
   invalidate(): void {

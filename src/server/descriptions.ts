@@ -78,8 +78,6 @@ export function voidDescription(facts: VoidFacts): string {
     `  void:documents ${int(stats.sessions)} ;`,
     `  void:classes ${int(stats.classes.length)} ;`,
     `  void:properties ${int(stats.properties.length)} ;`,
-    `  void:distinctSubjects ${int(stats.distinctSubjects)} ;`,
-    `  void:distinctObjects ${int(stats.distinctObjects)} ;`,
     ...['Turtle', 'N-Triples', 'N-Quads', 'TriG', 'JSON-LD', 'RDF_XML'].map((f) => `  void:feature formats:${f} ;`),
     ...stats.graphs.map((g) => `  void:subset ${iri(g.name)} ;`),
     ...stats.classes.map((c) => `  void:classPartition [ void:class ${iri(c.iri)} ; void:entities ${int(c.entities)} ] ;`),

@@ -17,6 +17,8 @@ export interface PoolOptions {
   timeoutMs: number;
   /** Jobs that may wait for a worker; one more is refused with 503 and Retry-After. */
   queueLimit: number;
+  /** Each worker's JavaScript heap (results are built there); past it the worker ends cleanly (507). */
+  heapMb: number;
   onEvent?: (event: PoolEvent) => void;
 }
 
@@ -124,7 +126,8 @@ export class QueryPool {
 
   private spawn(failures: number): Slot {
     const init: WorkerInit = { entry: WORKER_ENTRY, storeDir: this.options.storeDir, soul: this.options.soul };
-    const worker = new Worker(WORKER_BOOT, { workerData: init, execArgv: [], stdout: false, stderr: false });
+    // Without a heap limit a worker that runs out of memory thrashes instead of failing.
+    const worker = new Worker(WORKER_BOOT, { workerData: init, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
     const slot: Slot = { worker, state: 'starting', persisting: false, failures };
     worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
     worker.on('error', (e: Error & { code?: string }) => this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`));

@@ -7,6 +7,7 @@ import { Ingester } from './ingester.ts';
 import { Metrics } from './metrics.ts';
 import { Mutex } from './mutex.ts';
 import { QueryPool } from './pool.ts';
+import { StoreSummary } from './store-summary.ts';
 
 /**
  * Starts `weave serve`: listens at once, loads the store into the query workers, and (when
@@ -33,6 +34,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     soul: config.soul,
     timeoutMs: config.timeoutMs,
     queueLimit: config.queueLimit,
+    // Room for a result at the limit, its UTF-8 copy and the JSON work around it.
+    heapMb: Math.max(1024, Math.ceil((config.maxResultBytes / 1e6) * 4)),
     onEvent: (e) => {
       if (e.kind === 'finished') {
         metrics.operations.inc({ op: e.op, status: e.status });
@@ -56,7 +59,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         onProblem: (where) => config.log(`ingest: ${where}`),
       })
     : undefined;
-  const ctx: ServerContext = { config, pool, lock, metrics, stats, ingester };
+  const ctx: ServerContext = { config, pool, lock, metrics, stats, summary: new StoreSummary(config.storeDir), ingester };
   registerGauges(ctx);
 
   const app = buildApp(ctx);
@@ -86,7 +89,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 }
 
 function registerGauges(ctx: ServerContext): void {
-  const { metrics, pool, ingester, stats } = ctx;
+  const { metrics, pool, ingester, summary } = ctx;
   metrics.gauge({ name: 'weave_workers', help: 'Query workers, by state.', read: () => [
     { labels: { state: 'ready' }, value: pool.stats.ready },
     { labels: { state: 'busy' }, value: pool.stats.busy },
@@ -94,8 +97,8 @@ function registerGauges(ctx: ServerContext): void {
   ] });
   metrics.gauge({ name: 'weave_queue_length', help: 'Jobs waiting for a free worker.', read: () => pool.stats.queued });
   metrics.gauge({ name: 'weave_store_quads', help: 'Quads in the store (all graphs, the ontology included).', read: () => pool.quads });
-  metrics.gauge({ name: 'weave_store_graphs', help: 'Named graphs in the store, as of the last statistics.', read: () => stats.peek()?.graphs.length ?? 0 });
-  metrics.gauge({ name: 'weave_store_sessions', help: 'Sessions in the store, as of the last statistics.', read: () => stats.peek()?.sessions ?? 0 });
+  metrics.gauge({ name: 'weave_store_graphs', help: 'Graphs saved in the store directory (its manifest; the ontology graph aside).', read: () => summary.peek().graphs });
+  metrics.gauge({ name: 'weave_store_sessions', help: 'Sessions saved in the store directory.', read: () => summary.peek().sessions });
   if (ingester) {
     metrics.gauge({ name: 'weave_ingest_sessions', help: 'Sessions of the current or last ingest run, by progress.', read: () => [
       { labels: { progress: 'done' }, value: ingester.status.progress?.sessionsDone ?? 0 },

@@ -33,7 +33,12 @@ export function graphStoreRoutes(app: FastifyInstance, ctx: ServerContext): void
 type Target = { graph: string | null } | { create: true };
 
 function target(request: FastifyRequest, direct: boolean): Target {
-  if (direct) return { graph: requestUrl(request) };
+  if (direct) {
+    // The request URL is the graph's IRI; a Host header can hold anything, so it is checked too.
+    const graph = requestUrl(request);
+    if (!isAbsoluteIri(graph)) throw new HttpError(400, 'the request URL is not a usable graph IRI');
+    return { graph };
+  }
   const params = new URLSearchParams(request.url.split('?')[1] ?? '');
   const graphs = params.getAll('graph');
   const isDefault = params.has('default');
@@ -65,6 +70,7 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
   if ('create' in where) {
     // POST to the store itself makes a new graph, named under the store so it can be read directly.
     const graph = `${requestUrl(request, STORE_PATH)}/${randomUUID()}`;
+    if (!isAbsoluteIri(graph)) throw new HttpError(400, 'the request URL is not a usable base for a new graph IRI');
     await runJob(ctx, { op: 'graph-write', method: 'PUT', graph, parts, baseIri: graph }, request);
     return reply.code(201).header('location', graph).send();
   }

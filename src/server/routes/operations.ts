@@ -14,12 +14,11 @@ export function operationRoutes(app: FastifyInstance, ctx: ServerContext): void 
   });
 
   app.get('/status', async (request, reply) => {
-    const stats = ctx.stats.peek();
-    if (ctx.pool.stats.ready) void ctx.stats.get().catch(() => undefined);
+    const { graphs, sessions } = await ctx.summary.get();
     return reply.header('cache-control', 'no-store').send({
       endpoint: requestUrl(request, '/sparql'),
       soul: ctx.config.soul,
-      store: { dir: ctx.config.storeDir, quads: ctx.pool.quads, graphs: stats?.graphs.length, sessions: stats?.sessions },
+      store: { dir: ctx.config.storeDir, quads: ctx.pool.quads, graphs, sessions },
       workers: ctx.pool.stats,
       ingest: ctx.ingester?.status ?? { state: 'off' },
       allowUpdate: ctx.config.allowUpdate,
@@ -27,7 +26,10 @@ export function operationRoutes(app: FastifyInstance, ctx: ServerContext): void 
     });
   });
 
-  app.get('/metrics', async (_request, reply) => reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(ctx.metrics.render()));
+  app.get('/metrics', async (_request, reply) => {
+    await ctx.summary.get();
+    return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(ctx.metrics.render());
+  });
 
   const offers = GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nquads && t !== GRAPH_FORMATS.trig);
   for (const path of ['/void', '/.well-known/void']) {
