@@ -112,7 +112,7 @@ test('ingest, then query and export from other processes; the export parses back
 
     const table = await run(WEAVE, ['query', 'SELECT (COUNT(*) AS ?n) WHERE { ?t a weave:Turn }', '--store', dir]);
     assert.equal(table.stdout, '?n\n--\n24\n(1 row)\n');
-    const csv = await run(WEAVE, ['query', 'SELECT ?name WHERE { ?b weave:toolName ?name } ORDER BY ?name', '--format', 'csv', '--store', dir]);
+    const csv = await run(WEAVE, ['query', 'SELECT ?name WHERE { ?b a weave:ToolUseBlock ; weave:toolName ?name } ORDER BY ?name', '--format', 'csv', '--store', dir]);
     assert.equal(csv.stdout.replace(/\r\n/g, '\n'), 'name\nBash\nBash\nRead\nTask\nmcp__my server__do#it\n');
 
     const { store } = await openStore(dir);
