@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -5,15 +6,16 @@ import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { progressBar } from './progress.ts';
-import { defaultSources } from './sources.ts';
+import { defaultSources, FIXTURES_DIR } from './sources.ts';
 
 const HELP = `usage: weave serve [PATH...] [options]
 
 Serves the store over HTTP: the SPARQL 1.1 Protocol at /sparql (and /query), the Graph Store
 Protocol at /store, a query page (YASGUI) at /, describe pages for every resource, VoID at
 /void, /healthz, /status and Prometheus /metrics. It listens at once, then ingests PATH...
-(default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects, else the bundled fixtures) in the
-background and keeps the store current as sessions are written.
+(default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects; the bundled fixtures, in a store
+of their own, when those hold no transcript) in the background and keeps the store current as
+sessions are written.
 
 options:
   --host HOST          address to listen on (default ${DEFAULTS.host}); beyond loopback a token is required
@@ -65,19 +67,11 @@ export async function main(args: string[]): Promise<number> {
     return n;
   };
   const log = (line: string) => process.stderr.write(`weave serve: ${line}\n`);
+  if (values['no-ingest'] && positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
 
-  let ingest: ServerConfig['ingest'];
-  let store = storeDir(values);
-  if (!values['no-ingest']) {
-    const sources = positionals.length ? { paths: positionals } : await defaultSources(true);
-    // The bundled fixtures get a store of their own, so they never mix with real sessions.
-    if (sources.note && values.store === undefined) store = join(tmpdir(), 'weave-fixtures-store');
-    ingest = { paths: sources.paths, note: sources.note, refreshMs: number('refresh', values.refresh, DEFAULTS.refreshSeconds) * 1000 };
-    if (sources.note) log(sources.note);
-  } else if (positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
-
+  // Every option is checked before anything is read.
   const config: ServerConfig = {
-    storeDir: store,
+    storeDir: storeDir(values),
     soul: await soul(values),
     host: values.host ?? DEFAULTS.host,
     port: number('port', values.port, DEFAULTS.port),
@@ -90,10 +84,18 @@ export async function main(args: string[]): Promise<number> {
     token: values.token ?? (process.env.WEAVE_TOKEN || undefined),
     corsOrigins: (values['cors-origin'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     queriesDir: values.queries ?? QUERIES_DIR,
-    ingest,
     verbose: values.verbose ?? false,
     log,
   };
+  const refreshMs = number('refresh', values.refresh, DEFAULTS.refreshSeconds) * 1000;
+
+  if (!values['no-ingest']) {
+    const sources = positionals.length ? { paths: positionals } : await sourcesToServe();
+    // The bundled fixtures get a store of their own, so they never mix with real sessions.
+    if (sources.note && values.store === undefined) config.storeDir = join(tmpdir(), 'weave-fixtures-store');
+    config.ingest = { paths: sources.paths, note: sources.note, refreshMs };
+    if (sources.note) log(sources.note);
+  }
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -116,6 +118,24 @@ export async function main(args: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   return 0;
+}
+
+/**
+ * The default sources, or the bundled fixtures when they hold no transcript at all: an empty
+ * `~/.claude/projects` would otherwise serve an empty store to a new user.
+ */
+async function sourcesToServe(): Promise<{ paths: string[]; note?: string }> {
+  const found = await defaultSources(true);
+  if (found.note || (await holdsTranscript(found.paths[0]))) return found;
+  return { paths: [FIXTURES_DIR], note: `no transcripts under ${found.paths[0]}: serving the bundled fixtures in ${FIXTURES_DIR}` };
+}
+
+/** Whether a folder holds a `.jsonl` file anywhere below it (stops at the first). */
+async function holdsTranscript(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  if (entries.some((e) => e.isFile() && e.name.endsWith('.jsonl'))) return true;
+  for (const e of entries) if (e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git' && (await holdsTranscript(join(dir, e.name)))) return true;
+  return false;
 }
 
 /** Progress on a terminal while the first ingest runs, then one line saying what is served. */

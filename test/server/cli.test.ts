@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { REPO, SERVER_FIXTURES } from './helpers.ts';
+
+/**
+ * `weave serve` as a user runs it: from bin/weave, and as `npm start` does (node --import tsx
+ * src/cli/main.ts serve), so the worker threads' own TypeScript loading is proven both ways.
+ */
+
+function serve(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(command, args, { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed; stderr: ${stderr}`)), 20_000);
+    child.stdout.on('data', () => {
+      const m = /listening on (http:\/\/\S+\/) /.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}: ${stderr}`));
+    });
+  });
+  url.catch(() => undefined); // a run that is meant to exit never prints one
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { child, url, exited, output: () => ({ stdout, stderr }) };
+}
+
+async function turnsAt(url: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${url}sparql?query=${encodeURIComponent('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }')}`, { headers: { accept: 'text/csv' } });
+    const n = (await res.text()).trim().split('\n')[1];
+    const status = (await (await fetch(`${url}status`)).json()) as { ingest: { state: string } };
+    if (status.ingest.state === 'ready') return n;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('ingest did not finish');
+}
+
+describe('weave serve from the command line', () => {
+  it('bin/weave serve PATH: prints the URL, answers, stops on SIGTERM', async () => {
+    const store = await mkdtemp(join(tmpdir(), 'weave-cli-serve-'));
+    const run = serve(join(REPO, 'bin', 'weave'), ['serve', SERVER_FIXTURES, '--store', store, '--port', '0', '--workers', '2']);
+    try {
+      const url = await run.url;
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+      assert.equal(await turnsAt(url), '6');
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0);
+      assert.match(run.output().stderr, /ingested 2 sessions \(0 unchanged\), 6 records/);
+    } finally {
+      run.child.kill('SIGKILL');
+      await rm(store, { recursive: true, force: true });
+    }
+  });
+
+  it('npm start with no transcripts at all serves the bundled fixtures, and says so', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'weave-cli-home-'));
+    await mkdir(join(home, '.claude', 'projects'), { recursive: true });
+    const tmp = await mkdtemp(join(tmpdir(), 'weave-cli-tmp-'));
+    const run = serve(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], { HOME: home, TMPDIR: tmp, CLAUDE_CONFIG_DIR: '', WEAVE_HOME: '' });
+    try {
+      const url = await run.url;
+      await turnsAt(url);
+      assert.match(run.output().stderr, new RegExp(`no transcripts under ${join(home, '.claude', 'projects')}: serving the bundled fixtures`));
+      assert.match(run.output().stdout, new RegExp(`store ${join(tmp, 'weave-fixtures-store')}\\)`));
+      const status = (await (await fetch(`${url}status`)).json()) as { ingest: { note: string } };
+      assert.match(status.ingest.note, /serving the bundled fixtures/);
+      assert.equal((await fetch(url)).status, 200);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+      await rm(home, { recursive: true, force: true });
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('--help and bad options', async () => {
+    const help = serve(join(REPO, 'bin', 'weave'), ['serve', '--help']);
+    assert.equal(await help.exited, 0);
+    assert.match(help.output().stdout, /^usage: weave serve \[PATH\.\.\.\] \[options\]/);
+    const bad = serve(join(REPO, 'bin', 'weave'), ['serve', '--port', 'x']);
+    assert.equal(await bad.exited, 2);
+    assert.equal(bad.output().stderr, 'weave serve: --port must be a number of at least 0, not "x"\n');
+  });
+});
