@@ -127,8 +127,8 @@ describe('the page', () => {
   it('lists the .rq files of the queries folder as examples, read at request time', async () => {
     const first = (await (await fetch(`${server.base}/examples`)).json()) as { name: string; title: string; description: string }[];
     assert.deepEqual(first.map((e) => [e.name, e.title, e.description]), [
-      ['a-plain', 'a-plain', ''],
-      ['b-turns', 'Turns per role', 'How many turns each role wrote'],
+      ['a-plain', 'a plain', ''],
+      ['b-turns', 'b turns', 'Turns per role How many turns each role wrote'],
     ]);
     await writeFile(join(queriesDir, 'c-new.rq'), '# Added later\nASK {}\n');
     const second = (await (await fetch(`${server.base}/examples`)).json()) as { name: string }[];

@@ -17,8 +17,9 @@ import { startTestServer, type TestServer } from './helpers.ts';
 interface PageElement {
   textContent: string | null;
   remove(): void;
+  getAttribute(name: string): string | null;
 }
-declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: string): void } } } };
+declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: string): void; getValue(): string } } } };
 declare const document: { querySelectorAll(selector: string): PageElement[]; querySelector(selector: string): PageElement | null };
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
@@ -35,7 +36,7 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   before(async () => {
     queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
-    await writeFile(join(queriesDir, 'turns.rq'), '# Assistant turns\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
+    await writeFile(join(queriesDir, 'assistant-turns.rq'), '# Every assistant turn, in IRI order\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
     server = await startTestServer({ queriesDir });
     profile = await mkdtemp(join(tmpdir(), 'weave-chromium-'));
     // A fresh profile each run: nothing remembered from an earlier visit.
@@ -97,9 +98,11 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   it('offers the queries of the queries folder, and an IRI opens its describe page', async () => {
     await page.waitForSelector('#examples:not([hidden]) button');
-    assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => x.textContent)), ['Assistant turns']);
+    assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => [x.textContent, x.getAttribute('title')])), [['assistant turns', 'Every assistant turn, in IRI order']]);
     await page.click('#examples button');
-    await page.waitForFunction(() => document.querySelector('.tab.active')?.textContent?.includes('Assistant turns'));
+    await page.waitForFunction(() => document.querySelector('.tab.active')?.textContent?.includes('assistant turns'));
+    // The prefix the server predeclares is written out below the comment, for the editor.
+    assert.equal(await page.evaluate(() => window.weaveYasgui.getTab().getYasqe().getValue()), '# Every assistant turn, in IRI order\nPREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     assert.equal(await page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (r) => r.length), 3);

@@ -35,12 +35,13 @@
   Yasqe.defaults.autocompleters = completers;
   YasguiClass.defaults.yasqe.autocompleters = completers;
 
-  /** The prefixes the server predeclares, written out so the editor does not flag them. */
+  /** The prefixes the server predeclares, written out (after any leading comment) so the editor does not flag them. */
   function withPrefixes(query) {
     const missing = Object.entries(config.prefixes).filter(
       ([p]) => new RegExp(`(^|[^\\w:?$])${p}:`).test(query) && !new RegExp(`PREFIX\\s+${p}:`, 'i').test(query),
     );
-    return missing.map(([p, ns]) => `PREFIX ${p}: <${ns}>\n`).join('') + query;
+    const comment = /^(\s*#[^\n]*\n)*/.exec(query)[0];
+    return comment + missing.map(([p, ns]) => `PREFIX ${p}: <${ns}>\n`).join('') + query.slice(comment.length);
   }
 
   const starter = withPrefixes(config.starterQuery);

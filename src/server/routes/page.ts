@@ -47,7 +47,7 @@ export interface Example {
   query: string;
 }
 
-/** The `.rq` files of a folder: the first comment line is the title, the next ones describe it. */
+/** The `.rq` files of a folder: the file name is the title (a tab name), the leading comment describes it. */
 export async function readExamples(dir: string): Promise<Example[]> {
   let names: string[];
   try {
@@ -65,7 +65,7 @@ export async function readExamples(dir: string): Promise<Example[]> {
         comments.push(m[1].trim());
       }
       const name = basename(file, '.rq');
-      return { name, title: comments[0] || name, description: comments.slice(1).join(' '), query };
+      return { name, title: name.replace(/[-_]+/g, ' '), description: comments.join(' ').trim(), query };
     }),
   );
 }
