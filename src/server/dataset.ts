@@ -1,5 +1,5 @@
 import oxigraph from 'oxigraph';
-import { sparqlPrefixes } from '../emit/vocab.ts';
+import { sparqlPrefixes, WEAVE_NS } from '../emit/vocab.ts';
 import { DATASET_FORMATS, GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
 import { runQuery, userPosition } from '../query/run.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
@@ -231,11 +231,15 @@ export function describeData(store: OxStore, iri: string): Description {
     if (!block) blocks.set(key, (block = { iri: key, parent: str(r.parent), statements: [], incoming: [] }));
     block.statements.push({ p: str(r.p), o: r.o });
   }
-  for (const r of rows(
-    store,
-    `SELECT ?b ?s ?p ?owner WHERE { <${iri}> weave:hasContentBlock+ ?b . ?s ?p ?b . FILTER(?p != weave:hasContentBlock) OPTIONAL { ?owner weave:hasContentBlock+ ?s . ?owner a weave:Event } } LIMIT ${INCOMING_LIMIT}`,
-  ))
-    blocks.get(str(r.b))?.incoming.push({ s: str(r.s), p: str(r.p), owner: r.owner ? str(r.owner) : undefined });
+  // Shaped for Oxigraph's planner, measured on the corpus: the blocks named in VALUES, the owner of
+  // a pointing block one level up, and no FILTER (each of those alternatives scans, 50-250 ms).
+  const blockIris = [...blocks.keys()].filter((b) => !/[<>"{}|^`\\\s]/.test(b));
+  if (blockIris.length)
+    for (const r of rows(
+      store,
+      `SELECT ?b ?s ?p ?owner WHERE { VALUES ?b { ${blockIris.map((b) => `<${b}>`).join(' ')} } ?s ?p ?b . OPTIONAL { ?owner weave:hasContentBlock ?s } } LIMIT ${INCOMING_LIMIT}`,
+    ))
+      if (str(r.p) !== `${WEAVE_NS}hasContentBlock`) blocks.get(str(r.b))?.incoming.push({ s: str(r.s), p: str(r.p), owner: r.owner ? str(r.owner) : undefined });
   const incomingRows = rows(store, `SELECT ?s ?p WHERE { ?s ?p <${iri}> } ORDER BY ?p ?s LIMIT ${INCOMING_LIMIT + 1}`);
   const graphs = rows(store, `SELECT DISTINCT ?g WHERE { GRAPH ?g { { <${iri}> ?p ?o } UNION { ?s ?p <${iri}> } } } ORDER BY ?g`, false).map((r) => str(r.g));
   const iris = new Set<string>();
