@@ -81,8 +81,9 @@ export function render(view: ConversationView, name: (term: string) => string, d
   out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
   const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
     if (!rows.length) return;
+    const width = Math.max(40, ...rows.map(([term]) => rename(term).length + 2));
     out.push('', `${title}:`);
-    for (const [term, n] of rows) out.push(`  ${rename(term).padEnd(40)} ${String(n).padStart(6)}`);
+    for (const [term, n] of rows) out.push(`  ${rename(term).padEnd(width)} ${String(n).padStart(6)}`);
   };
   table('node kinds', view.kinds, name);
   table('relations', view.relationCounts, name);

@@ -128,7 +128,7 @@ function emitOutputs(ctx: ModelContext, calls: Call[], journals: Journal[], star
     if (!call && value === undefined) continue;
     const output = instanceIri(d.soul, 'AgentOutput', d.sessionId, s.name);
     d.add(output, a, weave.AgentOutput);
-    d.add(output, a, weave.ModelNode);
+    d.add(output, a, weave.Step);
     d.link(s.node, weave.endsWith, output, 'exact_unique');
     if (value !== undefined) d.add(output, weave.returnedValue, jsonLiteral(value));
     if (call) {

@@ -43,7 +43,7 @@ export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: 
     const first = facts[call.fragments[0]];
     const last = facts[call.fragments[call.fragments.length - 1]];
     d.add(call.node, a, weave.LlmCall);
-    d.add(call.node, a, weave.ModelNode);
+    d.add(call.node, a, weave.Step);
     d.add(call.node, weave.firstLine, int(first.line));
     d.add(call.node, weave.fragmentCount, int(call.fragments.length));
     d.link(call.node, weave.firstFragment, first.event, 'exact_unique');
@@ -69,7 +69,7 @@ export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: 
           if (call.synthetic) continue; // the client wrote it: not the agent's output
           d.link(node, a, weave.AssistantMessage, 'exact_unique');
         } else d.link(node, a, weave.Thinking, 'exact_unique'); // its Content node says whether the text was written
-        d.add(node, a, weave.ModelNode);
+        d.add(node, a, weave.Step);
         d.add(node, weave.firstLine, int(f.line));
         d.link(node, weave.within, call.node, 'exact_unique');
       }

@@ -58,6 +58,7 @@ export function emitEpochs(ctx: ModelContext, epochs: Epochs): void {
     if (epoch.boundary === undefined) continue;
     const boundary = facts[epoch.boundary];
     d.link(boundary.event, a, weave.EpochBoundary, 'exact_unique');
+    d.add(boundary.event, a, weave.Step);
     d.link(boundary.event, weave.within, epoch.node, 'exact_unique');
     // logicalParentUuid is the only way back: the boundary's own parent is null.
     const tail = boundary.logicalParent ? byUuid.get(boundary.logicalParent) : undefined;
@@ -70,6 +71,7 @@ export function emitEpochs(ctx: ModelContext, epochs: Epochs): void {
   facts.forEach((f, i) => {
     if (f.step !== 'epoch.summary') return;
     d.link(f.event, a, weave.EpochSummary, 'exact_unique');
+    d.add(f.event, a, weave.Step);
     d.link(f.event, weave.within, epochs.list[epochs.ofFact[i]].node, 'exact_unique');
     // The summary's parent is the boundary that produced it.
     const parent = f.parent !== undefined ? byUuid.get(f.parent) : undefined;

@@ -35,14 +35,14 @@ export function emitRecordSteps(ctx: ModelContext, placer: Placer, tools: Map<st
       if (mode.get(f.stream) === f.permissionMode) return;
       mode.set(f.stream, f.permissionMode);
       d.link(f.event, a, weave.PermissionDecision, 'exact_unique');
-      d.add(f.event, a, weave.ModelNode);
+      d.add(f.event, a, weave.Step);
       const p = f.uuid ? placer.of(i) : placer.byPosition(i);
       d.link(f.event, weave.within, p.node, p.evidence);
       return;
     }
     if (!f.step || f.step === 'epoch.boundary' || f.step === 'epoch.summary') return;
     d.link(f.event, a, STEP_CLASS[f.step], f.stepEvidence ?? 'exact_unique');
-    d.add(f.event, a, weave.ModelNode);
+    d.add(f.event, a, weave.Step);
     const p = placer.of(i);
     d.link(f.event, weave.within, p.node, p.evidence);
     if (f.step === 'control.interrupt') emitCancels(ctx, f, p, tools, callOf);

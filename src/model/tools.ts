@@ -48,7 +48,7 @@ export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: M
   const { d, facts } = ctx;
   for (const t of tools.values()) {
     d.add(t.node, a, weave.ToolCall);
-    d.add(t.node, a, weave.ModelNode);
+    d.add(t.node, a, weave.Step);
     d.add(t.node, weave.toolUseId, str(t.id));
     const anchor = t.uses[0]?.[0] ?? t.results[0][0];
     d.add(t.node, weave.firstLine, int(facts[anchor].line));

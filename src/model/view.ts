@@ -60,7 +60,7 @@ export function conversationView(store: Store, graph: string, sessionId: string)
   const evidence = countBy(store, `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?r weave:evidence ?x } } GROUP BY ?x`);
   const unresolved = select(store, `SELECT ?kind ?id WHERE { GRAPH ${g} { ?u a weave:Unresolved ; weave:unresolvedKind ?kind ; weave:missingId ?id } } ORDER BY ?kind ?id`)
     .map((b) => ({ kind: value(b.kind)!, id: value(b.id)! }));
-  const nodes = Number(value(select(store, `SELECT (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { ?n a weave:ModelNode FILTER NOT EXISTS { ?n a weave:Unresolved } } }`)[0]?.k) ?? 0);
+  const nodes = Number(value(select(store, `SELECT (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { { ?n a weave:ModelNode } UNION { ?n a weave:Step } FILTER NOT EXISTS { ?n a weave:Unresolved } } }`)[0]?.k) ?? 0);
   const streamRoles = select(store, `SELECT ?role (COUNT(?s) AS ?k) WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:streamRole ?role } } GROUP BY ?role`);
   const roleCount = (role: string) => Number(value(streamRoles.find((b) => value(b.role) === role)?.k) ?? 0);
 
@@ -133,9 +133,9 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
 const rank = (n: TreeNode) => (n.kind === 'stream' && n.label !== 'main' ? 1 : 0);
 const after = (n: TreeNode) => (n.kind === 'agent.output' ? 1 : 0);
 
-const LABELS = `SELECT ?n ?name ?key ?trigger ?frags ?model ?tool ?text ?kind ?missing ?agent WHERE { GRAPH $G {
+const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?frags ?model ?tool ?text ?kind ?missing ?agent WHERE { GRAPH $G {
   { ?n weave:streamName ?name }
-  UNION { ?n weave:runKey ?key OPTIONAL { ?n weave:trigger ?trigger } }
+  UNION { ?n weave:runKey ?key OPTIONAL { ?n weave:trigger ?trigger ~ ?t {| weave:evidence ?tev |} } }
   UNION { ?n weave:fragmentCount ?frags OPTIONAL { ?n weave:lastFragment/weave:model ?model } }
   UNION { ?n weave:toolRequest/weave:toolName ?tool OPTIONAL { ?n weave:childAgentId ?agent } }
   UNION { ?n weave:labelledBy/weave:hasContentBlock ?b . ?b weave:blockOrder 0 ; weave:text ?text }
@@ -144,7 +144,7 @@ const LABELS = `SELECT ?n ?name ?key ?trigger ?frags ?model ?tool ?text ?kind ?m
 
 function labelOf(b: Record<string, JsonTerm>): string {
   if (b.name) return value(b.name)!;
-  if (b.key) return `${value(b.key)}${b.trigger ? `  ${local(value(b.trigger)!)}` : ''}`;
+  if (b.key) return `${value(b.key)}${b.trigger ? `  ${local(value(b.trigger)!)}${inferred(b.tev)}` : ''}`;
   if (b.frags) return `${value(b.frags)} fragment${value(b.frags) === '1' ? '' : 's'}${b.model ? `  ${value(b.model)}` : ''}`;
   if (b.tool) return `${value(b.tool)}${b.agent ? ` → ${value(b.agent)}` : ''}`;
   if (b.text) return quote(value(b.text)!);
@@ -152,7 +152,12 @@ function labelOf(b: Record<string, JsonTerm>): string {
   return '';
 }
 
+/** How sure a value is, when it is less than an exact match. */
+const inferred = (t: JsonTerm | undefined) => (t && value(t) !== `${WEAVE_NS}exact_unique` ? ` (${local(value(t)!)})` : '');
+
+/** A talk's label: its first line of text, a slash command by its name. */
 function quote(text: string, width = 60): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const command = /<command-name>([^<]*)<\/command-name>(?:[\s\S]*<command-args>([^<]*)<\/command-args>)?/.exec(text);
+  const line = (command ? `${command[1]} ${command[2] ?? ''}` : text).replace(/\s+/g, ' ').trim();
   return `"${line.length > width ? `${line.slice(0, width - 1)}…` : line}"`;
 }

@@ -134,7 +134,7 @@ const ELSEWHERE = (name: string): OntologyTerm => ({ name, form: 'datatype', dec
  */
 export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   // Structure
-  C('ModelNode', 'Model node', 'A node of the conversation model: derived from records, or a record or block seen as a step. Every one sits in the containment tree through within.'),
+  C('ModelNode', 'Model node', 'A node of the conversation model: the session, a stream, epoch, talk or run, or a step (a record, a block, or records tied by an id). Every one but the session sits in the containment tree through within.'),
   C('Conversation', 'Conversation', 'The durable unit a conversation is owned, stored and exported as. Its identity is supplied, never inferred; for Claude Code it would default to the session id. Not emitted yet.', ['ModelNode']),
   C('Segment', 'Segment', 'A window of activity that could be committed on its own, cut across every stream of a session. Not emitted yet.', ['ModelNode']),
   C('Session', 'Session', 'The runtime session the records came from, kept as provenance: the root of the containment tree.', ['ModelNode']),

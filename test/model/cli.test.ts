@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { renderGlossary } from '../../src/cli/glossary.ts';
+import { CLAUDE_CODE_GLOSSARY } from '../../src/dialect/claude-code/glossary.ts';
+import { ingest } from '../../src/ingest.ts';
+import { fixture } from './helpers.ts';
+
+const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
+const execute = promisify(execFile);
+
+/** Runs weave and returns its exit code and output, failing or not. */
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execute(WEAVE, args, { encoding: 'utf8' });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+test('weave glossary: the table sorted by model term, derived rows marked, the counts, then the two tables', () => {
+  const text = renderGlossary(CLAUDE_CODE_GLOSSARY);
+  const lines = text.split('\n');
+  assert.equal(lines[0], 'dialect claude-code/1');
+  assert.match(lines[2], /^MODEL +RUNTIME +WHERE +NOTE$/);
+  const rows = lines.slice(3, lines.indexOf('', 3));
+  assert.equal(rows.length, 63);
+  const terms = rows.map((r) => r.split(/\s{2,}/)[0]);
+  assert.deepEqual(terms, [...terms].sort());
+  assert.equal(terms[0], 'agent.call');
+  // Columns line up: RUNTIME starts at the same place on every row.
+  const at = lines[2].indexOf('RUNTIME');
+  assert.ok(rows.every((r) => r[at - 1] === ' ' && r[at] !== ' '));
+  assert.match(rows.find((r) => r.startsWith('talk '))!, /^talk +— +derived here +one readable interaction/);
+  assert.match(rows.find((r) => r.startsWith('llm.call '))!, /^llm\.call +message\.id +assistant records sharing one +its fragments/);
+  assert.match(rows.find((r) => r.startsWith('run '))!, /^run +promptId +user records and tool results +one loop per \(stream, promptId\)/);
+  assert.equal(rows.filter((r) => / — +derived here/.test(r)).length, 24);
+  assert.ok(text.includes('\n63 terms: 39 named by Claude Code, 24 derived\n'));
+  assert.ok(text.includes('\nWhat Claude Code records that the model does not carry:\n\nFIELD'));
+  assert.ok(text.includes('\nWhat Claude Code does not supply at all:\n\nWHAT'));
+  assert.match(text, /\nrequestId +kept on each record as weave:requestId/);
+  assert.match(text, /\nretry identity +a retried provider attempt is not linked/);
+});
+
+test('weave glossary --json, and a dialect it does not know', async () => {
+  const { stdout } = await run(['glossary', 'claude-code/1', '--json']);
+  const json = JSON.parse(stdout);
+  assert.deepEqual(json.counts, { terms: 63, native: 39, derived: 24 });
+  assert.deepEqual(json.terms[0], { model: 'agent.call', runtime: 'Agent, Task, Skill or Workflow tool_use', where: 'an assistant record', note: 'a tool use becomes an agent call only when a child stream is joined to it', derived: false, read: true });
+  assert.equal(json.terms.find((t: { model: string }) => t.model === 'retries').read, false);
+  assert.equal(json.notCarried.length, 8);
+  assert.equal(json.notSupplied.length, 6);
+  const bad = await run(['glossary', 'langsmith/1']);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, 'weave glossary: no glossary for dialect "langsmith/1"; known: claude-code/1\n');
+});
+
+describe('weave conversation', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'weave-conversation-'));
+    await ingest([fixture('legacy-runs'), fixture('split-call')], { storeDir: dir, soul: 'test' });
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('prints the header, the counts and the containment tree from the graph', async () => {
+    const { stdout } = await run(['conversation', '8', '--store', dir]);
+    assert.equal(stdout, `conversation 80000000-0000-4000-8000-000000000001
+  streams    2 (1 main, 1 child)
+  entities   28 nodes, 5 relations, 1 unresolved
+
+node kinds:
+  session                                       1
+  stream                                        2
+  epoch                                         2
+  talk                                          3
+  run                                           4
+  step                                         16
+  message.external                              2
+  message.assistant                             3
+  context.injection                             1
+  llm.call                                      4
+  tool                                          1
+  agent.call                                    1
+  agent.output                                  1
+  runtime.notification                          1
+  control.command                               2
+  control.notice                                1
+
+relations:
+  within                                       27
+  starts                                        1
+  reports                                       1
+  ends_with                                     1
+  result_of                                     2
+
+evidence:
+  exact_unique                                 50
+  strong_inference                             15
+  unresolved                                    2
+
+still unresolved (1):
+  notified_child         bq12
+
+structure (containment only; what flows across streams is a relation):
+  session  80000000-0000-4000-8000-000000000001
+    stream  main
+      epoch  1, from line 1
+        talk  "Summarize the open issues."
+          run  80000000-0000-4000-8000-00000000c001  external (strong_inference)
+            message.external  line 1
+            llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
+              agent.call  Task → 5e6f7a8b
+            llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
+              message.assistant  line 4
+            control.notice  line 5  [strong_inference]
+            context.injection  line 6  [strong_inference]
+        talk  "/cost"
+          run  80000000-0000-4000-8000-00000000c007  external (strong_inference)
+            control.command  line 7
+            control.command  line 8  [strong_inference]
+          run  80000000-0000-4000-8000-00000000c009  notification (strong_inference)  [strong_inference]
+            runtime.notification  line 9
+            llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
+              message.assistant  line 10
+    stream  5e6f7a8b  ← Task (exact_unique)
+      epoch  1, from line 1
+        talk  "List the open issues."
+          run  80000000-0000-4000-8000-00000000d001  unknown (unresolved)
+            message.external  line 1
+            llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
+              message.assistant  line 2
+            agent.output  line 2  [strong_inference]
+`);
+  });
+
+  test('--terms native prints Claude Code\'s words, both prints both; the tree is bounded', async () => {
+    const native = (await run(['conversation', '80000000-0000-4000-8000-000000000001', '--terms', 'native', '--store', dir])).stdout;
+    assert.match(native, /\n {2}promptId +4\n/);
+    assert.match(native, /\n {2}message\.id +4\n/);
+    assert.match(native, /\n {2}tool_use \+ tool_result +1\n/);
+    assert.match(native, /\n {2}talk +3\n/);
+    assert.match(native, /\n {8}talk {2}"\/cost"\n {10}promptId {2}80000000-0000-4000-8000-00000000c007/);
+    const both = (await run(['conversation', '8', '--terms', 'both', '--store', dir])).stdout;
+    assert.match(both, /\n {2}run {2}\(promptId\) +4\n/);
+    assert.match(both, /\n {2}talk +3\n/);
+    assert.match(both, /\n {10}run {2}\(promptId\) {2}80000000-0000-4000-8000-00000000c007/);
+    const bounded = (await run(['conversation', '2', '--depth', '4', '--width', '1', '--store', dir])).stdout.split('structure')[1];
+    assert.equal(bounded, ` (containment only; what flows across streams is a relation):
+  session  20000000-0000-4000-8000-000000000001
+    stream  main
+      epoch  1, from line 1
+        talk  "Rename the handler and check the changelog."
+          … 1 more
+        … 1 more
+`);
+  });
+
+  test('a session that is not there, and a bad option, are one clear line', async () => {
+    const missing = await run(['conversation', '9', '--store', dir]);
+    assert.deepEqual([missing.code, missing.stderr], [1, `weave conversation: no session 9 in ${dir}\n`]);
+    const bad = await run(['conversation', '8', '--terms', 'runtime', '--store', dir]);
+    assert.deepEqual([bad.code, bad.stderr], [2, 'weave conversation: --terms must be model, native or both, not "runtime"\n']);
+  });
+});
