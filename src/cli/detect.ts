@@ -1,4 +1,4 @@
-import { detect, type DetectReport } from '../readers/detect.ts';
+import { detect, type DetectProblem, type DetectReport } from '../readers/detect.ts';
 import { READERS, selectReaders } from '../readers/registry.ts';
 import { readManifest } from '../store/snapshot.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
@@ -40,16 +40,22 @@ export async function main(args: string[]): Promise<number> {
     throw new CliError(`the store in ${dir} was built for soul "${manifest.soul}", not "${values.soul}"`);
   let report: DetectReport;
   try {
-    report = await detect({ storeDir: dir, detectors: values.detector, sessions: positionals, onlyStale: values.stale });
+    report = await detect({ storeDir: dir, detectors: values.detector, sessions: positionals, onlyStale: values.stale, onProblem: printProblem });
   } catch (e) {
     if (/^no session /.test((e as Error).message)) throw new CliError((e as Error).message);
     throw e;
   }
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary(report)}\n`);
-  return 0;
+  return report.problems.length ? 1 : 0;
+}
+
+/** One line on stderr per session or reader that failed; the others have run. */
+export function printProblem(p: DetectProblem): void {
+  process.stderr.write(`session ${p.sessionId}${p.reader ? `, reader ${p.reader}` : ''}: ${p.message}\n`);
 }
 
 export function summary(r: DetectReport): string {
   const found = Object.entries(r.findings).map(([name, n]) => `${name} ${n}`).join(', ');
-  return `detected: ${r.sessions} sessions read (${r.skipped} current) · ${r.graphs} graphs · findings: ${found || 'none'} · ${(r.millis / 1000).toFixed(1)} s`;
+  const problems = r.problems.length ? ` · ${r.problems.length} problems` : '';
+  return `detected: ${r.sessions} sessions read (${r.skipped} current) · ${r.graphs} graphs · findings: ${found || 'none'}${problems} · ${(r.millis / 1000).toFixed(1)} s`;
 }

@@ -1,6 +1,6 @@
 import { ingest, type IngestReport } from '../ingest.ts';
 import { detect } from '../readers/detect.ts';
-import { summary as detectSummary } from './detect.ts';
+import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { progressBar } from './progress.ts';
@@ -42,7 +42,7 @@ export async function main(args: string[]): Promise<number> {
   });
   bar.done();
   // Readers rerun only where a session graph or a reader changed since they last ran.
-  const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true });
+  const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true, onProblem: printProblem });
   process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
   if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
   return 0;

@@ -5,9 +5,9 @@ import { readerGraphIri, sessionGraphIri } from '../emit/iri.ts';
 import { openGraphWriter, readManifest, writeManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/snapshot.ts';
 import { loadNQuadsFile, type OxStore } from '../store/store.ts';
 import { detectorGraphIri, detectorGraphText, readerGraphText } from './emit.ts';
-import type { Reader } from './reader.ts';
+import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
-import { loadSpine } from './spine.ts';
+import { loadSpine, type SessionSpine } from './spine.ts';
 
 /**
  * Runs readers over the stored spine: for each session graph in the store, each selected
@@ -28,6 +28,7 @@ export interface DetectOptions {
   store?: OxStore;
   /** Called after each reader graph is written, e.g. to load it into a live store. */
   onGraph?: (graph: DetectedGraph) => void | Promise<void>;
+  onProblem?: (problem: DetectProblem) => void;
   readers?: readonly Reader[];
 }
 
@@ -50,14 +51,29 @@ export interface DetectReport {
   graphs: number;
   /** Findings per reader name. */
   findings: Record<string, number>;
+  /** Sessions or readers that failed; everything else still ran. */
+  problems: DetectProblem[];
   millis: number;
+}
+
+/** A session graph that could not be read, or a reader that failed on one session. */
+export interface DetectProblem {
+  sessionId: string;
+  reader?: string;
+  message: string;
 }
 
 export async function detect(options: DetectOptions): Promise<DetectReport> {
   const started = performance.now();
   const { storeDir } = options;
   const readers = selectReaders(options.detectors, options.readers ?? READERS);
-  const report: DetectReport = { sessions: 0, skipped: 0, graphs: 0, findings: Object.fromEntries(readers.map((r) => [r.name, 0])), millis: 0 };
+  const report: DetectReport = {
+    sessions: 0, skipped: 0, graphs: 0, findings: Object.fromEntries(readers.map((r) => [r.name, 0])), problems: [], millis: 0,
+  };
+  const problem = (p: DetectProblem) => {
+    report.problems.push(p);
+    options.onProblem?.(p);
+  };
   const manifest = await readManifest(storeDir);
   // An empty store (nothing ingested yet) has nothing to read.
   if (!manifest) return report;
@@ -86,10 +102,23 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     const scratch = options.store ? undefined : new oxigraph.Store();
     const written: string[] = [];
     try {
-      if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
-      const spine = loadSpine(options.store ?? scratch!, graph, sessionId);
+      let spine: SessionSpine;
+      try {
+        if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
+        spine = loadSpine(options.store ?? scratch!, graph, sessionId);
+      } catch (e) {
+        problem({ sessionId, message: `${join(storeDir, entry.file)}: ${(e as Error).message}` });
+        continue;
+      }
       for (const reader of due) {
-        const findings = reader.read(spine);
+        let findings: Finding[];
+        try {
+          findings = reader.read(spine);
+        } catch (e) {
+          // One reader failing on one session costs only that graph, which keeps its last version.
+          problem({ sessionId, reader: reader.name, message: (e as Error).message });
+          continue;
+        }
         const readerGraph = readerGraphIri(manifest.soul, sessionId, reader.name);
         const { text, quads } = readerGraphText(manifest.soul, reader, findings, readerGraph);
         const file = await writeGraph(storeDir, readerGraph, text);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.ts';
 import { ingest } from '../../src/ingest.ts';
@@ -75,6 +75,27 @@ test('a new reader version reruns only that reader; a rerun replaces its graph w
     const agent = manifest.graphs['urn:soul:local:Weave/graph/detector/tool/error'];
     assert.equal(agent.builtWith, 'tool/error@2');
     assert.match(await readFile(join(dir, agent.file), 'utf8'), /detectorVersion> "2"/);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('a failing reader or an unreadable session graph is reported, and everything else still runs', async () => {
+  const dir = await freshStore();
+  try {
+    const broken = { name: 'broken/reader', version: '1', description: 'Fails on purpose.', read: () => { throw new Error('boom'); } };
+    const report = await detect({ storeDir: dir, readers: [broken, toolError] });
+    assert.deepEqual([report.sessions, report.graphs, report.findings], [4, 4, { 'broken/reader': 0, 'tool/error': 2 }]);
+    assert.deepEqual(report.problems.map((p) => [p.sessionId, p.reader, p.message]), [SESSIONS.tools, SESSIONS.prompts, SESSIONS.emojikey, SESSIONS.forms].sort().map((id) => [id, 'broken/reader', 'boom']));
+
+    const manifest = (await readManifest(dir))!;
+    const sessionFile = manifest.graphs[`urn:soul:local:Weave/graph/${SESSIONS.tools}`].file;
+    await writeFile(join(dir, sessionFile), 'this is not N-Quads\n');
+    const seen: string[] = [];
+    const second = await detect({ storeDir: dir, detectors: ['tool'], onProblem: (p) => void seen.push(p.sessionId) });
+    assert.deepEqual([second.sessions, second.graphs, seen], [3, 3, [SESSIONS.tools]]);
+    assert.equal(second.problems[0].reader, undefined);
+    assert.match(second.problems[0].message, new RegExp(`${sessionFile.replace(/[.]/g, '[.]')}: .*line 1`));
   } finally {
     await removeDir(dir);
   }
