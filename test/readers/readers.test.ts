@@ -58,6 +58,27 @@ test('emojikey/harvest: every key of the session, in authored text, tool results
   assert.equal(rows[0].block, BLOCK(e3(3), 0, 0), 'a result with list content: the inner text block');
 });
 
+test('emojikey/harvest: one fixture turn per key form, each read as its generation', () => {
+  const rows = select(store, `SELECT ?turn ?generation ?joiner ?period ?count ?legs WHERE {
+    ?a weave:eventType "emojikey/harvest" ; oa:hasTarget/weave:atEvent ?turn ; oa:hasBody ?b .
+    ?b weave:generation ?generation ; weave:legCount ?legs .
+    OPTIONAL { ?b weave:joiner ?joiner } OPTIONAL { ?b weave:keyPeriod ?period } OPTIONAL { ?b weave:superkeyCount ?count }
+    FILTER(STRSTARTS(STR(?turn), "urn:soul:local:Weave/Turn/f0000000")) } ORDER BY ?turn`);
+  assert.deepEqual(rows.map((r) => [r.turn.slice(-2), r.generation, r.joiner ?? '', r.period ?? '', r.count ?? '', r.legs]), [
+    ['02', 'v2', '', '', '', '9'],
+    ['03', 'v2-superkey', '', '', '7', '9'],
+    ['04', 'v3-numeric', '', '', '', '1'], // a single leg
+    ['05', 'v3-numeric', '~', '', '', '2'], // ME ~ YOU, no CONTENT
+    ['06', 'v3-numeric', '~~', '', '', '4'],
+    ['07', 'v3-summary', '~~', '60d', '', '5'],
+    ['08', 'v3-superkey', '|', '', '7', '5'],
+    ['09', 'v3-arrow', '~', '', '', '4'],
+    ['10', 'v3-numeric', '|', '', '', '5'], // the compact form
+    ['11', 'v3-numeric', '~', '', '', '5'], // the initialisation format
+    ['12', 'v3-numeric', '', '', '', '2'], // ZWJ family and flag poles
+  ]);
+});
+
 test('emojikey/harvest: the body holds raw signatures and typed legs', () => {
   const [key] = select(store, `SELECT ?body ?me ?you ?text ?legs WHERE {
     ?a weave:eventType "emojikey/harvest" ; weave:sourceKind "tool_input" ; oa:hasBody ?body .
