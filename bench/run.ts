@@ -1,0 +1,80 @@
+/**
+ * `npm run bench`: speed and memory, reported as ratios measured side by side in one run (these
+ * machines are noisy, so absolute times only mean something next to each other).
+ *
+ *   1. Oxigraph bulk-load strategies on the same N-Quads (BENCH_QUADS of them, default 500k),
+ *      each in a worker cut off after BENCH_CAP_SECONDS (default 60): one string, 10k- and
+ *      100k-quad chunks, an iterable of chunks, `new Store(quads)`, per-quad `add`.
+ *   2. Ingest of a corpus (../shared/corpus, else fixtures/): MB/s, quads, peak RSS; then
+ *      opening the store for queries.
+ */
+import { Worker } from 'node:worker_threads';
+import { STRATEGIES } from './load-worker.ts';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ingest } from '../src/ingest.ts';
+import { openStore } from '../src/store/store.ts';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const corpus = join(repo, '..', 'shared', 'corpus');
+const source = process.argv[2] ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+const LOAD_QUADS = Number(process.env.BENCH_QUADS ?? 500_000);
+
+const CAP_MS = Number(process.env.BENCH_CAP_SECONDS ?? 60) * 1000;
+
+/** Runs one load strategy in a worker; a strategy still loading after the cap is cut off. */
+function loadInWorker(strategy: string, lines: string[]): Promise<{ ms: number; size?: number }> {
+  return new Promise((resolve, reject) => {
+    // The server's worker boot file brings tsx into the thread.
+    const entry = new URL('./load-worker.ts', import.meta.url).href;
+    const worker = new Worker(new URL('../src/server/boot.mjs', import.meta.url), { workerData: { entry, strategy, lines }, execArgv: [] });
+    const timer = setTimeout(() => worker.terminate().then(() => resolve({ ms: CAP_MS })), CAP_MS);
+    worker.once('message', (m: { ms: number; size: number }) => {
+      clearTimeout(timer);
+      worker.terminate().then(() => resolve(m));
+    });
+    worker.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'weave-bench-'));
+try {
+  // 2 first: it makes the N-Quads that 1 loads.
+  const rss0 = process.memoryUsage().rss;
+  let peak = rss0;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const t0 = performance.now();
+  const report = await ingest([source], { storeDir: dir, soul: 'local' });
+  const ingestMs = performance.now() - t0;
+  const t1 = performance.now();
+  const { store } = await openStore(dir);
+  const openMs = performance.now() - t1;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+
+  const lines: string[] = [];
+  for (const f of await readdir(join(dir, 'graphs'))) {
+    for (const l of (await readFile(join(dir, 'graphs', f), 'utf8')).split('\n')) if (l) lines.push(l);
+    if (lines.length >= LOAD_QUADS) break;
+  }
+  const sample = lines.slice(0, LOAD_QUADS);
+  const results: { name: string; ms: number; size?: number }[] = [];
+  for (const name of Object.keys(STRATEGIES)) results.push({ name, ...(await loadInWorker(name, sample)) });
+  const base = results[0].ms;
+
+  console.log(`source: ${source}`);
+  console.log(`ingest: ${report.files} files, ${(report.bytes / 1e6).toFixed(1)} MB, ${report.records} records, ${report.quads} quads in ${(ingestMs / 1000).toFixed(2)} s = ${(report.bytes / 1e6 / (ingestMs / 1000)).toFixed(1)} MB/s`);
+  console.log(`open store for queries: ${store.size} quads in ${(openMs / 1000).toFixed(2)} s = ${Math.round(store.size / (openMs / 1000)).toLocaleString('en')} quads/s`);
+  console.log(`peak RSS during ingest + open: ${(peak / 2 ** 20).toFixed(0)} MiB (started at ${(rss0 / 2 ** 20).toFixed(0)} MiB)`);
+  console.log(`\nbulk load of ${sample.length} quads, side by side (ratio to the strategy Weave uses):`);
+  for (const r of results)
+    console.log(`  ${r.name.padEnd(28)} ${r.size === undefined ? '>' : ' '}${r.ms.toFixed(0).padStart(7)} ms  ${r.size === undefined ? '>' : '×'}${(r.ms / base).toFixed(2)}  ${r.size === undefined ? '(cut off)' : `(${r.size} quads)`}`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
