@@ -43,6 +43,12 @@ export function readJournal(path: string): Journal {
   return journal;
 }
 
+function addTo<K>(map: Map<K, Set<string>>, key: K, id: string): void {
+  const ids = map.get(key);
+  if (ids) ids.add(id);
+  else map.set(key, new Set([id]));
+}
+
 interface Start {
   from: Term;
   evidence: Evidence;
@@ -54,16 +60,13 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
   for (const s of streams) if (!s.main && s.source.agentId) byAgent.set(s.source.agentId, s.index);
   const journals = ctx.journals.map(readJournal);
 
-  // Exact joins: child stream → the tool use ids naming it.
+  // Exact joins: child stream → the tool use ids naming it; an agent id with no file → the same.
   const exact = new Map<number, Set<string>>();
-  const announced = new Map<string, Set<string>>(); // agentId with no file → tool use ids
+  const announced = new Map<string, Set<string>>();
   const join = (agentId: string, toolUseId: string) => {
     const s = byAgent.get(agentId);
-    const into = s !== undefined ? exact : announced;
-    const key = s !== undefined ? s : agentId;
-    let ids = (into as Map<number | string, Set<string>>).get(key);
-    if (!ids) (into as Map<number | string, Set<string>>).set(key, (ids = new Set()));
-    ids.add(toolUseId);
+    if (s !== undefined) addTo(exact, s, toolUseId);
+    else addTo(announced, agentId, toolUseId);
   };
   for (const t of tools.values()) if (t.outcome?.agentId) join(t.outcome.agentId, t.id);
   for (const s of streams) if (s.metaToolUseId && s.source.agentId) join(s.source.agentId, s.metaToolUseId);

@@ -37,10 +37,8 @@ export interface Runs {
   list: Run[];
   /** Index into `list` for every fact, or -1 when its walk reached no run. */
   ofFact: Int32Array;
-  /** How each fact joined its run: its own key (exact) or the walk (inferred). */
+  /** How each fact joined its run: its own key (exact), the walk (inferred), or not at all. */
   evidenceOf: Evidence[];
-  /** The walk could not place these facts: nothing up their parent chain names a run. */
-  unplaced: number[];
 }
 
 export function findRuns(ctx: ModelContext, epochs: Epochs): Runs {
@@ -103,19 +101,17 @@ export function findRuns(ctx: ModelContext, epochs: Epochs): Runs {
     if (ofFact[i] === -2) ofFact[i] = -1;
   }
 
-  const unplaced: number[] = [];
   facts.forEach((f, i) => {
-    if (ofFact[i] >= 0) {
-      const run = list[ofFact[i]];
-      run.members.push(i);
-      if (f.line < run.firstLine && f.stream === run.stream) run.firstLine = f.line;
-    } else unplaced.push(i);
+    if (ofFact[i] < 0) return;
+    const run = list[ofFact[i]];
+    run.members.push(i);
+    run.firstLine = Math.min(run.firstLine, f.line);
   });
   for (const run of list) {
     run.epoch = epochs.ofFact[run.members[0]];
     decideTrigger(run, facts, streams[run.stream].main);
   }
-  return { list, ofFact, evidenceOf, unplaced };
+  return { list, ofFact, evidenceOf };
 }
 
 /**
