@@ -44,6 +44,9 @@ async function run(id: number, job: Job): Promise<JobResult> {
     case 'graph-write': {
       const before = digests.before(store);
       let result: JobResult = { status: 204 };
+      // Oxigraph applies an update whole or not at all (a failing LOAD after an INSERT DATA leaves
+      // the store as it was), and a Graph Store payload is parsed on the side first: a write that
+      // fails here has changed nothing to save.
       if (job.op === 'update') runUpdateJob(store, job);
       else result = writeGraphJob(store, job);
       post({ type: 'persisting', id });
