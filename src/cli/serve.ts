@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
+import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources, FIXTURES_DIR } from './sources.ts';
@@ -14,8 +15,8 @@ Serves the store over HTTP: the SPARQL 1.1 Protocol at /sparql (and /query), the
 Protocol at /store, a query page (YASGUI) at /, describe pages for every resource, VoID at
 /void, /healthz, /status and Prometheus /metrics. It listens at once, then ingests PATH...
 (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects; the bundled fixtures, in a store
-of their own, when those hold no transcript) in the background and keeps the store current as
-sessions are written.
+of their own, when those hold no transcript) in the background, runs the readers (weave detect)
+on what changed, as weave ingest does, and keeps the store current as sessions are written.
 
 options:
   --host HOST          address to listen on (default ${DEFAULTS.host}); beyond loopback a token is required
@@ -32,8 +33,10 @@ options:
                        (default: none, since transcripts hold secrets)
   --refresh SECONDS    how often to look for new or grown sessions (default ${DEFAULTS.refreshSeconds}; 0: never)
   --no-ingest          serve the store as it is; read no transcripts
+  --no-detect          do not run the readers (weave detect) after each ingest run
   --queries DIR        example queries for the page (default: the queries/ folder of this checkout)
   --verbose            log each request (method, route, status, time; never the query)
+${CONTENT_HELP}
 ${COMMON_HELP}
 `;
 
@@ -55,6 +58,8 @@ export async function main(args: string[]): Promise<number> {
     'no-ingest': { type: 'boolean' },
     queries: { type: 'string' },
     verbose: { type: 'boolean' },
+    'no-detect': { type: 'boolean' },
+    ...CONTENT_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(HELP);
@@ -88,12 +93,13 @@ export async function main(args: string[]): Promise<number> {
     log,
   };
   const refreshMs = number('refresh', values.refresh, DEFAULTS.refreshSeconds) * 1000;
+  const content = policyFrom(values);
 
   if (!values['no-ingest']) {
     const sources = positionals.length ? { paths: positionals } : await sourcesToServe();
     // The bundled fixtures get a store of their own, so they never mix with real sessions.
     if (sources.note && values.store === undefined) config.storeDir = join(tmpdir(), 'weave-fixtures-store');
-    config.ingest = { paths: sources.paths, note: sources.note, refreshMs };
+    config.ingest = { paths: sources.paths, note: sources.note, refreshMs, content, detect: !values['no-detect'] };
     if (sources.note) log(sources.note);
   }
 

@@ -1,3 +1,5 @@
+import type { ContentPolicy } from '../emit/content.ts';
+
 /** Everything `weave serve` can be told, with the defaults the command line applies. */
 export interface ServerConfig {
   storeDir: string;
@@ -21,8 +23,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Where the example queries (`*.rq`) for the page are read from, at each request. */
   queriesDir: string;
-  /** Sources to ingest and keep current; absent serves the store as it is. */
-  ingest?: { paths: string[]; note?: string; refreshMs: number };
+  /** Sources to ingest and keep current (readers run after each run unless `detect` is false); absent serves the store as it is. */
+  ingest?: { paths: string[]; note?: string; refreshMs: number; content?: ContentPolicy; detect?: boolean };
   /** Request lines (method, route, status, time; never query text) to `log`. */
   verbose: boolean;
   log: (line: string) => void;

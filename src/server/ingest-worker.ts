@@ -1,11 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ContentPolicy } from '../emit/content.ts';
 import { ingest, type IngestProgress } from '../ingest.ts';
+import { detect } from '../readers/detect.ts';
 import { readManifest } from '../store/snapshot.ts';
 
 /**
  * Ingest in its own thread, so reading a large corpus never stalls the server. Each run reads
- * the sources again (unchanged sessions are skipped by size and mtime) and reports every session
- * graph it rewrote, so the query workers can load just that graph.
+ * the sources again (unchanged sessions are skipped by size and mtime), then runs the readers
+ * where a session graph changed, as `weave ingest` does, and reports every graph it rewrote, so
+ * the query workers can load just that graph.
  */
 
 export interface IngestWorkerInit {
@@ -13,16 +16,20 @@ export interface IngestWorkerInit {
   paths: string[];
   storeDir: string;
   soul: string;
+  content?: ContentPolicy;
+  /** Run the readers (`weave detect`) after each ingest run. */
+  detect: boolean;
 }
 
 export type FromIngest =
   | { type: 'progress'; progress: IngestProgress }
   | { type: 'session'; graph: string; file: string }
   | { type: 'problem'; path: string; lineNo: number; kind: string }
+  | { type: 'reader-problem'; sessionId: string; reader?: string }
   | { type: 'done'; report: { sessions: number; skipped: number; files: number; records: number; bytes: number; quads: number; malformed: number; pending: number; millis: number } }
   | { type: 'error'; message: string };
 
-const { paths, storeDir, soul } = workerData as IngestWorkerInit;
+const { paths, storeDir, soul, content, detect: runReaders } = workerData as IngestWorkerInit;
 const port = parentPort!;
 const post = (m: FromIngest) => port.postMessage(m);
 
@@ -32,6 +39,7 @@ async function runOnce(): Promise<void> {
     const { problems: _problems, ...report } = await ingest(paths, {
       storeDir,
       soul,
+      content,
       onProgress: (progress) => {
         const now = performance.now();
         if (now - last < 100 && progress.sessionsDone < progress.sessionsTotal) return;
@@ -45,6 +53,14 @@ async function runOnce(): Promise<void> {
         if (entry) post({ type: 'session', graph, file: entry.file });
       },
     });
+    if (runReaders)
+      await detect({
+        storeDir,
+        onlyStale: true,
+        onGraph: (g) => post({ type: 'session', graph: g.graph, file: g.file }),
+        // A reader's message may quote what it read; which session and reader is enough.
+        onProblem: (p) => post({ type: 'reader-problem', sessionId: p.sessionId, reader: p.reader }),
+      });
     post({ type: 'done', report });
   } catch (e) {
     post({ type: 'error', message: (e as Error).message });

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { ContentPolicy } from '../emit/content.ts';
 import type { IngestProgress } from '../ingest.ts';
 import type { FromIngest, IngestWorkerInit } from './ingest-worker.ts';
 import type { ChangedGraph } from './jobs.ts';
@@ -29,6 +30,9 @@ export interface IngestStatus {
 export interface IngesterOptions {
   paths: string[];
   note?: string;
+  content?: ContentPolicy;
+  /** Run the readers after each run, as `weave ingest` does. */
+  detect: boolean;
   storeDir: string;
   soul: string;
   lock: Mutex;
@@ -57,7 +61,8 @@ export class Ingester {
   }
 
   start(): void {
-    const init: IngestWorkerInit = { entry: ENTRY, paths: this.options.paths, storeDir: this.options.storeDir, soul: this.options.soul };
+    const { paths, storeDir, soul, content, detect } = this.options;
+    const init: IngestWorkerInit = { entry: ENTRY, paths, storeDir, soul, content, detect };
     this.worker = new Worker(BOOT, { workerData: init, execArgv: [] });
     this.worker.on('message', (m: FromIngest) => this.onMessage(m));
     this.worker.on('error', (e) => this.fail(`the ingest thread crashed (${e.name})`));
@@ -99,6 +104,10 @@ export class Ingester {
       case 'problem':
         this.status.problems++;
         this.options.onProblem?.(`${m.path}:${m.lineNo}: ${m.kind} line`);
+        return;
+      case 'reader-problem':
+        this.status.problems++;
+        this.options.onProblem?.(`session ${m.sessionId}: the reader ${m.reader ?? '(all)'} failed; its last findings stay`);
         return;
       case 'done':
         this.status.last = m.report;

@@ -49,6 +49,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const ingester = config.ingest
     ? new Ingester({
         ...config.ingest,
+        detect: config.ingest.detect ?? true,
         storeDir: config.storeDir,
         soul: config.soul,
         lock,

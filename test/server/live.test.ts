@@ -36,6 +36,10 @@ describe('a running server', () => {
       await eventually(async () => (await turns()) === 7, 5000, 'the appended turn');
       assert.deepEqual(await select(server.base, 'SELECT ?text WHERE { <urn:soul:local:Weave/Turn/t-0003> weave:hasContentBlock/weave:text ?text }'), [{ text: 'Anything else?' }]);
 
+      // The readers ran too, as weave ingest runs them: each session has reader graphs.
+      const readerGraphs = await select(server.base, `SELECT DISTINCT ?session WHERE { GRAPH ?g { } BIND(REPLACE(STR(?g), "^.*/graph/([^/]+)/reader/.*$", "$1") AS ?session) FILTER(?session != STR(?g)) } ORDER BY ?session`);
+      assert.deepEqual(readerGraphs, [{ session: SESSION_A }, { session: SESSION_B }]);
+
       const status = (await (await fetch(`${server.base}/status`)).json()) as { ingest: { state: string; runs: number; last: { sessions: number; skipped: number } } };
       assert.equal(status.ingest.state, 'ready');
       assert.equal(status.ingest.runs, 3);
@@ -46,15 +50,17 @@ describe('a running server', () => {
     }
   });
 
-  it('refreshes on its own every --refresh', async () => {
+  it('refreshes on its own every --refresh (here without the readers)', async () => {
     const root = await mkdtemp(join(tmpdir(), 'weave-live-'));
     const project = join(root, PROJECT);
     await mkdir(project);
     await copyFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_A}.jsonl`), join(project, `${SESSION_A}.jsonl`));
-    const server = await startTestServer({ ingest: { paths: [root], refreshMs: 200 } }, [root]);
+    const server = await startTestServer({ ingest: { paths: [root], refreshMs: 200, detect: false } }, [root]);
     try {
       await copyFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_B}.jsonl`), join(project, `${SESSION_B}.jsonl`));
       await eventually(async () => (await select(server.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'))[0].n === '6', 5000, 'the refresh');
+      // --no-detect: no reader graph.
+      assert.deepEqual(await select(server.base, 'SELECT (COUNT(?g) AS ?n) WHERE { GRAPH ?g { } FILTER(CONTAINS(STR(?g), "/reader/")) }'), [{ n: '0' }]);
     } finally {
       await server.stop();
       await rm(root, { recursive: true, force: true });
