@@ -72,17 +72,19 @@ test('lines longer than the read buffer are joined whole', async () => {
   }
 });
 
-test('copies of one session in two folders get two graphs, not one', async () => {
+test('copies of one session in two folders are two sessions, each with its own side files', async () => {
   const dir = await tempDir();
   try {
     for (const sub of ['a', 'b']) {
       await mkdir(join(dir, sub));
       await writeFile(join(dir, sub, `${S1}.jsonl`), '{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}\n');
     }
-    const ids = (await discoverSessions([dir])).map((s) => s.sessionId);
-    assert.equal(ids.length, 2);
-    assert.equal(ids[0], S1);
-    assert.match(ids[1], new RegExp(`^${S1}~[0-9a-f]{8}$`));
+    // A 2.0-era agent file beside the second copy only.
+    await writeFile(join(dir, 'b', 'agent-0badc0de.jsonl'), `{"type":"user","uuid":"w","sessionId":"${S1}","message":{"role":"user","content":"Warmup"}}\n`);
+    const sessions = await discoverSessions([dir]);
+    assert.deepEqual(sessions.map((s) => [s.projectDir.slice(dir.length), s.subagents.length]), [['/a', 0], ['/b', 1]]);
+    assert.equal(sessions[0].sessionId, S1);
+    assert.match(sessions[1].sessionId, new RegExp(`^${S1}~[0-9a-f]{8}$`));
   } finally {
     await removeDir(dir);
   }

@@ -67,15 +67,22 @@ export async function peekSessionId(path: string): Promise<string | undefined> {
 }
 
 async function groupSessions(files: string[]): Promise<SessionSource[]> {
-  const sessions = new Map<string, SessionSource>();
+  // Sessions by folder and the id the data gives them: copies of one session in two folders
+  // stay two sessions (with two graphs), and side files join the copy in their own folder.
+  const groups = new Map<string, SessionSource>();
+  const taken = new Set<string>();
   const byMainPath = new Map<string, SessionSource>();
   // Side files name their owner by folder (<project>/<owner>/subagents/…) or, beside it, by content.
   const side: { path: string; source: TranscriptSource; owner?: string; projectDir: string }[] = [];
   const journals: { path: string; owner: string; projectDir: string }[] = [];
 
-  const session = (id: string, projectDir: string): SessionSource => {
-    let s = sessions.get(id);
-    if (!s) sessions.set(id, (s = { sessionId: id, subagents: [], journals: [], projectDir }));
+  const session = (dataId: string, projectDir: string, key = `${projectDir}\n${dataId}`): SessionSource => {
+    let s = groups.get(key);
+    if (!s) {
+      const sessionId = taken.has(dataId) ? `${dataId}~${shortHash(key)}` : dataId;
+      taken.add(sessionId);
+      groups.set(key, (s = { sessionId, subagents: [], journals: [], projectDir }));
+    }
     return s;
   };
 
@@ -109,10 +116,10 @@ async function groupSessions(files: string[]): Promise<SessionSource[]> {
       continue;
     }
     const stem = basename(name, '.jsonl');
-    let id = UUID.test(stem) ? stem : ((await peekSessionId(path)) ?? stem);
-    // Copies of one session in two places would otherwise share (and overwrite) one graph.
-    if (sessions.get(id)?.main) id = `${id}~${shortHash(path)}`;
-    const s = session(id, dirname(path));
+    const id = UUID.test(stem) ? stem : ((await peekSessionId(path)) ?? stem);
+    let s = session(id, dirname(path));
+    // Two files of one folder claiming one session id are two sessions, not one.
+    if (s.main) s = session(id, dirname(path), path);
     s.main = { path, layout: 'session' };
     byMainPath.set(join(dirname(path), stem), s);
   }
@@ -128,13 +135,11 @@ async function groupSessions(files: string[]): Promise<SessionSource[]> {
   for (const { owner, projectDir, path } of journals) {
     (byMainPath.get(join(projectDir, owner)) ?? session(owner, projectDir)).journals.push(path);
   }
-  return [...sessions.values()].sort((a, b) => a.sessionId.localeCompare(b.sessionId));
+  return [...groups.values()].sort((a, b) => a.sessionId.localeCompare(b.sessionId));
 
   async function besideOwner(path: string, projectDir: string): Promise<SessionSource> {
     // Legacy agent files name their parent session only inside their records.
-    const sid = (await peekSessionId(path)) ?? basename(path, '.jsonl');
-    const main = [...sessions.values()].find((s) => s.sessionId === sid && s.main && dirname(s.main.path) === projectDir);
-    return main ?? session(sid, projectDir);
+    return session((await peekSessionId(path)) ?? basename(path, '.jsonl'), projectDir);
   }
 }
 
