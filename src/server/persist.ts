@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import oxigraph from 'oxigraph';
 import { iri } from '../emit/terms.ts';
@@ -120,15 +119,10 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
   }
 }
 
-/** Above this a graph file is streamed in chunks; below it one load call is some 30% faster. */
-const WHOLE_FILE_BYTES = 64e6;
-
 /** Drops one graph and loads it again from its file (null: it is gone). */
 export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<void> {
   store.update(change.graph === null ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${change.graph}>`);
   if (!change.file) return;
-  const path = join(dir, change.file);
-  if ((await stat(path)).size > WHOLE_FILE_BYTES) await loadNQuadsFile(store, path);
-  else store.load(await readFile(path), { format: 'application/n-quads', no_transaction: true });
+  await loadNQuadsFile(store, join(dir, change.file));
   if (change.graph !== null && !graphExists(store, change.graph)) store.update(`CREATE SILENT GRAPH <${change.graph}>`);
 }

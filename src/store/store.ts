@@ -1,5 +1,5 @@
 import oxigraph from 'oxigraph';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
@@ -41,8 +41,19 @@ export async function loadOntology(store: OxStore): Promise<void> {
     });
 }
 
-/** Loads an N-Quads file in chunks, Oxigraph's fast path for bulk loading. */
+/** Below this a graph file is loaded in one call (some 30% faster); above, in chunks. */
+const WHOLE_FILE_BYTES = 64e6;
+
+/**
+ * Loads an N-Quads file by Oxigraph's fast path: text in bulk, never one quad at a time
+ * (`npm run bench` measures the ways side by side). A large file is streamed in chunks so that
+ * no single string approaches V8's limit.
+ */
 export async function loadNQuadsFile(store: OxStore, path: string): Promise<void> {
+  if ((await stat(path)).size <= WHOLE_FILE_BYTES) {
+    store.load(await readFile(path), { format: 'application/n-quads', no_transaction: true });
+    return;
+  }
   let batch: string[] = [];
   for await (const line of readLines(path)) {
     batch.push(line.text);
