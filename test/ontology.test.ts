@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { Parser } from 'n3';
+import { ONTOLOGY_FILE, renderOntology } from '../src/store/ontology.ts';
 import { FIXTURES, ingestFresh, removeDir, select } from './helpers.ts';
 
 const ONTOLOGY = 'https://repolex.ai/ontology/weave';
@@ -35,14 +38,22 @@ test('every declared class and property has a label, a comment, and properties a
   }
 });
 
-test('the card alignments: parentEvent refines prov:wasInformedBy; the class tree', async () => {
+test('the card alignments: Compaction is a prov:Activity, parentEvent refines prov:wasInformedBy, the class tree', async () => {
   const { dir, store } = await ingestFresh([]);
   try {
     const ask = (q: string) => select(store, `SELECT (IF(EXISTS { GRAPH <${ONTOLOGY}> { ${q} } }, "yes", "no") AS ?a) {}`)[0].a;
     assert.equal(ask('weave:parentEvent rdfs:subPropertyOf prov:wasInformedBy'), 'yes');
+    assert.equal(ask('weave:Compaction rdfs:subClassOf prov:Activity'), 'yes');
     assert.equal(ask('weave:UserTurn rdfs:subClassOf weave:Turn . weave:Turn rdfs:subClassOf weave:Event'), 'yes');
     assert.equal(ask('weave:ClaudeCodeTranscript rdfs:subClassOf weave:Transcript'), 'yes');
   } finally {
     await removeDir(dir);
   }
+});
+
+test('ontology/weave.ttl is the parts assembled (npx tsx src/store/ontology.ts), and parses as Turtle elsewhere', async () => {
+  const text = await readFile(ONTOLOGY_FILE, 'utf8');
+  assert.equal(text, await renderOntology());
+  const quads = new Parser({ format: 'text/turtle' }).parse(text);
+  assert.ok(quads.length > 2000, `${quads.length} triples`);
 });

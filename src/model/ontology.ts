@@ -4,13 +4,13 @@ import { GLOSSARIES, type Glossary } from '../dialect/claude-code/glossary.ts';
 import { MODEL_TERMS, ONTOLOGY_TERMS, type OntologyTerm } from './vocabulary.ts';
 
 /**
- * Renders `ontology/model.ttl` from the model's vocabulary and every dialect's glossary, so the
+ * Renders `ontology/parts/model.ttl` from the model's vocabulary and every dialect's glossary, so the
  * ontology and the glossary cannot drift apart: each model class, property and individual gets
  * its definition, `skos:notation` with the model's term, and per dialect a `weave:nativeTerm`
  * saying what that runtime calls it. Run this file to write it; a test checks it is current.
  */
 
-export const MODEL_TTL = new URL('../../ontology/model.ttl', import.meta.url);
+export const MODEL_TTL = new URL('../../ontology/parts/model.ttl', import.meta.url);
 
 const HEADER = `@prefix weave: <https://repolex.ai/ontology/weave#> .
 @prefix rdf:   <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .

@@ -107,7 +107,7 @@ export async function persistGraphs(dir: string, soul: string, changed: { graph:
 
 /**
  * What `openStore` cannot know about graphs written over HTTP: a saved ontology graph replaces the
- * one loaded from `ontology/*.ttl` (so a deletion sticks), and empty named graphs still exist.
+ * one loaded from `ontology/weave.ttl` (so a deletion sticks), and empty named graphs still exist.
  */
 export async function applySavedGraphs(store: OxStore, dir: string, manifest: Manifest | undefined): Promise<void> {
   for (const [key, entry] of Object.entries(manifest?.graphs ?? {})) {

@@ -1,9 +1,9 @@
 import oxigraph from 'oxigraph';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
 import { ONTOLOGY_GRAPH } from '../emit/vocab.ts';
+import { ONTOLOGY_FILE } from './ontology.ts';
 import { readManifest, type Manifest } from './snapshot.ts';
 
 export type OxStore = oxigraph.Store;
@@ -11,7 +11,6 @@ export type OxStore = oxigraph.Store;
 /** Quads per `Store.load` call: one huge string is dramatically slower (see bench/). */
 export const LOAD_CHUNK = 10_000;
 
-export const ONTOLOGY_DIR = new URL('../../ontology/', import.meta.url);
 
 /**
  * Opens the store in `dir` as an in-memory Oxigraph store: every graph file of the manifest,
@@ -26,19 +25,13 @@ export async function openStore(dir: string): Promise<{ store: OxStore; manifest
   return { store, manifest };
 }
 
-/** The ontology files: `weave.ttl` and any `*.ttl` beside it, all into the ontology graph. */
-export async function ontologyFiles(): Promise<string[]> {
-  const names = (await readdir(ONTOLOGY_DIR)).filter((n) => n.endsWith('.ttl') && n !== 'shapes.ttl').sort();
-  return names.map((n) => fileURLToPath(new URL(n, ONTOLOGY_DIR)));
-}
-
+/** `ontology/weave.ttl`, into its own graph. */
 export async function loadOntology(store: OxStore): Promise<void> {
-  for (const file of await ontologyFiles())
-    store.load(await readFile(file, 'utf8'), {
-      format: 'text/turtle',
-      base_iri: ONTOLOGY_GRAPH,
-      to_graph_name: oxigraph.namedNode(ONTOLOGY_GRAPH),
-    });
+  store.load(await readFile(ONTOLOGY_FILE, 'utf8'), {
+    format: 'text/turtle',
+    base_iri: ONTOLOGY_GRAPH,
+    to_graph_name: oxigraph.namedNode(ONTOLOGY_GRAPH),
+  });
 }
 
 /** Below this a graph file is loaded in one call (some 30% faster); above, in chunks. */

@@ -49,7 +49,7 @@ test('native names fall back to the model term', () => {
   assert.equal(nativeName(undefined, 'run'), 'run');
 });
 
-test('ontology/model.ttl is rendered from the vocabulary and the glossary (npx tsx src/model/ontology.ts)', async () => {
+test('ontology/parts/model.ttl is rendered from the vocabulary and the glossary (npx tsx src/model/ontology.ts)', async () => {
   assert.equal(await readFile(MODEL_TTL, 'utf8'), renderModelOntology());
 });
 
