@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { readLines } from './acquire/lines.ts';
 import { transcriptsOf, type SessionSource } from './acquire/sources.ts';
-import { DIALECT, isObject, readLine } from './dialect/claude-code/read.ts';
+import { DIALECT, isObject, jsonError, readLine } from './dialect/claude-code/read.ts';
 import type { JsonObject } from './dialect/claude-code/records.ts';
 import { sessionGraphIri } from './emit/iri.ts';
 import { SessionEmitter, type RecordObserver, type SessionCounts } from './emit/session.ts';
@@ -169,7 +169,7 @@ async function readMeta(path: string, options: IngestOptions): Promise<JsonObjec
     const json = JSON.parse(await readFile(path, 'utf8'));
     return isObject(json) ? json : undefined;
   } catch (e) {
-    options.onProblem?.({ path, lineNo: 1, kind: 'malformed', message: (e as Error).message });
+    options.onProblem?.({ path, lineNo: 1, kind: 'malformed', message: jsonError(e as Error) });
     return undefined;
   }
 }

@@ -40,3 +40,17 @@ test('a turn whose message is not an object reads as empty and keeps the value',
   assert.deepEqual(result.record, { type: 'user', message: { role: 'user', content: [] } });
   assert.deepEqual(result.extra, { message: 'odd' });
 });
+
+test('a parse error names the fault, never the text it found (transcripts hold secrets)', () => {
+  const errors = ['{"a": sk-ant-api03-secret}', 'password=hunter2 and more', '{"type":"user"} trailing-secret', '{"a":"unterminated'].map((text) => {
+    const result = readLine(line(text));
+    assert.ok(result.kind === 'malformed');
+    return result.error;
+  });
+  assert.deepEqual(errors, [
+    'Unexpected token: not valid JSON',
+    'Unexpected token: not valid JSON',
+    'Unexpected non-whitespace character after JSON at position 16',
+    'Unterminated string in JSON at position 18',
+  ]);
+});

@@ -20,7 +20,7 @@ export function readLine(line: SourceLine): LineResult {
     json = JSON.parse(line.text);
   } catch (e) {
     if (!line.terminated) return { kind: 'pending' };
-    return { kind: 'malformed', error: (e as Error).message };
+    return { kind: 'malformed', error: jsonError(e as Error) };
   }
   if (!isObject(json)) return { kind: 'malformed', error: `expected a JSON object, found ${describe(json)}` };
   if (typeof json.type !== 'string') return { kind: 'malformed', error: 'the record has no string "type"' };
@@ -50,6 +50,17 @@ export function splitRecord(json: JsonObject): ReadRecord {
     record.message = { role: type, content: [] };
   }
   return Object.keys(extra).length ? { record: record as unknown as ClaudeRecord, extra } : { record: record as unknown as ClaudeRecord };
+}
+
+/**
+ * The parser's message without the text it quotes: V8 says `Unexpected token 's', "{"a": sk-ant-…"
+ * is not valid JSON`, and transcripts hold secrets. What stays names the fault and, where V8
+ * gives one, the position.
+ */
+export function jsonError(e: Error): string {
+  return e.message
+    .replace(/, ".*"(\.\.\.)? is not valid JSON$/s, ': not valid JSON')
+    .replace(/^Unexpected token '.*?'/s, 'Unexpected token');
 }
 
 export function isObject(value: unknown): value is JsonObject {
