@@ -43,6 +43,7 @@ export class SessionEmitter {
   private readonly toolUses = new Map<string, Term>();
   private readonly references: Reference[] = [];
   private readonly replays = new Map<string, number>();
+  private readonly described = new Set<Term>();
   private readonly observers: RecordObserver[];
   readonly mainTranscript: Term;
 
@@ -108,6 +109,7 @@ export class SessionEmitter {
     if (uuid) this.events.set(uuid, event);
     const out = emitSpine(read, event, {
       soul: this.soul, transcript: ctx.node, lineNo: line.lineNo, offset: line.offset, session: this.session.sessionId, content: this.content,
+      described: this.described,
     });
     for (const triple of out.triples) this.emit(triple.s, triple.p, triple.o);
     for (const [id, block] of out.toolUses) if (!this.toolUses.has(id)) this.toolUses.set(id, block);

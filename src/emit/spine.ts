@@ -28,6 +28,8 @@ export interface Where {
   session?: string;
   /** How much of each text to store; default DEFAULT_POLICY. */
   content?: ContentPolicy;
+  /** Shared nodes the session has described already (kept by the session across its records). */
+  described?: Set<Term>;
 }
 
 /** A link whose target is known only by an id until the whole session is read. */
@@ -141,6 +143,7 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
     triples: out.triples,
     references: out.references,
     leftover: {},
+    described: where.described ?? new Set(),
   };
   const fields = record as unknown as JsonObject;
   if (record.type === 'user' || record.type === 'assistant') emitTurn(record as UserRecord | AssistantRecord, ctx, where.lineNo, out.toolUses);

@@ -3,7 +3,7 @@ import { instanceIri } from '../iri.ts';
 import { bool, int, num, str, type Term } from '../terms.ts';
 import { jsonLiteral } from '../json.ts';
 import { a, weave } from '../vocab.ts';
-import { content, Fields, keepRest, ref, t, takeString, type RecordContext } from './context.ts';
+import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from './context.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';
 
@@ -102,8 +102,10 @@ export function listedSkills(attachment: JsonObject): string[] {
 /** A path on disk: one node per path, shared by every session that names it. */
 export function fileNode(ctx: RecordContext, path: string): Term {
   const node = instanceIri(ctx.soul, 'File', path);
-  t(ctx, node, a, weave.File);
-  t(ctx, node, weave.filePath, str(path));
+  if (firstMention(ctx, node)) {
+    t(ctx, node, a, weave.File);
+    t(ctx, node, weave.filePath, str(path));
+  }
   return node;
 }
 
@@ -202,10 +204,13 @@ function emitInvokedSkills(f: Fields, ctx: RecordContext): void {
     if (!skill || typeof skill !== 'object' || Array.isArray(skill) || typeof skill.name !== 'string') return;
     const node = instanceIri(ctx.soul, 'Skill', skill.name);
     t(ctx, ctx.event, weave.invokedSkill, node);
-    t(ctx, node, a, weave.Skill);
-    t(ctx, node, weave.skillName, str(skill.name));
+    if (firstMention(ctx, node)) {
+      t(ctx, node, a, weave.Skill);
+      t(ctx, node, weave.skillName, str(skill.name));
+    }
     delete skill.name;
     if (typeof skill.path === 'string') {
+      // A skill's path may differ between mentions: each one is kept.
       t(ctx, node, weave.skillPath, str(skill.path));
       delete skill.path;
     }

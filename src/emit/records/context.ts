@@ -19,10 +19,22 @@ export interface RecordContext {
   references: Reference[];
   /** Fields read by name but not mapped (an unexpected type, say): kept as JSON. */
   leftover: JsonObject;
+  /** Shared nodes (hook runs, files, skills) the session has described already. */
+  described: Set<Term>;
 }
 
 export function t(ctx: RecordContext, s: Term, p: Term, o: Term): void {
   ctx.triples.push({ s, p, o });
+}
+
+/**
+ * Whether `node`, minted from an id many records name, still needs describing in this session:
+ * true the first time only, so its description is written once, not once per record.
+ */
+export function firstMention(ctx: RecordContext, node: Term): boolean {
+  if (ctx.described.has(node)) return false;
+  ctx.described.add(node);
+  return true;
 }
 
 /** A link known only by id until the whole session is read. */

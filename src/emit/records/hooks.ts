@@ -1,7 +1,7 @@
 import { instanceIri } from '../iri.ts';
 import { str, type Term } from '../terms.ts';
 import { a, weave } from '../vocab.ts';
-import { ref, t, type RecordContext } from './context.ts';
+import { firstMention, ref, t, type RecordContext } from './context.ts';
 
 /**
  * A hook run: one firing of a hook event, named by the `toolUseID` Claude Code gives it (the tool
@@ -11,6 +11,7 @@ import { ref, t, type RecordContext } from './context.ts';
  */
 export function hookRun(ctx: RecordContext, toolUseId: string, hookEvent: string | undefined): Term {
   const node = instanceIri(ctx.soul, 'HookRun', ctx.session, toolUseId, hookEvent ?? '');
+  if (!firstMention(ctx, node)) return node;
   t(ctx, node, a, weave.HookRun);
   t(ctx, node, weave.toolUseId, str(toolUseId));
   if (hookEvent) t(ctx, node, weave.hookEvent, str(hookEvent));
