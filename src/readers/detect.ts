@@ -111,16 +111,19 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         continue;
       }
       for (const reader of due) {
+        const readerGraph = readerGraphIri(manifest.soul, sessionId, reader.name);
         let findings: Finding[];
+        let text: string;
+        let quads: number;
         try {
           findings = reader.read(spine);
+          // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
+          ({ text, quads } = readerGraphText(manifest.soul, reader, findings, readerGraph));
         } catch (e) {
           // One reader failing on one session costs only that graph, which keeps its last version.
           problem({ sessionId, reader: reader.name, message: (e as Error).message });
           continue;
         }
-        const readerGraph = readerGraphIri(manifest.soul, sessionId, reader.name);
-        const { text, quads } = readerGraphText(manifest.soul, reader, findings, readerGraph);
         const file = await writeGraph(storeDir, readerGraph, text);
         manifest.graphs[readerGraph] = { file, quads, sessionId, reader: reader.name, builtWith: builtWith(reader), sources: [stamp] };
         written.push(readerGraph);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { instanceIri, instancePrefix } from '../emit/iri.ts';
 import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../emit/terms.ts';
 import { a, oa, prov, rdf, rdfs, weave } from '../emit/vocab.ts';
-import { detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
+import { detectionTypeOf, detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
 import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
 
 /**
@@ -34,14 +34,14 @@ export function detectorTriples(soul: string, reader: Reader): Triple[] {
 
 /**
  * The stable id of a finding: reader, transcript, source event, block, place in the input, span
- * in code points. The transcript is part of it because record uuids recur across sessions
+ * in code points, and the finding's type when it is not the reader's name. The transcript is part of it because record uuids recur across sessions
  * (forks copy them; synthetic transcripts reuse them), and two sessions' findings must not merge.
  */
 export function findingId(reader: Pick<Reader, 'name'>, finding: Finding): string {
   const { site } = finding;
   const span = [codePointOffset(site.text, finding.start), codePointOffset(site.text, finding.end)];
   return createHash('sha256')
-    .update([reader.name, site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? '', ...span].join('\n'))
+    .update([reader.name, site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? '', ...span, ...(finding.type && finding.type !== reader.name ? [finding.type] : [])].join('\n'))
     .digest('hex')
     .slice(0, 32);
 }
@@ -55,11 +55,12 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
   const target = instanceIri(soul, 'Annotation', id, 'target');
   const turn = iri(site.turn.iri);
   const block = iri(site.block.iri);
+  const type = detectionTypeOf(reader, finding);
 
   t(annotation, a, oa.Annotation);
   t(annotation, prov.wasAttributedTo, detectorIri(soul, reader));
   if (site.turn.time) t(annotation, prov.generatedAtTime, dateTime(site.turn.time));
-  t(annotation, weave.eventType, str(reader.name));
+  t(annotation, weave.eventType, str(type));
   t(annotation, weave.sourceKind, str(site.sourceKind));
   t(annotation, oa.hasTarget, target);
   for (const used of new Set([site.turn.iri, site.block.iri, ...(finding.used ?? [])])) t(annotation, prov.used, iri(used));
@@ -90,10 +91,10 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
 
   const claim = instanceIri(soul, 'Claim', id);
   t(claim, a, weave.Claim);
-  t(claim, rdf.reifies, tripleTerm({ s: turn, p: weave.exhibits, o: str(reader.name) }));
+  t(claim, rdf.reifies, tripleTerm({ s: turn, p: weave.exhibits, o: str(type) }));
   t(claim, prov.wasDerivedFrom, annotation);
   t(claim, weave.detector, str(detectorOf(reader)));
-  t(claim, weave.detectionType, str(reader.name));
+  t(claim, weave.detectionType, str(type));
   if (finding.confidence !== undefined) t(claim, weave.confidence, dec(finding.confidence));
   return out;
 }

@@ -31,6 +31,12 @@ export interface Finding {
   used?: string[];
   /** How much the reader believes the claim, 0–1, when it can say. */
   confidence?: number;
+  /**
+   * The detection type, when a reader reports more than one kind of finding (emojikey/harvest
+   * also reports emojikey/update); `<detector>/<type>` with the reader's own detector. Default:
+   * the reader's name.
+   */
+  type?: string;
 }
 
 /**
@@ -50,6 +56,14 @@ export interface Fields {
 
 export function decimal(value: number): Decimal {
   return { decimal: value };
+}
+
+/** What a finding's claim says its event exhibits: its own type, else the reader's name. */
+export function detectionTypeOf(reader: Pick<Reader, 'name'>, finding: Pick<Finding, 'type'>): string {
+  const type = finding.type ?? reader.name;
+  if (detectorOf({ name: type }) !== detectorOf(reader) || !/^[^/]+\/[^/]+$/.test(type))
+    throw new Error(`reader ${reader.name} reported a finding of type "${type}", which is not ${detectorOf(reader)}/<type>`);
+  return type;
 }
 
 /** The detector part of a reader's name (`emojikey` of `emojikey/harvest`). */

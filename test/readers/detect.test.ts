@@ -32,7 +32,8 @@ test('running the readers again leaves every graph file and manifest entry byte-
   try {
     const first = await detect({ storeDir: dir });
     assert.deepEqual([first.sessions, first.skipped, first.graphs], [4, 0, 20]);
-    assert.deepEqual(first.findings, { 'emojikey/harvest': 21, 'human/authored': 9, 'tool/error': 2, 'secret/exposure': 3, 'agent/correction': 3 });
+    // emojikey/harvest counts its emojikey/update findings too: 21 keys and 3 updates.
+    assert.deepEqual(first.findings, { 'emojikey/harvest': 24, 'human/authored': 9, 'tool/error': 2, 'secret/exposure': 3, 'agent/correction': 3 });
     const before = await readerFiles(dir);
     assert.equal(Object.keys(before).length, 25, 'a graph per session and reader, and one per reader');
     await detect({ storeDir: dir });
@@ -101,6 +102,21 @@ test('a failing reader or an unreadable session graph is reported, and everythin
   }
 });
 
+test("a finding typed for another detector is the reader's problem, not the run's", async () => {
+  const dir = await freshStore();
+  try {
+    // Reports tool/error findings from the agent detector: only this reader's graphs are lost.
+    const stray = { ...toolError, name: 'agent/stray', read: (spine: Parameters<typeof toolError.read>[0]) => toolError.read(spine).map((f) => ({ ...f, type: 'tool/error' })) };
+    const report = await detect({ storeDir: dir, readers: [stray, toolError], sessions: [SESSIONS.tools] });
+    assert.deepEqual([report.graphs, report.findings], [1, { 'agent/stray': 0, 'tool/error': 2 }]);
+    assert.deepEqual(report.problems.map((p) => [p.sessionId, p.reader, p.message]), [
+      [SESSIONS.tools, 'agent/stray', 'reader agent/stray reported a finding of type "tool/error", which is not agent/<type>'],
+    ]);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
 test('detectors and sessions select what runs; unknown names are errors', async () => {
   const dir = await freshStore();
   try {
@@ -156,7 +172,7 @@ test('weave ingest runs the readers unless --no-detect; weave detect runs them o
 
     const loud = await cli(['ingest', READER_FIXTURES, '--store', dir]);
     assert.equal(loud.code, 0);
-    assert.match(loud.out, /detected: 4 sessions read \(0 current\) · 20 graphs · findings: emojikey\/harvest 21, human\/authored 9, tool\/error 2, secret\/exposure 3, agent\/correction 3/);
+    assert.match(loud.out, /detected: 4 sessions read \(0 current\) · 20 graphs · findings: emojikey\/harvest 24, human\/authored 9, tool\/error 2, secret\/exposure 3, agent\/correction 3/);
     assert.match((await cli(['ingest', READER_FIXTURES, '--store', dir])).out, /detected: 0 sessions read \(4 current\) · 0 graphs/);
 
     const one = await cli(['detect', SESSIONS.prompts, '--detector', 'agent', '--store', dir, '--json']);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findKeys, freeKey, type Leg } from '../../src/readers/emojikey/parse.ts';
+import { findKeys, findUpdates, freeKey, type Leg } from '../../src/readers/emojikey/parse.ts';
 import { codePointOffset, codePoints, graphemes, sliceCodePoints } from '../../src/readers/text.ts';
 
 /** The one key in `text`, with its span checked against `written`. */
@@ -169,4 +169,46 @@ test('code point arithmetic agrees with the string iterator', () => {
   assert.equal(codePointOffset(text, text.indexOf('!')), 13);
   assert.equal(sliceCodePoints(text, 6, 13), '👨‍👩‍👧‍👦');
   assert.deepEqual(graphemes(text), ['⚖️', ' ', 'o', 'k', ' ', '👨‍👩‍👧‍👦', '!']);
+});
+
+test('UPDATE statements: the spec\'s three forms, with the path, legs and spans', () => {
+  const arrow = 'then UPDATE: ME.Cognitive.Mode 🧠🎨7∠45 → 🧠🎨8∠30.';
+  const [change] = findUpdates(arrow);
+  assert.equal(arrow.slice(change.start, change.end), 'UPDATE: ME.Cognitive.Mode 🧠🎨7∠45 → 🧠🎨8∠30');
+  assert.deepEqual([change.path, change.component, change.form, change.legs], ['ME.Cognitive.Mode', 'ME', 'before-after', []]);
+  assert.deepEqual([change.before!, change.after!].map(row), [['ME', '', '🧠', '🎨', 7, 45, null, ''], ['ME', '', '🧠', '🎨', 8, 30, null, '']]);
+  assert.deepEqual(findKeys(arrow), []);
+
+  const trust = 'UPDATE: ME.Trust [🔒🔓7∠20|🔍🕶️8∠45|📝🧿6∠90]';
+  const [dim] = findUpdates(trust);
+  assert.deepEqual([dim.start, dim.end, dim.path, dim.form, dim.before, dim.after], [0, trust.length, 'ME.Trust', 'legs', undefined, undefined]);
+  assert.deepEqual(dim.legs.map(row), [
+    ['ME', '', '🔒', '🔓', 7, 20, null, ''], ['ME', '', '🔍', '🕶️', 8, 45, null, ''], ['ME', '', '📝', '🧿', 6, 90, null, ''],
+  ]);
+
+  // Named legs, a … placeholder, and the path's own label repeated inside the brackets.
+  for (const whole of ['UPDATE: ME [Cognitive:🧠🎨8∠30|Response:📚⚡7∠25|...]', 'UPDATE: ME [ME|Cognitive:🧠🎨8∠30|Response:📚⚡7∠25|...]']) {
+    const [me] = findUpdates(`${whole} ok`);
+    assert.deepEqual([me.start, me.end, me.path, me.form], [0, whole.length, 'ME', 'legs']);
+    assert.deepEqual(me.legs.map(row), [['ME', 'Cognitive', '🧠', '🎨', 8, 30, null, ''], ['ME', 'Response', '📚', '⚡', 7, 25, null, '']]);
+  }
+});
+
+test('UPDATE statements: ZWJ and FE0F poles, confidence, trends, -> and zero-padded angles; prose is not one', () => {
+  const text = '⚖️ UPDATE: you.Family 👨‍👩‍👧‍👦🧑5∠90⁸⁰↗️->👨‍👩‍👧‍👦🧑6∠060↘️ and on';
+  const [u] = findUpdates(text);
+  const written = 'UPDATE: you.Family 👨‍👩‍👧‍👦🧑5∠90⁸⁰↗️->👨‍👩‍👧‍👦🧑6∠060↘️';
+  assert.equal(text.slice(u.start, u.end), written);
+  // ⚖ FE0F space: three code points (and three UTF-16 units) before; the statement itself is
+  // "UPDATE: you.Family " 19 + family and 🧑 (7+1) + 5∠90 4 + ⁸⁰ 2 + ↗️ 2 + -> 2 + family and 🧑 8
+  // + 6∠060 5 + ↘️ 2 = 52 code points.
+  assert.deepEqual([codePointOffset(text, u.start), codePointOffset(text, u.end)], [3, 55]);
+  assert.equal(sliceCodePoints(text, 3, 55), written);
+  assert.deepEqual([u.path, u.component], ['YOU.Family', 'YOU']);
+  assert.deepEqual([u.before!, u.after!].map(row), [['YOU', '', '👨‍👩‍👧‍👦', '🧑', 5, 90, 80, '↗️'], ['YOU', '', '👨‍👩‍👧‍👦', '🧑', 6, 60, null, '↘️']]);
+
+  assert.deepEqual(findUpdates('UPDATE: ME [some prose|here] and UPDATE: the docs'), []);
+  assert.deepEqual(findUpdates('PREUPDATE: ME [🧠🎨8∠30] and UPDATE: ME.x 🧠🎨7∠45 with no arrow'), []);
+  assert.deepEqual(findUpdates('UPDATE: MEMO [🧠🎨8∠30]'), [], 'the path starts with a component');
+  assert.deepEqual(findUpdates('UPDATE: ME.Mode 🧠🎨7∠45 → 🧠🎨10∠30'), [], 'a magnitude is one digit');
 });

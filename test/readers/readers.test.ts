@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { sliceCodePoints } from '../../src/readers/text.ts';
 import type { OxStore } from '../../src/store/store.ts';
 import { removeDir, select } from '../helpers.ts';
-import { b0, BLOCK, detectedStore, e3, readerGraphFile, SESSIONS, t7, TURN } from './helpers.ts';
+import { b0, BLOCK, detectedStore, e3, f0, readerGraphFile, SESSIONS, t7, TURN } from './helpers.ts';
 
 let dir: string;
 let store: OxStore;
@@ -101,6 +101,45 @@ test('emojikey/harvest: the body holds raw signatures and typed legs', () => {
   assert.equal(select(store, `SELECT ?a WHERE { <${key.body}> weave:leg/weave:angle ?a FILTER(?a > 100) }`).length, 1);
 });
 
+test('emojikey/update: UPDATE statements as findings of their own type, with path, before and after, and legs', () => {
+  const rows = findings('emojikey/update', `?body a weave:EmojikeyUpdate ; weave:updateText ?text ; weave:updatePath ?path ; weave:updateForm ?form ; weave:quoted ?quoted .
+    ?annotation prov:wasAttributedTo ?agent . ?claim prov:wasDerivedFrom ?annotation ; weave:detector ?detector ; weave:detectionType ?type ;
+      rdf:reifies <<( ?turn weave:exhibits ?exhibits )>> . ?block weave:text ?blockText .`, '?body ?text ?path ?form ?quoted ?agent ?detector ?type ?exhibits ?blockText');
+  // Code points: "arrow update: " is 14; "⚖️ trust: " 10 (⚖ and FE0F); the family and " whole ME: " 7 + 11.
+  assert.deepEqual(rows.map((r) => [r.turn, r.kind, r.start, r.end, r.exact, r.path, r.form, r.quoted]), [
+    [TURN(f0(13)), 'authored', '14', '55', 'UPDATE: ME.Cognitive.Mode 🧠🎨7∠45 → 🧠🎨8∠30', 'ME.Cognitive.Mode', 'before-after', 'false'],
+    [TURN(f0(14)), 'authored', '10', '50', 'UPDATE: ME.Trust [🔒🔓7∠20|🔍🕶️8∠45|📝🧿6∠90]', 'ME.Trust', 'legs', 'false'],
+    [TURN(f0(15)), 'authored', '18', '67', 'UPDATE: ME [Cognitive:🧠🎨8∠30|Response:📚⚡7∠25|...]', 'ME', 'legs', 'false'],
+  ]);
+  // The id adds the type to what names a key finding: reader, transcript, turn, block, pointer, span.
+  const id = createHash('sha256').update(['emojikey/harvest', `urn:soul:local:Weave/Transcript/${SESSIONS.forms}`, TURN(f0(15)), BLOCK(f0(15), 0), '', 18, 67, 'emojikey/update'].join('\n')).digest('hex').slice(0, 32);
+  assert.equal(rows[2].annotation, `urn:soul:local:Weave/Annotation/${id}`);
+  for (const r of rows) {
+    assert.equal(sliceCodePoints(r.blockText, Number(r.start), Number(r.end)), r.text);
+    assert.equal(r.text, r.exact);
+    // Made by the harvest reader, claimed as the update type.
+    assert.deepEqual([r.agent, r.detector, r.type, r.exhibits], ['urn:soul:local:Weave/detector/emojikey/harvest', 'emojikey', 'emojikey/update', 'emojikey/update']);
+  }
+  const legs = select(store, `SELECT ?turn ?role ?i ?component ?dimension ?a ?b ?m ?angle (DATATYPE(?m) AS ?mt) (DATATYPE(?angle) AS ?at) WHERE {
+    ?an weave:eventType "emojikey/update" ; oa:hasTarget/weave:atEvent ?turn ; oa:hasBody ?body .
+    VALUES (?p ?role) { (weave:legBefore "before") (weave:legAfter "after") (weave:leg "leg") }
+    ?body ?p ?leg . ?leg a weave:EmojikeyLeg ; weave:legIndex ?i ; weave:component ?component ; weave:poleA ?a ; weave:poleB ?b ;
+      weave:magnitude ?m ; weave:angle ?angle . OPTIONAL { ?leg weave:dimension ?dimension } } ORDER BY ?turn DESC(?role) ?i`);
+  const INT = `${XSD}integer`;
+  assert.deepEqual(legs.map((l) => [l.turn.slice(-2), l.role, l.i, l.component, l.dimension ?? '', l.a, l.b, l.m, l.angle, l.mt, l.at]), [
+    ['13', 'before', '0', 'ME', '', '🧠', '🎨', '7', '45', INT, INT],
+    ['13', 'after', '0', 'ME', '', '🧠', '🎨', '8', '30', INT, INT],
+    ['14', 'leg', '0', 'ME', '', '🔒', '🔓', '7', '20', INT, INT],
+    ['14', 'leg', '1', 'ME', '', '🔍', '🕶️', '8', '45', INT, INT],
+    ['14', 'leg', '2', 'ME', '', '📝', '🧿', '6', '90', INT, INT],
+    ['15', 'leg', '0', 'ME', 'Cognitive', '🧠', '🎨', '8', '30', INT, INT],
+    ['15', 'leg', '1', 'ME', 'Response', '📚', '⚡', '7', '25', INT, INT],
+  ]);
+  // The bracketed legs belong to the statement: no key is read there as well.
+  assert.deepEqual(select(store, `SELECT ?a WHERE { ?a weave:eventType "emojikey/harvest" ; oa:hasTarget/weave:atEvent ?turn
+    VALUES ?turn { <${TURN(f0(13))}> <${TURN(f0(14))}> <${TURN(f0(15))}> } }`), []);
+});
+
 test('the annotation and the claim are shaped exactly as the card draws them', async () => {
   const nq = await readerGraphFile(dir, SESSIONS.emojikey, 'emojikey/harvest');
   // The v1 key: reader, turn, block, pointer and span (code points) name it.
@@ -158,9 +197,9 @@ test('the annotation and the claim are shaped exactly as the card draws them', a
   assert.deepEqual(agent.map((r) => [r.g, r.p, r.o]), [
     ['urn:soul:local:Weave/graph/detector/emojikey/harvest', 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'http://www.w3.org/ns/prov#SoftwareAgent'],
     ['urn:soul:local:Weave/graph/detector/emojikey/harvest', 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'https://repolex.ai/ontology/weave#Detector'],
-    ['urn:soul:local:Weave/graph/detector/emojikey/harvest', 'http://www.w3.org/2000/01/rdf-schema#comment', 'Finds emojikeys (v1 free strings, v2, v3 numeric, summary, superkey and arrow forms) and splits them into typed legs.'],
+    ['urn:soul:local:Weave/graph/detector/emojikey/harvest', 'http://www.w3.org/2000/01/rdf-schema#comment', 'Finds emojikeys (v1 free strings, v2, v3 numeric, summary, superkey and arrow forms) and UPDATE statements (as emojikey/update), and splits them into typed legs.'],
     ['urn:soul:local:Weave/graph/detector/emojikey/harvest', 'http://www.w3.org/2000/01/rdf-schema#label', 'emojikey/harvest'],
-    ['urn:soul:local:Weave/graph/detector/emojikey/harvest', 'https://repolex.ai/ontology/weave#detectorVersion', '1'],
+    ['urn:soul:local:Weave/graph/detector/emojikey/harvest', 'https://repolex.ai/ontology/weave#detectorVersion', '2'],
   ]);
 });
 
@@ -169,7 +208,7 @@ test('every position selector slices the stored text by code points to the quote
     ?a weave:eventType ?reader ; oa:hasTarget ?t . ?t weave:atBlock ?block ; oa:hasSelector ?p , ?q .
     ?p oa:start ?start ; oa:end ?end . ?q oa:exact ?exact ; oa:prefix ?prefix ; oa:suffix ?suffix .
     OPTIONAL { ?block weave:text ?text } OPTIONAL { ?block weave:toolInput ?input } OPTIONAL { ?t weave:inputPointer ?pointer } }`);
-  assert.equal(rows.length, 35, 'every finding but the three secrets has a quote');
+  assert.equal(rows.length, 38, 'every finding but the three secrets has a quote');
   for (const r of rows) {
     const text = r.pointer ? pointerValue(JSON.parse(r.input), r.pointer) : r.text;
     const [start, end] = [Number(r.start), Number(r.end)];
@@ -188,7 +227,7 @@ test('a claim never asserts its triple', () => {
   assert.equal(store.query('ASK { ?e <https://repolex.ai/ontology/weave#exhibits> ?x }', { use_default_graph_as_union: true }), false);
   const claims = select(store, `SELECT ?type (COUNT(*) AS ?n) WHERE { ?c rdf:reifies <<( ?e weave:exhibits ?type )>> ; a weave:Claim } GROUP BY ?type ORDER BY ?type`);
   assert.deepEqual(claims.map((c) => [c.type, c.n]), [
-    ['agent/correction', '3'], ['emojikey/harvest', '21'], ['human/authored', '9'], ['secret/exposure', '3'], ['tool/error', '2'],
+    ['agent/correction', '3'], ['emojikey/harvest', '21'], ['emojikey/update', '3'], ['human/authored', '9'], ['secret/exposure', '3'], ['tool/error', '2'],
   ]);
 });
 

@@ -1,43 +1,59 @@
 import type { Fields, Finding, Reader } from '../reader.ts';
 import { authoredSites, isTool, toolInputSites, toolResultSites, toolUseOf, toolUses, type SessionSpine, type TextSite } from '../spine.ts';
-import { findKeys, freeKey, type EmojiKey, type Leg } from './parse.ts';
+import { findKeys, findUpdates, freeKey, type EmojiKey, type EmojiKeyUpdate, type Leg } from './parse.ts';
 
 /**
  * emojikey/harvest: every emojikey in a session, wherever it was written: in authored text, in
  * tool results (get_emojikey, the history, initialize_conversation), and as the `emojikey`
  * input of a set_emojikey call, the most reliable live key. The initialize_conversation
  * preamble's own examples are marked quoted: they teach the format and say nothing of this
- * conversation.
+ * conversation. UPDATE statements (a change to one dimension path) are reported in the same
+ * places as findings of their own type, emojikey/update; the bracketed legs of an update are
+ * part of it, not a key of their own.
  */
 export const emojikeyHarvest: Reader = {
   name: 'emojikey/harvest',
-  version: '1',
-  description: 'Finds emojikeys (v1 free strings, v2, v3 numeric, summary, superkey and arrow forms) and splits them into typed legs.',
+  version: '2',
+  description: 'Finds emojikeys (v1 free strings, v2, v3 numeric, summary, superkey and arrow forms) and UPDATE statements (as emojikey/update), and splits them into typed legs.',
   read(spine: SessionSpine): Finding[] {
     const findings: Finding[] = [];
-    for (const site of authoredSites(spine)) for (const key of findKeys(site.text)) findings.push(finding(site, key, {}));
+    for (const site of authoredSites(spine)) {
+      const { keys, updates } = scan(site.text);
+      for (const key of keys) findings.push(finding(site, key, {}));
+      for (const update of updates) findings.push(updateFinding(site, update, {}));
+    }
 
     for (const site of toolResultSites(spine)) {
       const use = toolUseOf(spine, site.result!);
       const preambleEnd = isTool(use?.toolName, 'initialize_conversation') ? endOfPreamble(site.text) : -1;
-      for (const key of findKeys(site.text)) {
+      const { keys, updates } = scan(site.text);
+      for (const key of keys) {
         const period = AGGREGATE_PERIOD[lineLabel(site.text, key.start)];
         findings.push(finding(site, key, { quoted: key.start < preambleEnd, period, used: use?.iri }));
       }
+      for (const update of updates) findings.push(updateFinding(site, update, { quoted: update.start < preambleEnd, used: use?.iri }));
     }
 
     for (const use of toolUses(spine)) {
       if (!isTool(use.toolName, 'set_emojikey')) continue;
       for (const site of toolInputSites(use)) {
         if (site.pointer !== '/emojikey') continue;
-        const keys = findKeys(site.text);
-        const free = keys.length ? [] : [freeKey(site.text)].filter((k) => k !== undefined);
+        const { keys, updates } = scan(site.text);
+        const free = keys.length || updates.length ? [] : [freeKey(site.text)].filter((k) => k !== undefined);
         for (const key of [...keys, ...free]) findings.push(finding(site, key, {}));
+        for (const update of updates) findings.push(updateFinding(site, update, {}));
       }
     }
     return findings;
   },
 };
+
+/** The keys and UPDATE statements of a text; a key lying inside a statement is part of it. */
+function scan(text: string): { keys: EmojiKey[]; updates: EmojiKeyUpdate[] } {
+  const updates = findUpdates(text);
+  const keys = findKeys(text).filter((k) => !updates.some((u) => u.start <= k.start && k.end <= u.end));
+  return { keys, updates };
+}
 
 /** The lines initialize_conversation writes after its preamble, the first of which ends it. */
 const AFTER_PREAMBLE = [
@@ -105,4 +121,19 @@ function legFields(leg: Leg, index: number): Fields {
     direction: leg.direction,
     lean: leg.lean,
   };
+}
+
+/** An UPDATE statement: the path it changes, and either its before and after legs or its new legs. */
+function updateFinding(site: TextSite, update: EmojiKeyUpdate, context: { quoted?: boolean; used?: string }): Finding {
+  const body: Fields = {
+    '@type': 'EmojikeyUpdate',
+    updateText: site.text.slice(update.start, update.end),
+    updatePath: update.path,
+    updateForm: update.form,
+    quoted: context.quoted ?? false,
+    legBefore: update.before && legFields(update.before, 0),
+    legAfter: update.after && legFields(update.after, 0),
+  };
+  if (update.legs.length) body.leg = update.legs.map(legFields);
+  return { site, start: update.start, end: update.end, type: 'emojikey/update', body, used: context.used ? [context.used] : undefined };
 }

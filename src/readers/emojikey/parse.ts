@@ -303,3 +303,100 @@ function emojiLeg(raw: string, component: string): Leg | undefined {
     ...(clusters.length === 2 ? { poleA: clusters[0], poleB: clusters[1] } : {}),
   };
 }
+
+/**
+ * An UPDATE statement of the v3 spec: a change to one dimension path rather than a whole key.
+ * `UPDATE: ME.Cognitive.Mode 🧠🎨7∠45 → 🧠🎨8∠30` (before and after) or
+ * `UPDATE: ME.Trust [🔒🔓7∠20|…]` / `UPDATE: ME [Cognitive:🧠🎨8∠30|…]` (the path's new legs).
+ */
+export interface EmojiKeyUpdate {
+  /** UTF-16 span of the whole statement, from `UPDATE:` to its last leg or `]`. */
+  start: number;
+  end: number;
+  /** `ME.Cognitive.Mode`, the component upper-cased as in keys. */
+  path: string;
+  /** The path's first step: ME, CONTENT, YOU or ABSTRACT. */
+  component: string;
+  form: 'before-after' | 'legs';
+  before?: Leg;
+  after?: Leg;
+  legs: Leg[];
+}
+
+const UPDATE_HEAD = /UPDATE:[ \t]*(ME|CONTENT|YOU|ABSTRACT)((?:\.[A-Za-z][A-Za-z0-9_]*)*)(?![A-Za-z0-9_])[ \t]*/iy;
+/** `∠` and the angle, zero-padded or not, with any superscript confidence. */
+const ANGLE_TAIL = /∠\d{1,3}°?[⁰¹²³⁴⁵⁶⁷⁸⁹]*/y;
+const CHANGE_ARROW = /[ \t]*(?:→|->|⟶|➡\uFE0F?)[ \t]*/y;
+/** Longest pole text considered before a leg's `∠`: a ZWJ family pair is about 15 UTF-16 units. */
+const MAX_LEG = 80;
+
+/** Every UPDATE statement in `text`, in order. */
+export function findUpdates(text: string): EmojiKeyUpdate[] {
+  if (!text.includes('UPDATE:')) return [];
+  const updates: EmojiKeyUpdate[] = [];
+  for (let at = text.indexOf('UPDATE:'); at >= 0; at = text.indexOf('UPDATE:', at + 1)) {
+    // A whole word: not the tail of PREUPDATE: or an identifier.
+    if (at > 0 && /[A-Za-z0-9_]/.test(text[at - 1])) continue;
+    UPDATE_HEAD.lastIndex = at;
+    const head = UPDATE_HEAD.exec(text);
+    if (!head) continue;
+    const component = head[1].toUpperCase();
+    const path = component + head[2];
+    const update = text[UPDATE_HEAD.lastIndex] === '['
+      ? legsUpdate(text, UPDATE_HEAD.lastIndex, component)
+      : beforeAfterUpdate(text, UPDATE_HEAD.lastIndex, component);
+    if (update) updates.push({ start: at, path, component, ...update });
+  }
+  return updates;
+}
+
+/** `[leg|leg|…]`, optionally opening with the path's own label (`[ME|…]`). */
+function legsUpdate(text: string, open: number, component: string): Omit<EmojiKeyUpdate, 'start' | 'path' | 'component'> | undefined {
+  const close = text.indexOf(']', open);
+  if (close < 0 || close - open > MAX_SEGMENT) return undefined;
+  const content = text.slice(open + 1, close);
+  if (content.includes('[') || content.includes('\n')) return undefined;
+  const parts = content.split('|');
+  if (parts[0].trim().toUpperCase() === component) parts.shift();
+  const concrete = parts.filter((p) => p.trim() && !isEllipsis(p));
+  const legs = parseLegs(parts, component);
+  // Every leg written must read as one: otherwise this is prose that happens to follow UPDATE:.
+  if (!legs.length || legs.length !== concrete.length) return undefined;
+  return { end: close + 1, form: 'legs', legs };
+}
+
+/** `PoleA PoleB N∠A → PoleA PoleB N∠A`, each side a numeric leg with its trend if written. */
+function beforeAfterUpdate(text: string, from: number, component: string): Omit<EmojiKeyUpdate, 'start' | 'path' | 'component'> | undefined {
+  const first = legEnd(text, from);
+  if (first === undefined) return undefined;
+  let arrowAt = first.anglesEnd;
+  CHANGE_ARROW.lastIndex = arrowAt;
+  if (!CHANGE_ARROW.test(text)) {
+    // A trend arrow written after the first leg (`7∠45↗️ → …`) belongs to that leg.
+    if (first.end === first.anglesEnd) return undefined;
+    arrowAt = first.end;
+    CHANGE_ARROW.lastIndex = arrowAt;
+    if (!CHANGE_ARROW.test(text)) return undefined;
+  }
+  const afterStart = CHANGE_ARROW.lastIndex;
+  const second = legEnd(text, afterStart);
+  if (!second) return undefined;
+  const before = numericLeg(text.slice(from, arrowAt), component);
+  const after = numericLeg(text.slice(afterStart, second.end), component);
+  if (!before || !after) return undefined;
+  return { end: second.end, form: 'before-after', before: { ...before, order: 0 }, after: { ...after, order: 0 }, legs: [] };
+}
+
+/**
+ * Where a numeric leg starting at `from` ends: after its angle and confidence (`anglesEnd`), and
+ * after a trend arrow written right behind them (`end`), if any.
+ */
+function legEnd(text: string, from: number): { anglesEnd: number; end: number } | undefined {
+  const mark = text.indexOf('∠', from);
+  if (mark < 0 || mark - from > MAX_LEG || /[\n[\]|]/.test(text.slice(from, mark))) return undefined;
+  ANGLE_TAIL.lastIndex = mark;
+  if (!ANGLE_TAIL.exec(text)) return undefined;
+  const anglesEnd = ANGLE_TAIL.lastIndex;
+  const next = graphemes(text.slice(anglesEnd, anglesEnd + 8))[0];
+  return { anglesEnd, end: next && isTrend(next) ? anglesEnd + next.length : anglesEnd };
+}
