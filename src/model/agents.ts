@@ -100,7 +100,8 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
     if (batch) d.add(s.node, weave.batchId, str(batch));
     if (ids?.size) for (const id of ids) start(toolNode(id), s.node, ids.size > 1 ? 'conflict' : tools.has(id) ? 'exact_unique' : 'unresolved', s.index);
     else if (batch) for (const from of batchCalls(batch)) start(from, s.node, launchers.has(batch) ? 'strong_inference' : 'unresolved', s.index);
-    else start(d.unresolved('spawn_of_child', s.name, [weave.AgentCall, weave.ToolCall]), s.node, 'unresolved', s.index);
+    // A compaction summariser is started by no call: it is joined to its compaction (compactions.ts).
+    else if (!s.summariser) start(d.unresolved('spawn_of_child', s.name, [weave.AgentCall, weave.ToolCall]), s.node, 'unresolved', s.index);
   }
   for (const [agentId, ids] of announced)
     for (const id of ids) start(toolNode(id), d.unresolved('child_stream', agentId, [weave.Stream]), 'unresolved');

@@ -1,6 +1,7 @@
 import type { Triple } from '../emit/terms.ts';
 import { emitAgents } from './agents.ts';
 import { emitCalls, findCalls } from './calls.ts';
+import { emitCompactions } from './compactions.ts';
 import type { ModelContext } from './context.ts';
 import { emitEpochs, findEpochs } from './epochs.ts';
 import { Placer } from './placement.ts';
@@ -28,6 +29,7 @@ export function assemble(ctx: ModelContext): Triple[] {
   const tools = findTools(ctx);
   emitTools(ctx, tools, calls.ofFact, placer);
   emitAgents(ctx, tools, calls.list, placer);
+  emitCompactions(ctx);
   emitRecordSteps(ctx, placer, tools, calls.ofFact);
   placer.finish();
   return ctx.d.triples;

@@ -13,6 +13,8 @@ export interface ModelContext {
   byUuid: Map<string, number>;
   /** The workflow journals (`journal.jsonl`) of the session. */
   journals: string[];
+  /** Summariser stream → the summary records whose text holds its summary verbatim (compared while reading). */
+  summaryMatches: Map<number, number[]>;
 }
 
 /** Where a step hangs in the tree, and how sure that is. */

@@ -11,7 +11,7 @@ export const EVIDENCE_LEVELS: readonly Evidence[] = ['exact_unique', 'exact_ambi
 /** What a link to nothing stood for: the kinds of Unresolved placeholder. */
 export type UnresolvedKind =
   | 'tool_result' | 'tool_use' | 'child_stream' | 'notified_child' | 'spawn_call' | 'spawn_of_child'
-  | 'epoch_continuation' | 'run' | 'summarized_boundary';
+  | 'epoch_continuation' | 'run' | 'summarized_boundary' | 'epoch_summary';
 
 /**
  * Collects one session's derived triples. Every link goes in twice: as the asserted triple, and

@@ -56,6 +56,8 @@ export interface RecordFact {
   parent?: string;
   logicalParent?: string;
   promptId?: string;
+  /** The record's timestamp in ms; compared only where no id joins (a summariser to its compaction). */
+  time?: number;
   /** origin.kind on the record, else on attachment.origin. */
   origin?: string;
   step?: RecordStep;
@@ -93,6 +95,8 @@ export function recordFact(read: ReadRecord, stream: number, line: number, event
   if (record.parentUuid) fact.parent = record.parentUuid;
   if (record.logicalParentUuid) fact.logicalParent = record.logicalParentUuid;
   if (record.promptId) fact.promptId = record.promptId;
+  const time = record.timestamp ? Date.parse(record.timestamp) : NaN;
+  if (!Number.isNaN(time)) fact.time = time;
   if (typeof record.origin?.kind === 'string') fact.origin = record.origin.kind;
   else if (field(read, 'promptSource') === 'sdk') fact.origin = 'human';
 

@@ -1,9 +1,10 @@
 import type { SourceLine } from '../acquire/lines.ts';
 import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
-import type { ReadRecord } from '../dialect/claude-code/records.ts';
+import type { AssistantRecord, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
 import type { RecordObserver, TranscriptContext } from '../emit/session.ts';
 import type { Term, Triple } from '../emit/terms.ts';
 import { assemble } from './assemble.ts';
+import { messageText, summaryBody, summaryTextMatches } from './compactions.ts';
 import { Derivation } from './evidence.ts';
 import { recordFact, type RecordFact } from './facts.ts';
 import { streamsOf, type StreamInfo } from './streams.ts';
@@ -17,6 +18,12 @@ class ConversationObserver implements RecordObserver {
   private readonly byUuid = new Map<string, number>();
   private readonly streams: StreamInfo[];
   private readonly streamOf = new Map<TranscriptSource, number>();
+  /**
+   * The only texts the model holds, until finish compares them: each compaction summary, and each
+   * summariser's final summary body. Nothing of them reaches the graph.
+   */
+  private readonly summaries = new Map<number, string>();
+  private readonly summariserBodies = new Map<number, string>();
 
   constructor(private readonly session: SessionSource, private readonly soul: string) {
     this.streams = streamsOf(soul, session);
@@ -29,6 +36,12 @@ class ConversationObserver implements RecordObserver {
     this.streams[stream].transcript = transcript.node;
     const fact = recordFact(read, stream, line.lineNo, event);
     if (fact.uuid !== undefined && !this.byUuid.has(fact.uuid)) this.byUuid.set(fact.uuid, this.facts.length);
+    const { record } = read;
+    if (fact.step === 'epoch.summary') this.summaries.set(this.facts.length, messageText((record as UserRecord).message?.content));
+    if (this.streams[stream].summariser && record.type === 'assistant') {
+      const body = summaryBody(messageText((record as AssistantRecord).message?.content));
+      if (body) this.summariserBodies.set(stream, body);
+    }
     this.facts.push(fact);
   }
 
@@ -39,6 +52,7 @@ class ConversationObserver implements RecordObserver {
       facts: this.facts,
       byUuid: this.byUuid,
       journals: this.session.journals,
+      summaryMatches: summaryTextMatches(this.summariserBodies, this.summaries),
     });
   }
 }

@@ -17,6 +17,8 @@ export interface StreamInfo {
   node: Term;
   /** The Transcript node the spine wrote for the file. */
   transcript: Term;
+  /** A compaction summariser (`agent-acompact-<hex>.jsonl`): no call starts it; it produces a compaction's summary. */
+  summariser: boolean;
   /** The sidecar's tool use id: the call that started this child, when the runtime wrote one. */
   metaToolUseId?: string;
 }
@@ -34,7 +36,8 @@ export function streamsOf(soul: string, session: SessionSource): StreamInfo[] {
     const transcript = main
       ? instanceIri(soul, 'Transcript', sessionId)
       : instanceIri(soul, 'Transcript', sessionId, `agent-${source.agentId ?? source.path}`);
-    const stream: StreamInfo = { index, source, main, name, transcript, node: instanceIri(soul, 'Stream', sessionId, name) };
+    const summariser = !main && (source.agentId ?? '').startsWith('acompact-');
+    const stream: StreamInfo = { index, source, main, name, transcript, summariser, node: instanceIri(soul, 'Stream', sessionId, name) };
     const toolUseId = source.metaPath ? readMeta(source.metaPath)?.toolUseId : undefined;
     if (typeof toolUseId === 'string' && toolUseId) stream.metaToolUseId = toolUseId;
     return stream;

@@ -91,7 +91,7 @@ function add(into: Tokens, usage: Json): void {
 }
 
 /** The model's links between nodes (rdf:type links are annotated too, but the spine asserts types as well). */
-const RELATIONS = ['within', 'starts', 'reports', 'resultOf', 'follows', 'summarizes', 'cancels', 'endsWith', 'trigger', 'fragmentOf',
+const RELATIONS = ['within', 'starts', 'reports', 'resultOf', 'follows', 'summarizes', 'produces', 'cancels', 'endsWith', 'trigger', 'fragmentOf',
   'firstFragment', 'lastFragment', 'toolRequest', 'toolResponse', 'outputCall', 'labelledBy', 'recordedIn'].map((p) => `weave:${p}`).join(' ');
 
 const zero = (): Tokens => ({ calls: 0, input: 0, output: 0, cacheCreation: 0, cacheRead: 0 });
@@ -124,10 +124,11 @@ describe('the conversation model on the corpus', { skip }, () => {
       FILTER(?ev != weave:unresolved) } }`), []);
   });
 
-  test('every child stream is started by a call, or by an explicit Unresolved one', () => {
+  test('every child stream is started by a call, or by an explicit Unresolved one, or produces a compaction summary', () => {
     const children = g.select(`SELECT ?g ?s WHERE { GRAPH ?g { ?s a weave:Stream ; weave:streamRole "child" } }`);
     assert.equal(children.length, sessions.reduce((n, s) => n + s.subagents.length, 0));
-    assert.deepEqual(g.select(`SELECT ?g ?s WHERE { GRAPH ?g { ?s a weave:Stream ; weave:streamRole "child" FILTER NOT EXISTS { ?c weave:starts ?s } } }`), []);
+    assert.deepEqual(g.select(`SELECT ?g ?s WHERE { GRAPH ?g { ?s a weave:Stream ; weave:streamRole "child"
+      FILTER NOT EXISTS { ?c weave:starts ?s } FILTER NOT EXISTS { ?s weave:produces ?summary } } }`), []);
     // A child whose agentId a launch result of its session names is joined exactly (plain scan).
     const named = sessions.flatMap((session) => {
       const ids = launchedAgentIds(session);
@@ -137,6 +138,18 @@ describe('the conversation model on the corpus', { skip }, () => {
       .map((row) => `${row.g} ${row.name}`));
     assert.ok(named.length > 20, `only ${named.length} children named by a launch result`);
     assert.deepEqual(named.filter((child) => !exact.has(child)), []);
+  });
+
+  test('each of the 8 compaction summarisers produces the summary of its session, exactly (its text is in it)', () => {
+    const summarisers = sessions.flatMap((session) => session.subagents.filter((t) => t.agentId?.startsWith('acompact-'))
+      .map((t) => `${short(sessionGraphIri(SOUL, session.sessionId))} ${t.agentId}`));
+    assert.equal(summarisers.length, 8);
+    const rows = g.select(`SELECT ?g ?name ?ev WHERE { GRAPH ?g { ?s weave:produces ?o ~ ?r {| weave:evidence ?ev |} .
+      ?s weave:streamName ?name . ?o a weave:EpochSummary ; weave:isCompactSummary true } }`);
+    assert.deepEqual(rows.map((r) => `${r.g} ${r.name}`).sort(), summarisers.sort());
+    assert.deepEqual(new Set(rows.map((r) => r.ev)), new Set(['weave:exact_unique']));
+    // No call starts one, and none stands as an orphan child.
+    assert.deepEqual(g.select(`SELECT ?s WHERE { GRAPH ?g { ?c weave:starts ?s . ?s weave:streamName ?name FILTER(STRSTARTS(?name, "acompact-")) } }`), []);
   });
 
   test('every link carries exactly one evidence level', () => {

@@ -72,6 +72,7 @@ export const CLAUDE_CODE_GLOSSARY: Glossary = {
     T('result_of', 'tool_use_id', 'a tool_result block', 'also stated as sourceToolAssistantUUID'),
     T('follows', 'logicalParentUuid', 'a compact_boundary record'),
     T('summarizes', 'parentUuid', 'an isCompactSummary record'),
+    T('produces', 'agent-acompact-<id>.jsonl', 'a compaction summariser\'s file name', 'joined to the isCompactSummary record holding its <summary> text verbatim, or whose boundary\'s logicalParentUuid its records\' parentUuid names; else to the first compact_boundary after its last record (strong_inference)'),
     T('cancels', 'toolUseResult.interrupted', 'a tool result', 'also [Request interrupted by user], which cancels what it follows'),
     DERIVED('in_segment', 'a talk\'s commit window. Not emitted yet', false),
     DERIVED('retries', 'unavailable: Claude Code links no retried attempt to the one it replaced', false),
