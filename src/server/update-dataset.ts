@@ -55,11 +55,8 @@ function operations(text: string): Operation[] {
   let i = 0;
   while (i < text.length) {
     const c = text[i];
-    if (c === '#') {
-      const nl = text.indexOf('\n', i);
-      i = nl < 0 ? text.length : nl + 1;
-    } else if (c === '"' || c === "'") i = skipString(text, i);
-    else if (c === '<') i = skipIri(text, i);
+    const past = skipOpaque(text, i);
+    if (past !== i) i = past;
     else if (c === '{') {
       depth++;
       i++;
@@ -90,6 +87,18 @@ function operations(text: string): Operation[] {
   return ops;
 }
 
+/** Past the comment, string or IRI that starts at `i`, whose braces and `;` do not count; `i` when none does. */
+function skipOpaque(text: string, i: number): number {
+  const c = text[i];
+  if (c === '#') {
+    const nl = text.indexOf('\n', i);
+    return nl < 0 ? text.length : nl + 1;
+  }
+  if (c === '"' || c === "'") return skipString(text, i);
+  if (c === '<') return skipIri(text, i);
+  return i;
+}
+
 function skipString(text: string, i: number): number {
   const q = text[i];
   const long = text.startsWith(q.repeat(3), i);
@@ -118,11 +127,8 @@ function groupAfter(text: string, from: number): { start: number; end: number } 
   let depth = 0;
   while (i < text.length) {
     const c = text[i];
-    if (c === '#') {
-      const nl = text.indexOf('\n', i);
-      i = nl < 0 ? text.length : nl + 1;
-    } else if (c === '"' || c === "'") i = skipString(text, i);
-    else if (c === '<') i = skipIri(text, i);
+    const past = skipOpaque(text, i);
+    if (past !== i) i = past;
     else {
       if (c === '{') depth++;
       else if (c === '}' && --depth === 0) return { start, end: i + 1 };
