@@ -27,6 +27,8 @@ export interface SessionCounts {
 
 /** Something that wants to see every record of a session as it streams past (the model, say). */
 export interface RecordObserver {
+  /** A transcript file begins: its node, and its `.meta.json` sidecar when it has one. */
+  transcript?(transcript: TranscriptContext, meta?: JsonObject): void;
   record(transcript: TranscriptContext, line: SourceLine, read: ReadRecord, event: Term): void;
   /** Called once all files are read; returns derived triples. */
   finish?(resolve: (space: Reference['space'], id: string) => Term | undefined): Iterable<Triple>;
@@ -85,7 +87,9 @@ export class SessionEmitter {
       if (typeof meta.toolUseId === 'string') t(node, weave.launchingToolUseId, str(meta.toolUseId));
       t(node, weave.agentMetaJson, jsonLiteral(meta));
     }
-    return { source, node, streamKey };
+    const ctx = { source, node, streamKey };
+    for (const observer of this.observers) observer.transcript?.(ctx, meta);
+    return ctx;
   }
 
   record(ctx: TranscriptContext, line: SourceLine, read: ReadRecord): void {

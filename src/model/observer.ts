@@ -1,6 +1,6 @@
 import type { SourceLine } from '../acquire/lines.ts';
 import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
-import type { AssistantRecord, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
+import type { AssistantRecord, JsonObject, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
 import type { RecordObserver, TranscriptContext } from '../emit/session.ts';
 import type { Term, Triple } from '../emit/terms.ts';
 import { assemble } from './assemble.ts';
@@ -30,10 +30,17 @@ class ConversationObserver implements RecordObserver {
     for (const s of this.streams) this.streamOf.set(s.source, s.index);
   }
 
-  record(transcript: TranscriptContext, line: SourceLine, read: ReadRecord, event: Term): void {
+  transcript(transcript: TranscriptContext, meta?: JsonObject): void {
     const stream = this.streamOf.get(transcript.source);
     if (stream === undefined) return;
     this.streams[stream].transcript = transcript.node;
+    // The sidecar's tool use id: the call that started this child, when the runtime wrote one.
+    if (typeof meta?.toolUseId === 'string' && meta.toolUseId) this.streams[stream].metaToolUseId = meta.toolUseId;
+  }
+
+  record(transcript: TranscriptContext, line: SourceLine, read: ReadRecord, event: Term): void {
+    const stream = this.streamOf.get(transcript.source);
+    if (stream === undefined) return;
     const fact = recordFact(read, stream, line.lineNo, event);
     if (fact.uuid !== undefined && !this.byUuid.has(fact.uuid)) this.byUuid.set(fact.uuid, this.facts.length);
     const { record } = read;

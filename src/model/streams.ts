@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { transcriptsOf, type SessionSource, type TranscriptSource } from '../acquire/sources.ts';
-import type { JsonObject } from '../dialect/claude-code/records.ts';
 import { instanceIri } from '../emit/iri.ts';
 import { str, type Term } from '../emit/terms.ts';
 import { a, dcterms, weave } from '../emit/vocab.ts';
@@ -15,8 +13,8 @@ export interface StreamInfo {
   /** `main`, or the child agent's id (the file name where it has none). */
   name: string;
   node: Term;
-  /** The Transcript node the spine wrote for the file. */
-  transcript: Term;
+  /** The Transcript node the spine wrote for the file (set when the emitter begins the file). */
+  transcript?: Term;
   /** A compaction summariser (`agent-acompact-<hex>.jsonl`): no call starts it; it produces a compaction's summary. */
   summariser: boolean;
   /** The sidecar's tool use id: the call that started this child, when the runtime wrote one. */
@@ -32,26 +30,9 @@ export function streamsOf(soul: string, session: SessionSource): StreamInfo[] {
   return transcriptsOf(session).map((source, index) => {
     const main = source === session.main;
     const name = main ? 'main' : (source.agentId ?? basename(source.path, '.jsonl'));
-    // The same IRIs SessionEmitter.beginTranscript gives the file.
-    const transcript = main
-      ? instanceIri(soul, 'Transcript', sessionId)
-      : instanceIri(soul, 'Transcript', sessionId, `agent-${source.agentId ?? source.path}`);
     const summariser = !main && (source.agentId ?? '').startsWith('acompact-');
-    const stream: StreamInfo = { index, source, main, name, transcript, summariser, node: instanceIri(soul, 'Stream', sessionId, name) };
-    const toolUseId = source.metaPath ? readMeta(source.metaPath)?.toolUseId : undefined;
-    if (typeof toolUseId === 'string' && toolUseId) stream.metaToolUseId = toolUseId;
-    return stream;
+    return { index, source, main, name, summariser, node: instanceIri(soul, 'Stream', sessionId, name) };
   });
-}
-
-/** A sidecar read for its ids only; one that does not parse was already reported by ingest. */
-function readMeta(path: string): JsonObject | undefined {
-  try {
-    const json = JSON.parse(readFileSync(path, 'utf8'));
-    return json && typeof json === 'object' && !Array.isArray(json) ? json : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export function emitStreams(d: Derivation, streams: StreamInfo[]): void {
@@ -65,6 +46,6 @@ export function emitStreams(d: Derivation, streams: StreamInfo[]): void {
     d.add(s.node, weave.streamName, str(s.name));
     d.add(s.node, weave.streamRole, str(s.main ? 'main' : 'child'));
     d.link(s.node, weave.within, session, 'exact_unique');
-    d.link(s.node, weave.recordedIn, s.transcript, 'exact_unique');
+    if (s.transcript) d.link(s.node, weave.recordedIn, s.transcript, 'exact_unique');
   }
 }
