@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { EXPECTED_TURNS, startTestServer, type TestServer } from './helpers.ts';
 
 /**
  * The page in a real browser: Debian's headless Chromium (installed by .ci/run) opens `/`, runs
@@ -77,14 +77,7 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   it('opens /, runs a query, and shows the results table', async () => {
     const rows = await run('PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t');
-    assert.deepEqual(rows, [
-      ['s-0001', 'user'],
-      ['s-0002', 'assistant'],
-      ['s-0003', 'user'],
-      ['s-0004', 'assistant'],
-      ['t-0001', 'user'],
-      ['t-0002', 'assistant'],
-    ].map(([id, role]) => [`<urn:soul:local:Weave/Turn/${id}>`, role]));
+    assert.deepEqual(rows, EXPECTED_TURNS.map(([iri, role]) => [`<${iri}>`, role]));
   });
 
   it('draws triple terms in the table, from SELECT and from CONSTRUCT', async () => {

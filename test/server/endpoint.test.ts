@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Parser } from 'n3';
 import oxigraph from 'oxigraph';
-import { SESSION_A, SESSION_B, startTestServer, TURN, type TestServer } from './helpers.ts';
+import { EXPECTED_TURNS, SESSION_A, SESSION_B, startTestServer, TURN, type TestServer } from './helpers.ts';
 
 /**
  * The SPARQL 1.1 Protocol endpoint over a real socket, on the two server fixtures (6 turns:
@@ -11,14 +11,6 @@ import { SESSION_A, SESSION_B, startTestServer, TURN, type TestServer } from './
  */
 
 const TURNS = 'SELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t';
-const EXPECTED_TURNS: [string, string][] = [
-  ['s-0001', 'user'],
-  ['s-0002', 'assistant'],
-  ['s-0003', 'user'],
-  ['s-0004', 'assistant'],
-  ['t-0001', 'user'],
-  ['t-0002', 'assistant'],
-].map(([id, role]) => [TURN(id), role]);
 const ROLES = 'CONSTRUCT { ?t weave:role ?role } WHERE { ?t a weave:Turn ; weave:role ?role }';
 const GRAPH = (session: string) => `urn:soul:local:Weave/graph/${session}`;
 const NO_STACK = /\n\s+at \S+ \(|node_modules|\.ts:\d+/;

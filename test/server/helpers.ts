@@ -11,6 +11,15 @@ export const SERVER_FIXTURES = join(REPO, 'fixtures', 'server');
 export const SESSION_A = '33333333-3333-4333-8333-333333333333';
 export const SESSION_B = '44444444-4444-4444-8444-444444444444';
 export const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id}`;
+/** The turns of the server fixtures with their roles, in IRI order. */
+export const EXPECTED_TURNS: [string, string][] = [
+  ['s-0001', 'user'],
+  ['s-0002', 'assistant'],
+  ['s-0003', 'user'],
+  ['s-0004', 'assistant'],
+  ['t-0001', 'user'],
+  ['t-0002', 'assistant'],
+].map(([id, role]) => [TURN(id), role]);
 
 export interface TestServer extends RunningServer {
   base: string;
