@@ -3,7 +3,7 @@ import { discoverSessions } from './acquire/discover.ts';
 import { readLines } from './acquire/lines.ts';
 import { transcriptsOf } from './acquire/sources.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
-import { WEAVE_NS } from './emit/vocab.ts';
+import { WEAVE_NS } from './rdf/vocab.ts';
 import { runQuery } from './query/run.ts';
 import type { JsonResults } from './query/table.ts';
 import { openStore, type OxStore } from './store/store.ts';

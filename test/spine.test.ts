@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLine } from '../src/dialect/claude-code/read.ts';
 import { emitSpine, eventIri } from '../src/emit/spine.ts';
-import { instanceIri } from '../src/emit/iri.ts';
-import { iri, str, type Triple } from '../src/emit/terms.ts';
+import { instanceIri } from '../src/rdf/iri.ts';
+import { iri, str, type Triple } from '../src/rdf/terms.ts';
 import { FIXTURES } from './helpers.ts';
 
 const S1 = '11111111-1111-4111-8111-111111111111';

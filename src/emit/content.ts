@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { jsonLiteral } from './json.ts';
-import { int, iri, str, type Term, type Triple } from './terms.ts';
-import { a, weave } from './vocab.ts';
+import { jsonLiteral } from '../rdf/json.ts';
+import { int, iri, str, type Term, type Triple } from '../rdf/terms.ts';
+import { a, weave } from '../rdf/vocab.ts';
 
 /**
  * Content states: every stored text of a transcript (message text, thinking, signatures, tool

@@ -1,13 +1,13 @@
 import type { SourceLine } from '../acquire/lines.ts';
 import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
 import type { JsonObject, ReadRecord } from '../dialect/claude-code/records.ts';
-import { instanceIri } from './iri.ts';
-import { jsonLiteral } from './json.ts';
+import { instanceIri } from '../rdf/iri.ts';
+import { jsonLiteral } from '../rdf/json.ts';
 import { emitSpine, eventIri, type Reference } from './spine.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
 import { dialectObservers } from './records/observers.ts';
-import { int, str, type Term, type Triple } from './terms.ts';
-import { a, weave } from './vocab.ts';
+import { int, str, type Term, type Triple } from '../rdf/terms.ts';
+import { a, weave } from '../rdf/vocab.ts';
 
 /** One transcript file as it is being read. */
 export interface TranscriptContext {

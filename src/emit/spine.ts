@@ -1,15 +1,15 @@
 import type { AssistantRecord, ClaudeRecord, JsonObject, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
-import { instanceIri } from './iri.ts';
-import { jsonLiteral } from './json.ts';
+import { instanceIri } from '../rdf/iri.ts';
+import { jsonLiteral } from '../rdf/json.ts';
 import { emitAttachment } from './records/attachment.ts';
 import type { RecordContext } from './records/context.ts';
 import { emitMetadata } from './records/metadata.ts';
 import { emitProgress } from './records/progress.ts';
 import { emitSystem } from './records/system.ts';
 import { emitTurn } from './records/turn.ts';
-import { bool, dateTime, int, str, type Term, type Triple } from './terms.ts';
-import { a, weave } from './vocab.ts';
+import { bool, dateTime, int, str, type Term, type Triple } from '../rdf/terms.ts';
+import { a, weave } from '../rdf/vocab.ts';
 
 /**
  * One record of a transcript as triples: the envelope every record shares here, then the record's

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { instancePrefix } from '../emit/iri.ts';
-import { iri, nquad, type Term, type Triple } from '../emit/terms.ts';
-import { weave } from '../emit/vocab.ts';
+import { instancePrefix } from '../rdf/iri.ts';
+import { iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
+import { weave } from '../rdf/vocab.ts';
 import { openGraphWriter, removeGraphFile, type Manifest } from '../store/snapshot.ts';
 
 /**

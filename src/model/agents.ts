@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { instanceIri } from '../emit/iri.ts';
-import { jsonLiteral } from '../emit/json.ts';
-import { int, str, type Term } from '../emit/terms.ts';
-import { a, weave } from '../emit/vocab.ts';
+import { instanceIri } from '../rdf/iri.ts';
+import { jsonLiteral } from '../rdf/json.ts';
+import { int, str, type Term } from '../rdf/terms.ts';
+import { a, weave } from '../rdf/vocab.ts';
 import type { Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
 import type { Evidence } from './evidence.ts';

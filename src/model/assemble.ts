@@ -1,4 +1,4 @@
-import type { Triple } from '../emit/terms.ts';
+import type { Triple } from '../rdf/terms.ts';
 import { emitAgents } from './agents.ts';
 import { emitCalls, findCalls } from './calls.ts';
 import { emitCompactions } from './compactions.ts';

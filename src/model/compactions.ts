@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../dialect/claude-code/records.ts';
-import { weave } from '../emit/vocab.ts';
+import { weave } from '../rdf/vocab.ts';
 import type { ModelContext } from './context.ts';
 import type { Evidence } from './evidence.ts';
 import type { RecordFact } from './facts.ts';

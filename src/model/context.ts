@@ -1,4 +1,4 @@
-import type { Term } from '../emit/terms.ts';
+import type { Term } from '../rdf/terms.ts';
 import type { Derivation, Evidence } from './evidence.ts';
 import type { RecordFact } from './facts.ts';
 import type { StreamInfo } from './streams.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { instanceIri } from '../emit/iri.ts';
-import { str, tripleTerm, type Term, type Triple } from '../emit/terms.ts';
-import { a, rdf, weave } from '../emit/vocab.ts';
+import { instanceIri } from '../rdf/iri.ts';
+import { str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
+import { a, rdf, weave } from '../rdf/vocab.ts';
 
 /** How well a derived link is founded (the glossary's correlation quality). */
 export type Evidence = 'exact_unique' | 'exact_ambiguous' | 'strong_inference' | 'weak_inference' | 'unresolved' | 'conflict';

@@ -1,7 +1,7 @@
 import type {
   AssistantRecord, AttachmentRecord, ContentBlock, Json, JsonObject, ProgressRecord, ReadRecord, SystemRecord, UserRecord,
 } from '../dialect/claude-code/records.ts';
-import type { Term } from '../emit/terms.ts';
+import type { Term } from '../rdf/terms.ts';
 import type { Evidence } from './evidence.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { SourceLine } from '../acquire/lines.ts';
 import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
 import type { AssistantRecord, JsonObject, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
 import type { RecordObserver, TranscriptContext } from '../emit/session.ts';
-import type { Term, Triple } from '../emit/terms.ts';
+import type { Term, Triple } from '../rdf/terms.ts';
 import { assemble } from './assemble.ts';
 import { messageText, summaryBody, summaryTextMatches } from './compactions.ts';
 import { Derivation } from './evidence.ts';

@@ -1,5 +1,5 @@
-import { int, type Term } from '../emit/terms.ts';
-import { weave } from '../emit/vocab.ts';
+import { int, type Term } from '../rdf/terms.ts';
+import { weave } from '../rdf/vocab.ts';
 import type { ModelContext, Placement } from './context.ts';
 import type { Epochs } from './epochs.ts';
 import type { Runs } from './runs.ts';

@@ -1,5 +1,5 @@
-import type { Term } from '../emit/terms.ts';
-import { a, weave } from '../emit/vocab.ts';
+import type { Term } from '../rdf/terms.ts';
+import { a, weave } from '../rdf/vocab.ts';
 import type { Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
 import type { RecordFact, RecordStep } from './facts.ts';

@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import { transcriptsOf, type SessionSource, type TranscriptSource } from '../acquire/sources.ts';
-import { instanceIri } from '../emit/iri.ts';
-import { str, type Term } from '../emit/terms.ts';
-import { a, dcterms, weave } from '../emit/vocab.ts';
+import { instanceIri } from '../rdf/iri.ts';
+import { str, type Term } from '../rdf/terms.ts';
+import { a, dcterms, weave } from '../rdf/vocab.ts';
 import type { Derivation } from './evidence.ts';
 
 /** One file of the session seen as a stream: the session file is `main`, each agent file a child. */

@@ -1,6 +1,6 @@
-import { instanceIri } from '../emit/iri.ts';
-import { int, type Term } from '../emit/terms.ts';
-import { a, weave } from '../emit/vocab.ts';
+import { instanceIri } from '../rdf/iri.ts';
+import { int, type Term } from '../rdf/terms.ts';
+import { a, weave } from '../rdf/vocab.ts';
 import type { ModelContext } from './context.ts';
 import type { Epochs } from './epochs.ts';
 import type { Evidence } from './evidence.ts';

@@ -1,5 +1,5 @@
 import type oxigraph from 'oxigraph';
-import { WEAVE_NS } from '../emit/vocab.ts';
+import { WEAVE_NS } from '../rdf/vocab.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { EVIDENCE_LEVELS } from './evidence.ts';

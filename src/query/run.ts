@@ -1,5 +1,5 @@
 import type oxigraph from 'oxigraph';
-import { sparqlPrefixes } from '../emit/vocab.ts';
+import { sparqlPrefixes } from '../rdf/vocab.ts';
 
 type OxStore = oxigraph.Store;
 

@@ -1,4 +1,4 @@
-import { PREFIXES } from '../emit/vocab.ts';
+import { PREFIXES } from '../rdf/vocab.ts';
 
 /** A term of the SPARQL 1.1 JSON results format (with RDF 1.2 triple terms). */
 export type JsonTerm =

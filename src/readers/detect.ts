@@ -1,7 +1,7 @@
 import oxigraph from 'oxigraph';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readerGraphIri, sessionGraphIri } from '../emit/iri.ts';
+import { readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
 import { openGraphWriter, readManifest, writeManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/snapshot.ts';
 import { loadNQuadsFile, type OxStore } from '../store/store.ts';
 import { detectorGraphIri, detectorGraphText, readerGraphText } from './emit.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { instanceIri, instancePrefix } from '../emit/iri.ts';
-import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../emit/terms.ts';
-import { a, oa, prov, rdf, rdfs, weave } from '../emit/vocab.ts';
+import { instanceIri, instancePrefix } from '../rdf/iri.ts';
+import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
+import { a, oa, prov, rdf, rdfs, weave } from '../rdf/vocab.ts';
 import { detectionTypeOf, detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
 import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
 

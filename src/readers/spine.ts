@@ -1,5 +1,5 @@
 import oxigraph from 'oxigraph';
-import { sparqlPrefixes, WEAVE_NS } from '../emit/vocab.ts';
+import { sparqlPrefixes, WEAVE_NS } from '../rdf/vocab.ts';
 import type { OxStore } from '../store/store.ts';
 
 /**

@@ -1,5 +1,5 @@
 import oxigraph from 'oxigraph';
-import { sparqlPrefixes, WEAVE_NS } from '../emit/vocab.ts';
+import { sparqlPrefixes, WEAVE_NS } from '../rdf/vocab.ts';
 import { DATASET_FORMATS, GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
 import { runQuery, userPosition } from '../query/run.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';

@@ -1,4 +1,4 @@
-import { PREFIXES, WEAVE_NS } from '../emit/vocab.ts';
+import { PREFIXES, WEAVE_NS } from '../rdf/vocab.ts';
 import type { JsonTerm } from '../query/table.ts';
 import type { DescribedBlock, Description, Statement } from './dataset.ts';
 

@@ -1,5 +1,5 @@
-import { int, iri, str } from '../emit/terms.ts';
-import { PREFIXES, WEAVE_NS } from '../emit/vocab.ts';
+import { int, iri, str } from '../rdf/terms.ts';
+import { PREFIXES, WEAVE_NS } from '../rdf/vocab.ts';
 import type { DatasetStats } from './dataset.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import oxigraph from 'oxigraph';
-import { iri } from '../emit/terms.ts';
-import { ONTOLOGY_GRAPH } from '../emit/vocab.ts';
+import { iri } from '../rdf/terms.ts';
+import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { loadNQuadsFile, type OxStore } from '../store/store.ts';
 import { openGraphWriter, readManifest, removeGraphFile, writeManifest, type Manifest } from '../store/snapshot.ts';
 import type { ChangedGraph } from './jobs.ts';

@@ -2,7 +2,7 @@ import oxigraph from 'oxigraph';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
-import { ONTOLOGY_GRAPH } from '../emit/vocab.ts';
+import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
 import { readManifest, type Manifest } from './snapshot.ts';
 

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLine } from '../../src/dialect/claude-code/read.ts';
 import type { ContentPolicy } from '../../src/emit/content.ts';
-import { instanceIri } from '../../src/emit/iri.ts';
+import { instanceIri } from '../../src/rdf/iri.ts';
 import { emitSpine, eventIri } from '../../src/emit/spine.ts';
-import type { Triple } from '../../src/emit/terms.ts';
+import type { Triple } from '../../src/rdf/terms.ts';
 import { FIXTURES } from '../helpers.ts';
 
 export const RECORDS = join(FIXTURES, 'records');

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf, type SessionSource } from '../../src/acquire/sources.ts';
-import { sessionGraphIri } from '../../src/emit/iri.ts';
+import { sessionGraphIri } from '../../src/rdf/iri.ts';
 import { ingested, short, SOUL, type Ingested } from './helpers.ts';
 
 /**
@@ -14,7 +14,7 @@ import { ingested, short, SOUL, type Ingested } from './helpers.ts';
  * the last fragment of each message.id.
  */
 
-const CORPUS = fileURLToPath(new URL('../shared/corpus/', new URL('../../', import.meta.url)));
+const CORPUS = fileURLToPath(new URL('../shared/corpus', new URL('../..', import.meta.url)));
 const skip = existsSync(CORPUS) ? false : 'no corpus at ../shared/corpus';
 
 interface Tokens {

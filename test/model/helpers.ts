@@ -2,14 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WEAVE_NS } from '../../src/emit/vocab.ts';
+import { WEAVE_NS } from '../../src/rdf/vocab.ts';
 import { ingest } from '../../src/ingest.ts';
 import { runQuery } from '../../src/query/run.ts';
 import type { JsonResults } from '../../src/query/table.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 
 export const SOUL = 'test';
-export const FIXTURES = fileURLToPath(new URL('../../fixtures/model/', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/model', import.meta.url));
 const INSTANCES = `urn:soul:${SOUL}:Weave/`;
 
 /** A term as a test reads it: `Run/<session>/main/<key>`, `weave:exact_unique`, or the literal's text. */

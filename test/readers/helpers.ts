@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
-import { readerGraphIri } from '../../src/emit/iri.ts';
+import { readerGraphIri } from '../../src/rdf/iri.ts';
 import { detect, type DetectReport } from '../../src/readers/detect.ts';
 import { readManifest } from '../../src/store/snapshot.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';

@@ -5,7 +5,7 @@ import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
-import { sessionGraphIri } from '../../src/emit/iri.ts';
+import { sessionGraphIri } from '../../src/rdf/iri.ts';
 import { readManifest } from '../../src/store/snapshot.ts';
 import { verify } from '../../src/verify.ts';
 import { FIXTURES, removeDir, REPO, tempDir } from '../helpers.ts';

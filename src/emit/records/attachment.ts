@@ -1,8 +1,8 @@
 import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
-import { instanceIri } from '../iri.ts';
-import { bool, int, num, str, type Term } from '../terms.ts';
-import { jsonLiteral } from '../json.ts';
-import { a, weave } from '../vocab.ts';
+import { instanceIri } from '../../rdf/iri.ts';
+import { bool, int, num, str, type Term } from '../../rdf/terms.ts';
+import { jsonLiteral } from '../../rdf/json.ts';
+import { a, weave } from '../../rdf/vocab.ts';
 import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from './context.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';

@@ -1,6 +1,6 @@
 import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
 import { emitAbsentContent, emitContent, type ContentPolicy, type ContentSpec } from '../content.ts';
-import { iri, type Term, type Triple } from '../terms.ts';
+import { iri, type Term, type Triple } from '../../rdf/terms.ts';
 import type { Reference } from '../spine.ts';
 
 /**

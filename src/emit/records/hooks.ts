@@ -1,6 +1,6 @@
-import { instanceIri } from '../iri.ts';
-import { str, type Term } from '../terms.ts';
-import { a, weave } from '../vocab.ts';
+import { instanceIri } from '../../rdf/iri.ts';
+import { str, type Term } from '../../rdf/terms.ts';
+import { a, weave } from '../../rdf/vocab.ts';
 import { firstMention, ref, t, type RecordContext } from './context.ts';
 
 /**

@@ -3,8 +3,8 @@ import type { JsonObject, ReadRecord } from '../../dialect/claude-code/records.t
 import { localName } from '../content.ts';
 import type { RecordObserver, TranscriptContext } from '../session.ts';
 import type { Reference } from '../spine.ts';
-import { str, type Term, type Triple } from '../terms.ts';
-import { a, prov, weave } from '../vocab.ts';
+import { str, type Term, type Triple } from '../../rdf/terms.ts';
+import { a, prov, weave } from '../../rdf/vocab.ts';
 import { related } from './context.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../dialect/claude-code/records.ts';
 import { RECORD_FIELDS } from '../../dialect/claude-code/fields.ts';
-import { str } from '../terms.ts';
-import { weave } from '../vocab.ts';
+import { str } from '../../rdf/terms.ts';
+import { weave } from '../../rdf/vocab.ts';
 import { content, Fields, keepRest, ref, t, type RecordContext } from './context.ts';
 import { hookRun } from './hooks.ts';
 import { pick } from './system.ts';

@@ -3,10 +3,10 @@ import type {
   AssistantRecord, ContentBlock, ImageBlock, JsonObject, ToolResultBlock, ToolUseBlock, Usage, UserRecord,
 } from '../../dialect/claude-code/records.ts';
 import { BLOCK_FIELDS } from '../../dialect/claude-code/fields.ts';
-import { instanceIri } from '../iri.ts';
-import { jsonLiteral } from '../json.ts';
-import { bool, int, str, type Term } from '../terms.ts';
-import { a, weave } from '../vocab.ts';
+import { instanceIri } from '../../rdf/iri.ts';
+import { jsonLiteral } from '../../rdf/json.ts';
+import { bool, int, str, type Term } from '../../rdf/terms.ts';
+import { a, weave } from '../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../content.ts';
 import { absent, content, ref, t, type RecordContext } from './context.ts';
 

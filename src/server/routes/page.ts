@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { PREFIXES } from '../../emit/vocab.ts';
+import { PREFIXES } from '../../rdf/vocab.ts';
 import { sameToken, TOKEN_COOKIE } from '../auth.ts';
 import type { ServerContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -15,7 +15,7 @@ import { TRIPLE_TERMS_PARAM } from '../triple-terms.ts';
  */
 
 const require = createRequire(import.meta.url);
-const PAGE_DIR = new URL('../page/', import.meta.url);
+const PAGE_DIR = new URL('../page', import.meta.url);
 
 /** Same-origin only: the page and YASGUI make no call to any other host. */
 const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
