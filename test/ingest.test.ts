@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, readdir, copyFile, mkdtemp, cp, appendFile } from 'node:fs/promises';
+import { readFile, readdir, cp, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Parser } from 'n3';
