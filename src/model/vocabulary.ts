@@ -106,19 +106,6 @@ export const MODEL_TERMS: readonly ModelTerm[] = [
   { term: 'unknown', category: 'trigger', iris: ['unknown'] },
 ];
 
-const byTerm = new Map(MODEL_TERMS.map((t) => [t.term, t]));
-
-export function modelTerm(term: string): ModelTerm {
-  const found = byTerm.get(term);
-  if (!found) throw new Error(`"${term}" is not a term of the conversation model`);
-  return found;
-}
-
-/** The main ontology term's local name for a model term (`llm.call` → `LlmCall`). */
-export function iriName(term: string): string {
-  return modelTerm(term).iris[0];
-}
-
 const C = (name: string, label: string, comment: string, types: string[] = []): OntologyTerm =>
   ({ name, form: 'class', declared: 'model', label, comment, types });
 const O = (name: string, label: string, comment: string, domain?: string, range?: string): OntologyTerm =>

@@ -235,7 +235,7 @@ export class QueryPool {
     clearTimeout(pending.timer);
     const ms = performance.now() - pending.arrived;
     this.meanMs = this.meanMs * 0.9 + ms * 0.1;
-    this.options.onEvent?.({ kind: 'finished', op: pending.job.op, status: outcome instanceof HttpError ? outcome.status : outcome.status, seconds: ms / 1000 });
+    this.options.onEvent?.({ kind: 'finished', op: pending.job.op, status: outcome.status, seconds: ms / 1000 });
     if (outcome instanceof HttpError) pending.reject(outcome);
     else pending.resolve(outcome);
   }

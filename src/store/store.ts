@@ -61,8 +61,3 @@ export async function loadNQuadsFile(store: OxStore, path: string): Promise<void
 export function loadNQuads(store: OxStore, text: string): void {
   store.load(text, { format: 'application/n-quads', no_transaction: true });
 }
-
-/** Drops one named graph from the in-memory store. */
-export function dropGraph(store: OxStore, graph: string): void {
-  store.update(`DROP SILENT GRAPH <${graph}>`);
-}
