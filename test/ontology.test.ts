@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { Parser } from 'n3';
-import { ONTOLOGY_FILE, renderOntology } from '../src/store/ontology.ts';
+import { ONTOLOGY_FILE, renderOntology, renderTerms, TERMS_FILE } from '../src/store/ontology.ts';
+import { WEAVE_NS, weaveTerm } from '../src/rdf/vocab.ts';
+import { WEAVE_TERMS } from '../src/rdf/weave-terms.ts';
 import { FIXTURES, ingestFresh, removeDir, select } from './helpers.ts';
 
 const ONTOLOGY = 'https://repolex.ai/ontology/weave';
@@ -51,9 +53,18 @@ test('the card alignments: Compaction is a prov:Activity, parentEvent refines pr
   }
 });
 
-test('ontology/weave.ttl is the parts assembled (npx tsx src/store/ontology.ts), and parses as Turtle elsewhere', async () => {
+test('ontology/weave.ttl is the parts assembled (npm run ontology), and parses as Turtle elsewhere', async () => {
   const text = await readFile(ONTOLOGY_FILE, 'utf8');
   assert.equal(text, await renderOntology());
   const quads = new Parser({ format: 'text/turtle' }).parse(text);
   assert.ok(quads.length > 2000, `${quads.length} triples`);
+});
+
+test('src/rdf/weave-terms.ts lists exactly the weave: terms the ontology declares (npm run ontology)', async () => {
+  const text = await readFile(ONTOLOGY_FILE, 'utf8');
+  assert.equal(await readFile(TERMS_FILE, 'utf8'), renderTerms(text));
+  const declared = new Set(new Parser().parse(text).map((q) => q.subject.value).filter((s) => s.startsWith(WEAVE_NS)));
+  assert.deepEqual([...WEAVE_TERMS].map((n) => WEAVE_NS + n), [...declared].sort());
+  assert.throws(() => weaveTerm('NoSuchTerm'), /weave:NoSuchTerm is not declared/);
+  assert.equal(weaveTerm('Turn'), `<${WEAVE_NS}Turn>`);
 });

@@ -11,7 +11,7 @@ import { FIXTURES } from './helpers.ts';
 const S1 = '11111111-1111-4111-8111-111111111111';
 const MAIN = join(FIXTURES, 'spine', '-home-ada-weave-demo', `${S1}.jsonl`);
 const LINES = readFileSync(MAIN, 'utf8').split('\n');
-const T = '<urn:soul:local:Weave/Transcript/11111111-1111-4111-8111-111111111111>';
+const T = iri('urn:soul:local:Weave/Transcript/11111111-1111-4111-8111-111111111111');
 const W = (local: string) => `<https://repolex.ai/ontology/weave#${local}>`;
 const TYPE = '<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>';
 const INT = (n: number) => `"${n}"^^<http://www.w3.org/2001/XMLSchema#integer>`;

@@ -9,7 +9,7 @@ import { emitProgress } from './records/progress.ts';
 import { emitSystem } from './records/system.ts';
 import { emitTurn } from './records/turn.ts';
 import { bool, dateTime, int, str, type Term, type Triple } from '../rdf/terms.ts';
-import { a, weave } from '../rdf/vocab.ts';
+import { a, weave, type WeaveTerm } from '../rdf/vocab.ts';
 
 /**
  * One record of a transcript as triples: the envelope every record shares here, then the record's
@@ -62,7 +62,7 @@ export function eventKind(type: string): 'Turn' | 'Event' {
 }
 
 /** Classes of the record types the card names; any other type is a plain `weave:Event`. */
-const RECORD_CLASS: Record<string, string> = {
+const RECORD_CLASS: Record<string, WeaveTerm> = {
   user: 'UserTurn',
   assistant: 'AssistantTurn',
   system: 'SystemEvent',

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { instancePrefix } from '../rdf/iri.ts';
-import { iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
+import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
 import { openGraphWriter, removeGraphFile, type Manifest } from '../store/snapshot.ts';
 
@@ -73,7 +73,7 @@ export async function linkAcrossSessions(storeDir: string, manifest: Manifest): 
         const id = bytes.toString('utf8', from, bytes.indexOf(0x22, from));
         if (!wanted.has(id)) continue;
         const start = bytes.lastIndexOf(0x0a, at) + 1;
-        found.set(id, [...(found.get(id) ?? []), { event: bytes.toString('utf8', start, at) as Term, graph: name }]);
+        found.set(id, [...(found.get(id) ?? []), { event: asTerm(bytes.toString('utf8', start, at)), graph: name }]);
       }
     }
 
@@ -130,5 +130,5 @@ function splitQuad(line: string): [Term, Term, Term] {
   const p = afterS.slice(0, afterS.indexOf('> ') + 1);
   const rest = afterS.slice(p.length + 1).replace(/ \.\s*$/, '');
   const o = rest.slice(0, rest.lastIndexOf(' <'));
-  return [s, p, o];
+  return [asTerm(s), asTerm(p), asTerm(o)];
 }

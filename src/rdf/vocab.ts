@@ -1,8 +1,11 @@
 import { iri, RDF, XSD, type Term } from './terms.ts';
+import { WEAVE_TERMS, type WeaveTerm } from './weave-terms.ts';
+
+export type { WeaveTerm };
 
 /**
- * Every vocabulary IRI the emitter writes, typed once. `test/ontology.test.ts` proves each weave:
- * term used on the fixtures is declared in `ontology/weave.ttl`.
+ * Every vocabulary IRI the emitter writes, typed once. The weave: terms are generated from
+ * `ontology/weave.ttl`; `test/ontology.test.ts` checks the list is current.
  */
 
 export const WEAVE_NS = 'https://repolex.ai/ontology/weave#';
@@ -26,23 +29,32 @@ export function sparqlPrefixes(): string {
   return Object.entries(PREFIXES).map(([p, ns]) => `PREFIX ${p}: <${ns}>\n`).join('');
 }
 
-/** A proxy that turns `weave.Turn` into `<https://repolex.ai/ontology/weave#Turn>`. */
-function namespace(base: string): Record<string, Term> {
-  const cache = new Map<string, Term>();
-  return new Proxy({} as Record<string, Term>, {
-    get(_, name: string) {
-      let term = cache.get(name);
-      if (!term) cache.set(name, (term = iri(base + name)));
-      return term;
-    },
-  });
+/**
+ * A namespace as a frozen object of the terms it may name: `weave.Turn` is
+ * `<https://repolex.ai/ontology/weave#Turn>`, and a name the list lacks does not compile.
+ */
+function namespace<const N extends string>(base: string, names: readonly N[]): Readonly<Record<N, Term>> {
+  return Object.freeze(Object.fromEntries(names.map((name) => [name, iri(base + name)]))) as Record<N, Term>;
 }
 
-export const weave = namespace(WEAVE_NS);
-export const rdf = namespace(RDF);
-export const rdfs = namespace(PREFIXES.rdfs);
-export const prov = namespace(PREFIXES.prov);
-export const oa = namespace(PREFIXES.oa);
-export const skos = namespace(PREFIXES.skos);
-export const dcterms = namespace(PREFIXES.dcterms);
+/** Generated from the ontology, so the code can name only what `ontology/weave.ttl` declares. */
+export const weave = namespace(WEAVE_NS, WEAVE_TERMS);
+export const rdf = namespace(RDF, ['type', 'reifies', 'JSON']);
+export const rdfs = namespace(PREFIXES.rdfs, ['label', 'comment']);
+export const prov = namespace(PREFIXES.prov, [
+  'Activity', 'SoftwareAgent', 'used', 'generated', 'wasDerivedFrom', 'wasAttributedTo', 'generatedAtTime', 'endedAtTime',
+]);
+export const oa = namespace(PREFIXES.oa, [
+  'Annotation', 'SpecificResource', 'TextQuoteSelector', 'TextPositionSelector',
+  'hasBody', 'hasTarget', 'hasSource', 'hasSelector', 'exact', 'prefix', 'suffix', 'start', 'end',
+]);
+export const dcterms = namespace(PREFIXES.dcterms, ['identifier']);
 export const a = rdf.type;
+
+const WEAVE_NAMES: ReadonlySet<string> = new Set(WEAVE_TERMS);
+
+/** A weave: term named by data (a reader's finding fields): it must be one the ontology declares. */
+export function weaveTerm(name: string): Term {
+  if (!WEAVE_NAMES.has(name)) throw new Error(`weave:${name} is not declared in ontology/weave.ttl`);
+  return weave[name as WeaveTerm];
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { instanceIri, instancePrefix } from '../rdf/iri.ts';
 import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
-import { a, oa, prov, rdf, rdfs, weave } from '../rdf/vocab.ts';
+import { a, oa, prov, rdf, rdfs, weave, weaveTerm } from '../rdf/vocab.ts';
 import { detectionTypeOf, detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
 import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
 
@@ -99,24 +99,21 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
   return out;
 }
 
-const LOCAL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** A body node's fields as triples; nested objects become nodes named by their path. */
+/** A body node's fields as triples (each key a declared weave: term); nested objects become nodes named by their path. */
 function fieldTriples(soul: string, node: Term, path: (string | number)[], fields: Fields, out: Triple[]): void {
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    if (!LOCAL_NAME.test(key) && key !== '@type') throw new Error(`a finding's field "${key}" is not a weave: local name`);
     if (key === '@type') {
-      out.push({ s: node, p: a, o: weave[value as string] });
+      out.push({ s: node, p: a, o: weaveTerm(value as string) });
       continue;
     }
     const values = Array.isArray(value) ? value : [value];
     values.forEach((v, i) => {
       if (isFields(v)) {
         const child = instanceIri(soul, String(path[0]), ...path.slice(1), key, i);
-        out.push({ s: node, p: weave[key], o: child });
+        out.push({ s: node, p: weaveTerm(key), o: child });
         fieldTriples(soul, child, [...path, key, i], v, out);
-      } else out.push({ s: node, p: weave[key], o: literal(v, key) });
+      } else out.push({ s: node, p: weaveTerm(key), o: literal(v, key) });
     });
   }
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { available, emitted, sorted } from './helpers.ts';
+import { iri } from '../../src/rdf/terms.ts';
 
 /**
  * Every system subtype, one line each of fixtures/records/-home-ada-records-demo/44444444-….jsonl,
@@ -172,7 +173,7 @@ test('a field of an unexpected type is kept in extraJson, not dropped', () => {
   const read = JSON.parse(line);
   assert.equal(read.durationMs, 'slow');
   return import('../../src/emit/spine.ts').then(({ emitSpine }) => {
-    const out = emitSpine({ record: read }, '<urn:soul:local:Weave/Event/sy-9999>', { soul: 'local', transcript: '<urn:soul:local:Weave/Transcript/x>', lineNo: 1, offset: 0 });
+    const out = emitSpine({ record: read }, iri('urn:soul:local:Weave/Event/sy-9999'), { soul: 'local', transcript: iri('urn:soul:local:Weave/Transcript/x'), lineNo: 1, offset: 0 });
     const lines = out.triples.map((t) => `${t.p} ${t.o}`);
     assert.ok(lines.includes('<https://repolex.ai/ontology/weave#extraJson> "{\\"durationMs\\":\\"slow\\"}"^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON>'));
     assert.ok(lines.includes('<https://repolex.ai/ontology/weave#messageCount> "3"^^<http://www.w3.org/2001/XMLSchema#integer>'));

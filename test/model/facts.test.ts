@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readLine } from '../../src/dialect/claude-code/read.ts';
 import { notificationIds, recordFact, type RecordFact } from '../../src/model/facts.ts';
+import { iri } from '../../src/rdf/terms.ts';
 
 /** What the model keeps of single records: their kind, their ids, never their text. */
 
 function fact(record: object): RecordFact {
   const read = readLine({ lineNo: 7, offset: 0, byteLength: 0, text: JSON.stringify(record), terminated: true });
   assert.equal(read.kind, 'record');
-  return recordFact(read as Extract<typeof read, { kind: 'record' }>, 0, 7, '<urn:e>');
+  return recordFact(read as Extract<typeof read, { kind: 'record' }>, 0, 7, iri('urn:e'));
 }
 
 const user = (content: unknown, extra: object = {}) => ({ type: 'user', uuid: 'u1', parentUuid: 'p1', message: { role: 'user', content }, ...extra });

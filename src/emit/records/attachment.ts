@@ -2,7 +2,7 @@ import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
 import { instanceIri } from '../../rdf/iri.ts';
 import { bool, int, num, str, type Term } from '../../rdf/terms.ts';
 import { jsonLiteral } from '../../rdf/json.ts';
-import { a, weave } from '../../rdf/vocab.ts';
+import { a, weave, type WeaveTerm } from '../../rdf/vocab.ts';
 import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from './context.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';
@@ -42,7 +42,7 @@ const REGISTRY: Record<string, { name: string; added: string; removed: string }>
 };
 
 /** Which of the three carvings a kind falls in, and its class. */
-export function attachmentClass(kind: string): string {
+export function attachmentClass(kind: string): WeaveTerm {
   if (kind === 'queued_command') return 'QueuedCommandAttachment';
   if (HOOK_CONTEXT.has(kind)) return 'HookContextAttachment';
   if (kind === 'nested_memory') return 'NestedMemoryAttachment';

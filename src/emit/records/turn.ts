@@ -6,7 +6,7 @@ import { BLOCK_FIELDS } from '../../dialect/claude-code/fields.ts';
 import { instanceIri } from '../../rdf/iri.ts';
 import { jsonLiteral } from '../../rdf/json.ts';
 import { bool, int, str, type Term } from '../../rdf/terms.ts';
-import { a, weave } from '../../rdf/vocab.ts';
+import { a, weave, type WeaveTerm } from '../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../content.ts';
 import { absent, content, ref, t, type RecordContext } from './context.ts';
 
@@ -84,7 +84,7 @@ const USAGE_COUNTS: [string, Term][] = [
   ['cache_read_input_tokens', weave.cacheReadInputTokens],
 ];
 
-const BLOCK_CLASS: Record<string, string> = {
+const BLOCK_CLASS: Record<string, WeaveTerm> = {
   text: 'TextBlock',
   thinking: 'ThinkingBlock',
   redacted_thinking: 'RedactedThinkingBlock',
