@@ -14,7 +14,7 @@ import { ingested, short, SOUL, type Ingested } from './helpers.ts';
  * the last fragment of each message.id.
  */
 
-const CORPUS = fileURLToPath(new URL('../shared/corpus', new URL('../..', import.meta.url)));
+const CORPUS = fileURLToPath(new URL('../shared/corpus/', new URL('../../', import.meta.url)));
 const skip = existsSync(CORPUS) ? false : 'no corpus at ../shared/corpus';
 
 interface Tokens {

@@ -15,7 +15,7 @@ import { TRIPLE_TERMS_PARAM } from '../triple-terms.ts';
  */
 
 const require = createRequire(import.meta.url);
-const PAGE_DIR = new URL('../page', import.meta.url);
+const PAGE_DIR = new URL('../page/', import.meta.url);
 
 /** Same-origin only: the page and YASGUI make no call to any other host. */
 const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
