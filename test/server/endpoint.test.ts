@@ -46,6 +46,16 @@ describe('queries and their result formats', () => {
     }
   });
 
+  it('takes everything after the first ? as the query string: a GET whose query keeps its ? unencoded, as Jena sends it', async () => {
+    // Regression: the query string was cut at its second `?`, so any query with a variable got 400.
+    const raw = `/sparql?query=${encodeURIComponent(TURNS).replace(/%3F/gi, '?')}&format=csv`;
+    assert.ok(raw.includes('SELECT%20?t%20?role%20WHERE') && !/%3F/i.test(raw), 'the variables travel unencoded');
+    const res = await get(raw);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(res.headers.get('content-type'), 'text/csv; charset=utf-8', 'the parameter after the query is read too');
+    assert.deepEqual((await res.text()).trim().split(/\r?\n/).map((l) => l.split(',')), [['t', 'role'], ...EXPECTED_TURNS]);
+  });
+
   it('SPARQL XML', async () => {
     const res = await postQuery(TURNS, 'application/sparql-results+xml');
     assert.equal(res.headers.get('content-type'), 'application/sparql-results+xml; charset=utf-8');
