@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Fastify from 'fastify';
 import { hasDatasetClause } from '../../src/query/run.ts';
 import { HttpError } from '../../src/server/errors.ts';
 import { acceptedTypes } from '../../src/server/http/media.ts';
 import { acceptable, negotiate, parseAccept } from '../../src/server/http/negotiate.ts';
 import { parseProtocolRequest, type ProtocolRequest } from '../../src/server/http/protocol.ts';
 import { multipartParts } from '../../src/server/http/routes/graph-store.ts';
-import { splitUrl } from '../../src/server/http/url.ts';
+import { requestUrlPlugin, splitUrl } from '../../src/server/http/url.ts';
 import { flattenJsonResults, jsonTermToNt } from '../../src/server/workers/operations/triple-terms.ts';
 import { applyUsingGraphs } from '../../src/server/workers/operations/update-dataset.ts';
 
@@ -61,6 +62,15 @@ describe('the request URL', () => {
     assert.deepEqual(splitUrl('/describe?iri=urn:x?y'), { path: '/describe', query: 'iri=urn:x?y' });
     assert.deepEqual(splitUrl('/healthz'), { path: '/healthz', query: '' });
     assert.deepEqual(splitUrl('/store?'), { path: '/store', query: '' });
+  });
+});
+
+describe('route plugins', () => {
+  it('are refused by Fastify when the context is not registered before them', async () => {
+    const app = Fastify();
+    app.register(requestUrlPlugin);
+    app.register(import('../../src/server/http/routes/describe.ts'));
+    await assert.rejects(async () => app.ready(), /The dependency 'weave-context' of plugin 'weave-routes-describe' is not registered/);
   });
 });
 
