@@ -177,5 +177,18 @@ export type FromIngest =
   | { type: 'session'; graph: string; file: string }
   | { type: 'problem'; path: string; lineNo: number; kind: string }
   | { type: 'reader-problem'; sessionId: string; reader?: string }
-  | { type: 'done'; report: { sessions: number; skipped: number; files: number; records: number; bytes: number; quads: number; malformed: number; pending: number; millis: number } }
+  | {
+      type: 'done';
+      report: {
+        sessions: number;
+        skipped: number;
+        files: number;
+        records: number;
+        bytes: number;
+        quads: number;
+        malformed: number;
+        pending: number;
+        millis: number;
+      };
+    }
   | { type: 'error'; message: string };

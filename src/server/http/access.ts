@@ -15,7 +15,12 @@ export const accessPlugin = appWide({ name: 'weave-access', dependencies: [CONTE
     cors(config, request, reply);
     checkHost(config, request);
     if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method']) {
-      return reply.code(204).header('access-control-allow-methods', 'GET, HEAD, POST').header('access-control-allow-headers', 'Content-Type, Accept, Authorization').header('access-control-max-age', '600').send();
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, HEAD, POST')
+        .header('access-control-allow-headers', 'Content-Type, Accept, Authorization')
+        .header('access-control-max-age', '600')
+        .send();
     }
     const path = splitUrl(request.url).path;
     const signingIn = path === '/' && request.searchParams.has('token');

@@ -12,7 +12,9 @@ import { splitUrl } from './url.ts';
 export const errorReplyPlugin = appWide({ name: 'weave-error-reply', dependencies: [CONTEXT_PLUGIN] }, async (app) => {
   const ctx = app.weave;
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => sendError(ctx, error, request, reply));
-  app.setNotFoundHandler((request, reply) => sendError(ctx, new HttpError(404, `nothing at ${splitUrl(request.url).path}`), request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(ctx, new HttpError(404, `nothing at ${splitUrl(request.url).path}`), request, reply),
+  );
 });
 
 /** Statuses Fastify itself raises (body too large, bad media type, malformed request). */
@@ -40,7 +42,14 @@ function sendError(ctx: ServerContext, error: FastifyError | HttpError, request:
     // Never the message or the stack to the client; to the log, the kind and where, not the text.
     status = 500;
     message = `an internal error occurred (request ${request.id})`;
-    ctx.config.log(`internal error in ${request.method} ${request.routeOptions.url ?? '?'} (request ${request.id}): ${error.name}${error.code ? ` ${error.code}` : ''}\n${(error.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).join('\n')}`);
+    ctx.config.log(
+      `internal error in ${request.method} ${request.routeOptions.url ?? '?'} (request ${request.id}): ${error.name}${error.code ? ` ${error.code}` : ''}\n${(
+        error.stack ?? ''
+      )
+        .split('\n')
+        .filter((l) => /^\s+at /.test(l))
+        .join('\n')}`,
+    );
   }
   return reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(errorBody(status, message));
 }

@@ -11,7 +11,9 @@ export function sendResult(reply: FastifyReply, result: JobResult): FastifyReply
   reply.code(result.status).header('vary', 'Accept');
   for (const [k, v] of Object.entries(result.headers ?? {})) reply.header(k, v);
   if (!result.body || result.status === 204) return reply.send();
-  return reply.header('content-type', contentType(result.mediaType!)).send(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
+  return reply
+    .header('content-type', contentType(result.mediaType!))
+    .send(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
 }
 
 /** Turtle converted, in this thread, to the RDF syntax the client chose (small documents only). */

@@ -22,6 +22,7 @@ export const requestLogPlugin = appWide({ name: 'weave-request-log', dependencie
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ route, method: request.method, status: reply.statusCode });
-    if (config.verbose) config.log(`${request.method} ${route} ${reply.statusCode} ${(performance.now() - request.receivedAt).toFixed(1)} ms`);
+    if (config.verbose)
+      config.log(`${request.method} ${route} ${reply.statusCode} ${(performance.now() - request.receivedAt).toFixed(1)} ms`);
   });
 });

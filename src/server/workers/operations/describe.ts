@@ -30,9 +30,14 @@ export function describeData(store: OxStore, iri: string): Description {
       store,
       `SELECT ?b ?s ?p ?owner WHERE { VALUES ?b { ${blockIris.map((b) => `<${b}>`).join(' ')} } ?s ?p ?b . OPTIONAL { ?owner weave:hasContentBlock ?s } } LIMIT ${INCOMING_LIMIT}`,
     ))
-      if (str(r.p) !== `${WEAVE_NS}hasContentBlock`) blocks.get(str(r.b))?.incoming.push({ s: str(r.s), p: str(r.p), owner: r.owner ? str(r.owner) : undefined });
+      if (str(r.p) !== `${WEAVE_NS}hasContentBlock`)
+        blocks.get(str(r.b))?.incoming.push({ s: str(r.s), p: str(r.p), owner: r.owner ? str(r.owner) : undefined });
   const incomingRows = rows(store, `SELECT ?s ?p WHERE { ?s ?p <${iri}> } ORDER BY ?p ?s LIMIT ${INCOMING_LIMIT + 1}`);
-  const graphs = rows(store, `SELECT DISTINCT ?g WHERE { GRAPH ?g { { <${iri}> ?p ?o } UNION { ?s ?p <${iri}> } } } ORDER BY ?g`, false).map((r) => str(r.g));
+  const graphs = rows(
+    store,
+    `SELECT DISTINCT ?g WHERE { GRAPH ?g { { <${iri}> ?p ?o } UNION { ?s ?p <${iri}> } } } ORDER BY ?g`,
+    false,
+  ).map((r) => str(r.g));
   const iris = new Set<string>();
   for (const s of statements) {
     iris.add(s.p);
@@ -47,7 +52,10 @@ export function describeData(store: OxStore, iri: string): Description {
   const labels: Record<string, string> = {};
   const candidates = [...iris].filter((i) => !/[<>"{}|^`\\\s]/.test(i));
   if (candidates.length)
-    for (const r of rows(store, `SELECT ?x (SAMPLE(?l) AS ?label) WHERE { VALUES ?x { ${candidates.map((i) => `<${i}>`).join(' ')} } ?x rdfs:label ?l } GROUP BY ?x`))
+    for (const r of rows(
+      store,
+      `SELECT ?x (SAMPLE(?l) AS ?label) WHERE { VALUES ?x { ${candidates.map((i) => `<${i}>`).join(' ')} } ?x rdfs:label ?l } GROUP BY ?x`,
+    ))
       labels[str(r.x)] = str(r.label);
   return {
     iri,
@@ -65,8 +73,15 @@ export function describeGraphJob(store: OxStore, job: DescribeJob): JobResult {
   const query = `CONSTRUCT { <${job.iri}> ?p ?o . ?b ?bp ?bo . ?s ?ip <${job.iri}> } WHERE {
     { <${job.iri}> ?p ?o } UNION { <${job.iri}> weave:hasContentBlock+ ?b . ?b ?bp ?bo }
     UNION { SELECT ?s ?ip WHERE { ?s ?ip <${job.iri}> } LIMIT ${INCOMING_LIMIT} } }`;
-  return runQueryJob(
-    store,
-    { op: 'query', query, graphResult: true, defaultGraphs: [], namedGraphs: [], accept: job.accept, baseIri: job.iri, tripleTermsAsText: false, maxResultBytes: job.maxResultBytes },
-  );
+  return runQueryJob(store, {
+    op: 'query',
+    query,
+    graphResult: true,
+    defaultGraphs: [],
+    namedGraphs: [],
+    accept: job.accept,
+    baseIri: job.iri,
+    tripleTermsAsText: false,
+    maxResultBytes: job.maxResultBytes,
+  });
 }

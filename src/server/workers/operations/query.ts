@@ -17,7 +17,12 @@ import { flattenJsonResults } from './triple-terms.ts';
 export function runQueryJob(store: OxStore, job: QueryJob): JobResult {
   const run = (format?: string) => {
     try {
-      return runQuery(store, job.query, { results_format: format, default_graph: job.defaultGraphs, named_graphs: job.namedGraphs, base_iri: job.baseIri }, oxigraph);
+      return runQuery(
+        store,
+        job.query,
+        { results_format: format, default_graph: job.defaultGraphs, named_graphs: job.namedGraphs, base_iri: job.baseIri },
+        oxigraph,
+      );
     } catch (e) {
       if (isTrap(e)) throw e;
       throw new HttpError(400, (e as Error).message);
@@ -46,7 +51,9 @@ export function runQueryJob(store: OxStore, job: QueryJob): JobResult {
 /** Quads with every triple term turned into a literal of its N-Triples text, serialised. */
 export function flattenQuads(quads: oxigraph.Quad[], format: string): string {
   const flat = (t: oxigraph.Term) => (t.termType === 'Quad' ? oxigraph.literal(termToNt(t)) : t);
-  const out = quads.map((q) => oxigraph.quad(flat(q.subject) as oxigraph.Quad_Subject, q.predicate, flat(q.object) as oxigraph.Quad_Object, q.graph));
+  const out = quads.map((q) =>
+    oxigraph.quad(flat(q.subject) as oxigraph.Quad_Subject, q.predicate, flat(q.object) as oxigraph.Quad_Object, q.graph),
+  );
   const store = new oxigraph.Store(out);
   return DATASET_FORMATS.has(format) ? store.dump({ format }) : store.dump({ format, from_graph_name: oxigraph.defaultGraph() });
 }

@@ -5,7 +5,10 @@ import type { OxStore } from '../../../store/store.ts';
 
 /** A SELECT the server itself runs on a worker's store, as rows of SPARQL JSON terms. */
 export function rows(store: OxStore, query: string, union = true): Record<string, JsonTerm>[] {
-  const text = store.query(sparqlPrefixes() + query, { results_format: SOLUTION_FORMATS.json, use_default_graph_as_union: union }) as string;
+  const text = store.query(sparqlPrefixes() + query, {
+    results_format: SOLUTION_FORMATS.json,
+    use_default_graph_as_union: union,
+  }) as string;
   return (JSON.parse(text) as JsonResults).results?.bindings ?? [];
 }
 

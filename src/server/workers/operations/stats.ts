@@ -30,7 +30,10 @@ export function datasetStats(store: OxStore): DatasetStats {
     classes: rows(store, 'SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a ?c } GROUP BY ?c ORDER BY DESC(?n) ?c')
       .filter((r) => r.c?.type === 'uri')
       .map((r) => ({ iri: str(r.c), entities: num(r.n) })),
-    properties: rows(store, 'SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY DESC(?n) ?p').map((r) => ({ iri: str(r.p), triples: num(r.n) })),
+    properties: rows(store, 'SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY DESC(?n) ?p').map((r) => ({
+      iri: str(r.p),
+      triples: num(r.n),
+    })),
     sessions: one(SESSION_COUNT),
   };
 }

@@ -3,5 +3,8 @@
  * the job must be replaced rather than answer another.
  */
 export function isTrap(e: unknown): boolean {
-  return (e as Error)?.name === 'RuntimeError' || /^(unreachable|memory access out of bounds)|WebAssembly\.Memory|Maximum memory size/.test((e as Error)?.message ?? '');
+  return (
+    (e as Error)?.name === 'RuntimeError' ||
+    /^(unreachable|memory access out of bounds)|WebAssembly\.Memory|Maximum memory size/.test((e as Error)?.message ?? '')
+  );
 }
