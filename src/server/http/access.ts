@@ -2,14 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.ts';
 import { authorizeRead, checkHost } from './auth.ts';
 import { CONTEXT_PLUGIN } from './context.ts';
-import { appWide } from './plugin.ts';
+import fp from 'fastify-plugin';
 import { REQUEST_URL_PLUGIN, splitUrl } from './url.ts';
 
 /**
  * What every request passes before a route sees it: CORS for the configured origins, the Host
  * check, preflights, and read authorisation (writes are checked again by the routes that write).
  */
-export const accessPlugin = appWide({ name: 'weave-access', dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] }, async (app) => {
+export const accessPlugin = fp(async (app) => {
   const { config } = app.weave;
   app.addHook('onRequest', async (request, reply) => {
     cors(config, request, reply);
@@ -26,7 +26,7 @@ export const accessPlugin = appWide({ name: 'weave-access', dependencies: [CONTE
     const signingIn = path === '/' && request.searchParams.has('token');
     if (path !== '/healthz' && !signingIn) authorizeRead(config, request);
   });
-});
+}, { name: 'weave-access', dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] });
 
 /** CORS for the configured origins: simple requests get Access-Control-Allow-Origin. */
 function cors(config: ServerConfig, request: FastifyRequest, reply: FastifyReply): void {

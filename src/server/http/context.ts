@@ -4,7 +4,7 @@ import type { Ingester } from '../workers/ingester.ts';
 import type { Mutex } from '../workers/mutex.ts';
 import type { QueryPool } from '../workers/pool.ts';
 import type { Metrics } from './metrics.ts';
-import { appWide, encapsulated } from './plugin.ts';
+import fp from 'fastify-plugin';
 import type { StatsCache } from './stats-cache.ts';
 import type { StoreSummary } from './store-summary.ts';
 import { REQUEST_URL_PLUGIN } from './url.ts';
@@ -31,14 +31,14 @@ declare module 'fastify' {
 export const CONTEXT_PLUGIN = 'weave-context';
 
 /** Decorates the app with the server context, once, for the plugins registered after it. */
-export const contextPlugin = appWide<{ context: ServerContext }>({ name: CONTEXT_PLUGIN }, async (app, { context }) => {
+export const contextPlugin = fp<{ context: ServerContext }>(async (app, { context }) => {
   app.decorate('weave', context);
-});
+}, { name: CONTEXT_PLUGIN });
 
 /**
  * A plugin of routes: encapsulated (its routes, and anything else it adds, stay inside it), and
  * refused by Fastify unless the context and `request.searchParams` are registered before it.
  */
 export function routePlugin(name: string, plugin: FastifyPluginAsync): FastifyPluginAsync {
-  return encapsulated({ name, dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] }, plugin);
+  return fp(plugin, { name, dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN], encapsulate: true });
 }

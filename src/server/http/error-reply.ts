@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.ts';
 import { CONTEXT_PLUGIN, type ServerContext } from './context.ts';
-import { appWide } from './plugin.ts';
+import fp from 'fastify-plugin';
 import { splitUrl } from './url.ts';
 
 /**
@@ -9,13 +9,13 @@ import { splitUrl } from './url.ts';
  * never with a stack trace; an internal error gives the client a request id and the log the
  * error's kind and stack frames, never its message.
  */
-export const errorReplyPlugin = appWide({ name: 'weave-error-reply', dependencies: [CONTEXT_PLUGIN] }, async (app) => {
+export const errorReplyPlugin = fp(async (app) => {
   const ctx = app.weave;
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => sendError(ctx, error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendError(ctx, new HttpError(404, `nothing at ${splitUrl(request.url).path}`), request, reply),
   );
-});
+}, { name: 'weave-error-reply', dependencies: [CONTEXT_PLUGIN] });
 
 /** Statuses Fastify itself raises (body too large, bad media type, malformed request). */
 const FASTIFY_STATUS: Record<string, [number, string]> = {

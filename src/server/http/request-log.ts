@@ -1,5 +1,5 @@
 import { CONTEXT_PLUGIN } from './context.ts';
-import { appWide } from './plugin.ts';
+import fp from 'fastify-plugin';
 
 /**
  * Every answered request counted by route, method and status for /metrics, and with --verbose
@@ -13,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-export const requestLogPlugin = appWide({ name: 'weave-request-log', dependencies: [CONTEXT_PLUGIN] }, async (app) => {
+export const requestLogPlugin = fp(async (app) => {
   const { config, metrics } = app.weave;
   app.decorateRequest('receivedAt', 0);
   app.addHook('onRequest', async (request) => {
@@ -25,4 +25,4 @@ export const requestLogPlugin = appWide({ name: 'weave-request-log', dependencie
     if (config.verbose)
       config.log(`${request.method} ${route} ${reply.statusCode} ${(performance.now() - request.receivedAt).toFixed(1)} ms`);
   });
-});
+}, { name: 'weave-request-log', dependencies: [CONTEXT_PLUGIN] });

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { appWide } from './plugin.ts';
+import fp from 'fastify-plugin';
 
 /**
  * The one place a request URL is split into its path and its query string. The query string is
@@ -24,13 +24,13 @@ const PARSED = Symbol('searchParams');
 export const REQUEST_URL_PLUGIN = 'weave-request-url';
 
 /** Decorates every request with `searchParams`. */
-export const requestUrlPlugin = appWide({ name: REQUEST_URL_PLUGIN }, async (app) => {
+export const requestUrlPlugin = fp(async (app) => {
   app.decorateRequest('searchParams', {
     getter(this: FastifyRequest & { [PARSED]?: URLSearchParams }) {
       return (this[PARSED] ??= new URLSearchParams(splitUrl(this.url).query));
     },
   });
-});
+}, { name: REQUEST_URL_PLUGIN });
 
 /** The URL a request reached, without its query string: the endpoint IRI the client knows. */
 export function requestUrl(request: FastifyRequest, path = splitUrl(request.url).path): string {
