@@ -28,7 +28,7 @@ const LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
 const DIR_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString';
 const DEFAULT_GRAPH: RdfTerm = { termType: 'DefaultGraph', value: '' };
 
-function escape(text: string): string {
+function escapeLiteral(text: string): string {
   return text.replace(/[\\"\n\r]|[\u0000-\u001f\u007f]/g, (c) => {
     if (c === '\\' || c === '"') return `\\${c}`;
     if (c === '\n') return '\\n';
@@ -44,7 +44,7 @@ function term(t: RdfTerm, blank: (label: string) => string): string {
     case 'BlankNode':
       return blank(t.value);
     case 'Literal': {
-      const text = `"${escape(t.value)}"`;
+      const text = `"${escapeLiteral(t.value)}"`;
       if (t.language) return `${text}@${t.language}${t.direction ? `--${t.direction}` : ''}`;
       const datatype = t.datatype?.value ?? XSD_STRING;
       return datatype === XSD_STRING || datatype === LANG_STRING || datatype === DIR_LANG_STRING ? text : `${text}^^<${datatype}>`;
@@ -69,13 +69,17 @@ const blankLabels = (t: RdfTerm): string[] =>
 /** Sorted canonical N-Quads lines of `quads`; `withGraphs: false` drops the graph names (triples). */
 export function canonicalNQuads(quads: Iterable<RdfTerm>, { withGraphs = true } = {}): string[] {
   // (Oxigraph's terms keep their parts behind getters, so a quad is rebuilt, not spread.)
-  const list = [...quads].map((q) => (withGraphs ? q : { termType: 'Quad', value: '', subject: q.subject, predicate: q.predicate, object: q.object, graph: DEFAULT_GRAPH }));
+  const list = [...quads].map((q) =>
+    withGraphs ? q : { termType: 'Quad', value: '', subject: q.subject, predicate: q.predicate, object: q.object, graph: DEFAULT_GRAPH },
+  );
   // Each blank node is named by a digest of the lines it appears in, read with every blank node
   // as `_:` (itself as `_:self`): what surrounds it, not what it was called.
   const around = new Map<string, string[]>();
   for (const q of list)
     for (const label of new Set(blankLabels(q)))
       around.set(label, [...(around.get(label) ?? []), line(q, (b) => (b === label ? '_:self' : '_:'))]);
-  const names = new Map([...around].map(([label, lines]) => [label, `_:b${createHash('sha256').update(lines.sort().join('\n')).digest('hex').slice(0, 16)}`]));
+  const names = new Map(
+    [...around].map(([label, lines]) => [label, `_:b${createHash('sha256').update(lines.sort().join('\n')).digest('hex').slice(0, 16)}`]),
+  );
   return list.map((q) => line(q, (b) => names.get(b)!)).sort();
 }

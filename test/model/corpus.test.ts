@@ -144,7 +144,7 @@ describe('the conversation model on the corpus', { skip }, () => {
     const summarisers = sessions.flatMap((session) => session.subagents.filter((t) => t.agentId?.startsWith('acompact-'))
       .map((t) => `${short(sessionGraphIri(SOUL, session.sessionId))} ${t.agentId}`));
     // As many as the corpus has summariser files, found by name in a plain walk of its folders.
-    const files = readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }).filter((path) => /(^|\/)agent-acompact-[^/]*\.jsonl$/.test(path));
+    const files = readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }).filter((p) => /(^|\/)agent-acompact-[^/]*\.jsonl$/.test(p));
     assert.ok(files.length > 0);
     assert.equal(summarisers.length, files.length);
     const rows = g.select(`SELECT ?g ?name ?ev WHERE { GRAPH ?g { ?s weave:produces ?o ~ ?r {| weave:evidence ?ev |} .

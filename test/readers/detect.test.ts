@@ -176,7 +176,8 @@ test('weave ingest runs the readers unless --no-detect; weave detect runs them o
 
     const loud = await cli(['ingest', READER_FIXTURES, '--store', dir]);
     assert.equal(loud.code, 0);
-    assert.match(loud.out, new RegExp(`detected: 4 sessions read \\(0 current\\) · ${SESSION_GRAPHS} graphs · findings: emojikey/harvest 24, human/authored 9, tool/error 2, secret/exposure 3, agent/correction 3`));
+    const findings = 'emojikey/harvest 24, human/authored 9, tool/error 2, secret/exposure 3, agent/correction 3';
+    assert.match(loud.out, new RegExp(`detected: 4 sessions read \\(0 current\\) · ${SESSION_GRAPHS} graphs · findings: ${findings}`));
     assert.match((await cli(['ingest', READER_FIXTURES, '--store', dir])).out, /detected: 0 sessions read \(4 current\) · 0 graphs/);
 
     const one = await cli(['detect', SESSIONS.prompts, '--detector', 'agent', '--store', dir, '--json']);

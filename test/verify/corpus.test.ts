@@ -45,12 +45,16 @@ test('weave verify passes on the whole corpus with zero unaccounted lines', { sk
   }
 });
 
+type Scan = Record<'lines' | 'malformed' | 'pending' | 'signatures' | 'media' | 'emptyThinking', number>;
+/** The fields of a record the scan reads. */
+type ScannedRecord = { type: string; uuid?: string; message?: { content?: unknown }; attachment?: { type?: string; prompt?: unknown } };
+
 /**
  * Non-empty lines; those that are no record (not JSON, not an object, no string "type"), apart from
  * an unfinished last line with no newline after it; and in first copies of records: signatures,
  * base64 media, empty thinking.
  */
-function plainScan(sessions: SessionSource[]): { lines: number; malformed: number; pending: number; signatures: number; media: number; emptyThinking: number } {
+function plainScan(sessions: SessionSource[]): Scan {
   const scan = { lines: 0, malformed: 0, pending: 0, signatures: 0, media: 0, emptyThinking: 0 };
   const blocks = (list: unknown): void => {
     if (!Array.isArray(list)) return;
@@ -70,19 +74,20 @@ function plainScan(sessions: SessionSource[]): { lines: number; malformed: numbe
         const text = lines[i];
         if (!text.trim()) continue;
         scan.lines++;
-        let record;
+        let parsed: unknown;
         try {
-          record = JSON.parse(text);
+          parsed = JSON.parse(text);
         } catch {
           // The last piece has no newline after it: a record still being written.
           if (i === lines.length - 1) scan.pending++;
           else scan.malformed++;
           continue;
         }
-        if (!record || typeof record !== 'object' || Array.isArray(record) || typeof record.type !== 'string') {
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || typeof (parsed as { type?: unknown }).type !== 'string') {
           scan.malformed++;
           continue;
         }
+        const record = parsed as ScannedRecord;
         if (record.uuid) {
           if (seen.has(record.uuid)) continue;
           seen.add(record.uuid);
