@@ -2,7 +2,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ContentPolicy } from '../emit/content.ts';
 import { ingest, type IngestProgress } from '../ingest.ts';
 import { detect } from '../readers/detect.ts';
-import { readManifest } from '../store/snapshot.ts';
 
 /**
  * Ingest in its own thread, so reading a large corpus never stalls the server. Each run reads
@@ -48,10 +47,7 @@ async function runOnce(): Promise<void> {
       },
       // The problem's message can quote the line; only where it is travels on.
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
-      onSession: async (_session, graph) => {
-        const entry = (await readManifest(storeDir))?.graphs[graph];
-        if (entry) post({ type: 'session', graph, file: entry.file });
-      },
+      onSession: (_session, graph, stored) => post({ type: 'session', graph, file: stored.file }),
     });
     if (runReaders)
       await detect({

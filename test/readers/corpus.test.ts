@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf } from '../../src/acquire/sources.ts';
 import { sliceCodePoints } from '../../src/readers/text.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { CORPUS, HAS_CORPUS, removeDir, select } from '../helpers.ts';
 import { detectedStore } from './helpers.ts';
 
