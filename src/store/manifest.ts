@@ -130,6 +130,7 @@ function kindOf(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (value === '') return 'an empty string';
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return 'a number too large';
     return !Number.isInteger(value) ? 'a fraction' : value < 0 ? 'a negative number' : 'a number';
