@@ -68,8 +68,11 @@ export class AtomicFile {
     }
   }
 
-  /** Makes the written bytes the file's content. */
-  async commit(): Promise<void> {
+  /**
+   * Makes the written bytes the file's content. With `syncDirectory: false` the rename is not yet
+   * flushed: the caller flushes the directory (`syncDirectory`) before anything refers to the file.
+   */
+  async commit({ syncDirectory: sync = true } = {}): Promise<void> {
     try {
       await this.handle.sync();
       await this.close();
@@ -78,6 +81,7 @@ export class AtomicFile {
       await this.abort();
       throw writeError(this.path, e);
     }
+    if (!sync) return;
     await syncDirectory(dirname(this.path), this.fs).catch((e) => {
       throw writeError(this.path, e, 'renamed into place, but its directory could not be flushed to the disk');
     });
@@ -105,7 +109,7 @@ export async function writeFileAtomically(path: string, data: string | Uint8Arra
 }
 
 /** Flushes a directory's entries (the rename); platforms that cannot open a directory skip it. */
-async function syncDirectory(dir: string, fs: StoreFs): Promise<void> {
+export async function syncDirectory(dir: string, fs: StoreFs): Promise<void> {
   let handle: WritableHandle;
   try {
     handle = await fs.open(dir, 'r');

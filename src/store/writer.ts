@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AtomicFile, NODE_FS, writeFileAtomically, type StoreFs } from './atomic.ts';
+import { AtomicFile, NODE_FS, syncDirectory, writeFileAtomically, type StoreFs } from './atomic.ts';
 import { graphFileName, GRAPHS_DIR, MANIFEST_FILE, tempFileOwner } from './layout.ts';
 import { emptyManifest, entryProblem, readManifest, renderManifest, type GraphEntry, type Manifest } from './manifest.ts';
 
@@ -8,18 +8,22 @@ import { emptyManifest, entryProblem, readManifest, renderManifest, type GraphEn
  * The one writer of a store directory. Ingest, the readers, the links pass and the server's
  * writes all change the store through it:
  *
- * - a graph file is written aside and renamed into place whole (see atomic.ts), and only then
- *   is its manifest entry recorded, so the manifest never names a file that is not complete;
+ * - a graph file is written aside, flushed and renamed into place whole (see atomic.ts), and only
+ *   then is its manifest entry recorded, so the manifest never names a file that is not complete;
  * - manifest changes are kept as a list of puts and removals and merged into the manifest as it
- *   is on disk when they are written, so writers that share a store (in this process, or one
+ *   is on disk when they are written, so writers that share a store (in this thread, or one
  *   after another) never drop each other's entries;
  * - the manifest is written once a batch of changes has gathered (at least `batch`, or an eighth
- *   of the manifest, so a long ingest rewrites it O(log n) times, not once per session) and on
- *   `flush`/`close`. A crash in between leaves graph files the manifest does not name yet or
- *   names with their old sources: the next ingest sees those sessions as changed and reads them
- *   again. A removed graph's file is deleted only after the manifest stops naming it.
+ *   of the manifest) and on `flush`/`close`, so the manifest bytes an ingest writes grow with the
+ *   store, not with its square. Before each manifest write the graphs folder is flushed once,
+ *   making the renames durable before the manifest can name them. A crash in between leaves
+ *   graph files the manifest does not name yet, or names with their old sources: the next ingest
+ *   sees those sessions as changed and reads them again. A removed graph's file is deleted only
+ *   after the manifest stops naming it.
  *
  * Opening a writer removes the temporary files of writers that died (a pid no longer running).
+ * Writers in other threads or processes are not serialised here: the server holds its store
+ * lock around ingest runs and HTTP writes.
  */
 
 export interface StoreWriterOptions {
@@ -56,6 +60,8 @@ export class StoreWriter {
   private changes: Change[] = [];
   private flushAt: number;
   private graphsDirMade = false;
+  /** Graph files renamed into place since the graphs folder was last flushed to the disk. */
+  private unsyncedRenames = false;
 
   constructor(
     readonly dir: string,
@@ -94,7 +100,9 @@ export class StoreWriter {
           await atomic.abort();
           throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
         }
-        await atomic.commit();
+        // The folder is flushed once per manifest write, before the manifest names the file.
+        await atomic.commit({ syncDirectory: false });
+        this.unsyncedRenames = true;
         await this.record({ graph, entry });
         return entry;
       },
@@ -130,6 +138,10 @@ export class StoreWriter {
         const disk = (await readManifest(this.dir)) ?? emptyManifest(this.soul);
         if (disk.soul !== this.soul) throw soulMismatch(this.dir, disk.soul, this.soul);
         apply(disk, taken);
+        if (this.unsyncedRenames) {
+          await syncDirectory(join(this.dir, GRAPHS_DIR), this.fs);
+          this.unsyncedRenames = false;
+        }
         await this.fs.mkdir(this.dir, { recursive: true });
         await writeFileAtomically(join(this.dir, MANIFEST_FILE), renderManifest(disk), this.fs);
         // Changes recorded while this write ran are still pending; the view keeps them.
