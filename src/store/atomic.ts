@@ -30,7 +30,9 @@ export const NODE_FS: StoreFs = { open, rename, rm, mkdir };
 const writing = new Set<string>();
 
 export class AtomicFile {
-  private done = false;
+  private closed = false;
+  /** Committed or aborted: the temporary name is no longer ours (another write may use it). */
+  private finished = false;
 
   private constructor(
     readonly path: string,
@@ -41,15 +43,16 @@ export class AtomicFile {
 
   static async create(path: string, fs: StoreFs = NODE_FS): Promise<AtomicFile> {
     if (writing.has(path)) throw new Error(`${path}: already being written`);
+    writing.add(path);
     const temp = tempPathOf(path);
     let handle: WritableHandle;
     try {
       handle = await fs.open(temp, 'w');
     } catch (e) {
       await fs.rm(temp, { force: true }).catch(() => undefined);
+      writing.delete(path);
       throw writeError(path, e);
     }
-    writing.add(path);
     return new AtomicFile(path, temp, handle, fs);
   }
 
@@ -81,23 +84,30 @@ export class AtomicFile {
       await this.abort();
       throw writeError(this.path, e);
     }
+    this.finish();
     if (!sync) return;
     await syncDirectory(dirname(this.path), this.fs).catch((e) => {
       throw writeError(this.path, e, 'renamed into place, but its directory could not be flushed to the disk');
     });
   }
 
-  /** Drops what was written; the old file (if any) is untouched. */
+  /** Drops what was written; the old file (if any) is untouched. Does nothing once committed. */
   async abort(): Promise<void> {
+    if (this.finished) return;
     await this.close().catch(() => undefined);
     await this.fs.rm(this.temp, { force: true }).catch(() => undefined);
+    this.finish();
   }
 
   private async close(): Promise<void> {
-    if (this.done) return;
-    this.done = true;
-    writing.delete(this.path);
+    if (this.closed) return;
+    this.closed = true;
     await this.handle.close();
+  }
+
+  private finish(): void {
+    this.finished = true;
+    writing.delete(this.path);
   }
 }
 

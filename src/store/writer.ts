@@ -157,7 +157,7 @@ export class StoreWriter {
     });
   }
 
-  /** Writes what is pending. The writer can go on being used; close only says it is done. */
+  /** Writes what is pending; call it when done. A writer never closed is a crash: its last batch is not in the manifest. */
   async close(): Promise<void> {
     await this.flush();
   }

@@ -197,6 +197,22 @@ test('the manifest is written in batches, and never names a file before the file
   }
 });
 
+test('one graph is written by one write at a time: a second is refused until the first is done', async () => {
+  const dir = await tempDir('weave-writer-');
+  try {
+    const writer = await openStoreForWriting(dir, 'local');
+    const first = await writer.beginGraph('urn:g:1');
+    await first.write(quad('urn:g:1', 1));
+    await assert.rejects(writer.beginGraph('urn:g:1'), { message: `${join(dir, fileOf('urn:g:1'))}: already being written` });
+    await first.commit({ quads: 1 });
+    await writer.writeGraph('urn:g:1', quad('urn:g:1', 2), { quads: 1 });
+    await writer.close();
+    assert.equal(await readFile(join(dir, fileOf('urn:g:1')), 'utf8'), quad('urn:g:1', 2));
+  } finally {
+    await removeDir(dir);
+  }
+});
+
 test('a writer for another soul is refused', async () => {
   const dir = await storeWithOneGraph();
   try {
