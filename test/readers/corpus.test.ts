@@ -7,7 +7,7 @@ import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf } from '../../src/acquire/sources.ts';
 import { READERS } from '../../src/readers/registry.ts';
 import { sliceCodePoints } from '../../src/readers/text.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { CORPUS, HAS_CORPUS, removeDir, select } from '../helpers.ts';
 import { detectedStore } from './helpers.ts';
 

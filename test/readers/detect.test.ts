@@ -7,7 +7,7 @@ import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { READERS } from '../../src/readers/registry.ts';
 import { toolError } from '../../src/readers/tool/error.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { openStore } from '../../src/store/store.ts';
 import { removeDir, tempDir } from '../helpers.ts';
 import { READER_FIXTURES, SESSIONS } from './helpers.ts';

@@ -7,7 +7,7 @@ import { Parser } from 'n3';
 import { returnsGraph } from '../../src/query/run.ts';
 import { ONTOLOGY_GRAPH } from '../../src/rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../../src/store/ontology.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { REPO, SESSION_A, SESSION_B, startTestServer, TURN, type TestServer } from './helpers.ts';
 
 /** Describe pages, VoID, the example queries and the page itself, over a real socket. */

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readManifest } from '../../store/snapshot.ts';
+import { readManifest } from '../../store/manifest.ts';
 
 /**
  * Graph and session counts for /status, the page and /metrics, read from the store's manifest

@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ingest } from '../../ingest.ts';
 import { detect } from '../../readers/detect.ts';
-import { readManifest } from '../../store/snapshot.ts';
 import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
 
 /**
@@ -31,10 +30,7 @@ async function runOnce(): Promise<void> {
       },
       // The problem's message can quote the line; only where it is travels on.
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
-      onSession: async (_session, graph) => {
-        const entry = (await readManifest(storeDir))?.graphs[graph];
-        if (entry) post({ type: 'session', graph, file: entry.file });
-      },
+      onSession: (_session, graph, stored) => post({ type: 'session', graph, file: stored.file }),
     });
     if (runReaders)
       await detect({

@@ -1,6 +1,7 @@
 /**
- * One holder at a time, in arrival order. The store directory has one writer: an ingest run or
- * a write over HTTP, never both, because each rewrites the manifest from its own copy.
+ * One holder at a time, in arrival order: the server's ingest runs and its writes over HTTP take
+ * turns, so a graph an update replaces is never being rewritten by ingest at the same moment.
+ * (The store writer merges manifest changes; this orders the graph writes themselves.)
  */
 export class Mutex {
   private tail: Promise<void> = Promise.resolve();

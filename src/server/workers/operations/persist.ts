@@ -4,7 +4,8 @@ import oxigraph from 'oxigraph';
 import { iri } from '../../../rdf/terms.ts';
 import { ONTOLOGY_GRAPH } from '../../../rdf/vocab.ts';
 import { loadNQuadsFile, type OxStore } from '../../../store/store.ts';
-import { openGraphWriter, readManifest, removeGraphFile, writeManifest, type Manifest } from '../../../store/snapshot.ts';
+import type { Manifest } from '../../../store/manifest.ts';
+import { openStoreForWriting } from '../../../store/writer.ts';
 import type { ChangedGraph } from '../../messages.ts';
 
 /**
@@ -77,31 +78,24 @@ export class GraphDigests {
 /** Saves changed graphs as graph files and manifest entries; returns what other workers must reload. */
 export async function persistGraphs(dir: string, soul: string, changed: { graph: Key; text: string | null }[]): Promise<ChangedGraph[]> {
   if (!changed.length) return [];
-  const manifest: Manifest = (await readManifest(dir)) ?? { format: 'weave-store/1', soul, graphs: {} };
+  const writer = await openStoreForWriting(dir, soul);
   const out: ChangedGraph[] = [];
   for (const { graph, text } of changed) {
     const key = graph ?? DEFAULT_GRAPH_KEY;
-    const previous = manifest.graphs[key];
+    const previous = writer.manifest.graphs[key];
     // An emptied default graph needs no file; an empty named graph keeps its entry (it still exists).
     if (text === null || (graph === null && text === '')) {
-      if (previous) await removeGraphFile(dir, previous);
-      delete manifest.graphs[key];
+      await writer.removeGraph(key);
       out.push({ graph, file: null });
       continue;
     }
-    const writer = await openGraphWriter(dir, key);
-    try {
-      await writer.write(graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`));
-      await writer.commit();
-    } catch (e) {
-      await writer.abort();
-      throw e;
-    }
     const quads = text ? text.split('\n').length - 1 : 0;
-    manifest.graphs[key] = { ...previous, file: writer.file, quads };
-    out.push({ graph, file: writer.file });
+    // What ingest or a reader recorded about the graph (its sources, session) stays with it.
+    const { file: _file, ...kept } = previous ?? {};
+    const { file } = await writer.writeGraph(key, graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`), { ...kept, quads });
+    out.push({ graph, file });
   }
-  await writeManifest(dir, manifest);
+  await writer.close();
   return out;
 }
 
