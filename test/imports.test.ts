@@ -11,11 +11,13 @@ import { REPO } from './helpers.ts';
  */
 
 const SRC = join(REPO, 'src');
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?\sfrom\s+['"](\.[^'"]+)['"]|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?\sfrom\s+['"](\.[^'"]+)['"]|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
 function modules(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? modules(join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) ? [join(dir, e.name)] : []);
+    e.isDirectory() ? modules(join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Each module's relative imports, by absolute path. */
@@ -64,9 +66,13 @@ function cycles(graph: Map<string, string[]>): string[][] {
 test('the import graph of src/ has no cycle, type-only imports included', () => {
   const graph = importGraph(modules(SRC));
   // The reading itself is checked: the session emitter's imports are found, type-only ones too.
-  assert.deepEqual(graph.get(join(SRC, 'emit', 'session.ts'))!.map((f) => relative(SRC, f)).sort(), [
-    'acquire/lines.ts', 'dialect/dialect.ts', 'emit/content.ts', 'emit/contract.ts', 'rdf/iri.ts', 'rdf/terms.ts', 'rdf/vocab.ts',
-  ]);
+  assert.deepEqual(
+    graph
+      .get(join(SRC, 'emit', 'session.ts'))!
+      .map((f) => relative(SRC, f))
+      .sort(),
+    ['acquire/lines.ts', 'dialect/dialect.ts', 'emit/content.ts', 'emit/contract.ts', 'rdf/iri.ts', 'rdf/terms.ts', 'rdf/vocab.ts'],
+  );
   assert.deepEqual(cycles(graph), []);
 });
 
@@ -74,6 +80,15 @@ test('the cycle finder finds a cycle of type-only imports', () => {
   const a = join(SRC, 'a.ts');
   const b = join(SRC, 'b.ts');
   const c = join(SRC, 'c.ts');
-  assert.deepEqual(cycles(new Map([[a, [b]], [b, [a, c]], [c, []]])), [['src/a.ts', 'src/b.ts']]);
+  assert.deepEqual(
+    cycles(
+      new Map([
+        [a, [b]],
+        [b, [a, c]],
+        [c, []],
+      ]),
+    ),
+    [['src/a.ts', 'src/b.ts']],
+  );
   assert.deepEqual(cycles(new Map([[c, [c]]])), [['src/c.ts']]);
 });

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 /** Walking the sources on disk, for any dialect: which files are its own is the dialect's to say. */
 
 export async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Folders never walked into: they hold no transcripts, and can be huge. */

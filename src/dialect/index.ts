@@ -6,6 +6,7 @@ import { dialect as claudeCode } from './claude-code/index.ts';
  * runtime is a folder beside claude-code/ exporting its `dialect` (src/dialect/dialect.ts),
  * and one line here.
  */
+// biome-ignore format: one line per dialect
 export const DIALECTS: readonly Dialect[] = [
   claudeCode,
 ];

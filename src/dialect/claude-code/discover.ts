@@ -99,7 +99,10 @@ async function groupSessions(files: string[]): Promise<FoundSession<ClaudeTransc
       // <project>/<sessionDir>/subagents/[workflows/wf_<run>/]file
       const owner = parts[sub - 1];
       const projectDir = parts.slice(0, sub - 1).join(sep);
-      const wf = parts.slice(sub + 1, -1).map((p) => WORKFLOW_DIR.exec(p)).find(Boolean);
+      const wf = parts
+        .slice(sub + 1, -1)
+        .map((p) => WORKFLOW_DIR.exec(p))
+        .find(Boolean);
       if (name === 'journal.jsonl') journals.push({ path, owner, projectDir });
       else
         side.push({

@@ -2,7 +2,15 @@ import type { TranscriptSource } from '../dialect.ts';
 import type { Term } from '../../rdf/terms.ts';
 import type { RecordFact, RecordFacts, ToolOutcome } from '../../model/facts.ts';
 import type {
-  AssistantRecord, AttachmentRecord, ContentBlock, Json, JsonObject, ProgressRecord, ReadRecord, SystemRecord, UserRecord,
+  AssistantRecord,
+  AttachmentRecord,
+  ContentBlock,
+  Json,
+  JsonObject,
+  ProgressRecord,
+  ReadRecord,
+  SystemRecord,
+  UserRecord,
 } from './records.ts';
 import { messageText, summaryBody } from './summary.ts';
 
@@ -19,7 +27,10 @@ const COMMAND = /^<(command-name|bash-input)>/;
 const COMMAND_OUTPUT = /^<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>/;
 
 /** What each origin.kind Claude Code writes means to the model; any other kind is `unknown`. */
-const TRIGGERS = new Map<string, RecordFact['origin']>([['human', 'external'], ['task-notification', 'notification']]);
+const TRIGGERS = new Map<string, RecordFact['origin']>([
+  ['human', 'external'],
+  ['task-notification', 'notification'],
+]);
 
 /**
  * One record as the model's facts: the fact, and the texts the model compares and drops (a
@@ -116,7 +127,8 @@ function readAssistant(record: AssistantRecord, fact: RecordFact): void {
 
 /** The first text of a message: what its kind is read from (never kept). */
 function firstText(blocks: ContentBlock[]): string {
-  for (const block of blocks) if (block.type === 'text' && typeof (block as { text?: unknown }).text === 'string') return (block as { text: string }).text;
+  for (const block of blocks)
+    if (block.type === 'text' && typeof (block as { text?: unknown }).text === 'string') return (block as { text: string }).text;
   return '';
 }
 
@@ -131,7 +143,8 @@ function readUser(record: UserRecord, read: ReadRecord, fact: RecordFact, origin
     fact.toolResults = blocks.flatMap((b, order) =>
       b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id === 'string'
         ? [{ toolUseId: (b as { tool_use_id: string }).tool_use_id, order, isError: (b as { is_error?: unknown }).is_error === true }]
-        : []);
+        : [],
+    );
     // toolUseResult describes the record's one result; with several it cannot say which.
     if (results.length === 1) {
       const content = (results[0] as { content?: unknown }).content;

@@ -12,7 +12,9 @@ export function messageText(content: string | ContentBlock[] | undefined): strin
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   let text = '';
-  for (const b of content) if (b && typeof b === 'object' && b.type === 'text' && typeof (b as { text?: unknown }).text === 'string') text += (b as { text: string }).text;
+  for (const b of content)
+    if (b && typeof b === 'object' && b.type === 'text' && typeof (b as { text?: unknown }).text === 'string')
+      text += (b as { text: string }).text;
   return text;
 }
 

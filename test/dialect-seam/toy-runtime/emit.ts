@@ -15,8 +15,15 @@ export function emitRecord({ record }: { record: ToyRecord }, where: Where & { s
   const event = instanceIri(where.soul, 'Turn', record.id);
   const out: RecordOut = { triples: [], references: [], event, toolUses: [] };
   const ctx: RecordContext = {
-    soul: where.soul, session: where.session ?? '', event, lineNo: where.lineNo, policy: where.content ?? DEFAULT_POLICY,
-    triples: out.triples, references: out.references, leftover: {}, described: where.described ?? new Set(),
+    soul: where.soul,
+    session: where.session ?? '',
+    event,
+    lineNo: where.lineNo,
+    policy: where.content ?? DEFAULT_POLICY,
+    triples: out.triples,
+    references: out.references,
+    leftover: {},
+    described: where.described ?? new Set(),
   };
   const asks = record.verb === 'ask' || record.verb === 'result';
   t(ctx, where.transcript, weave.hasEvent, event);

@@ -4,7 +4,14 @@ import type { ToyRecord } from './read.ts';
 
 /** What the model is handed of a toy record: an ask opens a run, a say or call is a fragment of its reply. */
 export function recordFacts({ record }: { record: ToyRecord }, at: { stream: number; line: number; event: Term }): RecordFacts {
-  const fact: RecordFact = { stream: at.stream, line: at.line, event: at.event, blockKey: record.id, uuid: record.id, time: Date.parse(record.time) };
+  const fact: RecordFact = {
+    stream: at.stream,
+    line: at.line,
+    event: at.event,
+    blockKey: record.id,
+    uuid: record.id,
+    time: Date.parse(record.time),
+  };
   if (record.parent) fact.parent = record.parent;
   if (record.verb === 'ask') {
     fact.step = 'message.external';

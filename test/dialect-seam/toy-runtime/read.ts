@@ -31,7 +31,9 @@ export function readLine(line: SourceLine): LineResult<{ record: ToyRecord }> {
   if (!line.text.trim() || line.text.startsWith('#')) return { kind: 'blank' };
   const record = parse(line.text.split('\t'));
   if (record) return { kind: 'record', record };
-  return line.terminated ? { kind: 'malformed', error: 'not <time> <id> <parent> <verb> and the verb\'s fields, apart by tabs' } : { kind: 'pending' };
+  return line.terminated
+    ? { kind: 'malformed', error: "not <time> <id> <parent> <verb> and the verb's fields, apart by tabs" }
+    : { kind: 'pending' };
 }
 
 function parse([time, id, parent, verb, ...rest]: string[]): ToyRecord | undefined {
