@@ -166,6 +166,8 @@ export interface IngestWorkerInit {
   content?: ContentPolicy;
   /** Run the readers (`weave detect`) after each ingest run. */
   detect: boolean;
+  /** Module URLs of the dialects to read with, each exporting `dialect`; default src/dialect/index.ts. */
+  dialects?: string[];
 }
 
 /** Messages from the main thread to the ingest thread. */

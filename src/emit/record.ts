@@ -1,12 +1,13 @@
-import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
-import { emitAbsentContent, emitContent, type ContentPolicy, type ContentSpec } from '../content.ts';
-import { iri, type Term, type Triple } from '../../rdf/terms.ts';
-import type { Reference } from '../spine.ts';
+import type { Json, JsonObject } from '../rdf/json.ts';
+import { iri, type Term, type Triple } from '../rdf/terms.ts';
+import { emitAbsentContent, emitContent, type ContentPolicy, type ContentSpec } from './content.ts';
+import type { Reference } from './contract.ts';
 
 /**
- * What the emitter of one record kind works with: the record's Event, the triples and references
- * it returns, the content policy, and the fields it could not type, which end up in the record's
- * `weave:extraJson` so that nothing of a line is lost.
+ * A dialect's kit for writing one record's triples, whatever the runtime: the context a record
+ * emitter works with (the record's Event, the triples and references it returns, the content
+ * policy, and the fields it could not type, which end up in the record's `weave:extraJson` so
+ * that nothing of a line is lost), and the helpers every record emitter needs.
  */
 export interface RecordContext {
   soul: string;
