@@ -71,6 +71,8 @@ export class SessionEmitter {
     const streamKey = isMain ? sessionId : `agent-${source.agentId ?? source.path}`;
     const node = isMain ? this.mainTranscript : instanceIri(this.soul, 'Transcript', sessionId, streamKey);
     const t = this.emit.bind(this);
+    // Superclasses are stated too (no inference in the store): `?t a weave:Transcript` must work.
+    t(node, a, weave.Transcript);
     t(node, a, weave.ClaudeCodeTranscript);
     t(node, weave.sessionId, str(sessionId));
     t(node, weave.sessionSlug, str(sessionId));
