@@ -1,6 +1,7 @@
 import type { SourceLine } from '../acquire/lines.ts';
 import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
 import type { JsonObject, ReadRecord } from '../dialect/claude-code/records.ts';
+import { idPath } from '../dialect/claude-code/ids.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { jsonLiteral } from '../rdf/json.ts';
 import { emitSpine, eventIri, type Reference } from './spine.ts';
@@ -97,13 +98,13 @@ export class SessionEmitter {
   record(ctx: TranscriptContext, line: SourceLine, read: ReadRecord): void {
     this.counts.records++;
     const uuid = read.record.uuid;
-    const event = eventIri(this.soul, read.record, ctx.streamKey, line.lineNo);
+    const event = eventIri(this.soul, read.record, ctx.streamKey, line.lineNo, this.session.sessionId);
     if (uuid && this.events.has(uuid)) {
       // A replay (resume, compaction, a copied record): the first copy stands, this one is noted.
       this.counts.replayed++;
       const n = (this.replays.get(uuid) ?? 0) + 1;
       this.replays.set(uuid, n);
-      const node = instanceIri(this.soul, 'ReplayedRecord', uuid, n);
+      const node = instanceIri(this.soul, 'ReplayedRecord', ...idPath(uuid, this.session.sessionId), n);
       const t = this.emit.bind(this);
       t(node, a, weave.ReplayedRecord);
       t(node, weave.replayOf, this.events.get(uuid)!);

@@ -1,5 +1,6 @@
 import type { AssistantRecord, ClaudeRecord, JsonObject, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
+import { idPath } from '../dialect/claude-code/ids.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { jsonLiteral } from '../rdf/json.ts';
 import { emitAttachment } from './records/attachment.ts';
@@ -94,10 +95,14 @@ const RECORD_CLASS: Record<string, WeaveTerm> = {
   'artifact-comment-monitor': 'ArtifactLedgerEvent',
 };
 
-/** The record's own id, or a stable one from its transcript and line for metadata records. */
-export function eventIri(soul: string, record: ClaudeRecord, streamKey: string, lineNo: number): Term {
+/**
+ * The record's own id, or a stable one from its transcript and line for metadata records. A uuid
+ * not minted at random is scoped by `session` (the session key; for a main stream, its stream key):
+ * see src/dialect/claude-code/ids.ts.
+ */
+export function eventIri(soul: string, record: ClaudeRecord, streamKey: string, lineNo: number, session = streamKey): Term {
   return record.uuid
-    ? instanceIri(soul, eventKind(record.type), record.uuid)
+    ? instanceIri(soul, eventKind(record.type), ...idPath(record.uuid, session))
     : instanceIri(soul, 'Event', streamKey, `L${lineNo}`);
 }
 

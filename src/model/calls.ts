@@ -2,6 +2,7 @@ import { instanceIri } from '../rdf/iri.ts';
 import { bool, int, type Term } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import type { ModelContext } from './context.ts';
+import type { RecordFact } from './facts.ts';
 import type { Placer } from './placement.ts';
 import type { Runs } from './runs.ts';
 
@@ -64,7 +65,7 @@ export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: 
     for (const i of call.fragments) {
       const f = facts[i];
       for (const block of f.blocks ?? []) {
-        const node = blockIri(d.soul, f.blockKey, block.order);
+        const node = blockIri(d.soul, f, block.order);
         if (block.kind === 'text') {
           if (call.synthetic) continue; // the client wrote it: not the agent's output
           d.link(node, a, weave.AssistantMessage, 'exact_unique');
@@ -78,6 +79,6 @@ export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: 
 }
 
 /** The IRI the spine gives a record's top-level content block. */
-export function blockIri(soul: string, blockKey: string, order: number): Term {
-  return instanceIri(soul, 'ContentBlock', blockKey, order);
+export function blockIri(soul: string, f: RecordFact, order: number): Term {
+  return instanceIri(soul, 'ContentBlock', ...(f.blockPath ?? [f.blockKey]), order);
 }

@@ -52,6 +52,8 @@ export interface RecordFact {
   event: Term;
   /** The id the spine gave the record's content blocks: its uuid, else `L<line>`. */
   blockKey: string;
+  /** The IRI path of the record's blocks, as the spine minted it (a hand-written uuid is scoped by its session); default [blockKey]. */
+  blockPath?: string[];
   uuid?: string;
   parent?: string;
   logicalParent?: string;

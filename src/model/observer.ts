@@ -1,5 +1,6 @@
 import type { SourceLine } from '../acquire/lines.ts';
 import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
+import { idPath } from '../dialect/claude-code/ids.ts';
 import type { AssistantRecord, JsonObject, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
 import type { RecordObserver, TranscriptContext } from '../emit/session.ts';
 import type { Term, Triple } from '../rdf/terms.ts';
@@ -42,6 +43,7 @@ class ConversationObserver implements RecordObserver {
     const stream = this.streamOf.get(transcript.source);
     if (stream === undefined) return;
     const fact = recordFact(read, stream, line.lineNo, event);
+    if (read.record.uuid) fact.blockPath = idPath(read.record.uuid, this.session.sessionId);
     if (fact.uuid !== undefined && !this.byUuid.has(fact.uuid)) this.byUuid.set(fact.uuid, this.facts.length);
     const { record } = read;
     if (fact.step === 'epoch.summary') this.summaries.set(this.facts.length, messageText((record as UserRecord).message?.content));

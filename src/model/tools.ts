@@ -54,7 +54,7 @@ export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: M
     d.add(t.node, weave.firstLine, int(facts[anchor].line));
 
     const useEvidence: Evidence = t.uses.length > 1 ? 'exact_ambiguous' : 'exact_unique';
-    for (const [i, order] of t.uses) d.link(t.node, weave.toolRequest, blockIri(d.soul, facts[i].blockKey, order), useEvidence);
+    for (const [i, order] of t.uses) d.link(t.node, weave.toolRequest, blockIri(d.soul, facts[i], order), useEvidence);
     if (!t.uses.length) d.link(t.node, weave.toolRequest, d.unresolved('tool_use', t.id, [weave.ToolUseBlock]), 'unresolved');
     // The step sits in the call that asked for it; an answer to nothing sits where its result is.
     if (t.uses.length) d.link(t.node, weave.within, callOf.get(t.uses[0][0])!.node, useEvidence);
@@ -65,7 +65,7 @@ export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: M
 
     const resultEvidence: Evidence = t.results.length > 1 ? 'exact_ambiguous' : 'exact_unique';
     for (const [i, order] of t.results) {
-      d.link(t.node, weave.toolResponse, blockIri(d.soul, facts[i].blockKey, order), resultEvidence);
+      d.link(t.node, weave.toolResponse, blockIri(d.soul, facts[i], order), resultEvidence);
       d.link(facts[i].event, weave.resultOf, t.node, resultEvidence);
     }
     if (!t.results.length) d.link(t.node, weave.toolResponse, d.unresolved('tool_result', t.id, [weave.ToolResultBlock]), 'unresolved');

@@ -1,3 +1,4 @@
+import { idPath } from '../../dialect/claude-code/ids.ts';
 import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
 import { instanceIri } from '../../rdf/iri.ts';
 import { bool, int, num, str, type Term } from '../../rdf/terms.ts';
@@ -132,7 +133,7 @@ function emitQueuedCommand(f: Fields, ctx: RecordContext, record: JsonObject): v
   const { event } = ctx;
   if (typeof f.raw.prompt === 'string') text(f, ctx, ['prompt']);
   else if (Array.isArray(f.raw.prompt)) {
-    const id = typeof record.uuid === 'string' ? record.uuid : `L${ctx.lineNo}`;
+    const id = typeof record.uuid === 'string' ? idPath(record.uuid, ctx.session) : [`L${ctx.lineNo}`];
     emitBlocks(f.json('prompt'), ctx, event, id, '/attachment/prompt', []);
   }
   const mode = f.string('commandMode');
