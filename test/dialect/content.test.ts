@@ -58,6 +58,7 @@ test('empty thinking (2.1.79+) is unavailable: the runtime never wrote it; redac
   assert.deepEqual(own(at(4).triples, redacted), sorted(
     `${redacted} a weave:ContentBlock`,
     `${redacted} a weave:RedactedThinkingBlock`,
+    `${redacted} a weave:ThinkingBlock`, // its superclass, stated
     `${redacted} weave:blockOrder 0`,
     contentOf(redacted, 'text', 'Redacted', undefined, '/message/content/0'),
     contentOf(redacted, 'redactedData', 'Omitted', 12, '/message/content/0/data', { sha256: SHA.redacted }),

@@ -85,6 +85,13 @@ const USAGE_COUNTS: [string, Term][] = [
   ['cache_read_input_tokens', weave.cacheReadInputTokens],
 ];
 
+/** The block classes whose superclass is a block class too (ontology/parts/spine.ttl). */
+const BLOCK_SUPERCLASS: Record<string, WeaveTerm> = {
+  redacted_thinking: 'ThinkingBlock',
+  server_tool_use: 'ToolUseBlock',
+  advisor_tool_result: 'ToolResultBlock',
+};
+
 const BLOCK_CLASS: Record<string, WeaveTerm> = {
   text: 'TextBlock',
   thinking: 'ThinkingBlock',
@@ -126,6 +133,8 @@ function emitBlock(
   }
   const known = BLOCK_FIELDS[block.type];
   if (BLOCK_CLASS[block.type]) t(ctx, node, a, weave[BLOCK_CLASS[block.type]]);
+  // Superclasses are stated too (no inference in the store): a redacted thinking block is a thinking block.
+  if (BLOCK_SUPERCLASS[block.type]) t(ctx, node, a, weave[BLOCK_SUPERCLASS[block.type]]);
   if (!known) {
     t(ctx, node, weave.blockType, str(block.type));
     t(ctx, node, weave.blockJson, jsonLiteral(block));
