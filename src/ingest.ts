@@ -57,7 +57,7 @@ export interface IngestReport {
   millis: number;
 }
 
-const BUILT_WITH = `${DIALECT}+weave/0.7`;
+const BUILT_WITH = `${DIALECT}+weave/0.8`;
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session. */

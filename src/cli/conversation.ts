@@ -8,9 +8,10 @@ import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 
 const HELP = `usage: weave conversation ID [options]
 
-Prints one session's conversation model from the store: how many nodes of each kind, which
-relations and evidence levels, what stayed unresolved, and the containment tree
-session → stream → epoch → talk → run → step. ID is a session id or a unique prefix of one.
+Prints one session's conversation model from the store: its conversation and segments, how
+many nodes of each kind, which relations and evidence levels, what stayed unresolved and why,
+and the containment tree session → stream → epoch → talk → run → step. ID is a session id or a
+unique prefix of one.
 
 options:
   --terms T          model (default): the model's words (talk · run · llm.call · tool);
@@ -76,9 +77,13 @@ function namer(terms: Terms): (term: string) => string {
 export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number): string {
   const out: string[] = [];
   const { streams } = view;
-  out.push(`conversation ${view.sessionId}`);
+  const { segments } = view;
+  const open = segments.filter((s) => s.state === 'open').length;
+  out.push(`conversation ${view.conversation.id}`);
+  out.push(`  segments   ${segments.length} (${open} open, ${segments.length - open} candidate), policy ${segments[0]?.policy ?? '-'}`);
   out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
   out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
+  for (const id of view.conversation.continuesFrom) out.push(`  continues  from ${id}, a record of an earlier session`);
   const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
     if (!rows.length) return;
     const width = Math.max(40, ...rows.map(([term]) => rename(term).length + 2));
@@ -88,9 +93,14 @@ export function render(view: ConversationView, name: (term: string) => string, d
   table('node kinds', view.kinds, name);
   table('relations', view.relationCounts, name);
   table('evidence', view.evidence, (t) => t);
+  out.push('', 'segments:');
+  for (const s of segments) {
+    const when = s.from ? `${s.from} – ${s.until}` : 'no time stated';
+    out.push(`  ${String(s.index).padStart(3)}  ${s.state.padEnd(9)}  from line ${String(s.firstLine).padEnd(6)} ${when}  ${s.talks} talk${s.talks === 1 ? '' : 's'}`);
+  }
   if (view.unresolved.length) {
     out.push('', `still unresolved (${view.unresolved.length}):`);
-    for (const u of view.unresolved.slice(0, 12)) out.push(`  ${u.kind.padEnd(22)} ${u.id}`);
+    for (const u of view.unresolved.slice(0, 12)) out.push(`  ${u.kind.padEnd(22)} ${u.id.padEnd(24)} ${u.reason}`);
     if (view.unresolved.length > 12) out.push(`  … and ${view.unresolved.length - 12} more`);
   }
   out.push('', 'structure (containment only; what flows across streams is a relation):');

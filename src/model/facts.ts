@@ -69,6 +69,8 @@ export interface RecordFact {
   opensRun?: boolean;
   // assistant records
   messageId?: string;
+  /** The API request id (`req_…`), which with the message id names the call across sessions. */
+  requestId?: string;
   synthetic?: boolean;
   stopped?: boolean;
   blocks?: BlockFact[];
@@ -151,6 +153,7 @@ function blocksOf(content: string | ContentBlock[] | undefined): ContentBlock[] 
 function readAssistant(record: AssistantRecord, fact: RecordFact): void {
   const { message } = record;
   if (typeof message.id === 'string' && message.id) fact.messageId = message.id;
+  if (typeof record.requestId === 'string' && record.requestId) fact.requestId = record.requestId;
   fact.synthetic = message.model === '<synthetic>';
   fact.stopped = !!message.stop_reason;
   fact.blocks = [];

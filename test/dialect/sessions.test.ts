@@ -73,7 +73,9 @@ test('a compaction whose tail is in an earlier session file is linked across ses
   assert.equal(count(store, `GRAPH <${links}> { ${I(`Compaction/${S7}/b-7001`)} prov:used ${I(`Turn/${S6}/t-6002`)} }`), 1);
   assert.equal(count(store, `GRAPH <${links}> { ${I(`Event/${S7}/L1`)} weave:leafEvent ${I(`Turn/${S6}/t-6002`)} }`), 1);
   assert.equal(count(store, `GRAPH <urn:soul:local:Weave/graph/${S6}> { ${I(`Turn/${S6}/t-6002`)} a weave:AssistantTurn }`), 1);
-  assert.equal(count(store, `GRAPH <${links}> { ?s ?p ?o }`), 4);
+  // 7777…'s conversation goes on from that same record: its first link back leaves the session.
+  assert.equal(count(store, `GRAPH <${links}> { ${I(`Conversation/${S7}`)} weave:continuesFrom ${I(`Turn/${S6}/t-6002`)} }`), 1);
+  assert.equal(count(store, `GRAPH <${links}> { ?s ?p ?o }`), 6);
   assert.equal(count(store, `${I(`Compaction/${S7}/b-7001`)} prov:generated ${I(`Turn/${S7}/t-7001`)}`), 1);
   // Dangling, but recorded: the id, the property, and no resolution.
   const dangling = select(store, `SELECT ?from ?property ?id WHERE {
@@ -102,7 +104,7 @@ test('a tail in a session read later is linked then, without reading the compact
     assert.deepEqual([report.sessions, report.skipped], [1, 5], 'only the new session is read');
     const { store: reopened } = await openStore(store2);
     assert.equal(count(reopened, `${I(`Compaction/${S7}/b-7001`)} prov:used ${I(`Turn/${S6}/t-6002`)}`), 1);
-    assert.equal(count(reopened, `?r weave:resolvedTo ${I(`Turn/${S6}/t-6002`)}`), 2);
+    assert.equal(count(reopened, `?r weave:resolvedTo ${I(`Turn/${S6}/t-6002`)}`), 3); // the tail, the leaf, and the conversation's continuation
 
     // Read again, the links graph is the same file.
     const manifest = (await readManifest(store2))!;

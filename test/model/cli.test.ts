@@ -73,10 +73,13 @@ describe('weave conversation', () => {
   test('prints the header, the counts and the containment tree from the graph', async () => {
     const { stdout } = await run(['conversation', '8', '--store', dir]);
     assert.equal(stdout, `conversation 80000000-0000-4000-8000-000000000001
+  segments   1 (1 open, 0 candidate), policy v1+idle=10m0s
   streams    2 (1 main, 1 child)
-  entities   28 nodes, 5 relations, 1 unresolved
+  entities   30 nodes, 8 relations, 1 unresolved
 
 node kinds:
+  conversation                                  1
+  segment                                       1
   session                                       1
   stream                                        2
   epoch                                         2
@@ -100,14 +103,18 @@ relations:
   reports                                       1
   ends_with                                     1
   result_of                                     2
+  in_segment                                    3
 
 evidence:
-  exact_unique                                 50
-  strong_inference                             15
+  exact_unique                                 54
+  strong_inference                             20
   unresolved                                    2
 
+segments:
+    1  open       from line 1      2026-01-20T16:00:00Z – 2026-01-20T16:05:03Z  3 talks
+
 still unresolved (1):
-  notified_child         bq12
+  notified_child         bq12                     a notification naming a child or task the session does not hold
 
 structure (containment only; what flows across streams is a relation):
   session  80000000-0000-4000-8000-000000000001
