@@ -1,7 +1,8 @@
 import oxigraph from 'oxigraph';
 import { join } from 'node:path';
+import YAML from 'yaml';
 import { CLAUDE_CODE_GLOSSARY, nativeName } from '../dialect/claude-code/glossary.ts';
-import { conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
+import { conversationDocument, conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
 import { readManifest, type GraphEntry } from '../store/snapshot.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
@@ -19,13 +20,20 @@ options:
                      both: run  (promptId)
   --depth N          levels of the tree to print (default 7)
   --width N          children to print under each node before "… N more" (default 6)
+  --format F         text (default), json or yaml: json and yaml print one document with the
+                     header, counts, evidence levels, segments, unresolved list and the whole
+                     tree, in the model's words (see the README)
+  --json             the same as --format json
 ${COMMON_HELP}
 `;
 
 type Terms = 'model' | 'native' | 'both';
+type Format = 'text' | 'json' | 'yaml';
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { terms: { type: 'string' }, depth: { type: 'string' }, width: { type: 'string' } });
+  const { values, positionals } = parse(args, {
+    terms: { type: 'string' }, depth: { type: 'string' }, width: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' },
+  });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -33,6 +41,9 @@ export async function main(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new CliError('give one session id (or a unique prefix of one)', 2);
   const terms = (values.terms ?? 'model') as Terms;
   if (!['model', 'native', 'both'].includes(terms)) throw new CliError(`--terms must be model, native or both, not "${values.terms}"`, 2);
+  const format = (values.json ? 'json' : (values.format ?? 'text')) as Format;
+  if (!['text', 'json', 'yaml'].includes(format)) throw new CliError(`--format must be text, json or yaml, not "${values.format}"`, 2);
+  if (values.json && values.format !== undefined && values.format !== 'json') throw new CliError('--json and --format ' + values.format + ' disagree', 2);
   const depth = count(values.depth, 7, '--depth');
   const width = count(values.width, 6, '--width');
 
@@ -42,7 +53,12 @@ export async function main(args: string[]): Promise<number> {
   const store = new oxigraph.Store();
   await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
-  process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms), depth, width));
+  const view = conversationView(store, graph, entry.sessionId!);
+  if (format === 'text') process.stdout.write(render(view, namer(terms), depth, width));
+  else {
+    const document = conversationDocument(view, CLAUDE_CODE_GLOSSARY.dialect);
+    process.stdout.write(format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : YAML.stringify(document));
+  }
   return 0;
 }
 

@@ -216,3 +216,53 @@ function quote(text: string, width = 60): string {
   const line = (command ? `${command[1]} ${command[2] ?? ''}` : text).replace(/\s+/g, ' ').trim();
   return `"${line.length > width ? `${line.slice(0, width - 1)}…` : line}"`;
 }
+
+/** A node of the document's tree: what `weave conversation --json` prints for each node. */
+export interface TreeDocument {
+  kind: string;
+  label: string;
+  iri: string;
+  /** The line of its stream's file where it begins (0 when it has none). */
+  line: number;
+  /** The evidence of its link to its parent; absent on the root. */
+  evidence?: string;
+  unresolved: boolean;
+  children: TreeDocument[];
+}
+
+/**
+ * The view as one document, for tools that read a conversation without SPARQL (`weave
+ * conversation --json`, `--format yaml`), after asz's asz.view: a header, the counts, the
+ * evidence levels, the segments, what stayed unresolved, and the whole containment tree. Every
+ * key is always present; the README describes each.
+ */
+export function conversationDocument(view: ConversationView, dialect: string) {
+  const object = (rows: [string, number][]) => Object.fromEntries(rows);
+  const node = (n: TreeNode): TreeDocument => ({
+    kind: n.kind,
+    label: n.label,
+    iri: n.iri,
+    line: n.order,
+    ...(n.evidence ? { evidence: n.evidence } : {}),
+    unresolved: n.unresolved,
+    children: n.children.map(node),
+  });
+  return {
+    view: 'weave.conversation/1',
+    header: {
+      conversation: view.conversation.id,
+      session: view.sessionId,
+      dialect,
+      continuesFrom: view.conversation.continuesFrom,
+      streams: { main: view.streams.main, child: view.streams.child },
+      entities: { nodes: view.nodes, relations: view.relations, unresolved: view.unresolved.length },
+    },
+    counts: { kinds: object(view.kinds), relations: object(view.relationCounts) },
+    evidence: object(view.evidence),
+    segments: view.segments.map(({ index, state, policy, firstLine, from, until, talks, iri }) => ({
+      segment: index, state, policy, firstLine, from: from ?? null, until: until ?? null, talks, iri,
+    })),
+    unresolved: view.unresolved,
+    tree: node(view.root),
+  };
+}
