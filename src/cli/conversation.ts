@@ -43,7 +43,7 @@ export async function main(args: string[]): Promise<number> {
   if (!['model', 'native', 'both'].includes(terms)) throw new CliError(`--terms must be model, native or both, not "${values.terms}"`, 2);
   const format = (values.json ? 'json' : (values.format ?? 'text')) as Format;
   if (!['text', 'json', 'yaml'].includes(format)) throw new CliError(`--format must be text, json or yaml, not "${values.format}"`, 2);
-  if (values.json && values.format !== undefined && values.format !== 'json') throw new CliError('--json and --format ' + values.format + ' disagree', 2);
+  if (values.json && values.format !== undefined && values.format !== 'json') throw new CliError(`--json and --format ${values.format} disagree`, 2);
   const depth = count(values.depth, 7, '--depth');
   const width = count(values.width, 6, '--width');
 
