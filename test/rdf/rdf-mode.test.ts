@@ -55,7 +55,7 @@ test('--rdf 1.1: a reifier becomes rdf:Statement with subject, predicate and obj
   // Real RDF 1.1: N3 reads it back with no triple term left.
   const quads = new Parser({ format: 'N-Quads' }).parse(mapQuadLine(line, '1.1'));
   assert.equal(quads.length, 4);
-  assert.ok(quads.every((q) => q.object.termType !== 'Quad' && q.graph.value === 'urn:g'));
+  assert.ok(quads.every((q) => (q.object.termType as string) !== 'Quad' && q.graph.value === 'urn:g'));
 });
 
 test('--rdf 1.1: a triple term elsewhere, or nested, gets a blank node named from the triple', () => {
