@@ -10,7 +10,8 @@ import { conversationModel } from './model/observer.ts';
 import { iri, nquad } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
-import { openGraphWriter, readManifest, writeManifest, type Manifest, type SourceStamp } from './store/snapshot.ts';
+import type { GraphEntry, SourceStamp } from './store/manifest.ts';
+import { openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
 /** A line that could not be read, named by file and line. Never carries the line's content. */
 export interface LineProblem {
@@ -35,8 +36,8 @@ export interface IngestOptions {
   force?: boolean;
   onProgress?: (progress: IngestProgress) => void;
   onProblem?: (problem: LineProblem) => void;
-  /** Called after each session's graph is written. */
-  onSession?: (session: SessionSource, graph: string, counts: SessionCounts) => void | Promise<void>;
+  /** Called after each session's graph file is in place (its manifest entry may still be pending). */
+  onSession?: (session: SessionSource, graph: string, counts: SessionCounts & { file: string }) => void | Promise<void>;
   /** Per-session observers; the conversation model when not given. */
   observers?: (session: SessionSource, soul: string) => RecordObserver[];
   /** How much of each text to store (`--content`, `--text-limit`); default DEFAULT_POLICY. */
@@ -64,10 +65,7 @@ const WRITE_BATCH = 1 << 20;
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
   const sessions = await discoverSessions(paths);
-  const manifest: Manifest = (await readManifest(options.storeDir)) ?? { format: 'weave-store/1', soul: options.soul, graphs: {} };
-  if (manifest.soul !== options.soul) {
-    throw new Error(`the store in ${options.storeDir} was built for soul "${manifest.soul}", not "${options.soul}"; use another --store`);
-  }
+  const store = await openStoreForWriting(options.storeDir, options.soul);
   const report: IngestReport = {
     sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, problems: [], millis: 0,
   };
@@ -75,33 +73,35 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
   // A store built under another content policy holds other texts: it is rebuilt.
   const builtWith = `${BUILT_WITH} ${contentPolicyKey(options.content)}`;
 
-  for (const session of sessions) {
-    const graph = sessionGraphIri(options.soul, session.sessionId);
-    const stamps = await stampsOf(session);
-    const previous = manifest.graphs[graph];
-    if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
-      report.skipped++;
+  try {
+    for (const session of sessions) {
+      const graph = sessionGraphIri(options.soul, session.sessionId);
+      const stamps = await stampsOf(session);
+      const previous = store.manifest.graphs[graph];
+      if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
+        report.skipped++;
+        progress.sessionsDone++;
+        options.onProgress?.(progress);
+        continue;
+      }
+      const { counts, entry } = await ingestSession(session, graph, store, { sources: stamps, sessionId: session.sessionId, builtWith }, options, report, progress);
+      report.sessions++;
+      report.quads += counts.triples;
+      report.malformed += counts.malformed;
+      report.pending += counts.pending;
+      report.replayed += counts.replayed;
       progress.sessionsDone++;
       options.onProgress?.(progress);
-      continue;
+      await options.onSession?.(session, graph, { ...counts, file: entry.file });
     }
-    const counts = await ingestSession(session, graph, options, report, progress);
-    manifest.graphs[graph] = { file: counts.file, quads: counts.triples, sources: stamps, sessionId: session.sessionId, builtWith };
-    await writeManifest(options.storeDir, manifest);
-    report.sessions++;
-    report.quads += counts.triples;
-    report.malformed += counts.malformed;
-    report.pending += counts.pending;
-    report.replayed += counts.replayed;
-    progress.sessionsDone++;
-    options.onProgress?.(progress);
-    await options.onSession?.(session, graph, counts);
+    // Links whose target is in another session's graph (a compaction's tail in an earlier file).
+    if (report.sessions) await linkAcrossSessions(store);
+  } catch (e) {
+    // The sessions stored before the failure keep their entries; the error is the one to report.
+    await store.close().catch(() => undefined);
+    throw e;
   }
-  // Links whose target is in another session's graph (a compaction's tail in an earlier file).
-  if (report.sessions) {
-    await linkAcrossSessions(options.storeDir, manifest);
-    await writeManifest(options.storeDir, manifest);
-  }
+  await store.close();
   report.millis = performance.now() - started;
   return report;
 }
@@ -109,11 +109,13 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
 async function ingestSession(
   session: SessionSource,
   graph: string,
+  store: StoreWriter,
+  fields: Pick<GraphEntry, 'sources' | 'sessionId' | 'builtWith'>,
   options: IngestOptions,
   report: IngestReport,
   progress: IngestProgress,
-): Promise<SessionCounts & { file: string }> {
-  const writer = await openGraphWriter(options.storeDir, graph);
+): Promise<{ counts: SessionCounts; entry: GraphEntry }> {
+  const writer = await store.beginGraph(graph);
   const graphTerm = iri(graph);
   let buffer = '';
   const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), (options.observers ?? conversationModel)(session, options.soul), options.content);
@@ -156,8 +158,7 @@ async function ingestSession(
     }
     const counts = emitter.finish();
     await flush(true);
-    await writer.commit();
-    return { ...counts, file: writer.file };
+    return { counts, entry: await writer.commit({ quads: counts.triples, ...fields }) };
   } catch (e) {
     await writer.abort();
     throw e;

@@ -2,7 +2,7 @@ import oxigraph from 'oxigraph';
 import { join } from 'node:path';
 import { CLAUDE_CODE_GLOSSARY, nativeName } from '../dialect/claude-code/glossary.ts';
 import { conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
-import { readManifest, type GraphEntry } from '../store/snapshot.ts';
+import { readManifest, type GraphEntry } from '../store/manifest.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 

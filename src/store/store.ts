@@ -5,7 +5,7 @@ import { readLines } from '../acquire/lines.ts';
 import { loadAlignment } from '../align/ravel.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
-import { readManifest, type Manifest } from './snapshot.ts';
+import { readManifest, type Manifest } from './manifest.ts';
 
 export type OxStore = oxigraph.Store;
 
