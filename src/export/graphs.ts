@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { alignmentGraphIri, TERM_ALIGNMENT_FILE } from '../align/ravel.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../store/ontology.ts';
-import { readManifest } from '../store/snapshot.ts';
+import { readManifest } from '../store/manifest.ts';
 
 /**
  * What an export reads: the store's graph files (already N-Quads), the ontology and the term
