@@ -50,7 +50,20 @@ export function turtleWriter(format: 'Turtle' | 'TriG', mode: RdfMode): Transfor
     },
   });
   const sink = { write: (text: string) => void (buffer += text), end: (done?: () => void) => done?.() };
-  const options = { format, prefixes: EXPORT_PREFIXES, end: false };
-  writer = mode === 'star' ? new StarWriter(sink, options) : new Writer(sink, options);
+  writer = n3Writer(sink, format, mode);
   return stream;
+}
+
+/** Quads as Turtle or TriG text in one go, for answers small enough to hold (query results). */
+export function turtleText(quads: Iterable<RDF.Quad>, format: 'Turtle' | 'TriG', mode: RdfMode): string {
+  let text = '';
+  const writer = n3Writer({ write: (t: string) => void (text += t), end: (done?: () => void) => done?.() }, format, mode);
+  for (const q of quads) writer.addQuad(format === 'Turtle' ? DataFactory.quad(q.subject, q.predicate, q.object) : q);
+  writer.end();
+  return text;
+}
+
+function n3Writer(sink: { write(text: string): void; end(done?: () => void): void }, format: 'Turtle' | 'TriG', mode: RdfMode): Writer {
+  const options = { format, prefixes: EXPORT_PREFIXES, end: false };
+  return mode === 'star' ? new StarWriter(sink as never, options) : new Writer(sink as never, options);
 }
