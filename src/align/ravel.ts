@@ -49,10 +49,18 @@ export function typedTurn(s: string, p: string, o: string): string | undefined {
 
 /** Adds the alignment graph to an open store: the term axioms, and owl:sameAs for every turn it holds. */
 export async function loadAlignment(store: oxigraph.Store, soul: string): Promise<void> {
-  const graph = alignmentGraphIri(soul);
-  const name = oxigraph.namedNode(graph);
-  store.load(await readFile(TERM_ALIGNMENT_FILE, 'utf8'), { format: 'text/turtle', to_graph_name: name });
-  const turns = new Set(store.match(null, oxigraph.namedNode(TYPE), oxigraph.namedNode(TURN), null).map((q) => q.subject.value));
-  const lines = [...turns].map((t) => sameAsLine(t, graph)).join('');
+  store.load(await readFile(TERM_ALIGNMENT_FILE, 'utf8'), { format: 'text/turtle', to_graph_name: oxigraph.namedNode(alignmentGraphIri(soul)) });
+  alignTurns(store, soul);
+}
+
+/**
+ * owl:sameAs for the turns of one graph (a session graph just loaded), or of the whole store.
+ * Links are only ever added: a turn's IRIs do not change, and a dropped session's turns keep
+ * theirs until the store is opened again.
+ */
+export function alignTurns(store: oxigraph.Store, soul: string, graph?: string): void {
+  const alignment = alignmentGraphIri(soul);
+  const turns = new Set(store.match(null, oxigraph.namedNode(TYPE), oxigraph.namedNode(TURN), graph ? oxigraph.namedNode(graph) : null).map((q) => q.subject.value));
+  const lines = [...turns].map((t) => sameAsLine(t, alignment)).join('');
   if (lines) store.load(lines, { format: 'application/n-quads', no_transaction: true });
 }

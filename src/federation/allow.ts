@@ -10,6 +10,14 @@ import { PREFIXES } from '../rdf/vocab.ts';
 
 export class FederationError extends Error {}
 
+/** Whether a query or request needs Comunica: it names sources, or a SERVICE clause (checked by the lexer). */
+export function needsFederation(query: string, sources: readonly string[]): boolean {
+  if (sources.length) return true;
+  if (!/\bSERVICE\b/i.test(query)) return false;
+  const targets = serviceTargets(query, PREFIXES);
+  return targets.iris.length > 0 || targets.variable;
+}
+
 /** The endpoints a query's SERVICE clauses name, checked against `allow`. */
 export function checkServices(query: string, allow: readonly string[], base?: string): string[] {
   const targets = serviceTargets(query, PREFIXES, base);

@@ -6,6 +6,8 @@ import { hasDatasetClause } from '../query/run.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, FederationError, guardedFetch } from './allow.ts';
+
+export { needsFederation } from './allow.ts';
 import { fileSource, storeSource } from './sources.ts';
 
 /**
@@ -23,15 +25,12 @@ export interface Federation {
   /** Endpoints SERVICE clauses and URL sources may name. */
   allow: string[];
   baseIri?: string;
+  /** Whether sources may be local files (the command line: yes; the server: never, its clients name no files). */
+  files?: boolean;
 }
 
 /** A federated answer: solutions as SPARQL JSON results, a boolean, or quads (for CONSTRUCT and DESCRIBE). */
 export type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'quads'; quads: RDF.Quad[] };
-
-/** Whether a query or request needs Comunica: it names sources, or its text holds SERVICE. */
-export function needsFederation(query: string, sources: readonly string[]): boolean {
-  return sources.length > 0 || /\bSERVICE\b/i.test(query);
-}
 
 type Engine = { query(query: string, context: Record<string, unknown>): Promise<QueryResult> };
 type QueryResult =
@@ -52,7 +51,7 @@ function comunica(): Promise<Engine> {
 export async function runFederated(store: oxigraph.Store, query: string, federation: Federation): Promise<FederatedResult> {
   checkServices(query, federation.allow, federation.baseIri);
   const sources: unknown[] = [storeSource(store)];
-  for (const source of federation.sources) sources.push(await resolveSource(source, federation.allow));
+  for (const source of federation.sources) sources.push(await resolveSource(source, federation.allow, federation.files ?? true));
   const context: Record<string, unknown> = {
     sources,
     unionDefaultGraph: !hasDatasetClause(query),
@@ -94,13 +93,14 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
 }
 
 /** A source as Comunica takes it: a file becomes an rdf-ext dataset; a URL must be allowed. */
-async function resolveSource(source: string, allow: readonly string[]): Promise<unknown> {
+async function resolveSource(source: string, allow: readonly string[], files: boolean): Promise<unknown> {
   const sparql = /^sparql@(.+)$/i.exec(source)?.[1];
   const url = sparql ?? source;
   if (/^https?:\/\//i.test(url)) {
     if (!allowed(url, allow)) throw new FederationError(`the source ${url} is not on the allow-list (--service-allow)`);
     return sparql ? { type: 'sparql', value: url } : url;
   }
+  if (!files) throw new FederationError(`a source is an http(s) URL on the allow-list, not ${JSON.stringify(source.slice(0, 100))}`);
   const path = url.startsWith('file:') ? fileURLToPath(url) : isAbsolute(url) ? url : resolve(url);
   return fileSource(path);
 }

@@ -85,11 +85,8 @@ function xmlResults(results: JsonResults): string {
   if (typeof results.boolean === 'boolean') out.push(`<boolean>${results.boolean}</boolean>`);
   else {
     out.push('<results>');
-    for (const row of results.results?.bindings ?? []) {
-      out.push('<result>');
-      for (const [name, term] of Object.entries(row)) out.push(`<binding name="${xmlAttribute(name)}">${xmlTerm(term, bad)}</binding>`);
-      out.push('</result>');
-    }
+    for (const row of results.results?.bindings ?? [])
+      out.push(`<result>${Object.entries(row).map(([name, term]) => `<binding name="${xmlAttribute(name)}">${xmlTerm(term, bad)}</binding>`).join('')}</result>`);
     out.push('</results>');
   }
   out.push('</sparql>\n');

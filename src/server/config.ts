@@ -1,4 +1,5 @@
 import type { ContentPolicy } from '../emit/content.ts';
+import type { RdfMode } from '../rdf/rdf-mode.ts';
 
 /** Everything `weave serve` can be told, with the defaults the command line applies. */
 export interface ServerConfig {
@@ -25,6 +26,13 @@ export interface ServerConfig {
   queriesDir: string;
   /** Sources to ingest and keep current (readers run after each run unless `detect` is false); absent serves the store as it is. */
   ingest?: { paths: string[]; note?: string; refreshMs: number; content?: ContentPolicy; detect?: boolean };
+  /**
+   * Endpoints federated queries may contact (SERVICE targets and `source=` parameters). Empty:
+   * federation is off, and the service description does not claim it.
+   */
+  serviceAllow?: string[];
+  /** How triple terms are written for clients that do not ask (`?rdf=` overrides): see src/rdf/rdf-mode.ts. */
+  rdfMode?: RdfMode;
   /** Request lines (method, route, status, time; never query text) to `log`. */
   verbose: boolean;
   log: (line: string) => void;

@@ -15,15 +15,28 @@ export interface TestEndpoint {
   close(): Promise<void>;
 }
 
-export async function startEndpoint(file: string, format: string): Promise<TestEndpoint> {
+export interface EndpointOptions {
+  /** Documents served as they are, by path (a Pool file on the web). */
+  documents?: Record<string, { file: string; type: string }>;
+  /** Answer queries only after this long (a slow endpoint, for timeouts). */
+  delayMs?: number;
+}
+
+export async function startEndpoint(file: string, format: string, options: EndpointOptions = {}): Promise<TestEndpoint> {
   const store = new oxigraph.Store();
   store.load(await readFile(file, 'utf8'), { format });
   let requests = 0;
   const server: Server = createServer(async (req, res) => {
     requests++;
     try {
+      const document = options.documents?.[new URL(req.url ?? '/', 'http://localhost').pathname];
+      if (document) {
+        res.writeHead(200, { 'content-type': document.type });
+        res.end(await readFile(document.file));
+        return;
+      }
       const query = await queryOf(req);
-      if (process.env.LOG_QUERIES) console.error("ENDPOINT", req.method, req.headers.accept, JSON.stringify(query));
+      if (query !== undefined && options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs).unref());
       if (query === undefined) {
         res.writeHead(200, { 'content-type': 'text/turtle' });
         res.end(`@prefix sd: <http://www.w3.org/ns/sparql-service-description#> .\n[] a sd:Service ; sd:endpoint <${endpoint.url}> ; sd:supportedLanguage sd:SPARQL11Query .\n`);
@@ -45,9 +58,18 @@ export async function startEndpoint(file: string, format: string): Promise<TestE
     get requests() {
       return requests;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   return endpoint;
+}
+
+/** The URL of a document an endpoint serves. */
+export function documentUrl(endpoint: TestEndpoint, path: string): string {
+  return endpoint.url.replace(/\/sparql$/, path);
 }
 
 async function queryOf(req: IncomingMessage): Promise<string | undefined> {
