@@ -100,7 +100,7 @@ async function* sourceLines(source: GraphSource): AsyncGenerator<{ lines: Buffer
 }
 
 /**
- * A small Turtle file (the ontology, the term alignment) as N-Quads in `graph`. Blank node labels
+ * A small Turtle file (the ontology, the term alignment) as N-Quads in `graph`, each statement once. Blank node labels
  * come from the graph's name, so an export is the same byte for byte each time and two files'
  * blank nodes never meet.
  */
@@ -113,5 +113,6 @@ function turtleAsNQuads(turtle: string, graph: string): string {
   for (const q of new Parser({ format: 'text/turtle', baseIRI: graph, blankNodePrefix, factory }).parse(turtle)) writer.addQuad(q.subject, q.predicate, q.object, name);
   let out = '';
   writer.end((_error, text) => (out = text));
-  return out;
+  // A document may state a triple twice (the ontology's parts do); a store holds it once.
+  return [...new Set(out.split('\n'))].join('\n');
 }

@@ -65,5 +65,8 @@ export function turtleText(quads: Iterable<RDF.Quad>, format: 'Turtle' | 'TriG',
 
 function n3Writer(sink: { write(text: string): void; end(done?: () => void): void }, format: 'Turtle' | 'TriG', mode: RdfMode): Writer {
   const options = { format, prefixes: EXPORT_PREFIXES, end: false };
-  return mode === 'star' ? new StarWriter(sink as never, options) : new Writer(sink as never, options);
+  // A space before each statement's final dot: Virtuoso 7.2 reads `weave:lineCount 4.` as the
+  // decimal `4.` and stops. N3 begins every write that ends a statement with ".\n".
+  const spaced = { write: (text: string) => sink.write(text.startsWith('.\n') ? ` ${text}` : text), end: sink.end };
+  return mode === 'star' ? new StarWriter(spaced as never, options) : new Writer(spaced as never, options);
 }
