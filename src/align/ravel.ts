@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import oxigraph from 'oxigraph';
-import { instancePrefix } from '../rdf/iri.ts';
+import { alignmentGraphIri, instancePath } from '../rdf/iri.ts';
 import { PREFIXES, WEAVE_NS } from '../rdf/vocab.ts';
 import { RDF } from '../rdf/terms.ts';
 
@@ -23,16 +23,13 @@ const TURN = `${WEAVE_NS}Turn`;
 /** ravel refuses any other event id rather than mangle it (src/project.rs, validate_event_id). */
 const RAVEL_ID = /^[A-Za-z0-9._-]+$/;
 
-/** The named graph holding the alignment: the term axioms and one owl:sameAs per turn. */
-export function alignmentGraphIri(soul: string): string {
-  return `${instancePrefix(soul)}alignment/ravel`;
-}
+export { alignmentGraphIri };
 
 /** ravel's IRI for a Weave turn IRI, or undefined when it is not one or ravel could not mint it. */
 export function ravelTurnIri(weaveTurnIri: string): string | undefined {
-  const at = weaveTurnIri.indexOf(':Weave/Turn/');
-  if (!weaveTurnIri.startsWith('urn:soul:') || at === -1) return undefined;
-  const id = weaveTurnIri.slice(at + ':Weave/Turn/'.length);
+  const path = instancePath(weaveTurnIri);
+  if (!path?.startsWith('Turn/')) return undefined;
+  const id = path.slice('Turn/'.length);
   return RAVEL_ID.test(id) ? RAVEL_TURN_BASE + id : undefined;
 }
 

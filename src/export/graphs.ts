@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { alignmentGraphIri, TERM_ALIGNMENT_FILE } from '../align/ravel.ts';
+import { TERM_ALIGNMENT_FILE } from '../align/ravel.ts';
+import { alignmentGraphIri } from '../rdf/iri.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../store/ontology.ts';
 import { readManifest } from '../store/manifest.ts';
