@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,7 +15,7 @@ import { sparqlPrefixes } from '../../src/rdf/vocab.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { openStore } from '../../src/store/store.ts';
 import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
-import { findJena, java, missing, python, rapperCount, riotCounts, roqet, startVirtuoso, tsvRows, type Virtuoso } from './tools.ts';
+import { command, findJena, java, missing, python, rapperCount, riotCounts, roqet, startVirtuoso, tsvRows, type Virtuoso } from './tools.ts';
 
 /**
  * Weave's exports, in every syntax, loaded by the consumers of the Debian era in `--rdf 1.1`
@@ -103,6 +104,22 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
   });
   after(() => removeDir(dir));
 
+  test("the README's export, rdflib and Jena examples, run as they are written", async (t) => {
+    // weave export --format nquads --rdf 1.1 -o weave.nq, as the README's comment says
+    const exportLine = /# (weave export [^\n]*-o weave\.nq)/.exec(readmeBlock('python', 'rdflib'))![1];
+    await command(join(REPO, 'bin', 'weave'), [...exportLine.split(' ').slice(1), '--store', dir], { cwd: dir });
+    assert.equal(await readFile(file('weave.nq'), 'utf8'), await readFile(file('x.nq'), 'utf8'));
+    if (!missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib')) {
+      const script = `${readmeBlock('python', 'rdflib')}\nprint(sum(len(c) for c in graph.contexts()))\n`;
+      await writeFile(file('readme.py'), script);
+      assert.equal(Number((await command('/usr/bin/python3', [file('readme.py')], { cwd: dir })).stdout), kept['x.nq']);
+    } else t.diagnostic('rdflib is not installed here: its example was not run');
+    const jena = await findJena();
+    const riot = readmeBlock('sh', 'riot --count').trim().split(' ');
+    if (typeof jena !== 'string') assert.deepEqual(await riotCounts(jena, riot.slice(2).map(file)), [written['x.nq']]);
+    else t.diagnostic(jena);
+  });
+
   test('rdflib 6.1 (python3-rdflib)', { skip: missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib') }, async () => {
     const script = join(REPO, 'test', 'consumers', 'rdflib-load.py');
     const formats: Record<string, string> = { 'x.nq': 'nquads', 'x.trig': 'trig', 'x.ttl': 'turtle', 'x.nt': 'nt', 'x.jsonld': 'json-ld', 'x.rdf': 'xml' };
@@ -176,6 +193,14 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
       }
     });
 
+    test("the README's Virtuoso example", async () => {
+      const sql = readmeBlock('sql', 'ld_dir(').replaceAll('/data', dir);
+      for (const statement of sql.split('\n').filter(Boolean)) {
+        await virtuoso.sql(statement);
+        assert.equal(await countAndClear(), kept['x.nq'], statement);
+      }
+    });
+
     test('RDF 1.2 N-Quads: the bulk loader silently drops every statement with a triple term (why Virtuoso needs --rdf 1.1)', async () => {
       const text = await readFile(file('x12.nq'), 'utf8');
       const withTripleTerms = text.split('\n').filter((l) => l && isTripleTerm(parseQuadLine(l)!.o)).length;
@@ -189,3 +214,12 @@ async function exported(dir: string, format: ExportFormat, mode: RdfMode): Promi
   await exportStore(await planExport(dir), format, mode, new Writable({ write: (c, _e, done) => (chunks.push(Buffer.from(c)), done()) }));
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** The README's fenced block in `lang` that holds `marker`: its examples are what these tests run. */
+function readmeBlock(lang: string, marker: string): string {
+  const blocks = [...readmeText.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
+  const block = blocks.find((b) => b.includes(marker));
+  assert.ok(block, `README.md has a ${lang} block with ${marker}`);
+  return block;
+}
+const readmeText = readFileSync(join(REPO, 'README.md'), 'utf8');

@@ -12,7 +12,7 @@ import { runQuery } from '../../src/query/run.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { openStore } from '../../src/store/store.ts';
 import type { JsonResults } from '../../src/query/table.ts';
-import { FIXTURES, ingestFresh, removeDir } from '../helpers.ts';
+import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
 import { startEndpoint, type TestEndpoint } from './endpoint.ts';
 
 const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
@@ -88,10 +88,13 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     assert.equal(soul.requests, before);
   });
 
-  test('weave query --source and --service-allow, as the README shows', async () => {
+  test("the README's weave query --source --service-allow, run as it is written (with this test's Soul endpoint)", async () => {
+    const line = /^weave query --source .*$/m.exec(await readFile(join(REPO, 'README.md'), 'utf8'))![0];
+    assert.equal(line, `weave query --source fixtures/federation/pool.ttl --service-allow ${NAMED_SOUL} -f fixtures/federation/turn-moment-memory.rq`);
     const file = join(dir, 'turn-moment-memory.rq');
     await writeFile(file, await example('turn-moment-memory.rq'));
-    const { stdout } = await promisify(execFile)(WEAVE, ['query', '--store', dir, '--source', POOL, '--service-allow', soul.url, '-f', file, '--format', 'tsv']);
+    const args = line.replace(NAMED_SOUL, soul.url).replace('fixtures/federation/turn-moment-memory.rq', file).split(' ').slice(1);
+    const { stdout } = await promisify(execFile)(WEAVE, [...args, '--store', dir, '--format', 'tsv'], { cwd: REPO });
     assert.equal(
       stdout,
       '?turn\t?moment\t?caption\t?memory\t?text\n' +
