@@ -53,7 +53,7 @@ test('CONSTRUCT with triple terms: RDF 1.1 reification in RDF/XML and JSON-LD, R
     ]);
   }
   assert.equal(text(runQueryJob(s, job(q, ['application/n-triples'], 'star', true))), `<urn:claim> <${RDF}reifies> << <urn:turn> <urn:exhibits> "human/authored" >> .\n`);
-  assert.match(text(runQueryJob(s, job(q, ['text/turtle'], 'star', true))), /^<urn:claim> rdf:reifies << <urn:turn> <urn:exhibits> "human\/authored" >>\.$/m);
+  assert.match(text(runQueryJob(s, job(q, ['text/turtle'], 'star', true))), /^<urn:claim> rdf:reifies << <urn:turn> <urn:exhibits> "human\/authored" >> \.$/m);
   // RDF 1.2 as it is; JSON-LD cannot carry it, so the next format the client accepts is used, else 406.
   assert.equal(runQueryJob(s, job(q, ['application/ld+json', 'application/n-triples'], '1.2', true)).mediaType, 'application/n-triples');
   assert.throws(() => writeGraph(CLAIM, 'application/ld+json'), NoTripleTermsError);
