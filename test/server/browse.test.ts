@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Parser } from 'n3';
+import { DataFactory, Parser } from 'n3';
+import { ravelTurnIri, TERM_ALIGNMENT_FILE } from '../../src/align/ravel.ts';
 import { returnsGraph } from '../../src/query/run.ts';
 import { ONTOLOGY_GRAPH } from '../../src/rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../../src/store/ontology.ts';
@@ -123,6 +124,10 @@ async function storeFigures(storeDir: string): Promise<{ classes: Map<string, Se
   assert.ok(manifest, `a manifest in ${storeDir}`);
   const documents = await Promise.all(Object.values(manifest.graphs).map(async (g) => new Parser({ format: 'application/n-quads' }).parse(await readFile(join(storeDir, g.file), 'utf8'))));
   documents.push(new Parser({ format: 'text/turtle', baseIRI: ONTOLOGY_GRAPH }).parse(await readFile(ONTOLOGY_FILE, 'utf8')));
+  // The alignment with ravel: its term axioms, and owl:sameAs for each turn (src/align/ravel.ts).
+  documents.push(new Parser({ format: 'text/turtle' }).parse(await readFile(TERM_ALIGNMENT_FILE, 'utf8')));
+  const turns = documents.flat().filter((q) => q.predicate.value === RDF_TYPE && q.object.value === `${WEAVE}Turn`);
+  documents.push(turns.map((q) => DataFactory.quad(q.subject, DataFactory.namedNode('http://www.w3.org/2002/07/owl#sameAs'), DataFactory.namedNode(ravelTurnIri(q.subject.value)!))));
   const classes = new Map<string, Set<string>>();
   const properties = new Set<string>();
   for (const q of documents.flat()) {

@@ -27,6 +27,8 @@ export interface ServiceFacts {
   endpoint: string;
   voidUrl: string;
   allowUpdate: boolean;
+  /** Federated queries are on (an allow-list of endpoints): SERVICE is then supported. */
+  federated?: boolean;
   /** Absent while no worker has loaded the store yet. */
   stats?: DatasetStats;
 }
@@ -40,7 +42,7 @@ export function serviceDescription(facts: ServiceFacts): string {
     `  sd:supportedLanguage ${languages.join(', ')} ;`,
     `  sd:resultFormat ${RESULT_FORMATS.map((f) => `formats:${f}`).join(', ')} ;`,
     ...(facts.allowUpdate ? [`  sd:inputFormat ${INPUT_FORMATS.map((f) => `formats:${f}`).join(', ')} ;`] : []),
-    `  sd:feature sd:UnionDefaultGraph ;`,
+    `  sd:feature sd:UnionDefaultGraph${facts.federated ? ', sd:BasicFederatedQuery' : ''} ;`,
     `  sd:defaultEntailmentRegime <http://www.w3.org/ns/entailment/Simple> ;`,
     `  sd:defaultDataset _:dataset .`,
     '',
