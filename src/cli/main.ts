@@ -12,6 +12,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   conversation: ['one session as talks, runs, calls and tools, read from the graph', async () => (await import('./conversation.ts')).main],
   detect: ['run readers over the stored spine: annotations and claims', async () => (await import('./detect.ts')).main],
   verify: ['prove every source line and stored text is accounted for in the store', async () => (await import('./verify.ts')).main],
+  validate: ['check the store against the SHACL shapes of ontology/shapes.ttl', async () => (await import('./validate.ts')).main],
 };
 
 export function usage(): string {
