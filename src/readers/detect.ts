@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
 import { openGraphWriter, readManifest, writeManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/snapshot.ts';
 import { loadNQuadsFile, type OxStore } from '../store/store.ts';
-import { detectorGraphIri, detectorGraphText, readerGraphText } from './emit.ts';
+import { detectorGraphIri, detectorGraphText, FINDINGS_FORMAT, readerGraphText } from './emit.ts';
 import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
 import { loadSpine, type SessionSpine } from './spine.ts';
@@ -154,7 +154,7 @@ function sessionGraphs(manifest: Manifest, wanted: string[] | undefined) {
 }
 
 function builtWith(reader: Reader): string {
-  return `${reader.name}@${reader.version}`;
+  return `${reader.name}@${reader.version} ${FINDINGS_FORMAT}`;
 }
 
 async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {

@@ -13,6 +13,12 @@ import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
  * source event's, so reading the same spine again writes the same graph byte for byte.
  */
 
+/**
+ * How findings are written, for every reader: a reader graph written under another format is
+ * stale whatever the reader's own version. 2: claims are typed prov:Entity.
+ */
+export const FINDINGS_FORMAT = 'findings/2';
+
 /** Code points of context kept on each side of a quote: enough to re-anchor after drift. */
 export const QUOTE_CONTEXT = 32;
 
@@ -91,6 +97,8 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
 
   const claim = instanceIri(soul, 'Claim', id);
   t(claim, a, weave.Claim);
+  // Superclasses are stated (the store does no inference), as prov:Activity is on compactions.
+  t(claim, a, prov.Entity);
   t(claim, rdf.reifies, tripleTerm({ s: turn, p: weave.exhibits, o: str(type) }));
   t(claim, prov.wasDerivedFrom, annotation);
   t(claim, weave.detector, str(detectorOf(reader)));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { run } from '../../src/cli/main.ts';
 import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
+import { FINDINGS_FORMAT } from '../../src/readers/emit.ts';
 import { READERS } from '../../src/readers/registry.ts';
 import { toolError } from '../../src/readers/tool/error.ts';
 import { readManifest } from '../../src/store/snapshot.ts';
@@ -69,12 +70,12 @@ test('a new reader version reruns only that reader; a rerun replaces its graph w
     assert.deepEqual(report.findings['tool/error'], 0);
     const manifest = (await readManifest(dir))!;
     const entry = manifest.graphs[`urn:soul:local:Weave/graph/${SESSIONS.tools}/reader/tool/error`];
-    assert.equal(entry.builtWith, 'tool/error@2');
+    assert.equal(entry.builtWith, `tool/error@2 ${FINDINGS_FORMAT}`);
     // The two earlier findings are gone: the graph is empty.
     assert.equal(entry.quads, 0);
     assert.equal(await readFile(join(dir, entry.file), 'utf8'), '');
     const agent = manifest.graphs['urn:soul:local:Weave/graph/detector/tool/error'];
-    assert.equal(agent.builtWith, 'tool/error@2');
+    assert.equal(agent.builtWith, `tool/error@2 ${FINDINGS_FORMAT}`);
     assert.match(await readFile(join(dir, agent.file), 'utf8'), /detectorVersion> "2"/);
   } finally {
     await removeDir(dir);
