@@ -7,6 +7,7 @@ import { loadNQuadsFile, type OxStore } from '../store/store.ts';
 import { detectorGraphIri, detectorGraphText, FINDINGS_FORMAT, readerGraphText } from './emit.ts';
 import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
+import { storeSecretKey } from './secret/key.ts';
 import { loadSpine, type SessionSpine } from './spine.ts';
 
 /**
@@ -78,6 +79,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
   // An empty store (nothing ingested yet) has nothing to read.
   if (!manifest) return report;
   const sessions = sessionGraphs(manifest, options.sessions);
+  const context = { secretKey: await storeSecretKey(storeDir) };
 
   // Each reader describes itself once, in its own graph, not in every session's.
   const described: string[] = [];
@@ -116,7 +118,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         let text: string;
         let quads: number;
         try {
-          findings = reader.read(spine);
+          findings = reader.read(spine, context);
           // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
           ({ text, quads } = readerGraphText(manifest.soul, reader, findings, readerGraph));
         } catch (e) {

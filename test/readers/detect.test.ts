@@ -107,7 +107,7 @@ test("a finding typed for another detector is the reader's problem, not the run'
   const dir = await freshStore();
   try {
     // Reports tool/error findings from the agent detector: only this reader's graphs are lost.
-    const stray = { ...toolError, name: 'agent/stray', read: (spine: Parameters<typeof toolError.read>[0]) => toolError.read(spine).map((f) => ({ ...f, type: 'tool/error' })) };
+    const stray = { ...toolError, name: 'agent/stray', read: (...args: Parameters<typeof toolError.read>) => toolError.read(...args).map((f) => ({ ...f, type: 'tool/error' })) };
     const report = await detect({ storeDir: dir, readers: [stray, toolError], sessions: [SESSIONS.tools] });
     assert.deepEqual([report.graphs, report.findings], [1, { 'agent/stray': 0, 'tool/error': 2 }]);
     assert.deepEqual(report.problems.map((p) => [p.sessionId, p.reader, p.message]), [

@@ -39,7 +39,7 @@ function unexpected(result: StoreValidation): string[] {
     u.violations.filter((v) => !placeholder(v) && !pendingSuperclass(v)).map((v) => `${u.name}: ${v.shape} ${v.constraint} ${v.focus} ${v.message}`));
 }
 
-for (const name of ['spine', 'records', 'readers', 'server', 'model']) {
+for (const name of ['spine', 'records', 'readers', 'server', 'model', 'hardening']) {
   test(`fixtures/${name} conforms to the shapes, with its readers' graphs`, async () => {
     const { dir, result, sessions } = await storeOf([join(FIXTURES, name)]);
     try {
