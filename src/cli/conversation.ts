@@ -5,6 +5,7 @@ import { conversationView, type ConversationView, type TreeNode } from '../model
 import { readManifest, type GraphEntry } from '../store/snapshot.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave conversation ID [options]
 
@@ -41,7 +42,7 @@ export async function main(args: string[]): Promise<number> {
   const store = new oxigraph.Store();
   await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
-  process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms), depth, width));
+  process.stdout.write(printable(render(conversationView(store, graph, entry.sessionId!), namer(terms), depth, width), { keepNewlines: true }));
   return 0;
 }
 
