@@ -3,7 +3,7 @@ import { StreamParser } from 'n3';
 import { createReadStream } from 'node:fs';
 import type { Quad } from '@rdfjs/types';
 import { DataGraph } from './graph.ts';
-import { readManifest, type GraphEntry, type Manifest } from '../store/snapshot.ts';
+import { readManifest, type GraphEntry, type Manifest } from '../store/manifest.ts';
 import { loadShapes, validateDataset, type Shapes, type Violation } from './shapes.ts';
 
 /**

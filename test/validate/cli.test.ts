@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 
 const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
