@@ -1,3 +1,4 @@
+import { own } from '../own.ts';
 import { createWriteStream } from 'node:fs';
 import oxigraph from 'oxigraph';
 import { DATASET_FORMATS, GRAPH_FORMATS } from '../query/formats.ts';
@@ -22,7 +23,7 @@ export async function main(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const format = GRAPH_FORMATS[values.format ?? 'trig'];
+  const format = own(GRAPH_FORMATS, values.format ?? 'trig');
   if (!format) throw new CliError(`unknown --format "${values.format}"`, 2);
   const { store } = await openStore(storeDir(values));
   const out = values.output ? createWriteStream(values.output) : process.stdout;

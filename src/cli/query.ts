@@ -1,3 +1,4 @@
+import { own } from '../own.ts';
 import { readFile } from 'node:fs/promises';
 import oxigraph from 'oxigraph';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
@@ -28,12 +29,12 @@ export async function main(args: string[]): Promise<number> {
   const query = values.file ? await readFile(values.file, 'utf8') : positionals.join(' ');
   if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
   const format = values.format ?? 'table';
-  if (format !== 'table' && !SOLUTION_FORMATS[format] && !GRAPH_FORMATS[format])
+  if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format))
     throw new CliError(`unknown --format "${format}"`, 2);
 
   const { store } = await openStore(storeDir(values));
   const isGraph = returnsGraph(query);
-  const mediaType = isGraph ? (GRAPH_FORMATS[format] ?? GRAPH_FORMATS.turtle) : (SOLUTION_FORMATS[format] ?? SOLUTION_FORMATS.json);
+  const mediaType = isGraph ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle) : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
   let out: ReturnType<typeof runQuery>;
   try {
     out = runQuery(store, query, { results_format: mediaType }, oxigraph);

@@ -1,3 +1,4 @@
+import { own } from '../../own.ts';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../../query/formats.ts';
 import { acceptable } from './negotiate.ts';
 
@@ -34,12 +35,12 @@ export function acceptedTypes(kind: ResultKind, accept: string | undefined, form
   const types = kind === 'graph' ? GRAPH_TYPES : SOLUTION_TYPES;
   const aliases = kind === 'graph' ? GRAPH_ALIASES : SOLUTION_ALIASES;
   if (format) {
-    const named = (kind === 'graph' ? GRAPH_FORMATS : SOLUTION_FORMATS)[format.toLowerCase()];
-    const type = named ?? aliases[format.toLowerCase()] ?? format.toLowerCase();
+    const named = own(kind === 'graph' ? GRAPH_FORMATS : SOLUTION_FORMATS, format.toLowerCase());
+    const type = named ?? own(aliases, format.toLowerCase()) ?? format.toLowerCase();
     return types.includes(type) ? [type] : [];
   }
   const offers = [...types, ...Object.keys(aliases)];
-  const chosen = acceptable(accept, offers).map((t) => aliases[t] ?? t);
+  const chosen = acceptable(accept, offers).map((t) => own(aliases, t) ?? t);
   return [...new Set(chosen)];
 }
 
