@@ -108,7 +108,10 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
         spine = loadSpine(options.store ?? scratch!, graph, sessionId);
       } catch (e) {
-        problem({ sessionId, message: `${join(storeDir, entry.file)}: ${(e as Error).message}` });
+        // A graph file that does not load is named by its loader already.
+        const file = join(storeDir, entry.file);
+        const message = (e as Error).message;
+        problem({ sessionId, message: message.startsWith(file) ? message : `${file}: ${message}` });
         continue;
       }
       for (const reader of due) {

@@ -101,7 +101,8 @@ test('a failing reader or an unreadable session graph is reported, and everythin
     const second = await detect({ storeDir: dir, detectors: ['tool'], onProblem: (p) => void seen.push(p.sessionId) });
     assert.deepEqual([second.sessions, second.graphs, seen], [3, 3, [SESSIONS.tools]]);
     assert.equal(second.problems[0].reader, undefined);
-    assert.match(second.problems[0].message, new RegExp(`${sessionFile.replace(/[.]/g, '[.]')}: .*line 1`));
+    // The file and the line, and nothing of what the line holds.
+    assert.equal(second.problems[0].message, `${join(dir, sessionFile)}:1: not valid N-Quads`);
   } finally {
     await removeDir(dir);
   }
