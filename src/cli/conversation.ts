@@ -8,6 +8,7 @@ import { conversationDocument, conversationView, type ConversationView, type Tre
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave conversation ID [options]
 
@@ -57,7 +58,7 @@ export async function main(args: string[]): Promise<number> {
   await loadOntology(store);
   const view = conversationView(store, graph, entry.sessionId!);
   const glossary = glossaryOf(store, graph);
-  if (format === 'text') process.stdout.write(render(view, namer(terms, glossary), depth, width));
+  if (format === 'text') process.stdout.write(printable(render(view, namer(terms, glossary), depth, width), { keepNewlines: true }));
   else {
     const document = conversationDocument(view, glossary?.dialect ?? 'unknown');
     process.stdout.write(format === 'json' ? `${JSON.stringify(document, null, 2)}

@@ -2,6 +2,7 @@ import { detect, type DetectProblem, type DetectReport } from '../readers/detect
 import { READERS, selectReaders } from '../readers/registry.ts';
 import { readManifest } from '../store/manifest.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave detect [SESSION...] [options]
 
@@ -51,7 +52,7 @@ export async function main(args: string[]): Promise<number> {
 
 /** One line on stderr per session or reader that failed; the others have run. */
 export function printProblem(p: DetectProblem): void {
-  process.stderr.write(`session ${p.sessionId}${p.reader ? `, reader ${p.reader}` : ''}: ${p.message}\n`);
+  process.stderr.write(printable(`session ${p.sessionId}${p.reader ? `, reader ${p.reader}` : ''}: ${p.message}`) + '\n');
 }
 
 export function summary(r: DetectReport): string {

@@ -3,6 +3,7 @@ import { detect } from '../readers/detect.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources } from './sources.ts';
 
@@ -37,7 +38,7 @@ export async function main(args: string[]): Promise<number> {
     onProgress: bar.update,
     onProblem: (p) => {
       bar.done();
-      process.stderr.write(`${p.path}:${p.lineNo}: ${p.kind}: ${p.message}\n`);
+      process.stderr.write(`${printable(p.path)}:${p.lineNo}: ${p.kind}: ${printable(p.message)}\n`);
     },
   });
   bar.done();

@@ -1,3 +1,4 @@
+import { own } from '../own.ts';
 import { readFile } from 'node:fs/promises';
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
@@ -46,14 +47,14 @@ export async function main(args: string[]): Promise<number> {
   const query = values.file ? await readFile(values.file, 'utf8') : positionals.join(' ');
   if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
   const format = values.format ?? 'table';
-  if (format !== 'table' && !SOLUTION_FORMATS[format] && !GRAPH_FORMATS[format]) throw new CliError(`unknown --format "${format}"`, 2);
+  if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format)) throw new CliError(`unknown --format "${format}"`, 2);
   const mode = (values.rdf ?? '1.2') as RdfMode;
   if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
   const sources = values.source ?? [];
 
   const { store } = await openStore(storeDir(values));
   const isGraph = returnsGraph(query);
-  const mediaType = isGraph ? (GRAPH_FORMATS[format] ?? GRAPH_FORMATS.turtle) : (SOLUTION_FORMATS[format] ?? SOLUTION_FORMATS.json);
+  const mediaType = isGraph ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle) : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
   let text: string;
   try {
     const { needsFederation, runFederated } = await import('../federation/engine.ts');

@@ -7,6 +7,7 @@ import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources, FIXTURES_DIR } from './sources.ts';
 
@@ -79,7 +80,7 @@ export async function main(args: string[]): Promise<number> {
     if (!Number.isFinite(n) || n < min) throw new CliError(`--${name} must be a number of at least ${min}, not "${value}"`, 2);
     return n;
   };
-  const log = (line: string) => process.stderr.write(`weave serve: ${line}\n`);
+  const log = (line: string) => process.stderr.write(`weave serve: ${printable(line, { keepNewlines: true })}\n`);
   if (values['no-ingest'] && positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
 
   // Every option is checked before anything is read.

@@ -1,5 +1,6 @@
 import { verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { COMMON_HELP, parse, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
 
@@ -25,7 +26,7 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   const report = await verify({ storeDir: storeDir(values), paths: positionals });
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report), { keepNewlines: true }));
   return report.ok ? 0 : 1;
 }
 

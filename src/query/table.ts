@@ -1,4 +1,5 @@
 import { PREFIXES } from '../rdf/vocab.ts';
+import { printable } from '../terminal.ts';
 
 /** A term of the SPARQL 1.1 JSON results format (with RDF 1.2 triple terms). */
 export type JsonTerm =
@@ -43,7 +44,8 @@ export function renderTable(results: JsonResults, width = 60): string {
   const vars = results.head.vars ?? [];
   const rows = results.results?.bindings ?? [];
   const cell = (t: JsonTerm | undefined) => {
-    const text = shortTerm(t).replace(/\s+/g, ' ');
+    // A cell is shown on a terminal: whitespace runs become one space, control bytes escapes.
+    const text = printable(shortTerm(t).replace(/\s+/g, ' '));
     return text.length > width ? `${text.slice(0, width - 1)}…` : text;
   };
   const cells = rows.map((row) => vars.map((v) => cell(row[v])));

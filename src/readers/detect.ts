@@ -5,9 +5,10 @@ import { detectorGraphIri, readerGraphIri, sessionGraphIri } from '../rdf/iri.ts
 import { readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import { loadNQuadsFile, type OxStore } from '../store/store.ts';
 import { openStoreForWriting } from '../store/writer.ts';
-import { detectorGraphText, readerGraphText } from './emit.ts';
+import { detectorGraphText, FINDINGS_FORMAT, readerGraphText } from './emit.ts';
 import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
+import { storeSecretKey } from './secret/key.ts';
 import { loadSpine, type SessionSpine } from './spine.ts';
 
 /**
@@ -82,6 +83,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
   const writer = await openStoreForWriting(storeDir, existing.soul);
   const { soul } = writer;
   const sessions = sessionGraphs(writer.manifest, options.sessions);
+  const context = { secretKey: await storeSecretKey(storeDir) };
 
   // Each reader describes itself once, in its own graph, not in every session's.
   for (const reader of readers) {
@@ -106,7 +108,10 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
         spine = loadSpine(options.store ?? scratch!, graph, sessionId);
       } catch (e) {
-        problem({ sessionId, message: `${join(storeDir, entry.file)}: ${(e as Error).message}` });
+        // A graph file that does not load is named by its loader already.
+        const file = join(storeDir, entry.file);
+        const message = (e as Error).message;
+        problem({ sessionId, message: message.startsWith(file) ? message : `${file}: ${message}` });
         continue;
       }
       for (const reader of due) {
@@ -115,7 +120,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         let text: string;
         let quads: number;
         try {
-          findings = reader.read(spine);
+          findings = reader.read(spine, context);
           // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
           ({ text, quads } = readerGraphText(soul, reader, findings, readerGraph));
         } catch (e) {
@@ -151,7 +156,7 @@ function sessionGraphs(manifest: Manifest, wanted: string[] | undefined) {
 }
 
 function builtWith(reader: Reader): string {
-  return `${reader.name}@${reader.version}`;
+  return `${reader.name}@${reader.version} ${FINDINGS_FORMAT}`;
 }
 
 async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {

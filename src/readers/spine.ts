@@ -211,7 +211,10 @@ export function* toolUses(spine: SessionSpine): Generator<BlockView> {
   for (const turn of spine.turns) for (const block of turn.blocks) if (block.kind === 'tool_use') yield block;
 }
 
-/** Each non-empty string inside a tool use's input, with its JSON Pointer. */
+/**
+ * Each non-empty string inside a tool use's input, with its JSON Pointer, in document order.
+ * The walk keeps its own stack: an input nested thousands of levels deep is read like any other.
+ */
 export function toolInputSites(use: BlockView): TextSite[] {
   if (!use.toolInput) return [];
   let input: unknown;
@@ -221,14 +224,19 @@ export function toolInputSites(use: BlockView): TextSite[] {
     return [];
   }
   const sites: TextSite[] = [];
-  const walk = (value: unknown, pointer: string) => {
+  const stack: [unknown, string][] = [[input, '']];
+  while (stack.length) {
+    const [value, pointer] = stack.pop()!;
     if (typeof value === 'string') {
       if (value) sites.push({ turn: use.turn, block: use, text: value, sourceKind: 'tool_input', pointer });
-    } else if (Array.isArray(value)) for (const [i, v] of value.entries()) walk(v, `${pointer}/${i}`);
-    else if (value && typeof value === 'object')
-      for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-  };
-  walk(input, '');
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    const children: [unknown, string][] = Array.isArray(value)
+      ? value.map((v, i) => [v, `${pointer}/${i}`])
+      : Object.entries(value).map(([k, v]) => [v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
   return sites;
 }
 

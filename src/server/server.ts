@@ -45,6 +45,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       } else if (e.kind === 'timeout') metrics.timeouts.inc({ op: e.op, where: e.where });
       else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
       else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
+      else if (e.kind === 'open-failed') config.log(`a query worker cannot open the store: ${e.message}`);
     },
   });
   const stats = new StatsCache(async () => (await pool.run({ op: 'stats' })).data as DatasetStats);

@@ -46,18 +46,33 @@ const WHOLE_FILE_BYTES = 64e6;
  */
 export async function loadNQuadsFile(store: OxStore, path: string): Promise<void> {
   if ((await stat(path)).size <= WHOLE_FILE_BYTES) {
-    store.load(await readFile(path), { format: 'application/n-quads', no_transaction: true });
+    loadNamed(store, await readFile(path), path, 0);
     return;
   }
   let batch: string[] = [];
+  let first = 1;
   for await (const line of readLines(path)) {
     batch.push(line.text);
     if (batch.length >= LOAD_CHUNK) {
-      loadNQuads(store, batch.join('\n'));
+      loadNamed(store, batch.join('\n'), path, first - 1);
+      first = line.lineNo + 1;
       batch = [];
     }
   }
-  if (batch.length) loadNQuads(store, batch.join('\n'));
+  if (batch.length) loadNamed(store, batch.join('\n'), path, first - 1);
+}
+
+/**
+ * A load that fails names the graph file and the line, and nothing of the text: Oxigraph's
+ * message alone ("Parser error at line 631 …") named no file, and may quote what it found.
+ */
+function loadNamed(store: OxStore, text: string | Buffer, path: string, linesBefore: number): void {
+  try {
+    store.load(text, { format: 'application/n-quads', no_transaction: true });
+  } catch (e) {
+    const line = /\bline (\d+)/.exec((e as Error).message)?.[1];
+    throw new Error(`${path}${line ? `:${Number(line) + linesBefore}` : ''}: not valid N-Quads`);
+  }
 }
 
 export function loadNQuads(store: OxStore, text: string): void {

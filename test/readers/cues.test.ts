@@ -2,9 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agentCorrection } from '../../src/readers/agent/correction.ts';
 import { isWrapper } from '../../src/readers/human/prompts.ts';
+import { createHash, createHmac } from 'node:crypto';
 import { findSecrets, secretDigest } from '../../src/readers/secret/exposure.ts';
 import type { BlockView, SessionSpine, TurnView } from '../../src/readers/spine.ts';
 import { firstLine } from '../../src/readers/tool/error.ts';
+
+const CONTEXT = { secretKey: Buffer.alloc(32) };
 
 /** A session of alternating text turns, each replying to the one before, built without a store. */
 function conversation(...turns: [role: 'user' | 'assistant', text: string][]): SessionSpine {
@@ -24,7 +27,7 @@ function conversation(...turns: [role: 'user' | 'assistant', text: string][]): S
 
 /** The cue agent/correction reads in `prompt`, after `answer`. */
 function cue(prompt: string, answer = 'Done.'): string | undefined {
-  const [finding] = agentCorrection.read(conversation(['user', 'Start.'], ['assistant', answer], ['user', prompt]));
+  const [finding] = agentCorrection.read(conversation(['user', 'Start.'], ['assistant', answer], ['user', prompt]), CONTEXT);
   return finding && `${finding.body.cue}: ${prompt.slice(finding.start, finding.end)}`;
 }
 
@@ -54,7 +57,7 @@ test('not corrections: later cues, other openings, answers to a question, a firs
   assert.equal(cue('No, keep it.', 'I renamed it.'), 'negation: No,');
   // Other cues still count after a question.
   assert.equal(cue("That's wrong.", 'Is this right?'), "wrong: That's wrong");
-  assert.deepEqual(agentCorrection.read(conversation(['user', 'No, start over.'])), []);
+  assert.deepEqual(agentCorrection.read(conversation(['user', 'No, start over.']), CONTEXT), []);
 });
 
 test('harness wrappers are not typed text', () => {
@@ -89,7 +92,11 @@ test('secret patterns: kinds and spans; placeholders and code are not secrets', 
     'ANTHROPIC_API_KEY=sk-ant-api03-your-key-here', 'AKIAIOSFODNN7EXAMPLE', 'password: ${DB_PASSWORD}', 'token=<your token>',
     'API_KEY=xxxxxxxxxxxx', 'max_tokens: 100000000', 'self.token = getToken()', 'password = self.password_field',
   ]) assert.deepEqual(found(text), [], text);
-  assert.equal(secretDigest('hunter2pass'), 'sha256:3c78868b4a272dab');
+  // Keyed: HMAC-SHA-256 under the store's key, not a bare hash anyone can test guesses against.
+  const key = Buffer.alloc(32, 7);
+  assert.equal(secretDigest('hunter2pass', key), `hmac-sha256:${createHmac('sha256', key).update('hunter2pass').digest('hex').slice(0, 16)}`);
+  assert.notEqual(secretDigest('hunter2pass', key), secretDigest('hunter2pass', Buffer.alloc(32, 8)));
+  assert.ok(!secretDigest('hunter2pass', key).includes(createHash('sha256').update('hunter2pass').digest('hex').slice(0, 16)));
 });
 
 test("a tool error's first line", () => {

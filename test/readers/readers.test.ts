@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { createHash, createHmac } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sliceCodePoints } from '../../src/readers/text.ts';
 import type { OxStore } from '../../src/store/store.ts';
@@ -264,15 +264,21 @@ test('tool/error: failed results with the tool and the first line of the error',
   ]);
 });
 
-test('secret/exposure: kind, length and digest; never the secret', async () => {
+test('secret/exposure: kind, length and digest keyed with the store key; never the secret', async () => {
+  const secrets = ['sk-ant-api03-FAKEfakeFAKEfake0123456789_-FAKEfakeFAKEfake0123', 'hunter2pass', 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB'];
+  // The store's key: 64 hex digits in secret.key, readable by its owner only.
+  const keyFile = join(dir, 'secret.key');
+  assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
+  const key = Buffer.from((await readFile(keyFile, 'utf8')).trim(), 'hex');
+  assert.equal(key.length, 32);
+  const digest = (s: string) => `hmac-sha256:${createHmac('sha256', key).update(s).digest('hex').slice(0, 16)}`;
   const rows = findings('secret/exposure', `?body weave:secretKind ?secret ; weave:secretLength ?len ; weave:secretDigest ?digest ; weave:toolName ?tool .
     ?c prov:wasDerivedFrom ?annotation ; weave:confidence ?conf .`, '?secret ?len ?digest ?tool ?conf');
   assert.deepEqual(rows.map((r) => [r.turn, r.kind, r.pointer ?? '', r.start, r.end, r.exact ?? '', r.secret, r.len, r.digest, r.tool, r.conf]), [
-    [TURN(t7(2)), 'tool_input', '/command', '25', '86', '', 'anthropic-api-key', '61', 'sha256:e1d5b629d702dbc3', 'Bash', '0.95'],
-    [TURN(t7(5)), 'tool_result', '', '35', '46', '', 'url-credentials', '11', 'sha256:3c78868b4a272dab', 'Read', '0.8'],
-    [TURN(t7(5)), 'tool_result', '', '88', '130', '', 'github-token', '42', 'sha256:6ec359a75c2ee8ad', 'Read', '0.95'],
+    [TURN(t7(2)), 'tool_input', '/command', '25', '86', '', 'anthropic-api-key', '61', digest(secrets[0]), 'Bash', '0.95'],
+    [TURN(t7(5)), 'tool_result', '', '35', '46', '', 'url-credentials', '11', digest(secrets[1]), 'Read', '0.8'],
+    [TURN(t7(5)), 'tool_result', '', '88', '130', '', 'github-token', '42', digest(secrets[2]), 'Read', '0.95'],
   ]);
-  const secrets = ['sk-ant-api03-FAKEfakeFAKEfake0123456789_-FAKEfakeFAKEfake0123', 'hunter2pass', 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB'];
   for (const name of await readdir(join(dir, 'graphs'))) {
     const text = await readFile(join(dir, 'graphs', name), 'utf8');
     if (!text.includes('/reader/')) continue;

@@ -1,19 +1,21 @@
-import { createHash } from 'node:crypto';
-import type { Finding, Reader } from '../reader.ts';
+import { createHmac } from 'node:crypto';
+import type { Finding, ReadContext, Reader } from '../reader.ts';
 import { toolInputSites, toolResultSites, toolUseOf, toolUses, type SessionSpine, type TextSite } from '../spine.ts';
 import { codePoints } from '../text.ts';
 
 /**
  * secret/exposure: credentials that passed through a tool, in its input (a command line, a file
  * written) or its output (a file read, an environment dump). Found by well-known formats; the
- * body keeps the kind, the length and a short digest (so the same secret is recognisable across
- * sessions) and never the secret: the annotation has a position selector but no quote.
+ * body keeps the kind, the length and a short digest keyed with the store's key (so the same
+ * secret is recognisable across the store's sessions, but a digest cannot be checked against
+ * guesses without the key) and never the secret: the annotation has a position selector but no
+ * quote. The same patterns redact every quote every reader stores (../redact.ts).
  */
 export const secretExposure: Reader = {
   name: 'secret/exposure',
-  version: '1',
+  version: '2',
   description: 'Finds API keys, tokens, private keys and passwords in tool input and output by well-known patterns; records kind and digest only.',
-  read(spine: SessionSpine): Finding[] {
+  read(spine: SessionSpine, { secretKey }: ReadContext): Finding[] {
     const findings: Finding[] = [];
     const add = (site: TextSite, toolName: string | undefined, used: string[] | undefined) => {
       for (const s of findSecrets(site.text)) {
@@ -23,7 +25,7 @@ export const secretExposure: Reader = {
           start: s.start,
           end: s.end,
           quote: false,
-          body: { secretKind: s.kind, secretDigest: secretDigest(secret), secretLength: codePoints(secret), toolName },
+          body: { secretKind: s.kind, secretDigest: secretDigest(secret, secretKey), secretLength: codePoints(secret), toolName },
           used,
           confidence: s.confidence,
         });
@@ -38,9 +40,13 @@ export const secretExposure: Reader = {
   },
 };
 
-/** `sha256:` and the first 16 hex digits: enough to match, too little to check guesses at scale. */
-export function secretDigest(secret: string): string {
-  return `sha256:${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
+/**
+ * `hmac-sha256:` and the first 16 hex digits of the secret's HMAC under the store's key: equal
+ * secrets match within the store; without the key, a digest confirms no guess (an unkeyed hash
+ * of a short password is checked offline in moments).
+ */
+export function secretDigest(secret: string, key: Buffer): string {
+  return `hmac-sha256:${createHmac('sha256', key).update(secret).digest('hex').slice(0, 16)}`;
 }
 
 export interface SecretMatch {

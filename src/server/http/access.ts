@@ -8,10 +8,13 @@ import { REQUEST_URL_PLUGIN, splitUrl } from './url.ts';
 /**
  * What every request passes before a route sees it: CORS for the configured origins, the Host
  * check, preflights, and read authorisation (writes are checked again by the routes that write).
+ * Every answer says `nosniff`: a browser takes its Content-Type as given, so no text/plain error
+ * or N-Triples answer holding transcript text is ever run as a script or a page.
  */
 export const accessPlugin = fp(async (app) => {
   const { config } = app.weave;
   app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
     cors(config, request, reply);
     checkHost(config, request);
     if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method']) {

@@ -1,3 +1,4 @@
+import { own } from '../../own.ts';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../../query/formats.ts';
 import { acceptable } from './negotiate.ts';
 
@@ -62,11 +63,11 @@ export function acceptedTypes(kind: ResultKind, accept: string | undefined, form
   const names = kind === 'graph' ? GRAPH_NAMES : SOLUTION_NAMES;
   for (const format of (typeof formats === 'string' ? [formats] : formats).flatMap((f) => f.split(','))) {
     const name = format.trim().toLowerCase();
-    const type = names[name] ?? aliases[name] ?? name.split(';')[0].trim();
+    const type = own(names, name) ?? own(aliases, name) ?? name.split(';')[0].trim();
     if (types.includes(type)) return [type];
   }
   const offers = [...types, ...Object.keys(aliases)];
-  const chosen = acceptable(accept, offers).map((t) => aliases[t] ?? t);
+  const chosen = acceptable(accept, offers).map((t) => own(aliases, t) ?? t);
   return [...new Set(chosen)];
 }
 

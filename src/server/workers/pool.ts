@@ -27,6 +27,8 @@ export type PoolEvent =
   | { kind: 'timeout'; op: Job['op']; where: 'queue' | 'running' }
   | { kind: 'rejected'; op: Job['op'] }
   | { kind: 'restart'; reason: string }
+  /** A worker could not open the store (a graph file that does not load, say): why, by file and line. */
+  | { kind: 'open-failed'; message: string }
   | { kind: 'store'; quads: number };
 
 interface Pending {
@@ -60,6 +62,8 @@ export class QueryPool {
   private meanMs = 50;
   restarts = 0;
   quads = 0;
+  /** Why the last worker that tried could not open the store; cleared once one does. */
+  private openError?: string;
 
   constructor(private readonly options: PoolOptions) {
     for (let i = 0; i < options.size; i++) this.slots.push(this.spawn(0));
@@ -70,6 +74,8 @@ export class QueryPool {
       workers: this.slots.length,
       ready: this.slots.filter((s) => s.state === 'idle' || s.state === 'busy').length,
       busy: this.slots.filter((s) => s.state === 'busy').length,
+      /** Set while no worker is ready because the store cannot be opened. */
+      openError: this.openError,
       queued: this.queue.length,
       queueLimit: this.options.queueLimit,
       restarts: this.restarts,
@@ -140,6 +146,7 @@ export class QueryPool {
       case 'ready':
         slot.state = 'idle';
         slot.failures = 0;
+        this.openError = undefined;
         this.noteQuads(m.quads);
         this.pump(slot);
         return;
@@ -147,7 +154,10 @@ export class QueryPool {
         this.noteQuads(m.quads);
         return;
       case 'init-failed':
-        return; // the exit that follows replaces the worker, after a pause
+        // Said once per cause; the exit that follows replaces the worker, after a pause.
+        if (this.openError !== m.message) this.options.onEvent?.({ kind: 'open-failed', message: m.message });
+        this.openError = m.message;
+        return;
       case 'persisting':
         if (slot.pending?.id === m.id) slot.persisting = true;
         return;

@@ -1,3 +1,4 @@
+import { own } from '../../../own.ts';
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GRAPH_FORMATS } from '../../../query/formats.ts';
@@ -63,7 +64,7 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
   const where = target(request, direct);
 
   if (method === 'GET' || method === 'HEAD') {
-    const accept = acceptable(request.headers.accept, [...READ_TYPES, ...Object.keys(READ_ALIASES)]).map((t) => READ_ALIASES[t] ?? t);
+    const accept = acceptable(request.headers.accept, [...READ_TYPES, ...Object.keys(READ_ALIASES)]).map((t) => own(READ_ALIASES, t) ?? t);
     if (!accept.length) throw new HttpError(406, `a graph can be sent as ${READ_TYPES.join(', ')}`);
     const { graph } = where as { graph: string | null };
     return sendResult(reply, await runJob(ctx, { op: 'graph-read', graph, accept: [...new Set(accept)], maxResultBytes: ctx.config.maxResultBytes }, request));
@@ -88,7 +89,7 @@ function payload(request: FastifyRequest, method: string): RdfPart[] {
   const body = request.body as Buffer | undefined;
   if (!media) throw new HttpError(415, `send the graph with a Content-Type: ${Object.keys(WRITE_TYPES).join(', ')}`);
   if (media.type === 'multipart/form-data' && method === 'POST') return multipartParts(request.headers['content-type']!, body ?? Buffer.alloc(0));
-  const format = WRITE_TYPES[media.type];
+  const format = own(WRITE_TYPES, media.type);
   if (!format) throw new HttpError(415, `the graph store reads ${Object.keys(WRITE_TYPES).join(', ')}, not ${media.type}`);
   requireUtf8Charset(media.charset, media.type);
   return [{ text: decodeUtf8(body, 'graph'), format }];
@@ -107,7 +108,7 @@ export function multipartParts(header: string, body: Buffer): RdfPart[] {
     const head = chunk.slice(0, split);
     const content = chunk.slice(split).replace(/^\r?\n\r?\n/, '').replace(/\r?\n$/, '');
     const media = mediaTypeOf(/^content-type:\s*(.+)$/im.exec(head)?.[1]?.trim());
-    const format = media ? WRITE_TYPES[media.type] : GRAPH_FORMATS.turtle;
+    const format = media ? own(WRITE_TYPES, media.type) : GRAPH_FORMATS.turtle;
     if (!format) throw new HttpError(415, `a multipart part is ${media!.type}; the graph store reads ${Object.keys(WRITE_TYPES).join(', ')}`);
     if (media) requireUtf8Charset(media.charset, media.type);
     parts.push({ text: content, format });

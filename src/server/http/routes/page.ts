@@ -1,3 +1,4 @@
+import { own } from '../../../own.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
@@ -95,7 +96,7 @@ export default routePlugin('weave-routes-page', async (app) => {
   const cache = new Map<string, Promise<Buffer>>();
   app.get('/assets/:name', async (request, reply) => {
     const { name } = request.params as { name: string };
-    const asset = ASSETS[name];
+    const asset = own(ASSETS, name);
     if (!asset) throw new HttpError(404, `no asset ${name}`);
     let body = cache.get(name);
     if (!body) cache.set(name, (body = readFile(asset.path())));

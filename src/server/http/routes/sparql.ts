@@ -12,6 +12,7 @@ import { serviceDescription } from '../descriptions.ts';
 import { acceptedTypes, contentType, GRAPH_TYPES } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { parseProtocolRequest, RDF_PARAM, SOURCE_PARAM, TRIPLE_TERMS_PARAM, type SparqlOperation } from '../protocol.ts';
+import { checkQueryDepth } from '../query-depth.ts';
 import { convertTurtle, notAcceptable, sendResult } from '../reply.ts';
 import { runJob } from '../run-job.ts';
 import { requestUrl, splitUrl } from '../url.ts';
@@ -49,6 +50,7 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
       return query(ctx, request, reply, operation, params, endpoint);
     case 'update':
       authorizeWrite(ctx.config, request);
+      checkQueryDepth(operation.update, 'update');
       await runJob(
         ctx,
         { op: 'update', update: operation.update, usingGraphs: operation.usingGraphs, usingNamedGraphs: operation.usingNamedGraphs, baseIri: endpoint },
@@ -66,6 +68,7 @@ async function query(
   params: URLSearchParams,
   endpoint: string,
 ): Promise<FastifyReply> {
+  checkQueryDepth(op.query, 'query');
   const graphResult = returnsGraph(op.query);
   const kind = graphResult ? 'graph' : 'solutions';
   const accept = acceptedTypes(kind, request.headers.accept, [...params.getAll('format'), ...params.getAll('output')]);

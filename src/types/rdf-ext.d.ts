@@ -1,10 +1,8 @@
-/** The part of rdf-ext (2.x, which ships no types) that federation uses: its factory and datasets. */
+/** The part of rdf-ext (2.x, which ships no types) that Weave uses: its factory and datasets (federation, shapes). */
 declare module 'rdf-ext' {
   import type * as RDF from '@rdfjs/types';
 
-  export interface DatasetExt extends Iterable<RDF.Quad> {
-    readonly size: number;
-    add(quad: RDF.Quad): this;
+  export interface DatasetExt extends RDF.DatasetCore<RDF.Quad, RDF.Quad>, Iterable<RDF.Quad> {
     match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): DatasetExt;
     import(stream: NodeJS.ReadableStream): Promise<DatasetExt>;
   }
