@@ -17,7 +17,7 @@ import { findJena, java, missing, python, tsvRows } from './tools.ts';
 const CLAIMS = 'SELECT ?claim ?triple WHERE { ?claim a weave:Claim ; rdf:reifies ?triple } ORDER BY ?claim';
 const CLAIM_GRAPH = 'CONSTRUCT { ?claim rdf:reifies ?triple } WHERE { ?claim a weave:Claim ; rdf:reifies ?triple }';
 /** The server fixtures' two typed prompts, each claimed human/authored by the reader. */
-const PROMPTS = ['s-0001', 't-0001'];
+const PROMPTS = ['5e55e55e-0000-4000-8000-000000000001', '7e55e55e-0000-4000-8000-000000000001'];
 
 let server: TestServer;
 let expected: string[][];

@@ -49,9 +49,9 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     const started = performance.now();
     const result = await runFederated(store, await example('turn-moment-memory.rq'), federation());
     t.diagnostic(`turn-moment-memory.rq: ${Math.round(performance.now() - started)} ms (Comunica loaded in this run)`);
-    // By hand: pool.ttl's m-0001 is derived from ravel's s-0004, and soul.trig's first memory rests on s-0001 and s-0004.
+    // By hand: pool.ttl's m-0001 is derived from ravel's 5e55e55e-0000-4000-8000-000000000004, and soul.trig's first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004.
     assert.deepEqual(rows(result, 'turn', 'moment', 'caption', 'memory', 'text'), [
-      [TURN('s-0004'), 'https://repolex.ai/pool/Moment/m-0001', 'A folder holding README.md and src', 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60', 'Listed the weave-server folder: README.md and src.'],
+      [TURN('5e55e55e-0000-4000-8000-000000000004'), 'https://repolex.ai/pool/Moment/m-0001', 'A folder holding README.md and src', 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60', 'Listed the weave-server folder: README.md and src.'],
     ]);
   });
 
@@ -59,12 +59,12 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     const started = performance.now();
     const result = await runFederated(store, await example('moments-by-time.rq'), federation());
     t.diagnostic(`moments-by-time.rq: ${Math.round(performance.now() - started)} ms`);
-    // The user turns are s-0001 (09:00:00), s-0003 (09:00:03) and t-0001 (Nov 3, 10:00:00). m-0001 was rendered at
+    // The user turns are 5e55e55e-0000-4000-8000-000000000001 (09:00:00), 5e55e55e-0000-4000-8000-000000000003 (09:00:03) and 7e55e55e-0000-4000-8000-000000000001 (Nov 3, 10:00:00). m-0001 was rendered at
     // 09:00:07, within ten seconds of the first two; m-0002 shared at 10:00:00.5; the level-1 windows are the hours 09–10 and 10–11.
     assert.deepEqual(rows(result, 'turn', 'moment', 'summary'), [
-      [TURN('s-0001'), 'https://repolex.ai/pool/Moment/m-0001', 'https://repolex.ai/ravel/Memory/w1-489465'],
-      [TURN('s-0003'), 'https://repolex.ai/pool/Moment/m-0001', 'https://repolex.ai/ravel/Memory/w1-489465'],
-      [TURN('t-0001'), 'https://repolex.ai/pool/Moment/m-0002', 'https://repolex.ai/ravel/Memory/w1-489490'],
+      [TURN('5e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/pool/Moment/m-0001', 'https://repolex.ai/ravel/Memory/w1-489465'],
+      [TURN('5e55e55e-0000-4000-8000-000000000003'), 'https://repolex.ai/pool/Moment/m-0001', 'https://repolex.ai/ravel/Memory/w1-489465'],
+      [TURN('7e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/pool/Moment/m-0002', 'https://repolex.ai/ravel/Memory/w1-489490'],
     ]);
   });
 
@@ -98,7 +98,7 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     assert.equal(
       stdout,
       '?turn\t?moment\t?caption\t?memory\t?text\n' +
-        `<${TURN('s-0004')}>\t<https://repolex.ai/pool/Moment/m-0001>\t"A folder holding README.md and src"\t<https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60>\t"Listed the weave-server folder: README.md and src."\n`,
+        `<${TURN('5e55e55e-0000-4000-8000-000000000004')}>\t<https://repolex.ai/pool/Moment/m-0001>\t"A folder holding README.md and src"\t<https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60>\t"Listed the weave-server folder: README.md and src."\n`,
     );
   });
 });

@@ -6,8 +6,8 @@ import { EXPECTED_TURNS, SESSION_A, SESSION_B, startTestServer, TURN, type TestS
 
 /**
  * The SPARQL 1.1 Protocol endpoint over a real socket, on the two server fixtures (6 turns:
- * s-0001 user, s-0002 assistant, s-0003 user, s-0004 assistant in session 3333…; t-0001 user,
- * t-0002 assistant in session 4444…). Each result format is parsed back; each status named.
+ * 5e55e55e-0000-4000-8000-000000000001 user, 5e55e55e-0000-4000-8000-000000000002 assistant, 5e55e55e-0000-4000-8000-000000000003 user, 5e55e55e-0000-4000-8000-000000000004 assistant in session 3333…; 7e55e55e-0000-4000-8000-000000000001 user,
+ * 7e55e55e-0000-4000-8000-000000000002 assistant in session 4444…). Each result format is parsed back; each status named.
  */
 
 const TURNS = 'SELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t';
@@ -113,9 +113,9 @@ describe('queries and their result formats', () => {
   });
 
   it('ASK in JSON and XML', async () => {
-    const json = await postQuery(`ASK { <${TURN('s-0002')}> weave:model "claude-opus-4-1" }`, 'application/sparql-results+json');
+    const json = await postQuery(`ASK { <${TURN('5e55e55e-0000-4000-8000-000000000002')}> weave:model "claude-opus-4-1" }`, 'application/sparql-results+json');
     assert.equal(((await json.json()) as { boolean: boolean }).boolean, true);
-    const xml = await postQuery(`ASK { <${TURN('s-0001')}> weave:model ?m }`, 'application/sparql-results+xml');
+    const xml = await postQuery(`ASK { <${TURN('5e55e55e-0000-4000-8000-000000000001')}> weave:model ?m }`, 'application/sparql-results+xml');
     assert.match(await xml.text(), /<boolean>false<\/boolean>/);
   });
 
@@ -137,7 +137,7 @@ describe('queries and their result formats', () => {
   });
 
   it('DESCRIBE returns the resource in Turtle by default', async () => {
-    const res = await postQuery(`DESCRIBE <${TURN('s-0002')}>`, '*/*');
+    const res = await postQuery(`DESCRIBE <${TURN('5e55e55e-0000-4000-8000-000000000002')}>`, '*/*');
     assert.equal(res.headers.get('content-type'), 'text/turtle; charset=utf-8');
     const quads = new Parser({ format: 'text/turtle' }).parse(await res.text());
     assert.deepEqual(quads.filter((q) => q.predicate.value.endsWith('#model')).map((q) => q.object.value), ['claude-opus-4-1']);
@@ -278,7 +278,7 @@ describe('service description, Graph Store reads, operations', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/n-triples; charset=utf-8');
     const quads = new Parser({ format: 'application/n-triples' }).parse(await res.text());
-    assert.deepEqual(quads.filter((q) => q.predicate.value.endsWith('#role')).map((q) => q.subject.value).sort(), [TURN('t-0001'), TURN('t-0002')]);
+    assert.deepEqual(quads.filter((q) => q.predicate.value.endsWith('#role')).map((q) => q.subject.value).sort(), [TURN('7e55e55e-0000-4000-8000-000000000001'), TURN('7e55e55e-0000-4000-8000-000000000002')]);
     const def = await get('/store?default');
     assert.equal(def.status, 200);
     assert.equal(await def.text(), '');

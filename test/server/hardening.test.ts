@@ -44,7 +44,7 @@ describe('a server under abuse', () => {
   });
 
   it('sends nosniff on every answer, and a script-free CSP with each describe page', async () => {
-    const page = await get(`/describe?iri=${encodeURIComponent(TURN('s-0001'))}`, { accept: 'text/html' });
+    const page = await get(`/describe?iri=${encodeURIComponent(TURN('5e55e55e-0000-4000-8000-000000000001'))}`, { accept: 'text/html' });
     assert.equal(page.status, 200);
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
     const csp = page.headers.get('content-security-policy') ?? '';

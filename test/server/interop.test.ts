@@ -38,11 +38,11 @@ describe('federated queries at the endpoint', () => {
     const res = await query(`PREFIX ravel: <${RAVEL}> SELECT ?turn ?memory WHERE { ?turn owl:sameAs ?a . SERVICE <${soul.url}> { ?memory ravel:fromTurn ?a } } ORDER BY ?turn`);
     assert.equal(res.status, 200, await res.clone().text());
     const rows = ((await res.json()) as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings.map((b) => [b.turn.value, b.memory.value]);
-    // soul.trig: the first memory rests on s-0001 and s-0004, the second on t-0002.
+    // soul.trig: the first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004, the second on 7e55e55e-0000-4000-8000-000000000002.
     assert.deepEqual(rows, [
-      [TURN('s-0001'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
-      [TURN('s-0004'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
-      [TURN('t-0002'), 'https://repolex.ai/ravel/Memory/m0b7e3f9a1c5d2e84'],
+      [TURN('5e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
+      [TURN('5e55e55e-0000-4000-8000-000000000004'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
+      [TURN('7e55e55e-0000-4000-8000-000000000002'), 'https://repolex.ai/ravel/Memory/m0b7e3f9a1c5d2e84'],
     ]);
   });
 
@@ -50,7 +50,7 @@ describe('federated queries at the endpoint', () => {
     const q = 'PREFIX copia: <https://repolex.ai/ontology/kit/copia/> SELECT ?turn ?moment WHERE { ?turn owl:sameAs ?a . ?moment prov:wasDerivedFrom ?a }';
     const res = await query(q, `&source=${encodeURIComponent(documentUrl(soul, '/pool.ttl'))}`, 'text/csv');
     assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(await res.text(), `turn,moment\r\n${TURN('s-0004')},https://repolex.ai/pool/Moment/m-0001\r\n`);
+    assert.equal(await res.text(), `turn,moment\r\n${TURN('5e55e55e-0000-4000-8000-000000000004')},https://repolex.ai/pool/Moment/m-0001\r\n`);
   });
 
   it('an endpoint off the allow-list gets a clear 400 and is never contacted', async () => {
@@ -95,7 +95,7 @@ describe('triple terms and protocol details for every client', () => {
     assert.equal(loaded.size, 8);
     assert.equal(loaded.match(null, null, oxigraph.namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#Statement')).length, 2);
     const star = await (await query(CLAIMS, '&rdf=star', 'application/n-triples')).text();
-    assert.equal(star.match(/ << <urn:soul:local:Weave\/Turn\/[st]-0001> <https:\/\/repolex\.ai\/ontology\/weave#exhibits> "human\/authored" >> \.$/gm)?.length, 2);
+    assert.equal(star.match(/ << <urn:soul:local:Weave\/Turn\/[57]e55e55e-0000-4000-8000-000000000001> <https:\/\/repolex\.ai\/ontology\/weave#exhibits> "human\/authored" >> \.$/gm)?.length, 2);
   });
 
   it('triple-terms=literal reaches SPARQL XML and RDF/XML', async () => {

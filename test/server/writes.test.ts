@@ -50,7 +50,7 @@ describe('writes', () => {
     // An update may read the union like a query, through its WHERE.
     const derived = await update(`INSERT { GRAPH <urn:w:notes> { ?t rdfs:comment "greeted" } } WHERE { GRAPH <urn:soul:local:Weave/graph/${SESSION_B}> { ?t weave:role "user" } }`);
     assert.equal(derived.status, 204);
-    for (const rows of await everyWorker('SELECT ?t WHERE { ?t rdfs:comment "greeted" }')) assert.deepEqual(rows, [{ t: TURN('t-0001') }]);
+    for (const rows of await everyWorker('SELECT ?t WHERE { ?t rdfs:comment "greeted" }')) assert.deepEqual(rows, [{ t: TURN('7e55e55e-0000-4000-8000-000000000001') }]);
   });
 
   it('400 with the position for a bad update, even with using-graph-uri written in', async () => {
