@@ -39,16 +39,28 @@ describe('the alignment with ravel holds for the data', () => {
   after(() => removeDir(dir));
 
   test('every ravel term named is one ravel declares, and each axiom is the one stated', () => {
-    const named = select(store, `SELECT DISTINCT ?t WHERE { GRAPH <${graph}> { { ?t ?p ?o } UNION { ?s ?p ?t } } FILTER(STRSTARTS(STR(?t), "${RAVEL_NS}")) }`).map((r) => r.t.slice(RAVEL_NS.length));
-    assert.deepEqual(named.filter((t) => !RAVEL[t]), []);
+    const named = select(
+      store,
+      `SELECT DISTINCT ?t WHERE { GRAPH <${graph}> { { ?t ?p ?o } UNION { ?s ?p ?t } } FILTER(STRSTARTS(STR(?t), "${RAVEL_NS}")) }`,
+    ).map((r) => r.t.slice(RAVEL_NS.length));
+    assert.deepEqual(
+      named.filter((t) => !RAVEL[t]),
+      [],
+    );
     const local = (iri: string) => iri.replace(RAVEL_NS, 'ravel:').replace('https://repolex.ai/ontology/weave#', 'weave:');
-    assert.deepEqual(axioms('http://www.w3.org/2002/07/owl#equivalentClass').map((a) => a.map(local)), [['weave:Turn', 'ravel:Turn']]);
-    assert.deepEqual(axioms('http://www.w3.org/2002/07/owl#equivalentProperty').map((a) => a.map(local)), [
-      ['weave:atEvent', 'ravel:atTurn'],
-      ['weave:detector', 'ravel:detectorName'],
-      ['weave:exhibits', 'ravel:exhibits'],
-      ['weave:role', 'ravel:role'],
-    ]);
+    assert.deepEqual(
+      axioms('http://www.w3.org/2002/07/owl#equivalentClass').map((a) => a.map(local)),
+      [['weave:Turn', 'ravel:Turn']],
+    );
+    assert.deepEqual(
+      axioms('http://www.w3.org/2002/07/owl#equivalentProperty').map((a) => a.map(local)),
+      [
+        ['weave:atEvent', 'ravel:atTurn'],
+        ['weave:detector', 'ravel:detectorName'],
+        ['weave:exhibits', 'ravel:exhibits'],
+        ['weave:role', 'ravel:role'],
+      ],
+    );
   });
 
   test('weave:Turn ≡ ravel:Turn: every turn is a user or assistant record; each named by its uuid alone has one owl:sameAs', () => {
@@ -57,7 +69,10 @@ describe('the alignment with ravel holds for the data', () => {
     // A hand-written uuid is scoped by its session (Turn/<session>/<id>): no ravel IRI can name it alone.
     const turns = count(store, '{ SELECT DISTINCT ?t WHERE { ?t a weave:Turn FILTER(REGEX(STR(?t), "/Turn/[^/]+$")) } }');
     assert.ok(turns > 100 && turns < all, `${turns} of ${all}`);
-    const links = select(store, `SELECT DISTINCT ?t ?r ?id WHERE { GRAPH <${graph}> { ?t owl:sameAs ?r } OPTIONAL { ?t weave:eventId ?id } }`);
+    const links = select(
+      store,
+      `SELECT DISTINCT ?t ?r ?id WHERE { GRAPH <${graph}> { ?t owl:sameAs ?r } OPTIONAL { ?t weave:eventId ?id } }`,
+    );
     assert.equal(new Set(links.map((l) => l.t)).size, turns);
     assert.equal(links.length, turns);
     for (const l of links) {
@@ -75,7 +90,10 @@ describe('the alignment with ravel holds for the data', () => {
     // ravel:exhibits: never asserted; inside claims, a Turn exhibits a string.
     assert.equal(count(store, '?s weave:exhibits ?o'), 0);
     assert.ok(count(store, '?c rdf:reifies <<( ?t weave:exhibits ?o )>>') > 10);
-    assert.equal(count(store, '?c rdf:reifies <<( ?t weave:exhibits ?o )>> FILTER(NOT EXISTS { ?t a weave:Turn } || DATATYPE(?o) != xsd:string)'), 0);
+    assert.equal(
+      count(store, '?c rdf:reifies <<( ?t weave:exhibits ?o )>> FILTER(NOT EXISTS { ?t a weave:Turn } || DATATYPE(?o) != xsd:string)'),
+      0,
+    );
     // ravel:detectorName: a string on a claim.
     assert.equal(count(store, '?s weave:detector ?o FILTER(NOT EXISTS { ?s a weave:Claim } || DATATYPE(?o) != xsd:string)'), 0);
   });
@@ -83,11 +101,22 @@ describe('the alignment with ravel holds for the data', () => {
   test('subproperties: the narrower side always fits the broader', () => {
     // ravel's Turn properties under Weave's Event properties: Turn ⊑ Event, same ranges.
     assert.equal(count(store, 'GRAPH <https://repolex.ai/ontology/weave> { weave:Turn rdfs:subClassOf+ weave:Event }'), 1);
-    for (const [weave, range] of [['timestamp', 'xsd:dateTime'], ['eventId', 'xsd:string'], ['parentEvent', 'weave:Event']])
-      assert.equal(count(store, `GRAPH <https://repolex.ai/ontology/weave> { weave:${weave} rdfs:domain weave:Event ; rdfs:range ${range} }`), 1, weave);
+    for (const [weave, range] of [
+      ['timestamp', 'xsd:dateTime'],
+      ['eventId', 'xsd:string'],
+      ['parentEvent', 'weave:Event'],
+    ])
+      assert.equal(
+        count(store, `GRAPH <https://repolex.ai/ontology/weave> { weave:${weave} rdfs:domain weave:Event ; rdfs:range ${range} }`),
+        1,
+        weave,
+      );
     // ravel:textOrigin's two values are among Weave's source kinds; Weave's slugs are strings, as ravel:detectionType's are.
     const kinds = select(store, 'SELECT DISTINCT ?k WHERE { ?a weave:sourceKind ?k } ORDER BY ?k').map((r) => r.k);
-    assert.deepEqual(kinds.filter((k) => !['authored', 'tool_result', 'tool_input'].includes(k)), []);
+    assert.deepEqual(
+      kinds.filter((k) => !['authored', 'tool_result', 'tool_input'].includes(k)),
+      [],
+    );
     assert.equal(count(store, '?s weave:detectionType|weave:eventType ?o FILTER(DATATYPE(?o) != xsd:string || !CONTAINS(?o, "/"))'), 0);
   });
 });

@@ -41,7 +41,8 @@ test('a malformed line is reported by file, line and fault, never by its text, o
     const lines = stderr.trimEnd().split('\n');
     assert.equal(lines.length, 6);
     assert.ok(!CONTROL.test(stderr), 'no control byte reaches the terminal');
-    for (const fragment of ['sk-ant', 'PLANTED', 'planted', 'pwned', '0123456789']) assert.ok(!stderr.includes(fragment), `stderr quotes "${fragment}"`);
+    for (const fragment of ['sk-ant', 'PLANTED', 'planted', 'pwned', '0123456789'])
+      assert.ok(!stderr.includes(fragment), `stderr quotes "${fragment}"`);
     const path = join(dir, 'projects\\x1b[2J', '-home-ada-broken', 'ba0ba0ba-0000-4000-8000-000000000001.jsonl');
     assert.deepEqual(lines, [
       `${path}:2: malformed: Unexpected token: not valid JSON`,
@@ -54,7 +55,10 @@ test('a malformed line is reported by file, line and fault, never by its text, o
 
     // The graph keeps each line whole (weave:rawText, nothing is lost) and the same clean message.
     const report = await ingest([FIXTURE], { storeDir: join(dir, 'again'), soul: 'local' });
-    assert.deepEqual(report.problems.map((p) => [p.lineNo, p.message]), lines.map((l) => l.split(': malformed: ')).map(([where, m]) => [Number(where.split(':').pop()), m]));
+    assert.deepEqual(
+      report.problems.map((p) => [p.lineNo, p.message]),
+      lines.map((l) => l.split(': malformed: ')).map(([where, m]) => [Number(where.split(':').pop()), m]),
+    );
     const [file] = await readdir(join(dir, 'again', 'graphs'));
     const graph = await readFile(join(dir, 'again', 'graphs', file), 'utf8');
     const errors = graph.split('\n').filter((l) => l.includes('#parseError>'));

@@ -46,7 +46,10 @@ export function typedTurn(s: string, p: string, o: string): string | undefined {
 
 /** Adds the alignment graph to an open store: the term axioms, and owl:sameAs for every turn it holds. */
 export async function loadAlignment(store: oxigraph.Store, soul: string): Promise<void> {
-  store.load(await readFile(TERM_ALIGNMENT_FILE, 'utf8'), { format: 'text/turtle', to_graph_name: oxigraph.namedNode(alignmentGraphIri(soul)) });
+  store.load(await readFile(TERM_ALIGNMENT_FILE, 'utf8'), {
+    format: 'text/turtle',
+    to_graph_name: oxigraph.namedNode(alignmentGraphIri(soul)),
+  });
   alignTurns(store, soul);
 }
 
@@ -57,7 +60,11 @@ export async function loadAlignment(store: oxigraph.Store, soul: string): Promis
  */
 export function alignTurns(store: oxigraph.Store, soul: string, graph?: string): void {
   const alignment = alignmentGraphIri(soul);
-  const turns = new Set(store.match(null, oxigraph.namedNode(TYPE), oxigraph.namedNode(TURN), graph ? oxigraph.namedNode(graph) : null).map((q) => q.subject.value));
+  const turns = new Set(
+    store
+      .match(null, oxigraph.namedNode(TYPE), oxigraph.namedNode(TURN), graph ? oxigraph.namedNode(graph) : null)
+      .map((q) => q.subject.value),
+  );
   const lines = [...turns].map((t) => sameAsLine(t, alignment)).join('');
   if (lines) store.load(lines, { format: 'application/n-quads', no_transaction: true });
 }

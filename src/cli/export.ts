@@ -90,7 +90,9 @@ export function progressBar(totalBytes: number, graphs: number, stream: NodeJS.W
       const width = 24;
       const filled = Math.round((p.bytesDone / Math.max(1, totalBytes)) * width);
       const mbs = p.bytesDone / 1e6 / Math.max(0.001, (now - started) / 1000);
-      stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.graphsDone}/${graphs} graphs · ${(p.bytesDone / 1e6).toFixed(1)}/${(totalBytes / 1e6).toFixed(1)} MB · ${mbs.toFixed(1)} MB/s\x1b[K`);
+      stream.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.graphsDone}/${graphs} graphs · ${(p.bytesDone / 1e6).toFixed(1)}/${(totalBytes / 1e6).toFixed(1)} MB · ${mbs.toFixed(1)} MB/s\x1b[K`,
+      );
     },
     done() {
       stream.write('\r\x1b[K');

@@ -23,7 +23,12 @@ ${COMMON_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' }, 'no-detect': { type: 'boolean' } });
+  const { values, positionals } = parse(args, {
+    ...CONTENT_OPTIONS,
+    force: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'no-detect': { type: 'boolean' },
+  });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -44,7 +49,9 @@ export async function main(args: string[]): Promise<number> {
   bar.done();
   // Readers rerun only where a session graph or a reader changed since they last ran.
   const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true, onProblem: printProblem });
-  process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
+  process.stdout.write(
+    values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`,
+  );
   if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
   return 0;
 }

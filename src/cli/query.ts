@@ -47,14 +47,17 @@ export async function main(args: string[]): Promise<number> {
   const query = values.file ? await readFile(values.file, 'utf8') : positionals.join(' ');
   if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
   const format = values.format ?? 'table';
-  if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format)) throw new CliError(`unknown --format "${format}"`, 2);
+  if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format))
+    throw new CliError(`unknown --format "${format}"`, 2);
   const mode = (values.rdf ?? '1.2') as RdfMode;
   if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
   const sources = values.source ?? [];
 
   const { store } = await openStore(storeDir(values));
   const isGraph = returnsGraph(query);
-  const mediaType = isGraph ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle) : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
+  const mediaType = isGraph
+    ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle)
+    : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
   let text: string;
   try {
     const { needsFederation, runFederated } = await import('../federation/engine.ts');
@@ -62,7 +65,9 @@ export async function main(args: string[]): Promise<number> {
       // Sources named on the command line are allowed by naming them.
       const allow = [...(values['service-allow'] ?? []), ...sources.map((s) => s.replace(/^sparql@/i, ''))];
       const result = await runFederated(store, query, { sources, allow });
-      if (result.kind === 'solutions') text = format === 'table' ? renderTable(result.results) : writeSolutions(result.results, mediaType, mode === '1.1' ? 'literal' : mode);
+      if (result.kind === 'solutions')
+        text =
+          format === 'table' ? renderTable(result.results) : writeSolutions(result.results, mediaType, mode === '1.1' ? 'literal' : mode);
       else {
         const writer = new Writer({ format: 'N-Quads' });
         writer.addQuads(result.quads);
@@ -74,11 +79,19 @@ export async function main(args: string[]): Promise<number> {
       text = writeGraph(runQuery(store, query, { results_format: GRAPH_FORMATS.nquads }, oxigraph) as string, mediaType, mode);
     } else {
       const json = runQuery(store, query, { results_format: SOLUTION_FORMATS.json }, oxigraph) as string;
-      text = format === 'table' ? renderTable(JSON.parse(json) as JsonResults) : mediaType === SOLUTION_FORMATS.json && mode === '1.2' ? json : writeSolutions(JSON.parse(json) as JsonResults, mediaType, mode === '1.1' ? 'literal' : mode);
+      text =
+        format === 'table'
+          ? renderTable(JSON.parse(json) as JsonResults)
+          : mediaType === SOLUTION_FORMATS.json && mode === '1.2'
+            ? json
+            : writeSolutions(JSON.parse(json) as JsonResults, mediaType, mode === '1.1' ? 'literal' : mode);
     }
   } catch (e) {
     if (e instanceof QueryError || e instanceof FederationError || e instanceof SourceFileError) throw new CliError(e.message);
-    if (e instanceof NotXmlError || e instanceof NotXmlGraphError || e instanceof NoTripleTermsError) throw new CliError(`${e.message}; use --format json, tsv, turtle or ntriples${e instanceof NoTripleTermsError ? ', or --rdf 1.1' : ''}`);
+    if (e instanceof NotXmlError || e instanceof NotXmlGraphError || e instanceof NoTripleTermsError)
+      throw new CliError(
+        `${e.message}; use --format json, tsv, turtle or ntriples${e instanceof NoTripleTermsError ? ', or --rdf 1.1' : ''}`,
+      );
     throw e;
   }
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);

@@ -96,8 +96,14 @@ export async function main(args: string[]): Promise<number> {
     bodyLimitBytes: Math.round(number('max-body-mb', values['max-body-mb'], DEFAULTS.bodyLimitMb, 0.001) * 1e6),
     allowUpdate: values['allow-update'] ?? false,
     token: values.token ?? (process.env.WEAVE_TOKEN || undefined),
-    corsOrigins: (values['cors-origin'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-    serviceAllow: (values['service-allow'] ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean),
+    corsOrigins: (values['cors-origin'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    serviceAllow: (values['service-allow'] ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
     rdfMode: rdfMode(values.rdf),
     queriesDir: values.queries ?? QUERIES_DIR,
     verbose: values.verbose ?? false,
@@ -121,7 +127,8 @@ export async function main(args: string[]): Promise<number> {
     throw new CliError((e as Error).message);
   }
   process.stdout.write(`weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir})\n`);
-  if (config.token && !isLoopback(config.host)) process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
+  if (config.token && !isLoopback(config.host))
+    process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
   watchFirstIngest(server, log);
 
   await new Promise<void>((resolve) => {
@@ -157,7 +164,8 @@ async function sourcesToServe(): Promise<{ paths: string[]; note?: string }> {
 async function holdsTranscript(dir: string): Promise<boolean> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   if (entries.some((e) => e.isFile() && e.name.endsWith('.jsonl'))) return true;
-  for (const e of entries) if (e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git' && (await holdsTranscript(join(dir, e.name)))) return true;
+  for (const e of entries)
+    if (e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git' && (await holdsTranscript(join(dir, e.name)))) return true;
   return false;
 }
 
@@ -177,7 +185,9 @@ function watchFirstIngest(server: Awaited<ReturnType<typeof startServer>>, log: 
     if (s.state === 'failed') log(`ingest failed: ${s.error}`);
     else if (s.last) {
       const r = s.last;
-      log(`ingested ${r.sessions} sessions (${r.skipped} unchanged), ${r.records.toLocaleString('en')} records, ${r.quads.toLocaleString('en')} quads in ${(r.millis / 1000).toFixed(1)} s; ready`);
+      log(
+        `ingested ${r.sessions} sessions (${r.skipped} unchanged), ${r.records.toLocaleString('en')} records, ${r.quads.toLocaleString('en')} quads in ${(r.millis / 1000).toFixed(1)} s; ready`,
+      );
     }
   });
 }

@@ -56,7 +56,8 @@ export function render(result: StoreValidation, limit = 5): string {
   const out: string[] = [];
   for (const g of [...groups.values()].sort((a, b) => b.rows.length - a.rows.length || a.shape.localeCompare(b.shape))) {
     out.push(`${g.shape} (${g.constraint}): ${g.rows.length} violation${g.rows.length === 1 ? '' : 's'}`);
-    for (const { unit, violation: v } of g.rows.slice(0, limit)) out.push(`  ${v.focus}${v.value ? ` → ${v.value}` : ''}: ${v.message} [${unit}]`);
+    for (const { unit, violation: v } of g.rows.slice(0, limit))
+      out.push(`  ${v.focus}${v.value ? ` → ${v.value}` : ''}: ${v.message} [${unit}]`);
     if (g.rows.length > limit) out.push(`  … ${g.rows.length - limit} more`);
   }
   const units = result.units.length;

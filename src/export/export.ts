@@ -1,4 +1,4 @@
-import { Readable, Transform, type Writable } from 'node:stream';
+import { Readable, type Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StreamParser } from 'n3';
 import type { RdfMode } from '../rdf/rdf-mode.ts';
@@ -24,9 +24,17 @@ export const NEEDS_RDF_11: ReadonlySet<ExportFormat> = new Set(['jsonld', 'rdfxm
 
 export class ExportFormatError extends Error {}
 
-export async function exportStore(plan: ExportPlan, format: ExportFormat, mode: RdfMode, out: Writable, onProgress?: (p: ReadProgress) => void): Promise<void> {
+export async function exportStore(
+  plan: ExportPlan,
+  format: ExportFormat,
+  mode: RdfMode,
+  out: Writable,
+  onProgress?: (p: ReadProgress) => void,
+): Promise<void> {
   if (NEEDS_RDF_11.has(format) && mode !== '1.1')
-    throw new ExportFormatError(`${format === 'jsonld' ? 'JSON-LD' : 'RDF/XML'} cannot carry triple terms: export it with --rdf 1.1 (the default for it)`);
+    throw new ExportFormatError(
+      `${format === 'jsonld' ? 'JSON-LD' : 'RDF/XML'} cannot carry triple terms: export it with --rdf 1.1 (the default for it)`,
+    );
   if (format === 'rdfxml') await checkXmlCharacters(plan);
 
   // RDF-star is written by the Turtle writer itself: N3 would read `<< s p o >>` as RDF 1.2's reifier syntax.

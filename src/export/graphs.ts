@@ -69,9 +69,11 @@ export async function planExport(storeDir: string, filter: GraphFilter = {}): Pr
   await addTurtle(alignment, TERM_ALIGNMENT_FILE);
 
   for (const graph of filter.graphs ?? [])
-    if (graph !== ONTOLOGY_GRAPH && graph !== alignment && !manifest?.graphs[graph]) throw new ExportSelectionError(`no graph <${graph}> in the store`);
+    if (graph !== ONTOLOGY_GRAPH && graph !== alignment && !manifest?.graphs[graph])
+      throw new ExportSelectionError(`no graph <${graph}> in the store`);
   for (const session of filter.sessions ?? [])
-    if (!Object.values(manifest?.graphs ?? {}).some((e) => e.sessionId === session)) throw new ExportSelectionError(`no session ${session} in the store`);
+    if (!Object.values(manifest?.graphs ?? {}).some((e) => e.sessionId === session))
+      throw new ExportSelectionError(`no session ${session} in the store`);
 
   return {
     sources,

@@ -41,7 +41,11 @@ export async function* readExport(plan: ExportPlan, mode: RdfMode, onProgress?: 
     const turns: string[] = [];
     for await (const { lines, read } of sourceLines(source)) {
       if (plan.alignmentGraph && source.kind === 'nquads')
-        for (const turn of typedTurns(lines)) if (!aligned.has(turn)) aligned.add(turn), turns.push(turn);
+        for (const turn of typedTurns(lines)) {
+          if (aligned.has(turn)) continue;
+          aligned.add(turn);
+          turns.push(turn);
+        }
       progress.bytesDone += read;
       if (source.kind === 'nquads' && source.turnsOnly) continue;
       yield { bytes: mode === '1.2' ? lines : mapTripleTerms(lines, mode), graph };
@@ -110,7 +114,8 @@ function turtleAsNQuads(turtle: string, graph: string): string {
   const blankNodePrefix = `t${createHash('sha1').update(graph).digest('hex').slice(0, 8)}_`;
   let anonymous = 0;
   const factory = { ...DataFactory, blankNode: (label?: string) => DataFactory.blankNode(label ?? `${blankNodePrefix}a${anonymous++}`) };
-  for (const q of new Parser({ format: 'text/turtle', baseIRI: graph, blankNodePrefix, factory }).parse(turtle)) writer.addQuad(q.subject, q.predicate, q.object, name);
+  for (const q of new Parser({ format: 'text/turtle', baseIRI: graph, blankNodePrefix, factory }).parse(turtle))
+    writer.addQuad(q.subject, q.predicate, q.object, name);
   let out = '';
   writer.end((_error, text) => (out = text));
   // A document may state a triple twice (the ontology's parts do); a store holds it once.

@@ -21,7 +21,8 @@ export function needsFederation(query: string, sources: readonly string[]): bool
 /** The endpoints a query's SERVICE clauses name, checked against `allow`. */
 export function checkServices(query: string, allow: readonly string[], base?: string): string[] {
   const targets = serviceTargets(query, PREFIXES, base);
-  if (targets.variable) throw new FederationError('SERVICE with a variable endpoint is refused: name the endpoint, which must be on the allow-list');
+  if (targets.variable)
+    throw new FederationError('SERVICE with a variable endpoint is refused: name the endpoint, which must be on the allow-list');
   const refused = targets.iris.filter((iri) => !allowed(iri, allow));
   if (refused.length)
     throw new FederationError(
@@ -40,7 +41,8 @@ export function allowed(url: string, allow: readonly string[]): boolean {
 export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${url.replace(/[?#].*$/s, '')}: it is not on the allow-list`));
+    if (!allowed(url, allow))
+      return Promise.reject(new FederationError(`refused to contact ${url.replace(/[?#].*$/s, '')}: it is not on the allow-list`));
     return base(input, init);
   };
 }

@@ -113,9 +113,14 @@ function jsonTerm(term: RDF.Term): JsonTerm {
       return { type: 'bnode', value: term.value };
     case 'Literal':
       if (term.language) return { type: 'literal', value: term.value, 'xml:lang': term.language };
-      return term.datatype.value === 'http://www.w3.org/2001/XMLSchema#string' ? { type: 'literal', value: term.value } : { type: 'literal', value: term.value, datatype: term.datatype.value };
+      return term.datatype.value === 'http://www.w3.org/2001/XMLSchema#string'
+        ? { type: 'literal', value: term.value }
+        : { type: 'literal', value: term.value, datatype: term.datatype.value };
     case 'Quad':
-      return { type: 'triple', value: { subject: jsonTerm(term.subject), predicate: jsonTerm(term.predicate), object: jsonTerm(term.object) } };
+      return {
+        type: 'triple',
+        value: { subject: jsonTerm(term.subject), predicate: jsonTerm(term.predicate), object: jsonTerm(term.object) },
+      };
     default:
       throw new FederationError(`a ${term.termType} cannot be a value in results`);
   }

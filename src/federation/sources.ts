@@ -22,8 +22,12 @@ export interface PatternSource {
 type Matcher = (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => Iterable<RDF.Quad>;
 
 /** A source from a plain matcher: a triple term with variables inside is matched by its shape here. */
-function patternSource(match: Matcher, count: (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => number): PatternSource {
-  const bound = (t: RDF.Term | null | undefined) => (!t || t.termType === 'Variable' || (t.termType === 'Quad' && hasVariable(t)) ? null : t);
+function patternSource(
+  match: Matcher,
+  count: (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => number,
+): PatternSource {
+  const bound = (t: RDF.Term | null | undefined) =>
+    !t || t.termType === 'Variable' || (t.termType === 'Quad' && hasVariable(t)) ? null : t;
   return {
     features: { quotedTripleFiltering: true },
     *match(s, p, o, g) {
@@ -42,14 +46,21 @@ function patternSource(match: Matcher, count: (s: RDF.Term | null, p: RDF.Term |
 }
 
 function hasVariable(t: RDF.Term): boolean {
-  return t.termType === 'Variable' || (t.termType === 'Quad' && (hasVariable(t.subject) || hasVariable(t.predicate) || hasVariable(t.object)));
+  return (
+    t.termType === 'Variable' || (t.termType === 'Quad' && (hasVariable(t.subject) || hasVariable(t.predicate) || hasVariable(t.object)))
+  );
 }
 
 /** Whether `term` has the shape of `pattern` (variables match anything; repeated ones are checked by Comunica). */
 function fits(term: RDF.Term, pattern: RDF.Term): boolean {
   if (pattern.termType === 'Variable') return true;
   if (pattern.termType !== 'Quad') return term.equals(pattern);
-  return term.termType === 'Quad' && fits(term.subject, pattern.subject) && fits(term.predicate, pattern.predicate) && fits(term.object, pattern.object);
+  return (
+    term.termType === 'Quad' &&
+    fits(term.subject, pattern.subject) &&
+    fits(term.predicate, pattern.predicate) &&
+    fits(term.object, pattern.object)
+  );
 }
 
 /**
@@ -62,7 +73,12 @@ export function storeSource(store: oxigraph.Store): PatternSource {
     (s, p, o, g) => {
       const term = (t: RDF.Term | null, name: string) => (t ? oxigraph.fromTerm(t as never)!.toString() : `?${name}`);
       const pattern = `${term(s, 's')} ${term(p, 'p')} ${term(o, 'o')}`;
-      const where = g === null ? `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }` : g.termType === 'DefaultGraph' ? pattern : `GRAPH ${term(g, 'g')} { ${pattern} }`;
+      const where =
+        g === null
+          ? `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }`
+          : g.termType === 'DefaultGraph'
+            ? pattern
+            : `GRAPH ${term(g, 'g')} { ${pattern} }`;
       const rows = store.query(`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`) as Map<string, oxigraph.Term>[];
       return Number(rows[0]?.get('n')?.value ?? 0);
     },
@@ -85,7 +101,10 @@ export class SourceFileError extends Error {}
 /** An RDF file as a source: parsed once into an rdf-ext dataset (its quads in memory, indexed). */
 export async function fileSource(path: string): Promise<PatternSource> {
   const format = FILE_SYNTAX[extname(path).toLowerCase()];
-  if (!format) throw new SourceFileError(`${path}: a source file is Turtle, TriG, N-Triples or N-Quads (.ttl, .trig, .nt, .nq); serve other syntaxes over HTTP`);
+  if (!format)
+    throw new SourceFileError(
+      `${path}: a source file is Turtle, TriG, N-Triples or N-Quads (.ttl, .trig, .nt, .nq); serve other syntaxes over HTTP`,
+    );
   const dataset = rdf.dataset();
   const input = createReadStream(path);
   try {

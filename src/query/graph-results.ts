@@ -34,20 +34,26 @@ export function writeGraph(nquads: string, mediaType: string, form: GraphForm = 
   }
   if (mediaType === GRAPH_FORMATS.rdfxml) {
     const statements = new Set([...nquads.matchAll(NOT_XML)].map((m) => nquads.lastIndexOf('\n', m.index))).size;
-    if (statements) throw new NotXmlGraphError(`the result holds ${statements} statement${statements === 1 ? '' : 's'} with characters XML 1.0 cannot carry, so it cannot be RDF/XML`);
+    if (statements)
+      throw new NotXmlGraphError(
+        `the result holds ${statements} statement${statements === 1 ? '' : 's'} with characters XML 1.0 cannot carry, so it cannot be RDF/XML`,
+      );
   }
   if (tripleTerms && mode !== '1.2') text = mapLines(text, mode);
   if (tripleTerms && mode === 'star') {
     // Written here: Oxigraph writes only RDF 1.2, and N3 reads `<< s p o >>` as a reifier.
     if (mediaType === GRAPH_FORMATS.nquads) return text;
-    if (mediaType === GRAPH_FORMATS.ntriples) return text.replace(/^(.*) <[^<>]*> \.$/gm, (line, head) => (parseQuadLine(line)?.g ? `${head} .` : line));
+    if (mediaType === GRAPH_FORMATS.ntriples)
+      return text.replace(/^(.*) <[^<>]*> \.$/gm, (line, head) => (parseQuadLine(line)?.g ? `${head} .` : line));
     const quads = new Parser({ format: 'N-Quads' }).parse(nquads);
     if (mediaType === GRAPH_FORMATS.turtle) return turtleText(quads, 'Turtle', 'star');
     if (mediaType === GRAPH_FORMATS.trig) return turtleText(quads, 'TriG', 'star');
   }
   const store = new oxigraph.Store();
   store.load(text, { format: GRAPH_FORMATS.nquads });
-  return DATASET_FORMATS.has(mediaType) ? store.dump({ format: mediaType }) : store.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() });
+  return DATASET_FORMATS.has(mediaType)
+    ? store.dump({ format: mediaType })
+    : store.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() });
 }
 
 function mapLines(nquads: string, mode: GraphForm): string {

@@ -13,6 +13,7 @@ export interface Token {
 }
 
 const IRIREF = /<[^<>"{}|^`\\\x00-\x20]*>/y;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the SPARQL grammar's VARNAME allows combining marks (U+0300–036F) as characters of their own
 const VAR = /[?$][\p{L}\p{N}_\u00B7\u0300-\u036F\u203F-\u2040]+/uy;
 /** A prefixed name (the prefix may be empty) or a bare word (a keyword, `a`, `true`). */
 const NAME = /(?:[\p{L}_][\p{L}\p{N}_.\u00B7-]*)?(?::(?:[\p{L}\p{N}_:%\u00B7-]|\\[^\s]|\.(?=[\p{L}\p{N}_:%\\-]))*)?/uy;

@@ -51,7 +51,9 @@ export function holdsTripleTerms(results: JsonResults): boolean {
 export function literalTripleTerms(results: JsonResults): JsonResults {
   if (!holdsTripleTerms(results)) return results;
   const bindings = results.results!.bindings.map((row) =>
-    Object.fromEntries(Object.entries(row).map(([k, t]) => [k, t.type === 'triple' ? ({ type: 'literal', value: ntTerm(t, '1.2') } as JsonTerm) : t])),
+    Object.fromEntries(
+      Object.entries(row).map(([k, t]) => [k, t.type === 'triple' ? ({ type: 'literal', value: ntTerm(t, '1.2') } as JsonTerm) : t]),
+    ),
   );
   return { ...results, results: { bindings } };
 }
@@ -86,7 +88,11 @@ function xmlResults(results: JsonResults): string {
   else {
     out.push('<results>');
     for (const row of results.results?.bindings ?? [])
-      out.push(`<result>${Object.entries(row).map(([name, term]) => `<binding name="${xmlAttribute(name)}">${xmlTerm(term, bad)}</binding>`).join('')}</result>`);
+      out.push(
+        `<result>${Object.entries(row)
+          .map(([name, term]) => `<binding name="${xmlAttribute(name)}">${xmlTerm(term, bad)}</binding>`)
+          .join('')}</result>`,
+      );
     out.push('</results>');
   }
   out.push('</sparql>\n');
@@ -103,7 +109,11 @@ function xmlTerm(t: JsonTerm, bad: Map<string, number>): string {
       return `<bnode>${xmlText(t.value)}</bnode>`;
     case 'literal': {
       nonXmlCharacters(t.value, bad);
-      const attr = t['xml:lang'] ? ` xml:lang="${xmlAttribute(t['xml:lang'])}"` : t.datatype && t.datatype !== XSD_STRING ? ` datatype="${xmlAttribute(t.datatype)}"` : '';
+      const attr = t['xml:lang']
+        ? ` xml:lang="${xmlAttribute(t['xml:lang'])}"`
+        : t.datatype && t.datatype !== XSD_STRING
+          ? ` datatype="${xmlAttribute(t.datatype)}"`
+          : '';
       return `<literal${attr}>${xmlText(t.value)}</literal>`;
     }
     case 'triple': {

@@ -34,7 +34,8 @@ export function shortTerm(term: JsonTerm | undefined): string {
 }
 
 export function compact(value: string): string {
-  for (const [prefix, ns] of Object.entries(PREFIXES)) if (value.startsWith(ns) && value.length > ns.length) return `${prefix}:${value.slice(ns.length)}`;
+  for (const [prefix, ns] of Object.entries(PREFIXES))
+    if (value.startsWith(ns) && value.length > ns.length) return `${prefix}:${value.slice(ns.length)}`;
   return `<${value}>`;
 }
 
@@ -50,7 +51,11 @@ export function renderTable(results: JsonResults, width = 60): string {
   };
   const cells = rows.map((row) => vars.map((v) => cell(row[v])));
   const widths = vars.map((v, i) => Math.max(v.length + 1, ...cells.map((r) => r[i].length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const out = [line(vars.map((v) => `?${v}`)), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
   out.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`);
   return `${out.join('\n')}\n`;

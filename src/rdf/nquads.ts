@@ -95,7 +95,13 @@ function termEnd(text: string, i: number): number {
   }
   if (text.startsWith('_:', i)) {
     let j = i + 2;
-    while (j < text.length && text[j] !== ' ' && text[j] !== '\t' && text[j] !== ')' && !(text[j] === '.' && (j + 1 >= text.length || text[j + 1] === ' ')))
+    while (
+      j < text.length &&
+      text[j] !== ' ' &&
+      text[j] !== '\t' &&
+      text[j] !== ')' &&
+      !(text[j] === '.' && (j + 1 >= text.length || text[j + 1] === ' '))
+    )
       j++;
     return j;
   }

@@ -75,7 +75,11 @@ export function dec(value: number): Term {
 
 /** A number as found: an integer, a decimal, or a double (see `int`). */
 export function num(value: number): Term {
-  return Number.isSafeInteger(value) ? typed(String(value), `${XSD}integer`) : Number.isInteger(value) || !Number.isFinite(value) ? double(value) : dec(value);
+  return Number.isSafeInteger(value)
+    ? typed(String(value), `${XSD}integer`)
+    : Number.isInteger(value) || !Number.isFinite(value)
+      ? double(value)
+      : dec(value);
 }
 
 function double(value: number): Term {
@@ -116,7 +120,10 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n',
 function escapeString(value: string): string {
   const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
   return /[\\"\n\r\x00-\x1f\x7f]/.test(wellFormed)
-    ? wellFormed.replace(/[\\"\n\r\x00-\x1f\x7f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)
+    ? wellFormed.replace(
+        /[\\"\n\r\x00-\x1f\x7f]/g,
+        (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`,
+      )
     : wellFormed;
 }
 

@@ -32,11 +32,20 @@ export function xmlAttribute(text: string): string {
   return /[&<>"\t\n\r]/.test(text) ? text.replace(/[&<>"\t\n\r]/g, (c) => XML_ESCAPES[c]) : text;
 }
 
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+const XML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+};
 
 /**
  * N-Triples escapes (`\u001B`, `\U0000001B`) of characters XML 1.0 cannot carry, so a graph
  * file can be checked without decoding it. A preceding escaped backslash (`\\u001B`, the text
  * "\u001B") does not count. Raw characters count too.
  */
-export const NOT_XML_IN_NTRIPLES = /(?<!\\)(?:\\\\)*\\(?:u(?:000[0-8BbCcEeFf]|001[0-9A-Fa-f]|[Ff]{3}[EeFf])|U0000(?:000[0-8BbCcEeFf]|001[0-9A-Fa-f]|[Ff]{3}[EeFf]))|[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+export const NOT_XML_IN_NTRIPLES =
+  /(?<!\\)(?:\\\\)*\\(?:u(?:000[0-8BbCcEeFf]|001[0-9A-Fa-f]|[Ff]{3}[EeFf])|U0000(?:000[0-8BbCcEeFf]|001[0-9A-Fa-f]|[Ff]{3}[EeFf]))|[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;

@@ -70,7 +70,12 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
   const { storeDir } = options;
   const readers = selectReaders(options.detectors, options.readers ?? READERS);
   const report: DetectReport = {
-    sessions: 0, skipped: 0, graphs: 0, findings: Object.fromEntries(readers.map((r) => [r.name, 0])), problems: [], millis: 0,
+    sessions: 0,
+    skipped: 0,
+    graphs: 0,
+    findings: Object.fromEntries(readers.map((r) => [r.name, 0])),
+    problems: [],
+    millis: 0,
   };
   const problem = (p: DetectProblem) => {
     report.problems.push(p);
@@ -96,7 +101,9 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
 
   for (const { sessionId, graph, entry } of sessions) {
     const stamp = await stampOf(storeDir, entry);
-    const due = readers.filter((r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp));
+    const due = readers.filter(
+      (r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp),
+    );
     if (!due.length) {
       report.skipped++;
       continue;
@@ -128,7 +135,13 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
           problem({ sessionId, reader: reader.name, message: (e as Error).message });
           continue;
         }
-        const { file } = await writer.writeGraph(readerGraph, text, { quads, sessionId, reader: reader.name, builtWith: builtWith(reader), sources: [stamp] });
+        const { file } = await writer.writeGraph(readerGraph, text, {
+          quads,
+          sessionId,
+          reader: reader.name,
+          builtWith: builtWith(reader),
+          sources: [stamp],
+        });
         report.graphs++;
         report.findings[reader.name] += findings.length;
         await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, file, quads, findings: findings.length });
@@ -166,5 +179,12 @@ async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp
 
 function isStale(entry: GraphEntry | undefined, reader: Reader, stamp: SourceStamp): boolean {
   const from = entry?.sources?.[0];
-  return !entry || entry.builtWith !== builtWith(reader) || !from || from.path !== stamp.path || from.size !== stamp.size || from.mtimeMs !== stamp.mtimeMs;
+  return (
+    !entry ||
+    entry.builtWith !== builtWith(reader) ||
+    !from ||
+    from.path !== stamp.path ||
+    from.size !== stamp.size ||
+    from.mtimeMs !== stamp.mtimeMs
+  );
 }

@@ -52,7 +52,17 @@ export function findingId(reader: Pick<Reader, 'name'>, finding: Finding): strin
   const { site } = finding;
   const span = [codePointOffset(site.text, finding.start), codePointOffset(site.text, finding.end)];
   return createHash('sha256')
-    .update([reader.name, site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? '', ...span, ...(finding.type && finding.type !== reader.name ? [finding.type] : [])].join('\n'))
+    .update(
+      [
+        reader.name,
+        site.turn.transcript,
+        site.turn.iri,
+        site.block.iri,
+        site.pointer ?? '',
+        ...span,
+        ...(finding.type && finding.type !== reader.name ? [finding.type] : []),
+      ].join('\n'),
+    )
     .digest('hex')
     .slice(0, 32);
 }
@@ -163,7 +173,10 @@ function graphText(triples: Iterable<Triple>, graph: string): { text: string; qu
 
 /** One reader's graph for one session: every finding's annotation and claim. */
 export function readerGraphText(soul: string, reader: Reader, findings: Finding[], graph: string): { text: string; quads: number } {
-  return graphText(findings.flatMap((f) => findingTriples(soul, reader, f)), graph);
+  return graphText(
+    findings.flatMap((f) => findingTriples(soul, reader, f)),
+    graph,
+  );
 }
 
 /** The reader's own graph: the detector as a prov:SoftwareAgent with its version. */

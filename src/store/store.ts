@@ -12,7 +12,6 @@ export type OxStore = oxigraph.Store;
 /** Quads per `Store.load` call: one huge string is dramatically slower (see bench/). */
 export const LOAD_CHUNK = 10_000;
 
-
 /**
  * Opens the store in `dir` as an in-memory Oxigraph store: every graph file of the manifest,
  * plus the ontology and the alignment with ravel (src/align/ravel.ts), each in its own graph. Oxigraph's JS build has no on-disk storage, so the

@@ -53,9 +53,18 @@ const compileDatatype: Compile = (shape) => {
     generic(context) {
       const term = context.valueOrNode.term;
       const typed = term.termType === 'Literal' && term.datatype.equals(datatype);
-      if (!typed) context.violation(component, { args: { datatype }, message: message(`Not a literal of datatype <${datatype.value}>`), value: context.valueOrNode });
+      if (!typed)
+        context.violation(component, {
+          args: { datatype },
+          message: message(`Not a literal of datatype <${datatype.value}>`),
+          value: context.valueOrNode,
+        });
       else if (!wellFormed(term as Literal))
-        context.violation(component, { args: { datatype }, message: message(`Ill-formed <${datatype.value}> literal`), value: context.valueOrNode });
+        context.violation(component, {
+          args: { datatype },
+          message: message(`Ill-formed <${datatype.value}> literal`),
+          value: context.valueOrNode,
+        });
       else context.debug(component);
     },
   };

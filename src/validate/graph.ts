@@ -35,7 +35,11 @@ export class DataGraph implements DatasetCore {
     for (const q of this.match(quad.subject, quad.predicate, quad.object)) {
       this.all.delete(q);
       const properties = this.bySubject.get(nodeKey(q.subject)!)!;
-      for (const [map, key] of [[properties, q.predicate.value], [this.byPredicate, q.predicate.value], [this.byObject, nodeKey(q.object)]] as const) {
+      for (const [map, key] of [
+        [properties, q.predicate.value],
+        [this.byPredicate, q.predicate.value],
+        [this.byObject, nodeKey(q.object)],
+      ] as const) {
         const list = key === undefined ? undefined : map.get(key);
         if (list) list.splice(list.indexOf(q), 1);
       }
@@ -82,8 +86,14 @@ export class QuadList implements DatasetCore {
 
   filter(subject?: Term | null, predicate?: Term | null, object?: Term | null): QuadList {
     if (!subject && !predicate && !object) return this;
-    return new QuadList(this.quads.filter((q) =>
-      (!subject || same(q.subject, subject)) && (!predicate || q.predicate.value === predicate.value) && (!object || same(q.object, object))));
+    return new QuadList(
+      this.quads.filter(
+        (q) =>
+          (!subject || same(q.subject, subject)) &&
+          (!predicate || q.predicate.value === predicate.value) &&
+          (!object || same(q.object, object)),
+      ),
+    );
   }
 
   match(subject?: Term | null, predicate?: Term | null, object?: Term | null, graph?: Term | null): QuadList {

@@ -71,7 +71,11 @@ function violation(shapes: Shapes, r: ValidationResult): Violation {
 
 /** For the components shacl-engine reports without a message. */
 function defaultMessage(r: ValidationResult): string {
-  const param = (local: string) => r.shape.ptr.out([rdf.namedNode(SH + local)]).terms.map((t) => short(t)).join(', ');
+  const param = (local: string) =>
+    r.shape.ptr
+      .out([rdf.namedNode(SH + local)])
+      .terms.map((t) => short(t))
+      .join(', ');
   switch (r.constraintComponent.value.slice(SH.length)) {
     case 'ClassConstraintComponent':
       return `Not typed ${param('class')}`;
@@ -95,12 +99,15 @@ const PREFIX_OF = [...Object.entries({ ...PREFIXES, wsh: WSH, sh: SH })].sort((a
 /** A vocabulary IRI with its prefix (`weave:text`); anything else in angle brackets. */
 export function short(term: Term): string {
   if (term.termType !== 'NamedNode') return term.termType === 'BlankNode' ? `_:${term.value}` : termText(term);
-  for (const [prefix, ns] of PREFIX_OF) if (term.value.startsWith(ns) && /^[\w-]+$/.test(term.value.slice(ns.length))) return `${prefix}:${term.value.slice(ns.length)}`;
+  for (const [prefix, ns] of PREFIX_OF)
+    if (term.value.startsWith(ns) && /^[\w-]+$/.test(term.value.slice(ns.length))) return `${prefix}:${term.value.slice(ns.length)}`;
   return `<${term.value}>`;
 }
 
 function pathText(path: PathStep[]): string {
-  return path.map((step) => `${step.start === 'object' ? '^' : ''}${step.predicates.map((p) => short(p as NamedNode)).join('|')}`).join('/');
+  return path
+    .map((step) => `${step.start === 'object' ? '^' : ''}${step.predicates.map((p) => short(p as NamedNode)).join('|')}`)
+    .join('/');
 }
 
 function termText(term: Term): string {

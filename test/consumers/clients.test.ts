@@ -25,8 +25,12 @@ let expected: string[][];
 before(async () => {
   // The readers run after the first ingest, as with weave serve, so the claims are there.
   server = await startTestServer({ rdfMode: '1.1', ingest: { paths: [SERVER_FIXTURES], refreshMs: 0, detect: true } });
-  const res = await fetch(`${server.base}/sparql?query=${encodeURIComponent(CLAIMS)}&rdf=1.2`, { headers: { accept: 'application/sparql-results+json' } });
-  const json = (await res.json()) as { results: { bindings: { claim: { value: string }; triple: { value: { subject: { value: string } } } }[] } };
+  const res = await fetch(`${server.base}/sparql?query=${encodeURIComponent(CLAIMS)}&rdf=1.2`, {
+    headers: { accept: 'application/sparql-results+json' },
+  });
+  const json = (await res.json()) as {
+    results: { bindings: { claim: { value: string }; triple: { value: { subject: { value: string } } } }[] };
+  };
   expected = json.results.bindings.map((b) => [b.claim.value, b.triple.value.subject.value]);
   assert.deepEqual(expected.map(([, turn]) => turn.split('/').pop()).sort(), PROMPTS);
 });
@@ -35,9 +39,12 @@ after(() => server?.stop());
 /** The claim and the turn its triple is about, from a row whose triple is a literal of its N-Triples text. */
 const fromLiteral = (rows: string[][]) => rows.map(([claim, triple]) => [claim, /^<<\( <([^>]+)> /.exec(triple)![1]]);
 
-describe('Python clients (python3-sparqlwrapper 1.8, python3-rdflib 6.1)', { skip: missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/SPARQLWrapper') }, () => {
+describe('Python clients (python3-sparqlwrapper 1.8, python3-rdflib 6.1)', {
+  skip: missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/SPARQLWrapper'),
+}, () => {
   const script = join(REPO, 'test', 'consumers', 'clients.py');
-  const ask = async (client: string, query: string) => JSON.parse(await python(script, [`${server.base}/sparql`, client, sparqlPrefixes() + query]));
+  const ask = async (client: string, query: string) =>
+    JSON.parse(await python(script, [`${server.base}/sparql`, client, sparqlPrefixes() + query]));
 
   test('SPARQLWrapper, its default XML and JSON', async () => {
     assert.deepEqual(fromLiteral(await ask('sparqlwrapper-xml', CLAIMS)), expected);
@@ -61,7 +68,14 @@ test('Jena 4.5 rsparql, GET and POST, RDF-star results', async (t) => {
     const file = join(dir, 'claims.rq');
     await writeFile(file, sparqlPrefixes() + CLAIMS);
     for (const post of [[], ['--post']]) {
-      const { stdout } = await java(jena, 'arq.rsparql', ['--service', `${server.base}/sparql?rdf=star`, '--query', file, '--results=TSV', ...post]);
+      const { stdout } = await java(jena, 'arq.rsparql', [
+        '--service',
+        `${server.base}/sparql?rdf=star`,
+        '--query',
+        file,
+        '--results=TSV',
+        ...post,
+      ]);
       const rows = tsvRows(stdout).map(([claim, triple]) => [claim.slice(1, -1), /^<< <([^>]+)> /.exec(triple)![1]]);
       assert.deepEqual(rows, expected, post.join(' ') || 'GET');
     }

@@ -15,7 +15,19 @@ import { sparqlPrefixes } from '../../src/rdf/vocab.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { openStore } from '../../src/store/store.ts';
 import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
-import { command, findJena, java, missing, python, rapperCount, riotCounts, roqet, startVirtuoso, tsvRows, type Virtuoso } from './tools.ts';
+import {
+  command,
+  findJena,
+  java,
+  missing,
+  python,
+  rapperCount,
+  riotCounts,
+  roqet,
+  startVirtuoso,
+  tsvRows,
+  type Virtuoso,
+} from './tools.ts';
 
 /**
  * Weave's exports, in every syntax, loaded by the consumers of the Debian era in `--rdf 1.1`
@@ -53,7 +65,11 @@ const QUESTIONS: { name: string; text: string; columns: number }[] = [
     } GROUP BY ?tool ORDER BY DESC(?errors) DESC(?calls) ?tool`,
     columns: 3,
   },
-  { name: 'claims per detector', text: 'SELECT ?detector (COUNT(DISTINCT ?claim) AS ?claims) WHERE { ?claim a weave:Claim ; weave:detector ?detector } GROUP BY ?detector ORDER BY ?detector', columns: 2 },
+  {
+    name: 'claims per detector',
+    text: 'SELECT ?detector (COUNT(DISTINCT ?claim) AS ?claims) WHERE { ?claim a weave:Claim ; weave:detector ?detector } GROUP BY ?detector ORDER BY ?detector',
+    columns: 2,
+  },
 ];
 
 /** A cell as a plain value: TSV writes IRIs in brackets and strings in quotes, with their datatype. */
@@ -122,11 +138,22 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
 
   test('rdflib 6.1 (python3-rdflib)', { skip: missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib') }, async () => {
     const script = join(REPO, 'test', 'consumers', 'rdflib-load.py');
-    const formats: Record<string, string> = { 'x.nq': 'nquads', 'x.trig': 'trig', 'x.ttl': 'turtle', 'x.nt': 'nt', 'x.jsonld': 'json-ld', 'x.rdf': 'xml' };
+    const formats: Record<string, string> = {
+      'x.nq': 'nquads',
+      'x.trig': 'trig',
+      'x.ttl': 'turtle',
+      'x.nt': 'nt',
+      'x.jsonld': 'json-ld',
+      'x.rdf': 'xml',
+    };
     for (const [, name] of EXPORTS) {
-      const out = JSON.parse(await python(script, [file(name), formats[name], ...(name === 'x.nq' ? questionFiles : [])])) as { statements: number; answers: string[][][] };
+      const out = JSON.parse(await python(script, [file(name), formats[name], ...(name === 'x.nq' ? questionFiles : [])])) as {
+        statements: number;
+        answers: string[][][];
+      };
       assert.equal(out.statements, kept[name], name);
-      if (name === 'x.nq') for (const [i, q] of QUESTIONS.entries()) assert.deepEqual(project(out.answers[i], q.columns), expected[i], q.name);
+      if (name === 'x.nq')
+        for (const [i, q] of QUESTIONS.entries()) assert.deepEqual(project(out.answers[i], q.columns), expected[i], q.name);
     }
   });
 
@@ -134,16 +161,36 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
     const jena = await findJena();
     if (typeof jena === 'string') return t.skip(jena);
     const names = EXPORTS.map(([, name]) => name).filter((n) => n !== 'x.jsonld');
-    assert.deepEqual(await riotCounts(jena, names.map(file)), names.map((n) => written[n]));
+    assert.deepEqual(
+      await riotCounts(jena, names.map(file)),
+      names.map((n) => written[n]),
+    );
     // Debian ships no jakarta.json provider, so Jena's JSON-LD 1.1 reader (Titanium) cannot run; its 1.0 reader can.
     assert.deepEqual(await riotCounts(jena, [file('x.jsonld')], 'jsonld10'), [written['x.jsonld']]);
-    for (const [i, q] of QUESTIONS.entries()) assert.deepEqual(project(tsvRows((await java(jena, 'arq.sparql', ['--data', file('x.nt'), '--query', questionFiles[i], '--results=TSV'])).stdout), q.columns), expected[i], q.name);
+    for (const [i, q] of QUESTIONS.entries())
+      assert.deepEqual(
+        project(
+          tsvRows((await java(jena, 'arq.sparql', ['--data', file('x.nt'), '--query', questionFiles[i], '--results=TSV'])).stdout),
+          q.columns,
+        ),
+        expected[i],
+        q.name,
+      );
   });
 
-  test('raptor2 rapper and rasqal roqet (raptor2-utils, rasqal-utils); raptor2 has no JSON-LD parser', { skip: missing('rapper', 'roqet') }, async () => {
-    const syntaxes: Record<string, string> = { 'x.nq': 'nquads', 'x.trig': 'trig', 'x.ttl': 'turtle', 'x.nt': 'ntriples', 'x.rdf': 'rdfxml' };
+  test('raptor2 rapper and rasqal roqet (raptor2-utils, rasqal-utils); raptor2 has no JSON-LD parser', {
+    skip: missing('rapper', 'roqet'),
+  }, async () => {
+    const syntaxes: Record<string, string> = {
+      'x.nq': 'nquads',
+      'x.trig': 'trig',
+      'x.ttl': 'turtle',
+      'x.nt': 'ntriples',
+      'x.rdf': 'rdfxml',
+    };
     for (const [name, syntax] of Object.entries(syntaxes)) assert.equal(await rapperCount(file(name), syntax), written[name], name);
-    for (const [i, q] of QUESTIONS.entries()) assert.deepEqual(project(tsvRows(await roqet(file('x.ttl'), questionFiles[i])), q.columns), expected[i], q.name);
+    for (const [i, q] of QUESTIONS.entries())
+      assert.deepEqual(project(tsvRows(await roqet(file('x.ttl'), questionFiles[i])), q.columns), expected[i], q.name);
   });
 
   describe('Virtuoso 7.2 (virtuoso-opensource): bulk loader and TTLP', { skip: missing('virtuoso-t', 'isql-vt') }, () => {
@@ -159,7 +206,7 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
     const countAndClear = async (): Promise<number> => {
       const names = [...graphs, 'urn:export'].map((g) => `<${g}>`).join(' ');
       const [row] = await virtuoso.select(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } VALUES ?g { ${names} } }`);
-      await virtuoso.sql([...graphs, 'urn:export'].map((g) => `SPARQL CLEAR GRAPH <${g}>;`).join(' ') + ' DELETE FROM DB.DBA.LOAD_LIST;');
+      await virtuoso.sql(`${[...graphs, 'urn:export'].map((g) => `SPARQL CLEAR GRAPH <${g}>;`).join(' ')} DELETE FROM DB.DBA.LOAD_LIST;`);
       return Number(row.n);
     };
     const bulk = async (name: string) => {
@@ -169,11 +216,17 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
     };
 
     test('the bulk loader keeps every statement of N-Quads, TriG, Turtle, N-Triples and RDF/XML (it reads no JSON-LD)', async () => {
-      for (const name of ['x.nq', 'x.trig', 'x.ttl', 'x.nt', 'x.rdf']) assert.deepEqual(await bulk(name), { errors: '', quads: kept[name] }, name);
+      for (const name of ['x.nq', 'x.trig', 'x.ttl', 'x.nt', 'x.rdf'])
+        assert.deepEqual(await bulk(name), { errors: '', quads: kept[name] }, name);
     });
 
     test('TTLP reads Turtle, N-Triples, TriG (flag 256) and N-Quads (flag 512); RDF_LOAD_RDFXML reads RDF/XML', async () => {
-      for (const [name, flags] of [['x.ttl', 0], ['x.nt', 0], ['x.trig', 256], ['x.nq', 512]] as const) {
+      for (const [name, flags] of [
+        ['x.ttl', 0],
+        ['x.nt', 0],
+        ['x.trig', 256],
+        ['x.nq', 512],
+      ] as const) {
         await virtuoso.sql(`DB.DBA.TTLP(file_to_string_output('${file(name)}'), '', 'urn:export', ${flags});`);
         assert.equal(await countAndClear(), kept[name], name);
       }
@@ -186,7 +239,11 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
       try {
         for (const [i, q] of QUESTIONS.entries()) {
           const rows = await virtuoso.select(await readFile(questionFiles[i], 'utf8'));
-          assert.deepEqual(rows.map((r) => Object.values(r).slice(0, q.columns)), expected[i], q.name);
+          assert.deepEqual(
+            rows.map((r) => Object.values(r).slice(0, q.columns)),
+            expected[i],
+            q.name,
+          );
         }
       } finally {
         await countAndClear();
@@ -211,7 +268,17 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
 
 async function exported(dir: string, format: ExportFormat, mode: RdfMode): Promise<string> {
   const chunks: Buffer[] = [];
-  await exportStore(await planExport(dir), format, mode, new Writable({ write: (c, _e, done) => (chunks.push(Buffer.from(c)), done()) }));
+  await exportStore(
+    await planExport(dir),
+    format,
+    mode,
+    new Writable({
+      write: (c, _e, done) => {
+        chunks.push(Buffer.from(c));
+        done();
+      },
+    }),
+  );
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -17,12 +17,17 @@ const run = promisify(execFile);
 export const PYTHON = '/usr/bin/python3';
 const JAVA_DIR = '/usr/share/java';
 
-export async function command(file: string, args: string[], options: { cwd?: string; timeout?: number; exitCodes?: number[] } = {}): Promise<{ stdout: string; stderr: string }> {
+export async function command(
+  file: string,
+  args: string[],
+  options: { cwd?: string; timeout?: number; exitCodes?: number[] } = {},
+): Promise<{ stdout: string; stderr: string }> {
   try {
     return await run(file, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: options.timeout ?? 120_000, cwd: options.cwd });
   } catch (e) {
     const failed = e as { code?: number; stdout: string; stderr: string };
-    if (typeof failed.code === 'number' && options.exitCodes?.includes(failed.code)) return { stdout: failed.stdout, stderr: failed.stderr };
+    if (typeof failed.code === 'number' && options.exitCodes?.includes(failed.code))
+      return { stdout: failed.stdout, stderr: failed.stderr };
     throw e;
   }
 }
@@ -36,11 +41,41 @@ export function missing(...paths: string[]): string | undefined {
 // ---- Apache Jena 4.5 (libapache-jena-java): commands by class name on Debian's jars
 
 const JENA_JARS = [
-  'jena-arq', 'jena-base', 'jena-cmds', 'jena-core', 'jena-dboe-base', 'jena-dboe-index', 'jena-dboe-storage', 'jena-dboe-trans-data',
-  'jena-dboe-transaction', 'jena-iri', 'jena-rdfconnection', 'jena-tdb', 'jena-tdb2', 'commons-cli', 'commons-codec', 'commons-compress',
-  'commons-csv', 'commons-io', 'commons-lang3', 'dexx.collection', 'gson', 'guava', 'httpclient', 'httpclient-cache', 'httpcore',
-  'jackson-annotations', 'jackson-core', 'jackson-databind', 'jakarta.json-api', 'jsonld-java', 'protobuf', 'slf4j-api', 'slf4j-simple',
-  'thrift', 'titanium-json-ld',
+  'jena-arq',
+  'jena-base',
+  'jena-cmds',
+  'jena-core',
+  'jena-dboe-base',
+  'jena-dboe-index',
+  'jena-dboe-storage',
+  'jena-dboe-trans-data',
+  'jena-dboe-transaction',
+  'jena-iri',
+  'jena-rdfconnection',
+  'jena-tdb',
+  'jena-tdb2',
+  'commons-cli',
+  'commons-codec',
+  'commons-compress',
+  'commons-csv',
+  'commons-io',
+  'commons-lang3',
+  'dexx.collection',
+  'gson',
+  'guava',
+  'httpclient',
+  'httpclient-cache',
+  'httpcore',
+  'jackson-annotations',
+  'jackson-core',
+  'jackson-databind',
+  'jakarta.json-api',
+  'jsonld-java',
+  'protobuf',
+  'slf4j-api',
+  'slf4j-simple',
+  'thrift',
+  'titanium-json-ld',
 ].map((j) => join(JAVA_DIR, `${j}.jar`));
 
 export interface Jena {
@@ -84,7 +119,12 @@ export async function riotCounts(j: Jena, files: string[], syntax?: string): Pro
 
 /** TSV results as rows of cells (the header row left out). */
 export function tsvRows(tsv: string): string[][] {
-  return tsv.trim().split('\n').slice(1).filter(Boolean).map((line) => line.split('\t'));
+  return tsv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => line.split('\t'));
 }
 
 // ---- raptor2 and rasqal
@@ -159,7 +199,8 @@ ServerThreads = 4
 `,
   );
   const server = spawn('virtuoso-t', ['+configfile', 'virtuoso.ini', '+foreground'], { cwd: dir, stdio: 'ignore' });
-  const isql = async (statements: string) => (await command('isql-vt', [`127.0.0.1:${sqlPort}`, 'dba', 'dba', `exec=${statements}`])).stdout;
+  const isql = async (statements: string) =>
+    (await command('isql-vt', [`127.0.0.1:${sqlPort}`, 'dba', 'dba', `exec=${statements}`])).stdout;
   for (let i = 0; ; i++) {
     try {
       await isql('SELECT 1;');
@@ -175,7 +216,9 @@ ServerThreads = 4
     httpPort,
     sql: isql,
     async select(query) {
-      const res = await fetch(`http://127.0.0.1:${httpPort}/sparql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/sparql-results+json' } });
+      const res = await fetch(`http://127.0.0.1:${httpPort}/sparql?query=${encodeURIComponent(query)}`, {
+        headers: { accept: 'application/sparql-results+json' },
+      });
       if (!res.ok) throw new Error(`Virtuoso ${res.status}: ${await res.text()}`);
       const json = (await res.json()) as { results: { bindings: Record<string, { value: string }>[] } };
       return json.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));

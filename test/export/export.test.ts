@@ -44,14 +44,20 @@ async function weave(args: string[]): Promise<{ code: number; stdout: string; st
  */
 function canonical(store: oxigraph.Store, flatten = false): string[] {
   const lines = new Set<string>();
-  for (const q of store.match()) lines.add((flatten ? oxigraph.triple(q.subject, q.predicate, q.object).toString() : q.toString()).replace(/_:[A-Za-z0-9]+/g, '_:'));
+  for (const q of store.match())
+    lines.add((flatten ? oxigraph.triple(q.subject, q.predicate, q.object).toString() : q.toString()).replace(/_:[A-Za-z0-9]+/g, '_:'));
   return [...lines].sort();
 }
 
 /** An export run in this process, as text. */
 async function exported(dir: string, format: ExportFormat, mode: RdfMode, filter: Parameters<typeof planExport>[1] = {}): Promise<string> {
   const chunks: Buffer[] = [];
-  const sink = new Writable({ write: (chunk, _e, done) => (chunks.push(Buffer.from(chunk)), done()) });
+  const sink = new Writable({
+    write: (chunk, _e, done) => {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
   await exportStore(await planExport(dir, filter), format, mode, sink);
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -73,7 +79,15 @@ describe('weave export streams the graph files', () => {
     ({ dir, store } = await ingestFresh([FIXTURES]));
     reifies = store.match(null, oxigraph.namedNode(`${RDF}reifies`), null, null).length;
     assert.ok(reifies > 100, `only ${reifies} reifiers in the fixtures`);
-    for (const [format, mode] of [['trig', '1.2'], ['turtle', '1.2'], ['ntriples', '1.2'], ['nquads', '1.1'], ['trig', '1.1'], ['jsonld', '1.1'], ['nquads', 'star']] as const)
+    for (const [format, mode] of [
+      ['trig', '1.2'],
+      ['turtle', '1.2'],
+      ['ntriples', '1.2'],
+      ['nquads', '1.1'],
+      ['trig', '1.1'],
+      ['jsonld', '1.1'],
+      ['nquads', 'star'],
+    ] as const)
       text[`${format} ${mode}`] = await exported(dir, format, mode);
     // The command itself, once: written aside and renamed, and no progress bar when stderr is not a terminal.
     const out = join(dir, 'export.nq');
@@ -106,8 +120,21 @@ describe('weave export streams the graph files', () => {
       assert.equal(loaded.match().filter((q) => q.object.termType === 'Quad').length, 0, key);
     }
     const loaded = load(text['nquads 1.1'], 'nquads');
-    const statements = loaded.query(`SELECT ?r ?s ?p ?o ?g WHERE { GRAPH ?g { ?r a <${RDF}Statement>; <${RDF}subject> ?s; <${RDF}predicate> ?p; <${RDF}object> ?o } }`) as Map<string, oxigraph.Term>[];
-    const seen = new Set(statements.map((b) => oxigraph.quad(b.get('r') as oxigraph.NamedNode, oxigraph.namedNode(`${RDF}reifies`), oxigraph.triple(b.get('s') as oxigraph.NamedNode, b.get('p') as oxigraph.NamedNode, b.get('o') as oxigraph.NamedNode), b.get('g') as oxigraph.NamedNode).toString()));
+    const statements = loaded.query(
+      `SELECT ?r ?s ?p ?o ?g WHERE { GRAPH ?g { ?r a <${RDF}Statement>; <${RDF}subject> ?s; <${RDF}predicate> ?p; <${RDF}object> ?o } }`,
+    ) as Map<string, oxigraph.Term>[];
+    const seen = new Set(
+      statements.map((b) =>
+        oxigraph
+          .quad(
+            b.get('r') as oxigraph.NamedNode,
+            oxigraph.namedNode(`${RDF}reifies`),
+            oxigraph.triple(b.get('s') as oxigraph.NamedNode, b.get('p') as oxigraph.NamedNode, b.get('o') as oxigraph.NamedNode),
+            b.get('g') as oxigraph.NamedNode,
+          )
+          .toString(),
+      ),
+    );
     const originals = store.match(null, oxigraph.namedNode(`${RDF}reifies`), null, null).map((q) => q.toString());
     assert.deepEqual([...seen].sort(), originals.sort());
   });
@@ -115,7 +142,9 @@ describe('weave export streams the graph files', () => {
   test('JSON-LD is the same dataset as the RDF 1.1 N-Quads, claims included', () => {
     assert.deepEqual(canonical(load(text['jsonld 1.1'], 'jsonld')), canonical(load(text['nquads 1.1'], 'nquads')));
     // Expanded JSON-LD: one graph object per run of a graph's quads, named by the graph.
-    const graphs = (JSON.parse(text['jsonld 1.1']) as { '@id': string; '@graph'?: unknown[] }[]).filter((o) => o['@graph']).map((o) => o['@id']);
+    const graphs = (JSON.parse(text['jsonld 1.1']) as { '@id': string; '@graph'?: unknown[] }[])
+      .filter((o) => o['@graph'])
+      .map((o) => o['@id']);
     assert.deepEqual(new Set(graphs), new Set(store.match().map((q) => q.graph.value)));
   });
 
@@ -125,17 +154,30 @@ describe('weave export streams the graph files', () => {
     assert.equal(star.length, plain.length);
     const changed = star.filter((line, i) => line !== plain[i]);
     assert.equal(changed.length, reifies);
-    assert.ok(changed.every((line) => / <http:\/\/www\.w3\.org\/1999\/02\/22-rdf-syntax-ns#reifies> << <[^>]+> <[^>]+> .+ >> <[^>]+> \.$/.test(line) && !line.includes('<<(')));
+    assert.ok(
+      changed.every(
+        (line) =>
+          / <http:\/\/www\.w3\.org\/1999\/02\/22-rdf-syntax-ns#reifies> << <[^>]+> <[^>]+> .+ >> <[^>]+> \.$/.test(line) &&
+          !line.includes('<<('),
+      ),
+    );
   });
 
   test('RDF/XML is refused, with the count, when text holds characters XML 1.0 cannot carry; nothing is written', async () => {
     // The statements that hold one, counted from the store itself.
-    const holding = store.match().filter((q) => [q.subject, q.object].some((t) => t.termType !== 'Quad' && NOT_XML_CHAR.test(t.value))).length;
+    const holding = store
+      .match()
+      .filter((q) => [q.subject, q.object].some((t) => t.termType !== 'Quad' && NOT_XML_CHAR.test(t.value))).length;
     assert.ok(holding > 0, 'the fixtures quote terminal output with ESC');
     const target = join(dir, 'all.rdf');
     const r = await weave(['export', '--store', dir, '--format', 'rdfxml', '-o', target]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`cannot carry U\\+001B: ${holding} statements? holds? one \\(the first in graphs/[0-9a-f]{40}\\.nq line \\d+\\)\\. Nothing was written\\. Export as TriG`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `cannot carry U\\+001B: ${holding} statements? holds? one \\(the first in graphs/[0-9a-f]{40}\\.nq line \\d+\\)\\. Nothing was written\\. Export as TriG`,
+      ),
+    );
     assert.equal(existsSync(target), false);
     assert.equal(existsSync(`${target}.tmp`), false);
   });
@@ -155,13 +197,31 @@ describe('weave export streams the graph files', () => {
     const session = '10000000-0000-4000-8000-000000000001';
     const graph = `urn:soul:local:Weave/graph/${session}`;
     const one = await exported(dir, 'nquads', '1.2', { graphs: [graph] });
-    assert.deepEqual(canonical(load(one, 'nquads')), canonical(store).filter((l) => l.endsWith(`<${graph}>`)));
+    assert.deepEqual(
+      canonical(load(one, 'nquads')),
+      canonical(store).filter((l) => l.endsWith(`<${graph}>`)),
+    );
     const own = await exported(dir, 'nquads', '1.2', { sessions: [session] });
-    const graphs = new Set(load(own, 'nquads').match().map((q) => q.graph.value));
-    assert.deepEqual([...graphs].sort(), [graph, ...['agent/correction', 'emojikey/harvest', 'human/authored', 'secret/exposure', 'tool/error'].map((r) => `${graph}/reader/${r}`)].filter((g) => store.match(null, null, null, oxigraph.namedNode(g)).length).sort());
+    const graphs = new Set(
+      load(own, 'nquads')
+        .match()
+        .map((q) => q.graph.value),
+    );
+    assert.deepEqual(
+      [...graphs].sort(),
+      [
+        graph,
+        ...['agent/correction', 'emojikey/harvest', 'human/authored', 'secret/exposure', 'tool/error'].map((r) => `${graph}/reader/${r}`),
+      ]
+        .filter((g) => store.match(null, null, null, oxigraph.namedNode(g)).length)
+        .sort(),
+    );
     const alignment = 'urn:soul:local:Weave/alignment/ravel';
     const aligned = await exported(dir, 'nquads', '1.2', { graphs: [alignment] });
-    assert.deepEqual(canonical(load(aligned, 'nquads')), canonical(store).filter((l) => l.endsWith(`<${alignment}>`)));
+    assert.deepEqual(
+      canonical(load(aligned, 'nquads')),
+      canonical(store).filter((l) => l.endsWith(`<${alignment}>`)),
+    );
     const missing = await weave(['export', '--store', dir, '--graph', 'urn:nowhere']);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no graph <urn:nowhere> in the store/);

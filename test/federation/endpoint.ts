@@ -39,11 +39,17 @@ export async function startEndpoint(file: string, format: string, options: Endpo
       if (query !== undefined && options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs).unref());
       if (query === undefined) {
         res.writeHead(200, { 'content-type': 'text/turtle' });
-        res.end(`@prefix sd: <http://www.w3.org/ns/sparql-service-description#> .\n[] a sd:Service ; sd:endpoint <${endpoint.url}> ; sd:supportedLanguage sd:SPARQL11Query .\n`);
+        res.end(
+          `@prefix sd: <http://www.w3.org/ns/sparql-service-description#> .\n[] a sd:Service ; sd:endpoint <${endpoint.url}> ; sd:supportedLanguage sd:SPARQL11Query .\n`,
+        );
         return;
       }
       const graph = /^\s*(?:PREFIX[^\n]*\n\s*)*(CONSTRUCT|DESCRIBE)\b/i.test(query);
-      const type = graph ? 'application/n-triples' : /sparql-results\+xml/.test(req.headers.accept ?? '') && !/sparql-results\+json/.test(req.headers.accept ?? '') ? 'application/sparql-results+xml' : 'application/sparql-results+json';
+      const type = graph
+        ? 'application/n-triples'
+        : /sparql-results\+xml/.test(req.headers.accept ?? '') && !/sparql-results\+json/.test(req.headers.accept ?? '')
+          ? 'application/sparql-results+xml'
+          : 'application/sparql-results+json';
       const text = store.query(query, { results_format: type, use_default_graph_as_union: true }) as string;
       res.writeHead(200, { 'content-type': type });
       res.end(text);

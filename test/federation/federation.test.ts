@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import oxigraph from 'oxigraph';
+import type oxigraph from 'oxigraph';
 import { FederationError } from '../../src/federation/allow.ts';
 import { runFederated } from '../../src/federation/engine.ts';
 import { runQuery } from '../../src/query/run.ts';
@@ -51,7 +51,13 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     t.diagnostic(`turn-moment-memory.rq: ${Math.round(performance.now() - started)} ms (Comunica loaded in this run)`);
     // By hand: pool.ttl's m-0001 is derived from ravel's 5e55e55e-0000-4000-8000-000000000004, and soul.trig's first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004.
     assert.deepEqual(rows(result, 'turn', 'moment', 'caption', 'memory', 'text'), [
-      [TURN('5e55e55e-0000-4000-8000-000000000004'), 'https://repolex.ai/pool/Moment/m-0001', 'A folder holding README.md and src', 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60', 'Listed the weave-server folder: README.md and src.'],
+      [
+        TURN('5e55e55e-0000-4000-8000-000000000004'),
+        'https://repolex.ai/pool/Moment/m-0001',
+        'A folder holding README.md and src',
+        'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60',
+        'Listed the weave-server folder: README.md and src.',
+      ],
     ]);
   });
 
@@ -80,17 +86,29 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     const before = soul.requests;
     await assert.rejects(runFederated(store, await example('turn-moment-memory.rq'), { sources: [POOL], allow: [] }), (e: Error) => {
       assert.ok(e instanceof FederationError);
-      assert.equal(e.message, `SERVICE <${soul.url}> is not on the allow-list (empty: start the server, or run the query, with --service-allow URL)`);
+      assert.equal(
+        e.message,
+        `SERVICE <${soul.url}> is not on the allow-list (empty: start the server, or run the query, with --service-allow URL)`,
+      );
       return true;
     });
-    await assert.rejects(runFederated(store, 'SELECT * WHERE { ?s ?p ?o }', { sources: [soul.url], allow: [] }), /the source http:\/\/127\.0\.0\.1:\d+\/sparql is not on the allow-list/);
-    await assert.rejects(runFederated(store, 'SELECT * WHERE { ?e a ?t . SERVICE ?e { ?s ?p ?o } }', federation()), /SERVICE with a variable endpoint is refused/);
+    await assert.rejects(
+      runFederated(store, 'SELECT * WHERE { ?s ?p ?o }', { sources: [soul.url], allow: [] }),
+      /the source http:\/\/127\.0\.0\.1:\d+\/sparql is not on the allow-list/,
+    );
+    await assert.rejects(
+      runFederated(store, 'SELECT * WHERE { ?e a ?t . SERVICE ?e { ?s ?p ?o } }', federation()),
+      /SERVICE with a variable endpoint is refused/,
+    );
     assert.equal(soul.requests, before);
   });
 
   test("the README's weave query --source --service-allow, run as it is written (with this test's Soul endpoint)", async () => {
     const line = /^weave query --source .*$/m.exec(await readFile(join(REPO, 'README.md'), 'utf8'))![0];
-    assert.equal(line, `weave query --source fixtures/federation/pool.ttl --service-allow ${NAMED_SOUL} -f fixtures/federation/turn-moment-memory.rq`);
+    assert.equal(
+      line,
+      `weave query --source fixtures/federation/pool.ttl --service-allow ${NAMED_SOUL} -f fixtures/federation/turn-moment-memory.rq`,
+    );
     const file = join(dir, 'turn-moment-memory.rq');
     await writeFile(file, await example('turn-moment-memory.rq'));
     const args = line.replace(NAMED_SOUL, soul.url).replace('fixtures/federation/turn-moment-memory.rq', file).split(' ').slice(1);

@@ -22,7 +22,10 @@ test('SERVICE targets: IRIs, prefixed names, BASE, SILENT and variables; never i
       SERVICE <http://pool.example/sparql> { ?a ?b ?e }
       ?a ?b "SERVICE <http://not.example/>" # SERVICE <http://nor.example/>
     }`;
-  assert.deepEqual(serviceTargets(q), { iris: ['http://soul.example/sparql', 'http://soul.example/sparql/v2', 'http://pool.example/sparql'], variable: false });
+  assert.deepEqual(serviceTargets(q), {
+    iris: ['http://soul.example/sparql', 'http://soul.example/sparql/v2', 'http://pool.example/sparql'],
+    variable: false,
+  });
   assert.deepEqual(serviceTargets('SELECT * WHERE { ?e a ?x . SERVICE ?e { ?s ?p ?o } }'), { iris: [], variable: true });
   assert.deepEqual(serviceTargets('SELECT * WHERE { SERVICE weave:x { } }', { weave: 'urn:w#' }), { iris: ['urn:w#x'], variable: false });
 });

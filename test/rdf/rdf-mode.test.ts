@@ -16,7 +16,11 @@ test('a line splits into the exact term texts the emitter wrote, whatever the li
       const s = iri(`urn:s/${encodeURIComponent(a)}`);
       const o = typed(b, dt);
       const reified = tripleTerm({ s, p: iri('urn:p'), o: str(a) });
-      for (const [obj, graph] of [[o, iri('urn:g')], [reified, iri('urn:g')], [str(b), undefined]] as const) {
+      for (const [obj, graph] of [
+        [o, iri('urn:g')],
+        [reified, iri('urn:g')],
+        [str(b), undefined],
+      ] as const) {
         const line = graph ? nquad({ s, p: iri('urn:p'), o: obj }, graph) : `${s} <urn:p> ${obj} .\n`;
         assert.deepEqual(parseQuadLine(line.trimEnd()), { s, p: '<urn:p>', o: obj, g: graph });
       }
@@ -25,14 +29,23 @@ test('a line splits into the exact term texts the emitter wrote, whatever the li
 });
 
 test('triple terms split into their parts, nested ones kept whole', () => {
-  assert.deepEqual(tripleTermParts('<<( <urn:a> <urn:b> <<( <urn:c> <urn:d> "e" )>> )>>'), ['<urn:a>', '<urn:b>', '<<( <urn:c> <urn:d> "e" )>>']);
+  assert.deepEqual(tripleTermParts('<<( <urn:a> <urn:b> <<( <urn:c> <urn:d> "e" )>> )>>'), [
+    '<urn:a>',
+    '<urn:b>',
+    '<<( <urn:c> <urn:d> "e" )>>',
+  ]);
   assert.deepEqual(parseQuadLine('_:b1 <urn:p> "x"@en-GB .'), { s: '_:b1', p: '<urn:p>', o: '"x"@en-GB', g: undefined });
   assert.equal(parseQuadLine('   '), undefined);
   assert.equal(parseQuadLine('# a comment'), undefined);
 });
 
 test('syntax errors name the column, never the text of a literal', () => {
-  for (const line of ['<urn:s> <urn:p> "sk-secret-value', '<urn:s> <urn:p> "sk-secret-value" <urn:g>', '<urn:s> "sk-secret-value" .', '<urn:s> <urn:p> <<( <urn:a> "sk-secret-value" )>> .']) {
+  for (const line of [
+    '<urn:s> <urn:p> "sk-secret-value',
+    '<urn:s> <urn:p> "sk-secret-value" <urn:g>',
+    '<urn:s> "sk-secret-value" .',
+    '<urn:s> <urn:p> <<( <urn:a> "sk-secret-value" )>> .',
+  ]) {
     assert.throws(
       () => parseQuadLine(line),
       (e: Error) => e instanceof NQuadsSyntaxError && !e.message.includes('sk-secret') && /column \d+|terms/.test(e.message),
@@ -82,7 +95,10 @@ test('--rdf 1.1: a triple term elsewhere, or nested, gets a blank node named fro
 
 test('--rdf star: << s p o >> where RDF 1.2 writes <<( s p o )>>, nested too; other lines untouched', () => {
   const line = `<urn:claim> <${RDF}reifies> <<( <urn:a> <urn:b> <<( <urn:c> <urn:d> "<<( not a term )>>" )>> )>> ${G} .`;
-  assert.equal(mapQuadLine(line, 'star'), `<urn:claim> <${RDF}reifies> << <urn:a> <urn:b> << <urn:c> <urn:d> "<<( not a term )>>" >> >> ${G} .\n`);
+  assert.equal(
+    mapQuadLine(line, 'star'),
+    `<urn:claim> <${RDF}reifies> << <urn:a> <urn:b> << <urn:c> <urn:d> "<<( not a term )>>" >> >> ${G} .\n`,
+  );
   assert.equal(starTerm('"plain"'), '"plain"');
   // A literal that merely holds the characters "<<(" is the same in every mode.
   const literal = `<urn:s> <urn:p> "a <<( b )>> c" ${G} .\n`;

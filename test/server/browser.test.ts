@@ -23,9 +23,19 @@ declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: str
 declare const document: { querySelectorAll(selector: string): PageElement[]; querySelector(selector: string): PageElement | null };
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
-describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)' }, () => {
+describe('the query page in headless Chromium', {
+  skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',
+}, () => {
   let server: TestServer;
   let browser: BrowserContext;
   let page: Page;
@@ -36,7 +46,10 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   before(async () => {
     queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
-    await writeFile(join(queriesDir, 'assistant-turns.rq'), '# Every assistant turn, in IRI order\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
+    await writeFile(
+      join(queriesDir, 'assistant-turns.rq'),
+      '# Every assistant turn, in IRI order\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n',
+    );
     server = await startTestServer({ queriesDir });
     profile = await mkdtemp(join(tmpdir(), 'weave-chromium-'));
     // A fresh profile each run: nothing remembered from an earlier visit.
@@ -67,9 +80,11 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   async function run(query: string): Promise<string[][]> {
     await page.evaluate((q) => window.weaveYasgui.getTab().getYasqe().setValue(q), query);
-    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => {
+    await page.evaluate(() =>
+      document.querySelectorAll('.yasr_results table').forEach((t) => {
         t.remove();
-      }));
+      }),
+    );
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     return page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (rows) =>
@@ -78,8 +93,13 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
   }
 
   it('opens /, runs a query, and shows the results table', async () => {
-    const rows = await run('PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t');
-    assert.deepEqual(rows, EXPECTED_TURNS.map(([iri, role]) => [`<${iri}>`, role]));
+    const rows = await run(
+      'PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t',
+    );
+    assert.deepEqual(
+      rows,
+      EXPECTED_TURNS.map(([iri, role]) => [`<${iri}>`, role]),
+    );
   });
 
   it('draws triple terms in the table, from SELECT and from CONSTRUCT', async () => {
@@ -93,11 +113,16 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   it('offers the queries of the queries folder, and an IRI opens its describe page', async () => {
     await page.waitForSelector('#examples:not([hidden]) button');
-    assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => [x.textContent, x.getAttribute('title')])), [['assistant turns', 'Every assistant turn, in IRI order']]);
+    assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => [x.textContent, x.getAttribute('title')])), [
+      ['assistant turns', 'Every assistant turn, in IRI order'],
+    ]);
     await page.click('#examples button');
     await page.waitForFunction(() => document.querySelector('.tab.active')?.textContent?.includes('assistant turns'));
     // The prefix the server predeclares is written out below the comment, for the editor.
-    assert.equal(await page.evaluate(() => window.weaveYasgui.getTab().getYasqe().getValue()), '# Every assistant turn, in IRI order\nPREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
+    assert.equal(
+      await page.evaluate(() => window.weaveYasgui.getTab().getYasqe().getValue()),
+      '# Every assistant turn, in IRI order\nPREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n',
+    );
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     assert.equal(await page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (r) => r.length), 3);

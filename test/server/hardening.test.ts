@@ -68,9 +68,19 @@ describe('a server under abuse', () => {
     };
     for (const [name, query] of Object.entries(deep)) {
       // A form POST: what any web page can send to a local endpoint.
-      const res = await fetch(`${server.base}/sparql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query }) });
+      const res = await fetch(`${server.base}/sparql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ query }),
+      });
       assert.equal(res.status, 400, name);
-      assert.match(await res.text(), new RegExp(`^400 Bad Request: the query is nested too deeply for the store \\(over ${MAX_QUERY_DEPTH} by this server's count.*; split it or flatten it\\n?$`), name);
+      assert.match(
+        await res.text(),
+        new RegExp(
+          `^400 Bad Request: the query is nested too deeply for the store \\(over ${MAX_QUERY_DEPTH} by this server's count.*; split it or flatten it\\n?$`,
+        ),
+        name,
+      );
     }
     const update = await fetch(`${server.base}/sparql`, {
       method: 'POST',
@@ -83,7 +93,9 @@ describe('a server under abuse', () => {
     // Depth the guard lets through runs: nested groups right at the limit (SELECT 1, a group 2).
     const n = Math.floor((MAX_QUERY_DEPTH - 1) / 2);
     const atLimit = `SELECT (COUNT(*) AS ?n) WHERE ${'{'.repeat(n)} ?s ?p ?o ${'}'.repeat(n)}`;
-    const ok = await fetch(`${server.base}/sparql?query=${encodeURIComponent(atLimit)}`, { headers: { accept: 'application/sparql-results+json' } });
+    const ok = await fetch(`${server.base}/sparql?query=${encodeURIComponent(atLimit)}`, {
+      headers: { accept: 'application/sparql-results+json' },
+    });
     assert.equal(ok.status, 200);
     assert.equal(server.ctx.pool.restarts, restarts);
   });
@@ -99,11 +111,23 @@ describe('a server whose store cannot be opened', () => {
       const path = join(storeDir, entry.file);
       const text = await readFile(path, 'utf8');
       // A graph file cut mid-line, as a short write would leave it.
-      const cut = text.split('\n').slice(0, 9).join('\n') + '\n' + text.split('\n')[9].slice(0, 30);
+      const cut = `${text.split('\n').slice(0, 9).join('\n')}\n${text.split('\n')[9].slice(0, 30)}`;
       await writeFile(path, cut);
       const server = await startServer({
-        storeDir, soul: 'local', host: '127.0.0.1', port: 0, timeoutMs: 5000, workers: 1, queueLimit: 4, maxResultBytes: 1e6,
-        bodyLimitBytes: 1e6, allowUpdate: false, corsOrigins: [], queriesDir: join(REPO, 'queries'), verbose: false, log: (l) => lines.push(l),
+        storeDir,
+        soul: 'local',
+        host: '127.0.0.1',
+        port: 0,
+        timeoutMs: 5000,
+        workers: 1,
+        queueLimit: 4,
+        maxResultBytes: 1e6,
+        bodyLimitBytes: 1e6,
+        allowUpdate: false,
+        corsOrigins: [],
+        queriesDir: join(REPO, 'queries'),
+        verbose: false,
+        log: (l) => lines.push(l),
       });
       try {
         const base = server.url.replace(/\/$/, '');
@@ -112,7 +136,11 @@ describe('a server whose store cannot be opened', () => {
         health = await fetch(`${base}/healthz`);
         assert.equal(health.status, 503);
         assert.deepEqual(await health.json(), {
-          status: 'failing', workersReady: 0, workers: 1, ingest: 'off', problem: 'the store cannot be opened; the server log says which file',
+          status: 'failing',
+          workersReady: 0,
+          workers: 1,
+          ingest: 'off',
+          problem: 'the store cannot be opened; the server log says which file',
         });
         assert.deepEqual(lines, [`a query worker cannot open the store: ${path}:10: not valid N-Quads`]);
         // Workers keep failing to open it: the log does not repeat itself.
@@ -131,8 +159,20 @@ describe('a server whose store cannot be opened', () => {
     const storeDir = await tempDir();
     try {
       const server = await startServer({
-        storeDir, soul: 'local', host: '127.0.0.1', port: 0, timeoutMs: 5000, workers: 1, queueLimit: 4, maxResultBytes: 1e6,
-        bodyLimitBytes: 1e6, allowUpdate: false, corsOrigins: [], queriesDir: join(REPO, 'queries'), verbose: false, log: () => {},
+        storeDir,
+        soul: 'local',
+        host: '127.0.0.1',
+        port: 0,
+        timeoutMs: 5000,
+        workers: 1,
+        queueLimit: 4,
+        maxResultBytes: 1e6,
+        bodyLimitBytes: 1e6,
+        allowUpdate: false,
+        corsOrigins: [],
+        queriesDir: join(REPO, 'queries'),
+        verbose: false,
+        log: () => {},
       });
       try {
         const base = server.url.replace(/\/$/, '');

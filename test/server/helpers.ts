@@ -32,7 +32,10 @@ export interface TestServer extends RunningServer {
  * A real server on an ephemeral port over a fresh temp store, with the server fixtures ingested
  * (through the server's own ingest thread) before it is handed over.
  */
-export async function startTestServer(overrides: Partial<ServerConfig> = {}, ingestPaths: string[] | null = [SERVER_FIXTURES]): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<ServerConfig> = {},
+  ingestPaths: string[] | null = [SERVER_FIXTURES],
+): Promise<TestServer> {
   const storeDir = overrides.storeDir ?? (await mkdtemp(join(tmpdir(), 'weave-serve-test-')));
   const lines: string[] = [];
   const server = await startServer({

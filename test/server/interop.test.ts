@@ -20,10 +20,13 @@ let soul: TestEndpoint;
 let slow: TestEndpoint;
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.base}${path}`, { headers });
-const query = (q: string, params = '', accept = 'application/sparql-results+json') => get(`/sparql?query=${encodeURIComponent(q)}${params}`, { accept });
+const query = (q: string, params = '', accept = 'application/sparql-results+json') =>
+  get(`/sparql?query=${encodeURIComponent(q)}${params}`, { accept });
 
 before(async () => {
-  soul = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig', { documents: { '/pool.ttl': { file: join(FEDERATION, 'pool.ttl'), type: 'text/turtle' } } });
+  soul = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig', {
+    documents: { '/pool.ttl': { file: join(FEDERATION, 'pool.ttl'), type: 'text/turtle' } },
+  });
   slow = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig', { delayMs: 20_000 });
   server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url] });
 });
@@ -35,9 +38,14 @@ after(async () => {
 
 describe('federated queries at the endpoint', () => {
   it('SERVICE to an allowed endpoint, joined by IRI through the alignment', async () => {
-    const res = await query(`PREFIX ravel: <${RAVEL}> SELECT ?turn ?memory WHERE { ?turn owl:sameAs ?a . SERVICE <${soul.url}> { ?memory ravel:fromTurn ?a } } ORDER BY ?turn`);
+    const res = await query(
+      `PREFIX ravel: <${RAVEL}> SELECT ?turn ?memory WHERE { ?turn owl:sameAs ?a . SERVICE <${soul.url}> { ?memory ravel:fromTurn ?a } } ORDER BY ?turn`,
+    );
     assert.equal(res.status, 200, await res.clone().text());
-    const rows = ((await res.json()) as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings.map((b) => [b.turn.value, b.memory.value]);
+    const rows = ((await res.json()) as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings.map((b) => [
+      b.turn.value,
+      b.memory.value,
+    ]);
     // soul.trig: the first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004, the second on 7e55e55e-0000-4000-8000-000000000002.
     assert.deepEqual(rows, [
       [TURN('5e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
@@ -47,10 +55,14 @@ describe('federated queries at the endpoint', () => {
   });
 
   it('source= an allowed document on the web, in any result format', async () => {
-    const q = 'PREFIX copia: <https://repolex.ai/ontology/kit/copia/> SELECT ?turn ?moment WHERE { ?turn owl:sameAs ?a . ?moment prov:wasDerivedFrom ?a }';
+    const q =
+      'PREFIX copia: <https://repolex.ai/ontology/kit/copia/> SELECT ?turn ?moment WHERE { ?turn owl:sameAs ?a . ?moment prov:wasDerivedFrom ?a }';
     const res = await query(q, `&source=${encodeURIComponent(documentUrl(soul, '/pool.ttl'))}`, 'text/csv');
     assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(await res.text(), `turn,moment\r\n${TURN('5e55e55e-0000-4000-8000-000000000004')},https://repolex.ai/pool/Moment/m-0001\r\n`);
+    assert.equal(
+      await res.text(),
+      `turn,moment\r\n${TURN('5e55e55e-0000-4000-8000-000000000004')},https://repolex.ai/pool/Moment/m-0001\r\n`,
+    );
   });
 
   it('an endpoint off the allow-list gets a clear 400 and is never contacted', async () => {
@@ -58,7 +70,10 @@ describe('federated queries at the endpoint', () => {
     try {
       const res = await query(`SELECT * WHERE { SERVICE <${other.url}> { ?s ?p ?o } }`);
       assert.equal(res.status, 400);
-      assert.match(await res.text(), new RegExp(`^400 Bad Request: SERVICE <${other.url.replace(/[./]/g, '\\$&')}> is not on the allow-list \\(`));
+      assert.match(
+        await res.text(),
+        new RegExp(`^400 Bad Request: SERVICE <${other.url.replace(/[./]/g, '\\$&')}> is not on the allow-list \\(`),
+      );
       assert.equal((await query('SELECT * WHERE { ?s ?p ?o } LIMIT 1', `&source=${encodeURIComponent(other.url)}`)).status, 400);
       assert.equal((await query('SELECT * WHERE { ?s ?p ?o } LIMIT 1', `&source=${encodeURIComponent('/etc/passwd')}`)).status, 400);
       assert.equal(other.requests, 0);
@@ -84,7 +99,8 @@ describe('federated queries at the endpoint', () => {
 });
 
 describe('triple terms and protocol details for every client', () => {
-  const CLAIMS = 'CONSTRUCT { ?c rdf:reifies ?t } WHERE { ?c rdf:reifies ?t FILTER(isTRIPLE(?t) && STRSTARTS(STR(?c), "urn:soul:local:Weave/Claim/")) }';
+  const CLAIMS =
+    'CONSTRUCT { ?c rdf:reifies ?t } WHERE { ?c rdf:reifies ?t FILTER(isTRIPLE(?t) && STRSTARTS(STR(?c), "urn:soul:local:Weave/Claim/")) }';
 
   it('?rdf=1.1 in RDF/XML, ?rdf=star in N-Triples', async () => {
     const xml = await query(CLAIMS, '&rdf=1.1', 'application/rdf+xml');
@@ -95,11 +111,18 @@ describe('triple terms and protocol details for every client', () => {
     assert.equal(loaded.size, 8);
     assert.equal(loaded.match(null, null, oxigraph.namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#Statement')).length, 2);
     const star = await (await query(CLAIMS, '&rdf=star', 'application/n-triples')).text();
-    assert.equal(star.match(/ << <urn:soul:local:Weave\/Turn\/[57]e55e55e-0000-4000-8000-000000000001> <https:\/\/repolex\.ai\/ontology\/weave#exhibits> "human\/authored" >> \.$/gm)?.length, 2);
+    assert.equal(
+      star.match(
+        / << <urn:soul:local:Weave\/Turn\/[57]e55e55e-0000-4000-8000-000000000001> <https:\/\/repolex\.ai\/ontology\/weave#exhibits> "human\/authored" >> \.$/gm,
+      )?.length,
+      2,
+    );
   });
 
   it('triple-terms=literal reaches SPARQL XML and RDF/XML', async () => {
-    const select = await (await query('SELECT ?t WHERE { ?c rdf:reifies ?t } LIMIT 1', '&triple-terms=literal', 'application/sparql-results+xml')).text();
+    const select = await (
+      await query('SELECT ?t WHERE { ?c rdf:reifies ?t } LIMIT 1', '&triple-terms=literal', 'application/sparql-results+xml')
+    ).text();
     assert.match(select, /<binding name="t"><literal>&lt;&lt;\( &lt;urn:soul:/);
     const graph = await query(CLAIMS, '&triple-terms=literal', 'application/rdf+xml');
     assert.equal(graph.status, 200);
@@ -107,7 +130,9 @@ describe('triple terms and protocol details for every client', () => {
   });
 
   it('the query form is parsed: two prologue declarations on one line still make a CONSTRUCT', async () => {
-    const res = await get(`/sparql?query=${encodeURIComponent('PREFIX a: <urn:a#> PREFIX b: <urn:b#> CONSTRUCT { ?t a:role ?r } WHERE { ?t weave:role ?r }')}`);
+    const res = await get(
+      `/sparql?query=${encodeURIComponent('PREFIX a: <urn:a#> PREFIX b: <urn:b#> CONSTRUCT { ?t a:role ?r } WHERE { ?t weave:role ?r }')}`,
+    );
     assert.equal(res.headers.get('content-type'), 'text/turtle; charset=utf-8');
     assert.equal(new Parser().parse(await res.text()).length, 6);
   });
@@ -130,9 +155,15 @@ describe('triple terms and protocol details for every client', () => {
 
   it("SPARQLWrapper's format names, sent as format=, output= and results=; unknown ones left to Accept", async () => {
     const ask = (names: string, accept: string, q = CLAIMS) => get(`/sparql?query=${encodeURIComponent(q)}&rdf=1.1&${names}`, { accept });
-    assert.equal((await ask('format=xml&output=xml&results=xml', 'application/rdf+xml')).headers.get('content-type'), 'application/rdf+xml; charset=utf-8');
+    assert.equal(
+      (await ask('format=xml&output=xml&results=xml', 'application/rdf+xml')).headers.get('content-type'),
+      'application/rdf+xml; charset=utf-8',
+    );
     assert.equal((await ask('format=n3&output=n3&results=n3', 'text/n3')).headers.get('content-type'), 'text/turtle; charset=utf-8');
-    assert.equal((await ask('format=rdf%2Bxml&format=application%2Frdf%2Bxml', '*/*')).headers.get('content-type'), 'application/rdf+xml; charset=utf-8');
+    assert.equal(
+      (await ask('format=rdf%2Bxml&format=application%2Frdf%2Bxml', '*/*')).headers.get('content-type'),
+      'application/rdf+xml; charset=utf-8',
+    );
     const unknown = await ask('format=thrift', 'application/n-triples');
     assert.equal(unknown.status, 200);
     assert.equal(unknown.headers.get('content-type'), 'application/n-triples; charset=utf-8');

@@ -36,25 +36,34 @@ test('weave validate: exit 0 on a valid store; a broken graph gives exit 1, grou
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     // Each session is a unit with its readers' graphs; each reader's own graph is a unit too.
     const units = report.sessions + Object.values(manifest.graphs).filter((e) => e.reader && e.sessionId === undefined).length;
-    assert.match(ok.stdout, new RegExp(`^valid: ${graphs} graphs in ${units} units \\([\\d,]+ quads\\) conform to ontology/shapes.ttl\\n$`));
+    assert.match(
+      ok.stdout,
+      new RegExp(`^valid: ${graphs} graphs in ${units} units \\([\\d,]+ quads\\) conform to ontology/shapes.ttl\\n$`),
+    );
 
     // Break one session: a second, secret-looking text on a text block, and an order out of range.
     const entry = Object.values(manifest.graphs).find((e) => e.sessionId === SESSION && !e.reader)!;
     const graph = `<urn:soul:local:Weave/graph/${SESSION}>`;
     const text = await readFile(join(dir, entry.file), 'utf8');
     const block = /^(<[^>]*ContentBlock\/[^>]*\/0>) <https:\/\/repolex\.ai\/ontology\/weave#text> /m.exec(text)![1];
-    await appendFile(join(dir, entry.file), [
-      `${block} <https://repolex.ai/ontology/weave#text> "sk-ant-api03-PLANTEDSECRET" ${graph} .`,
-      `${block} <https://repolex.ai/ontology/weave#blockOrder> "7"^^<http://www.w3.org/2001/XMLSchema#integer> ${graph} .`,
-      '',
-    ].join('\n'));
+    await appendFile(
+      join(dir, entry.file),
+      [
+        `${block} <https://repolex.ai/ontology/weave#text> "sk-ant-api03-PLANTEDSECRET" ${graph} .`,
+        `${block} <https://repolex.ai/ontology/weave#blockOrder> "7"^^<http://www.w3.org/2001/XMLSchema#integer> ${graph} .`,
+        '',
+      ].join('\n'),
+    );
 
     const bad = await run(['validate', '--store', dir, '--session', SESSION.slice(0, 8)]);
     assert.equal(bad.code, 1);
     assert.ok(!bad.stdout.includes('PLANTED'), 'the report never quotes a literal');
     const lines = bad.stdout.trimEnd().split('\n');
     // The block now has two texts and two orders; its owner's blocks are no longer 0…n−1.
-    const quads = Object.values(manifest.graphs).filter((e) => e.sessionId === SESSION).reduce((n, e) => n + e.quads, 0) + 2;
+    const quads =
+      Object.values(manifest.graphs)
+        .filter((e) => e.sessionId === SESSION)
+        .reduce((n, e) => n + e.quads, 0) + 2;
     assert.deepEqual(lines.filter((l) => !l.startsWith('  ')).sort(), [
       `NOT valid: 3 violations of 3 shape constraints in 6 graphs in 1 unit (${quads} quads)`,
       'wsh:BlockOwnerShape (DenseBlockOrder): 1 violation',

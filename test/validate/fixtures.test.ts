@@ -36,7 +36,10 @@ const pendingSuperclass = (v: Violation) => v.shape === 'wsh:RedactedThinkingBlo
 /** Violations other than on Unresolved placeholders typed as data (see above). */
 function unexpected(result: StoreValidation): string[] {
   return result.units.flatMap((u) =>
-    u.violations.filter((v) => !placeholder(v) && !pendingSuperclass(v)).map((v) => `${u.name}: ${v.shape} ${v.constraint} ${v.focus} ${v.message}`));
+    u.violations
+      .filter((v) => !placeholder(v) && !pendingSuperclass(v))
+      .map((v) => `${u.name}: ${v.shape} ${v.constraint} ${v.focus} ${v.message}`),
+  );
 }
 
 for (const name of ['spine', 'records', 'readers', 'server', 'model', 'hardening']) {
@@ -49,7 +52,10 @@ for (const name of ['spine', 'records', 'readers', 'server', 'model', 'hardening
       // Where placeholders are typed as data, the Unresolved shape is what says so.
       for (const u of result.units) {
         for (const v of u.violations.filter(placeholder)) {
-          assert.ok(u.violations.some((w) => w.focus === v.focus && w.shape === 'wsh:UnresolvedShape rdf:type'), `${v.focus}: ${v.shape}`);
+          assert.ok(
+            u.violations.some((w) => w.focus === v.focus && w.shape === 'wsh:UnresolvedShape rdf:type'),
+            `${v.focus}: ${v.shape}`,
+          );
         }
       }
     } finally {

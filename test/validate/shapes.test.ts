@@ -32,7 +32,12 @@ function parse(turtle: string): Quad[] {
 
 /** The base graph without the quads `remove` names (subject, weave: predicate), plus `add`. */
 function broken({ remove = [], add = '' }: { remove?: [string, string][]; add?: string }): Quad[] {
-  const gone = (q: Quad) => remove.some(([s, p]) => q.subject.value === BASE + s && q.predicate.value === (p.includes(':') && !p.startsWith('weave:') ? p : W + p.replace(/^weave:/, '')));
+  const gone = (q: Quad) =>
+    remove.some(
+      ([s, p]) =>
+        q.subject.value === BASE + s &&
+        q.predicate.value === (p.includes(':') && !p.startsWith('weave:') ? p : W + p.replace(/^weave:/, '')),
+    );
   return [...base.filter((q) => !gone(q)), ...(add ? parse(add) : [])];
 }
 
@@ -93,7 +98,10 @@ const CASES: { name: string; remove?: [string, string][]; add?: string; expect: 
   {
     name: 'a block two records share (the ContentBlock/L7/0 merge)',
     add: '<Turn/u1> weave:hasContentBlock <ContentBlock/a1/0> .',
-    expect: ['wsh:BlockOwnerShape | DenseBlockOrder | <Turn/u1>', 'wsh:ContentBlockShape ^weave:hasContentBlock | MaxCount | <ContentBlock/a1/0>'],
+    expect: [
+      'wsh:BlockOwnerShape | DenseBlockOrder | <Turn/u1>',
+      'wsh:ContentBlockShape ^weave:hasContentBlock | MaxCount | <ContentBlock/a1/0>',
+    ],
   },
   {
     name: 'a block named by an empty record id (ContentBlock//0)',
@@ -130,7 +138,10 @@ const CASES: { name: string; remove?: [string, string][]; add?: string; expect: 
   {
     name: 'an Unresolved placeholder typed as data',
     add: '<Unresolved/s1/tool_result/t9> a weave:File .',
-    expect: ['wsh:FileShape weave:filePath | MinCount | <Unresolved/s1/tool_result/t9>', 'wsh:UnresolvedShape rdf:type | In | <Unresolved/s1/tool_result/t9>'],
+    expect: [
+      'wsh:FileShape weave:filePath | MinCount | <Unresolved/s1/tool_result/t9>',
+      'wsh:UnresolvedShape rdf:type | In | <Unresolved/s1/tool_result/t9>',
+    ],
   },
   {
     name: 'a text not held whole without its digest',
@@ -172,17 +183,39 @@ test('a string that is not well-formed Unicode (a lone surrogate) is an ill-form
 test('the native components and their SPARQL validators in shapes.ttl agree on every case', async () => {
   const shapesQuads = new Parser().parse(readFileSync(SHAPES_FILE, 'utf8'));
   const sparql = (component: string) =>
-    shapesQuads.find((q) => q.subject.termType === 'BlankNode' && q.predicate.value.endsWith('#select') &&
-      shapesQuads.some((p) => p.subject.value === WSH + component && p.predicate.value.endsWith('#nodeValidator') && p.object.equals(q.subject)))!.object.value;
+    shapesQuads.find(
+      (q) =>
+        q.subject.termType === 'BlankNode' &&
+        q.predicate.value.endsWith('#select') &&
+        shapesQuads.some(
+          (p) => p.subject.value === WSH + component && p.predicate.value.endsWith('#nodeValidator') && p.object.equals(q.subject),
+        ),
+    )!.object.value;
   const checks: { component: string; shape: string; query: (q: string) => string; targets: (ox: oxigraph.Store) => string[] }[] = [
-    { component: 'DenseBlockOrderConstraintComponent', shape: 'wsh:BlockOwnerShape', query: (q) => q.replaceAll('$denseBlockOrder', 'true'),
-      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n <${W}hasContentBlock> ?b }`) },
-    { component: 'ReifiesAssertedConstraintComponent', shape: 'wsh:EvidenceShape', query: (q) => q.replaceAll('$reifiesAsserted', 'true'),
-      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n <${W}evidence> ?e }`) },
-    { component: 'ReifiesAssertedConstraintComponent', shape: 'wsh:ClaimShape', query: (q) => q.replaceAll('$reifiesAsserted', 'false'),
-      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n a <${W}Claim> }`) },
-    { component: 'ReifiesPredicateConstraintComponent', shape: 'wsh:ClaimShape', query: (q) => q.replaceAll('$reifiesPredicate', `<${W}exhibits>`),
-      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n a <${W}Claim> }`) },
+    {
+      component: 'DenseBlockOrderConstraintComponent',
+      shape: 'wsh:BlockOwnerShape',
+      query: (q) => q.replaceAll('$denseBlockOrder', 'true'),
+      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n <${W}hasContentBlock> ?b }`),
+    },
+    {
+      component: 'ReifiesAssertedConstraintComponent',
+      shape: 'wsh:EvidenceShape',
+      query: (q) => q.replaceAll('$reifiesAsserted', 'true'),
+      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n <${W}evidence> ?e }`),
+    },
+    {
+      component: 'ReifiesAssertedConstraintComponent',
+      shape: 'wsh:ClaimShape',
+      query: (q) => q.replaceAll('$reifiesAsserted', 'false'),
+      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n a <${W}Claim> }`),
+    },
+    {
+      component: 'ReifiesPredicateConstraintComponent',
+      shape: 'wsh:ClaimShape',
+      query: (q) => q.replaceAll('$reifiesPredicate', `<${W}exhibits>`),
+      targets: (ox) => ids(ox, `SELECT DISTINCT ?n WHERE { ?n a <${W}Claim> }`),
+    },
   ];
   let flagged = 0;
   for (const c of [{ name: 'base', expect: [] }, ...CASES]) {
@@ -194,7 +227,10 @@ test('the native components and their SPARQL validators in shapes.ttl agree on e
       const query = `PREFIX weave: <${W}>\nPREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>\n${check.query(sparql(check.component))}`;
       const targets = new Set(check.targets(ox));
       const bySparql = [...new Set(ids(ox, query.replaceAll('$this', '?this'), 'this'))].filter((n) => targets.has(n)).sort();
-      const byNative = native.filter((v) => v.shape === check.shape && `${v.constraint}ConstraintComponent` === check.component).map((v) => v.focus.slice(1, -1)).sort();
+      const byNative = native
+        .filter((v) => v.shape === check.shape && `${v.constraint}ConstraintComponent` === check.component)
+        .map((v) => v.focus.slice(1, -1))
+        .sort();
       assert.deepEqual(byNative, bySparql, `${check.component} on ${check.shape}, case "${c.name}"`);
       flagged += byNative.length;
     }
@@ -218,14 +254,23 @@ function oxTerm(t: Term): oxigraph.Term {
     case 'Literal':
       return oxigraph.literal(t.value, t.language || oxigraph.namedNode(t.datatype.value));
     case 'Quad':
-      return oxigraph.triple(oxTerm(t.subject) as oxigraph.NamedNode, oxTerm(t.predicate) as oxigraph.NamedNode, oxTerm(t.object) as oxigraph.Quad_Object);
+      return oxigraph.triple(
+        oxTerm(t.subject) as oxigraph.NamedNode,
+        oxTerm(t.predicate) as oxigraph.NamedNode,
+        oxTerm(t.object) as oxigraph.Quad_Object,
+      );
     default:
       return oxigraph.defaultGraph();
   }
 }
 
 function oxQuad(q: Quad): oxigraph.Quad {
-  return oxigraph.quad(oxTerm(q.subject) as oxigraph.NamedNode, oxTerm(q.predicate) as oxigraph.NamedNode, oxTerm(q.object) as oxigraph.Quad_Object, oxigraph.defaultGraph());
+  return oxigraph.quad(
+    oxTerm(q.subject) as oxigraph.NamedNode,
+    oxTerm(q.predicate) as oxigraph.NamedNode,
+    oxTerm(q.object) as oxigraph.Quad_Object,
+    oxigraph.defaultGraph(),
+  );
 }
 
 // DataGraph answers `match` the way shacl-engine walks it: one property of one node, inverse

@@ -64,10 +64,19 @@ export function jsonError(e: Error): string {
 /** V8's JSON.parse messages that quote nothing: a fixed fault and a position. */
 const TEMPLATE = new RegExp(
   `^(?:${[
-    'Unterminated string', 'Bad control character in string literal', 'Bad escaped character', 'Bad Unicode escape',
-    'Unexpected non-whitespace character after JSON', "Expected property name or '\\}'", 'Expected double-quoted property name',
-    "Expected ',' or '\\}' after property value", "Expected ',' or '\\]' after array element", "Expected ':' after property name",
-    'No number after minus sign', 'Exponent part is missing a number', 'Unterminated fractional number',
+    'Unterminated string',
+    'Bad control character in string literal',
+    'Bad escaped character',
+    'Bad Unicode escape',
+    'Unexpected non-whitespace character after JSON',
+    "Expected property name or '\\}'",
+    'Expected double-quoted property name',
+    "Expected ',' or '\\}' after property value",
+    "Expected ',' or '\\]' after array element",
+    "Expected ':' after property name",
+    'No number after minus sign',
+    'Exponent part is missing a number',
+    'Unterminated fractional number',
   ].join('|')}) (?:in JSON )?at position \\d+(?: \\(line \\d+ column \\d+\\))?$`,
 );
 

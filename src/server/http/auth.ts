@@ -46,9 +46,14 @@ export function pathToken(path: string): string | undefined {
 
 export function authorizeWrite(config: ServerConfig, request: FastifyRequest): void {
   if (!config.allowUpdate || !config.token)
-    throw new HttpError(403, 'writes are off on this server; start it with --allow-update (and a token) to accept SPARQL Update and Graph Store writes');
+    throw new HttpError(
+      403,
+      'writes are off on this server; start it with --allow-update (and a token) to accept SPARQL Update and Graph Store writes',
+    );
   if (!sameToken(config.token, bearerToken(request)))
-    throw new HttpError(401, 'writes need the server token in an "Authorization: Bearer <token>" header', { 'www-authenticate': 'Bearer realm="weave"' });
+    throw new HttpError(401, 'writes need the server token in an "Authorization: Bearer <token>" header', {
+      'www-authenticate': 'Bearer realm="weave"',
+    });
 }
 
 /** Whether a read must show the token: only when the server listens beyond loopback. */
@@ -64,9 +69,13 @@ export function authorizeRead(config: ServerConfig, request: FastifyRequest, pat
   }
   if (!readNeedsToken(config) || !config.token) return;
   if (sameToken(config.token, bearerToken(request)) || sameToken(config.token, cookieToken(request))) return;
-  throw new HttpError(401, 'this server needs its token: an "Authorization: Bearer <token>" header, or open /?token=<token> once in a browser', {
-    'www-authenticate': 'Bearer realm="weave"',
-  });
+  throw new HttpError(
+    401,
+    'this server needs its token: an "Authorization: Bearer <token>" header, or open /?token=<token> once in a browser',
+    {
+      'www-authenticate': 'Bearer realm="weave"',
+    },
+  );
 }
 
 /**
@@ -76,5 +85,6 @@ export function authorizeRead(config: ServerConfig, request: FastifyRequest, pat
 export function checkHost(config: ServerConfig, request: FastifyRequest): void {
   if (!isLoopback(config.host)) return;
   const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-  if (!isLoopback(host)) throw new HttpError(403, `this server answers only to loopback names (localhost, 127.0.0.1, [::1]), not "${host}"`);
+  if (!isLoopback(host))
+    throw new HttpError(403, `this server answers only to loopback names (localhost, 127.0.0.1, [::1]), not "${host}"`);
 }

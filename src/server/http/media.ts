@@ -33,7 +33,11 @@ export type ResultKind = 'solutions' | 'graph';
  * rdf, rdf+xml, json-ld, csv, tsv), Fuseki's and Virtuoso's. `xml` and `json` mean the results
  * formats for solutions and RDF/XML and JSON-LD for graphs, as SPARQLWrapper means them.
  */
-const SOLUTION_NAMES: Record<string, string> = { ...SOLUTION_FORMATS, sparql: SOLUTION_FORMATS.xml, 'sparql-results+json': SOLUTION_FORMATS.json };
+const SOLUTION_NAMES: Record<string, string> = {
+  ...SOLUTION_FORMATS,
+  sparql: SOLUTION_FORMATS.xml,
+  'sparql-results+json': SOLUTION_FORMATS.json,
+};
 const GRAPH_NAMES: Record<string, string> = {
   ...GRAPH_FORMATS,
   ttl: GRAPH_FORMATS.turtle,

@@ -32,8 +32,18 @@ const OPEN: Record<string, number> = { '{': 2, '(': 1, '[': 1 };
 const CLOSE = new Set(['}', ')', ']']);
 /** Keywords that chain or nest, and what each costs; any other word or name before `(` is a function call. */
 const KEYWORD: Record<string, number> = {
-  EXISTS: 6, SELECT: 1, OPTIONAL: 2, MINUS: 2, BIND: 2, VALUES: 2,
-  UNION: 1, FILTER: 1, GRAPH: 1, SERVICE: 1, NOT: 1, IN: 1,
+  EXISTS: 6,
+  SELECT: 1,
+  OPTIONAL: 2,
+  MINUS: 2,
+  BIND: 2,
+  VALUES: 2,
+  UNION: 1,
+  FILTER: 1,
+  GRAPH: 1,
+  SERVICE: 1,
+  NOT: 1,
+  IN: 1,
 };
 const CALL = 6;
 const ARITHMETIC = 2;

@@ -85,7 +85,8 @@ export class QueryPool {
   /** Resolves once at least one worker has loaded the store. */
   whenReady(): Promise<void> {
     return new Promise((resolve) => {
-      const check = () => (this.closed || this.slots.some((s) => s.state === 'idle' || s.state === 'busy') ? resolve() : setTimeout(check, 20));
+      const check = () =>
+        this.closed || this.slots.some((s) => s.state === 'idle' || s.state === 'busy') ? resolve() : setTimeout(check, 20);
       check();
     });
   }
@@ -93,14 +94,25 @@ export class QueryPool {
   run(job: Job, timeoutMs = this.options.timeoutMs): Promise<JobResult> {
     if (this.closed) return Promise.reject(new HttpError(503, 'the server is shutting down'));
     return new Promise<JobResult>((resolve, reject) => {
-      const pending: Pending = { id: this.nextId++, job, arrived: performance.now(), resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
+      const pending: Pending = {
+        id: this.nextId++,
+        job,
+        arrived: performance.now(),
+        resolve,
+        reject,
+        timer: undefined as unknown as NodeJS.Timeout,
+      };
       pending.timer = setTimeout(() => this.deadline(pending, timeoutMs), timeoutMs);
       const slot = this.slots.find((s) => s.state === 'idle');
       if (slot) return this.start(slot, pending);
       if (this.queue.length >= this.options.queueLimit) {
         clearTimeout(pending.timer);
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
-        return reject(new HttpError(503, `the server is busy (${this.queue.length} requests waiting); try again shortly`, { 'retry-after': this.retryAfter() }));
+        return reject(
+          new HttpError(503, `the server is busy (${this.queue.length} requests waiting); try again shortly`, {
+            'retry-after': this.retryAfter(),
+          }),
+        );
       }
       this.queue.push(pending);
     });
@@ -133,10 +145,16 @@ export class QueryPool {
   private spawn(failures: number): Slot {
     const init: WorkerInit = { entry: WORKER_ENTRY, storeDir: this.options.storeDir, soul: this.options.soul };
     // Without a heap limit a worker that runs out of memory thrashes instead of failing.
-    const worker = new Worker(WORKER_BOOT, { workerData: init, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
+    const worker = new Worker(WORKER_BOOT, {
+      workerData: init,
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb },
+    });
     const slot: Slot = { worker, state: 'starting', persisting: false, failures };
     worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
-    worker.on('error', (e: Error & { code?: string }) => this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`));
+    worker.on('error', (e: Error & { code?: string }) =>
+      this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`),
+    );
     worker.on('exit', () => this.onDeath(slot, 'exited'));
     return slot;
   }
@@ -188,7 +206,13 @@ export class QueryPool {
     if (slot.state === 'dead' || this.closed) return;
     if (slot.pending) {
       const status = reason === 'out of memory' ? 507 : 500;
-      this.settle(slot.pending, new HttpError(status, status === 507 ? 'the query needed more memory than a worker has; narrow it or add LIMIT' : `the query worker ${reason}`));
+      this.settle(
+        slot.pending,
+        new HttpError(
+          status,
+          status === 507 ? 'the query needed more memory than a worker has; narrow it or add LIMIT' : `the query worker ${reason}`,
+        ),
+      );
       slot.pending = undefined;
     }
     this.replace(slot, reason);
@@ -229,7 +253,12 @@ export class QueryPool {
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
-      this.settle(pending, new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, { 'retry-after': this.retryAfter() }));
+      this.settle(
+        pending,
+        new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
+          'retry-after': this.retryAfter(),
+        }),
+      );
       return;
     }
     const slot = this.slots.find((s) => s.pending === pending);

@@ -21,7 +21,13 @@ export default routePlugin('weave-routes-operations', async (app) => {
     return reply
       .code(503)
       .header('retry-after', '5')
-      .send({ status: failing ? 'failing' : 'starting', workersReady: 0, workers: workers.workers, ingest, ...(failing ? { problem: 'the store cannot be opened; the server log says which file' } : {}) });
+      .send({
+        status: failing ? 'failing' : 'starting',
+        workersReady: 0,
+        workers: workers.workers,
+        ingest,
+        ...(failing ? { problem: 'the store cannot be opened; the server log says which file' } : {}),
+      });
   });
 
   app.get('/status', async (request, reply) => {
@@ -48,8 +54,16 @@ export default routePlugin('weave-routes-operations', async (app) => {
       const format = negotiate(request.headers.accept, offers);
       if (!format) throw new HttpError(406, `the VoID description can be sent as ${offers.join(', ')}`);
       const voidUrl = requestUrl(request, '/void');
-      const turtle = voidDescription({ voidUrl, endpoint: requestUrl(request, '/sparql'), soul: ctx.config.soul, stats: await ctx.stats.get() });
-      return reply.header('content-type', contentType(format)).header('vary', 'Accept').send(convertTurtle(turtle, voidUrl, format));
+      const turtle = voidDescription({
+        voidUrl,
+        endpoint: requestUrl(request, '/sparql'),
+        soul: ctx.config.soul,
+        stats: await ctx.stats.get(),
+      });
+      return reply
+        .header('content-type', contentType(format))
+        .header('vary', 'Accept')
+        .send(convertTurtle(turtle, voidUrl, format));
     });
   }
 });

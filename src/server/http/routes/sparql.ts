@@ -53,7 +53,13 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
       checkQueryDepth(operation.update, 'update');
       await runJob(
         ctx,
-        { op: 'update', update: operation.update, usingGraphs: operation.usingGraphs, usingNamedGraphs: operation.usingNamedGraphs, baseIri: endpoint },
+        {
+          op: 'update',
+          update: operation.update,
+          usingGraphs: operation.usingGraphs,
+          usingNamedGraphs: operation.usingNamedGraphs,
+          baseIri: endpoint,
+        },
         request,
       );
       return reply.code(204).send();
@@ -118,7 +124,11 @@ function federationOf(ctx: ServerContext, query: string, params: URLSearchParams
     throw e;
   }
   const refused = sources.filter((s) => !allowed(s, allow));
-  if (refused.length) throw new HttpError(400, `${SOURCE_PARAM}= ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list${allow.length ? '' : ' (federation is off: start the server with --service-allow URL)'}`);
+  if (refused.length)
+    throw new HttpError(
+      400,
+      `${SOURCE_PARAM}= ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list${allow.length ? '' : ' (federation is off: start the server with --service-allow URL)'}`,
+    );
   return { sources, allow };
 }
 
@@ -127,8 +137,20 @@ async function describeService(ctx: ServerContext, request: FastifyRequest, repl
   if (!format) throw new HttpError(406, `the service description can be sent as ${DESCRIPTION_OFFERS.join(', ')}`);
   if (format === 'text/html') return reply.code(303).header('location', '/').header('vary', 'Accept').send();
   // A description without counts is still a description: do not wait long for the workers.
-  const stats = await Promise.race([ctx.stats.get().catch(() => undefined), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000).unref())]);
+  const stats = await Promise.race([
+    ctx.stats.get().catch(() => undefined),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000).unref()),
+  ]);
   const voidUrl = `${requestUrl(request, '/void')}`;
-  const turtle = serviceDescription({ endpoint, voidUrl, allowUpdate: ctx.config.allowUpdate && !!ctx.config.token, federated: !!ctx.config.serviceAllow?.length, stats });
-  return reply.header('content-type', contentType(format)).header('vary', 'Accept').send(convertTurtle(turtle, endpoint, format));
+  const turtle = serviceDescription({
+    endpoint,
+    voidUrl,
+    allowUpdate: ctx.config.allowUpdate && !!ctx.config.token,
+    federated: !!ctx.config.serviceAllow?.length,
+    stats,
+  });
+  return reply
+    .header('content-type', contentType(format))
+    .header('vary', 'Accept')
+    .send(convertTurtle(turtle, endpoint, format));
 }

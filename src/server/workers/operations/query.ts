@@ -23,7 +23,12 @@ import { isTrap } from './traps.ts';
 export function runQueryJob(store: OxStore, job: QueryJob): JobResult {
   const run = (format: string) => {
     try {
-      return runQuery(store, job.query, { results_format: format, default_graph: job.defaultGraphs, named_graphs: job.namedGraphs, base_iri: job.baseIri }, oxigraph) as string;
+      return runQuery(
+        store,
+        job.query,
+        { results_format: format, default_graph: job.defaultGraphs, named_graphs: job.namedGraphs, base_iri: job.baseIri },
+        oxigraph,
+      ) as string;
     } catch (e) {
       if (isTrap(e)) throw e;
       throw new HttpError(400, (e as Error).message);
@@ -33,7 +38,8 @@ export function runQueryJob(store: OxStore, job: QueryJob): JobResult {
   const format = job.accept[0];
   // Oxigraph's own JSON, CSV and TSV when nothing is to change; everything else from its JSON.
   const form = solutionForm(job);
-  if (format !== SOLUTION_FORMATS.xml && (form === '1.2' || (form === 'star' && format === SOLUTION_FORMATS.json))) return answer(run(format), format, job.maxResultBytes);
+  if (format !== SOLUTION_FORMATS.xml && (form === '1.2' || (form === 'star' && format === SOLUTION_FORMATS.json)))
+    return answer(run(format), format, job.maxResultBytes);
   return solutionsAnswer(JSON.parse(run(SOLUTION_FORMATS.json)) as JsonResults, job);
 }
 
@@ -52,7 +58,10 @@ export function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult 
       refused = e;
     }
   }
-  throw new HttpError(406, `${refused!.message}, so it cannot be SPARQL XML; accept application/sparql-results+json, text/csv or text/tab-separated-values`);
+  throw new HttpError(
+    406,
+    `${refused!.message}, so it cannot be SPARQL XML; accept application/sparql-results+json, text/csv or text/tab-separated-values`,
+  );
 }
 
 export function graphAnswer(nquads: string, job: QueryJob): JobResult {
@@ -62,10 +71,15 @@ export function graphAnswer(nquads: string, job: QueryJob): JobResult {
       return answer(writeGraph(nquads, format, job.tripleTerms), format, job.maxResultBytes);
     } catch (e) {
       if (!(e instanceof NoTripleTermsError || e instanceof NotXmlGraphError)) throw e;
-      reasons.add(e instanceof NoTripleTermsError ? 'it holds RDF 1.2 triple terms (ask for rdf=1.1)' : e.message.replace(/^the result /, 'it '));
+      reasons.add(
+        e instanceof NoTripleTermsError ? 'it holds RDF 1.2 triple terms (ask for rdf=1.1)' : e.message.replace(/^the result /, 'it '),
+      );
     }
   }
-  throw new HttpError(406, `the result cannot be sent as ${job.accept.join(', ')}: ${[...reasons].join('; ')}; accept text/turtle, application/n-triples or application/n-quads`);
+  throw new HttpError(
+    406,
+    `the result cannot be sent as ${job.accept.join(', ')}: ${[...reasons].join('; ')}; accept text/turtle, application/n-triples or application/n-quads`,
+  );
 }
 
 export async function runFederatedJob(store: OxStore, job: QueryJob): Promise<JobResult> {

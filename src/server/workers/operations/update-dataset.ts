@@ -27,7 +27,10 @@ export function applyUsingGraphs(update: string, usingGraphs: string[], usingNam
   for (const op of operations(update)) {
     const words = op.keywords.map((k) => k.word);
     if (words.includes('USING') || words.includes('WITH'))
-      throw new HttpError(400, 'the request names a dataset with using-graph-uri/using-named-graph-uri and the update has its own USING or WITH; give one or the other');
+      throw new HttpError(
+        400,
+        'the request names a dataset with using-graph-uri/using-named-graph-uri and the update has its own USING or WITH; give one or the other',
+      );
     const [first, second] = op.keywords;
     if (!first || (first.word !== 'INSERT' && first.word !== 'DELETE') || second?.word === 'DATA') continue;
     if (first.word === 'DELETE' && second?.word === 'WHERE') {
