@@ -11,16 +11,17 @@ import { requestUrl } from '../url.ts';
 export default routePlugin('weave-routes-operations', async (app) => {
   const ctx = app.weave;
   app.get('/healthz', async (_request, reply) => {
-    const workers = ctx.pool.stats;
-    return reply.send({ status: 'ok', workersReady: workers.ready, workers: workers.workers, ingest: ctx.ingester?.status.state ?? 'off' });
+    // The pid lets a command tell this server from another that took over its port (store/running.ts).
+    return reply.send({ status: 'ok', pid: process.pid, store: ctx.pool.loading ? 'loading' : 'ready', ingest: ctx.ingester?.status.state ?? 'off' });
   });
 
   app.get('/status', async (request, reply) => {
     const { graphs, sessions } = await ctx.summary.get();
+    const loading = ctx.pool.loading;
     return reply.header('cache-control', 'no-store').send({
       endpoint: requestUrl(request, '/sparql'),
       soul: ctx.config.soul,
-      store: { dir: ctx.config.storeDir, quads: ctx.pool.quads, graphs, sessions },
+      store: { dir: ctx.config.storeDir, state: loading ? 'loading' : 'ready', quads: ctx.pool.quads, graphs, sessions, ...(loading && { loading }) },
       workers: ctx.pool.stats,
       ingest: ctx.ingester?.status ?? { state: 'off' },
       allowUpdate: ctx.config.allowUpdate,
