@@ -1,16 +1,16 @@
-import { readFile } from 'node:fs/promises';
 import oxigraph from 'oxigraph';
-import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
-import { QueryError, returnsGraph, runQuery } from '../query/run.ts';
-import { renderTable, type JsonResults } from '../query/table.ts';
+import { answerFromServer, parseQueryArgs, printable } from '../client/query.ts';
+import { QueryError, runQuery } from '../query/run.ts';
+import { findServer } from '../store/running.ts';
 import { openStore } from '../store/store.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { CliError, COMMON_HELP } from './options.ts';
 
 const HELP = `usage: weave query QUERY [options]
        weave query -f FILE.rq [options]
 
 Runs SPARQL over the store: the union of all graphs, with the prefixes weave, rdf, rdfs, xsd,
-owl, prov, oa, skos and dcterms predeclared.
+owl, prov, oa, skos and dcterms predeclared. When a weave serve runs for the store, it answers
+(the store is open there); otherwise the store is opened here, which takes longer.
 
 options:
   -f, --file FILE    read the query from FILE
@@ -20,28 +20,27 @@ ${COMMON_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { file: { type: 'string', short: 'f' }, format: { type: 'string' } });
-  if (values.help) {
+  const request = await parseQueryArgs(args);
+  if (!request) {
     process.stdout.write(HELP);
     return 0;
   }
-  const query = values.file ? await readFile(values.file, 'utf8') : positionals.join(' ');
-  if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
-  const format = values.format ?? 'table';
-  if (format !== 'table' && !SOLUTION_FORMATS[format] && !GRAPH_FORMATS[format])
-    throw new CliError(`unknown --format "${format}"`, 2);
+  const server = await findServer(request.storeDir);
+  const answered = server && (await answerFromServer(server, request));
+  if (answered !== undefined) {
+    process.stdout.write(answered);
+    return 0;
+  }
+  if (server) process.stderr.write(`weave query: the answer is larger than the server at ${server.url} sends; opening the store here\n`);
 
-  const { store } = await openStore(storeDir(values));
-  const isGraph = returnsGraph(query);
-  const mediaType = isGraph ? (GRAPH_FORMATS[format] ?? GRAPH_FORMATS.turtle) : (SOLUTION_FORMATS[format] ?? SOLUTION_FORMATS.json);
+  const { store } = await openStore(request.storeDir);
   let out: ReturnType<typeof runQuery>;
   try {
-    out = runQuery(store, query, { results_format: mediaType }, oxigraph);
+    out = runQuery(store, request.query, { results_format: request.mediaType }, oxigraph);
   } catch (e) {
     if (e instanceof QueryError) throw new CliError(e.message);
     throw e;
   }
-  const text = out as string;
-  process.stdout.write(format === 'table' && !isGraph ? renderTable(JSON.parse(text) as JsonResults) : text.endsWith('\n') ? text : `${text}\n`);
+  process.stdout.write(printable(request, out as string));
   return 0;
 }
