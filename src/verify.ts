@@ -6,7 +6,8 @@ import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './e
 import { WEAVE_NS } from './rdf/vocab.ts';
 import { runQuery } from './query/run.ts';
 import type { JsonResults } from './query/table.ts';
-import { openStore, type OxStore } from './store/store.ts';
+import { readManifest } from './store/manifest.ts';
+import { openStore } from './store/store.ts';
 
 /**
  * `weave verify`: reads the sources again and proves against the store that every non-empty
@@ -20,7 +21,12 @@ export interface VerifyOptions {
   storeDir: string;
   /** Files or folders to check; default: every source the store was built from. */
   paths?: string[];
+  /** Answers the store's SELECTs as rows of plain values (a running server); default: the store opened here. */
+  select?: Select;
 }
+
+/** A SELECT's solutions as rows of plain values, unbound variables absent. */
+export type Select = (query: string) => Promise<Record<string, string>[]>;
 
 export interface LineProblem {
   line: number;
@@ -94,8 +100,9 @@ const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([stat
 
 export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const started = performance.now();
-  const { store, manifest } = await openStore(options.storeDir);
+  const manifest = await readManifest(options.storeDir);
   if (!manifest) throw new Error(`no store in ${options.storeDir}: run weave ingest first`);
+  const select = options.select ?? (await openedHere(options.storeDir));
 
   const named = options.paths?.length
     ? options.paths
@@ -107,7 +114,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
 
   const sessions = present.length ? await discoverSessions(present) : [];
-  const stored = storedTranscripts(store);
+  const stored = await storedTranscripts(select);
   const files: FileCheck[] = [];
   const notTranscripts: string[] = [];
   for (const session of sessions) {
@@ -121,7 +128,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
 }
 
 /** Everything the store says about each transcript file, in two queries. */
-function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
+async function storedTranscripts(select: Select): Promise<Map<string, StoredTranscript>> {
   const transcripts = new Map<string, StoredTranscript>();
   const of = (path: string, session: string) => {
     let t = transcripts.get(path);
@@ -129,7 +136,7 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
     return t;
   };
   // Within one graph: a record copied into two sessions is one IRI in two graphs.
-  for (const row of rows(store, `SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
+  for (const row of await select(`SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
       ?t weave:sourcePath ?path ; weave:sessionId ?session .
       OPTIONAL { ?t weave:byteLength ?bytes }
       OPTIONAL {
@@ -142,7 +149,7 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
     if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
     if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
   }
-  for (const row of rows(store, `SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
+  for (const row of await select(`SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
       ?t weave:sourcePath ?path ; weave:sessionId ?session ; weave:hasEvent ?e .
       ?e weave:sourceLine ?line ; weave:hasContentBlock* ?s .
       ?s weave:hasContent ?c .
@@ -164,9 +171,13 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
   return transcripts;
 }
 
-function rows(store: OxStore, query: string): Record<string, string>[] {
-  const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
-  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+/** The store opened in this process, answering SELECTs. */
+async function openedHere(storeDir: string): Promise<Select> {
+  const { store } = await openStore(storeDir);
+  return async (query) => {
+    const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
+    return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+  };
 }
 
 async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {

@@ -39,7 +39,11 @@ export async function askServer(server: FoundServer, path: string, init: Request
 
 /** A SPARQL query by POST, answered in `mediaType`. */
 export function queryServer(server: FoundServer, query: string, mediaType: string): Promise<ServerAnswer> {
-  return askServer(server, 'sparql', { method: 'POST', headers: { 'content-type': 'application/sparql-query', accept: mediaType }, body: query });
+  return askServer(server, 'sparql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/sparql-query', accept: mediaType },
+    body: query,
+  });
 }
 
 /** Solutions of a SELECT as rows of plain values (unbound variables absent). */

@@ -140,7 +140,8 @@ export class QueryPool {
   /** Resolves once a copy of the store is open. */
   whenReady(): Promise<void> {
     return new Promise((resolve) => {
-      const check = () => (this.closed || this.slots.some((s) => s.state === 'idle' || s.state === 'busy') ? resolve() : setTimeout(check, 20));
+      const check = () =>
+        this.closed || this.slots.some((s) => s.state === 'idle' || s.state === 'busy') ? resolve() : setTimeout(check, 20);
       check();
     });
   }
@@ -166,7 +167,11 @@ export class QueryPool {
       }
       if (this.queue.length >= this.options.queueLimit) {
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
-        return reject(new HttpError(503, `the server is busy (${this.queue.length} requests waiting); try again shortly`, { 'retry-after': this.retryAfter() }));
+        return reject(
+          new HttpError(503, `the server is busy (${this.queue.length} requests waiting); try again shortly`, {
+            'retry-after': this.retryAfter(),
+          }),
+        );
       }
       // The store cannot be open in time: say so now rather than at the deadline.
       if (loading && loading.remainingSeconds * 1000 > timeoutMs && loading.quads > 0) {
@@ -207,10 +212,16 @@ export class QueryPool {
   private spawn(open: boolean): Slot {
     const init: WorkerInit = { entry: WORKER_ENTRY, storeDir: this.options.storeDir, soul: this.options.soul, open };
     // Without a heap limit a worker that runs out of memory thrashes instead of failing.
-    const worker = new Worker(WORKER_BOOT, { workerData: init, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
+    const worker = new Worker(WORKER_BOOT, {
+      workerData: init,
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb },
+    });
     const slot: Slot = { worker, state: open ? 'opening' : 'booting', since: performance.now(), persisting: false };
     worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
-    worker.on('error', (e: Error & { code?: string }) => this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`));
+    worker.on('error', (e: Error & { code?: string }) =>
+      this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`),
+    );
     worker.on('exit', () => this.onDeath(slot, 'exited'));
     this.slots.push(slot);
     return slot;
@@ -278,7 +289,13 @@ export class QueryPool {
     if (slot.state === 'dead' || this.closed) return;
     if (slot.pending) {
       const status = reason === 'out of memory' ? 507 : 500;
-      this.settle(slot.pending, new HttpError(status, status === 507 ? 'the query needed more memory than a worker has; narrow it or add LIMIT' : `the query worker ${reason}`));
+      this.settle(
+        slot.pending,
+        new HttpError(
+          status,
+          status === 507 ? 'the query needed more memory than a worker has; narrow it or add LIMIT' : `the query worker ${reason}`,
+        ),
+      );
       slot.pending = undefined;
     }
     if (slot.state === 'booting' || slot.state === 'opening') this.failures++;
@@ -315,10 +332,11 @@ export class QueryPool {
     const opening = open.filter((s) => s.state === 'opening');
     const waiting = this.queue.length > 0;
     const slow = open.some(
-      (s) => s.state === 'busy' && s.pending?.started !== undefined && (
-        (waiting && now - s.pending.started >= (this.options.standbyAfterMs ?? 500)) ||
-        now - s.pending.arrived >= s.pending.timeoutMs / 2
-      ),
+      (s) =>
+        s.state === 'busy' &&
+        s.pending?.started !== undefined &&
+        ((waiting && now - s.pending.started >= (this.options.standbyAfterMs ?? 500)) ||
+          now - s.pending.arrived >= s.pending.timeoutMs / 2),
     );
     // A respawn after failures waits for its pause; balance runs again then.
     const mayStart = !this.failures || now - this.lastSpawn >= Math.min(30_000, 500 * 2 ** this.failures);
@@ -373,7 +391,12 @@ export class QueryPool {
       this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
       const loading = this.loading;
       if (pending.arrivedWhileLoading && loading) return this.settle(pending, loadingError(loading));
-      this.settle(pending, new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, { 'retry-after': this.retryAfter() }));
+      this.settle(
+        pending,
+        new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
+          'retry-after': this.retryAfter(),
+        }),
+      );
       return;
     }
     const slot = this.slots.find((s) => s.pending === pending);
