@@ -390,13 +390,10 @@ export class QueryPool {
       this.queue.splice(queued, 1);
       this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
       const loading = this.loading;
-      if (pending.arrivedWhileLoading && loading) return this.settle(pending, loadingError(loading));
-      this.settle(
-        pending,
-        new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
-          'retry-after': this.retryAfter(),
-        }),
-      );
+      const busy = new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
+        'retry-after': this.retryAfter(),
+      });
+      this.settle(pending, pending.arrivedWhileLoading && loading ? loadingError(loading) : busy);
       return;
     }
     const slot = this.slots.find((s) => s.pending === pending);
