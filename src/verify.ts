@@ -4,10 +4,8 @@ import { readLines } from './acquire/lines.ts';
 import { transcriptsOf } from './acquire/sources.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
-import { runQuery } from './query/run.ts';
-import type { JsonResults } from './query/table.ts';
 import { readManifest } from './store/manifest.ts';
-import { openStore } from './store/store.ts';
+import { openQueries, selectRows } from './store/queries.ts';
 
 /**
  * `weave verify`: reads the sources again and proves against the store that every non-empty
@@ -171,13 +169,10 @@ async function storedTranscripts(select: Select): Promise<Map<string, StoredTran
   return transcripts;
 }
 
-/** The store opened in this process, answering SELECTs. */
+/** The store opened in this process (or its external store), answering SELECTs. */
 async function openedHere(storeDir: string): Promise<Select> {
-  const { store } = await openStore(storeDir);
-  return async (query) => {
-    const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
-    return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
-  };
+  const queries = await openQueries(storeDir);
+  return (query) => selectRows(queries, query);
 }
 
 async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {

@@ -1,8 +1,7 @@
-import oxigraph from 'oxigraph';
 import { answerFromServer, parseQueryArgs, printable } from '../client/query.ts';
-import { QueryError, runQuery } from '../query/run.ts';
+import { QueryError } from '../query/run.ts';
+import { openQueries } from '../store/queries.ts';
 import { findServer } from '../store/running.ts';
-import { openStore } from '../store/store.ts';
 import { CliError, COMMON_HELP } from './options.ts';
 
 const HELP = `usage: weave query QUERY [options]
@@ -33,14 +32,14 @@ export async function main(args: string[]): Promise<number> {
   }
   if (server) process.stderr.write(`weave query: the answer is larger than the server at ${server.url} sends; opening the store here\n`);
 
-  const { store } = await openStore(request.storeDir);
-  let out: ReturnType<typeof runQuery>;
+  const queries = await openQueries(request.storeDir);
+  let out: string;
   try {
-    out = runQuery(store, request.query, { results_format: request.mediaType }, oxigraph);
+    out = await queries.query(request.query, request.mediaType);
   } catch (e) {
     if (e instanceof QueryError) throw new CliError(e.message);
     throw e;
   }
-  process.stdout.write(printable(request, out as string));
+  process.stdout.write(printable(request, out));
   return 0;
 }

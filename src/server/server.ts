@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { RemoteStore } from '../store/remote/client.ts';
+import { readRemoteConfig } from '../store/remote/config.ts';
 import { findServer, removeRunFile, writeRunFile } from '../store/running.ts';
+import type { StoreBackend } from './backend.ts';
+import { RemoteBackend } from './remote-backend.ts';
 import { isLoopback, type ServerConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import type { ServerContext } from './http/context.ts';
@@ -10,7 +14,7 @@ import { StoreSummary } from './http/store-summary.ts';
 import type { DatasetStats } from './messages.ts';
 import { Ingester } from './workers/ingester.ts';
 import { Mutex } from './workers/mutex.ts';
-import { QueryPool } from './workers/pool.ts';
+import { QueryPool, type PoolEvent } from './workers/pool.ts';
 
 /**
  * Starts `weave serve` (on the main thread): listens at once, opens the store in a query worker,
@@ -40,24 +44,29 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const lock = new Mutex();
   let opened!: (ready: { quads: number; seconds: number }) => void;
   const ready = new Promise<{ quads: number; seconds: number }>((resolve) => (opened = resolve));
-  const pool = new QueryPool({
-    size: config.workers,
-    storeDir: config.storeDir,
-    soul: config.soul,
-    timeoutMs: config.timeoutMs,
-    queueLimit: config.queueLimit,
-    // Room for a result at the limit, its UTF-8 copy and the JSON work around it.
-    heapMb: Math.max(1024, Math.ceil((config.maxResultBytes / 1e6) * 4)),
-    onEvent: (e) => {
-      if (e.kind === 'finished') {
-        metrics.operations.inc({ op: e.op, status: e.status });
-        metrics.durations.observe({ op: e.op }, e.seconds);
-      } else if (e.kind === 'timeout') metrics.timeouts.inc({ op: e.op, where: e.where });
-      else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
-      else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
-      else if (e.kind === 'ready') opened({ quads: e.quads, seconds: e.seconds });
-    },
-  });
+  const onEvent = (e: PoolEvent) => {
+    if (e.kind === 'finished') {
+      metrics.operations.inc({ op: e.op, status: e.status });
+      metrics.durations.observe({ op: e.op }, e.seconds);
+    } else if (e.kind === 'timeout') metrics.timeouts.inc({ op: e.op, where: e.where });
+    else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
+    else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
+    else if (e.kind === 'ready') opened({ quads: e.quads, seconds: e.seconds });
+  };
+  // The one place that decides where jobs run: this server's copy of the store, or an external store.
+  const remote = await readRemoteConfig(config.storeDir);
+  const pool: StoreBackend = remote
+    ? new RemoteBackend(new RemoteStore(remote), { timeoutMs: config.timeoutMs, onEvent })
+    : new QueryPool({
+        size: config.workers,
+        storeDir: config.storeDir,
+        soul: config.soul,
+        timeoutMs: config.timeoutMs,
+        queueLimit: config.queueLimit,
+        // Room for a result at the limit, its UTF-8 copy and the JSON work around it.
+        heapMb: Math.max(1024, Math.ceil((config.maxResultBytes / 1e6) * 4)),
+        onEvent,
+      });
   const stats = new StatsCache(async () => (await pool.run({ op: 'stats' })).data as DatasetStats);
   const ingester = config.ingest
     ? new Ingester({

@@ -6,6 +6,7 @@ import { describeData, describeGraphJob } from './operations/describe.ts';
 import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
 import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
 import { runQueryJob } from './operations/query.ts';
+import { storeSelect } from './operations/rows.ts';
 import { datasetStats } from './operations/stats.ts';
 import { isTrap } from './operations/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
@@ -45,9 +46,9 @@ async function run(id: number, job: Job): Promise<JobResult> {
     case 'graph-read':
       return readGraphJob(store, job);
     case 'stats':
-      return { status: 200, data: datasetStats(store) };
+      return { status: 200, data: await datasetStats(storeSelect(store), store.size) };
     case 'describe':
-      return job.accept.length ? describeGraphJob(store, job) : { status: 200, data: describeData(store, job.iri) };
+      return job.accept.length ? describeGraphJob(store, job) : { status: 200, data: await describeData(storeSelect(store), job.iri) };
     case 'update':
     case 'graph-write': {
       const before = digests.before(store);
