@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import { AtomicFile, NODE_FS, syncDirectory, writeFileAtomically, type StoreFs } from './atomic.ts';
 import { graphFileName, GRAPHS_DIR, MANIFEST_FILE, tempFileOwner } from './layout.ts';
 import { emptyManifest, entryProblem, readManifest, renderManifest, type GraphEntry, type Manifest } from './manifest.ts';
+import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
+import { ONTOLOGY_FILE } from './ontology.ts';
 import { RemoteStore } from './remote/client.ts';
 import { readRemoteConfig } from './remote/config.ts';
 
@@ -51,8 +53,12 @@ export interface GraphMirror {
 /** The manifest's key for the store's own default graph (the server saves writes to it). */
 const DEFAULT_GRAPH_KEY = 'default';
 
-/** Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. */
-export function remoteMirror(remote: RemoteStore): GraphMirror {
+/**
+ * Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. The
+ * ontology goes there too, into its own graph, as opening a local store adds it.
+ */
+export async function remoteMirror(remote: RemoteStore): Promise<GraphMirror> {
+  await remote.putTurtle(ONTOLOGY_GRAPH, await readFile(ONTOLOGY_FILE, 'utf8'), ONTOLOGY_GRAPH);
   const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
   return {
     put: async (graph, path) => remote.putGraph(name(graph), await readFile(path, 'utf8')),
@@ -81,7 +87,7 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
     swept.add(resolve(dir));
   }
   const remote = options.mirror ? undefined : await readRemoteConfig(dir);
-  const mirror = options.mirror ?? (remote && remoteMirror(new RemoteStore(remote)));
+  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote))));
   return new StoreWriter(dir, soul, manifest, fs, options.batch ?? 64, mirror);
 }
 

@@ -1,3 +1,4 @@
+import oxigraph from 'oxigraph';
 import { sparqlPrefixes } from '../../rdf/vocab.ts';
 import type { RemoteConfig } from './config.ts';
 import { graphPayload } from './rdf11.ts';
@@ -31,6 +32,13 @@ export class RemoteStore {
     const body = graphPayload(nquads, graph, this.config.tripleTerms);
     const res = await this.fetch(this.graphUrl(graph), { method: 'PUT', headers: { 'content-type': 'application/n-triples' }, body });
     if (!res.ok) throw await this.failure(res, `PUT of graph ${graph ?? 'default'}`);
+  }
+
+  /** Replaces `graph` with a Turtle document (the ontology), parsed here so relative IRIs resolve against `base`. */
+  async putTurtle(graph: string, turtle: string, base: string): Promise<void> {
+    const lines = oxigraph.parse(turtle, { format: 'text/turtle', base_iri: base }).map((q) => `${q.subject} ${q.predicate} ${q.object} .`);
+    const res = await this.fetch(this.graphUrl(graph), { method: 'PUT', headers: { 'content-type': 'application/n-triples' }, body: `${lines.join('\n')}\n` });
+    if (!res.ok) throw await this.failure(res, `PUT of graph ${graph}`);
   }
 
   /** Drops `graph`; one that is not there is already gone. */
