@@ -13,7 +13,16 @@ export interface StoreBackend {
   /** Resolves once jobs can be answered. */
   whenReady(): Promise<void>;
   close(): Promise<void>;
-  readonly stats: { workers: number; copies: number; ready: number; busy: number; standby: boolean; queued: number; queueLimit: number; restarts: number };
+  readonly stats: {
+    workers: number;
+    copies: number;
+    ready: number;
+    busy: number;
+    standby: boolean;
+    queued: number;
+    queueLimit: number;
+    restarts: number;
+  };
   /** While the store is still opening: how far; undefined once it answers. */
   readonly loading: LoadProgress | undefined;
   readonly quads: number;

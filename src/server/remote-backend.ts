@@ -25,7 +25,9 @@ export class RemoteBackend implements StoreBackend {
     private readonly options: { timeoutMs: number; onEvent?: (event: PoolEvent) => void },
   ) {
     const started = performance.now();
-    this.counting = this.count().then(() => options.onEvent?.({ kind: 'ready', quads: this.quads, seconds: (performance.now() - started) / 1000 }));
+    this.counting = this.count().then(() =>
+      options.onEvent?.({ kind: 'ready', quads: this.quads, seconds: (performance.now() - started) / 1000 }),
+    );
   }
 
   get stats() {
@@ -65,10 +67,17 @@ export class RemoteBackend implements StoreBackend {
 
   private async perform(job: Job, signal: AbortSignal): Promise<JobResult> {
     if (isWrite(job))
-      throw new HttpError(403, `this server stands in front of the external store ${this.remote.config.endpoint}; weave ingest and weave detect write to it`);
+      throw new HttpError(
+        403,
+        `this server stands in front of the external store ${this.remote.config.endpoint}; weave ingest and weave detect write to it`,
+      );
     switch (job.op) {
       case 'query': {
-        const answer = await this.remote.query(job.query, job.accept, { defaultGraphs: job.defaultGraphs, namedGraphs: job.namedGraphs, signal });
+        const answer = await this.remote.query(job.query, job.accept, {
+          defaultGraphs: job.defaultGraphs,
+          namedGraphs: job.namedGraphs,
+          signal,
+        });
         return this.bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
       }
       case 'graph-read': {
@@ -101,7 +110,10 @@ export class RemoteBackend implements StoreBackend {
 
   private bounded(body: Uint8Array, mediaType: string, limit: number): JobResult {
     if (body.length > limit)
-      throw new HttpError(507, `the result is ${(body.length / 1e6).toFixed(1)} MB, over the limit of ${(limit / 1e6).toFixed(1)} MB; narrow the query or add LIMIT`);
+      throw new HttpError(
+        507,
+        `the result is ${(body.length / 1e6).toFixed(1)} MB, over the limit of ${(limit / 1e6).toFixed(1)} MB; narrow the query or add LIMIT`,
+      );
     return { status: 200, mediaType, body };
   }
 
@@ -118,7 +130,9 @@ export class RemoteBackend implements StoreBackend {
 
   private async count(): Promise<void> {
     try {
-      const rows = await this.select(AbortSignal.timeout(this.options.timeoutMs))('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }');
+      const rows = await this.select(AbortSignal.timeout(this.options.timeoutMs))(
+        'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }',
+      );
       this.quads = Number(rows[0]?.n?.value ?? 0);
       this.options.onEvent?.({ kind: 'store', quads: this.quads });
     } catch {

@@ -40,6 +40,8 @@ function externalQueries(remote: RemoteStore): StoreQueries {
 
 /** A SELECT's solutions as rows of plain values (unbound variables absent). */
 export async function selectRows(queries: StoreQueries, query: string): Promise<Record<string, string>[]> {
-  const json = JSON.parse(await queries.query(query, 'application/sparql-results+json')) as { results?: { bindings: Record<string, { value: string }>[] } };
+  const json = JSON.parse(await queries.query(query, 'application/sparql-results+json')) as {
+    results?: { bindings: Record<string, { value: string }>[] };
+  };
   return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
 }

@@ -31,4 +31,5 @@ export async function figures(queries: StoreQueries): Promise<Record<string, Rec
 
 /** Reifiers of triple terms: `rdf:reifies` in RDF 1.2, `a rdf:Statement` in the RDF 1.1 form. */
 export const REIFIERS_12 = 'SELECT (COUNT(DISTINCT ?r) AS ?n) WHERE { ?r rdf:reifies ?t }';
-export const REIFIERS_11 = 'SELECT (COUNT(DISTINCT ?r) AS ?n) WHERE { ?r a rdf:Statement ; rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o }';
+export const REIFIERS_11 =
+  'SELECT (COUNT(DISTINCT ?r) AS ?n) WHERE { ?r a rdf:Statement ; rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o }';

@@ -71,8 +71,20 @@ describe('an external store (Virtuoso)', { skip: missing }, () => {
     let server: RunningServer;
     before(async () => {
       server = await startServer({
-        storeDir: dir, soul: 'local', host: '127.0.0.1', port: 0, timeoutMs: 20_000, workers: 2, queueLimit: 8, maxResultBytes: 50e6,
-        bodyLimitBytes: 1e6, allowUpdate: false, corsOrigins: [], queriesDir: join(REPO, 'queries'), verbose: false, log: () => {},
+        storeDir: dir,
+        soul: 'local',
+        host: '127.0.0.1',
+        port: 0,
+        timeoutMs: 20_000,
+        workers: 2,
+        queueLimit: 8,
+        maxResultBytes: 50e6,
+        bodyLimitBytes: 1e6,
+        allowUpdate: false,
+        corsOrigins: [],
+        queriesDir: join(REPO, 'queries'),
+        verbose: false,
+        log: () => {},
       });
       await server.ctx.pool.whenReady();
     });
@@ -80,14 +92,20 @@ describe('an external store (Virtuoso)', { skip: missing }, () => {
 
     it('passes queries to it, keeps describe pages and refuses writes', async () => {
       const [turns] = await selectRows(here, 'SELECT (COUNT(*) AS ?n) WHERE { ?t a weave:Turn }');
-      const res = await fetch(`${server.url}sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { ?t a weave:Turn }')}`, { headers: { accept: 'text/csv' } });
+      const res = await fetch(`${server.url}sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { ?t a weave:Turn }')}`, {
+        headers: { accept: 'text/csv' },
+      });
       assert.equal(res.status, 200);
       assert.equal((await res.text()).trim().split(/\r?\n/)[1], turns.n);
       const [turn] = await selectRows(here, 'SELECT ?t WHERE { ?t a weave:UserTurn } ORDER BY ?t LIMIT 1');
       const page = await fetch(`${server.url}describe?iri=${encodeURIComponent(turn.t)}`, { headers: { accept: 'text/html' } });
       assert.equal(page.status, 200);
       assert.match(await page.text(), /weave:role|role/);
-      const write = await fetch(`${server.url}store?graph=urn:w:g`, { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: '<urn:w:a> <urn:w:p> 1 .' });
+      const write = await fetch(`${server.url}store?graph=urn:w:g`, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/turtle' },
+        body: '<urn:w:a> <urn:w:p> 1 .',
+      });
       assert.equal(write.status, 403);
     });
   });

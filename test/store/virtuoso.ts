@@ -25,7 +25,9 @@ export interface Virtuoso {
 }
 
 export function virtuosoMissing(): string | undefined {
-  return existsSync(SERVER) && existsSync(ISQL) ? undefined : `${SERVER} is not installed (apt-get install virtuoso-opensource; .ci/run does)`;
+  return existsSync(SERVER) && existsSync(ISQL)
+    ? undefined
+    : `${SERVER} is not installed (apt-get install virtuoso-opensource; .ci/run does)`;
 }
 
 async function freePort(): Promise<number> {
@@ -85,7 +87,10 @@ MaxQueryCostEstimationTime = 0
   const endpoint = `http://127.0.0.1:${httpPort}/sparql`;
   try {
     for (let i = 0; ; i++) {
-      const up = await fetch(`${endpoint}?query=ASK%7B%7D`).then((r) => r.ok, () => false);
+      const up = await fetch(`${endpoint}?query=ASK%7B%7D`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up) break;
       if (i > 600 || child.exitCode !== null) throw new Error(`Virtuoso did not start (see ${file('virtuoso.log')})`);
       await new Promise((r) => setTimeout(r, 100));

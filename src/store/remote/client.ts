@@ -37,7 +37,11 @@ export class RemoteStore {
   /** Replaces `graph` with a Turtle document (the ontology), parsed here so relative IRIs resolve against `base`. */
   async putTurtle(graph: string, turtle: string, base: string): Promise<void> {
     const lines = oxigraph.parse(turtle, { format: 'text/turtle', base_iri: base }).map((q) => `${q.subject} ${q.predicate} ${q.object} .`);
-    const res = await this.fetch(this.graphUrl(graph), { method: 'PUT', headers: { 'content-type': 'application/n-triples' }, body: `${lines.join('\n')}\n` });
+    const res = await this.fetch(this.graphUrl(graph), {
+      method: 'PUT',
+      headers: { 'content-type': 'application/n-triples' },
+      body: `${lines.join('\n')}\n`,
+    });
     if (!res.ok) throw await this.failure(res, `PUT of graph ${graph}`);
   }
 
@@ -65,7 +69,10 @@ export class RemoteStore {
     for (const g of options.namedGraphs ?? []) form.append('named-graph-uri', g);
     const res = await this.fetch(this.config.endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: accept.map((t, i) => `${t};q=${(1 - i / 100).toFixed(2)}`).join(', ') },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: accept.map((t, i) => `${t};q=${(1 - i / 100).toFixed(2)}`).join(', '),
+      },
       body: form.toString(),
       signal: options.signal,
     });
@@ -93,10 +100,16 @@ export class RemoteStore {
     const credentials = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
     url.username = '';
     url.password = '';
-    const headers = { ...(init.headers as Record<string, string>), ...(credentials && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }) };
+    const headers = {
+      ...(init.headers as Record<string, string>),
+      ...(credentials && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }),
+    };
     return fetch(url, { ...init, headers }).catch((e) => {
       if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw e;
-      throw new RemoteStoreError(502, `the external store at ${url.origin} cannot be reached (${(e as Error).cause ?? (e as Error).message})`);
+      throw new RemoteStoreError(
+        502,
+        `the external store at ${url.origin} cannot be reached (${(e as Error).cause ?? (e as Error).message})`,
+      );
     });
   }
 
@@ -115,6 +128,7 @@ export function standardJson(body: Uint8Array): Uint8Array {
   const text = new TextDecoder().decode(body);
   if (!text.includes('"typed-literal"')) return body;
   const json = JSON.parse(text) as { results?: { bindings: Record<string, { type: string }>[] } };
-  for (const row of json.results?.bindings ?? []) for (const term of Object.values(row)) if (term.type === 'typed-literal') term.type = 'literal';
+  for (const row of json.results?.bindings ?? [])
+    for (const term of Object.values(row)) if (term.type === 'typed-literal') term.type = 'literal';
   return new TextEncoder().encode(JSON.stringify(json));
 }

@@ -61,7 +61,8 @@ export function remoteStoreDir(endpoint: string, base = defaultStoreDir()): stri
     // not made yet
   }
   const graphStore = defaultGraphStore(url.href);
-  if (!graphStore) throw new Error(`${url.href}: which Graph Store Protocol address goes with this endpoint? Write it as "graphStore" in ${path}`);
+  if (!graphStore)
+    throw new Error(`${url.href}: which Graph Store Protocol address goes with this endpoint? Write it as "graphStore" in ${path}`);
   const config: RemoteConfig = { format: REMOTE_FORMAT, endpoint: url.href, graphStore, tripleTerms: false };
   mkdirSync(dir, { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;

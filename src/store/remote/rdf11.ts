@@ -22,7 +22,11 @@ export function graphPayload(text: string, graph: string | null, tripleTerms: bo
   const out: string[] = [];
   let fresh = 0;
   const statement = (reifier: string, t: oxigraph.Quad) => {
-    out.push(`${reifier} ${TYPE} ${STATEMENT} .`, `${reifier} <${RDF}subject> ${term(t.subject)} .`, `${reifier} <${RDF}predicate> ${t.predicate} .`);
+    out.push(
+      `${reifier} ${TYPE} ${STATEMENT} .`,
+      `${reifier} <${RDF}subject> ${term(t.subject)} .`,
+      `${reifier} <${RDF}predicate> ${t.predicate} .`,
+    );
     out.push(`${reifier} <${RDF}object> ${term(t.object)} .`);
   };
   // A nested triple term gets a blank node of its own.
@@ -46,5 +50,18 @@ export function graphPayload(text: string, graph: string | null, tripleTerms: bo
       else out.push(`${term(q.subject)} ${q.predicate} ${term(q.object)} .`);
     }
   }
-  return out.length ? `${out.join('\n')}\n` : '';
+  return out.length ? `${out.map(maskMarkup).join('\n')}\n` : '';
+}
+
+/**
+ * `<` inside a literal as its escape `\u003C`: the same literal, but a payload whose texts quote
+ * HTML (`<!DOCTYPE html>`) is otherwise taken by Virtuoso's Graph Store for an HTML page and
+ * refused (500, "unsupported type text/html"), whatever its Content-Type says.
+ */
+export function maskMarkup(line: string): string {
+  const open = line.indexOf('"');
+  const close = line.lastIndexOf('"');
+  if (open < 0 || close <= open) return line;
+  const lexical = line.slice(open, close);
+  return lexical.includes('<') ? `${line.slice(0, open)}${lexical.replaceAll('<', '\\u003C')}${line.slice(close)}` : line;
 }
