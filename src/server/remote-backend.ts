@@ -1,4 +1,4 @@
-import { RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
+import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import type { JsonTerm } from '../query/table.ts';
 import type { StoreBackend } from './backend.ts';
 import { HttpError } from './errors.ts';
