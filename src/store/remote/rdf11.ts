@@ -31,9 +31,12 @@ export function graphPayload(text: string, graph: string | null, tripleTerms: bo
   };
   // A nested triple term gets a blank node of its own.
   const term = (t: oxigraph.Term): string => {
-    if (tripleTerms || t.termType !== 'Quad') return t.toString();
+    if (t.termType !== 'Quad') return t.toString();
+    const q = t as oxigraph.Quad;
+    // Oxigraph writes a quad term without its <<( )>>.
+    if (tripleTerms) return `<<( ${term(q.subject)} ${q.predicate} ${term(q.object)} )>>`;
     const node = `_:weaveTripleTerm${++fresh}`;
-    statement(node, t as oxigraph.Quad);
+    statement(node, q);
     return node;
   };
   const suffix = graph === null ? ' .' : ` ${oxigraph.namedNode(graph)} .`;
