@@ -1,7 +1,16 @@
-import { answerFromServer, parseQueryArgs, printable } from '../client/query.ts';
-import { QueryError } from '../query/run.ts';
+import { Writer } from 'n3';
+import oxigraph from 'oxigraph';
+import { answerFromServer, parseQueryArgs, printable, type QueryRequest } from '../client/query.ts';
+import { FederationError } from '../federation/allow.ts';
+import { SourceFileError } from '../federation/sources.ts';
+import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
+import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../query/graph-results.ts';
+import { QueryError, runQuery } from '../query/run.ts';
+import { NotXmlError, writeSolutions } from '../query/solutions.ts';
+import { renderTable, type JsonResults } from '../query/table.ts';
 import { openQueries } from '../store/queries.ts';
 import { findServer } from '../store/running.ts';
+import type { OxStore } from '../store/store.ts';
 import { CliError, COMMON_HELP } from './options.ts';
 
 const HELP = `usage: weave query QUERY [options]
@@ -9,12 +18,19 @@ const HELP = `usage: weave query QUERY [options]
 
 Runs SPARQL over the store: the union of all graphs, with the prefixes weave, rdf, rdfs, xsd,
 owl, prov, oa, skos and dcterms predeclared. When a weave serve runs for the store, it answers
-(the store is open there); otherwise the store is opened here, which takes longer.
+(the store is open there); otherwise the store is opened here, which takes longer. With --source,
+or a SERVICE clause, the query is federated with Comunica here: the store joined with the
+sources and the SERVICE endpoints.
 
 options:
-  -f, --file FILE    read the query from FILE
-  --format F         table (default), json, csv, tsv, xml for SELECT/ASK;
-                     turtle (default), ntriples, nquads, trig, jsonld, rdfxml for CONSTRUCT/DESCRIBE
+  -f, --file FILE        read the query from FILE
+  --format F             table (default), json, csv, tsv, xml for SELECT/ASK;
+                         turtle (default), ntriples, nquads, trig, jsonld, rdfxml for CONSTRUCT/DESCRIBE
+  --rdf MODE             triple terms in graph results: 1.2 (default), 1.1 (RDF 1.1 reification on
+                         the same reifier), star (<< s p o >>); see weave export --help
+  --source S             also query S (repeatable): a SPARQL endpoint or RDF document by URL
+                         (sparql@URL forces an endpoint), or a Turtle, TriG, N-Triples or N-Quads file
+  --service-allow URL    an endpoint SERVICE clauses may name (repeatable); no other is contacted
 ${COMMON_HELP}
 `;
 
@@ -24,22 +40,49 @@ export async function main(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const server = await findServer(request.storeDir);
+  // A federated query runs here: the command line's sources and allow-list are not the server's.
+  const server = request.federated ? undefined : await findServer(request.storeDir);
   const answered = server && (await answerFromServer(server, request));
   if (answered !== undefined) {
     process.stdout.write(answered);
     return 0;
   }
-  if (server) process.stderr.write(`weave query: the answer is larger than the server at ${server.url} sends; opening the store here\n`);
+  if (server) process.stderr.write(`weave query: the server at ${server.url} does not send this answer (too large, or not in this format); opening the store here\n`);
 
   const queries = await openQueries(request.storeDir);
-  let out: string;
+  let text: string;
   try {
-    out = await queries.query(request.query, request.mediaType);
+    if (queries.store) text = await runHere(queries.store, request);
+    else if (request.federated) throw new CliError('--source and SERVICE need the store opened here; this store lives in an external SPARQL store');
+    // An external store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked.
+    else text = printable(request, await queries.query(request.query, request.mediaType));
   } catch (e) {
-    if (e instanceof QueryError) throw new CliError(e.message);
+    if (e instanceof QueryError || e instanceof FederationError || e instanceof SourceFileError) throw new CliError(e.message);
+    if (e instanceof NotXmlError || e instanceof NotXmlGraphError || e instanceof NoTripleTermsError) throw new CliError(`${e.message}; use --format json, tsv, turtle or ntriples${e instanceof NoTripleTermsError ? ', or --rdf 1.1' : ''}`);
     throw e;
   }
-  process.stdout.write(printable(request, out));
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return 0;
+}
+
+/** The query on the store opened here: federated through Comunica when it names sources or SERVICE, else by Oxigraph; written in `--rdf` mode. */
+async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
+  const { query, format, mediaType, mode, sources } = request;
+  const solutionForm = mode === '1.1' ? 'literal' : mode;
+  if (request.federated) {
+    const { runFederated } = await import('../federation/engine.ts');
+    // Sources named on the command line are allowed by naming them.
+    const allow = [...request.serviceAllow, ...sources.map((s) => s.replace(/^sparql@/i, ''))];
+    const result = await runFederated(store, query, { sources, allow });
+    if (result.kind === 'solutions') return format === 'table' ? renderTable(result.results) : writeSolutions(result.results, mediaType, solutionForm);
+    const writer = new Writer({ format: 'N-Quads' });
+    writer.addQuads(result.quads);
+    let nquads = '';
+    writer.end((_e, out) => (nquads = out));
+    return writeGraph(nquads, mediaType, mode);
+  }
+  if (request.isGraph) return writeGraph(runQuery(store, query, { results_format: GRAPH_FORMATS.nquads }, oxigraph) as string, mediaType, mode);
+  const json = runQuery(store, query, { results_format: SOLUTION_FORMATS.json }, oxigraph) as string;
+  if (format === 'table') return renderTable(JSON.parse(json) as JsonResults);
+  return mediaType === SOLUTION_FORMATS.json && mode === '1.2' ? json : writeSolutions(JSON.parse(json) as JsonResults, mediaType, solutionForm);
 }

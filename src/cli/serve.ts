@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
@@ -32,6 +33,11 @@ options:
   --token TOKEN        bearer token for writes, and for everything off loopback (default $WEAVE_TOKEN)
   --cors-origin LIST   origins (comma-separated, or *) allowed to read answers cross-site
                        (default: none, since transcripts hold secrets)
+  --service-allow URL  an endpoint federated queries may contact: SERVICE <URL> and source=URL
+                       (repeatable, or comma-separated); no other is ever contacted (default: none,
+                       federation off)
+  --rdf MODE           how triple terms are written for clients that do not say (?rdf= overrides):
+                       1.2 (default), 1.1 (RDF 1.1 reification; literals in solutions), star
   --refresh SECONDS    how often to look for new or grown sessions (default ${DEFAULTS.refreshSeconds}; 0: never)
   --no-ingest          serve the store as it is; read no transcripts
   --no-detect          do not run the readers (weave detect) after each ingest run
@@ -55,6 +61,8 @@ export async function main(args: string[]): Promise<number> {
     'allow-update': { type: 'boolean' },
     token: { type: 'string' },
     'cors-origin': { type: 'string' },
+    'service-allow': { type: 'string', multiple: true },
+    rdf: { type: 'string' },
     refresh: { type: 'string' },
     'no-ingest': { type: 'boolean' },
     queries: { type: 'string' },
@@ -89,6 +97,8 @@ export async function main(args: string[]): Promise<number> {
     allowUpdate: values['allow-update'] ?? false,
     token: values.token ?? (process.env.WEAVE_TOKEN || undefined),
     corsOrigins: (values['cors-origin'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    serviceAllow: (values['service-allow'] ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean),
+    rdfMode: rdfMode(values.rdf),
     queriesDir: values.queries ?? QUERIES_DIR,
     verbose: values.verbose ?? false,
     log,
@@ -129,6 +139,12 @@ export async function main(args: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   return 0;
+}
+
+function rdfMode(value: string | undefined): RdfMode {
+  if (value === undefined) return '1.2';
+  if (!isRdfMode(value)) throw new CliError(`--rdf must be 1.2, 1.1 or star, not "${value}"`, 2);
+  return value;
 }
 
 /**

@@ -37,9 +37,9 @@ export async function askServer(server: FoundServer, path: string, init: Request
   }
 }
 
-/** A SPARQL query by POST, answered in `mediaType`. */
-export function queryServer(server: FoundServer, query: string, mediaType: string): Promise<ServerAnswer> {
-  return askServer(server, 'sparql', {
+/** A SPARQL query by POST, answered in `mediaType`, triple terms written as `rdf` says (the server's `--rdf` if absent). */
+export function queryServer(server: FoundServer, query: string, mediaType: string, rdf?: string): Promise<ServerAnswer> {
+  return askServer(server, rdf ? `sparql?rdf=${encodeURIComponent(rdf)}` : 'sparql', {
     method: 'POST',
     headers: { 'content-type': 'application/sparql-query', accept: mediaType },
     body: query,

@@ -13,6 +13,8 @@ import { openStore } from './store.ts';
 export interface StoreQueries {
   /** The result serialised as `mediaType`. */
   query(query: string, mediaType: string): Promise<string>;
+  /** The Oxigraph store when it is opened here (not an external store), for what needs it whole: federation, RDF 1.2 result modes. */
+  store?: oxigraph.Store;
 }
 
 export async function openQueries(dir: string): Promise<StoreQueries> {
@@ -22,7 +24,7 @@ export async function openQueries(dir: string): Promise<StoreQueries> {
 
 async function openedHere(dir: string): Promise<StoreQueries> {
   const { store } = await openStore(dir);
-  return { query: async (query, mediaType) => runQuery(store, query, { results_format: mediaType }, oxigraph) as string };
+  return { store, query: async (query, mediaType) => runQuery(store, query, { results_format: mediaType }, oxigraph) as string };
 }
 
 function externalQueries(remote: RemoteStore): StoreQueries {

@@ -2,6 +2,7 @@ import oxigraph from 'oxigraph';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
+import { loadAlignment } from '../align/ravel.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
 import { readManifest, type Manifest } from './manifest.ts';
@@ -14,7 +15,7 @@ export const LOAD_CHUNK = 10_000;
 
 /**
  * Opens the store in `dir` as an in-memory Oxigraph store: every graph file of the manifest,
- * plus the ontology in its own graph. Oxigraph's JS build has no on-disk storage, so the
+ * plus the ontology and the alignment with ravel (src/align/ravel.ts), each in its own graph. Oxigraph's JS build has no on-disk storage, so the
  * snapshot files are the persistence and this is the query copy.
  */
 export async function openStore(
@@ -31,6 +32,7 @@ export async function openStore(
     options.onProgress?.((quads += entry.quads), of);
   }
   await loadOntology(store);
+  await loadAlignment(store, manifest?.soul ?? 'local');
   return { store, manifest };
 }
 

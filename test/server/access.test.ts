@@ -22,6 +22,10 @@ describe('access', () => {
       assert.equal(denied.status, 401);
       assert.match(await denied.text(), /needs its token/);
       assert.equal((await fetch(`${base}/sparql?query=ASK%7B%7D`, { headers: { authorization: 'Bearer open-sesame' } })).status, 200);
+      // Federators that cannot send a header use the capability URL: reads only, with the right token.
+      assert.equal((await fetch(`${base}/t/open-sesame/sparql?query=ASK%7B%7D`)).status, 200);
+      assert.equal((await fetch(`${base}/t/wrong/sparql?query=ASK%7B%7D`)).status, 401);
+      assert.equal((await fetch(`${base}/t/open-sesame/sparql`, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }' })).status, 401);
       assert.equal((await fetch(`${base}/?token=wrong`, { redirect: 'manual' })).status, 401);
       const signIn = await fetch(`${base}/?token=open-sesame`, { redirect: 'manual' });
       assert.equal(signIn.status, 303);

@@ -8,7 +8,7 @@ import { acceptable, negotiate, parseAccept } from '../../src/server/http/negoti
 import { parseProtocolRequest, type ProtocolRequest } from '../../src/server/http/protocol.ts';
 import { multipartParts } from '../../src/server/http/routes/graph-store.ts';
 import { requestUrlPlugin, splitUrl } from '../../src/server/http/url.ts';
-import { flattenJsonResults, jsonTermToNt } from '../../src/server/workers/operations/triple-terms.ts';
+import { literalTripleTerms, ntTerm } from '../../src/query/solutions.ts';
 import { applyUsingGraphs } from '../../src/server/workers/operations/update-dataset.ts';
 
 /** The server's rules as pure functions: negotiation, the protocol's request shapes, USING. */
@@ -49,7 +49,16 @@ describe('content negotiation', () => {
     assert.deepEqual(acceptedTypes('graph', 'application/json'), ['application/ld+json']);
     assert.deepEqual(acceptedTypes('graph', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8')[0], 'text/turtle');
     assert.deepEqual(acceptedTypes('solutions', 'text/csv', 'tsv'), ['text/tab-separated-values']);
-    assert.deepEqual(acceptedTypes('graph', undefined, 'csv'), []);
+    // A name this kind of result cannot take, or one nobody knows, leaves the choice to Accept (never 406).
+    assert.deepEqual(acceptedTypes('graph', 'application/n-triples', 'csv'), ['application/n-triples']);
+    assert.deepEqual(acceptedTypes('solutions', 'text/csv', 'thrift'), ['text/csv']);
+    // SPARQLWrapper's names, sent as format=, output= and results= (and twice for rdf+xml, json-ld and tsv).
+    assert.deepEqual(acceptedTypes('graph', '*/*', ['xml']), ['application/rdf+xml']);
+    assert.deepEqual(acceptedTypes('graph', '*/*', ['rdf+xml', 'application/rdf+xml,application/xml']), ['application/rdf+xml']);
+    assert.deepEqual(acceptedTypes('graph', '*/*', ['n3']), ['text/turtle']);
+    assert.deepEqual(acceptedTypes('graph', '*/*', ['json-ld', 'application/ld+json,application/x-json+ld']), ['application/ld+json']);
+    assert.deepEqual(acceptedTypes('solutions', '*/*', ['xml']), ['application/sparql-results+xml']);
+    assert.deepEqual(acceptedTypes('solutions', '*/*', ['tsv', 'text/tab-separated-values']), ['text/tab-separated-values']);
   });
 });
 
@@ -141,11 +150,11 @@ describe('triple terms for clients that predate RDF 1.2', () => {
         object: { type: 'literal' as const, value: 'say "hi"\n', 'xml:lang': 'en' },
       },
     };
-    assert.equal(jsonTermToNt(term), '<<( <urn:s> <urn:p> "say \\"hi\\"\\n"@en )>>');
-    const results = JSON.stringify({ head: { vars: ['t', 'x'] }, results: { bindings: [{ t: term, x: { type: 'literal', value: '1', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } }] } });
-    const flat = JSON.parse(flattenJsonResults(results));
-    assert.deepEqual(flat.results.bindings[0].t, { type: 'literal', value: '<<( <urn:s> <urn:p> "say \\"hi\\"\\n"@en )>>' });
-    assert.equal(flat.results.bindings[0].x.value, '1');
+    assert.equal(ntTerm(term, '1.2'), '<<( <urn:s> <urn:p> "say \\"hi\\"\\n"@en )>>');
+    const results = { head: { vars: ['t', 'x'] }, results: { bindings: [{ t: term, x: { type: 'literal' as const, value: '1', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } }] } };
+    const flat = literalTripleTerms(results);
+    assert.deepEqual(flat.results!.bindings[0].t, { type: 'literal', value: '<<( <urn:s> <urn:p> "say \\"hi\\"\\n"@en )>>' });
+    assert.equal(flat.results!.bindings[0].x.value, '1');
   });
 });
 

@@ -24,7 +24,7 @@ export const accessPlugin = fp(async (app) => {
     }
     const path = splitUrl(request.url).path;
     const signingIn = path === '/' && request.searchParams.has('token');
-    if (path !== '/healthz' && !signingIn) authorizeRead(config, request);
+    if (path !== '/healthz' && !signingIn) authorizeRead(config, request, path);
   });
 }, { name: 'weave-access', dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] });
 

@@ -27,6 +27,8 @@ export interface ServiceFacts {
   endpoint: string;
   voidUrl: string;
   allowUpdate: boolean;
+  /** Federated queries are on (an allow-list of endpoints): SERVICE is then supported. */
+  federated?: boolean;
   /** Absent while no worker has loaded the store yet. */
   stats?: DatasetStats;
 }
@@ -40,7 +42,7 @@ export function serviceDescription(facts: ServiceFacts): string {
     `  sd:supportedLanguage ${languages.join(', ')} ;`,
     `  sd:resultFormat ${RESULT_FORMATS.map((f) => `formats:${f}`).join(', ')} ;`,
     ...(facts.allowUpdate ? [`  sd:inputFormat ${INPUT_FORMATS.map((f) => `formats:${f}`).join(', ')} ;`] : []),
-    `  sd:feature sd:UnionDefaultGraph ;`,
+    `  sd:feature sd:UnionDefaultGraph${facts.federated ? ', sd:BasicFederatedQuery' : ''} ;`,
     `  sd:defaultEntailmentRegime <http://www.w3.org/ns/entailment/Simple> ;`,
     `  sd:defaultDataset _:dataset .`,
     '',
@@ -49,10 +51,10 @@ export function serviceDescription(facts: ServiceFacts): string {
     `  sd:defaultGraph _:default${facts.stats?.graphs.length ? ' ;' : ' .'}`,
   ];
   const graphs = facts.stats?.graphs ?? [];
-  graphs.forEach((g, i) => lines.push(`  sd:namedGraph _:g${i}${i === graphs.length - 1 ? ' .' : ' ;'}`));
+  lines.push(...graphs.map((_, i) => `  sd:namedGraph _:g${i}${i === graphs.length - 1 ? ' .' : ' ;'}`));
   lines.push('', `_:default a sd:Graph ;`, `  dcterms:description ${str('The union of all named graphs, unless a request names its own dataset.')}${facts.stats ? ' ;' : ' .'}`);
   if (facts.stats) lines.push(`  void:triples ${int(facts.stats.quads)} .`);
-  graphs.forEach((g, i) => lines.push(`_:g${i} a sd:NamedGraph ; sd:name ${iri(g.name)} ; sd:graph [ a sd:Graph ; void:triples ${int(g.triples)} ] .`));
+  lines.push(...graphs.map((g, i) => `_:g${i} a sd:NamedGraph ; sd:name ${iri(g.name)} ; sd:graph [ a sd:Graph ; void:triples ${int(g.triples)} ] .`));
   return `${lines.join('\n')}\n`;
 }
 

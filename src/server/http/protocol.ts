@@ -29,9 +29,15 @@ export interface ParsedRequest {
 
 /**
  * `triple-terms=literal`: write RDF 1.2 triple terms as N-Triples text literals in this answer,
- * for clients that predate them (the bundled page sends it; workers/operations/triple-terms.ts).
+ * for clients that predate them (the bundled page sends it; src/query/solutions.ts and graph-results.ts).
  */
 export const TRIPLE_TERMS_PARAM = 'triple-terms';
+
+/** `rdf=1.2|1.1|star`: how triple terms are written in this answer (src/rdf/rdf-mode.ts); the server's `--rdf` otherwise. */
+export const RDF_PARAM = 'rdf';
+
+/** `source=URL` (repeatable): federate the query with this allow-listed endpoint or document. */
+export const SOURCE_PARAM = 'source';
 
 export const FORM = 'application/x-www-form-urlencoded';
 export const SPARQL_QUERY = 'application/sparql-query';

@@ -83,7 +83,7 @@ export function describeQueryJob(job: DescribeJob): QueryJob {
     namedGraphs: [],
     accept: job.accept,
     baseIri: job.iri,
-    tripleTermsAsText: false,
+    tripleTerms: '1.2',
     maxResultBytes: job.maxResultBytes,
   };
 }
