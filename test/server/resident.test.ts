@@ -111,6 +111,36 @@ describe('weave query with a server up', () => {
   });
 });
 
+describe('weave query --rdf, --format and --source with a server up', () => {
+  const REIFIED = 'CONSTRUCT { ?r rdf:reifies ?t } WHERE { ?r rdf:reifies ?t } ORDER BY ?r LIMIT 5';
+  const STATEMENT = '<http://www.w3.org/1999/02/22-rdf-syntax-ns#Statement>';
+  /** pool.ttl holds three copia:Moment (m-0001, m-0002, m-0003); the store holds none. */
+  const MOMENTS = 'SELECT (COUNT(?m) AS ?n) WHERE { ?m a <https://repolex.ai/ontology/kit/copia/Moment> }';
+  const POOL = join(REPO, 'fixtures', 'federation', 'pool.ttl');
+  const weave = async (...args: string[]) => (await execute(WEAVE, ['query', '--store', store, ...args], { encoding: 'utf8' })).stdout;
+
+  it('carries the rdf mode and format to the server, the same as opened here; a federated query runs here', async () => {
+    const server = await startTestServer({ storeDir: store }, null);
+    const served: Record<string, string> = {};
+    try {
+      const before = await queryCount(server.base);
+      served.rdf11 = await weave('--rdf', '1.1', '--format', 'ntriples', REIFIED);
+      served.star = await weave('--rdf', 'star', '--format', 'ntriples', REIFIED);
+      assert.equal(await queryCount(server.base), before + 2);
+      // Sources on the command line: Comunica here, never the server (its count stays).
+      assert.equal(await weave('--source', POOL, MOMENTS), '?n\n--\n3\n(1 row)\n');
+      assert.equal(await queryCount(server.base), before + 2);
+    } finally {
+      await server.stop();
+    }
+    // RDF 1.1: the reifier is an rdf:Statement, no triple term; star: << s p o >>.
+    assert.ok(served.rdf11.includes(STATEMENT) && !served.rdf11.includes('<<'));
+    assert.ok(served.star.includes('<< ') && !served.star.includes('<<(') && !served.star.includes(STATEMENT));
+    assert.equal(served.rdf11, await weave('--rdf', '1.1', '--format', 'ntriples', REIFIED));
+    assert.equal(served.star, await weave('--rdf', 'star', '--format', 'ntriples', REIFIED));
+  });
+});
+
 describe('a server still opening its store', () => {
   const config = (timeoutMs: number) => ({
     storeDir: store,
