@@ -88,8 +88,9 @@ export function day(text: string | undefined, option: string): string | undefine
 
 const num = (n: number) => n.toLocaleString('en');
 const usd = (n: number) => `$${n.toFixed(2)}`;
-/** claude-opus-4-5-20251101 → opus-4-5 */
-export const shortModel = (m: string) => m.replace(/^claude-/, '').replace(/-\d{8}$/, '');
+/** claude-opus-4-5-20251101 → opus-4-5 (a family); with `dated`, opus-4-5-20251101. */
+export const shortModel = (m: string, dated = false) => (dated ? m : m.replace(/-\d{8}$/, '')).replace(/^claude-/, '');
+const families = (models: string[]) => [...new Set(models.map((m) => shortModel(m)))].join(', ');
 
 const TOKEN_COLUMNS: Column[] = [
   { head: 'Input', align: 'right' },
@@ -137,17 +138,17 @@ export function render(report: UsageReport, titles: Map<string, string>, options
   for (const e of entries) {
     const s = 'sessionId' in e ? e : undefined;
     const lead = s ? [e.key, titles.get(e.key) ?? '', s.projectPath] : [e.key];
-    rows.push([...lead, e.modelsUsed.map(shortModel).join(', '), ...tokenCells(e, e.totalCost), ...(s ? [s.lastActivity] : [])]);
+    rows.push([...lead, families(e.modelsUsed), ...tokenCells(e, e.totalCost), ...(s ? [s.lastActivity] : [])]);
     if (options.breakdown) rows.push(...e.modelBreakdowns.map((m: ModelBreakdown) => breakdownRow(m, lead.length, !!s)));
   }
   const totals: Totals = report.totals;
   rows.push('rule', ['Total', ...(sessions ? ['', ''] : []), '', ...tokenCells(totals, totals.totalCost), ...(sessions ? [''] : [])]);
-  return `${fitTable(columns, rows, options.width).join('\n')}\n${footnote()}`;
+  return `${fitTable(columns, rows, options.width).join('\n')}\n${footnote(options.width)}`;
 }
 
 /** A model's share of a period, named in the first column so it survives narrow terminals. */
 function breakdownRow(m: ModelBreakdown, lead: number, sessions: boolean): string[] {
-  return [`  └ ${shortModel(m.modelName)}`, ...Array(lead - 1).fill(''), '', ...tokenCells(m, m.cost), ...(sessions ? [''] : [])];
+  return [`  └ ${shortModel(m.modelName, true)}`, ...Array(lead - 1).fill(''), '', ...tokenCells(m, m.cost), ...(sessions ? [''] : [])];
 }
 
 function renderBlocks(blocks: Block[], width: number): string {
@@ -159,7 +160,7 @@ function renderBlocks(blocks: Block[], width: number): string {
     const t = b.tokenCounts;
     const counted = { inputTokens: t.inputTokens, outputTokens: t.outputTokens, cacheCreationTokens: t.cacheCreationInputTokens, cacheReadTokens: t.cacheReadInputTokens };
     const span = b.isActive ? `active, ${duration(b.startTime, new Date().toISOString())}` : duration(b.startTime, b.actualEndTime!);
-    return [start, span, b.models.map(shortModel).join(', '), ...tokenCells(counted, b.costUSD)];
+    return [start, span, families(b.models), ...tokenCells(counted, b.costUSD)];
   });
   const used = blocks.filter((b) => !b.isGap);
   const sum = (f: (b: Block) => number) => used.reduce((n, b) => n + f(b), 0);
@@ -175,7 +176,7 @@ function renderBlocks(blocks: Block[], width: number): string {
       sum((b) => b.costUSD),
     ),
   ]);
-  return `${fitTable(columns, rows, width).join('\n')}\n${footnote()}`;
+  return `${fitTable(columns, rows, width).join('\n')}\n${footnote(width)}`;
 }
 
 function duration(from: string, to: string): string {
@@ -185,6 +186,8 @@ function duration(from: string, to: string): string {
   return `${days ? `${days}d ` : ''}${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
 }
 
-function footnote(): string {
-  return 'Each API call once, output tokens from its last fragment; prices from data/prices.json.\n';
+/** What the figures are, in as much of a line as the terminal has. */
+function footnote(width: number): string {
+  const full = 'Each API call once, with the usage of its last fragment; prices from data/prices.json (UTC days).';
+  return `${width >= full.length ? full : 'Each API call once; last fragment; data/prices.json.'}\n`;
 }

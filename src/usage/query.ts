@@ -23,8 +23,13 @@ export interface UsageFilter {
 
 export type Grouping = 'day' | 'month' | 'session' | 'call';
 
-/** The project of a session: the folder its main transcript sits in (Claude Code's project folder). */
-const PROJECT_OF_PATH = `REPLACE(STR(?path), "^(.*/)?([^/]+)/[^/]+$", "$2")`;
+/**
+ * The project of a transcript: Claude Code's project folder, the one its file sits in, or for a
+ * sub-agent's file (<project>/<session>/subagents/…) the one above the session's folder.
+ */
+const PROJECT_OF_PATH = `IF(CONTAINS(STR(?path), "/subagents/"),
+      REPLACE(STR(?path), "^(.*/)?([^/]+)/[^/]+/subagents/.*$", "$2"),
+      REPLACE(STR(?path), "^(.*/)?([^/]+)/[^/]+$", "$2"))`;
 
 const literal = (text: string) => JSON.stringify(text);
 
@@ -38,8 +43,7 @@ const literal = (text: string) => JSON.stringify(text);
 function callsPattern(filter: UsageFilter): string {
   const project = filter.project
     ? `
-        ?main weave:sourcePath ?path .
-        FILTER NOT EXISTS { ?main weave:parentTranscript ?parent }
+        ?transcript weave:sourcePath ?path .
         FILTER(CONTAINS(${PROJECT_OF_PATH}, ${literal(filter.project)}))`
     : '';
   return `
@@ -114,12 +118,16 @@ ORDER BY ?time ?key
   ${grouped}
   }
   OPTIONAL {
-    GRAPH ?g {
-      ?main weave:sessionId ?period ; weave:sourcePath ?path .
-      FILTER NOT EXISTS { ?main weave:parentTranscript ?parent }
-      OPTIONAL { ?main weave:title ?title }
-    }
-    BIND(${PROJECT_OF_PATH} AS ?project)
+    SELECT ?period (MIN(?folder) AS ?project) (MAX(?named) AS ?title) WHERE {
+      GRAPH ?g {
+        ?transcript weave:sessionId ?period ; weave:sourcePath ?path .
+        # The title is the main transcript's (a child agent's is its own).
+        OPTIONAL { ?transcript weave:title ?name FILTER NOT EXISTS { ?transcript weave:parentTranscript ?parent } }
+      }
+      BIND(${PROJECT_OF_PATH} AS ?folder)
+      # Oxigraph's MAX over a group holding an unbound value is unbound: "" stands for none.
+      BIND(COALESCE(?name, "") AS ?named)
+    } GROUP BY ?period
   }
 }
 ORDER BY ?period ?model
