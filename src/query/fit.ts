@@ -38,7 +38,7 @@ export function cut(text: string, width: number): string {
   return `${[...text].slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
-export function fitTable(columns: Column[], rows: TableRow[], width: number): string[] {
+export function fitTable(columns: Column[], rows: TableRow[], width: number, { rule: ruled = true }: { rule?: boolean } = {}): string[] {
   const cells = rows.filter((r): r is string[] => r !== 'rule');
   const natural = columns.map((c, i) => Math.max(length(c.head), ...cells.map((r) => length(r[i] ?? ''))));
   const kept = columns.map((_, i) => i);
@@ -67,5 +67,5 @@ export function fitTable(columns: Column[], rows: TableRow[], width: number): st
       .join(' '.repeat(GAP))
       .trimEnd();
   const rule = kept.map((i) => '-'.repeat(widths[i])).join(' '.repeat(GAP));
-  return [line(columns.map((c) => c.head)), rule, ...rows.map((r) => (r === 'rule' ? rule : line(r)))];
+  return [line(columns.map((c) => c.head)), ...(ruled ? [rule] : []), ...rows.map((r) => (r === 'rule' ? rule : line(r)))];
 }

@@ -29,6 +29,8 @@ export interface DetectOptions {
   /** Called after each reader graph is written, e.g. to load it into a live store. */
   onGraph?: (graph: DetectedGraph) => void | Promise<void>;
   onProblem?: (problem: DetectProblem) => void;
+  /** Called as each session is done (read or skipped), for a progress line. */
+  onProgress?: (done: number, total: number) => void;
   readers?: readonly Reader[];
 }
 
@@ -92,7 +94,9 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
   }
   if (described.length) await saveEntries(storeDir, manifest, described);
 
+  let done = 0;
   for (const { sessionId, graph, entry } of sessions) {
+    options.onProgress?.(done++, sessions.length);
     const stamp = await stampOf(storeDir, entry);
     const due = readers.filter((r) => !options.onlyStale || isStale(manifest.graphs[readerGraphIri(manifest.soul, sessionId, r.name)], r, stamp));
     if (!due.length) {
@@ -137,6 +141,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     await saveEntries(storeDir, manifest, written);
     report.sessions++;
   }
+  options.onProgress?.(done, sessions.length);
   report.millis = performance.now() - started;
   return report;
 }
