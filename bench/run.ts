@@ -30,7 +30,7 @@ function loadInWorker(strategy: string, lines: string[]): Promise<{ ms: number; 
   return new Promise((resolve, reject) => {
     // The server's worker boot file brings tsx into the thread.
     const entry = new URL('./load-worker.ts', import.meta.url).href;
-    const worker = new Worker(new URL('../src/server/boot.mjs', import.meta.url), { workerData: { entry, strategy, lines }, execArgv: [] });
+    const worker = new Worker(new URL('../src/server/workers/boot.mjs', import.meta.url), { workerData: { entry, strategy, lines }, execArgv: [] });
     const timer = setTimeout(() => worker.terminate().then(() => resolve({ ms: CAP_MS })), CAP_MS);
     worker.once('message', (m: { ms: number; size: number }) => {
       clearTimeout(timer);

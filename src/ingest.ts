@@ -1,16 +1,16 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { readLines } from './acquire/lines.ts';
-import { transcriptsOf, type SessionSource } from './acquire/sources.ts';
-import { DIALECT, isObject, jsonError, readLine } from './dialect/claude-code/read.ts';
-import type { JsonObject } from './dialect/claude-code/records.ts';
+import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
 import { sessionGraphIri } from './rdf/iri.ts';
-import { SessionEmitter, type RecordObserver, type SessionCounts } from './emit/session.ts';
+import type { SessionCounts } from './emit/contract.ts';
+import { SessionEmitter } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
 import { iri, nquad } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
-import { openGraphWriter, readManifest, writeManifest, type Manifest, type SourceStamp } from './store/snapshot.ts';
+import type { GraphEntry, SourceStamp } from './store/manifest.ts';
+import { openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
 /** A line that could not be read, named by file and line. Never carries the line's content. */
 export interface LineProblem {
@@ -35,12 +35,14 @@ export interface IngestOptions {
   force?: boolean;
   onProgress?: (progress: IngestProgress) => void;
   onProblem?: (problem: LineProblem) => void;
-  /** Called after each session's graph is written. */
-  onSession?: (session: SessionSource, graph: string, counts: SessionCounts) => void | Promise<void>;
-  /** Per-session observers; the conversation model when not given. */
-  observers?: (session: SessionSource, soul: string) => RecordObserver[];
+  /** Called after each session's graph file is in place (its manifest entry may still be pending). */
+  onSession?: (session: SessionSource, graph: string, counts: SessionCounts & { file: string }) => void | Promise<void>;
+  /** Per-session observers of the records' facts; the conversation model when not given. */
+  observers?: (session: SessionSource, soul: string) => FactObserver[];
   /** How much of each text to store (`--content`, `--text-limit`); default DEFAULT_POLICY. */
   content?: ContentPolicy;
+  /** The dialects that find and read the sources; default every one Weave knows (src/dialect/index.ts). */
+  dialects?: readonly Dialect[];
 }
 
 export interface IngestReport {
@@ -57,51 +59,52 @@ export interface IngestReport {
   millis: number;
 }
 
-const BUILT_WITH = `${DIALECT}+weave/0.7`;
+/** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
+const WEAVE = 'weave/0.7';
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
-  const sessions = await discoverSessions(paths);
-  const manifest: Manifest = (await readManifest(options.storeDir)) ?? { format: 'weave-store/1', soul: options.soul, graphs: {} };
-  if (manifest.soul !== options.soul) {
-    throw new Error(`the store in ${options.storeDir} was built for soul "${manifest.soul}", not "${options.soul}"; use another --store`);
-  }
+  const sessions = await discoverSessions(paths, options.dialects);
+  const store = await openStoreForWriting(options.storeDir, options.soul);
   const report: IngestReport = {
     sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, problems: [], millis: 0,
   };
   const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
   // A store built under another content policy holds other texts: it is rebuilt.
-  const builtWith = `${BUILT_WITH} ${contentPolicyKey(options.content)}`;
+  const policy = contentPolicyKey(options.content);
 
-  for (const session of sessions) {
-    const graph = sessionGraphIri(options.soul, session.sessionId);
-    const stamps = await stampsOf(session);
-    const previous = manifest.graphs[graph];
-    if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
-      report.skipped++;
+  try {
+    for (const session of sessions) {
+      const graph = sessionGraphIri(options.soul, session.sessionId);
+      const builtWith = `${session.dialect.id}+${WEAVE} ${policy}`;
+      const stamps = await stampsOf(session);
+      const previous = store.manifest.graphs[graph];
+      if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
+        report.skipped++;
+        progress.sessionsDone++;
+        options.onProgress?.(progress);
+        continue;
+      }
+      const { counts, entry } = await ingestSession(session, graph, store, { sources: stamps, sessionId: session.sessionId, builtWith }, options, report, progress);
+      report.sessions++;
+      report.quads += counts.triples;
+      report.malformed += counts.malformed;
+      report.pending += counts.pending;
+      report.replayed += counts.replayed;
       progress.sessionsDone++;
       options.onProgress?.(progress);
-      continue;
+      await options.onSession?.(session, graph, { ...counts, file: entry.file });
     }
-    const counts = await ingestSession(session, graph, options, report, progress);
-    manifest.graphs[graph] = { file: counts.file, quads: counts.triples, sources: stamps, sessionId: session.sessionId, builtWith };
-    await writeManifest(options.storeDir, manifest);
-    report.sessions++;
-    report.quads += counts.triples;
-    report.malformed += counts.malformed;
-    report.pending += counts.pending;
-    report.replayed += counts.replayed;
-    progress.sessionsDone++;
-    options.onProgress?.(progress);
-    await options.onSession?.(session, graph, counts);
+    // Links whose target is in another session's graph (a compaction's tail in an earlier file).
+    if (report.sessions) await linkAcrossSessions(store);
+  } catch (e) {
+    // The sessions stored before the failure keep their entries; the error is the one to report.
+    await store.close().catch(() => undefined);
+    throw e;
   }
-  // Links whose target is in another session's graph (a compaction's tail in an earlier file).
-  if (report.sessions) {
-    await linkAcrossSessions(options.storeDir, manifest);
-    await writeManifest(options.storeDir, manifest);
-  }
+  await store.close();
   report.millis = performance.now() - started;
   return report;
 }
@@ -109,11 +112,14 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
 async function ingestSession(
   session: SessionSource,
   graph: string,
+  store: StoreWriter,
+  fields: Pick<GraphEntry, 'sources' | 'sessionId' | 'builtWith'>,
   options: IngestOptions,
   report: IngestReport,
   progress: IngestProgress,
-): Promise<SessionCounts & { file: string }> {
-  const writer = await openGraphWriter(options.storeDir, graph);
+): Promise<{ counts: SessionCounts; entry: GraphEntry }> {
+  const { dialect } = session;
+  const writer = await store.beginGraph(graph);
   const graphTerm = iri(graph);
   let buffer = '';
   const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), (options.observers ?? conversationModel)(session, options.soul), options.content);
@@ -125,14 +131,15 @@ async function ingestSession(
   };
   try {
     for (const source of transcriptsOf(session)) {
-      const meta = source.metaPath ? await readMeta(source.metaPath, options) : undefined;
-      const ctx = emitter.beginTranscript(source, meta);
+      // A side file the dialect cannot read is reported, never counted as a line of the transcript.
+      const opening = await dialect.openTranscript(source, (p) => options.onProblem?.({ ...p, kind: 'malformed' }));
+      const ctx = emitter.beginTranscript(source, opening);
       let lines = 0;
       let bytes = 0;
       for await (const line of readLines(source.path)) {
         lines = line.lineNo;
         bytes = line.offset + line.byteLength + (line.terminated ? 1 : 0);
-        const result = readLine(line);
+        const result = dialect.readLine(line);
         if (result.kind === 'record') emitter.record(ctx, line, result);
         else if (result.kind !== 'blank') {
           const message = result.kind === 'malformed' ? result.error : 'the last line is incomplete (still being written?)';
@@ -156,21 +163,10 @@ async function ingestSession(
     }
     const counts = emitter.finish();
     await flush(true);
-    await writer.commit();
-    return { ...counts, file: writer.file };
+    return { counts, entry: await writer.commit({ quads: counts.triples, ...fields }) };
   } catch (e) {
     await writer.abort();
     throw e;
-  }
-}
-
-async function readMeta(path: string, options: IngestOptions): Promise<JsonObject | undefined> {
-  try {
-    const json = JSON.parse(await readFile(path, 'utf8'));
-    return isObject(json) ? json : undefined;
-  } catch (e) {
-    options.onProblem?.({ path, lineNo: 1, kind: 'malformed', message: jsonError(e as Error) });
-    return undefined;
   }
 }
 

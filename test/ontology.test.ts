@@ -2,10 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { Parser } from 'n3';
+import oxigraph from 'oxigraph';
 import { ONTOLOGY_FILE, renderOntology, renderTerms, TERMS_FILE } from '../src/store/ontology.ts';
 import { WEAVE_NS, weaveTerm } from '../src/rdf/vocab.ts';
 import { WEAVE_TERMS } from '../src/rdf/weave-terms.ts';
 import { FIXTURES, ingestFresh, removeDir, select } from './helpers.ts';
+import { canonicalNQuads } from './nquads.ts';
 
 const ONTOLOGY = 'https://repolex.ai/ontology/weave';
 
@@ -56,8 +58,10 @@ test('the card alignments: Compaction is a prov:Activity, parentEvent refines pr
 test('ontology/weave.ttl is the parts assembled (npm run ontology), and parses as Turtle elsewhere', async () => {
   const text = await readFile(ONTOLOGY_FILE, 'utf8');
   assert.equal(text, await renderOntology());
-  const quads = new Parser({ format: 'text/turtle' }).parse(text);
+  const quads = new Parser({ format: 'text/turtle', baseIRI: ONTOLOGY }).parse(text);
   assert.ok(quads.length > 2000, `${quads.length} triples`);
+  // n3 reads the same triples as the Oxigraph the store loads it with.
+  assert.deepEqual(canonicalNQuads(quads), canonicalNQuads(oxigraph.parse(text, { format: 'text/turtle', base_iri: ONTOLOGY })));
 });
 
 test('src/rdf/weave-terms.ts lists exactly the weave: terms the ontology declares (npm run ontology)', async () => {

@@ -1,6 +1,6 @@
 import { detect, type DetectProblem, type DetectReport } from '../readers/detect.ts';
 import { READERS, selectReaders } from '../readers/registry.ts';
-import { readManifest } from '../store/snapshot.ts';
+import { readManifest } from '../store/manifest.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 
 const HELP = `usage: weave detect [SESSION...] [options]

@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultStoreDir } from '../store/paths.ts';
-import { readManifest, type Manifest } from '../store/snapshot.ts';
+import { readManifest, type Manifest } from '../store/manifest.ts';
 
 /** A user-facing error: printed as one line on stderr, exit code 1 (2 for usage errors). */
 export class CliError extends Error {

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { instancePrefix } from '../rdf/iri.ts';
 import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
-import { openGraphWriter, removeGraphFile, type Manifest } from '../store/snapshot.ts';
+import type { StoreWriter } from '../store/writer.ts';
 
 /**
  * Links across sessions. A compaction's tail or a summary's leaf can be a record of an earlier
@@ -39,16 +38,16 @@ const MARK = {
   eventId: ` ${weave.eventId} "`,
 };
 
-/** Rebuilds the links graph of the store in `storeDir`; updates `manifest` (the caller writes it). */
-export async function linkAcrossSessions(storeDir: string, manifest: Manifest): Promise<LinkReport> {
-  const graph = linksGraphIri(manifest.soul);
-  const sessions = Object.entries(manifest.graphs).filter(([, e]) => e.sessionId && !e.reader);
+/** Rebuilds the links graph of the store `store` writes, from the session graphs its manifest names. */
+export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport> {
+  const graph = linksGraphIri(store.soul);
+  const sessions = Object.entries(store.manifest.graphs).filter(([, e]) => e.sessionId && !e.reader);
 
   // Pass 1: the references, which are few. Graph files are searched as bytes (decoding them all
   // would cost more than the search); only the files that hold a reference are decoded.
   const pending = new Map<Term, PendingReference>();
   for (const [name, entry] of sessions) {
-    const bytes = await readFile(join(storeDir, entry.file));
+    const bytes = await readFile(store.pathOf(entry));
     if (bytes.indexOf(MARK.type) === -1) continue;
     for (const line of linesWith(bytes.toString('utf8'), [MARK.from, MARK.property, MARK.id])) {
       const [s, p, o] = splitQuad(line);
@@ -66,7 +65,7 @@ export async function linkAcrossSessions(storeDir: string, manifest: Manifest): 
   const wanted = new Set(references.map((r) => r.id!));
   if (wanted.size)
     for (const [name, entry] of sessions) {
-      const bytes = await readFile(join(storeDir, entry.file));
+      const bytes = await readFile(store.pathOf(entry));
       // One search per file for the event-id predicate; each hit's uuid is checked against the set.
       for (let at = bytes.indexOf(MARK.eventId); at !== -1; at = bytes.indexOf(MARK.eventId, at + 1)) {
         const from = at + Buffer.byteLength(MARK.eventId);
@@ -88,24 +87,12 @@ export async function linkAcrossSessions(storeDir: string, manifest: Manifest): 
     }
   }
 
-  const previous = manifest.graphs[graph];
   if (!triples.length) {
-    if (previous) {
-      await removeGraphFile(storeDir, previous);
-      delete manifest.graphs[graph];
-    }
+    if (store.manifest.graphs[graph]) await store.removeGraph(graph);
     return { references: references.length, resolved };
   }
   const lines = [...new Set(triples.map((t) => nquad(t, iri(graph))))].sort();
-  const writer = await openGraphWriter(storeDir, graph);
-  try {
-    await writer.write(lines.join(''));
-    await writer.commit();
-  } catch (e) {
-    await writer.abort();
-    throw e;
-  }
-  manifest.graphs[graph] = { file: writer.file, quads: lines.length, builtWith: 'weave-links/1' };
+  await store.writeGraph(graph, lines.join(''), { quads: lines.length, builtWith: 'weave-links/1' });
   return { references: references.length, resolved };
 }
 

@@ -2,8 +2,9 @@ import oxigraph from 'oxigraph';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
-import { openGraphWriter, readManifest, writeManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/snapshot.ts';
+import { readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import { loadNQuadsFile, type OxStore } from '../store/store.ts';
+import { openStoreForWriting } from '../store/writer.ts';
 import { detectorGraphIri, detectorGraphText, readerGraphText } from './emit.ts';
 import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
@@ -76,35 +77,33 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     report.problems.push(p);
     options.onProblem?.(p);
   };
-  const manifest = await readManifest(storeDir);
+  const existing = await readManifest(storeDir);
   // An empty store (nothing ingested yet) has nothing to read.
-  if (!manifest) return report;
-  const sessions = sessionGraphs(manifest, options.sessions);
+  if (!existing) return report;
+  // Entries are merged into the manifest in batches; were this run to fail, the next reruns what it lost.
+  const writer = await openStoreForWriting(storeDir, existing.soul);
+  const { soul } = writer;
+  const sessions = sessionGraphs(writer.manifest, options.sessions);
 
   // Each reader describes itself once, in its own graph, not in every session's.
-  const described: string[] = [];
   for (const reader of readers) {
-    const graph = detectorGraphIri(manifest.soul, reader);
-    if (options.onlyStale && manifest.graphs[graph]?.builtWith === builtWith(reader)) continue;
-    const { text, quads } = detectorGraphText(manifest.soul, reader);
-    const file = await writeGraph(storeDir, graph, text);
-    manifest.graphs[graph] = { file, quads, reader: reader.name, builtWith: builtWith(reader) };
-    described.push(graph);
+    const graph = detectorGraphIri(soul, reader);
+    if (options.onlyStale && writer.manifest.graphs[graph]?.builtWith === builtWith(reader)) continue;
+    const { text, quads } = detectorGraphText(soul, reader);
+    const { file } = await writer.writeGraph(graph, text, { quads, reader: reader.name, builtWith: builtWith(reader) });
     await options.onGraph?.({ reader: reader.name, graph, file, quads, findings: 0 });
   }
-  if (described.length) await saveEntries(storeDir, manifest, described);
 
   let done = 0;
   for (const { sessionId, graph, entry } of sessions) {
     options.onProgress?.(done++, sessions.length);
     const stamp = await stampOf(storeDir, entry);
-    const due = readers.filter((r) => !options.onlyStale || isStale(manifest.graphs[readerGraphIri(manifest.soul, sessionId, r.name)], r, stamp));
+    const due = readers.filter((r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp));
     if (!due.length) {
       report.skipped++;
       continue;
     }
     const scratch = options.store ? undefined : new oxigraph.Store();
-    const written: string[] = [];
     try {
       let spine: SessionSpine;
       try {
@@ -115,22 +114,20 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         continue;
       }
       for (const reader of due) {
-        const readerGraph = readerGraphIri(manifest.soul, sessionId, reader.name);
+        const readerGraph = readerGraphIri(soul, sessionId, reader.name);
         let findings: Finding[];
         let text: string;
         let quads: number;
         try {
           findings = reader.read(spine);
           // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
-          ({ text, quads } = readerGraphText(manifest.soul, reader, findings, readerGraph));
+          ({ text, quads } = readerGraphText(soul, reader, findings, readerGraph));
         } catch (e) {
           // One reader failing on one session costs only that graph, which keeps its last version.
           problem({ sessionId, reader: reader.name, message: (e as Error).message });
           continue;
         }
-        const file = await writeGraph(storeDir, readerGraph, text);
-        manifest.graphs[readerGraph] = { file, quads, sessionId, reader: reader.name, builtWith: builtWith(reader), sources: [stamp] };
-        written.push(readerGraph);
+        const { file } = await writer.writeGraph(readerGraph, text, { quads, sessionId, reader: reader.name, builtWith: builtWith(reader), sources: [stamp] });
         report.graphs++;
         report.findings[reader.name] += findings.length;
         await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, file, quads, findings: findings.length });
@@ -138,9 +135,9 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     } finally {
       (scratch as { free?: () => void } | undefined)?.free?.();
     }
-    await saveEntries(storeDir, manifest, written);
     report.sessions++;
   }
+  await writer.close();
   options.onProgress?.(done, sessions.length);
   report.millis = performance.now() - started;
   return report;
@@ -170,27 +167,4 @@ async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp
 function isStale(entry: GraphEntry | undefined, reader: Reader, stamp: SourceStamp): boolean {
   const from = entry?.sources?.[0];
   return !entry || entry.builtWith !== builtWith(reader) || !from || from.path !== stamp.path || from.size !== stamp.size || from.mtimeMs !== stamp.mtimeMs;
-}
-
-/** Writes a graph file aside and renames it into place; returns its name in the store. */
-async function writeGraph(storeDir: string, graph: string, text: string): Promise<string> {
-  const writer = await openGraphWriter(storeDir, graph);
-  try {
-    await writer.write(text);
-    await writer.commit();
-  } catch (e) {
-    await writer.abort();
-    throw e;
-  }
-  return writer.file;
-}
-
-/**
- * Writes the entries of `graphs` into the manifest as it is on disk now, so entries another
- * writer added meanwhile (an ingest in the same store) are kept.
- */
-async function saveEntries(storeDir: string, ours: Manifest, graphs: string[]): Promise<void> {
-  const current = (await readManifest(storeDir)) ?? ours;
-  for (const graph of graphs) current.graphs[graph] = ours.graphs[graph];
-  await writeManifest(storeDir, current);
 }

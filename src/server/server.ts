@@ -1,17 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
 import { isLoopback, type ServerConfig } from './config.ts';
-import { StatsCache, type ServerContext } from './context.ts';
-import type { DatasetStats } from './dataset.ts';
-import { Ingester } from './ingester.ts';
-import { Metrics } from './metrics.ts';
-import { Mutex } from './mutex.ts';
-import { QueryPool } from './pool.ts';
-import { StoreSummary } from './store-summary.ts';
+import { buildApp } from './http/app.ts';
+import type { ServerContext } from './http/context.ts';
+import { Metrics } from './http/metrics.ts';
+import { StatsCache } from './http/stats-cache.ts';
+import { StoreSummary } from './http/store-summary.ts';
+import type { DatasetStats } from './messages.ts';
+import { Ingester } from './workers/ingester.ts';
+import { Mutex } from './workers/mutex.ts';
+import { QueryPool } from './workers/pool.ts';
 
 /**
- * Starts `weave serve`: listens at once, loads the store into the query workers, and (when
- * sources are given) ingests them in the background, each session visible as soon as it lands.
+ * Starts `weave serve` (on the main thread): listens at once, loads the store into the query
+ * workers, and (when sources are given) ingests them in the background, each session visible as
+ * soon as it lands. Here the two halves meet: http/ answers requests, workers/ runs the threads.
  */
 
 export interface RunningServer {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
-import { readManifest, type Manifest } from './snapshot.ts';
+import { readManifest, type Manifest } from './manifest.ts';
 
 export type OxStore = oxigraph.Store;
 

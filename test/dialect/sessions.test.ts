@@ -4,7 +4,7 @@ import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
 import { linksGraphIri } from '../../src/link/crossSession.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 import { count, ingestFresh, removeDir, REPO, select, tempDir } from '../helpers.ts';
 import { RECORDS } from './helpers.ts';

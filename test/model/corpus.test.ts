@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { discoverSessions } from '../../src/acquire/discover.ts';
-import { transcriptsOf, type SessionSource } from '../../src/acquire/sources.ts';
+import { transcriptsOf, type SessionSource } from '../../src/dialect/dialect.ts';
 import { sessionGraphIri } from '../../src/rdf/iri.ts';
 import { ingested, short, SOUL, type Ingested } from './helpers.ts';
 
@@ -14,7 +14,7 @@ import { ingested, short, SOUL, type Ingested } from './helpers.ts';
  * the last fragment of each message.id.
  */
 
-const CORPUS = fileURLToPath(new URL('../shared/corpus', new URL('../..', import.meta.url)));
+const CORPUS = fileURLToPath(new URL('../shared/corpus/', new URL('../../', import.meta.url)));
 const skip = existsSync(CORPUS) ? false : 'no corpus at ../shared/corpus';
 
 interface Tokens {
@@ -140,10 +140,13 @@ describe('the conversation model on the corpus', { skip }, () => {
     assert.deepEqual(named.filter((child) => !exact.has(child)), []);
   });
 
-  test('each of the 8 compaction summarisers produces the summary of its session, exactly (its text is in it)', () => {
+  test('each compaction summariser produces the summary of its session, exactly (its text is in it)', () => {
     const summarisers = sessions.flatMap((session) => session.subagents.filter((t) => t.agentId?.startsWith('acompact-'))
       .map((t) => `${short(sessionGraphIri(SOUL, session.sessionId))} ${t.agentId}`));
-    assert.equal(summarisers.length, 8);
+    // As many as the corpus has summariser files, found by name in a plain walk of its folders.
+    const files = readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }).filter((p) => /(^|\/)agent-acompact-[^/]*\.jsonl$/.test(p));
+    assert.ok(files.length > 0);
+    assert.equal(summarisers.length, files.length);
     const rows = g.select(`SELECT ?g ?name ?ev WHERE { GRAPH ?g { ?s weave:produces ?o ~ ?r {| weave:evidence ?ev |} .
       ?s weave:streamName ?name . ?o a weave:EpochSummary ; weave:isCompactSummary true } }`);
     assert.deepEqual(rows.map((r) => `${r.g} ${r.name}`).sort(), summarisers.sort());

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { CLAUDE_CODE_GLOSSARY, nativeName } from '../../src/dialect/claude-code/glossary.ts';
-import type { RecordObserver } from '../../src/emit/session.ts';
+import { CLAUDE_CODE_GLOSSARY } from '../../src/dialect/claude-code/glossary.ts';
+import type { FactObserver } from '../../src/dialect/dialect.ts';
+import { nativeName } from '../../src/dialect/glossary.ts';
 import type { Triple } from '../../src/rdf/terms.ts';
 import { a, WEAVE_NS } from '../../src/rdf/vocab.ts';
 import { ingest } from '../../src/ingest.ts';
@@ -41,6 +44,35 @@ test('a runtime name says where it appears; a derived term has a note and no loc
   assert.ok(glossary.terms.some((t) => t.runtime === undefined) && glossary.terms.some((t) => t.runtime !== undefined));
 });
 
+/** The Claude Code glossary of the specification (`<repo>/../shared/spec`), where it is checked out. */
+const SPEC_GLOSSARY = fileURLToPath(new URL('../shared/spec/000_88a0bb531ab5e3c6.txt', new URL('../..', import.meta.url)));
+
+/** The model terms of a table of the spec: the first word of each row between its heading and the next. */
+function specTerms(text: string, heading: string, next: string): string[] {
+  const from = text.indexOf(`\n${heading}\n`);
+  const to = text.indexOf(`\n${next}\n`, from);
+  assert.ok(from >= 0 && to > from, `the spec has "${heading}" then "${next}"`);
+  return text.slice(from + heading.length + 2, to).split('\n').filter((l) => l.trim()).map((l) => l.split(' ')[0]);
+}
+
+const noSpec = !existsSync(SPEC_GLOSSARY) && 'no ../shared/spec here';
+
+test("the glossary is the spec's two tables, plus the terms this project adds", { skip: noSpec }, () => {
+  const text = readFileSync(SPEC_GLOSSARY, 'utf8');
+  // A row is a model term, its runtime name, where and a note, run together; the derived table
+  // follows its one paragraph of prose.
+  const named = specTerms(text, 'model Claude Code where note', 'Derived by this project');
+  const derived = specTerms(text, 'model what it is', 'What Claude Code records and the model does not carry');
+  const stated = /\n(\d+) terms: (\d+) that Claude Code names, (\d+) this project derives\./.exec(text);
+  const counted = [named.length + derived.length, named.length, derived.length];
+  assert.deepEqual(stated?.slice(1).map(Number), counted, 'the spec counts its own tables');
+  // This project names the summariser's file (produces) and derives the step and containment.
+  const added = { named: ['produces'], derived: ['step', 'within'] };
+  const ours = (isDerived: boolean) => glossary.terms.filter((t) => (t.runtime === undefined) === isDerived).map((t) => t.model).sort();
+  assert.deepEqual(ours(false), [...named, ...added.named].sort());
+  assert.deepEqual(ours(true), [...derived, ...added.derived].sort());
+});
+
 test('native names fall back to the model term', () => {
   assert.equal(nativeName(glossary, 'talk'), 'talk');
   assert.equal(nativeName(glossary, 'run'), 'promptId');
@@ -63,7 +95,7 @@ describe('the model on every fixture', () => {
     await ingest([FIXTURES], {
       storeDir: dir,
       soul: 'test',
-      observers: (session, soul) => conversationModel(session, soul).map((o): RecordObserver => ({
+      observers: (session, soul) => conversationModel(session, soul).map((o): FactObserver => ({
         record: o.record.bind(o),
         finish: (resolve) => {
           const out = [...(o.finish?.(resolve) ?? [])];

@@ -9,7 +9,7 @@ import type { JsonResults } from '../../src/query/table.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 
 export const SOUL = 'test';
-export const FIXTURES = fileURLToPath(new URL('../../fixtures/model', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/model/', import.meta.url));
 const INSTANCES = `urn:soul:${SOUL}:Weave/`;
 
 /** A term as a test reads it: `Run/<session>/main/<key>`, `weave:exact_unique`, or the literal's text. */

@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { discoverSessions } from '../../src/acquire/discover.ts';
-import { transcriptsOf } from '../../src/acquire/sources.ts';
+import { transcriptsOf } from '../../src/dialect/dialect.ts';
+import { READERS } from '../../src/readers/registry.ts';
 import { sliceCodePoints } from '../../src/readers/text.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { CORPUS, HAS_CORPUS, removeDir, select } from '../helpers.ts';
 import { detectedStore } from './helpers.ts';
 
@@ -18,7 +19,7 @@ test('readers over real transcripts: spans slice true, claims stay unasserted, e
   try {
     const sessions = await discoverSessions(PROJECTS);
     assert.equal(report.sessions, sessions.length);
-    assert.equal(report.graphs, sessions.length * 5);
+    assert.equal(report.graphs, sessions.length * READERS.length);
     assert.equal(store.query('ASK { ?e <https://repolex.ai/ontology/weave#exhibits> ?x }', { use_default_graph_as_union: true }), false);
 
     // Failed tool results, counted by a plain JSON scan (first copy of each record per session).

@@ -7,7 +7,7 @@ import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { READERS } from '../../src/readers/registry.ts';
 import { toolError } from '../../src/readers/tool/error.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { openStore } from '../../src/store/store.ts';
 import { removeDir, tempDir } from '../helpers.ts';
 import { READER_FIXTURES, SESSIONS } from './helpers.ts';
@@ -21,6 +21,10 @@ async function readerFiles(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+/** A graph per session of the fixtures and reader; a reader's own description is one more graph each. */
+const SESSION_GRAPHS = Object.keys(SESSIONS).length * READERS.length;
+const READER_GRAPHS = SESSION_GRAPHS + READERS.length;
+
 async function freshStore(): Promise<string> {
   const dir = await tempDir('weave-detect-');
   await ingest([READER_FIXTURES], { storeDir: dir, soul: 'local' });
@@ -31,11 +35,11 @@ test('running the readers again leaves every graph file and manifest entry byte-
   const dir = await freshStore();
   try {
     const first = await detect({ storeDir: dir });
-    assert.deepEqual([first.sessions, first.skipped, first.graphs], [4, 0, 20]);
+    assert.deepEqual([first.sessions, first.skipped, first.graphs], [4, 0, SESSION_GRAPHS]);
     // emojikey/harvest counts its emojikey/update findings too: 21 keys and 3 updates.
     assert.deepEqual(first.findings, { 'emojikey/harvest': 24, 'human/authored': 9, 'tool/error': 2, 'secret/exposure': 3, 'agent/correction': 3 });
     const before = await readerFiles(dir);
-    assert.equal(Object.keys(before).length, 25, 'a graph per session and reader, and one per reader');
+    assert.equal(Object.keys(before).length, READER_GRAPHS, 'a graph per session and reader, and one per reader');
     await detect({ storeDir: dir });
     assert.deepEqual(await readerFiles(dir), before);
 
@@ -43,7 +47,7 @@ test('running the readers again leaves every graph file and manifest entry byte-
     assert.deepEqual((await detect({ storeDir: dir, onlyStale: true })).graphs, 0);
     await ingest([READER_FIXTURES], { storeDir: dir, soul: 'local', force: true });
     const rerun = await detect({ storeDir: dir, onlyStale: true });
-    assert.deepEqual([rerun.sessions, rerun.graphs], [4, 20]);
+    assert.deepEqual([rerun.sessions, rerun.graphs], [4, SESSION_GRAPHS]);
     const after = await readerFiles(dir);
     for (const graph of Object.keys(before)) {
       // Only the stamp of the session graph file may differ.
@@ -137,7 +141,7 @@ test('a live store can be read instead of the graph files, with each new graph r
     const { store } = await openStore(dir);
     const seen: string[] = [];
     await detect({ storeDir: dir, store, onGraph: (g) => void seen.push(`${g.sessionId?.slice(0, 4) ?? 'self'} ${g.reader} ${g.findings}`) });
-    assert.equal(seen.length, 25);
+    assert.equal(seen.length, READER_GRAPHS);
     assert.ok(seen.includes('self emojikey/harvest 0'));
     assert.ok(seen.includes('7007 secret/exposure 3'));
     const fromStore = await readerFiles(dir);
@@ -172,7 +176,8 @@ test('weave ingest runs the readers unless --no-detect; weave detect runs them o
 
     const loud = await cli(['ingest', READER_FIXTURES, '--store', dir]);
     assert.equal(loud.code, 0);
-    assert.match(loud.out, /detected: 4 sessions read \(0 current\) · 20 graphs · findings: emojikey\/harvest 24, human\/authored 9, tool\/error 2, secret\/exposure 3, agent\/correction 3/);
+    const findings = 'emojikey/harvest 24, human/authored 9, tool/error 2, secret/exposure 3, agent/correction 3';
+    assert.match(loud.out, new RegExp(`detected: 4 sessions read \\(0 current\\) · ${SESSION_GRAPHS} graphs · findings: ${findings}`));
     assert.match((await cli(['ingest', READER_FIXTURES, '--store', dir])).out, /detected: 0 sessions read \(4 current\) · 0 graphs/);
 
     const one = await cli(['detect', SESSIONS.prompts, '--detector', 'agent', '--store', dir, '--json']);

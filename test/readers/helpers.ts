@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
 import { readerGraphIri } from '../../src/rdf/iri.ts';
 import { detect, type DetectReport } from '../../src/readers/detect.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 import { FIXTURES, tempDir } from '../helpers.ts';
 

@@ -13,7 +13,8 @@ describe('access', () => {
   });
 
   it('beyond loopback, every request but /healthz needs the token; a browser signs in once with /?token=', async () => {
-    const server = await startTestServer({ host: '0.0.0.0', token: 'open-sesame' });
+    // Writes are on, so what refuses a cookie's write is the rule that only the header authorises one.
+    const server = await startTestServer({ host: '0.0.0.0', token: 'open-sesame', allowUpdate: true });
     const base = server.base.replace('0.0.0.0', '127.0.0.1');
     try {
       assert.equal((await fetch(`${base}/healthz`)).status, 200);
@@ -26,9 +27,30 @@ describe('access', () => {
       assert.equal(signIn.status, 303);
       const cookie = signIn.headers.get('set-cookie')!;
       assert.match(cookie, /^weave_token=open-sesame; Path=\/; HttpOnly; SameSite=Strict$/);
-      assert.equal((await fetch(`${base}/`, { headers: { cookie: cookie.split(';')[0] } })).status, 200);
-      // The cookie reads; it never writes (writes are off here anyway, and need the header).
-      assert.equal((await fetch(`${base}/sparql`, { method: 'POST', headers: { cookie: cookie.split(';')[0], 'content-type': 'application/sparql-update' }, body: 'CLEAR ALL' })).status, 403);
+      const signedIn = { cookie: cookie.split(';')[0] };
+      assert.equal((await fetch(`${base}/`, { headers: signedIn })).status, 200);
+
+      // The cookie reads; it never writes. The same write with the token in the header goes through.
+      const written = async () => {
+        const res = await fetch(`${base}/sparql?query=${encodeURIComponent('ASK { <urn:access:s> <urn:access:p> "written" }')}`, { headers: { ...signedIn, accept: 'application/sparql-results+json' } });
+        assert.equal(res.status, 200);
+        return ((await res.json()) as { boolean: boolean }).boolean;
+      };
+      const insert = (headers: Record<string, string>) =>
+        fetch(`${base}/sparql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/sparql-update' }, body: 'INSERT DATA { <urn:access:s> <urn:access:p> "written" }' });
+      const put = (headers: Record<string, string>) =>
+        fetch(`${base}/store?graph=${encodeURIComponent('urn:access:g')}`, { method: 'PUT', headers: { ...headers, 'content-type': 'text/turtle' }, body: '<urn:access:s> <urn:access:p> "put" .' });
+      const byCookie = await insert(signedIn);
+      assert.equal(byCookie.status, 401);
+      assert.match(await byCookie.text(), /writes need the server token in an "Authorization: Bearer <token>" header/);
+      assert.equal((await put(signedIn)).status, 401);
+      assert.equal(await written(), false, 'the refused update changed nothing');
+      assert.equal((await fetch(`${base}/store?graph=${encodeURIComponent('urn:access:g')}`, { headers: signedIn })).status, 404, 'the refused PUT made no graph');
+      const token = { authorization: 'Bearer open-sesame' };
+      assert.equal((await insert(token)).status, 204);
+      assert.equal(await written(), true);
+      assert.equal((await put(token)).status, 201);
+      assert.equal((await fetch(`${base}/store?graph=${encodeURIComponent('urn:access:g')}`, { headers: signedIn })).status, 200);
     } finally {
       await server.stop();
     }

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Fastify from 'fastify';
 import { hasDatasetClause } from '../../src/query/run.ts';
 import { HttpError } from '../../src/server/errors.ts';
-import { acceptedTypes } from '../../src/server/media.ts';
-import { acceptable, negotiate, parseAccept } from '../../src/server/negotiate.ts';
-import { parseProtocolRequest, type ProtocolRequest } from '../../src/server/protocol.ts';
-import { multipartParts } from '../../src/server/routes/graph-store.ts';
-import { flattenJsonResults, jsonTermToNt } from '../../src/server/triple-terms.ts';
-import { applyUsingGraphs } from '../../src/server/update-dataset.ts';
+import { acceptedTypes } from '../../src/server/http/media.ts';
+import { acceptable, negotiate, parseAccept } from '../../src/server/http/negotiate.ts';
+import { parseProtocolRequest, type ProtocolRequest } from '../../src/server/http/protocol.ts';
+import { multipartParts } from '../../src/server/http/routes/graph-store.ts';
+import { requestUrlPlugin, splitUrl } from '../../src/server/http/url.ts';
+import { flattenJsonResults, jsonTermToNt } from '../../src/server/workers/operations/triple-terms.ts';
+import { applyUsingGraphs } from '../../src/server/workers/operations/update-dataset.ts';
 
 /** The server's rules as pure functions: negotiation, the protocol's request shapes, USING. */
 
@@ -48,6 +50,27 @@ describe('content negotiation', () => {
     assert.deepEqual(acceptedTypes('graph', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8')[0], 'text/turtle');
     assert.deepEqual(acceptedTypes('solutions', 'text/csv', 'tsv'), ['text/tab-separated-values']);
     assert.deepEqual(acceptedTypes('graph', undefined, 'csv'), []);
+  });
+});
+
+describe('the request URL', () => {
+  it('is split at its first ?: the query string keeps every later ?, as in a SPARQL query sent unencoded', () => {
+    const { path, query } = splitUrl('/sparql?query=SELECT ?s WHERE { ?s ?p ?o }&format=csv');
+    assert.equal(path, '/sparql');
+    assert.equal(query, 'query=SELECT ?s WHERE { ?s ?p ?o }&format=csv');
+    assert.deepEqual([...new URLSearchParams(query)], [['query', 'SELECT ?s WHERE { ?s ?p ?o }'], ['format', 'csv']]);
+    assert.deepEqual(splitUrl('/describe?iri=urn:x?y'), { path: '/describe', query: 'iri=urn:x?y' });
+    assert.deepEqual(splitUrl('/healthz'), { path: '/healthz', query: '' });
+    assert.deepEqual(splitUrl('/store?'), { path: '/store', query: '' });
+  });
+});
+
+describe('route plugins', () => {
+  it('are refused by Fastify when the context is not registered before them', async () => {
+    const app = Fastify();
+    app.register(requestUrlPlugin);
+    app.register(import('../../src/server/http/routes/describe.ts'));
+    await assert.rejects(async () => app.ready(), /The dependency 'weave-context' of plugin 'weave-routes-describe' is not registered/);
   });
 });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { discoverSessions } from '../../src/acquire/discover.ts';
-import { transcriptsOf, type SessionSource } from '../../src/acquire/sources.ts';
+import { transcriptsOf, type FoundSession as SessionSource } from '../../src/dialect/dialect.ts';
 import { openSessionGraphs } from '../../src/cli/open.ts';
 import { ingest } from '../../src/ingest.ts';
 import type { OxStore } from '../../src/store/store.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
 import { sessionGraphIri } from '../../src/rdf/iri.ts';
-import { readManifest } from '../../src/store/snapshot.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { verify } from '../../src/verify.ts';
 import { FIXTURES, removeDir, REPO, tempDir } from '../helpers.ts';
 

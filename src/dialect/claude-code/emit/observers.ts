@@ -1,0 +1,122 @@
+import type { SourceLine } from '../../../acquire/lines.ts';
+import type { JsonObject, ReadRecord } from '../records.ts';
+import { localName } from '../../../emit/content.ts';
+import type { Resolve } from '../../../emit/contract.ts';
+import type { RecordObserver, TranscriptContext } from '../../dialect.ts';
+import { str, type Term, type Triple } from '../../../rdf/terms.ts';
+import { a, prov, weave } from '../../../rdf/vocab.ts';
+import { related } from '../../../emit/record.ts';
+
+/**
+ * What the dialect can only say with a whole session in hand: the last-written titles and modes
+ * on each transcript, the summary turn each compaction generated, and the links whose target is
+ * in no record of the session (left for the pass across sessions, see src/link/).
+ */
+export function dialectObservers(): RecordObserver<ReadRecord>[] {
+  return [new TranscriptMetadata(), new SessionLinks()];
+}
+
+interface LastWritten {
+  customTitle?: string;
+  aiTitle?: string;
+  agentName?: string;
+  permissionMode?: string;
+  prUrls: string[];
+  /** Legacy summaries: a title for the session only when their leaf is one of its records. */
+  summaries: { text: string; leaf?: string }[];
+}
+
+/**
+ * Metadata records are rewritten many times and read last-wins: the last title, AI title, agent
+ * name and permission mode, and every PR linked, go on the transcript the records sit in, plus
+ * `weave:title`: the user's title, else the AI's, else the last summary of one of its own leaves.
+ */
+export class TranscriptMetadata implements RecordObserver<ReadRecord> {
+  private readonly transcripts = new Map<Term, LastWritten>();
+
+  record(transcript: TranscriptContext, _line: SourceLine, { record }: ReadRecord): void {
+    const r = record as unknown as JsonObject;
+    let last = this.transcripts.get(transcript.node);
+    const state = () => {
+      if (!last) this.transcripts.set(transcript.node, (last = { prUrls: [], summaries: [] }));
+      return last;
+    };
+    const text = (key: string) => (typeof r[key] === 'string' ? (r[key] as string) : undefined);
+    switch (record.type) {
+      case 'custom-title':
+        if (text('customTitle') !== undefined) state().customTitle = text('customTitle');
+        break;
+      case 'ai-title':
+        if (text('aiTitle') !== undefined) state().aiTitle = text('aiTitle');
+        break;
+      case 'agent-name':
+        if (text('agentName') !== undefined) state().agentName = text('agentName');
+        break;
+      case 'permission-mode':
+      case 'user':
+        if (text('permissionMode')) state().permissionMode = text('permissionMode');
+        break;
+      case 'pr-link': {
+        const url = text('prUrl');
+        if (url && !state().prUrls.includes(url)) state().prUrls.push(url);
+        break;
+      }
+      case 'summary':
+        if (text('summary') !== undefined) state().summaries.push({ text: text('summary')!, leaf: text('leafUuid') });
+        break;
+    }
+  }
+
+  *finish(resolve: Resolve): Iterable<Triple> {
+    for (const [node, last] of this.transcripts) {
+      if (last.customTitle !== undefined) yield { s: node, p: weave.customTitle, o: str(last.customTitle) };
+      if (last.aiTitle !== undefined) yield { s: node, p: weave.aiTitle, o: str(last.aiTitle) };
+      if (last.agentName !== undefined) yield { s: node, p: weave.agentName, o: str(last.agentName) };
+      if (last.permissionMode !== undefined) yield { s: node, p: weave.permissionMode, o: str(last.permissionMode) };
+      for (const url of last.prUrls) yield { s: node, p: weave.prUrl, o: str(url) };
+      const own = last.summaries.filter((s) => s.leaf && resolve('event', s.leaf)).pop();
+      const title = last.customTitle ?? last.aiTitle ?? own?.text;
+      if (title !== undefined) yield { s: node, p: weave.title, o: str(title) };
+    }
+  }
+}
+
+/**
+ * Links that need the whole session: a compaction generated the summary turn whose parent is
+ * its boundary; a compaction's tail, or a summary's leaf, that is in no record of the session is
+ * recorded as a CrossSessionReference, for the pass after ingest to find in another session.
+ */
+export class SessionLinks implements RecordObserver<ReadRecord> {
+  /** Boundary uuid → its Compaction. */
+  private readonly compactions = new Map<string, Term>();
+  private readonly summaries: { turn: Term; boundary: string }[] = [];
+  private readonly wanted: { subject: Term; predicate: Term; id: string }[] = [];
+
+  record(_transcript: TranscriptContext, _line: SourceLine, { record }: ReadRecord, event: Term): void {
+    const r = record as unknown as JsonObject;
+    if (record.type === 'system' && (r.subtype === 'compact_boundary' || r.subtype === 'microcompact_boundary')) {
+      const compaction = related(event, 'Compaction');
+      if (record.uuid) this.compactions.set(record.uuid, compaction);
+      const tail = r.subtype === 'compact_boundary' ? record.logicalParentUuid : record.parentUuid;
+      if (typeof tail === 'string' && tail) this.wanted.push({ subject: compaction, predicate: prov.used, id: tail });
+    }
+    if (record.type === 'user' && r.isCompactSummary === true && record.parentUuid) this.summaries.push({ turn: event, boundary: record.parentUuid });
+    if ((record.type === 'summary' || record.type === 'last-prompt') && typeof r.leafUuid === 'string' && r.leafUuid)
+      this.wanted.push({ subject: event, predicate: weave.leafEvent, id: r.leafUuid });
+  }
+
+  *finish(resolve: Resolve): Iterable<Triple> {
+    for (const { turn, boundary } of this.summaries) {
+      const compaction = this.compactions.get(boundary);
+      if (compaction) yield { s: compaction, p: prov.generated, o: turn };
+    }
+    for (const { subject, predicate, id } of this.wanted) {
+      if (resolve('event', id)) continue;
+      const node = related(subject, 'CrossSessionReference', localName(predicate));
+      yield { s: node, p: a, o: weave.CrossSessionReference };
+      yield { s: node, p: weave.referenceFrom, o: subject };
+      yield { s: node, p: weave.referenceProperty, o: predicate };
+      yield { s: node, p: weave.referenceTargetId, o: str(id) };
+    }
+  }
+}

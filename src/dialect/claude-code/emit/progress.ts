@@ -1,0 +1,40 @@
+import type { JsonObject } from '../records.ts';
+import { RECORD_FIELDS } from '../fields.ts';
+import { str } from '../../../rdf/terms.ts';
+import { weave } from '../../../rdf/vocab.ts';
+import { content, Fields, keepRest, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { hookRun } from './hooks.ts';
+import { pick } from './system.ts';
+
+/**
+ * A progress record (Claude Code 2.1.8 to 2.1.11x): what it reports on (the tool use its
+ * parentToolUseID names), its kind, and its data whole. Hook progress also joins its hook run;
+ * agent progress names the sub-agent.
+ */
+export function emitProgress(record: JsonObject, ctx: RecordContext): void {
+  const { event } = ctx;
+  const f = new Fields(pick(record, RECORD_FIELDS.progress));
+  const toolUseId = f.string('toolUseID');
+  if (toolUseId) t(ctx, event, weave.toolUseId, str(toolUseId));
+  const parent = f.string('parentToolUseID');
+  if (parent) {
+    ref(ctx, event, weave.reportsOnToolUse, 'toolUse', parent);
+    t(ctx, event, weave.parentToolUseId, str(parent));
+  }
+  const data = f.object('data');
+  if (data) {
+    const kind = typeof data.type === 'string' ? data.type : undefined;
+    if (kind) t(ctx, event, weave.progressKind, str(kind));
+    content(ctx, event, weave.progressJson, data, { kind: 'payload', pointer: '/data' });
+    if (kind === 'hook_progress') {
+      const hookEvent = typeof data.hookEvent === 'string' ? data.hookEvent : undefined;
+      if (hookEvent) t(ctx, event, weave.hookEvent, str(hookEvent));
+      if (typeof data.hookName === 'string') t(ctx, event, weave.hookName, str(data.hookName));
+      if (typeof data.command === 'string') t(ctx, event, weave.hookCommand, str(data.command));
+      const run = toolUseId ?? parent;
+      if (run) t(ctx, event, weave.hookRun, hookRun(ctx, run, hookEvent));
+    }
+    if (kind === 'agent_progress' && typeof data.agentId === 'string') t(ctx, event, weave.subagentId, str(data.agentId));
+  }
+  keepRest(ctx, f.rest());
+}

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import type {
+  AssistantRecord, ContentBlock, ImageBlock, JsonObject, ToolResultBlock, ToolUseBlock, Usage, UserRecord,
+} from '../records.ts';
+import { BLOCK_FIELDS } from '../fields.ts';
+import { instanceIri } from '../../../rdf/iri.ts';
+import { jsonLiteral } from '../../../rdf/json.ts';
+import { bool, int, str, type Term } from '../../../rdf/terms.ts';
+import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
+import { pointerToken, type ContentKind } from '../../../emit/content.ts';
+import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
+
+/** A turn: one user or assistant record, its message fields and its ordered content blocks. */
+export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, lineNo: number, toolUses: [string, Term][]): void {
+  const { event } = ctx;
+  t(ctx, event, weave.role, str(record.type));
+  if (record.type === 'assistant') {
+    const { message } = record;
+    if (message.model) t(ctx, event, weave.model, str(message.model));
+    if (message.id) t(ctx, event, weave.messageId, str(message.id));
+    if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
+    if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
+    if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
+    if (message.usage) emitUsage(message.usage, ctx, record.uuid ?? `${lineNo}`);
+    if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
+    if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
+  } else {
+    if (record.toolUseResult !== undefined) {
+      content(ctx, event, weave.toolUseResult, record.toolUseResult, { kind: 'toolUseResult', pointer: '/toolUseResult' });
+      emitPersistedOutput(record.toolUseResult, ctx);
+    }
+    if (record.sourceToolAssistantUUID) {
+      ref(ctx, event, weave.sourceToolAssistant, 'event', record.sourceToolAssistantUUID);
+      t(ctx, event, weave.sourceToolAssistantId, str(record.sourceToolAssistantUUID));
+    }
+    if (record.sourceToolUseID) t(ctx, event, weave.sourceToolUseId, str(record.sourceToolUseID));
+    if (typeof record.isCompactSummary === 'boolean') t(ctx, event, weave.isCompactSummary, bool(record.isCompactSummary));
+    if (typeof record.isVisibleInTranscriptOnly === 'boolean')
+      t(ctx, event, weave.isVisibleInTranscriptOnly, bool(record.isVisibleInTranscriptOnly));
+    if (record.permissionMode) t(ctx, event, weave.permissionMode, str(record.permissionMode));
+  }
+  emitBlocks(record.message.content, ctx, event, record.uuid ?? `L${lineNo}`, '/message/content', toolUses);
+}
+
+/**
+ * A message's content: a bare string is one text block at order 0; a list is its blocks in order.
+ * `id` names the blocks (`ContentBlock/<id>/<order>`), `pointer` is where the content sits.
+ */
+export function emitBlocks(contentValue: unknown, ctx: RecordContext, owner: Term, id: string, pointer: string, toolUses: [string, Term][]): void {
+  if (typeof contentValue === 'string') {
+    emitBlock({ type: 'text', text: contentValue }, ctx, owner, [id, 0], pointer, toolUses, 'text', true);
+  } else if (Array.isArray(contentValue)) {
+    contentValue.forEach((block, order) => emitBlock(block as ContentBlock, ctx, owner, [id, order], `${pointer}/${order}`, toolUses, 'text'));
+  }
+}
+
+/**
+ * A tool persisted its output to a side file (Claude Code 2.1.x, `<persisted-output>`): the
+ * transcript keeps only its size and path, so the output's state is size_only.
+ */
+function emitPersistedOutput(result: unknown, ctx: RecordContext): void {
+  if (!result || typeof result !== 'object' || Array.isArray(result)) return;
+  const { persistedOutputSize: size, persistedOutputPath: path } = result as JsonObject;
+  if (typeof size !== 'number' || !Number.isSafeInteger(size)) return;
+  absent(ctx, ctx.event, weave.persistedOutput, 'size_only', { pointer: '/toolUseResult/persistedOutputSize' }, size);
+  if (typeof path === 'string') t(ctx, ctx.event, weave.persistedOutputPath, str(path));
+}
+
+function emitUsage(usage: Usage, ctx: RecordContext, id: string): void {
+  const node = instanceIri(ctx.soul, 'Usage', id);
+  t(ctx, ctx.event, weave.hasUsage, node);
+  t(ctx, node, a, weave.Usage);
+  for (const [key, predicate] of USAGE_COUNTS) {
+    const n = usage[key];
+    if (typeof n === 'number') t(ctx, node, predicate, int(n));
+  }
+  t(ctx, node, weave.usageJson, jsonLiteral(usage));
+}
+
+const USAGE_COUNTS: [string, Term][] = [
+  ['input_tokens', weave.inputTokens],
+  ['output_tokens', weave.outputTokens],
+  ['cache_creation_input_tokens', weave.cacheCreationInputTokens],
+  ['cache_read_input_tokens', weave.cacheReadInputTokens],
+];
+
+const BLOCK_CLASS: Record<string, WeaveTerm> = {
+  text: 'TextBlock',
+  thinking: 'ThinkingBlock',
+  redacted_thinking: 'RedactedThinkingBlock',
+  tool_use: 'ToolUseBlock',
+  server_tool_use: 'ServerToolUseBlock',
+  tool_result: 'ToolResultBlock',
+  advisor_tool_result: 'AdvisorToolResultBlock',
+  image: 'ImageBlock',
+  document: 'DocumentBlock',
+  tool_reference: 'ToolReferenceBlock',
+};
+
+/**
+ * A content block; `path` is its place (the owner's id, then its order at each level of nesting)
+ * and `pointer` where it sits in the record. `textKind` is the policy kind of its text: `text` in
+ * a message, `toolOutput` inside a tool result. `whole` marks a bare-string message, whose text is
+ * the pointer itself.
+ */
+function emitBlock(
+  block: ContentBlock,
+  ctx: RecordContext,
+  owner: Term,
+  path: (string | number)[],
+  pointer: string,
+  toolUses: [string, Term][],
+  textKind: ContentKind,
+  whole = false,
+): void {
+  const node = instanceIri(ctx.soul, 'ContentBlock', ...path);
+  const order = path[path.length - 1] as number;
+  t(ctx, owner, weave.hasContentBlock, node);
+  t(ctx, node, weave.blockOrder, int(order));
+  t(ctx, node, a, weave.ContentBlock);
+  if (typeof block !== 'object' || block === null || typeof block.type !== 'string') {
+    // Not a block at all: keep it whole.
+    t(ctx, node, weave.blockJson, jsonLiteral(block));
+    return;
+  }
+  const known = BLOCK_FIELDS[block.type];
+  if (BLOCK_CLASS[block.type]) t(ctx, node, a, weave[BLOCK_CLASS[block.type]]);
+  if (!known) {
+    t(ctx, node, weave.blockType, str(block.type));
+    t(ctx, node, weave.blockJson, jsonLiteral(block));
+    return;
+  }
+  const extra: JsonObject = Object.fromEntries(Object.entries(block).filter(([k]) => !known.includes(k)));
+  const source = (block as ImageBlock).source as JsonObject | undefined;
+  if ((block.type === 'image' || block.type === 'document') && source && typeof source === 'object') {
+    // A media source's own unknown fields (a file id, say) are kept too.
+    const rest = Object.fromEntries(Object.entries(source).filter(([k]) => !SOURCE_FIELDS.includes(k)));
+    if (Object.keys(rest).length) extra.source = rest;
+  }
+  if (Object.keys(extra).length) t(ctx, node, weave.extraJson, jsonLiteral(extra));
+  const at = (field: string) => `${pointer}/${pointerToken(field)}`;
+
+  switch (block.type) {
+    case 'text': {
+      const text = (block as { text?: unknown }).text;
+      if (typeof text === 'string') content(ctx, node, weave.text, text, { kind: textKind, pointer: whole ? pointer : at('text') });
+      break;
+    }
+    case 'thinking': {
+      const b = block as { thinking?: unknown; signature?: unknown };
+      // Claude Code 2.1.79+ writes thinking as "" beside its signature: the text was never written.
+      if (b.thinking === '') absent(ctx, node, weave.text, 'unavailable', { pointer: at('thinking') }, 0);
+      else if (typeof b.thinking === 'string') content(ctx, node, weave.text, b.thinking, { kind: 'thinking', pointer: at('thinking') });
+      if (typeof b.signature === 'string') content(ctx, node, weave.signature, b.signature, { kind: 'signature', pointer: at('signature') });
+      break;
+    }
+    case 'redacted_thinking': {
+      const data = (block as { data?: unknown }).data;
+      absent(ctx, node, weave.text, 'redacted', { pointer });
+      if (typeof data === 'string') content(ctx, node, weave.redactedData, data, { kind: 'redacted', pointer: at('data') });
+      break;
+    }
+    case 'tool_use':
+    case 'server_tool_use': {
+      const b = block as ToolUseBlock;
+      if (typeof b.name === 'string') t(ctx, node, weave.toolName, str(b.name));
+      if (typeof b.id === 'string') {
+        t(ctx, node, weave.toolUseId, str(b.id));
+        toolUses.push([b.id, node]);
+      }
+      if (b.input !== undefined) content(ctx, node, weave.toolInput, b.input, { kind: 'toolInput', pointer: at('input') });
+      break;
+    }
+    case 'tool_result':
+    case 'advisor_tool_result': {
+      const b = block as ToolResultBlock;
+      if (typeof b.tool_use_id === 'string') {
+        t(ctx, node, weave.toolUseId, str(b.tool_use_id));
+        ref(ctx, node, weave.toolUseRef, 'toolUse', b.tool_use_id);
+      }
+      t(ctx, node, weave.toolIsError, bool(b.is_error === true));
+      if (typeof b.content === 'string') content(ctx, node, weave.text, b.content, { kind: 'toolOutput', pointer: at('content') });
+      else if (Array.isArray(b.content))
+        b.content.forEach((inner, i) => emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput'));
+      else if (b.content !== undefined) t(ctx, node, weave.blockJson, jsonLiteral(b.content));
+      break;
+    }
+    case 'image':
+    case 'document':
+      emitMedia(block as ImageBlock, ctx, node, at('source'));
+      break;
+    case 'tool_reference': {
+      const name = (block as { tool_name?: unknown }).tool_name;
+      if (typeof name === 'string') t(ctx, node, weave.toolName, str(name));
+      break;
+    }
+  }
+}
+
+const SOURCE_FIELDS = ['type', 'media_type', 'url', 'text', 'data'];
+
+/**
+ * Media: type, and the length and SHA-256 of the decoded bytes on the block itself (the join
+ * surface with other graphs); the base64 payload is stored only when the policy keeps media.
+ */
+function emitMedia(block: ImageBlock, ctx: RecordContext, node: Term, pointer: string): void {
+  const source = block.source;
+  if (!source || typeof source !== 'object') return;
+  if (typeof source.type === 'string') t(ctx, node, weave.sourceType, str(source.type));
+  if (typeof source.media_type === 'string') t(ctx, node, weave.mediaType, str(source.media_type));
+  if (typeof source.url === 'string') t(ctx, node, weave.sourceUrl, str(source.url));
+  if (typeof source.text === 'string') content(ctx, node, weave.text, source.text, { kind: 'text', pointer: `${pointer}/text` });
+  if (typeof source.data === 'string') {
+    const bytes = Buffer.from(source.data, 'base64');
+    t(ctx, node, weave.byteLength, int(bytes.length));
+    t(ctx, node, weave.sha256, str(createHash('sha256').update(bytes).digest('hex')));
+    content(ctx, node, weave.mediaData, source.data, { kind: 'media', pointer: `${pointer}/data` });
+  }
+}

@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerConfig } from '../config.ts';
+import { authorizeRead, checkHost } from './auth.ts';
+import { CONTEXT_PLUGIN } from './context.ts';
+import fp from 'fastify-plugin';
+import { REQUEST_URL_PLUGIN, splitUrl } from './url.ts';
+
+/**
+ * What every request passes before a route sees it: CORS for the configured origins, the Host
+ * check, preflights, and read authorisation (writes are checked again by the routes that write).
+ */
+export const accessPlugin = fp(async (app) => {
+  const { config } = app.weave;
+  app.addHook('onRequest', async (request, reply) => {
+    cors(config, request, reply);
+    checkHost(config, request);
+    if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method']) {
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, HEAD, POST')
+        .header('access-control-allow-headers', 'Content-Type, Accept, Authorization')
+        .header('access-control-max-age', '600')
+        .send();
+    }
+    const path = splitUrl(request.url).path;
+    const signingIn = path === '/' && request.searchParams.has('token');
+    if (path !== '/healthz' && !signingIn) authorizeRead(config, request);
+  });
+}, { name: 'weave-access', dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] });
+
+/** CORS for the configured origins: simple requests get Access-Control-Allow-Origin. */
+function cors(config: ServerConfig, request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin;
+  const allowed = config.corsOrigins;
+  if (!origin || !allowed.length) return;
+  if (allowed.includes('*')) reply.header('access-control-allow-origin', '*');
+  else if (allowed.includes(origin)) reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+  else return;
+  reply.header('access-control-expose-headers', 'Content-Type, Retry-After, Location');
+}

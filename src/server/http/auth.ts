@@ -1,0 +1,62 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { isLoopback, type ServerConfig } from '../config.ts';
+import { HttpError } from '../errors.ts';
+
+/**
+ * Who may do what. Reads are open on a loopback bind; beyond loopback every request but
+ * /healthz needs the token (header, or the cookie a `/?token=` visit sets, for browsers).
+ * Writes need `--allow-update` and the token in an Authorization header: a cookie alone never
+ * authorises a write, so another site cannot forge one through the browser.
+ */
+
+export const TOKEN_COOKIE = 'weave_token';
+
+export function sameToken(expected: string, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  const a = createHash('sha256').update(expected).digest();
+  const b = createHash('sha256').update(presented).digest();
+  return timingSafeEqual(a, b);
+}
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+export function cookieToken(request: FastifyRequest): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+export function authorizeWrite(config: ServerConfig, request: FastifyRequest): void {
+  if (!config.allowUpdate || !config.token)
+    throw new HttpError(403, 'writes are off on this server; start it with --allow-update (and a token) to accept SPARQL Update and Graph Store writes');
+  if (!sameToken(config.token, bearerToken(request)))
+    throw new HttpError(401, 'writes need the server token in an "Authorization: Bearer <token>" header', { 'www-authenticate': 'Bearer realm="weave"' });
+}
+
+/** Whether a read must show the token: only when the server listens beyond loopback. */
+export function readNeedsToken(config: ServerConfig): boolean {
+  return !isLoopback(config.host);
+}
+
+export function authorizeRead(config: ServerConfig, request: FastifyRequest): void {
+  if (!readNeedsToken(config) || !config.token) return;
+  if (sameToken(config.token, bearerToken(request)) || sameToken(config.token, cookieToken(request))) return;
+  throw new HttpError(401, 'this server needs its token: an "Authorization: Bearer <token>" header, or open /?token=<token> once in a browser', {
+    'www-authenticate': 'Bearer realm="weave"',
+  });
+}
+
+/**
+ * DNS rebinding defence for a loopback bind: a page on another site whose name resolves to
+ * 127.0.0.1 reaches the server with its own name in Host. Only loopback names are answered.
+ */
+export function checkHost(config: ServerConfig, request: FastifyRequest): void {
+  if (!isLoopback(config.host)) return;
+  const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+  if (!isLoopback(host)) throw new HttpError(403, `this server answers only to loopback names (localhost, 127.0.0.1, [::1]), not "${host}"`);
+}

@@ -1,0 +1,159 @@
+import { PREFIXES, WEAVE_NS } from '../../../rdf/vocab.ts';
+import type { JsonTerm } from '../../../query/table.ts';
+import type { DescribedBlock, Description, Statement } from '../../messages.ts';
+
+/**
+ * The describe page: one resource as HTML, for a person following links. A Turn shows its
+ * content blocks in order (text, thinking, tool calls with their input, tool results with what
+ * they answer), then every statement, then what links to it. Every IRI links onward.
+ */
+
+const RDF_TYPE = `${PREFIXES.rdf}type`;
+const RDF_JSON = `${PREFIXES.rdf}JSON`;
+const W = (local: string) => `${WEAVE_NS}${local}`;
+/** Statements shown in a block's header or body rather than in its table. */
+const BLOCK_SHOWN = new Set([RDF_TYPE, W('blockOrder'), W('text'), W('toolName'), W('toolInput'), W('hasContentBlock'), W('toolIsError'), W('toolUseRef')]);
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+export function describeHref(iri: string, format?: string): string {
+  return `/describe?iri=${encodeURIComponent(iri)}${format ? `&format=${format}` : ''}`;
+}
+
+/** A short name: a known prefix, or the `Kind/id` part of an instance IRI. */
+export function shortName(iri: string): string {
+  const instance = /^urn:soul:[^:]+:Weave\/(.+)$/.exec(iri);
+  if (instance) return decodeURIComponentSafe(instance[1]);
+  for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns) && iri.length > ns.length) return `${prefix}:${iri.slice(ns.length)}`;
+  return iri;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function link(iri: string, labels: Record<string, string>): string {
+  const label = labels[iri];
+  const title = label ? ` title="${escapeHtml(`${label} — ${iri}`)}"` : ` title="${escapeHtml(iri)}"`;
+  return `<a href="${escapeHtml(describeHref(iri))}"${title}>${escapeHtml(shortName(iri))}</a>`;
+}
+
+function longText(text: string, cls = ''): string {
+  const c = cls ? ` class="${cls}"` : '';
+  if (text.length <= 400 && !text.includes('\n')) return `<span${c}>${escapeHtml(text)}</span>`;
+  if (text.length <= 4000) return `<pre${c}>${escapeHtml(text)}</pre>`;
+  return `<details><summary>${escapeHtml(text.slice(0, 160))}… (${text.length.toLocaleString('en')} characters)</summary><pre${c}>${escapeHtml(text)}</pre></details>`;
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+export function termHtml(term: JsonTerm, labels: Record<string, string>): string {
+  switch (term.type) {
+    case 'uri':
+      return link(term.value, labels);
+    case 'bnode':
+      return `<span class="bnode">_:${escapeHtml(term.value)}</span>`;
+    case 'triple':
+      return `<span class="triple">&lt;&lt;( ${termHtml(term.value.subject, labels)} ${termHtml(term.value.predicate, labels)} ${termHtml(term.value.object, labels)} )&gt;&gt;</span>`;
+    case 'literal': {
+      if (term.datatype === RDF_JSON) return longText(prettyJson(term.value), 'json');
+      const suffix = term['xml:lang']
+        ? `<span class="lang">@${escapeHtml(term['xml:lang'])}</span>`
+        : term.datatype && !term.datatype.startsWith(PREFIXES.xsd)
+          ? `<span class="datatype">^^${link(term.datatype, labels)}</span>`
+          : '';
+      return `${longText(term.value)}${suffix}`;
+    }
+  }
+}
+
+function statementRows(statements: Statement[], labels: Record<string, string>): string {
+  return statements.map((s) => `<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels)}</td></tr>`).join('\n');
+}
+
+const values = (statements: Statement[], p: string) => statements.filter((s) => s.p === p).map((s) => s.o);
+const first = (statements: Statement[], p: string) => values(statements, p)[0]?.value as string | undefined;
+
+function blockHtml(block: DescribedBlock, all: DescribedBlock[], labels: Record<string, string>): string {
+  const types = values(block.statements, RDF_TYPE)
+    .map((t) => t.value as string)
+    .filter((t) => t !== W('ContentBlock'));
+  const kind = types.length ? types.map((t) => labels[t] ?? shortName(t)).join(', ') : 'Content block';
+  const order = first(block.statements, W('blockOrder')) ?? '?';
+  const parts: string[] = [];
+  const tool = first(block.statements, W('toolName'));
+  if (tool) parts.push(`<p class="tool">tool <strong>${escapeHtml(tool)}</strong></p>`);
+  const input = first(block.statements, W('toolInput'));
+  if (input !== undefined) parts.push(`<div class="input"><span class="label">input</span>${longText(prettyJson(input), 'json')}</div>`);
+  const text = first(block.statements, W('text'));
+  if (text !== undefined) parts.push(`<div class="text">${text ? longText(text) : '<em>(empty)</em>'}</div>`);
+  if (first(block.statements, W('toolIsError')) === 'true') parts.push('<p class="error">the tool reported an error</p>');
+  for (const use of values(block.statements, W('toolUseRef')))
+    parts.push(`<p class="answers">answers the tool call ${link(use.value as string, labels)}</p>`);
+  for (const ref of block.incoming.filter((r) => r.p === W('toolUseRef')))
+    parts.push(`<p class="answered">result in ${link(ref.owner ?? ref.s, labels)}${ref.owner ? ` (${link(ref.s, labels)})` : ''}</p>`);
+  const rest = block.statements.filter((s) => !BLOCK_SHOWN.has(s.p));
+  if (rest.length) parts.push(`<details class="more"><summary>${rest.length} more statements</summary><table>${statementRows(rest, labels)}</table></details>`);
+  const children = childBlocks(block.iri, all).map((c) => blockHtml(c, all, labels));
+  if (children.length) parts.push(`<div class="nested">${children.join('\n')}</div>`);
+  return `<article class="block" id="b-${escapeHtml(order)}"><header><span class="order">#${escapeHtml(order)}</span> ${escapeHtml(kind)} <a class="self" href="${escapeHtml(describeHref(block.iri))}">${escapeHtml(shortName(block.iri))}</a></header>${parts.join('\n')}</article>`;
+}
+
+function childBlocks(parent: string, all: DescribedBlock[]): DescribedBlock[] {
+  return all
+    .filter((b) => b.parent === parent)
+    .sort((a, b) => Number(first(a.statements, W('blockOrder')) ?? 0) - Number(first(b.statements, W('blockOrder')) ?? 0));
+}
+
+export function renderDescribePage(d: Description, soul?: string): string {
+  const { labels } = d;
+  const title = shortName(d.iri);
+  const types = values(d.statements, RDF_TYPE).map((t) => link(t.value as string, labels));
+  const facts: string[] = [];
+  for (const [p, label] of [
+    [W('role'), 'role'],
+    [W('timestamp'), 'time'],
+    [W('model'), 'model'],
+  ] as const) {
+    const v = first(d.statements, p);
+    if (v) facts.push(`<span><span class="label">${label}</span> ${escapeHtml(v)}</span>`);
+  }
+  const blocks = childBlocks(d.iri, d.blocks);
+  const shown = d.statements.filter((s) => s.p !== W('hasContentBlock') || !blocks.length);
+  const query = `SELECT ?p ?o WHERE {\n  <${d.iri}> ?p ?o\n}`;
+  const empty = !d.statements.length && !d.incoming.length;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Weave</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/assets/weave.css">
+<link rel="alternate" type="text/turtle" href="${escapeHtml(describeHref(d.iri, 'turtle'))}">
+<link rel="alternate" type="application/ld+json" href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">
+</head><body class="describe">
+<header class="top"><a class="home" href="/">Weave</a><span>describe</span>${soul ? `<span class="soul">soul ${escapeHtml(soul)}</span>` : ''}</header>
+<main>
+<h1>${escapeHtml(title)}</h1>
+<p class="iri"><code>${escapeHtml(d.iri)}</code></p>
+${types.length ? `<p class="types">${types.join(' · ')}</p>` : ''}
+${facts.length ? `<p class="facts">${facts.join(' ')}</p>` : ''}
+<p class="formats">as <a href="${escapeHtml(describeHref(d.iri, 'turtle'))}">Turtle</a> · <a href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">JSON-LD</a> · <a href="${escapeHtml(describeHref(d.iri, 'ntriples'))}">N-Triples</a> · <a href="/#query=${escapeHtml(encodeURIComponent(query))}">in the query editor</a></p>
+${empty ? '<p class="empty">The store says nothing about this IRI.</p>' : ''}
+${blocks.length ? `<section class="content"><h2>Content</h2>${blocks.map((b) => blockHtml(b, d.blocks, labels)).join('\n')}</section>` : ''}
+${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels)}</table></section>` : ''}
+${d.incoming.length ? `<section><h2>Linked from</h2><table class="statements">${d.incoming.map((r) => `<tr><td>${link(r.s, labels)}</td><th>${link(r.p, labels)}</th></tr>`).join('\n')}</table>${d.incomingTruncated ? `<p class="note">The first ${d.incoming.length} links only.</p>` : ''}</section>` : ''}
+${d.graphs.length ? `<section><h2>In graphs</h2><ul class="graphs">${d.graphs.map((g) => `<li>${link(g, labels)}</li>`).join('')}</ul></section>` : ''}
+</main></body></html>
+`;
+}

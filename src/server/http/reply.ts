@@ -1,0 +1,32 @@
+import type { FastifyReply } from 'fastify';
+import oxigraph from 'oxigraph';
+import { HttpError } from '../errors.ts';
+import type { JobResult } from '../messages.ts';
+import { acceptedTypes, contentType } from './media.ts';
+
+/** How a route answers with what a worker made, or with a document it wrote itself. */
+
+/** Sends a worker's answer with its Content-Type (and Vary: Accept, since it was negotiated). */
+export function sendResult(reply: FastifyReply, result: JobResult): FastifyReply {
+  reply.code(result.status).header('vary', 'Accept');
+  for (const [k, v] of Object.entries(result.headers ?? {})) reply.header(k, v);
+  if (!result.body || result.status === 204) return reply.send();
+  return reply
+    .header('content-type', contentType(result.mediaType!))
+    .send(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
+}
+
+/** Turtle converted, in this thread, to the RDF syntax the client chose (small documents only). */
+export function convertTurtle(turtle: string, baseIri: string, format: string): string {
+  if (format === 'text/turtle') return turtle;
+  const store = new oxigraph.Store();
+  store.load(turtle, { format: 'text/turtle', base_iri: baseIri });
+  return store.dump({ format });
+}
+
+/** 406, naming what the server could have sent instead. */
+export function notAcceptable(kind: 'graph' | 'solutions', accept: string | undefined, format?: string | null): HttpError {
+  const offers = acceptedTypes(kind, undefined).join(', ');
+  const asked = format ? `format=${format}` : `Accept: ${accept ?? ''}`;
+  return new HttpError(406, `${kind === 'graph' ? 'a graph result' : 'a SELECT or ASK result'} can be sent as ${offers}, not as ${asked}`);
+}

@@ -1,0 +1,46 @@
+import { GRAPH_FORMATS } from '../../../query/formats.ts';
+import { HttpError } from '../../errors.ts';
+import { routePlugin } from '../context.ts';
+import { voidDescription } from '../descriptions.ts';
+import { contentType, GRAPH_TYPES } from '../media.ts';
+import { negotiate } from '../negotiate.ts';
+import { convertTurtle } from '../reply.ts';
+import { requestUrl } from '../url.ts';
+
+/** What operators and the page watch: health, progress, metrics, and the VoID description. */
+export default routePlugin('weave-routes-operations', async (app) => {
+  const ctx = app.weave;
+  app.get('/healthz', async (_request, reply) => {
+    const workers = ctx.pool.stats;
+    return reply.send({ status: 'ok', workersReady: workers.ready, workers: workers.workers, ingest: ctx.ingester?.status.state ?? 'off' });
+  });
+
+  app.get('/status', async (request, reply) => {
+    const { graphs, sessions } = await ctx.summary.get();
+    return reply.header('cache-control', 'no-store').send({
+      endpoint: requestUrl(request, '/sparql'),
+      soul: ctx.config.soul,
+      store: { dir: ctx.config.storeDir, quads: ctx.pool.quads, graphs, sessions },
+      workers: ctx.pool.stats,
+      ingest: ctx.ingester?.status ?? { state: 'off' },
+      allowUpdate: ctx.config.allowUpdate,
+      timeoutSeconds: ctx.config.timeoutMs / 1000,
+    });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    await ctx.summary.get();
+    return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(ctx.metrics.render());
+  });
+
+  const offers = GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nquads && t !== GRAPH_FORMATS.trig);
+  for (const path of ['/void', '/.well-known/void']) {
+    app.get(path, async (request, reply) => {
+      const format = negotiate(request.headers.accept, offers);
+      if (!format) throw new HttpError(406, `the VoID description can be sent as ${offers.join(', ')}`);
+      const voidUrl = requestUrl(request, '/void');
+      const turtle = voidDescription({ voidUrl, endpoint: requestUrl(request, '/sparql'), soul: ctx.config.soul, stats: await ctx.stats.get() });
+      return reply.header('content-type', contentType(format)).header('vary', 'Accept').send(convertTurtle(turtle, voidUrl, format));
+    });
+  }
+});

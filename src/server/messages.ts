@@ -1,0 +1,196 @@
+import type { ContentPolicy } from '../emit/content.ts';
+import type { IngestProgress } from '../ingest.ts';
+import type { JsonTerm } from '../query/table.ts';
+
+/**
+ * Everything that crosses between the main thread and a worker thread: what the server asks of
+ * a query worker and what it answers, what the ingest thread reports, and what each thread is
+ * started with. Plain data only (it is copied by structured clone): no classes, no functions.
+ * Both sides import this module; it imports nothing of theirs.
+ */
+
+// ---- the query workers (http/ and workers/pool.ts ⇄ workers/query-worker.ts)
+
+export interface QueryJob {
+  op: 'query';
+  query: string;
+  defaultGraphs: string[];
+  namedGraphs: string[];
+  /** CONSTRUCT or DESCRIBE: the answer is a graph, not solutions. */
+  graphResult: boolean;
+  /** The formats the client accepts for this query's result kind, best first. */
+  accept: string[];
+  baseIri: string;
+  /** Write triple terms as N-Triples text literals (for clients that predate RDF 1.2). */
+  tripleTermsAsText: boolean;
+  maxResultBytes: number;
+}
+
+export interface UpdateJob {
+  op: 'update';
+  update: string;
+  usingGraphs: string[];
+  usingNamedGraphs: string[];
+  baseIri: string;
+}
+
+/** A Graph Store Protocol read. `graph: null` is the store's own default graph. */
+export interface GraphReadJob {
+  op: 'graph-read';
+  graph: string | null;
+  accept: string[];
+  maxResultBytes: number;
+}
+
+export interface RdfPart {
+  text: string;
+  /** The media type Oxigraph parses it as. */
+  format: string;
+}
+
+export interface GraphWriteJob {
+  op: 'graph-write';
+  method: 'PUT' | 'POST' | 'DELETE';
+  graph: string | null;
+  parts: RdfPart[];
+  baseIri: string;
+}
+
+export interface StatsJob {
+  op: 'stats';
+}
+
+export interface DescribeJob {
+  op: 'describe';
+  iri: string;
+  /** Formats for an RDF answer, best first; empty asks for the data behind the HTML page. */
+  accept: string[];
+  maxResultBytes: number;
+}
+
+export type Job = QueryJob | UpdateJob | GraphReadJob | GraphWriteJob | StatsJob | DescribeJob;
+
+/** Jobs that change the store: one at a time, and the other workers reload what they changed. */
+export function isWrite(job: Job): job is UpdateJob | GraphWriteJob {
+  return job.op === 'update' || job.op === 'graph-write';
+}
+
+/** A graph a write changed: its new file, or null when it is gone. */
+export interface ChangedGraph {
+  graph: string | null;
+  file: string | null;
+}
+
+export interface JobResult {
+  status: number;
+  mediaType?: string;
+  /** UTF-8 bytes, transferred rather than copied. */
+  body?: Uint8Array;
+  /** A structured answer (stats, describe data). */
+  data?: unknown;
+  changed?: ChangedGraph[];
+  headers?: Record<string, string>;
+}
+
+/** Messages from the server to a worker. */
+export type ToWorker =
+  | { type: 'job'; id: number; job: Job }
+  /** Graphs that changed on disk (a session landed, another worker wrote): drop and load again. */
+  | { type: 'reload'; graphs: ChangedGraph[] };
+
+/** Messages from a worker to the server. */
+export type FromWorker =
+  | { type: 'ready'; quads: number }
+  | { type: 'init-failed'; message: string }
+  /** A write has changed the store and is saving it: from here it must not be cut off. */
+  | { type: 'persisting'; id: number }
+  | { type: 'done'; id: number; result: JobResult }
+  | { type: 'failed'; id: number; status: number; message: string; headers?: Record<string, string>; fatal?: boolean }
+  | { type: 'reloaded'; quads: number };
+
+/** A query worker's `workerData`. */
+export interface WorkerInit {
+  /** The TypeScript module `boot.mjs` imports (through tsx) in the new thread. */
+  entry: string;
+  storeDir: string;
+  soul: string;
+}
+
+// ---- what a `stats` or `describe` job answers with, in `JobResult.data`
+
+/** Counts behind VoID and the service description (a few seconds on a corpus of a million quads). */
+export interface DatasetStats {
+  quads: number;
+  defaultGraphTriples: number;
+  graphs: { name: string; triples: number }[];
+  classes: { iri: string; entities: number }[];
+  properties: { iri: string; triples: number }[];
+  sessions: number;
+}
+
+/** One statement about the described resource, or about one of its content blocks. */
+export interface Statement {
+  p: string;
+  o: JsonTerm;
+}
+
+export interface DescribedBlock {
+  iri: string;
+  /** The block or turn that holds it. */
+  parent: string;
+  statements: Statement[];
+  /** Statements elsewhere that point at the block (a tool result answering a tool use). */
+  incoming: { s: string; p: string; owner?: string }[];
+}
+
+/** What the describe page shows: the resource, its content blocks (nested), and what links to it. */
+export interface Description {
+  iri: string;
+  statements: Statement[];
+  blocks: DescribedBlock[];
+  incoming: { s: string; p: string }[];
+  incomingTruncated: boolean;
+  graphs: string[];
+  /** rdfs:label of every IRI on the page that has one (predicates, classes). */
+  labels: Record<string, string>;
+}
+
+// ---- the ingest thread (workers/ingester.ts ⇄ workers/ingest-worker.ts)
+
+/** The ingest thread's `workerData`. */
+export interface IngestWorkerInit {
+  entry: string;
+  paths: string[];
+  storeDir: string;
+  soul: string;
+  content?: ContentPolicy;
+  /** Run the readers (`weave detect`) after each ingest run. */
+  detect: boolean;
+  /** Module URLs of the dialects to read with, each exporting `dialect`; default src/dialect/index.ts. */
+  dialects?: string[];
+}
+
+/** Messages from the main thread to the ingest thread. */
+export type ToIngest = { type: 'run' };
+
+/** Messages from the ingest thread: never a line's content, only where it was. */
+export type FromIngest =
+  | { type: 'progress'; progress: IngestProgress }
+  | { type: 'session'; graph: string; file: string }
+  | { type: 'problem'; path: string; lineNo: number; kind: string }
+  | { type: 'reader-problem'; sessionId: string; reader?: string }
+  | {
+      type: 'done';
+      report: {
+        sessions: number;
+        skipped: number;
+        files: number;
+        records: number;
+        bytes: number;
+        quads: number;
+        malformed: number;
+        pending: number;
+        millis: number;
+      };
+    }
+  | { type: 'error'; message: string };

@@ -1,0 +1,58 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Dialect } from '../../dialect/dialect.ts';
+import { ingest } from '../../ingest.ts';
+import { detect } from '../../readers/detect.ts';
+import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
+
+/**
+ * The ingest thread (started by ingester.ts): ingest in its own thread, so reading a large
+ * corpus never stalls the server. Each run reads the sources again (unchanged sessions are
+ * skipped by size and mtime), then runs the readers where a session graph changed, as
+ * `weave ingest` does, and reports every graph it rewrote, so the query workers can load just
+ * that graph.
+ */
+
+const { paths, storeDir, soul, content, detect: runReaders, dialects: modules } = workerData as IngestWorkerInit;
+const port = parentPort!;
+const post = (m: FromIngest) => port.postMessage(m);
+// Objects do not cross threads: each dialect is loaded again here, from its module.
+const loading = modules && Promise.all(modules.map(async (url) => (await import(url)).dialect as Dialect));
+loading?.catch(() => undefined); // a module that fails to load fails each run, which reports it
+
+async function runOnce(): Promise<void> {
+  let last = 0;
+  try {
+    const dialects = await loading;
+    const { problems: _problems, ...report } = await ingest(paths, {
+      storeDir,
+      soul,
+      content,
+      dialects,
+      onProgress: (progress) => {
+        const now = performance.now();
+        if (now - last < 100 && progress.sessionsDone < progress.sessionsTotal) return;
+        last = now;
+        post({ type: 'progress', progress: { ...progress } });
+      },
+      // The problem's message can quote the line; only where it is travels on.
+      onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
+      onSession: (_session, graph, stored) => post({ type: 'session', graph, file: stored.file }),
+    });
+    if (runReaders)
+      await detect({
+        storeDir,
+        onlyStale: true,
+        onGraph: (g) => post({ type: 'session', graph: g.graph, file: g.file }),
+        // A reader's message may quote what it read; which session and reader is enough.
+        onProblem: (p) => post({ type: 'reader-problem', sessionId: p.sessionId, reader: p.reader }),
+      });
+    post({ type: 'done', report });
+  } catch (e) {
+    post({ type: 'error', message: (e as Error).message });
+  }
+}
+
+let chain = Promise.resolve();
+port.on('message', (m: ToIngest) => {
+  if (m.type === 'run') chain = chain.then(runOnce);
+});

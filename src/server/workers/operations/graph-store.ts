@@ -1,0 +1,54 @@
+import oxigraph from 'oxigraph';
+import { GRAPH_FORMATS } from '../../../query/formats.ts';
+import type { OxStore } from '../../../store/store.ts';
+import { HttpError } from '../../errors.ts';
+import type { GraphReadJob, GraphWriteJob, JobResult } from '../../messages.ts';
+import { answer, NO_TRIPLE_TERMS, noFormatLeft } from './answer.ts';
+import { graphExists, graphTerm } from './persist.ts';
+import { isTrap } from './traps.ts';
+
+/** The Graph Store Protocol's operations on one graph of a query worker's copy of the store. */
+
+/** A graph in the first of the client's formats that can hold it. */
+export function readGraphJob(store: OxStore, job: GraphReadJob): JobResult {
+  if (!graphExists(store, job.graph)) throw new HttpError(404, `there is no graph <${job.graph}>`);
+  for (const format of job.accept) {
+    try {
+      return answer(store.dump({ format, from_graph_name: graphTerm(job.graph) }), format, job.maxResultBytes);
+    } catch (e) {
+      if (isTrap(e)) throw e;
+      if (!NO_TRIPLE_TERMS.test((e as Error).message)) throw e;
+    }
+  }
+  throw noFormatLeft(job.accept);
+}
+
+/**
+ * PUT replaces a graph, POST adds to it, DELETE drops it. The payload is parsed on the side
+ * first, so a syntax error leaves the graph as it was.
+ */
+export function writeGraphJob(store: OxStore, job: GraphWriteJob): JobResult {
+  const target = graphTerm(job.graph);
+  const existed = graphExists(store, job.graph);
+  if (job.method === 'DELETE') {
+    if (!existed) throw new HttpError(404, `there is no graph <${job.graph}>`);
+    store.update(job.graph === null ? 'CLEAR DEFAULT' : `DROP GRAPH <${job.graph}>`);
+    return { status: 204 };
+  }
+  const parsed = new oxigraph.Store();
+  for (const part of job.parts) {
+    try {
+      parsed.load(part.text, { format: part.format, base_iri: job.graph ?? job.baseIri, to_graph_name: target });
+    } catch (e) {
+      if (isTrap(e)) throw e;
+      throw new HttpError(400, `the ${part.format} payload does not parse: ${(e as Error).message}`);
+    }
+  }
+  // Only JSON-LD among the accepted syntaxes can name graphs of its own.
+  if (job.parts.some((p) => p.format === GRAPH_FORMATS.jsonld) && parsed.match(null, null, null, null).some((q) => !q.graph.equals(target)))
+    throw new HttpError(400, 'the payload names graphs of its own; send the triples of one graph');
+  if (job.method === 'PUT') store.update(job.graph === null ? 'CLEAR DEFAULT' : `DROP SILENT GRAPH <${job.graph}>`);
+  if (job.graph !== null) store.update(`CREATE SILENT GRAPH <${job.graph}>`);
+  for (const part of job.parts) store.load(part.text, { format: part.format, base_iri: job.graph ?? job.baseIri, to_graph_name: target });
+  return { status: existed ? 204 : 201 };
+}

@@ -1,0 +1,16 @@
+import { sparqlPrefixes } from '../../../rdf/vocab.ts';
+import { SOLUTION_FORMATS } from '../../../query/formats.ts';
+import type { JsonResults, JsonTerm } from '../../../query/table.ts';
+import type { OxStore } from '../../../store/store.ts';
+
+/** A SELECT the server itself runs on a worker's store, as rows of SPARQL JSON terms. */
+export function rows(store: OxStore, query: string, union = true): Record<string, JsonTerm>[] {
+  const text = store.query(sparqlPrefixes() + query, {
+    results_format: SOLUTION_FORMATS.json,
+    use_default_graph_as_union: union,
+  }) as string;
+  return (JSON.parse(text) as JsonResults).results?.bindings ?? [];
+}
+
+export const num = (t: JsonTerm | undefined) => Number(t?.value ?? 0);
+export const str = (t: JsonTerm | undefined) => String(t?.value ?? '');

@@ -1,0 +1,87 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openStore, type OxStore } from '../../store/store.ts';
+import { HttpError } from '../errors.ts';
+import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
+import { describeData, describeGraphJob } from './operations/describe.ts';
+import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
+import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
+import { runQueryJob } from './operations/query.ts';
+import { datasetStats } from './operations/stats.ts';
+import { isTrap } from './operations/traps.ts';
+import { runUpdateJob } from './operations/update.ts';
+
+/**
+ * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
+ * store and runs one job at a time, off the server's event loop, so the server can cut a
+ * runaway query off by ending this thread. The operations it runs are in operations/.
+ */
+
+const { storeDir, soul } = workerData as WorkerInit;
+const port = parentPort!;
+const digests = new GraphDigests();
+let store: OxStore;
+
+const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+async function init(): Promise<void> {
+  const opened = await openStore(storeDir);
+  store = opened.store;
+  await applySavedGraphs(store, storeDir, opened.manifest);
+  post({ type: 'ready', quads: store.size });
+}
+
+async function run(id: number, job: Job): Promise<JobResult> {
+  switch (job.op) {
+    case 'query':
+      return runQueryJob(store, job);
+    case 'graph-read':
+      return readGraphJob(store, job);
+    case 'stats':
+      return { status: 200, data: datasetStats(store) };
+    case 'describe':
+      return job.accept.length ? describeGraphJob(store, job) : { status: 200, data: describeData(store, job.iri) };
+    case 'update':
+    case 'graph-write': {
+      const before = digests.before(store);
+      let result: JobResult = { status: 204 };
+      // Oxigraph applies an update whole or not at all (a failing LOAD after an INSERT DATA leaves
+      // the store as it was), and a Graph Store payload is parsed on the side first: a write that
+      // fails here has changed nothing to save.
+      if (job.op === 'update') runUpdateJob(store, job);
+      else result = writeGraphJob(store, job);
+      post({ type: 'persisting', id });
+      return { ...result, changed: await persistGraphs(storeDir, soul, digests.after(store, before)) };
+    }
+  }
+}
+
+async function handle(message: ToWorker): Promise<void> {
+  if (message.type === 'reload') {
+    for (const change of message.graphs) {
+      digests.forget(change.graph);
+      await reloadGraph(store, storeDir, change);
+    }
+    post({ type: 'reloaded', quads: store.size });
+    return;
+  }
+  const { id, job } = message;
+  try {
+    const result = await run(id, job);
+    post({ type: 'done', id, result }, result.body ? [result.body.buffer as ArrayBuffer] : []);
+  } catch (e) {
+    if (e instanceof HttpError) post({ type: 'failed', id, status: e.status, message: e.message, headers: e.headers });
+    else {
+      // Never the message: it may quote the query or the data. The kind of failure is enough.
+      const fatal = isTrap(e) || job.op === 'update' || job.op === 'graph-write';
+      post({ type: 'failed', id, status: 500, message: `the ${job.op} failed inside the store (${(e as Error)?.name ?? 'error'})`, fatal });
+    }
+  }
+}
+
+let chain = init().catch((e) => {
+  post({ type: 'init-failed', message: (e as Error).message });
+  process.exit(1);
+});
+port.on('message', (message: ToWorker) => {
+  chain = chain.then(() => handle(message));
+});
