@@ -5,6 +5,8 @@ import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
+import { runQuery } from '../query/run.ts';
+import type { JsonResults } from '../query/table.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 
@@ -43,7 +45,7 @@ export async function main(args: string[]): Promise<number> {
   const store = new oxigraph.Store();
   await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
-  process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms, glossaryOf(store, graph)), depth, width));
+  process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms, glossaryOf(store, graph)), depth, width, titleOf(store, graph)));
   return 0;
 }
 
@@ -80,10 +82,11 @@ function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => 
   };
 }
 
-export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number): string {
+export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number, title?: string): string {
   const out: string[] = [];
   const { streams } = view;
   out.push(`conversation ${view.sessionId}`);
+  if (title) out.push(`  title      ${title}`);
   out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
   out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
   const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
@@ -114,4 +117,11 @@ export function render(view: ConversationView, name: (term: string) => string, d
   };
   walk(view.root, 0);
   return `${out.join('\n')}\n`;
+}
+
+/** The session's title: weave:title of its main transcript. */
+function titleOf(store: oxigraph.Store, graph: string): string | undefined {
+  const query = `SELECT ?title WHERE { GRAPH <${graph}> { ?t weave:title ?title FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }`;
+  const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
+  return json.results?.bindings[0]?.title?.value as string | undefined;
 }
