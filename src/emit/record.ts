@@ -1,5 +1,5 @@
 import type { Json, JsonObject } from '../rdf/json.ts';
-import { iri, type Term, type Triple } from '../rdf/terms.ts';
+import type { Term, Triple } from '../rdf/terms.ts';
 import { emitAbsentContent, emitContent, type ContentPolicy, type ContentSpec } from './content.ts';
 import type { Reference } from './contract.ts';
 
@@ -56,18 +56,6 @@ export function absent(
   byteLength?: number,
 ): void {
   emitAbsentContent(ctx.triples, subject, property, state, spec, byteLength);
-}
-
-/**
- * A node that belongs to `event`, minted beside it: `…/Weave/<kind>/<event's id>[/<part>…]`
- * (the Compaction of `Event/<uuid>` is `Compaction/<uuid>`).
- */
-export function related(event: Term, kind: string, ...parts: (string | number)[]): Term {
-  const value = event.slice(1, -1);
-  const at = value.indexOf(':Weave/');
-  const head = value.slice(0, at + ':Weave/'.length);
-  const id = value.slice(head.length).split('/').slice(1).join('/');
-  return iri(`${head}${kind}/${[id, ...parts.map((p) => encodeURIComponent(String(p)))].join('/')}`);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Resolve } from '../../../emit/contract.ts';
 import type { RecordObserver, TranscriptContext } from '../../dialect.ts';
 import { str, type Term, type Triple } from '../../../rdf/terms.ts';
 import { a, prov, weave } from '../../../rdf/vocab.ts';
-import { related } from '../../../emit/record.ts';
+import { related } from '../../../rdf/iri.ts';
 
 /**
  * What the dialect can only say with a whole session in hand: the last-written titles and modes
