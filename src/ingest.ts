@@ -61,6 +61,8 @@ export interface IngestReport {
   replayed: number;
   problems: LineProblem[];
   millis: number;
+  /** Why the search index could not be kept current this run (weave search rebuilds it), if it could not. */
+  searchIndex?: string;
 }
 
 /** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
@@ -95,9 +97,14 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
       }
       const docs = options.search === false ? undefined : new DocCollector(session.sessionId);
       const { counts, entry } = await ingestSession(session, graph, store, { sources: stamps, sessionId: session.sessionId, builtWith }, options, report, progress, docs);
-      if (docs) {
-        index ??= await SearchIndex.open(options.storeDir);
-        await index.replaceSession(session.sessionId, entry, docs.docs(), docs.title());
+      if (docs && !report.searchIndex) {
+        // The index is derived: a failure to keep it is reported, never a failed ingest.
+        try {
+          index ??= await SearchIndex.open(options.storeDir);
+          await index.replaceSession(session.sessionId, entry, docs.docs(), docs.title());
+        } catch (e) {
+          report.searchIndex = (e as Error).message;
+        }
       }
       report.sessions++;
       report.quads += counts.triples;
@@ -110,7 +117,7 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
     }
     // Links whose target is in another session's graph (a compaction's tail in an earlier file).
     if (report.sessions) await linkAcrossSessions(store);
-    await index?.save();
+    if (!report.searchIndex) await index?.save().catch((e: Error) => (report.searchIndex = e.message));
   } catch (e) {
     // The sessions stored before the failure keep their entries; the error is the one to report.
     await store.close().catch(() => undefined);

@@ -42,6 +42,7 @@ export async function main(args: string[]): Promise<number> {
     },
   });
   bar.done();
+  if (report.searchIndex) process.stderr.write(`weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again\n`);
   if (report.sessions + report.skipped === 0) {
     process.stderr.write(`weave ingest: no Claude Code transcripts (.jsonl files) under ${paths.join(', ')}; name a projects root (~/.claude/projects), a project folder or one .jsonl file\n`);
     return 1;

@@ -19,6 +19,8 @@ export interface UsageFilter {
   model?: string;
   /** Keep sessions whose project folder name contains this text. */
   project?: string;
+  /** Only the calls counted in this session (its id). */
+  session?: string;
 }
 
 export type Grouping = 'day' | 'month' | 'session' | 'call';
@@ -27,7 +29,7 @@ export type Grouping = 'day' | 'month' | 'session' | 'call';
  * The project of a transcript: Claude Code's project folder, the one its file sits in, or for a
  * sub-agent's file (<project>/<session>/subagents/…) the one above the session's folder.
  */
-const PROJECT_OF_PATH = `IF(CONTAINS(STR(?path), "/subagents/"),
+export const PROJECT_OF_PATH = `IF(CONTAINS(STR(?path), "/subagents/"),
       REPLACE(STR(?path), "^(.*/)?([^/]+)/[^/]+/subagents/.*$", "$2"),
       REPLACE(STR(?path), "^(.*/)?([^/]+)/[^/]+$", "$2"))`;
 
@@ -79,6 +81,7 @@ function pricedCalls(filter: UsageFilter, prices: PriceTable): string {
     filter.since ? `FILTER(?day >= ${literal(filter.since)})` : '',
     filter.until ? `FILTER(?day <= ${literal(filter.until)})` : '',
     filter.model ? `FILTER(CONTAINS(?model, ${literal(filter.model)}))` : '',
+    filter.session ? `FILTER(?session = ${literal(filter.session)})` : '',
   ].filter(Boolean);
   return `${callsPattern(filter)}
   BIND(SUBSTR(STR(?time), 1, 10) AS ?day)

@@ -3,7 +3,7 @@ import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
 import { blocksOf, type Block, type CallRow } from './blocks.ts';
 import { priceOf, type PriceTable } from './prices.ts';
-import { usageQuery, type Grouping, type UsageFilter } from './query.ts';
+import { usageQuery, type UsageFilter } from './query.ts';
 
 /**
  * `weave usage` reports in ccusage's JSON shapes (daily, weekly, monthly, session, blocks; field
@@ -82,19 +82,26 @@ export interface ReportExtras {
   unpriced: string[];
 }
 
-type Row = Record<string, string>;
+/** A solution as plain values. */
+export type Row = Record<string, string>;
 
 function select(store: oxigraph.Store, query: string): Row[] {
   const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
   return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
 }
 
-export function buildReport(
-  store: oxigraph.Store,
-  kind: ReportKind,
-  prices: PriceTable,
-  options: ReportOptions = {},
-): { report: UsageReport; extras: ReportExtras } {
+/** The SPARQL a report is answered by. */
+export function reportQuery(kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): string {
+  return usageQuery(kind === 'blocks' ? 'call' : kind === 'monthly' ? 'month' : kind === 'session' ? 'session' : 'day', options, prices);
+}
+
+/** A report from a store in this thread. */
+export function buildReport(store: oxigraph.Store, kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): { report: UsageReport; extras: ReportExtras } {
+  return reportFromRows(kind, select(store, reportQuery(kind, prices, options)), prices, options);
+}
+
+/** A report from the solutions of `reportQuery` (run here, or by a server's query worker). */
+export function reportFromRows(kind: ReportKind, rows: Row[], prices: PriceTable, options: ReportOptions = {}): { report: UsageReport; extras: ReportExtras } {
   const order = options.order ?? 'asc';
   const titles = new Map<string, string>();
   const unpriced = new Set<string>();
@@ -102,7 +109,7 @@ export function buildReport(
     if (!priceOf(prices, model)) unpriced.add(model);
   };
   if (kind === 'blocks') {
-    const calls: CallRow[] = select(store, usageQuery('call', options, prices)).map((r) => {
+    const calls: CallRow[] = rows.map((r) => {
       noteModel(r.model);
       return { time: new Date(r.time), model: r.model, input: +r.in, output: +r.out, cacheCreation: +r.cw, cacheRead: +r.cr, cost: +r.cost };
     });
@@ -111,8 +118,6 @@ export function buildReport(
     return { report: { blocks: sortBy(kept, (b) => b.startTime, order) }, extras: { titles, unpriced: [...unpriced].sort() } };
   }
 
-  const grouping: Grouping = kind === 'monthly' ? 'month' : kind === 'session' ? 'session' : 'day';
-  const rows = select(store, usageQuery(grouping, options, prices));
   const groups = new Map<string, Row[]>();
   for (const row of rows) {
     noteModel(row.model);
