@@ -20,7 +20,8 @@ options:
   --model TEXT       only models whose id contains TEXT (e.g. opus)
   --project TEXT     only sessions whose project folder name contains TEXT
   --breakdown        a row per model under each period
-  --order asc|desc   oldest first (default) or newest first
+  --order asc|desc   oldest first or newest first (default as ccusage: sessions newest first,
+                     the rest oldest first)
   --start-of-week D  weekly: the day weeks start on (default sunday)
   --session-length H blocks: hours in a block (default 5)
   --json             ccusage's JSON: { daily|weekly|monthly|sessions: [...], totals } or { blocks }
@@ -51,8 +52,8 @@ export async function main(args: string[]): Promise<number> {
   if (positionals.length > 1) throw new CliError(`give one report: ${KINDS.join(', ')}`, 2);
   const kind = (positionals[0] ?? 'daily') as ReportKind;
   if (!KINDS.includes(kind)) throw new CliError(`unknown report "${positionals[0]}": give one of ${KINDS.join(', ')}`, 2);
-  const order = values.order ?? 'asc';
-  if (order !== 'asc' && order !== 'desc') throw new CliError('--order must be asc or desc', 2);
+  const order = values.order;
+  if (order !== undefined && order !== 'asc' && order !== 'desc') throw new CliError('--order must be asc or desc', 2);
   const startOfWeek = DAYS.indexOf((values['start-of-week'] ?? 'sunday').toLowerCase());
   if (startOfWeek < 0) throw new CliError(`--start-of-week must be a day name (${DAYS.join(', ')})`, 2);
   const sessionLength = values['session-length'] === undefined ? 5 : Number(values['session-length']);

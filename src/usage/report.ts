@@ -102,7 +102,8 @@ export function buildReport(store: oxigraph.Store, kind: ReportKind, prices: Pri
 
 /** A report from the solutions of `reportQuery` (run here, or by a server's query worker). */
 export function reportFromRows(kind: ReportKind, rows: Row[], prices: PriceTable, options: ReportOptions = {}): { report: UsageReport; extras: ReportExtras } {
-  const order = options.order ?? 'asc';
+  // As ccusage: oldest first, but sessions newest first.
+  const order = options.order ?? (kind === 'session' ? 'desc' : 'asc');
   const titles = new Map<string, string>();
   const unpriced = new Set<string>();
   const noteModel = (model: string) => {

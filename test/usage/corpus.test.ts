@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf, type FoundSession as SessionSource } from '../../src/dialect/dialect.ts';
@@ -8,12 +12,15 @@ import { ingest } from '../../src/ingest.ts';
 import type { OxStore } from '../../src/store/store.ts';
 import { costOf, loadPrices, priceOf, type PriceTable } from '../../src/usage/prices.ts';
 import { buildReport } from '../../src/usage/report.ts';
-import { CORPUS, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
+import { CORPUS, HAS_CORPUS, REPO, removeDir, tempDir } from '../helpers.ts';
 
 /**
  * `weave usage` over the real corpus equals, figure by figure, a plain JSON scan that keeps the
  * last fragment of each call; and the scan says how far first fragments (ccusage's way) fall short.
  */
+
+const CCUSAGE = join(REPO, 'node_modules', '.bin', 'ccusage');
+const exec = promisify(execFile);
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -151,4 +158,30 @@ describe('weave usage on the corpus against a plain scan', { skip: HAS_CORPUS ? 
     assert.deepEqual(actual, expected);
     assert.ok(report.sessions.every((s) => s.projectPath && s.projectPath !== 'Unknown Project'));
   });
+
+  test('every report has ccusage 18\'s JSON shape, key for key, as ccusage itself writes it on the corpus', { skip: existsSync(CCUSAGE) ? false : 'no ccusage in node_modules' }, async (t) => {
+    // ccusage reads <CLAUDE_CONFIG_DIR>/projects: the corpus, by a link. Offline: its bundled prices.
+    const config = await tempDir();
+    await mkdir(config, { recursive: true });
+    await symlink(CORPUS, join(config, 'projects'));
+    try {
+      for (const [kind, list] of [['daily', 'daily'], ['weekly', 'weekly'], ['monthly', 'monthly'], ['session', 'sessions'], ['blocks', 'blocks']] as const) {
+        const { stdout } = await exec(CCUSAGE, [kind, '--json', '--offline', '--timezone', 'UTC'], { env: { ...process.env, CLAUDE_CONFIG_DIR: config }, maxBuffer: 64e6 });
+        const theirs = JSON.parse(stdout);
+        const ours = buildReport(store, kind, prices).report as unknown as Record<string, unknown>;
+        assert.deepEqual(shape(ours), shape(theirs), kind);
+        assert.ok((theirs[list] as unknown[]).length > 0 && (ours[list] as unknown[]).length > 0, kind);
+        if (kind === 'daily') t.diagnostic(`ccusage daily: output ${theirs.totals.outputTokens}, input ${theirs.totals.inputTokens}, cost $${theirs.totals.totalCost.toFixed(2)}`);
+      }
+    } finally {
+      await removeDir(config);
+    }
+  });
 });
+
+/** The keys of a JSON value, in order, down through objects and the first element of each array. */
+function shape(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, shape(v)]);
+  return typeof value;
+}

@@ -116,7 +116,7 @@ describe('weave usage on the fixtures, by hand', () => {
     });
   });
 
-  test('session: id, project folder, last day, in order of last activity; titles beside', () => {
+  test('session: id, project folder, last day, newest first (as ccusage); titles beside', () => {
     const { report: r, extras } = buildReport(store, 'session', prices);
     const session = (sessionId: string, lastActivity: string, projectPath: string, breakdowns: Breakdown[]) => {
       const { totalTokens, totalCost, modelsUsed, modelBreakdowns, ...tokens } = entry(breakdowns);
@@ -124,11 +124,11 @@ describe('weave usage on the fixtures, by hand', () => {
     };
     assert.deepEqual(r, {
       sessions: [
-        session('22222222-2222-4222-8222-222222222222', '2025-10-01', '-home-ada-weave-demo', [SONNET]),
-        session('33333333-3333-4333-8333-333333333333', '2025-11-02', '-home-grace-weave-server', [OPUS41_S]),
-        session('44444444-4444-4444-8444-444444444444', '2025-11-03', '-home-grace-weave-server', [OPUS41_T]),
-        session('20000000-0000-4000-8000-000000000001', '2026-05-05', '-home-dev-api', [SONNET_API]),
         session('11111111-1111-4111-8111-111111111111', '2026-11-02', '-home-ada-weave-demo', [OPUS47, HAIKU]),
+        session('20000000-0000-4000-8000-000000000001', '2026-05-05', '-home-dev-api', [SONNET_API]),
+        session('44444444-4444-4444-8444-444444444444', '2025-11-03', '-home-grace-weave-server', [OPUS41_T]),
+        session('33333333-3333-4333-8333-333333333333', '2025-11-02', '-home-grace-weave-server', [OPUS41_S]),
+        session('22222222-2222-4222-8222-222222222222', '2025-10-01', '-home-ada-weave-demo', [SONNET]),
       ],
       totals: TOTALS,
     });
