@@ -18,7 +18,7 @@ export async function defaultSources(fallbackToFixtures: boolean, dialects: read
   for (const root of roots) if (await exists(root)) found.push(root);
   if (found.length) return { paths: found };
   const where = roots.join(', ');
-  if (!fallbackToFixtures) throw new Error(`no transcripts at ${where}; name a path (a projects root, a project folder or a .jsonl file)`);
+  if (!fallbackToFixtures) throw new Error(`no transcripts at ${where}; name a path (a projects root, a project folder or a .jsonl file), or try the bundled fixtures: weave serve`);
   return { paths: [FIXTURES_DIR], note: await fixturesNote(`no transcripts at ${where}`) };
 }
 

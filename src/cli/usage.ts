@@ -1,4 +1,4 @@
-import { fitTable, terminalWidth, type Column, type TableRow } from '../query/fit.ts';
+import { cutNote, fit, terminalWidth, type Column, type TableRow } from '../query/fit.ts';
 import type { Block } from '../usage/blocks.ts';
 import { loadPrices } from '../usage/prices.ts';
 import { buildReport, type ModelBreakdown, type ReportKind, type Totals, type UsageReport } from '../usage/report.ts';
@@ -144,7 +144,7 @@ export function render(report: UsageReport, titles: Map<string, string>, options
   }
   const totals: Totals = report.totals;
   rows.push('rule', ['Total', ...(sessions ? ['', ''] : []), '', ...tokenCells(totals, totals.totalCost), ...(sessions ? [''] : [])]);
-  return `${fitTable(columns, rows, options.width).join('\n')}\n${footnote(options.width)}`;
+  return table(columns, rows, options.width);
 }
 
 /** A model's share of a period, named in the first column so it survives narrow terminals. */
@@ -177,7 +177,7 @@ function renderBlocks(blocks: Block[], width: number): string {
       sum((b) => b.costUSD),
     ),
   ]);
-  return `${fitTable(columns, rows, width).join('\n')}\n${footnote(width)}`;
+  return table(columns, rows, width);
 }
 
 function duration(from: string, to: string): string {
@@ -185,6 +185,11 @@ function duration(from: string, to: string): string {
   const days = Math.floor(minutes / 1440);
   const hours = Math.floor((minutes % 1440) / 60);
   return `${days ? `${days}d ` : ''}${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+function table(columns: Column[], rows: TableRow[], width: number): string {
+  const { lines, cut } = fit(columns, rows, width);
+  return `${lines.join('\n')}\n${footnote(width)}${cut ? `(${cutNote(width)})\n` : ''}`;
 }
 
 /** What the figures are, in as much of a line as the terminal has. */

@@ -38,7 +38,12 @@ export function cut(text: string, width: number): string {
   return `${[...text].slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
-export function fitTable(columns: Column[], rows: TableRow[], width: number, { rule: ruled = true }: { rule?: boolean } = {}): string[] {
+export function fitTable(columns: Column[], rows: TableRow[], width: number, options: { rule?: boolean } = {}): string[] {
+  return fit(columns, rows, width, options).lines;
+}
+
+/** The table's lines, and whether anything was left out or cut to make it fit. */
+export function fit(columns: Column[], rows: TableRow[], width: number, { rule: ruled = true }: { rule?: boolean } = {}): { lines: string[]; cut: boolean } {
   const cells = rows.filter((r): r is string[] => r !== 'rule');
   const natural = columns.map((c, i) => Math.max(length(c.head), ...cells.map((r) => length(r[i] ?? ''))));
   const kept = columns.map((_, i) => i);
@@ -67,5 +72,11 @@ export function fitTable(columns: Column[], rows: TableRow[], width: number, { r
       .join(' '.repeat(GAP))
       .trimEnd();
   const rule = kept.map((i) => '-'.repeat(widths[i])).join(' '.repeat(GAP));
-  return [line(columns.map((c) => c.head)), ...(ruled ? [rule] : []), ...rows.map((r) => (r === 'rule' ? rule : line(r)))];
+  const narrowed = kept.length < columns.length || kept.some((i) => widths[i] < natural[i]);
+  return { lines: [line(columns.map((c) => c.head)), ...(ruled ? [rule] : []), ...rows.map((r) => (r === 'rule' ? rule : line(r)))], cut: narrowed };
+}
+
+/** The note under a table that had to be cut. */
+export function cutNote(width: number): string {
+  return `cut to fit ${width} columns: --wide prints everything`;
 }

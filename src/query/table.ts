@@ -1,5 +1,5 @@
 import { PREFIXES } from '../rdf/vocab.ts';
-import { cut, fitTable, type Column } from './fit.ts';
+import { cut, cutNote, fit, type Column } from './fit.ts';
 
 /** A term of the SPARQL 1.1 JSON results format (with RDF 1.2 triple terms). */
 export type JsonTerm =
@@ -50,7 +50,7 @@ export function renderTable(results: JsonResults, { width = Number.POSITIVE_INFI
   const text = (t: JsonTerm | undefined) => cut(shortTerm(t).replace(/\s+/g, ' '), cell);
   const numeric = (v: string) => rows.length > 0 && rows.every((row) => !row[v] || (row[v].type === 'literal' && NUMBERS.has((row[v] as { datatype?: string }).datatype ?? '')));
   const columns: Column[] = vars.map((v) => ({ head: `?${v}`, shrink: true, align: numeric(v) ? 'right' : 'left' }));
-  const lines = fitTable(columns, rows.map((row) => vars.map((v) => text(row[v]))), width);
-  lines.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`);
+  const { lines, cut: narrowed } = fit(columns, rows.map((row) => vars.map((v) => text(row[v]))), width);
+  lines.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${narrowed ? `; ${cutNote(width)}` : ''})`);
   return `${lines.join('\n')}\n`;
 }

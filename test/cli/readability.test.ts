@@ -74,9 +74,11 @@ describe('the command line on a store of the fixtures', () => {
     assert.equal(lines.length, 2 + 5 + 1);
     assert.ok(lines.every((l) => l.length <= 60), lines.find((l) => l.length > 60));
     assert.ok(lines.some((l) => l.includes('…')));
+    assert.equal(lines[lines.length - 1], '(5 rows; cut to fit 60 columns: --wide prints everything)');
     const wide = await run(['query', query, '--wide', '--store', dir], { COLUMNS: '60' });
     assert.ok(wide.stdout.split('\n').some((l) => l.length > 60));
     assert.ok(!wide.stdout.includes('…'));
+    assert.match(wide.stdout, /\(5 rows\)\n$/);
   });
 
   test('weave glossary fits 100 columns', async () => {
