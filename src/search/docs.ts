@@ -159,7 +159,7 @@ export function* quadsOf(text: string): Generator<[string, string, string]> {
     if (end === -1) end = text.length;
     const line = text.slice(start, end);
     start = end + 1;
-    if (!line || line[0] !== '<') continue;
+    if (line[0] !== '<') continue; // a blank line, or one this project never writes
     const s = line.slice(0, line.indexOf('> ') + 1);
     const rest = line.slice(s.length + 1);
     const p = rest.slice(0, rest.indexOf('> ') + 1);

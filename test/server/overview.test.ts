@@ -127,7 +127,9 @@ describe('the pages in headless Chromium, over all the fixtures', { skip: CHROMI
     await page.evaluate(() => (window as unknown as { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: string): void } } } }).weaveYasgui.getTab().getYasqe().setValue(
       'SELECT ?n ?json ?type WHERE { BIND(12 AS ?n) BIND(STRDT("{}", rdf:JSON) AS ?json) BIND(weave:Turn AS ?type) }',
     ));
-    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => (t as unknown as { remove(): void }).remove()));
+    await page.evaluate(() => {
+      for (const t of document.querySelectorAll('.yasr_results table')) (t as unknown as { remove(): void }).remove();
+    });
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     const cells = await page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));

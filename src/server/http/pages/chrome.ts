@@ -3,7 +3,7 @@ import { escapeHtml } from './html.ts';
 /** The bar on top of every page this server writes: home, the other pages, and the search box. */
 export function topBar(here: string, query = ''): string {
   return `<header class="top"><a class="home" href="/">Weave</a><span>${escapeHtml(here)}</span>
-<form class="search" action="/search" method="get" role="search"><input type="search" name="q" value="${escapeHtml(query)}" placeholder="search turns, tool inputs and results" aria-label="search"></form>
+<form class="search" action="/search" method="get"><input type="search" name="q" value="${escapeHtml(query)}" placeholder="search turns, tool inputs and results" aria-label="search"></form>
 <nav><a href="/">query</a> <a href="/overview">overview</a> <a href="/void" title="VoID description of the dataset">VoID</a> <a href="/status">status</a></nav></header>`;
 }
 

@@ -79,7 +79,7 @@
       const sort = () => {
         const numeric = th.dataset.sort === 'num';
         const descending = th.getAttribute('aria-sort') !== 'descending';
-        table.querySelectorAll('th').forEach((h) => h.removeAttribute('aria-sort'));
+        for (const h of table.querySelectorAll('th')) h.removeAttribute('aria-sort');
         th.setAttribute('aria-sort', descending ? 'descending' : 'ascending');
         const key = (row) => {
           const v = row.cells[column].dataset.value ?? row.cells[column].textContent;
