@@ -50,6 +50,8 @@ export interface FileCheck {
 
 export interface SessionRow {
   session: string;
+  /** The session's title (weave:title of its main transcript), where it has one. */
+  title?: string;
   files: number;
   lines: number;
   events: number;
@@ -116,6 +118,10 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   }
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
   const rows = sessionRows(files);
+  const titles = new Map(
+    sessionTitles(store).map((r) => [r.session, r.title]),
+  );
+  for (const row of rows) if (titles.has(row.session)) row.title = titles.get(row.session);
   const ok = files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
   return { ok, sessions: rows, files, gone: gone.sort(), notTranscripts: notTranscripts.sort(), millis: performance.now() - started };
 }
@@ -162,6 +168,10 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
     t.contents.set(line, list);
   }
   return transcripts;
+}
+
+function sessionTitles(store: OxStore): Record<string, string>[] {
+  return rows(store, `SELECT ?session ?title WHERE { GRAPH ?g { ?t weave:sessionId ?session ; weave:title ?title FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }`);
 }
 
 function rows(store: OxStore, query: string): Record<string, string>[] {

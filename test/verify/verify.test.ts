@@ -113,14 +113,14 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
   try {
     const ok = await run(WEAVE, ['verify', '--store', dir]);
     assert.equal(ok.stdout, [
-      'SESSION                               FILES  LINES  EVENTS  REPLAYED  MALFORMED  PENDING  MISSING  TEXTS  PARTIAL  DIFFER',
-      '33333333-3333-4333-8333-333333333333      1     32      32         0          0        0        0     30        1       0',
-      '44444444-4444-4444-8444-444444444444      1     18      18         0          0        0        0     17        0       0',
-      '55555555-5555-4555-8555-555555555555      1     29      29         0          0        0        0     10        1       0',
-      '66666666-6666-4666-8666-666666666666      1      2       2         0          0        0        0      2        0       0',
-      '77777777-7777-4777-8777-777777777777      1      6       6         0          0        0        0      4        0       0',
-      '88888888-8888-4888-8888-888888888888      1      5       5         0          0        0        0      9        6       0',
-      '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------',
+      'SESSION                               FILES  LINES  EVENTS  REPLAYED  MALFORMED  PENDING  MISSING  TEXTS  PARTIAL  DIFFER  TITLE',
+      '33333333-3333-4333-8333-333333333333      1     32      32         0          0        0        0     30        1       0  Tidy the README',
+      '44444444-4444-4444-8444-444444444444      1     18      18         0          0        0        0     17        0       0  List the files',
+      '55555555-5555-4555-8555-555555555555      1     29      29         0          0        0        0     10        1       0  records-demo: tests',
+      '66666666-6666-4666-8666-666666666666      1      2       2         0          0        0        0      2        0       0  Plan the migration',
+      '77777777-7777-4777-8777-777777777777      1      6       6         0          0        0        0      4        0       0  Continuing with step two.',
+      '88888888-8888-4888-8888-888888888888      1      5       5         0          0        0        0      9        6       0  What is in this picture?',
+      '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -------------------------',
       'total                                     6     92      92         0          0        0        0     72        8       0',
       'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not held whole)',
       '',
