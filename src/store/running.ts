@@ -1,5 +1,6 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { httpRequest } from '../client/http.ts';
 import { writeFileAtomically } from './atomic.ts';
 import { RUN_FILE } from './layout.ts';
 
@@ -71,9 +72,9 @@ export async function findServer(storeDir: string, options: { timeoutMs?: number
   const run = await readRunFile(storeDir);
   if (!run || !isRunning(run.pid)) return undefined;
   try {
-    const res = await fetch(`${run.url}healthz`, { signal: AbortSignal.timeout(options.timeoutMs ?? 3000) });
-    const health = (await res.json()) as { pid?: number };
-    if (!res.ok || health.pid !== run.pid) return undefined;
+    const res = await httpRequest(`${run.url}healthz`, { timeoutMs: options.timeoutMs ?? 3000 });
+    const health = JSON.parse(res.text) as { pid?: number };
+    if (res.status !== 200 || health.pid !== run.pid) return undefined;
   } catch {
     return undefined;
   }
