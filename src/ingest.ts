@@ -66,7 +66,7 @@ export interface IngestReport {
 }
 
 /** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
-const WEAVE = 'weave/0.8'; // 0.8: a session without a runtime title takes its first prompt as its title
+const WEAVE = 'weave/0.9'; // 0.9: a session without a runtime title takes its first prompt as its title
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session. */

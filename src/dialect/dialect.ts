@@ -48,7 +48,7 @@ export interface Dialect<R extends object = object, T extends TranscriptSource =
    */
   observers(content: ContentPolicy): RecordObserver<R>[];
   /** What the model is handed of one record. */
-  facts(record: R, at: { source: T; stream: number; line: number; event: Term }): RecordFacts;
+  facts(record: R, at: { source: T; stream: number; line: number; event: Term; session: string }): RecordFacts;
 }
 
 /** What one source line turned out to be. */
