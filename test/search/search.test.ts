@@ -36,7 +36,7 @@ describe('weave search on the fixtures', () => {
     const read = hits.find((h) => h.tool === 'Read' && h.session === '11111111-1111-4111-8111-111111111111');
     assert.ok(read, JSON.stringify(hits.map((h) => [h.tool, h.session])));
     assert.equal(read.title, 'Fix README typo');
-    assert.match(read.event, /^urn:soul:local:Weave\/Turn\/[^/]+$/);
+    assert.match(read.event, /^urn:soul:local:Weave\/Turn\/\S+$/);
     assert.match(read.snippet, /README\.md/);
   });
 
