@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { discoverSessions } from './acquire/discover.ts';
 import { readLines } from './acquire/lines.ts';
 import { transcriptsOf, type SessionSource } from './acquire/sources.ts';
@@ -11,7 +12,7 @@ import { iri, nquad } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
 import type { GraphEntry, SourceStamp } from './store/manifest.ts';
-import { openStoreForWriting, type StoreWriter } from './store/writer.ts';
+import { lockStore, openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
 /** A line that could not be read, named by file and line. Never carries the line's content. */
 export interface LineProblem {
@@ -37,11 +38,13 @@ export interface IngestOptions {
   onProgress?: (progress: IngestProgress) => void;
   onProblem?: (problem: LineProblem) => void;
   /** Called after each session's graph file is in place (its manifest entry may still be pending). */
-  onSession?: (session: SessionSource, graph: string, counts: SessionCounts & { file: string }) => void | Promise<void>;
+  onSession?: (session: SessionSource, graph: string, counts: SessionCounts & { entry: GraphEntry }) => void | Promise<void>;
   /** Per-session observers; the conversation model when not given. */
   observers?: (session: SessionSource, soul: string) => RecordObserver[];
   /** How much of each text to store (`--content`, `--text-limit`); default DEFAULT_POLICY. */
   content?: ContentPolicy;
+  /** Told when the store lock is taken over from a process that no longer runs, and what it left is removed. */
+  onNote?: (note: string) => void;
 }
 
 export interface IngestReport {
@@ -61,11 +64,21 @@ export interface IngestReport {
 const BUILT_WITH = `${DIALECT}+weave/0.7`;
 const WRITE_BATCH = 1 << 20;
 
-/** Reads transcripts into the store directory, one graph per session. */
+/** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
+  const lock = await lockStore(options.storeDir, { onNote: options.onNote });
+  try {
+    return await ingestLocked(paths, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function ingestLocked(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
   const sessions = await discoverSessions(paths);
   const store = await openStoreForWriting(options.storeDir, options.soul);
+  store.addRoots(paths.map((p) => resolve(p)));
   const report: IngestReport = {
     sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, problems: [], millis: 0,
   };
@@ -92,7 +105,7 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
       report.replayed += counts.replayed;
       progress.sessionsDone++;
       options.onProgress?.(progress);
-      await options.onSession?.(session, graph, { ...counts, file: entry.file });
+      await options.onSession?.(session, graph, { ...counts, entry });
     }
     // Links whose target is in another session's graph (a compaction's tail in an earlier file).
     if (report.sessions) await linkAcrossSessions(store);

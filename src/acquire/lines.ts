@@ -18,14 +18,15 @@ const NL = 0x0a;
 
 /**
  * Streams a file line by line without reading it whole; memory stays bounded by the longest line.
- * Byte offsets are exact because splitting happens on bytes, before decoding.
+ * Byte offsets are exact because splitting happens on bytes, before decoding. `end` (exclusive)
+ * stops the reading there, as if the file ended.
  */
-export async function* readLines(path: string, start = 0): AsyncGenerator<SourceLine> {
+export async function* readLines(path: string, start = 0, end?: number): AsyncGenerator<SourceLine> {
   let lineNo = 0;
   let offset = start;
   let pending: Buffer[] = [];
   let pendingLength = 0;
-  for await (const chunk of createReadStream(path, { start, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(path, { start, end: end === undefined ? undefined : end - 1, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     let from = 0;
     for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
       const piece = chunk.subarray(from, nl);

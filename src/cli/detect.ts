@@ -40,7 +40,14 @@ export async function main(args: string[]): Promise<number> {
     throw new CliError(`the store in ${dir} was built for soul "${manifest.soul}", not "${values.soul}"`);
   let report: DetectReport;
   try {
-    report = await detect({ storeDir: dir, detectors: values.detector, sessions: positionals, onlyStale: values.stale, onProblem: printProblem });
+    report = await detect({
+      storeDir: dir,
+      detectors: values.detector,
+      sessions: positionals,
+      onlyStale: values.stale,
+      onProblem: printProblem,
+      onNote: (text) => process.stderr.write(`weave detect: note: ${text}\n`),
+    });
   } catch (e) {
     if (/^no session /.test((e as Error).message)) throw new CliError((e as Error).message);
     throw e;

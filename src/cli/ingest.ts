@@ -3,6 +3,7 @@ import { detect } from '../readers/detect.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { lockStore } from '../store/writer.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources } from './sources.ts';
 
@@ -21,16 +22,31 @@ ${CONTENT_HELP}
 ${COMMON_HELP}
 `;
 
+const OPTIONS = { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' }, 'no-detect': { type: 'boolean' } } as const;
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' }, 'no-detect': { type: 'boolean' } });
+  const { values, positionals } = parse(args, OPTIONS);
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
   const paths = positionals.length ? positionals : (await defaultSources(false)).paths;
+  const dir = storeDir(values);
+  const note = (text: string) => process.stderr.write(`weave ingest: note: ${text}\n`);
+  // One hold of the lock for the ingest and the readers after it: no other writer comes between.
+  const lock = await lockStore(dir, { onNote: note });
+  try {
+    return await ingestAndDetect(paths, dir, values);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function ingestAndDetect(paths: string[], dir: string, values: Values): Promise<number> {
   const bar = progressBar();
   const report = await ingest(paths, {
-    storeDir: storeDir(values),
+    storeDir: dir,
     soul: await soul(values),
     force: values.force,
     content: policyFrom(values),
@@ -42,7 +58,7 @@ export async function main(args: string[]): Promise<number> {
   });
   bar.done();
   // Readers rerun only where a session graph or a reader changed since they last ran.
-  const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true, onProblem: printProblem });
+  const detected = values['no-detect'] ? undefined : await detect({ storeDir: dir, onlyStale: true, onProblem: printProblem });
   process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
   if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
   return 0;

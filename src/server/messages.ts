@@ -1,5 +1,6 @@
 import type { ContentPolicy } from '../emit/content.ts';
 import type { IngestProgress } from '../ingest.ts';
+import type { NamedFile } from '../store/manifest.ts';
 import type { JsonTerm } from '../query/table.ts';
 
 /**
@@ -75,10 +76,10 @@ export function isWrite(job: Job): job is UpdateJob | GraphWriteJob {
   return job.op === 'update' || job.op === 'graph-write';
 }
 
-/** A graph a write changed: its new file, or null when it is gone. */
+/** A graph a write changed: the files of its new version (as much of each as the manifest names), none when it is gone. */
 export interface ChangedGraph {
   graph: string | null;
-  file: string | null;
+  files: NamedFile[];
 }
 
 export interface JobResult {
@@ -174,7 +175,7 @@ export type ToIngest = { type: 'run' };
 /** Messages from the ingest thread: never a line's content, only where it was. */
 export type FromIngest =
   | { type: 'progress'; progress: IngestProgress }
-  | { type: 'session'; graph: string; file: string }
+  | { type: 'session'; graph: string; files: NamedFile[] }
   | { type: 'problem'; path: string; lineNo: number; kind: string }
   | { type: 'reader-problem'; sessionId: string; reader?: string }
   | {

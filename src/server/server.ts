@@ -9,6 +9,8 @@ import type { DatasetStats } from './messages.ts';
 import { Ingester } from './workers/ingester.ts';
 import { Mutex } from './workers/mutex.ts';
 import { QueryPool } from './workers/pool.ts';
+import type { StoreLock } from '../store/lock.ts';
+import { lockStore } from '../store/writer.ts';
 
 /**
  * Starts `weave serve` (on the main thread): listens at once, loads the store into the query
@@ -28,6 +30,17 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     throw new Error(`listening on ${config.host} exposes every transcript to the network; give a token (--token or WEAVE_TOKEN) or bind 127.0.0.1`);
   if (config.allowUpdate && !config.token) throw new Error('--allow-update needs a token (--token or WEAVE_TOKEN): writes are only accepted with it');
 
+  // A server that writes the store (ingest, or writes over HTTP) holds its lock while it runs.
+  const storeLock = config.ingest || config.allowUpdate ? await lockStore(config.storeDir, { onNote: (note) => config.log(note) }) : undefined;
+  try {
+    return await start(config, storeLock);
+  } catch (e) {
+    await storeLock?.release();
+    throw e;
+  }
+}
+
+async function start(config: ServerConfig, storeLock: StoreLock | undefined): Promise<RunningServer> {
   const metrics = new Metrics();
   const lock = new Mutex();
   const pool = new QueryPool({
@@ -87,6 +100,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       await ingester?.close();
       await app.close();
       await pool.close();
+      await storeLock?.release();
     },
   };
 }

@@ -74,12 +74,13 @@ export class AtomicFile {
   /**
    * Makes the written bytes the file's content. With `syncDirectory: false` the rename is not yet
    * flushed: the caller flushes the directory (`syncDirectory`) before anything refers to the file.
+   * `to` renames it to another name in the same folder (one known only once the bytes are).
    */
-  async commit({ syncDirectory: sync = true } = {}): Promise<void> {
+  async commit({ syncDirectory: sync = true, to = this.path }: { syncDirectory?: boolean; to?: string } = {}): Promise<void> {
     try {
       await this.handle.sync();
       await this.close();
-      await this.fs.rename(this.temp, this.path);
+      await this.fs.rename(this.temp, to);
     } catch (e) {
       await this.abort();
       throw writeError(this.path, e);

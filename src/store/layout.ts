@@ -1,19 +1,64 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
 /**
- * Where things are in a store directory: `manifest.json` naming every graph, and one N-Quads
- * file per graph under `graphs/`, named by the SHA-1 of the graph's name. A file being written
- * sits beside its final name as `<name>.<pid>.<thread>.tmp` until it is renamed into place.
+ * Where things are in a store directory: `manifest.json` naming every graph, one or more N-Quads
+ * files per graph under `graphs/`, the archive of the sources read under `archive/`, and `lock`,
+ * naming the process that writes the store.
+ *
+ * A graph's files are named by the SHA-1 of the graph's name and a version tag,
+ * `<sha1>.<tag>.nq`: every version is a new file, so the manifest is the one place that says
+ * which version is the store's, and a write cut off before the manifest names its files leaves
+ * the previous version whole. (`<sha1>.nq`, without a tag, is what stores before versions had.)
+ * A file being written sits beside its final name as `<name>.<pid>.<thread>.tmp` until it is
+ * renamed into place.
  */
 
 export const MANIFEST_FILE = 'manifest.json';
 export const GRAPHS_DIR = 'graphs';
+export const ARCHIVE_DIR = 'archive';
+export const LOCK_FILE = 'lock';
+/** A stale lock moved aside while it is taken over (`lock.stale.<pid>.<thread>.tmp`). */
+export const STALE_LOCK = 'lock.stale';
 
-/** A graph's file, relative to the store directory. */
-export function graphFileName(graph: string): string {
-  return join(GRAPHS_DIR, `${createHash('sha1').update(graph).digest('hex')}.nq`);
+/** What a file of a graph holds: the graph (or its spine), or the part derived from the whole session. */
+export type GraphPart = 'graph' | 'derived';
+
+const SUFFIX: Record<GraphPart, string> = { graph: '.nq', derived: '.derived.nq' };
+
+/**
+ * A version tag: 12 hex digits of the SHA-1 of the version's bytes, so that writing the same graph
+ * again gives the same file; `randomTag` for a file that will grow (its first bytes name it no longer).
+ */
+export function contentTag(digest: string): string {
+  return digest.slice(0, 12);
+}
+
+export function randomTag(): string {
+  return randomBytes(6).toString('hex');
+}
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+/** A graph's file, relative to the store directory; without a tag, the name unversioned stores used. */
+export function graphFileName(graph: string, tag?: string, part: GraphPart = 'graph'): string {
+  return join(GRAPHS_DIR, `${sha1(graph)}${tag ? `.${tag}` : ''}${SUFFIX[part]}`);
+}
+
+/** Whether `file` is a name this layout gives a file of `graph` (as `part`). */
+export function isGraphFileOf(graph: string, file: string, part: GraphPart = 'graph'): boolean {
+  const prefix = `${GRAPHS_DIR}/${sha1(graph)}`;
+  if (!file.startsWith(prefix) || !file.endsWith(SUFFIX[part])) return false;
+  const tag = file.slice(prefix.length, file.length - SUFFIX[part].length);
+  return (part === 'graph' && tag === '') || /^\.[0-9a-f]{12}$/.test(tag);
+}
+
+/** Whether a name in `graphs/` or `archive/` is one this layout writes (others are not ours to remove). */
+export function isStoreFileName(name: string): boolean {
+  return /^[0-9a-f]{40}(?:\.[0-9a-f]{12})?(?:\.derived)?\.nq$/.test(name) || /^[0-9a-f]{40}\.[0-9a-f]{12}\.(?:gz|json)$/.test(name);
 }
 
 /** The temporary name `path` is written under by this process and thread. */
@@ -22,11 +67,13 @@ export function tempPathOf(path: string): string {
 }
 
 /**
- * The pid in the name of a temporary file this layout writes (`<sha1>.nq.<pid>[.<thread>].tmp` or
- * `manifest.json.<pid>[.<thread>].tmp`; the form without the thread is the one older versions
- * wrote), else undefined: anything else in the directory is not ours to remove.
+ * The pid in the name of a temporary file this layout writes (`<file>.<pid>[.<thread>].tmp`, for
+ * the manifest, the lock and every graph or archive file; the form without the thread is the one
+ * older versions wrote), else undefined: anything else in the directory is not ours to remove.
  */
 export function tempFileOwner(name: string): number | undefined {
-  const match = /^(?:manifest\.json|[0-9a-f]{40}\.nq)\.(\d+)(?:\.\d+)?\.tmp$/.exec(name);
-  return match ? Number(match[1]) : undefined;
+  const match = /^(.+?)\.(\d+)(?:\.\d+)?\.tmp$/.exec(name);
+  if (!match) return undefined;
+  const [, base, pid] = match;
+  return base === MANIFEST_FILE || base === LOCK_FILE || base === STALE_LOCK || isStoreFileName(base) ? Number(pid) : undefined;
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { graphFileName, MANIFEST_FILE } from './layout.ts';
+import { isGraphFileOf, MANIFEST_FILE } from './layout.ts';
 
 /**
  * The manifest: which graphs the store holds, in which files, built from what. Everything that
@@ -17,8 +17,13 @@ export interface SourceStamp {
 }
 
 export interface GraphEntry {
-  /** The graph's file, relative to the store directory (always `graphFileName` of the graph). */
+  /** The graph's file, relative to the store directory (a `graphFileName` of the graph). */
   file: string;
+  /**
+   * How much of `file` is the graph: readers read this many bytes. Bytes past it are a write that
+   * was cut off, which the next writer removes. Absent in entries written before it was recorded.
+   */
+  bytes?: number;
   quads: number;
   /** What the graph was built from, so an unchanged session need not be read again. */
   sources?: SourceStamp[];
@@ -32,7 +37,20 @@ export interface GraphEntry {
 export interface Manifest {
   format: typeof STORE_FORMAT;
   soul: string;
+  /** The folders and files ingest was given, so `weave verify` can tell a session the store lacks. */
+  roots?: string[];
   graphs: Record<string, GraphEntry>;
+}
+
+/** A file an entry names, with how much of it is the graph (undefined: all of it). */
+export interface NamedFile {
+  file: string;
+  bytes?: number;
+}
+
+/** Every file a graph entry names, relative to the store directory. */
+export function filesOf(entry: GraphEntry): NamedFile[] {
+  return [{ file: entry.file, bytes: entry.bytes }];
 }
 
 export function emptyManifest(soul: string): Manifest {
@@ -76,7 +94,8 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   const unknown = Object.keys(entry).find((k) => !ENTRY_FIELDS.has(k));
   if (unknown !== undefined) return `: unknown field ${JSON.stringify(unknown)}`;
   if (typeof entry.file !== 'string') return `.file: expected a string, found ${kindOf(entry.file)}`;
-  if (entry.file !== graphFileName(graph)) return `.file: expected ${graphFileName(graph)}, the file named by the graph`;
+  if (!isGraphFileOf(graph, entry.file)) return '.file: expected graphs/<SHA-1 of the graph>[.<tag>].nq, the file named by the graph';
+  if (entry.bytes !== undefined && !isCount(entry.bytes)) return `.bytes: expected a whole number ≥ 0, found ${kindOf(entry.bytes)}`;
   if (!isCount(entry.quads)) return `.quads: expected a whole number ≥ 0, found ${kindOf(entry.quads)}`;
   for (const key of ['sessionId', 'reader', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
@@ -89,8 +108,8 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   return undefined;
 }
 
-const MANIFEST_FIELDS = new Set(['format', 'soul', 'graphs']);
-const ENTRY_FIELDS = new Set(['file', 'quads', 'sources', 'sessionId', 'reader', 'builtWith']);
+const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs']);
+const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith']);
 const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs']);
 
 function manifestProblem(json: unknown): string | undefined {
@@ -99,6 +118,8 @@ function manifestProblem(json: unknown): string | undefined {
   if (unknown !== undefined) return `unknown field ${JSON.stringify(unknown)}`;
   if (json.format !== STORE_FORMAT) return `"format" is not "${STORE_FORMAT}" (a store of another Weave version?)`;
   if (typeof json.soul !== 'string' || !json.soul) return `"soul": expected a non-empty string, found ${kindOf(json.soul)}`;
+  if (json.roots !== undefined && (!Array.isArray(json.roots) || !json.roots.every((r) => typeof r === 'string' && r)))
+    return `"roots": expected an array of non-empty strings, found ${kindOf(json.roots)}`;
   if (!isObject(json.graphs)) return `"graphs": expected an object, found ${kindOf(json.graphs)}`;
   for (const [graph, entry] of Object.entries(json.graphs)) {
     const problem = entryProblem(graph, entry);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
-import { readManifest, type Manifest } from './manifest.ts';
+import { filesOf, readManifest, type GraphEntry, type Manifest } from './manifest.ts';
 
 export type OxStore = oxigraph.Store;
 
@@ -18,11 +18,24 @@ export const LOAD_CHUNK = 10_000;
  * snapshot files are the persistence and this is the query copy.
  */
 export async function openStore(dir: string): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
-  const store = new oxigraph.Store();
-  const manifest = await readManifest(dir);
-  for (const entry of Object.values(manifest?.graphs ?? {})) await loadNQuadsFile(store, join(dir, entry.file));
-  await loadOntology(store);
-  return { store, manifest };
+  for (let attempt = 0; ; attempt++) {
+    const store = new oxigraph.Store();
+    const manifest = await readManifest(dir);
+    try {
+      for (const entry of Object.values(manifest?.graphs ?? {})) await loadGraph(store, dir, entry);
+    } catch (e) {
+      // A writer replaced a version this manifest named, and removed its file: read the new manifest.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && attempt < 5) continue;
+      throw e;
+    }
+    await loadOntology(store);
+    return { store, manifest };
+  }
+}
+
+/** Loads every file of one graph entry, as much of each as the entry names. */
+export async function loadGraph(store: OxStore, dir: string, entry: GraphEntry): Promise<void> {
+  for (const { file, bytes } of filesOf(entry)) await loadNQuadsFile(store, join(dir, file), bytes);
 }
 
 /** `ontology/weave.ttl`, into its own graph. */
@@ -40,15 +53,18 @@ const WHOLE_FILE_BYTES = 64e6;
 /**
  * Loads an N-Quads file by Oxigraph's fast path: text in bulk, never one quad at a time
  * (`npm run bench` measures the ways side by side). A large file is streamed in chunks so that
- * no single string approaches V8's limit.
+ * no single string approaches V8's limit. With `bytes`, only that much of the file is read.
  */
-export async function loadNQuadsFile(store: OxStore, path: string): Promise<void> {
-  if ((await stat(path)).size <= WHOLE_FILE_BYTES) {
-    store.load(await readFile(path), { format: 'application/n-quads', no_transaction: true });
+export async function loadNQuadsFile(store: OxStore, path: string, bytes?: number): Promise<void> {
+  const size = bytes ?? (await stat(path)).size;
+  if (size <= WHOLE_FILE_BYTES) {
+    const text = await readFile(path);
+    // Bytes past `bytes` are an append the manifest does not name yet (or one cut off): not the graph's.
+    store.load(bytes === undefined ? text : text.subarray(0, bytes), { format: 'application/n-quads', no_transaction: true });
     return;
   }
   let batch: string[] = [];
-  for await (const line of readLines(path)) {
+  for await (const line of readLines(path, 0, bytes)) {
     batch.push(line.text);
     if (batch.length >= LOAD_CHUNK) {
       loadNQuads(store, batch.join('\n'));

@@ -1,29 +1,28 @@
-import { readdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, stat, truncate } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AtomicFile, NODE_FS, syncDirectory, writeFileAtomically, type StoreFs } from './atomic.ts';
-import { graphFileName, GRAPHS_DIR, MANIFEST_FILE, tempFileOwner } from './layout.ts';
-import { emptyManifest, entryProblem, readManifest, renderManifest, type GraphEntry, type Manifest } from './manifest.ts';
+import { ARCHIVE_DIR, contentTag, graphFileName, GRAPHS_DIR, isStoreFileName, MANIFEST_FILE, tempFileOwner } from './layout.ts';
+import { holdsStoreLock, takeStoreLock, type LockOptions, type StoreLock } from './lock.ts';
+import { emptyManifest, entryProblem, filesOf, readManifest, renderManifest, type GraphEntry, type Manifest } from './manifest.ts';
 
 /**
  * The one writer of a store directory. Ingest, the readers, the links pass and the server's
- * writes all change the store through it:
+ * writes all change the store through it, under the store's lock (lock.ts, taken by `lockStore`):
  *
- * - a graph file is written aside, flushed and renamed into place whole (see atomic.ts), and only
- *   then is its manifest entry recorded, so the manifest never names a file that is not complete;
+ * - every version of a graph is a new file (layout.ts), written aside, flushed and renamed into
+ *   place whole (see atomic.ts); only then is its manifest entry recorded, so the manifest never
+ *   names a file that is not complete, and the manifest write is what makes a version the
+ *   store's. A crash before it leaves the previous version, whole; the files of the version cut
+ *   off are removed by the next writer to take the lock (`recoverStore`);
  * - manifest changes are kept as a list of puts and removals and merged into the manifest as it
  *   is on disk when they are written, so writers that share a store (in this thread, or one
  *   after another) never drop each other's entries;
  * - the manifest is written once a batch of changes has gathered (at least `batch`, or an eighth
  *   of the manifest) and on `flush`/`close`, so the manifest bytes an ingest writes grow with the
  *   store, not with its square. Before each manifest write the graphs folder is flushed once,
- *   making the renames durable before the manifest can name them. A crash in between leaves
- *   graph files the manifest does not name yet, or names with their old sources: the next ingest
- *   sees those sessions as changed and reads them again. A removed graph's file is deleted only
- *   after the manifest stops naming it.
- *
- * Opening a writer removes the temporary files of writers that died (a pid no longer running).
- * Writers in other threads or processes are not serialised here: the server holds its store
- * lock around ingest runs and HTTP writes.
+ *   making the renames durable before the manifest can name them. A file the manifest stops
+ *   naming (a replaced version, a removed graph) is deleted only after the manifest is written.
  */
 
 export interface StoreWriterOptions {
@@ -35,17 +34,39 @@ export interface StoreWriterOptions {
 
 /** A graph file being written; nothing is visible until `commit`. */
 export interface GraphFile {
-  /** The file, relative to the store directory. */
-  readonly file: string;
   write(text: string): Promise<void>;
-  /** Puts the file in place and records its manifest entry (`file` is filled in). */
-  commit(fields: Omit<GraphEntry, 'file'>): Promise<GraphEntry>;
+  /** Puts the file in place and records its manifest entry (`file` and `bytes` are filled in). */
+  commit(fields: EntryFields): Promise<GraphEntry>;
   abort(): Promise<void>;
 }
 
+/** What a caller says about a graph it writes whole; the files and their lengths are the writer's to fill in. */
+export type EntryFields = Omit<GraphEntry, 'file' | 'bytes'> & Partial<Pick<GraphEntry, 'file' | 'bytes'>>;
+
 type Change = { graph: string; entry: GraphEntry | null };
 
+/**
+ * Takes the store's writer lock (see lock.ts). The first holder after a crash finds what the
+ * crashed writer left: temporary files, files of versions the manifest never named, bytes
+ * appended past what the manifest names; those go before anything is written.
+ */
+export async function lockStore(dir: string, options: LockOptions = {}): Promise<StoreLock> {
+  const lock = await takeStoreLock(dir, options);
+  if (lock.fresh) {
+    try {
+      const recovered = await recoverStore(dir);
+      const what = Object.entries(recovered).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+      if (what.length) options.onNote?.(`removed what an interrupted write left: ${what.join(', ')}`);
+    } catch (e) {
+      await lock.release();
+      throw e;
+    }
+  }
+  return lock;
+}
+
 export async function openStoreForWriting(dir: string, soul: string, options: StoreWriterOptions = {}): Promise<StoreWriter> {
+  if (!(await holdsStoreLock(dir))) throw new Error(`${dir}: the store is written only under its lock (lockStore)`);
   const manifest = (await readManifest(dir)) ?? emptyManifest(soul);
   if (manifest.soul !== soul) throw soulMismatch(dir, manifest.soul, soul);
   const fs = options.fs ?? NODE_FS;
@@ -58,6 +79,9 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
 
 export class StoreWriter {
   private changes: Change[] = [];
+  private roots = new Set<string>();
+  /** Files entries named before this writer replaced them: deleted once the manifest stops naming them. */
+  private superseded = new Set<string>();
   private flushAt: number;
   private graphsDirMade = false;
   /** Graph files renamed into place since the graphs folder was last flushed to the disk. */
@@ -88,20 +112,28 @@ export class StoreWriter {
       await this.fs.mkdir(join(this.dir, GRAPHS_DIR), { recursive: true });
       this.graphsDirMade = true;
     }
-    const file = graphFileName(graph);
-    const atomic = await AtomicFile.create(join(this.dir, file), this.fs);
+    // Written under the graph's plain name (one write of a graph at a time); renamed, once whole,
+    // to the name its bytes give it.
+    const atomic = await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs);
+    let bytes = 0;
+    const digest = createHash('sha1');
     return {
-      file,
-      write: (text) => atomic.write(text),
+      write: async (text) => {
+        await atomic.write(text);
+        bytes += Buffer.byteLength(text);
+        digest.update(text);
+      },
       commit: async (fields) => {
-        const entry: GraphEntry = { file, ...fields };
+        const { file: _file, bytes: _bytes, ...rest } = fields;
+        const file = graphFileName(graph, contentTag(digest.digest('hex')));
+        const entry: GraphEntry = { file, bytes, ...rest };
         const problem = entryProblem(graph, entry);
         if (problem) {
           await atomic.abort();
           throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
         }
         // The folder is flushed once per manifest write, before the manifest names the file.
-        await atomic.commit({ syncDirectory: false });
+        await atomic.commit({ syncDirectory: false, to: join(this.dir, file) });
         this.unsyncedRenames = true;
         await this.record({ graph, entry });
         return entry;
@@ -111,7 +143,7 @@ export class StoreWriter {
   }
 
   /** Writes a whole graph file and records its entry. */
-  async writeGraph(graph: string, text: string, fields: Omit<GraphEntry, 'file'>): Promise<GraphEntry> {
+  async writeGraph(graph: string, text: string, fields: EntryFields): Promise<GraphEntry> {
     const file = await this.beginGraph(graph);
     try {
       await file.write(text);
@@ -127,17 +159,31 @@ export class StoreWriter {
     await this.record({ graph, entry: null });
   }
 
+  /** Records folders or files the store is read from (`weave verify` looks there for sessions it lacks). */
+  addRoots(paths: string[]): void {
+    for (const path of paths) if (!this.view.roots?.includes(path)) this.roots.add(path);
+    if (this.roots.size) this.view.roots = mergeRoots(this.view.roots, this.roots);
+  }
+
   /** Writes the pending changes into the manifest on disk, merged with what it holds now. */
   async flush(): Promise<void> {
-    if (!this.changes.length) return;
+    if (!this.changes.length && !this.roots.size) return;
     await serially(this.dir, async () => {
       const taken = this.changes;
-      if (!taken.length) return;
+      const roots = this.roots;
+      if (!taken.length && !roots.size) return;
       this.changes = [];
+      this.roots = new Set();
+      let disk: Manifest;
       try {
-        const disk = (await readManifest(this.dir)) ?? emptyManifest(this.soul);
+        disk = (await readManifest(this.dir)) ?? emptyManifest(this.soul);
         if (disk.soul !== this.soul) throw soulMismatch(this.dir, disk.soul, this.soul);
+        for (const { graph } of taken) {
+          const replaced = disk.graphs[graph];
+          if (replaced) for (const { file } of filesOf(replaced)) this.superseded.add(file);
+        }
         apply(disk, taken);
+        if (roots.size) disk.roots = mergeRoots(disk.roots, roots);
         if (this.unsyncedRenames) {
           await syncDirectory(join(this.dir, GRAPHS_DIR), this.fs);
           this.unsyncedRenames = false;
@@ -145,15 +191,21 @@ export class StoreWriter {
         await this.fs.mkdir(this.dir, { recursive: true });
         await writeFileAtomically(join(this.dir, MANIFEST_FILE), renderManifest(disk), this.fs);
         // Changes recorded while this write ran are still pending; the view keeps them.
-        this.view = apply(disk, this.changes);
+        this.view = apply(structuredClone(disk), this.changes);
+        if (this.roots.size) this.view.roots = mergeRoots(this.view.roots, this.roots);
         this.flushAt = this.threshold();
       } catch (e) {
         this.changes = [...taken, ...this.changes];
+        for (const root of roots) this.roots.add(root);
         throw e;
       }
-      const removed = new Map(taken.map((c) => [c.graph, c.entry]));
-      for (const later of this.changes) removed.delete(later.graph);
-      for (const [graph, entry] of removed) if (entry === null) await this.fs.rm(join(this.dir, graphFileName(graph)), { force: true });
+      // What neither the manifest on disk nor a change still pending names is no longer the store's.
+      const named = new Set([...Object.values(disk.graphs), ...Object.values(this.view.graphs)].flatMap((e) => filesOf(e).map((f) => f.file)));
+      for (const file of this.superseded) {
+        if (named.has(file)) continue;
+        await this.fs.rm(join(this.dir, file), { force: true });
+        this.superseded.delete(file);
+      }
     });
   }
 
@@ -163,6 +215,9 @@ export class StoreWriter {
   }
 
   private async record(change: Change): Promise<void> {
+    const old = this.view.graphs[change.graph];
+    const kept = new Set(change.entry ? filesOf(change.entry).map((f) => f.file) : []);
+    if (old) for (const { file } of filesOf(old)) if (!kept.has(file)) this.superseded.add(file);
     apply(this.view, [change]);
     this.changes.push(change);
     if (this.changes.length >= this.flushAt) await this.flush();
@@ -171,6 +226,10 @@ export class StoreWriter {
   private threshold(): number {
     return Math.max(this.batch, Math.ceil(Object.keys(this.view.graphs).length / 8));
   }
+}
+
+function mergeRoots(known: string[] | undefined, added: Iterable<string>): string[] {
+  return [...new Set([...(known ?? []), ...added])].sort();
 }
 
 function apply(manifest: Manifest, changes: Change[]): Manifest {
@@ -198,10 +257,56 @@ function serially<T>(dir: string, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
+export interface Recovered {
+  'temporary files': number;
+  'files of unfinished versions': number;
+  'cut-off appends': number;
+}
+
+/**
+ * What a writer killed mid-write leaves, removed by the next holder of the lock before it writes:
+ * temporary files of processes that no longer run; versioned files no manifest entry names (a
+ * version whose manifest write never came); bytes past what the manifest names of a file that is
+ * appended to. Files of the unversioned layout are left alone: only this layout's are known to be
+ * versions. The store as readers see it is not changed by any of it.
+ */
+export async function recoverStore(dir: string): Promise<Recovered> {
+  const recovered: Recovered = { 'temporary files': await removeStaleTemps(dir), 'files of unfinished versions': 0, 'cut-off appends': 0 };
+  const manifest = await readManifest(dir);
+  if (!manifest) return recovered;
+  const named = new Map(Object.values(manifest.graphs).flatMap((e) => filesOf(e).map((f) => [f.file, f.bytes] as const)));
+  for (const folder of [GRAPHS_DIR, ARCHIVE_DIR]) {
+    for (const name of await namesIn(join(dir, folder))) {
+      const file = `${folder}/${name}`;
+      if (!isStoreFileName(name) || !/\.[0-9a-f]{12}\./.test(name)) continue;
+      if (!named.has(file)) {
+        await NODE_FS.rm(join(dir, file), { force: true });
+        recovered['files of unfinished versions']++;
+        continue;
+      }
+      const bytes = named.get(file);
+      if (bytes !== undefined && (await stat(join(dir, file))).size > bytes) {
+        await truncate(join(dir, file), bytes);
+        recovered['cut-off appends']++;
+      }
+    }
+  }
+  return recovered;
+}
+
+async function namesIn(folder: string): Promise<string[]> {
+  try {
+    return await readdir(folder);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
+
 /** Removes temporary files of processes that no longer run; returns how many. */
 export async function removeStaleTemps(dir: string, fs: StoreFs = NODE_FS): Promise<number> {
   let removed = 0;
-  for (const folder of [dir, join(dir, GRAPHS_DIR)]) {
+  for (const folder of [dir, join(dir, GRAPHS_DIR), join(dir, ARCHIVE_DIR)]) {
     let names: string[];
     try {
       names = await readdir(folder);

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ingest } from '../../ingest.ts';
 import { detect } from '../../readers/detect.ts';
+import { filesOf } from '../../store/manifest.ts';
 import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
 
 /**
@@ -30,13 +31,13 @@ async function runOnce(): Promise<void> {
       },
       // The problem's message can quote the line; only where it is travels on.
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
-      onSession: (_session, graph, stored) => post({ type: 'session', graph, file: stored.file }),
+      onSession: (_session, graph, stored) => post({ type: 'session', graph, files: filesOf(stored.entry) }),
     });
     if (runReaders)
       await detect({
         storeDir,
         onlyStale: true,
-        onGraph: (g) => post({ type: 'session', graph: g.graph, file: g.file }),
+        onGraph: (g) => post({ type: 'session', graph: g.graph, files: filesOf(g.entry) }),
         // A reader's message may quote what it read; which session and reader is enough.
         onProblem: (p) => post({ type: 'reader-problem', sessionId: p.sessionId, reader: p.reader }),
       });

@@ -99,7 +99,7 @@ export class Ingester {
         this.status.progress = m.progress;
         return;
       case 'session':
-        this.options.onGraphs([{ graph: m.graph, file: m.file }]);
+        this.options.onGraphs([{ graph: m.graph, files: m.files }]);
         return;
       case 'problem':
         this.status.problems++;

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import oxigraph from 'oxigraph';
 import { iri } from '../../../rdf/terms.ts';
 import { ONTOLOGY_GRAPH } from '../../../rdf/vocab.ts';
-import { loadNQuadsFile, type OxStore } from '../../../store/store.ts';
-import type { Manifest } from '../../../store/manifest.ts';
+import { loadGraph, loadNQuadsFile, type OxStore } from '../../../store/store.ts';
+import { filesOf, type Manifest } from '../../../store/manifest.ts';
 import { openStoreForWriting } from '../../../store/writer.ts';
 import type { ChangedGraph } from '../../messages.ts';
 
@@ -86,14 +86,14 @@ export async function persistGraphs(dir: string, soul: string, changed: { graph:
     // An emptied default graph needs no file; an empty named graph keeps its entry (it still exists).
     if (text === null || (graph === null && text === '')) {
       await writer.removeGraph(key);
-      out.push({ graph, file: null });
+      out.push({ graph, files: [] });
       continue;
     }
     const quads = text ? text.split('\n').length - 1 : 0;
     // What ingest or a reader recorded about the graph (its sources, session) stays with it.
-    const { file: _file, ...kept } = previous ?? {};
-    const { file } = await writer.writeGraph(key, graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`), { ...kept, quads });
-    out.push({ graph, file });
+    const { file: _file, bytes: _bytes, ...kept } = previous ?? {};
+    const entry = await writer.writeGraph(key, graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`), { ...kept, quads });
+    out.push({ graph, files: filesOf(entry) });
   }
   await writer.close();
   return out;
@@ -107,7 +107,7 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
   for (const [key, entry] of Object.entries(manifest?.graphs ?? {})) {
     if (key === ONTOLOGY_GRAPH) {
       store.update(`DROP SILENT GRAPH <${ONTOLOGY_GRAPH}>`);
-      await loadNQuadsFile(store, join(dir, entry.file));
+      await loadGraph(store, dir, entry);
     }
     if (key !== DEFAULT_GRAPH_KEY && entry.quads === 0 && !entry.sessionId) store.update(`CREATE SILENT GRAPH <${key}>`);
   }
@@ -116,7 +116,7 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
 /** Drops one graph and loads it again from its file (null: it is gone). */
 export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<void> {
   store.update(change.graph === null ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${change.graph}>`);
-  if (!change.file) return;
-  await loadNQuadsFile(store, join(dir, change.file));
+  if (!change.files.length) return;
+  for (const { file, bytes } of change.files) await loadNQuadsFile(store, join(dir, file), bytes);
   if (change.graph !== null && !graphExists(store, change.graph)) store.update(`CREATE SILENT GRAPH <${change.graph}>`);
 }
