@@ -6,6 +6,7 @@ import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './e
 import { WEAVE_NS } from './rdf/vocab.ts';
 import { runQuery } from './query/run.ts';
 import type { JsonResults } from './query/table.ts';
+import { checkStore, type StoreCheck } from './store/check.ts';
 import { openStore, type OxStore } from './store/store.ts';
 
 /**
@@ -18,8 +19,10 @@ import { openStore, type OxStore } from './store/store.ts';
 
 export interface VerifyOptions {
   storeDir: string;
-  /** Files or folders to check; default: every source the store was built from. */
+  /** Files or folders to check; default: every source the store was built from, and the folders it was read from. */
   paths?: string[];
+  /** Check only the store against itself (manifest and graph files); read no source. */
+  selfOnly?: boolean;
 }
 
 export interface LineProblem {
@@ -64,6 +67,8 @@ export interface SessionRow {
 
 export interface VerifyReport {
   ok: boolean;
+  /** The store against itself: the manifest's files, their lengths and quad counts, and files it does not name. */
+  store: StoreCheck;
   sessions: SessionRow[];
   files: FileCheck[];
   /** Sources the store names that are no longer on disk: not checked. */
@@ -94,6 +99,8 @@ const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([stat
 
 export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const started = performance.now();
+  const self = await checkStore(options.storeDir);
+  if (options.selfOnly) return { ok: self.ok, store: self, sessions: [], files: [], gone: [], notTranscripts: [], millis: performance.now() - started };
   const { store, manifest } = await openStore(options.storeDir);
   if (!manifest) throw new Error(`no store in ${options.storeDir}: run weave ingest first`);
 
@@ -105,8 +112,10 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const gone: string[] = [];
   for (const path of named) ((await stat(path).then(() => true, () => false)) ? present : gone).push(path);
   if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
+  // The folders the store was read from: a transcript there that the store lacks is missing from it.
+  const roots = options.paths?.length ? [] : await existing(manifest.roots ?? []);
 
-  const sessions = present.length ? await discoverSessions(present) : [];
+  const sessions = present.length || roots.length ? await discoverSessions([...present, ...roots]) : [];
   const stored = storedTranscripts(store);
   const files: FileCheck[] = [];
   const notTranscripts: string[] = [];
@@ -116,8 +125,14 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   }
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
   const rows = sessionRows(files);
-  const ok = files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
-  return { ok, sessions: rows, files, gone: gone.sort(), notTranscripts: notTranscripts.sort(), millis: performance.now() - started };
+  const ok = self.ok && files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
+  return { ok, store: self, sessions: rows, files, gone: gone.sort(), notTranscripts: notTranscripts.sort(), millis: performance.now() - started };
+}
+
+async function existing(paths: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of paths) if (await stat(path).then(() => true, () => false)) found.push(path);
+  return found;
 }
 
 /** Everything the store says about each transcript file, in two queries. */

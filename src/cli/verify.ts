@@ -1,16 +1,19 @@
 import { verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
-import { COMMON_HELP, parse, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
 
 Reads the transcripts again and proves against the store that every non-empty line of every
 file is accounted for (an event, a replayed copy, a malformed line or a line still being
 written) and that every stored text's length, and the SHA-256 of every text not held whole
-(cut, hashed, omitted), match the source. Prints a table per session and exits 1 when anything
-is missing or differs. PATH: files or folders to check (default: every source the store was
-built from).
+(cut, hashed, omitted), match the source. First it checks the store against itself: every
+file the manifest names is there, as long as it says, with as many quads as it counts, and
+every graph file is named by the manifest. Prints a table per session and exits 1 when
+anything is missing or differs. PATH: files or folders to check (default: every source the
+store was built from, and every transcript in the folders it was read from).
 
 options:
+  --self             check only the store against itself; read no source
   --json             print the report as JSON
 ${COMMON_HELP}
 `;
@@ -19,13 +22,14 @@ ${COMMON_HELP}
 const SHOWN = 5;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, self: { type: 'boolean' } });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
-  const report = await verify({ storeDir: storeDir(values), paths: positionals });
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
+  if (values.self && positionals.length) throw new CliError('--self checks the store against itself; it takes no PATH', 2);
+  const report = await verify({ storeDir: storeDir(values), paths: positionals, selfOnly: values.self });
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report, values.self));
   return report.ok ? 0 : 1;
 }
 
@@ -34,20 +38,31 @@ const COLUMNS: [keyof SessionRow, string][] = [
   ['pending', 'PENDING'], ['missing', 'MISSING'], ['contents', 'TEXTS'], ['cut', 'PARTIAL'], ['mismatched', 'DIFFER'],
 ];
 
-export function render(report: VerifyReport): string {
+/** Lines of one kind shown before "… N more". */
+const LISTED = 20;
+
+export function render(report: VerifyReport, selfOnly = false): string {
+  const self = report.store;
+  const listed = (lines: string[]) => (lines.length > LISTED ? [...lines.slice(0, LISTED), `… ${lines.length - LISTED} more`] : lines);
+  const store = [...listed(self.problems), ...listed(self.notes.map((n) => `note: ${n}`))];
+  const storeLine = self.ok
+    ? `store: ${self.graphs} graphs in ${self.files} files, each as long as the manifest says, with the quads it counts; no file it does not name`
+    : `store NOT consistent: ${self.problems.length} problem(s)`;
+  if (selfOnly) return `${[...store, storeLine].join('\n')}\n`;
   const total: SessionRow = { session: 'total', files: 0, lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: 0, contents: 0, cut: 0, mismatched: 0 };
   for (const row of report.sessions) for (const [key] of COLUMNS.slice(1)) (total[key] as number) += row[key] as number;
   const table = [...report.sessions, total].map((row) => COLUMNS.map(([key]) => String(row[key])));
   const widths = COLUMNS.map(([, head], i) => Math.max(head.length, ...table.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
   const out = [line(COLUMNS.map(([, head]) => head)), ...table.slice(0, -1).map(line), line(widths.map((w) => '-'.repeat(w))), line(table[table.length - 1])];
-  for (const file of report.files) out.push(...problems(file));
+  out.push(...listed(report.files.flatMap(problems)));
+  out.push(...store, storeLine);
   if (report.gone.length) out.push(`${report.gone.length} source file(s) the store was built from are gone; not checked`);
   if (report.notTranscripts.length) out.push(`${report.notTranscripts.length} workflow journal(s) are not transcripts; not checked line by line`);
   out.push(
     report.ok
       ? `verified: ${total.lines.toLocaleString('en')} lines in ${total.files} files accounted for; ${total.contents.toLocaleString('en')} texts match their source (${total.cut} not held whole)`
-      : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store`,
+      : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${self.ok ? '' : ', the store not consistent'}`,
   );
   return `${out.join('\n')}\n`;
 }
