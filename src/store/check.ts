@@ -51,7 +51,10 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
     for (const { file, bytes } of filesOf(entry)) {
       named.add(file);
       check.files++;
-      const size = await stat(join(dir, file)).then((s) => s.size, () => undefined);
+      const size = await stat(join(dir, file)).then(
+        (s) => s.size,
+        () => undefined,
+      );
       if (size === undefined) {
         check.problems.push(`${file}: missing (the file of ${graph})`);
         whole = false;
@@ -60,20 +63,25 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
       if (bytes !== undefined && size < bytes) {
         check.problems.push(`${file}: ${size} bytes, the manifest names ${bytes} (the file of ${graph} lost its end)`);
         whole = false;
-      }
-      else if (bytes !== undefined && size > bytes) check.notes.push(`${file}: ${size - bytes} bytes past what the manifest names, ${leftBy ?? 'an append cut off; the next writer removes them'}`);
+      } else if (bytes !== undefined && size > bytes)
+        check.notes.push(
+          `${file}: ${size - bytes} bytes past what the manifest names, ${leftBy ?? 'an append cut off; the next writer removes them'}`,
+        );
       lines += await countLines(join(dir, file), Math.min(size, bytes ?? size));
     }
     if (whole && lines !== entry.quads) check.problems.push(`${graph}: ${lines} quads in its files, the manifest counts ${entry.quads}`);
     if (entry.reader && entry.sessionId && !manifest.graphs[sessionGraphIri(manifest.soul, entry.sessionId)])
-      check.problems.push(`${graph}: findings of the reader ${entry.reader} for session ${entry.sessionId}, whose graph is not in the store`);
+      check.problems.push(
+        `${graph}: findings of the reader ${entry.reader} for session ${entry.sessionId}, whose graph is not in the store`,
+      );
   }
 
   for (const folder of [GRAPHS_DIR, ARCHIVE_DIR]) {
     for (const name of await readdir(join(dir, folder)).catch(() => [] as string[])) {
       const file = `${folder}/${name}`;
       const pid = tempFileOwner(name);
-      if (pid !== undefined) check.notes.push(`${file}: a temporary file, ${leftBy ?? 'left by a write that was cut off; the next writer removes it'}`);
+      if (pid !== undefined)
+        check.notes.push(`${file}: a temporary file, ${leftBy ?? 'left by a write that was cut off; the next writer removes it'}`);
       else if (isStoreFileName(name) && !named.has(file)) {
         // A version written but never named is what a cut-off write leaves; with nobody writing, it is a lost graph.
         if (leftBy) check.notes.push(`${file}: not named by the manifest, ${leftBy}`);

@@ -22,7 +22,10 @@ const WEAVE = join(REPO, 'bin', 'weave');
 
 /** A real process holding the lock as `weave serve`, once it says so. */
 async function holder(dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test', 'store', 'hold-lock.ts'), dir], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test', 'store', 'hold-lock.ts'), dir], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`the holder exited (${code})`)));
@@ -54,10 +57,27 @@ test('a second writer is refused with one line naming the holder; the store is u
     // A server that would ingest is refused too, before it listens.
     await assert.rejects(
       startServer({
-        storeDir: dir, soul: 'local', host: '127.0.0.1', port: 0, timeoutMs: 5000, workers: 1, queueLimit: 1, maxResultBytes: 1e6, bodyLimitBytes: 1e6,
-        allowUpdate: false, corsOrigins: [], queriesDir: join(REPO, 'queries'), ingest: { paths: [join(FIXTURES, 'spine')], refreshMs: 0 }, verbose: false, log: () => undefined,
+        storeDir: dir,
+        soul: 'local',
+        host: '127.0.0.1',
+        port: 0,
+        timeoutMs: 5000,
+        workers: 1,
+        queueLimit: 1,
+        maxResultBytes: 1e6,
+        bodyLimitBytes: 1e6,
+        allowUpdate: false,
+        corsOrigins: [],
+        queriesDir: join(REPO, 'queries'),
+        ingest: { paths: [join(FIXTURES, 'spine')], refreshMs: 0 },
+        verbose: false,
+        log: () => undefined,
       }),
-      { message: line('x').replace(/^weave x: /, '').trimEnd() },
+      {
+        message: line('x')
+          .replace(/^weave x: /, '')
+          .trimEnd(),
+      },
     );
     // This process does not hold it, so it may not write either.
     assert.equal(await holdsStoreLock(dir), false);
@@ -68,7 +88,7 @@ test('a second writer is refused with one line naming the holder; the store is u
   }
 });
 
-test("a lock whose process was killed is taken over, with a note naming it; a finished writer leaves no lock", async () => {
+test('a lock whose process was killed is taken over, with a note naming it; a finished writer leaves no lock', async () => {
   const dir = await tempDir('weave-lock-');
   try {
     const child = await holder(dir);
@@ -76,7 +96,12 @@ test("a lock whose process was killed is taken over, with a note naming it; a fi
     await killed(child);
     assert.deepEqual(await lockHolder(dir), { holder: lock, stale: true });
     const { stderr } = await run(WEAVE, ['ingest', join(FIXTURES, 'spine'), '--store', dir, '--no-detect']);
-    assert.match(stderr, new RegExp(`^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${lock.since}\\), which is no longer running\n`));
+    assert.match(
+      stderr,
+      new RegExp(
+        `^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${lock.since}\\), which is no longer running\n`,
+      ),
+    );
     assert.equal((await readdir(dir)).includes('lock'), false);
     assert.equal(await lockHolder(dir), undefined);
   } finally {
@@ -106,17 +131,30 @@ test('two ingests of different folders started together: each either writes all 
   try {
     const folders = ['spine', 'server'];
     const runs = await Promise.all(
-      folders.map((f) => run(WEAVE, ['ingest', join(FIXTURES, f), '--store', dir, '--no-detect']).then(() => ({ code: 0, stderr: '' }), (e) => e)),
+      folders.map((f) =>
+        run(WEAVE, ['ingest', join(FIXTURES, f), '--store', dir, '--no-detect']).then(
+          () => ({ code: 0, stderr: '' }),
+          (e) => e,
+        ),
+      ),
     );
     const sessions = Object.values((await readManifest(dir))!.graphs).flatMap((g) => (g.sessionId ? [g.sessionId] : []));
     const idsOf = async (folder: string) =>
-      (await readdir(join(FIXTURES, folder), { recursive: true })).map(String).filter((f) => /^[^/]+\/[0-9a-f-]{36}\.jsonl$/.test(f)).map((f) => f.slice(f.indexOf('/') + 1, -6));
+      (await readdir(join(FIXTURES, folder), { recursive: true }))
+        .map(String)
+        .filter((f) => /^[^/]+\/[0-9a-f-]{36}\.jsonl$/.test(f))
+        .map((f) => f.slice(f.indexOf('/') + 1, -6));
     for (const [i, result] of runs.entries()) {
       const ids = await idsOf(folders[i]);
       if (result.code === 0) for (const id of ids) assert.ok(sessions.includes(id), `${folders[i]}: ${id}`);
       else {
         assert.equal(result.code, 1);
-        assert.match(result.stderr, new RegExp(`^weave ingest: the store in ${dir} is being written by pid \\d+ \\(weave ingest, since [^)]+\\); wait for it to finish, or stop it\n$`));
+        assert.match(
+          result.stderr,
+          new RegExp(
+            `^weave ingest: the store in ${dir} is being written by pid \\d+ \\(weave ingest, since [^)]+\\); wait for it to finish, or stop it\n$`,
+          ),
+        );
         for (const id of ids) assert.ok(!sessions.includes(id));
       }
     }

@@ -46,7 +46,11 @@ test('a clean store checks clean, alone and before its sources', async () => {
     const manifest = (await readManifest(dir))!;
     const graphs = Object.keys(manifest.graphs).length;
     const self = await weave(['verify', '--self', '--store', dir]);
-    assert.deepEqual(self, { code: 0, stdout: `store: ${graphs} graphs in ${graphs} files, each as long as the manifest says, with the quads it counts; no file it does not name\n`, stderr: '' });
+    assert.deepEqual(self, {
+      code: 0,
+      stdout: `store: ${graphs} graphs in ${graphs} files, each as long as the manifest says, with the quads it counts; no file it does not name\n`,
+      stderr: '',
+    });
     assert.equal((await weave(['verify', '--store', dir])).code, 0);
   } finally {
     await removeDir(dir);
@@ -68,12 +72,23 @@ test('a store that lost a graph entry, a file, the end of a file, or quads never
           `${s1.file}: a graph file the manifest does not name (a graph the store lost?)`,
           ...Object.entries(manifest.graphs)
             .filter(([, e]) => e.reader && e.sessionId === '11111111-1111-4111-8111-111111111111')
-            .map(([g, e]) => `${g}: findings of the reader ${e.reader} for session 11111111-1111-4111-8111-111111111111, whose graph is not in the store`),
+            .map(
+              ([g, e]) =>
+                `${g}: findings of the reader ${e.reader} for session 11111111-1111-4111-8111-111111111111, whose graph is not in the store`,
+            ),
         ],
       ],
       ['a file lost', (d) => rm(join(d, s2.file)), [`${s2.file}: missing (the file of ${S2})`]],
-      ['the end of a file lost', (d) => truncate(join(d, s2.file), s2.bytes! - 10), [`${s2.file}: ${s2.bytes! - 10} bytes, the manifest names ${s2.bytes} (the file of ${S2} lost its end)`]],
-      ['a quad count that is not the file', (d) => editManifest(d, (m) => (m.graphs[S2].quads += 1)), [`${S2}: ${s2.quads} quads in its files, the manifest counts ${s2.quads + 1}`]],
+      [
+        'the end of a file lost',
+        (d) => truncate(join(d, s2.file), s2.bytes! - 10),
+        [`${s2.file}: ${s2.bytes! - 10} bytes, the manifest names ${s2.bytes} (the file of ${S2} lost its end)`],
+      ],
+      [
+        'a quad count that is not the file',
+        (d) => editManifest(d, (m) => (m.graphs[S2].quads += 1)),
+        [`${S2}: ${s2.quads} quads in its files, the manifest counts ${s2.quads + 1}`],
+      ],
     ];
     for (const [what, damage, problems] of cases) {
       await rm(damaged, { recursive: true, force: true });
@@ -82,7 +97,11 @@ test('a store that lost a graph entry, a file, the end of a file, or quads never
       const self = await weave(['verify', '--self', '--store', damaged]);
       assert.equal(self.code, 1, what);
       const lines = self.stdout.trimEnd().split('\n');
-      assert.deepEqual([...lines.slice(0, -1).sort(), lines.at(-1)], [...problems.sort(), `store NOT consistent: ${problems.length} problem(s)`], what);
+      assert.deepEqual(
+        [...lines.slice(0, -1).sort(), lines.at(-1)],
+        [...problems.sort(), `store NOT consistent: ${problems.length} problem(s)`],
+        what,
+      );
     }
     // The plain command fails on the lost entry too, and says which transcripts the store lacks.
     await rm(damaged, { recursive: true, force: true });
@@ -90,8 +109,14 @@ test('a store that lost a graph entry, a file, the end of a file, or quads never
     await editManifest(damaged, (m) => delete m.graphs[S1]);
     const plain = await weave(['verify', '--store', damaged]);
     assert.equal(plain.code, 1);
-    assert.match(plain.stdout, new RegExp(`\n${SPINE}/-home-ada-weave-demo/11111111-1111-4111-8111-111111111111.jsonl: not in the store\n`));
-    assert.match(plain.stdout, /\nNOT verified: \d+ lines unaccounted for, 0 texts differ, 3 files not in the store, the store not consistent\n$/);
+    assert.match(
+      plain.stdout,
+      new RegExp(`\n${SPINE}/-home-ada-weave-demo/11111111-1111-4111-8111-111111111111.jsonl: not in the store\n`),
+    );
+    assert.match(
+      plain.stdout,
+      /\nNOT verified: \d+ lines unaccounted for, 0 texts differ, 3 files not in the store, the store not consistent\n$/,
+    );
   } finally {
     await removeDir(dir);
     await removeDir(damaged);
@@ -124,7 +149,10 @@ test('what a killed writer left is noted, not a problem, and goes with the next 
     const manifest = (await readManifest(dir))!;
     const s2 = manifest.graphs[S2];
     // A writer killed while it held the lock: its lock stays, with its leftovers.
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test', 'store', 'hold-lock.ts'), dir], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test', 'store', 'hold-lock.ts'), dir], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise((resolve) => child.stdout!.once('data', resolve));
     const since = JSON.parse(await readFile(join(dir, 'lock'), 'utf8')).since;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -140,20 +168,33 @@ test('what a killed writer left is noted, not a problem, and goes with the next 
     const left = `left by an interrupted write of pid ${child.pid} (weave serve, since ${since}); the next writer removes it`;
     const self = await weave(['verify', '--self', '--store', dir]);
     assert.equal(self.code, 0);
-    assert.deepEqual(self.stdout.trimEnd().split('\n').slice(0, -1).sort(), [
-      `note: ${s2.file}: ${cutOff.length} bytes past what the manifest names, ${left}`,
-      `note: ${temp}: a temporary file, ${left}`,
-      `note: ${unfinished}: not named by the manifest, ${left}`,
-    ].sort());
+    assert.deepEqual(
+      self.stdout.trimEnd().split('\n').slice(0, -1).sort(),
+      [
+        `note: ${s2.file}: ${cutOff.length} bytes past what the manifest names, ${left}`,
+        `note: ${temp}: a temporary file, ${left}`,
+        `note: ${unfinished}: not named by the manifest, ${left}`,
+      ].sort(),
+    );
 
     const next = await weave(['ingest', SPINE, '--store', dir, '--no-detect']);
     assert.equal(next.code, 0);
-    assert.match(next.stderr, new RegExp(`^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${since}\\), which is no longer running\nweave ingest: note: removed what an interrupted write left: 1 temporary files, 1 files of unfinished versions, 1 cut-off appends\n`));
+    assert.match(
+      next.stderr,
+      new RegExp(
+        `^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${since}\\), which is no longer running\nweave ingest: note: removed what an interrupted write left: 1 temporary files, 1 files of unfinished versions, 1 cut-off appends\n`,
+      ),
+    );
     const after = await weave(['verify', '--self', '--store', dir]);
     assert.equal(after.stdout.includes('note:'), false);
     assert.equal(after.code, 0);
     assert.equal((await readFile(join(dir, s2.file))).length, s2.bytes);
-    assert.deepEqual((await readdir(join(dir, 'graphs'))).sort(), Object.values(manifest.graphs).map((e) => e.file.slice('graphs/'.length)).sort());
+    assert.deepEqual(
+      (await readdir(join(dir, 'graphs'))).sort(),
+      Object.values(manifest.graphs)
+        .map((e) => e.file.slice('graphs/'.length))
+        .sort(),
+    );
   } finally {
     await removeDir(dir);
   }

@@ -78,7 +78,8 @@ export class GraphDigests {
 /** Saves changed graphs as graph files and manifest entries; returns what other workers must reload. */
 export async function persistGraphs(dir: string, soul: string, changed: { graph: Key; text: string | null }[]): Promise<ChangedGraph[]> {
   if (!changed.length) return [];
-  const writer = await openStoreForWriting(dir, soul);
+  // One manifest write for the whole request: a write cut off leaves every graph it touched as it was.
+  const writer = await openStoreForWriting(dir, soul, { batch: Number.POSITIVE_INFINITY });
   const out: ChangedGraph[] = [];
   for (const { graph, text } of changed) {
     const key = graph ?? DEFAULT_GRAPH_KEY;
