@@ -1,12 +1,11 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { discoverSessions } from './acquire/discover.ts';
 import { readLines } from './acquire/lines.ts';
-import { transcriptsOf, type SessionSource } from './acquire/sources.ts';
-import { DIALECT, isObject, jsonError, readLine } from './dialect/claude-code/read.ts';
-import type { JsonObject } from './dialect/claude-code/records.ts';
+import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
 import { sessionGraphIri } from './rdf/iri.ts';
-import { SessionEmitter, type RecordObserver, type SessionCounts } from './emit/session.ts';
+import type { SessionCounts } from './emit/contract.ts';
+import { SessionEmitter } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
 import { iri, nquad } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
@@ -39,10 +38,12 @@ export interface IngestOptions {
   onProblem?: (problem: LineProblem) => void;
   /** Called after each session's graph file is in place (its manifest entry may still be pending). */
   onSession?: (session: SessionSource, graph: string, counts: SessionCounts & { entry: GraphEntry }) => void | Promise<void>;
-  /** Per-session observers; the conversation model when not given. */
-  observers?: (session: SessionSource, soul: string) => RecordObserver[];
+  /** Per-session observers of the records' facts; the conversation model when not given. */
+  observers?: (session: SessionSource, soul: string) => FactObserver[];
   /** How much of each text to store (`--content`, `--text-limit`); default DEFAULT_POLICY. */
   content?: ContentPolicy;
+  /** The dialects that find and read the sources; default every one Weave knows (src/dialect/index.ts). */
+  dialects?: readonly Dialect[];
   /** Told when the store lock is taken over from a process that no longer runs, and what it left is removed. */
   onNote?: (note: string) => void;
 }
@@ -61,7 +62,8 @@ export interface IngestReport {
   millis: number;
 }
 
-const BUILT_WITH = `${DIALECT}+weave/0.7`;
+/** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
+const WEAVE = 'weave/0.7';
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
@@ -76,7 +78,7 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
 
 async function ingestLocked(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
-  const sessions = await discoverSessions(paths);
+  const sessions = await discoverSessions(paths, options.dialects);
   const store = await openStoreForWriting(options.storeDir, options.soul);
   store.addRoots(paths.map((p) => resolve(p)));
   const report: IngestReport = {
@@ -84,11 +86,12 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
   };
   const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
   // A store built under another content policy holds other texts: it is rebuilt.
-  const builtWith = `${BUILT_WITH} ${contentPolicyKey(options.content)}`;
+  const policy = contentPolicyKey(options.content);
 
   try {
     for (const session of sessions) {
       const graph = sessionGraphIri(options.soul, session.sessionId);
+      const builtWith = `${session.dialect.id}+${WEAVE} ${policy}`;
       const stamps = await stampsOf(session);
       const previous = store.manifest.graphs[graph];
       if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
@@ -128,6 +131,7 @@ async function ingestSession(
   report: IngestReport,
   progress: IngestProgress,
 ): Promise<{ counts: SessionCounts; entry: GraphEntry }> {
+  const { dialect } = session;
   const writer = await store.beginGraph(graph);
   const graphTerm = iri(graph);
   let buffer = '';
@@ -140,14 +144,15 @@ async function ingestSession(
   };
   try {
     for (const source of transcriptsOf(session)) {
-      const meta = source.metaPath ? await readMeta(source.metaPath, options) : undefined;
-      const ctx = emitter.beginTranscript(source, meta);
+      // A side file the dialect cannot read is reported, never counted as a line of the transcript.
+      const opening = await dialect.openTranscript(source, (p) => options.onProblem?.({ ...p, kind: 'malformed' }));
+      const ctx = emitter.beginTranscript(source, opening);
       let lines = 0;
       let bytes = 0;
       for await (const line of readLines(source.path)) {
         lines = line.lineNo;
         bytes = line.offset + line.byteLength + (line.terminated ? 1 : 0);
-        const result = readLine(line);
+        const result = dialect.readLine(line);
         if (result.kind === 'record') emitter.record(ctx, line, result);
         else if (result.kind !== 'blank') {
           const message = result.kind === 'malformed' ? result.error : 'the last line is incomplete (still being written?)';
@@ -175,16 +180,6 @@ async function ingestSession(
   } catch (e) {
     await writer.abort();
     throw e;
-  }
-}
-
-async function readMeta(path: string, options: IngestOptions): Promise<JsonObject | undefined> {
-  try {
-    const json = JSON.parse(await readFile(path, 'utf8'));
-    return isObject(json) ? json : undefined;
-  } catch (e) {
-    options.onProblem?.({ path, lineNo: 1, kind: 'malformed', message: jsonError(e as Error) });
-    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { readLines } from './acquire/lines.ts';
-import { transcriptsOf } from './acquire/sources.ts';
+import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
 import { runQuery } from './query/run.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { discoverSessions, defaultProjectsRoot } from '../src/acquire/discover.ts';
+import { discoverSessions, defaultProjectsRoot } from '../src/dialect/claude-code/discover.ts';
 import { readLines } from '../src/acquire/lines.ts';
 import { FIXTURES, removeDir, tempDir } from './helpers.ts';
 

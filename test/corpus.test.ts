@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { discoverSessions } from '../src/acquire/discover.ts';
-import { transcriptsOf } from '../src/acquire/sources.ts';
+import { transcriptsOf } from '../src/dialect/dialect.ts';
 import { CORPUS, HAS_CORPUS, ingestFresh, removeDir, select } from './helpers.ts';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLine } from '../src/dialect/claude-code/read.ts';
-import { emitSpine, eventIri } from '../src/emit/spine.ts';
+import { emitSpine, eventIri } from '../src/dialect/claude-code/emit/spine.ts';
 import { instanceIri } from '../src/rdf/iri.ts';
 import { iri, str, type Triple } from '../src/rdf/terms.ts';
 import { FIXTURES } from './helpers.ts';

@@ -1,150 +1,29 @@
-import { readdir, stat, access } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
-import { homedir } from 'node:os';
-import { readLines } from './lines.ts';
-import type { SessionSource, TranscriptSource } from './sources.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-const WORKFLOW_DIR = /^wf_(.+)$/;
-
-/** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
-export function defaultProjectsRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, 'projects') : join(homedir(), '.claude', 'projects');
-}
-
-export async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
-}
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Dialect, SessionSource } from '../dialect/dialect.ts';
+import { DIALECTS } from '../dialect/index.ts';
+import { transcriptsOf } from '../dialect/dialect.ts';
 
 /**
- * Finds the sessions under each path: a projects root, a project folder, a session file,
- * or any tree holding transcripts. Sub-agent files are attached to their session in all
- * three layouts Claude Code has used; files no session claims become sessions of their own.
+ * The sessions under `paths`, as each dialect finds its own, in dialect order; each session
+ * carries the dialect that reads it. A file named by itself that no dialect reads is an error,
+ * as is a session id two dialects both claim (they would share one graph).
  */
-export async function discoverSessions(paths: string[]): Promise<SessionSource[]> {
-  const files = new Set<string>();
+export async function discoverSessions(paths: string[], dialects: readonly Dialect[] = DIALECTS): Promise<SessionSource[]> {
+  const sessions: SessionSource[] = [];
+  const owner = new Map<string, Dialect>();
+  for (const dialect of dialects)
+    for (const found of await dialect.discover(paths)) {
+      const other = owner.get(found.sessionId);
+      if (other) throw new Error(`session ${found.sessionId} is found by both ${other.id} and ${dialect.id}; read them into separate stores`);
+      owner.set(found.sessionId, dialect);
+      sessions.push({ ...found, dialect });
+    }
+  const read = new Set(sessions.flatMap((s) => [...transcriptsOf(s).map((t) => t.path), ...s.journals]));
   for (const p of paths) {
     const abs = resolve(p);
-    const info = await stat(abs);
-    if (info.isDirectory()) for (const f of await walkJsonl(abs)) files.add(f);
-    else {
-      files.add(abs);
-      // A single session file brings its side files along.
-      const companion = join(dirname(abs), basename(abs, '.jsonl'));
-      if (await exists(companion)) for (const f of await walkJsonl(companion)) files.add(f);
-      for (const f of await readdir(dirname(abs))) if (AGENT_FILE.test(f)) files.add(join(dirname(abs), f));
-    }
+    if (!read.has(abs) && !(await stat(abs)).isDirectory())
+      throw new Error(`${abs}: no dialect reads this file (known: ${dialects.map((d) => d.id).join(', ')})`);
   }
-  return groupSessions([...files].sort());
-}
-
-async function walkJsonl(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name === 'node_modules' || entry.name === '.git' || entry.name === 'tool-results') continue;
-      out.push(...(await walkJsonl(path)));
-    } else if (entry.isFile() && entry.name.endsWith('.jsonl')) out.push(path);
-  }
-  return out;
-}
-
-/** Reads the first `sessionId` a file's records state (peeking at most 50 lines). */
-export async function peekSessionId(path: string): Promise<string | undefined> {
-  let seen = 0;
-  for await (const line of readLines(path)) {
-    if (++seen > 50) break;
-    try {
-      const rec = JSON.parse(line.text);
-      if (rec && typeof rec.sessionId === 'string' && rec.sessionId) return rec.sessionId;
-    } catch {
-      /* a malformed line is reported by read, not here */
-    }
-  }
-  return undefined;
-}
-
-async function groupSessions(files: string[]): Promise<SessionSource[]> {
-  // Sessions by folder and the id the data gives them: copies of one session in two folders
-  // stay two sessions (with two graphs), and side files join the copy in their own folder.
-  const groups = new Map<string, SessionSource>();
-  const taken = new Set<string>();
-  const byMainPath = new Map<string, SessionSource>();
-  // Side files name their owner by folder (<project>/<owner>/subagents/…) or, beside it, by content.
-  const side: { path: string; source: TranscriptSource; owner?: string; projectDir: string }[] = [];
-  const journals: { path: string; owner: string; projectDir: string }[] = [];
-
-  const session = (dataId: string, projectDir: string, key = `${projectDir}\n${dataId}`): SessionSource => {
-    let s = groups.get(key);
-    if (!s) {
-      const sessionId = taken.has(dataId) ? `${dataId}~${shortHash(key)}` : dataId;
-      taken.add(sessionId);
-      groups.set(key, (s = { sessionId, subagents: [], journals: [], projectDir }));
-    }
-    return s;
-  };
-
-  for (const path of files) {
-    const name = basename(path);
-    const parts = path.split(sep);
-    const sub = parts.lastIndexOf('subagents');
-    if (sub > 0) {
-      // <project>/<sessionDir>/subagents/[workflows/wf_<run>/]file
-      const owner = parts[sub - 1];
-      const projectDir = parts.slice(0, sub - 1).join(sep);
-      const wf = parts.slice(sub + 1, -1).map((p) => WORKFLOW_DIR.exec(p)).find(Boolean);
-      if (name === 'journal.jsonl') journals.push({ path, owner, projectDir });
-      else
-        side.push({
-          path,
-          owner,
-          projectDir,
-          source: {
-            path,
-            layout: wf ? 'workflow' : 'subagents',
-            agentId: AGENT_FILE.exec(name)?.[1],
-            workflowRunId: wf?.[1],
-          },
-        });
-      continue;
-    }
-    const agent = AGENT_FILE.exec(name);
-    if (agent) {
-      side.push({ path, projectDir: dirname(path), source: { path, layout: 'beside', agentId: agent[1] } });
-      continue;
-    }
-    const stem = basename(name, '.jsonl');
-    const id = UUID.test(stem) ? stem : ((await peekSessionId(path)) ?? stem);
-    let s = session(id, dirname(path));
-    // Two files of one folder claiming one session id are two sessions, not one.
-    if (s.main) s = session(id, dirname(path), path);
-    s.main = { path, layout: 'session' };
-    byMainPath.set(join(dirname(path), stem), s);
-  }
-
-  for (const { path, source, owner, projectDir } of side) {
-    const meta = path.replace(/\.jsonl$/, '.meta.json');
-    if (await exists(meta)) source.metaPath = meta;
-    const ownerSession = owner
-      ? (byMainPath.get(join(projectDir, owner)) ?? session(owner, projectDir))
-      : await besideOwner(path, projectDir);
-    ownerSession.subagents.push(source);
-  }
-  for (const { owner, projectDir, path } of journals) {
-    (byMainPath.get(join(projectDir, owner)) ?? session(owner, projectDir)).journals.push(path);
-  }
-  return [...groups.values()].sort((a, b) => a.sessionId.localeCompare(b.sessionId));
-
-  async function besideOwner(path: string, projectDir: string): Promise<SessionSource> {
-    // Legacy agent files name their parent session only inside their records.
-    return session((await peekSessionId(path)) ?? basename(path, '.jsonl'), projectDir);
-  }
-}
-
-function shortHash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
+  return sessions;
 }

@@ -1,6 +1,8 @@
 import oxigraph from 'oxigraph';
 import { join } from 'node:path';
-import { CLAUDE_CODE_GLOSSARY, nativeName } from '../dialect/claude-code/glossary.ts';
+import type { Dialect } from '../dialect/dialect.ts';
+import { nativeName, type Glossary } from '../dialect/glossary.ts';
+import { DIALECTS } from '../dialect/index.ts';
 import { conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
@@ -14,7 +16,7 @@ session → stream → epoch → talk → run → step. ID is a session id or a 
 
 options:
   --terms T          model (default): the model's words (talk · run · llm.call · tool);
-                     native: Claude Code's (talk · promptId · message.id · tool_use + tool_result);
+                     native: the runtime's (Claude Code: talk · promptId · message.id · tool_use + tool_result);
                      both: run  (promptId)
   --depth N          levels of the tree to print (default 7)
   --width N          children to print under each node before "… N more" (default 6)
@@ -41,7 +43,7 @@ export async function main(args: string[]): Promise<number> {
   const store = new oxigraph.Store();
   await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
-  process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms), depth, width));
+  process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms, glossaryOf(store, graph)), depth, width));
   return 0;
 }
 
@@ -63,10 +65,15 @@ function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: str
   throw new CliError(`"${id}" names ${matches.length} sessions (${shown}${matches.length > 5 ? ', …' : ''}); give more of the id`);
 }
 
-/** How a model term is printed: the model's word, Claude Code's, or both. */
-function namer(terms: Terms): (term: string) => string {
+/** The glossary of the dialect whose transcripts the session's graph holds. */
+function glossaryOf(store: oxigraph.Store, graph: string, dialects: readonly Dialect[] = DIALECTS): Glossary | undefined {
+  return dialects.find((d) => store.query(`ASK { GRAPH <${graph}> { ?t a ${d.transcriptClass} } }`) === true)?.glossary;
+}
+
+/** How a model term is printed: the model's word, the runtime's, or both. */
+function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => string {
   return (term) => {
-    const native = nativeName(CLAUDE_CODE_GLOSSARY, term);
+    const native = nativeName(glossary, term);
     if (terms === 'native') return native;
     if (terms === 'both' && native !== term) return `${term}  (${native})`;
     return term;

@@ -1,15 +1,16 @@
-import { GLOSSARIES, type Glossary } from '../dialect/claude-code/glossary.ts';
-import { DIALECT } from '../dialect/claude-code/read.ts';
+import type { Dialect } from '../dialect/dialect.ts';
+import { glossaries, type Glossary } from '../dialect/glossary.ts';
+import { DIALECTS } from '../dialect/index.ts';
 import { CliError, parse } from './options.ts';
 
-const HELP = `usage: weave glossary [DIALECT] [--json]
+const help = (known: string[]) => `usage: weave glossary [DIALECT] [--json]
 
 Prints what the runtime calls each term of the conversation model, and where it writes it:
 MODEL, RUNTIME, WHERE, NOTE, sorted by the model's term. A term the runtime has no word for is
 derived by this project (RUNTIME —, WHERE "derived here"). Then what the runtime records that
 the model does not carry, and what it does not supply at all. Reads no store and no transcript.
 
-DIALECT defaults to ${DIALECT}; known: ${Object.keys(GLOSSARIES).join(', ')}.
+DIALECT defaults to ${known[0]}; known: ${known.join(', ')}.
 
 options:
   --json             print the glossary as JSON
@@ -17,17 +18,21 @@ options:
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (positionals.length > 1) throw new CliError('give at most one dialect', 2);
-  const dialect = positionals[0] ?? DIALECT;
-  const glossary = GLOSSARIES[dialect];
-  if (!glossary) throw new CliError(`no glossary for dialect "${dialect}"; known: ${Object.keys(GLOSSARIES).join(', ')}`, 2);
-  process.stdout.write(values.json ? `${JSON.stringify(asJson(glossary), null, 2)}\n` : renderGlossary(glossary));
+  process.stdout.write(glossaryCommand(args));
   return 0;
+}
+
+/** What `weave glossary ARGS` prints, from the glossaries of `dialects` (the first is the default). */
+export function glossaryCommand(args: string[], dialects: readonly Dialect[] = DIALECTS): string {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const known = glossaries(dialects);
+  const ids = Object.keys(known);
+  if (values.help) return help(ids);
+  if (positionals.length > 1) throw new CliError('give at most one dialect', 2);
+  const dialect = positionals[0] ?? ids[0];
+  const glossary = Object.hasOwn(known, dialect) ? known[dialect] : undefined;
+  if (!glossary) throw new CliError(`no glossary for dialect "${dialect}"; known: ${ids.join(', ')}`, 2);
+  return values.json ? `${JSON.stringify(asJson(glossary, ids), null, 2)}\n` : renderGlossary(glossary);
 }
 
 export function counts(glossary: Glossary): { terms: number; native: number; derived: number } {
@@ -39,10 +44,10 @@ function sorted(glossary: Glossary) {
   return [...glossary.terms].sort((x, y) => (x.model < y.model ? -1 : x.model > y.model ? 1 : 0));
 }
 
-export function asJson(glossary: Glossary) {
+export function asJson(glossary: Glossary, dialects: string[]) {
   return {
     dialect: glossary.dialect,
-    dialects: Object.keys(GLOSSARIES),
+    dialects,
     counts: counts(glossary),
     terms: sorted(glossary).map((t) => ({ model: t.model, runtime: t.runtime ?? null, where: t.where ?? null, note: t.note ?? null, derived: t.runtime === undefined, read: t.read })),
     notCarried: glossary.notCarried,
@@ -64,13 +69,13 @@ export function renderGlossary(glossary: Glossary): string {
     '',
     ...columns([['MODEL', 'RUNTIME', 'WHERE', 'NOTE'], ...rows]),
     '',
-    `${terms} terms: ${native} named by Claude Code, ${derived} derived`,
+    `${terms} terms: ${native} named by ${glossary.label}, ${derived} derived`,
     '',
-    'What Claude Code records that the model does not carry:',
+    `What ${glossary.label} records that the model does not carry:`,
     '',
     ...columns([['FIELD', 'WHY'], ...glossary.notCarried.map((r) => [r.field, r.why])]),
     '',
-    'What Claude Code does not supply at all:',
+    `What ${glossary.label} does not supply at all:`,
     '',
     ...columns([['WHAT', 'WHY'], ...glossary.notSupplied.map((r) => [r.what, r.why])]),
     '',

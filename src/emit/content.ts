@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { jsonLiteral } from '../rdf/json.ts';
-import { int, iri, str, type Term, type Triple } from '../rdf/terms.ts';
+import { contentIri } from '../rdf/iri.ts';
+import { int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 
 /**
@@ -138,19 +139,6 @@ export function resolvePointer(root: unknown, pointer: string): unknown {
     else return undefined;
   }
   return at;
-}
-
-/**
- * The Content node of `subject`'s `property` (the n-th value, when the property has several):
- * `urn:soul:<soul>:Weave/Content/<subject's kind and id>/<property>[/n]`.
- */
-export function contentIri(subject: Term, propertyLocal: string, index?: number): Term {
-  const value = subject.slice(1, -1);
-  const at = value.indexOf(':Weave/');
-  if (at < 0) throw new Error(`not an instance IRI: ${subject}`);
-  const prefix = value.slice(0, at + ':Weave/'.length);
-  const rest = value.slice(prefix.length);
-  return iri(`${prefix}Content/${rest}/${propertyLocal}${index === undefined ? '' : `/${index}`}`);
 }
 
 /** The local name of a weave: property term. */

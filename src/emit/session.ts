@@ -1,43 +1,17 @@
 import type { SourceLine } from '../acquire/lines.ts';
-import type { SessionSource, TranscriptSource } from '../acquire/sources.ts';
-import type { JsonObject, ReadRecord } from '../dialect/claude-code/records.ts';
+import type { Dialect, FactObserver, RecordObserver, SessionSource, TranscriptContext, TranscriptOpening, TranscriptSource } from '../dialect/dialect.ts';
+import { transcriptsOf } from '../dialect/dialect.ts';
 import { instanceIri } from '../rdf/iri.ts';
-import { jsonLiteral } from '../rdf/json.ts';
-import { emitSpine, eventIri, type Reference } from './spine.ts';
-import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
-import { dialectObservers } from './records/observers.ts';
 import { int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
-
-/** One transcript file as it is being read. */
-export interface TranscriptContext {
-  source: TranscriptSource;
-  node: Term;
-  /** Unique within the session: the session id for the main file, else `agent-<id>`. */
-  streamKey: string;
-}
-
-export interface SessionCounts {
-  records: number;
-  malformed: number;
-  pending: number;
-  replayed: number;
-  triples: number;
-}
-
-/** Something that wants to see every record of a session as it streams past (the model, say). */
-export interface RecordObserver {
-  /** A transcript file begins: its node, and its `.meta.json` sidecar when it has one. */
-  transcript?(transcript: TranscriptContext, meta?: JsonObject): void;
-  record(transcript: TranscriptContext, line: SourceLine, read: ReadRecord, event: Term): void;
-  /** Called once all files are read; returns derived triples. */
-  finish?(resolve: (space: Reference['space'], id: string) => Term | undefined): Iterable<Triple>;
-}
+import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
+import type { Reference, Resolve, SessionCounts } from './contract.ts';
 
 /**
- * Assembles one session's graph from its files: streams the spine of each record to `sink`,
- * keeps the first copy of a replayed uuid, and resolves references by id across all of the
- * session's files once they are read.
+ * Assembles one session's graph from its files, whatever its dialect: describes each transcript,
+ * streams each record's triples (the dialect writes them) to `sink`, keeps the first copy of a
+ * replayed record, hands each record to the dialect's observers and its facts to the model, and
+ * resolves references by id across all of the session's files once they are read.
  */
 export class SessionEmitter {
   readonly counts: SessionCounts = { records: 0, malformed: 0, pending: 0, replayed: 0, triples: 0 };
@@ -46,18 +20,22 @@ export class SessionEmitter {
   private readonly references: Reference[] = [];
   private readonly replays = new Map<string, number>();
   private readonly described = new Set<Term>();
-  private readonly observers: RecordObserver[];
+  private readonly dialect: Dialect;
+  private readonly recordObservers: RecordObserver[];
+  private readonly transcripts: TranscriptSource[];
   readonly mainTranscript: Term;
 
   constructor(
     private readonly soul: string,
     readonly session: SessionSource,
     private readonly sink: (triple: Triple) => void,
-    observers: RecordObserver[] = [],
+    private readonly factObservers: FactObserver[] = [],
     private readonly content: ContentPolicy = DEFAULT_POLICY,
   ) {
     this.mainTranscript = instanceIri(soul, 'Transcript', session.sessionId);
-    this.observers = [...dialectObservers(), ...observers];
+    this.dialect = session.dialect;
+    this.recordObservers = this.dialect.observers();
+    this.transcripts = transcriptsOf(session);
   }
 
   private emit(s: Term, p: Term, o: Term): void {
@@ -65,13 +43,14 @@ export class SessionEmitter {
     this.sink({ s, p, o });
   }
 
-  beginTranscript(source: TranscriptSource, meta?: JsonObject): TranscriptContext {
+  /** A transcript file begins: its node, with what its dialect says about it (`opening`). */
+  beginTranscript(source: TranscriptSource, opening: TranscriptOpening = { about: [], stream: {} }): TranscriptContext {
     const { sessionId } = this.session;
     const isMain = source === this.session.main;
     const streamKey = isMain ? sessionId : `agent-${source.agentId ?? source.path}`;
     const node = isMain ? this.mainTranscript : instanceIri(this.soul, 'Transcript', sessionId, streamKey);
     const t = this.emit.bind(this);
-    t(node, a, weave.ClaudeCodeTranscript);
+    t(node, a, this.dialect.transcriptClass);
     t(node, weave.sessionId, str(sessionId));
     t(node, weave.sessionSlug, str(sessionId));
     t(node, weave.sourcePath, str(source.path));
@@ -79,23 +58,17 @@ export class SessionEmitter {
     if (!isMain) {
       t(node, weave.parentTranscript, this.mainTranscript);
       if (source.agentId) t(node, weave.agentId, str(source.agentId));
-      if (source.workflowRunId) t(node, weave.workflowRunId, str(source.workflowRunId));
     }
-    if (meta) {
-      if (typeof meta.agentType === 'string') t(node, weave.agentType, str(meta.agentType));
-      if (typeof meta.description === 'string') t(node, weave.agentDescription, str(meta.description));
-      if (typeof meta.toolUseId === 'string') t(node, weave.launchingToolUseId, str(meta.toolUseId));
-      t(node, weave.agentMetaJson, jsonLiteral(meta));
-    }
-    const ctx = { source, node, streamKey };
-    for (const observer of this.observers) observer.transcript?.(ctx, meta);
+    for (const [p, o] of opening.about) t(node, p, o);
+    const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
+    for (const observer of this.factObservers) observer.transcript?.(ctx, opening.stream);
     return ctx;
   }
 
-  record(ctx: TranscriptContext, line: SourceLine, read: ReadRecord): void {
+  /** One record of the transcript `ctx` (a `kind: 'record'` line of the session's dialect). */
+  record(ctx: TranscriptContext, line: SourceLine, record: object): void {
     this.counts.records++;
-    const uuid = read.record.uuid;
-    const event = eventIri(this.soul, read.record, ctx.streamKey, line.lineNo);
+    const uuid = this.dialect.recordId(record);
     if (uuid && this.events.has(uuid)) {
       // A replay (resume, compaction, a copied record): the first copy stands, this one is noted.
       this.counts.replayed++;
@@ -110,15 +83,19 @@ export class SessionEmitter {
       t(node, weave.sourceOffset, int(line.offset));
       return;
     }
-    if (uuid) this.events.set(uuid, event);
-    const out = emitSpine(read, event, {
-      soul: this.soul, transcript: ctx.node, lineNo: line.lineNo, offset: line.offset, session: this.session.sessionId, content: this.content,
-      described: this.described,
+    const out = this.dialect.emitRecord(record, {
+      soul: this.soul, transcript: ctx.node, streamKey: ctx.streamKey, lineNo: line.lineNo, offset: line.offset, session: this.session.sessionId,
+      content: this.content, described: this.described,
     });
+    const { event } = out;
+    if (uuid) this.events.set(uuid, event);
     for (const triple of out.triples) this.emit(triple.s, triple.p, triple.o);
     for (const [id, block] of out.toolUses) if (!this.toolUses.has(id)) this.toolUses.set(id, block);
     this.references.push(...out.references);
-    for (const observer of this.observers) observer.record(ctx, line, read, event);
+    for (const observer of this.recordObservers) observer.record(ctx, line, record, event);
+    if (!this.factObservers.length) return;
+    const facts = this.dialect.facts(record, { source: ctx.source, stream: ctx.index, line: line.lineNo, event });
+    for (const observer of this.factObservers) observer.record(ctx, facts);
   }
 
   /** A line that is not a record: kept, with the parser's message, so nothing is silently lost. */
@@ -142,12 +119,12 @@ export class SessionEmitter {
 
   /** Resolves what could only be resolved with the whole session in hand. */
   finish(): SessionCounts {
-    const resolve = (space: Reference['space'], id: string) => (space === 'event' ? this.events : this.toolUses).get(id);
+    const resolve: Resolve = (space, id) => (space === 'event' ? this.events : this.toolUses).get(id);
     for (const ref of this.references) {
       const target = resolve(ref.space, ref.id);
       if (target) this.emit(ref.subject, ref.predicate, target);
     }
-    for (const observer of this.observers) for (const t of observer.finish?.(resolve) ?? []) this.emit(t.s, t.p, t.o);
+    for (const observer of [...this.recordObservers, ...this.factObservers]) for (const t of observer.finish?.(resolve) ?? []) this.emit(t.s, t.p, t.o);
     return this.counts;
   }
 }

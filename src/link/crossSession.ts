@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { instancePrefix } from '../rdf/iri.ts';
+import { linksGraphIri } from '../rdf/iri.ts';
 import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
 import type { StoreWriter } from '../store/writer.ts';
@@ -12,10 +12,6 @@ import type { StoreWriter } from '../store/writer.ts';
  * whole each time, so re-reading a session still replaces exactly one session graph. A reference
  * found nowhere stays as it is: dangling, but recorded.
  */
-
-export function linksGraphIri(soul: string): string {
-  return `${instancePrefix(soul)}graph/links`;
-}
 
 export interface LinkReport {
   references: number;

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { instanceIri } from '../rdf/iri.ts';
 import { jsonLiteral } from '../rdf/json.ts';
 import { int, str, type Term } from '../rdf/terms.ts';
@@ -7,41 +5,18 @@ import { a, weave } from '../rdf/vocab.ts';
 import type { Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
 import type { Evidence } from './evidence.ts';
+import type { BatchJournal } from './facts.ts';
 import type { Placer } from './placement.ts';
 import type { Tool } from './tools.ts';
 
 /**
  * Child streams and the calls that start them. A child is joined to its call by ids the runtime
  * wrote: the launch result's agentId, the child's sidecar toolUseId, agent_progress records.
- * A workflow's children are joined through the run: the launch result names the run id, and the
- * run's folder and journal name its children; no record ties one child to the call, so that join
- * is an inference. A child nothing starts, or a child announced and never written, ends at an
- * explicit Unresolved node.
+ * A batch's children (a Claude Code workflow's) are joined through the batch: the launch result
+ * names the batch, and the children's sources and the batch's journal name its children; no
+ * record ties one child to the call, so that join is an inference. A child nothing starts, or a
+ * child announced and never written, ends at an explicit Unresolved node.
  */
-
-interface Journal {
-  batch: string;
-  started: string[];
-  results: Map<string, unknown>;
-}
-
-/** A workflow journal's `started` and `result` lines; a line that does not parse is skipped. */
-export function readJournal(path: string): Journal {
-  const journal: Journal = { batch: basename(dirname(path)), started: [], results: new Map() };
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    let entry: { type?: unknown; agentId?: unknown; result?: unknown };
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!entry || typeof entry.agentId !== 'string') continue;
-    if (entry.type === 'started' && !journal.started.includes(entry.agentId)) journal.started.push(entry.agentId);
-    if (entry.type === 'result' && 'result' in entry) journal.results.set(entry.agentId, entry.result);
-  }
-  return journal;
-}
 
 function addTo<K>(map: Map<K, Set<string>>, key: K, id: string): void {
   const ids = map.get(key);
@@ -58,7 +33,7 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
   const { d, streams, facts } = ctx;
   const byAgent = new Map<string, number>();
   for (const s of streams) if (!s.main && s.source.agentId) byAgent.set(s.source.agentId, s.index);
-  const journals = ctx.journals.map(readJournal);
+  const journals = ctx.batches;
 
   // Exact joins: child stream → the tool use ids naming it; an agent id with no file → the same.
   const exact = new Map<number, Set<string>>();
@@ -76,7 +51,7 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
   const launchers = new Map<string, string[]>();
   for (const t of tools.values()) if (t.outcome?.runId) launchers.set(t.outcome.runId, [...(launchers.get(t.outcome.runId) ?? []), t.id]);
   const batchOf = new Map<number, string>();
-  for (const s of streams) if (s.source.workflowRunId) batchOf.set(s.index, `wf_${s.source.workflowRunId}`);
+  for (const s of streams) if (s.source.batch) batchOf.set(s.index, s.source.batch);
   for (const j of journals) for (const agentId of j.started) {
     const s = byAgent.get(agentId);
     if (s !== undefined && !batchOf.has(s)) batchOf.set(s, j.batch);
@@ -117,7 +92,7 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
 }
 
 /** A child's final output: its last real response, plus what the workflow journal says it returned. */
-function emitOutputs(ctx: ModelContext, calls: Call[], journals: Journal[], startsOf: Map<number, Start[]>, placer: Placer): void {
+function emitOutputs(ctx: ModelContext, calls: Call[], journals: BatchJournal[], startsOf: Map<number, Start[]>, placer: Placer): void {
   const { d, streams, facts } = ctx;
   const lastCall = new Map<number, Call>();
   for (const call of calls) if (!call.synthetic) lastCall.set(facts[call.fragments[0]].stream, call);

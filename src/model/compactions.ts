@@ -1,15 +1,15 @@
-import type { ContentBlock } from '../dialect/claude-code/records.ts';
 import { weave } from '../rdf/vocab.ts';
 import type { ModelContext } from './context.ts';
 import type { Evidence } from './evidence.ts';
 import type { RecordFact } from './facts.ts';
 
 /**
- * Compaction summarisers and the compactions they produced. Claude Code runs a compaction's
- * summary as a separate transcript (`agent-acompact-<hex>.jsonl`) that no tool call starts; the
- * main stream then lands a compact_boundary and the isCompactSummary record carrying the text.
- * A summariser is joined to that summary record (`produces`) by what proves it:
- * - exact: its final `<summary>` body stands verbatim in the summary record's text, or its
+ * Compaction summarisers and the compactions they produced. A runtime may run a compaction's
+ * summary as a separate stream (Claude Code: `agent-acompact-<hex>.jsonl`) that no tool call
+ * starts; the main stream then lands an epoch boundary and the epoch summary carrying the text.
+ * A summariser (a stream its dialect gives the role) is joined to that summary record
+ * (`produces`) by what proves it:
+ * - exact: its final summary body stands verbatim in the summary record's text, or its
  *   records' parentUuid names the boundary's logicalParentUuid (both name the pre-compaction tail);
  *   when the two proofs name different summaries, both are linked as a conflict;
  * - strong inference: with no such proof, the first boundary after its last record, when the
@@ -17,29 +17,10 @@ import type { RecordFact } from './facts.ts';
  * - otherwise an explicit Unresolved summary. A summary claimed by several summarisers is ambiguous.
  */
 
-/** The text of a message: a string, or its text blocks joined. */
-export function messageText(content: string | ContentBlock[] | undefined): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  let text = '';
-  for (const b of content) if (b && typeof b === 'object' && b.type === 'text' && typeof (b as { text?: unknown }).text === 'string') text += (b as { text: string }).text;
-  return text;
-}
-
-/** The summariser's own answer format: analysis, then the summary between `<summary>` tags. */
-export function summaryBody(text: string): string | undefined {
-  const open = text.lastIndexOf('<summary>');
-  if (open < 0) return undefined;
-  const close = text.indexOf('</summary>', open);
-  if (close < 0) return undefined;
-  const body = text.slice(open + '<summary>'.length, close).trim();
-  return body || undefined;
-}
-
 /**
  * Which summary records hold each summariser's body verbatim (Claude Code rewrites the tags into
  * headings and adds a preamble, but keeps the body as written). Texts are compared here and
- * dropped; only fact indices go on. `bodies`: summariser stream → the `<summary>` body of its last
+ * dropped; only fact indices go on. `bodies`: summariser stream → the summary body of its last
  * response that has one; `summaries`: summary record's fact index → its text.
  */
 export function summaryTextMatches(bodies: Map<number, string>, summaries: Map<number, string>): Map<number, number[]> {

@@ -1,6 +1,6 @@
 import type { Term } from '../rdf/terms.ts';
 import type { Derivation, Evidence } from './evidence.ts';
-import type { RecordFact } from './facts.ts';
+import type { BatchJournal, RecordFact } from './facts.ts';
 import type { StreamInfo } from './streams.ts';
 
 /** What every part of the model's assembly reads: one session's streams and record facts. */
@@ -11,8 +11,8 @@ export interface ModelContext {
   facts: RecordFact[];
   /** uuid → index in `facts` (the first copy; replays never reach the model). */
   byUuid: Map<string, number>;
-  /** The workflow journals (`journal.jsonl`) of the session. */
-  journals: string[];
+  /** What the session's batch journals say (Claude Code: workflow runs' `journal.jsonl`). */
+  batches: BatchJournal[];
   /** Summariser stream → the summary records whose text holds its summary verbatim (compared while reading). */
   summaryMatches: Map<number, number[]>;
 }

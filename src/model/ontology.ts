@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { GLOSSARIES, type Glossary } from '../dialect/claude-code/glossary.ts';
+import type { Glossary } from '../dialect/glossary.ts';
+import { DIALECTS } from '../dialect/index.ts';
 import { MODEL_TERMS, ONTOLOGY_TERMS, type OntologyTerm } from './vocabulary.ts';
 
 /**
@@ -37,7 +38,7 @@ const quote = (text: string) => JSON.stringify(text);
 /** `xsd:string` stays prefixed; a bare local name is in the weave namespace. */
 const ref = (name: string) => (name.includes(':') ? name : `weave:${name}`);
 
-export function renderModelOntology(glossaries: Glossary[] = Object.values(GLOSSARIES)): string {
+export function renderModelOntology(glossaries: Glossary[] = DIALECTS.map((d) => d.glossary)): string {
   const termOf = new Map<string, string>();
   for (const t of MODEL_TERMS) termOf.set(t.iris[0], t.term);
   const blocks = ONTOLOGY_TERMS.map((o) => {

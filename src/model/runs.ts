@@ -115,8 +115,8 @@ export function findRuns(ctx: ModelContext, epochs: Epochs): Runs {
 }
 
 /**
- * A run's trigger is what its records state in origin.kind (on the record, else on the
- * attachment): human is external, task-notification a notification, any other kind unknown.
+ * A run's trigger is what its records state started them (their facts' origin: Claude Code's
+ * origin.kind human is external, task-notification a notification, any other kind unknown).
  * A run that states none is read from its opening record: typed input is external, a
  * notification's text a notification (both inferred); with neither it stays unknown. A child
  * stream's runs say nothing of what started them unless a record states it.
@@ -125,8 +125,8 @@ function decideTrigger(run: Run, facts: RecordFact[], main: boolean): void {
   const origins = new Set<string>();
   for (const i of run.members) if (facts[i].origin) origins.add(facts[i].origin!);
   run.triggerStated = origins.size > 0;
-  if (origins.has('human')) return set(run, 'external', 'exact_unique');
-  if (origins.has('task-notification')) return set(run, 'notification', 'exact_unique');
+  if (origins.has('external')) return set(run, 'external', 'exact_unique');
+  if (origins.has('notification')) return set(run, 'notification', 'exact_unique');
   if (origins.size) return set(run, 'unknown', 'exact_unique');
   // A child's prompt comes from the call that started it, which no child record states.
   if (!main) return set(run, 'unknown', 'unresolved');

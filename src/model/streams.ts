@@ -1,5 +1,5 @@
-import { basename } from 'node:path';
-import { transcriptsOf, type SessionSource, type TranscriptSource } from '../acquire/sources.ts';
+import { basename, extname } from 'node:path';
+import { transcriptsOf, type FoundSession, type TranscriptSource } from '../dialect/dialect.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { str, type Term } from '../rdf/terms.ts';
 import { a, dcterms, weave } from '../rdf/vocab.ts';
@@ -15,7 +15,7 @@ export interface StreamInfo {
   node: Term;
   /** The Transcript node the spine wrote for the file (set when the emitter begins the file). */
   transcript?: Term;
-  /** A compaction summariser (`agent-acompact-<hex>.jsonl`): no call starts it; it produces a compaction's summary. */
+  /** A compaction summariser (its dialect says so): no call starts it; it produces a compaction's summary. */
   summariser: boolean;
   /** The sidecar's tool use id: the call that started this child, when the runtime wrote one. */
   metaToolUseId?: string;
@@ -25,12 +25,12 @@ export function sessionNode(soul: string, sessionId: string): Term {
   return instanceIri(soul, 'Session', sessionId);
 }
 
-export function streamsOf(soul: string, session: SessionSource): StreamInfo[] {
+export function streamsOf(soul: string, session: FoundSession): StreamInfo[] {
   const { sessionId } = session;
   return transcriptsOf(session).map((source, index) => {
     const main = source === session.main;
-    const name = main ? 'main' : (source.agentId ?? basename(source.path, '.jsonl'));
-    const summariser = !main && (source.agentId ?? '').startsWith('acompact-');
+    const name = main ? 'main' : (source.agentId ?? basename(source.path, extname(source.path)));
+    const summariser = !main && source.role === 'summariser';
     return { index, source, main, name, summariser, node: instanceIri(soul, 'Stream', sessionId, name) };
   });
 }

@@ -1,5 +1,7 @@
 import { iri, type Term } from './terms.ts';
 
+const WEAVE_SEGMENT = ':Weave/';
+
 /**
  * Instance IRIs: `urn:soul:<soul>:Weave/<Kind>/<id>`, the federation anchor Pool and Soul graphs
  * stamp too. Each id part comes from the data and is percent-encoded, so a tool name or path
@@ -21,4 +23,47 @@ export function sessionGraphIri(soul: string, sessionId: string): string {
 /** The named graph holding one reader's output for one session. */
 export function readerGraphIri(soul: string, sessionId: string, reader: string): string {
   return `${instancePrefix(soul)}graph/${encodeURIComponent(sessionId)}/reader/${reader.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The `<Kind>/<id…>` of an instance IRI (`urn:soul:<soul>:Weave/<Kind>/<id…>`), else undefined. */
+export function instancePath(value: string): string | undefined {
+  const match = /^urn:soul:[^:]+:Weave\/(.+)$/.exec(value);
+  return match?.[1];
+}
+
+/** `urn:soul:<soul>:Weave/` and the `<Kind>/<id…>` after it, of an instance IRI term. */
+function instanceParts(instance: Term): { prefix: string; path: string } {
+  const value = instance.slice(1, -1);
+  const at = value.indexOf(WEAVE_SEGMENT);
+  if (at < 0) throw new Error(`not an instance IRI: ${instance}`);
+  return { prefix: value.slice(0, at + WEAVE_SEGMENT.length), path: value.slice(at + WEAVE_SEGMENT.length) };
+}
+
+/**
+ * A node that belongs to `event`, minted beside it: `…/Weave/<kind>/<event's id>[/<part>…]`
+ * (the Compaction of `Event/<uuid>` is `Compaction/<uuid>`).
+ */
+export function related(event: Term, kind: string, ...parts: (string | number)[]): Term {
+  const { prefix, path } = instanceParts(event);
+  const id = path.split('/').slice(1).join('/');
+  return iri(`${prefix}${kind}/${[id, ...parts.map((p) => encodeURIComponent(String(p)))].join('/')}`);
+}
+
+/**
+ * The Content node of `subject`'s `property` (the n-th value, when the property has several):
+ * `urn:soul:<soul>:Weave/Content/<subject's kind and id>/<property>[/n]`.
+ */
+export function contentIri(subject: Term, propertyLocal: string, index?: number): Term {
+  const { prefix, path } = instanceParts(subject);
+  return iri(`${prefix}Content/${path}/${propertyLocal}${index === undefined ? '' : `/${index}`}`);
+}
+
+/** The graph of the links found across sessions, rebuilt whole after each ingest. */
+export function linksGraphIri(soul: string): string {
+  return `${instancePrefix(soul)}graph/links`;
+}
+
+/** The graph describing one reader as an agent; shared by all sessions, so it is stated once. */
+export function detectorGraphIri(soul: string, reader: { name: string }): string {
+  return `${instancePrefix(soul)}graph/detector/${reader.name.split('/').map(encodeURIComponent).join('/')}`;
 }

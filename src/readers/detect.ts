@@ -1,11 +1,11 @@
 import oxigraph from 'oxigraph';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
+import { detectorGraphIri, readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
 import { filesOf, readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import { loadGraph, type OxStore } from '../store/store.ts';
 import { lockStore, openStoreForWriting } from '../store/writer.ts';
-import { detectorGraphIri, detectorGraphText, readerGraphText } from './emit.ts';
+import { detectorGraphText, readerGraphText } from './emit.ts';
 import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
 import { loadSpine, type SessionSpine } from './spine.ts';

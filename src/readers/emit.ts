@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { instanceIri, instancePrefix } from '../rdf/iri.ts';
+import { detectorGraphIri, instanceIri } from '../rdf/iri.ts';
 import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
 import { a, oa, prov, rdf, rdfs, weave, weaveTerm } from '../rdf/vocab.ts';
 import { detectionTypeOf, detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
@@ -131,11 +131,6 @@ function literal(v: Value, key: string): Term {
   }
   if (typeof v === 'object' && v !== null && 'decimal' in v && typeof v.decimal === 'number') return dec(v.decimal);
   throw new Error(`a finding's field "${key}" has a value of an unsupported shape`);
-}
-
-/** The graph describing one reader as an agent; shared by all sessions, so it is stated once. */
-export function detectorGraphIri(soul: string, reader: Pick<Reader, 'name'>): string {
-  return `${instancePrefix(soul)}graph/detector/${reader.name.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Dialect } from '../dialect/dialect.ts';
 import type { ContentPolicy } from '../emit/content.ts';
 
 /** Everything `weave serve` can be told, with the defaults the command line applies. */
@@ -23,8 +24,11 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Where the example queries (`*.rq`) for the page are read from, at each request. */
   queriesDir: string;
-  /** Sources to ingest and keep current (readers run after each run unless `detect` is false); absent serves the store as it is. */
-  ingest?: { paths: string[]; note?: string; refreshMs: number; content?: ContentPolicy; detect?: boolean };
+  /**
+   * Sources to ingest and keep current (readers run after each run unless `detect` is false), read
+   * by `dialects` (default src/dialect/index.ts); absent serves the store as it is.
+   */
+  ingest?: { paths: string[]; note?: string; refreshMs: number; content?: ContentPolicy; detect?: boolean; dialects?: readonly Dialect[] };
   /** Request lines (method, route, status, time; never query text) to `log`. */
   verbose: boolean;
   log: (line: string) => void;

@@ -1,5 +1,5 @@
 import type { ContentPolicy } from '../emit/content.ts';
-import type { IngestProgress } from '../ingest.ts';
+import type { IngestProgress, IngestReport } from '../ingest.ts';
 import type { NamedFile } from '../store/manifest.ts';
 import type { JsonTerm } from '../query/table.ts';
 
@@ -167,6 +167,8 @@ export interface IngestWorkerInit {
   content?: ContentPolicy;
   /** Run the readers (`weave detect`) after each ingest run. */
   detect: boolean;
+  /** Module URLs of the dialects to read with, each exporting `dialect`; default src/dialect/index.ts. */
+  dialects?: string[];
 }
 
 /** Messages from the main thread to the ingest thread. */
@@ -180,16 +182,7 @@ export type FromIngest =
   | { type: 'reader-problem'; sessionId: string; reader?: string }
   | {
       type: 'done';
-      report: {
-        sessions: number;
-        skipped: number;
-        files: number;
-        records: number;
-        bytes: number;
-        quads: number;
-        malformed: number;
-        pending: number;
-        millis: number;
-      };
+      /** The ingest report without its problem list (each problem was posted as it was met). */
+      report: Omit<IngestReport, 'problems' | 'replayed'>;
     }
   | { type: 'error'; message: string };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attachmentClass, listedSkills } from '../../src/emit/records/attachment.ts';
+import { attachmentClass, listedSkills } from '../../src/dialect/claude-code/emit/attachment.ts';
 import { available, contentOf, emitted, sorted } from './helpers.ts';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readLine } from '../../src/dialect/claude-code/read.ts';
 import type { ContentPolicy } from '../../src/emit/content.ts';
 import { instanceIri } from '../../src/rdf/iri.ts';
-import { emitSpine, eventIri } from '../../src/emit/spine.ts';
+import { emitSpine, eventIri } from '../../src/dialect/claude-code/emit/spine.ts';
 import type { Triple } from '../../src/rdf/terms.ts';
 import { FIXTURES } from '../helpers.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
-import { linksGraphIri } from '../../src/link/crossSession.ts';
+import { linksGraphIri } from '../../src/rdf/iri.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 import { count, ingestFresh, removeDir, REPO, select, tempDir } from '../helpers.ts';

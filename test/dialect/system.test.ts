@@ -172,7 +172,7 @@ test('a field of an unexpected type is kept in extraJson, not dropped', () => {
   const line = '{"type":"system","subtype":"turn_duration","durationMs":"slow","messageCount":3,"uuid":"sy-9999"}';
   const read = JSON.parse(line);
   assert.equal(read.durationMs, 'slow');
-  return import('../../src/emit/spine.ts').then(({ emitSpine }) => {
+  return import('../../src/dialect/claude-code/emit/spine.ts').then(({ emitSpine }) => {
     const out = emitSpine({ record: read }, iri('urn:soul:local:Weave/Event/sy-9999'), { soul: 'local', transcript: iri('urn:soul:local:Weave/Transcript/x'), lineNo: 1, offset: 0 });
     const lines = out.triples.map((t) => `${t.p} ${t.o}`);
     assert.ok(lines.includes('<https://repolex.ai/ontology/weave#extraJson> "{\\"durationMs\\":\\"slow\\"}"^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON>'));

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { discoverSessions } from '../../src/acquire/discover.ts';
-import { transcriptsOf, type SessionSource } from '../../src/acquire/sources.ts';
+import { transcriptsOf, type SessionSource } from '../../src/dialect/dialect.ts';
 import { sessionGraphIri } from '../../src/rdf/iri.ts';
 import { ingested, short, SOUL, type Ingested } from './helpers.ts';
 

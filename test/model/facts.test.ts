@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readLine } from '../../src/dialect/claude-code/read.ts';
-import { notificationIds, recordFact, type RecordFact } from '../../src/model/facts.ts';
+import { notificationIds, recordFact } from '../../src/dialect/claude-code/facts.ts';
+import type { RecordFact } from '../../src/model/facts.ts';
 import { iri } from '../../src/rdf/terms.ts';
 
 /** What the model keeps of single records: their kind, their ids, never their text. */
@@ -21,7 +22,7 @@ test('a queued prompt is external input; one whose attachment origin is a notifi
     type: 'attachment', uuid: 'a2',
     attachment: { type: 'queued_command', commandMode: 'prompt', origin: { kind: 'task-notification' }, prompt: '<task-notification>\n<task-id>a77</task-id>\n<tool-use-id>toolu_9</tool-use-id>\n</task-notification>' },
   });
-  assert.deepEqual([notified.step, notified.stepEvidence, notified.origin], ['runtime.notification', 'exact_unique', 'task-notification']);
+  assert.deepEqual([notified.step, notified.stepEvidence, notified.origin], ['runtime.notification', 'exact_unique', 'notification']);
   assert.deepEqual(notified.notification, { taskId: 'a77', toolUseId: 'toolu_9' });
   assert.equal(fact({ type: 'attachment', uuid: 'a3', attachment: { type: 'skill_listing', content: 'x' } }).step, 'context.injection');
 });
@@ -30,7 +31,7 @@ test('user records: prompt, sdk prompt, meta, summary, commands, shell escapes, 
   const typed = fact(user('Fix the bug.', { promptId: 'p9' }));
   assert.deepEqual([typed.step, typed.stepEvidence, typed.opensRun, typed.promptId], ['message.external', 'strong_inference', true, 'p9']);
   const sdk = fact(user('Fix the bug.', { promptSource: 'sdk' }));
-  assert.deepEqual([sdk.step, sdk.stepEvidence, sdk.origin], ['message.external', 'exact_unique', 'human']);
+  assert.deepEqual([sdk.step, sdk.stepEvidence, sdk.origin], ['message.external', 'exact_unique', 'external']);
   assert.equal(fact(user('<system-reminder>x</system-reminder>', { isMeta: true })).step, 'context.injection');
   assert.equal(fact(user('Summary of before.', { isCompactSummary: true })).step, 'epoch.summary');
   const command = fact(user('<command-name>/cost</command-name>'));

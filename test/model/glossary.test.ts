@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { CLAUDE_CODE_GLOSSARY, nativeName } from '../../src/dialect/claude-code/glossary.ts';
-import type { RecordObserver } from '../../src/emit/session.ts';
+import { CLAUDE_CODE_GLOSSARY } from '../../src/dialect/claude-code/glossary.ts';
+import type { FactObserver } from '../../src/dialect/dialect.ts';
+import { nativeName } from '../../src/dialect/glossary.ts';
 import type { Triple } from '../../src/rdf/terms.ts';
 import { a, WEAVE_NS } from '../../src/rdf/vocab.ts';
 import { ingest } from '../../src/ingest.ts';
@@ -94,7 +95,7 @@ describe('the model on every fixture', () => {
     await ingest([FIXTURES], {
       storeDir: dir,
       soul: 'test',
-      observers: (session, soul) => conversationModel(session, soul).map((o): RecordObserver => ({
+      observers: (session, soul) => conversationModel(session, soul).map((o): FactObserver => ({
         record: o.record.bind(o),
         finish: (resolve) => {
           const out = [...(o.finish?.(resolve) ?? [])];

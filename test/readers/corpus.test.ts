@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { discoverSessions } from '../../src/acquire/discover.ts';
-import { transcriptsOf } from '../../src/acquire/sources.ts';
+import { transcriptsOf } from '../../src/dialect/dialect.ts';
 import { READERS } from '../../src/readers/registry.ts';
 import { sliceCodePoints } from '../../src/readers/text.ts';
 import { readManifest } from '../../src/store/manifest.ts';

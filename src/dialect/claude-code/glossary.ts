@@ -1,3 +1,4 @@
+import type { Glossary, GlossaryEntry } from '../glossary.ts';
 import { DIALECT } from './read.ts';
 
 /**
@@ -7,33 +8,13 @@ import { DIALECT } from './read.ts';
  * has no word for it, and its note says what it is.
  */
 
-export interface GlossaryEntry {
-  /** The model's term (src/model/vocabulary.ts). */
-  model: string;
-  /** Claude Code's name for it; absent when the project derives it. */
-  runtime?: string;
-  /** Where in Claude Code's records the runtime name appears. */
-  where?: string;
-  note?: string;
-  /** Whether this project reads it from the records (or, for a derived term, emits it). */
-  read: boolean;
-}
-
-export interface Glossary {
-  dialect: string;
-  terms: GlossaryEntry[];
-  /** What Claude Code records that the model does not carry, and why. */
-  notCarried: { field: string; why: string }[];
-  /** What the model would want that Claude Code does not write at all. */
-  notSupplied: { what: string; why: string }[];
-}
-
 const T = (model: string, runtime: string, where: string, note?: string, read = true): GlossaryEntry =>
   note ? { model, runtime, where, note, read } : { model, runtime, where, read };
 const DERIVED = (model: string, note: string, read = true): GlossaryEntry => ({ model, note, read });
 
 export const CLAUDE_CODE_GLOSSARY: Glossary = {
   dialect: DIALECT,
+  label: 'Claude Code',
   terms: [
     // Structure
     DERIVED('conversation', 'supplied, never inferred; would default to the session id. Not emitted yet', false),
@@ -126,11 +107,3 @@ export const CLAUDE_CODE_GLOSSARY: Glossary = {
     { what: 'a published record schema', why: 'none exists, and the format changed under this project' },
   ],
 };
-
-/** The glossaries this project declares, by dialect. */
-export const GLOSSARIES: Record<string, Glossary> = { [DIALECT]: CLAUDE_CODE_GLOSSARY };
-
-/** Claude Code's word for a model term, or the term itself when it has none. */
-export function nativeName(glossary: Glossary | undefined, model: string): string {
-  return glossary?.terms.find((t) => t.model === model)?.runtime ?? model;
-}

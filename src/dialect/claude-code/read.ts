@@ -1,19 +1,12 @@
 import type { SourceLine } from '../../acquire/lines.ts';
+import type { LineResult } from '../dialect.ts';
 import { ENVELOPE_FIELDS, MESSAGE_FIELDS, RECORD_FIELDS } from './fields.ts';
 import type { ClaudeRecord, Json, JsonObject, ReadRecord } from './records.ts';
 
 export const DIALECT = 'claude-code/1';
 
-/** What one source line turned out to be. */
-export type LineResult =
-  | { kind: 'blank' }
-  | ({ kind: 'record' } & ReadRecord)
-  /** A line that is not a JSON object: reported with file and line, the rest still loads. */
-  | { kind: 'malformed'; error: string }
-  /** A final line with no newline that does not parse yet: a record still being written. */
-  | { kind: 'pending' };
-
-export function readLine(line: SourceLine): LineResult {
+/** One JSONL line: a record, or not a JSON object with a string `type` (malformed, or still being written). */
+export function readLine(line: SourceLine): LineResult<ReadRecord> {
   if (!line.text.trim()) return { kind: 'blank' };
   let json: unknown;
   try {

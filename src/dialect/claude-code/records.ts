@@ -4,8 +4,9 @@
  * these stays in `extra`, so a newer Claude Code never loses data on the way into the graph.
  */
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import type { Json, JsonObject } from '../../rdf/json.ts';
+
+export type { Json, JsonObject };
 
 /** Fields shared by every conversation record (user, assistant, system, attachment, progress). */
 export interface Envelope {
@@ -129,7 +130,7 @@ export interface SystemRecord extends Envelope {
 
 /**
  * An attachment: a context injection, tagged by `attachment.type`. Each kind's fields are read
- * by src/emit/records/attachment.ts; the kinds are an open set.
+ * by emit/attachment.ts beside it; the kinds are an open set.
  */
 export interface AttachmentRecord extends Envelope {
   type: 'attachment';

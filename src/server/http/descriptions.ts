@@ -1,3 +1,4 @@
+import { instancePrefix } from '../../rdf/iri.ts';
 import { int, iri, str } from '../../rdf/terms.ts';
 import { PREFIXES, WEAVE_NS } from '../../rdf/vocab.ts';
 import type { DatasetStats } from '../messages.ts';
@@ -71,7 +72,7 @@ export function voidDescription(facts: VoidFacts): string {
     `  dcterms:title ${str('Weave: Claude Code session transcripts')} ;`,
     `  dcterms:description ${str(`${stats.sessions} sessions in ${stats.graphs.length} named graphs; ${stats.quads} triples.`)} ;`,
     `  void:sparqlEndpoint ${iri(facts.endpoint)} ;`,
-    `  void:uriSpace ${str(`urn:soul:${facts.soul}:Weave/`)} ;`,
+    `  void:uriSpace ${str(instancePrefix(facts.soul))} ;`,
     `  void:vocabulary ${iri(WEAVE_NS)} ;`,
     `  void:triples ${int(stats.quads)} ;`,
     // One document per session: the transcript files the graphs were read from.

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Dialect } from '../../dialect/dialect.ts';
 import { ingest } from '../../ingest.ts';
 import { detect } from '../../readers/detect.ts';
 import { filesOf } from '../../store/manifest.ts';
@@ -12,17 +13,22 @@ import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
  * that graph.
  */
 
-const { paths, storeDir, soul, content, detect: runReaders } = workerData as IngestWorkerInit;
+const { paths, storeDir, soul, content, detect: runReaders, dialects: modules } = workerData as IngestWorkerInit;
 const port = parentPort!;
 const post = (m: FromIngest) => port.postMessage(m);
+// Objects do not cross threads: each dialect is loaded again here, from its module.
+const loading = modules && Promise.all(modules.map(async (url) => (await import(url)).dialect as Dialect));
+loading?.catch(() => undefined); // a module that fails to load fails each run, which reports it
 
 async function runOnce(): Promise<void> {
   let last = 0;
   try {
+    const dialects = await loading;
     const { problems: _problems, ...report } = await ingest(paths, {
       storeDir,
       soul,
       content,
+      dialects,
       onProgress: (progress) => {
         const now = performance.now();
         if (now - last < 100 && progress.sessionsDone < progress.sessionsTotal) return;

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { Dialect } from '../../dialect/dialect.ts';
 import type { ContentPolicy } from '../../emit/content.ts';
 import type { IngestProgress } from '../../ingest.ts';
 import type { ChangedGraph, FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
@@ -33,6 +34,8 @@ export interface IngesterOptions {
   content?: ContentPolicy;
   /** Run the readers after each run, as `weave ingest` does. */
   detect: boolean;
+  /** The dialects reading the sources (default src/dialect/index.ts); the thread loads them by module URL. */
+  dialects?: readonly Dialect[];
   storeDir: string;
   soul: string;
   lock: Mutex;
@@ -61,8 +64,8 @@ export class Ingester {
   }
 
   start(): void {
-    const { paths, storeDir, soul, content, detect } = this.options;
-    const init: IngestWorkerInit = { entry: ENTRY, paths, storeDir, soul, content, detect };
+    const { paths, storeDir, soul, content, detect, dialects } = this.options;
+    const init: IngestWorkerInit = { entry: ENTRY, paths, storeDir, soul, content, detect, dialects: dialects?.map((d) => d.module) };
     this.worker = new Worker(BOOT, { workerData: init, execArgv: [] });
     this.worker.on('message', (m: FromIngest) => this.onMessage(m));
     this.worker.on('error', (e) => this.fail(`the ingest thread crashed (${e.name})`));

@@ -1,3 +1,4 @@
+import { instancePath } from '../../../rdf/iri.ts';
 import { PREFIXES, WEAVE_NS } from '../../../rdf/vocab.ts';
 import type { JsonTerm } from '../../../query/table.ts';
 import type { DescribedBlock, Description, Statement } from '../../messages.ts';
@@ -24,8 +25,8 @@ export function describeHref(iri: string, format?: string): string {
 
 /** A short name: a known prefix, or the `Kind/id` part of an instance IRI. */
 export function shortName(iri: string): string {
-  const instance = /^urn:soul:[^:]+:Weave\/(.+)$/.exec(iri);
-  if (instance) return decodeURIComponentSafe(instance[1]);
+  const path = instancePath(iri);
+  if (path) return decodeURIComponentSafe(path);
   for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns) && iri.length > ns.length) return `${prefix}:${iri.slice(ns.length)}`;
   return iri;
 }

@@ -10,8 +10,9 @@ import { num, rows, str } from './rows.ts';
 /**
  * How the graph counts sessions: one per transcript read, VoID's `void:documents`. The one place
  * the server counts them in the graph (/status and /metrics read the manifest's session ids).
+ * Every transcript of any dialect states its session id, and only transcripts do.
  */
-export const SESSION_COUNT = 'SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE { ?t a weave:ClaudeCodeTranscript ; weave:sessionId ?id }';
+export const SESSION_COUNT = 'SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE { ?t weave:sessionId ?id }';
 
 export function datasetStats(store: OxStore): DatasetStats {
   const graphs = rows(store, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g', false)

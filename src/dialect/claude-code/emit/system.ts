@@ -1,9 +1,10 @@
-import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
-import { RECORD_FIELDS } from '../../dialect/claude-code/fields.ts';
-import { jsonLiteral } from '../../rdf/json.ts';
-import { bool, dateTime, int, num, str, type Term } from '../../rdf/terms.ts';
-import { a, prov, weave } from '../../rdf/vocab.ts';
-import { content, Fields, keepRest, ref, related, t, type RecordContext } from './context.ts';
+import type { Json, JsonObject } from '../records.ts';
+import { RECORD_FIELDS } from '../fields.ts';
+import { jsonLiteral } from '../../../rdf/json.ts';
+import { bool, dateTime, int, num, str, type Term } from '../../../rdf/terms.ts';
+import { a, prov, weave } from '../../../rdf/vocab.ts';
+import { content, Fields, keepRest, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { related } from '../../../rdf/iri.ts';
 import { hookRun } from './hooks.ts';
 
 /**

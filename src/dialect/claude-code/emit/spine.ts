@@ -1,60 +1,30 @@
-import type { AssistantRecord, ClaudeRecord, JsonObject, ReadRecord, UserRecord } from '../dialect/claude-code/records.ts';
-import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
-import { instanceIri } from '../rdf/iri.ts';
-import { jsonLiteral } from '../rdf/json.ts';
-import { emitAttachment } from './records/attachment.ts';
-import type { RecordContext } from './records/context.ts';
-import { emitMetadata } from './records/metadata.ts';
-import { emitProgress } from './records/progress.ts';
-import { emitSystem } from './records/system.ts';
-import { emitTurn } from './records/turn.ts';
-import { bool, dateTime, int, str, type Term, type Triple } from '../rdf/terms.ts';
-import { a, weave, type WeaveTerm } from '../rdf/vocab.ts';
+import { DEFAULT_POLICY } from '../../../emit/content.ts';
+import type { RecordOut, Reference, Where } from '../../../emit/contract.ts';
+import type { RecordContext } from '../../../emit/record.ts';
+import { instanceIri } from '../../../rdf/iri.ts';
+import { jsonLiteral } from '../../../rdf/json.ts';
+import { bool, dateTime, int, str, type Term } from '../../../rdf/terms.ts';
+import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
+import type { AssistantRecord, ClaudeRecord, JsonObject, ReadRecord, UserRecord } from '../records.ts';
+import { emitAttachment } from './attachment.ts';
+import { emitMetadata } from './metadata.ts';
+import { emitProgress } from './progress.ts';
+import { emitSystem } from './system.ts';
+import { emitTurn } from './turn.ts';
 
 /**
- * One record of a transcript as triples: the envelope every record shares here, then the record's
- * own kind (src/emit/records/): turns and their blocks (layer 01 of the ontology card), system
+ * One Claude Code record as triples: the envelope every record shares here, then the record's
+ * own kind (this folder): turns and their blocks (layer 01 of the ontology card), system
  * events, attachments, progress and metadata (layer 02). Pure: what it cannot know alone (which
  * Event a parentUuid names, which tool use a result answers) it returns as references for the
  * session to resolve once all of the session's files are read.
  */
-
-export interface Where {
-  soul: string;
-  transcript: Term;
-  lineNo: number;
-  offset: number;
-  /** The session the record is read into (scopes ids unique only per session); default: the record's. */
-  session?: string;
-  /** How much of each text to store; default DEFAULT_POLICY. */
-  content?: ContentPolicy;
-  /** Shared nodes the session has described already (kept by the session across its records). */
-  described?: Set<Term>;
-}
-
-/** A link whose target is known only by an id until the whole session is read. */
-export interface Reference {
-  subject: Term;
-  predicate: Term;
-  /** Which id space the target lives in. */
-  space: 'event' | 'toolUse';
-  id: string;
-}
 
 /** The envelope's ids are kept as literals too, so links across sessions stay findable. */
 const ID_PREDICATE: Record<string, Term> = {
   parentEvent: weave.parentEventId,
   logicalParentEvent: weave.logicalParentEventId,
 };
-
-export interface SpineOut {
-  triples: Triple[];
-  references: Reference[];
-  /** The Event's IRI (absent for nothing: every record is an Event). */
-  event: Term;
-  /** Tool uses this record declares, by id, with their block IRI. */
-  toolUses: [string, Term][];
-}
 
 /** The IRI kind of an event: turns are `Turn` (the Pool/Soul join anchor), all else `Event`. */
 export function eventKind(type: string): 'Turn' | 'Event' {
@@ -101,8 +71,13 @@ export function eventIri(soul: string, record: ClaudeRecord, streamKey: string, 
     : instanceIri(soul, 'Event', streamKey, `L${lineNo}`);
 }
 
-export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Where): SpineOut {
-  const out: SpineOut = { triples: [], references: [], event, toolUses: [] };
+/** The record with its Event named by its uuid, else by its stream and line. */
+export function emitRecord(read: ReadRecord, where: Where & { streamKey: string }): RecordOut {
+  return emitSpine(read, eventIri(where.soul, read.record, where.streamKey, where.lineNo), where);
+}
+
+export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Where): RecordOut {
+  const out: RecordOut = { triples: [], references: [], event, toolUses: [] };
   const t = (s: Term, p: Term, o: Term) => out.triples.push({ s, p, o });
   const ref = (predicate: Term, space: Reference['space'], id: string) => {
     out.references.push({ subject: event, predicate, space, id });

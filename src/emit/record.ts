@@ -1,12 +1,13 @@
-import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
-import { emitAbsentContent, emitContent, type ContentPolicy, type ContentSpec } from '../content.ts';
-import { iri, type Term, type Triple } from '../../rdf/terms.ts';
-import type { Reference } from '../spine.ts';
+import type { Json, JsonObject } from '../rdf/json.ts';
+import type { Term, Triple } from '../rdf/terms.ts';
+import { emitAbsentContent, emitContent, type ContentPolicy, type ContentSpec } from './content.ts';
+import type { Reference } from './contract.ts';
 
 /**
- * What the emitter of one record kind works with: the record's Event, the triples and references
- * it returns, the content policy, and the fields it could not type, which end up in the record's
- * `weave:extraJson` so that nothing of a line is lost.
+ * A dialect's kit for writing one record's triples, whatever the runtime: the context a record
+ * emitter works with (the record's Event, the triples and references it returns, the content
+ * policy, and the fields it could not type, which end up in the record's `weave:extraJson` so
+ * that nothing of a line is lost), and the helpers every record emitter needs.
  */
 export interface RecordContext {
   soul: string;
@@ -55,18 +56,6 @@ export function absent(
   byteLength?: number,
 ): void {
   emitAbsentContent(ctx.triples, subject, property, state, spec, byteLength);
-}
-
-/**
- * A node that belongs to `event`, minted beside it: `…/Weave/<kind>/<event's id>[/<part>…]`
- * (the Compaction of `Event/<uuid>` is `Compaction/<uuid>`).
- */
-export function related(event: Term, kind: string, ...parts: (string | number)[]): Term {
-  const value = event.slice(1, -1);
-  const at = value.indexOf(':Weave/');
-  const head = value.slice(0, at + ':Weave/'.length);
-  const id = value.slice(head.length).split('/').slice(1).join('/');
-  return iri(`${head}${kind}/${[id, ...parts.map((p) => encodeURIComponent(String(p)))].join('/')}`);
 }
 
 /**

@@ -1,22 +1,20 @@
-import type { SourceLine } from '../../acquire/lines.ts';
-import type { JsonObject, ReadRecord } from '../../dialect/claude-code/records.ts';
-import { localName } from '../content.ts';
-import type { RecordObserver, TranscriptContext } from '../session.ts';
-import type { Reference } from '../spine.ts';
-import { str, type Term, type Triple } from '../../rdf/terms.ts';
-import { a, prov, weave } from '../../rdf/vocab.ts';
-import { related } from './context.ts';
+import type { SourceLine } from '../../../acquire/lines.ts';
+import type { JsonObject, ReadRecord } from '../records.ts';
+import { localName } from '../../../emit/content.ts';
+import type { Resolve } from '../../../emit/contract.ts';
+import type { RecordObserver, TranscriptContext } from '../../dialect.ts';
+import { str, type Term, type Triple } from '../../../rdf/terms.ts';
+import { a, prov, weave } from '../../../rdf/vocab.ts';
+import { related } from '../../../rdf/iri.ts';
 
 /**
  * What the dialect can only say with a whole session in hand: the last-written titles and modes
  * on each transcript, the summary turn each compaction generated, and the links whose target is
  * in no record of the session (left for the pass across sessions, see src/link/).
  */
-export function dialectObservers(): RecordObserver[] {
+export function dialectObservers(): RecordObserver<ReadRecord>[] {
   return [new TranscriptMetadata(), new SessionLinks()];
 }
-
-type Resolve = (space: Reference['space'], id: string) => Term | undefined;
 
 interface LastWritten {
   customTitle?: string;
@@ -33,7 +31,7 @@ interface LastWritten {
  * name and permission mode, and every PR linked, go on the transcript the records sit in, plus
  * `weave:title`: the user's title, else the AI's, else the last summary of one of its own leaves.
  */
-export class TranscriptMetadata implements RecordObserver {
+export class TranscriptMetadata implements RecordObserver<ReadRecord> {
   private readonly transcripts = new Map<Term, LastWritten>();
 
   record(transcript: TranscriptContext, _line: SourceLine, { record }: ReadRecord): void {
@@ -88,7 +86,7 @@ export class TranscriptMetadata implements RecordObserver {
  * its boundary; a compaction's tail, or a summary's leaf, that is in no record of the session is
  * recorded as a CrossSessionReference, for the pass after ingest to find in another session.
  */
-export class SessionLinks implements RecordObserver {
+export class SessionLinks implements RecordObserver<ReadRecord> {
   /** Boundary uuid → its Compaction. */
   private readonly compactions = new Map<string, Term>();
   private readonly summaries: { turn: Term; boundary: string }[] = [];

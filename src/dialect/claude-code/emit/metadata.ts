@@ -1,10 +1,11 @@
-import type { JsonObject } from '../../dialect/claude-code/records.ts';
-import { RECORD_FIELDS } from '../../dialect/claude-code/fields.ts';
-import { jsonLiteral } from '../../rdf/json.ts';
-import { bool, dateTime, int, num, str, type Term } from '../../rdf/terms.ts';
-import { a, weave } from '../../rdf/vocab.ts';
+import type { JsonObject } from '../records.ts';
+import { RECORD_FIELDS } from '../fields.ts';
+import { jsonLiteral } from '../../../rdf/json.ts';
+import { bool, dateTime, int, num, str, type Term } from '../../../rdf/terms.ts';
+import { a, weave } from '../../../rdf/vocab.ts';
 import { fileNode } from './attachment.ts';
-import { content, Fields, keepRest, ref, related, t, type RecordContext } from './context.ts';
+import { content, Fields, keepRest, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { related } from '../../../rdf/iri.ts';
 import { pick } from './system.ts';
 
 /**

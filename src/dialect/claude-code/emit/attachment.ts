@@ -1,9 +1,9 @@
-import type { Json, JsonObject } from '../../dialect/claude-code/records.ts';
-import { instanceIri } from '../../rdf/iri.ts';
-import { bool, int, num, str, type Term } from '../../rdf/terms.ts';
-import { jsonLiteral } from '../../rdf/json.ts';
-import { a, weave, type WeaveTerm } from '../../rdf/vocab.ts';
-import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from './context.ts';
+import type { Json, JsonObject } from '../records.ts';
+import { instanceIri } from '../../../rdf/iri.ts';
+import { bool, int, num, str, type Term } from '../../../rdf/terms.ts';
+import { jsonLiteral } from '../../../rdf/json.ts';
+import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
+import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from '../../../emit/record.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';
 

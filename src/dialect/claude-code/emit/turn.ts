@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type {
   AssistantRecord, ContentBlock, ImageBlock, JsonObject, ToolResultBlock, ToolUseBlock, Usage, UserRecord,
-} from '../../dialect/claude-code/records.ts';
-import { BLOCK_FIELDS } from '../../dialect/claude-code/fields.ts';
-import { instanceIri } from '../../rdf/iri.ts';
-import { jsonLiteral } from '../../rdf/json.ts';
-import { bool, int, str, type Term } from '../../rdf/terms.ts';
-import { a, weave, type WeaveTerm } from '../../rdf/vocab.ts';
-import { pointerToken, type ContentKind } from '../content.ts';
-import { absent, content, ref, t, type RecordContext } from './context.ts';
+} from '../records.ts';
+import { BLOCK_FIELDS } from '../fields.ts';
+import { instanceIri } from '../../../rdf/iri.ts';
+import { jsonLiteral } from '../../../rdf/json.ts';
+import { bool, int, str, type Term } from '../../../rdf/terms.ts';
+import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
+import { pointerToken, type ContentKind } from '../../../emit/content.ts';
+import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
 export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, lineNo: number, toolUses: [string, Term][]): void {

@@ -1,7 +1,7 @@
-import { instanceIri } from '../../rdf/iri.ts';
-import { str, type Term } from '../../rdf/terms.ts';
-import { a, weave } from '../../rdf/vocab.ts';
-import { firstMention, ref, t, type RecordContext } from './context.ts';
+import { instanceIri } from '../../../rdf/iri.ts';
+import { str, type Term } from '../../../rdf/terms.ts';
+import { a, weave } from '../../../rdf/vocab.ts';
+import { firstMention, ref, t, type RecordContext } from '../../../emit/record.ts';
 
 /**
  * A hook run: one firing of a hook event, named by the `toolUseID` Claude Code gives it (the tool

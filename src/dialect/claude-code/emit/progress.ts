@@ -1,8 +1,8 @@
-import type { JsonObject } from '../../dialect/claude-code/records.ts';
-import { RECORD_FIELDS } from '../../dialect/claude-code/fields.ts';
-import { str } from '../../rdf/terms.ts';
-import { weave } from '../../rdf/vocab.ts';
-import { content, Fields, keepRest, ref, t, type RecordContext } from './context.ts';
+import type { JsonObject } from '../records.ts';
+import { RECORD_FIELDS } from '../fields.ts';
+import { str } from '../../../rdf/terms.ts';
+import { weave } from '../../../rdf/vocab.ts';
+import { content, Fields, keepRest, ref, t, type RecordContext } from '../../../emit/record.ts';
 import { hookRun } from './hooks.ts';
 import { pick } from './system.ts';
 

@@ -1,0 +1,138 @@
+import type { SourceLine } from '../acquire/lines.ts';
+import type { Where, RecordOut, Resolve } from '../emit/contract.ts';
+import type { BatchJournal, RecordFacts, StreamFacts } from '../model/facts.ts';
+import type { Term, Triple } from '../rdf/terms.ts';
+import type { Glossary } from './glossary.ts';
+
+/**
+ * A dialect: everything Weave knows about one runtime's transcripts, behind one interface, so
+ * the rest of the pipeline never names a runtime. Like a Comunica actor, it is one object made
+ * of small parts, each a plain function the pipeline calls at one stage:
+ *
+ *   discover (acquire) → openTranscript, readLine (read) → emitRecord, observers (emit)
+ *   → facts (model) … glossary (`weave glossary`, the ontology's native terms)
+ *
+ * Its records stay its own type `R`; what leaves the dialect is runtime-neutral: sessions and
+ * their files, triples in the spine vocabulary (ontology/parts/spine.ttl, which readers and the
+ * server read back), and the model's facts (src/model/facts.ts). The dialects Weave reads are
+ * listed in src/dialect/index.ts; a new one is its folder and one line there.
+ */
+export interface Dialect<R extends object = object, T extends TranscriptSource = TranscriptSource> {
+  /** Names the dialect and its version (`claude-code/1`); stamped on every graph it builds. */
+  readonly id: string;
+  /** The URL of the module exporting this object as `dialect`: how a worker thread loads it. */
+  readonly module: string;
+  /** The class of its transcript nodes (a subclass of weave:Transcript). */
+  readonly transcriptClass: Term;
+  /** What the runtime calls each term of the conversation model. */
+  readonly glossary: Glossary;
+  /** Where the runtime keeps its transcripts, read when no path is given (they may not exist). */
+  defaultPaths?(env: NodeJS.ProcessEnv): string[];
+  /**
+   * This dialect's sessions under `paths` (folders or files), with every file that belongs to
+   * each and what its side files say. Files of other runtimes are not its own: it leaves them.
+   */
+  discover(paths: string[]): Promise<FoundSession<T>[]>;
+  /** What the dialect says about a transcript before its lines: read from its side file, if any. */
+  openTranscript(source: T, onProblem: (problem: Unreadable) => void): Promise<TranscriptOpening>;
+  /** One line of a transcript: a record of the dialect, or why it is none. */
+  readLine(line: SourceLine): LineResult<R>;
+  /** The id a record is known by in its session, if it has one: a second record with it is a replay. */
+  recordId(record: R): string | undefined;
+  /** One record as triples (pure): its Event, the spine below it, and the links left to resolve. */
+  emitRecord(record: R, where: Where & { streamKey: string }): RecordOut;
+  /** Fresh per session: what the dialect can only write with the whole session in hand. */
+  observers(): RecordObserver<R>[];
+  /** What the model is handed of one record. */
+  facts(record: R, at: { source: T; stream: number; line: number; event: Term }): RecordFacts;
+}
+
+/** What one source line turned out to be. */
+export type LineResult<R> =
+  | { kind: 'blank' }
+  | ({ kind: 'record' } & R)
+  /** A line that is not a record: reported with file and line, the rest still loads. */
+  | { kind: 'malformed'; error: string }
+  /** A final line with no newline that does not parse yet: a record still being written. */
+  | { kind: 'pending' };
+
+/** A file, or a line of one, that could not be read. Never carries what it said. */
+export interface Unreadable {
+  path: string;
+  lineNo: number;
+  message: string;
+}
+
+/** What a dialect says about one transcript file before its records. */
+export interface TranscriptOpening {
+  /** Predicates and objects about the transcript node, beyond those every transcript gets. */
+  about: [Term, Term][];
+  /** What the model learns of the stream. */
+  stream: StreamFacts;
+}
+
+/** One transcript file of a session, as discovery found it. */
+export interface TranscriptSource {
+  path: string;
+  /** Where the file sat, in the dialect's words (Claude Code: session, beside, subagents, workflow). */
+  layout: string;
+  /** A child stream's agent id; absent for the session's own file. */
+  agentId?: string;
+  /** The batch the child was started in, as tool results and journals name it. */
+  batch?: string;
+  /** A child with a role of its own: a compaction summariser, which no call starts. */
+  role?: 'summariser';
+  /** A metadata file beside the transcript (Claude Code: `.meta.json`), read when it opens. */
+  metaPath?: string;
+}
+
+/** A session as a dialect found it: its transcript files, and what its other files say. */
+export interface FoundSession<T extends TranscriptSource = TranscriptSource> {
+  /** The session id (unique across the sources read; the graph is named by it). */
+  sessionId: string;
+  /** The session's own transcript; absent when only its children's files survive. */
+  main?: T;
+  subagents: T[];
+  /** Files of the session that are not transcripts (Claude Code's workflow journals): read at discovery. */
+  journals: string[];
+  /** What the journals say, for the model. */
+  batches: BatchJournal[];
+  /** The folder the session was found in. */
+  projectDir: string;
+}
+
+/** A session to read, with the dialect that reads it. */
+export interface SessionSource<T extends TranscriptSource = TranscriptSource> extends FoundSession<T> {
+  dialect: Dialect<object, T>;
+}
+
+/** All transcript files of a session, main first. */
+export function transcriptsOf<T extends TranscriptSource>(session: FoundSession<T>): T[] {
+  return session.main ? [session.main, ...session.subagents] : [...session.subagents];
+}
+
+/** One transcript file as it is being read. */
+export interface TranscriptContext {
+  source: TranscriptSource;
+  node: Term;
+  /** Unique within the session: the session id for the main file, else `agent-<id>`. */
+  streamKey: string;
+  /** Its place among the session's transcripts (transcriptsOf): the model's stream index. */
+  index: number;
+}
+
+/** A dialect's own observer: sees each record of a session in the dialect's type as it streams past. */
+export interface RecordObserver<R = object> {
+  record(transcript: TranscriptContext, line: SourceLine, record: R, event: Term): void;
+  /** Called once all files are read; returns derived triples. */
+  finish?(resolve: Resolve): Iterable<Triple>;
+}
+
+/** Sees each record as the runtime-neutral facts its dialect hands over (the conversation model). */
+export interface FactObserver {
+  /** A transcript file begins: its node, and what the dialect read about its stream. */
+  transcript?(transcript: TranscriptContext, stream: StreamFacts): void;
+  record(transcript: TranscriptContext, facts: RecordFacts): void;
+  /** Called once all files are read; returns derived triples. */
+  finish?(resolve: Resolve): Iterable<Triple>;
+}
