@@ -1,9 +1,11 @@
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { archivedLines, foundToJson } from './acquire/archived.ts';
+import { archiveSideFile, readStamp, restoreSideFile, TranscriptCopy } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
 import { readLines } from './acquire/lines.ts';
+import { planSessions } from './acquire/sessions.ts';
+import { sameStamps } from './acquire/stamps.ts';
 import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
-import { sessionGraphIri } from './rdf/iri.ts';
 import type { SessionCounts } from './emit/contract.ts';
 import { SessionEmitter } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
@@ -46,6 +48,10 @@ export interface IngestOptions {
   dialects?: readonly Dialect[];
   /** Told when the store lock is taken over from a process that no longer runs, and what it left is removed. */
   onNote?: (note: string) => void;
+  /** Keep a compressed copy of every source line read in the store (default true; `--no-archive` says false). */
+  archive?: boolean;
+  /** Read every session the store holds again: from its files, or from the archive where they are gone. */
+  rebuild?: boolean;
 }
 
 export interface IngestReport {
@@ -58,6 +64,12 @@ export interface IngestReport {
   malformed: number;
   pending: number;
   replayed: number;
+  /** Source bytes newly copied into the archive. */
+  archived: number;
+  /** Sessions read with files that are gone, from the archive: their transcripts are marked archived-only. */
+  archivedOnly: number;
+  /** Sessions whose files are gone without an archive to read them from: their graphs stay as they are. */
+  unarchived: string[];
   problems: LineProblem[];
   millis: number;
 }
@@ -78,30 +90,36 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
 
 async function ingestLocked(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
-  const sessions = await discoverSessions(paths, options.dialects);
+  const discovered = await discoverSessions(paths, options.dialects);
   const store = await openStoreForWriting(options.storeDir, options.soul);
-  store.addRoots(paths.map((p) => resolve(p)));
+  const roots = paths.map((p) => resolve(p));
+  store.addRoots(roots);
   const report: IngestReport = {
-    sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, problems: [], millis: 0,
+    sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, archived: 0, archivedOnly: 0, unarchived: [],
+    problems: [], millis: 0,
   };
-  const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
+  const keep = options.archive ?? true;
   // A store built under another content policy holds other texts: it is rebuilt.
   const policy = contentPolicyKey(options.content);
 
   try {
-    for (const session of sessions) {
-      const graph = sessionGraphIri(options.soul, session.sessionId);
+    const plan = await planSessions(discovered, store.manifest, options.storeDir, { roots, rebuild: options.rebuild });
+    report.unarchived = plan.unarchived;
+    const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: plan.sessions.length, files: 0, records: 0, bytes: 0 };
+    for (const { session, graph, stamps } of plan.sessions) {
       const builtWith = `${session.dialect.id}+${WEAVE} ${policy}`;
-      const stamps = await stampsOf(session);
       const previous = store.manifest.graphs[graph];
-      if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
+      if (!options.force && !options.rebuild && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
         report.skipped++;
+        // A session read before the archive was kept (or without it) is copied in now, unread.
+        if (keep) report.archived += await archiveUnread(store, graph, previous, session, stamps);
         progress.sessionsDone++;
         options.onProgress?.(progress);
         continue;
       }
-      const { counts, entry } = await ingestSession(session, graph, store, { sources: stamps, sessionId: session.sessionId, builtWith }, options, report, progress);
+      const { counts, entry } = await ingestSession(session, graph, store, { stamps, sessionId: session.sessionId, builtWith, previous, keep }, options, report, progress);
       report.sessions++;
+      if (stamps.some((s) => s.gone)) report.archivedOnly++;
       report.quads += counts.triples;
       report.malformed += counts.malformed;
       report.pending += counts.pending;
@@ -114,7 +132,7 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
     if (report.sessions) await linkAcrossSessions(store);
   } catch (e) {
     // The sessions stored before the failure keep their entries; the error is the one to report.
-    await store.close().catch(() => undefined);
+    await store.close().catch(() => store.abandon());
     throw e;
   }
   await store.close();
@@ -122,11 +140,21 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
   return report;
 }
 
+interface SessionFields {
+  stamps: SourceStamp[];
+  sessionId: string;
+  builtWith: string;
+  /** The session's entry as the store has it, if it has read the session before. */
+  previous?: GraphEntry;
+  /** Copy what is read into the archive. */
+  keep: boolean;
+}
+
 async function ingestSession(
   session: SessionSource,
   graph: string,
   store: StoreWriter,
-  fields: Pick<GraphEntry, 'sources' | 'sessionId' | 'builtWith'>,
+  { stamps, sessionId, builtWith, previous, keep }: SessionFields,
   options: IngestOptions,
   report: IngestReport,
   progress: IngestProgress,
@@ -142,14 +170,33 @@ async function ingestSession(
       buffer = '';
     }
   };
+  const stampOf = (path: string) => stamps.find((s) => s.path === path)!;
+  const before = (path: string) => previous?.sources?.find((s) => s.path === path);
+  const read = new Map<string, SourceStamp>();
+  const copies: TranscriptCopy[] = [];
+  const restored: { remove(): Promise<void> }[] = [];
   try {
     for (const source of transcriptsOf(session)) {
+      const stamp = stampOf(source.path);
       // A side file the dialect cannot read is reported, never counted as a line of the transcript.
-      const opening = await dialect.openTranscript(source, (p) => options.onProblem?.({ ...p, kind: 'malformed' }));
-      const ctx = emitter.beginTranscript(source, opening);
+      let opened = source;
+      if (source.metaPath && stampOf(source.metaPath).gone) {
+        const meta = await restoreSideFile(options.storeDir, source.metaPath, stampOf(source.metaPath).archive!);
+        restored.push(meta);
+        opened = { ...source, metaPath: meta.path };
+      }
+      const opening = await dialect.openTranscript(opened, (p) => options.onProblem?.({ ...p, path: p.path === opened.metaPath ? source.metaPath! : p.path, kind: 'malformed' }));
+      const ctx = emitter.beginTranscript(source, opening, { archivedOnly: !!stamp.gone });
+      const copy = stamp.gone ? undefined : await TranscriptCopy.begin(store, stamp, before(source.path), keep);
+      if (copy) copies.push(copy);
       let lines = 0;
       let bytes = 0;
-      for await (const line of readLines(source.path)) {
+      // Where the next line starts, after the last complete one: how far the graph holds the file.
+      let complete = 0;
+      let terminated = true;
+      for await (const line of stamp.gone ? archivedLines(options.storeDir, stamp.archive!) : readLines(source.path, { tap: copy!.tap })) {
+        if (terminated) complete = line.offset;
+        terminated = line.terminated;
         lines = line.lineNo;
         bytes = line.offset + line.byteLength + (line.terminated ? 1 : 0);
         const result = dialect.readLine(line);
@@ -168,29 +215,79 @@ async function ingestSession(
         await flush(false);
       }
       emitter.endTranscript(ctx, { lines, bytes });
+      if (copy) {
+        const done = await copy.finish();
+        read.set(source.path, readStamp(stamp, terminated ? done.size : complete, done.head, done.archive));
+        report.archived += done.archived;
+      }
       report.files++;
       report.bytes += bytes;
       progress.files++;
       progress.bytes += bytes;
       options.onProgress?.(progress);
     }
+    // Side files (a sub-agent's .meta.json, a workflow's journal) are kept whole.
+    for (const stamp of stamps) {
+      if (stamp.gone || read.has(stamp.path)) continue;
+      const done = await archiveSideFile(store, stamp, before(stamp.path), keep);
+      read.set(stamp.path, done.stamp);
+      report.archived += done.archived;
+    }
     const counts = emitter.finish();
     await flush(true);
-    return { counts, entry: await writer.commit({ quads: counts.triples, ...fields }) };
+    const sources = stamps.map((s) => read.get(s.path) ?? s);
+    const found = keep ? await store.writeFound(graph, foundToJson(session)) : undefined;
+    const entry = await writer.commit({ quads: counts.triples, sources, sessionId, builtWith, ...(found ? { found } : {}) });
+    return { counts, entry };
   } catch (e) {
     await writer.abort();
+    for (const copy of copies) await copy.abort();
     throw e;
+  } finally {
+    for (const r of restored) await r.remove();
   }
 }
 
-async function stampsOf(session: SessionSource): Promise<SourceStamp[]> {
-  const paths = [...transcriptsOf(session).flatMap((t) => (t.metaPath ? [t.path, t.metaPath] : [t.path])), ...session.journals];
-  return Promise.all(paths.map(async (path) => {
-    const info = await stat(path);
-    return { path, size: info.size, mtimeMs: info.mtimeMs };
-  }));
-}
-
-function sameStamps(a: SourceStamp[] | undefined, b: SourceStamp[]): boolean {
-  return !!a && a.length === b.length && a.every((s, i) => s.path === b[i].path && s.size === b[i].size && s.mtimeMs === b[i].mtimeMs);
+/**
+ * Copies into the archive the files of a session read before the archive was kept (or read
+ * with `--no-archive`): its complete lines as they are now, without reading it again. The graph
+ * stays; its entry gains the archive. Returns the bytes archived.
+ */
+async function archiveUnread(store: StoreWriter, graph: string, previous: GraphEntry, session: SessionSource, now: SourceStamp[]): Promise<number> {
+  // As read before, with what the disk says of the files now (they have not changed).
+  const sources = (previous.sources ?? []).map((s) => ({ ...s, id: s.id ?? now.find((n) => n.path === s.path)?.id }));
+  if (sources.every((s) => s.archive || s.gone) && previous.found) return 0;
+  let archived = 0;
+  const transcripts = new Set(transcriptsOf(session).map((t) => t.path));
+  const updated: SourceStamp[] = [];
+  for (const stamp of sources) {
+    if (stamp.archive || stamp.gone) {
+      updated.push(stamp);
+      continue;
+    }
+    if (transcripts.has(stamp.path)) {
+      const copy = await TranscriptCopy.begin(store, stamp, undefined, true);
+      try {
+        let complete = 0;
+        let terminated = true;
+        for await (const line of readLines(stamp.path, { tap: copy.tap, end: stamp.size })) {
+          if (terminated) complete = line.offset;
+          terminated = line.terminated;
+        }
+        const done = await copy.finish();
+        updated.push(readStamp(stamp, terminated ? done.size : complete, done.head, done.archive));
+        archived += done.archived;
+      } catch (e) {
+        await copy.abort();
+        throw e;
+      }
+    } else {
+      const done = await archiveSideFile(store, stamp, undefined, true);
+      updated.push(done.stamp);
+      archived += done.archived;
+    }
+  }
+  const found = await store.writeFound(graph, foundToJson(session));
+  await store.putEntry(graph, { ...previous, sources: updated, found });
+  return archived;
 }

@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
-import { readLines } from './acquire/lines.ts';
+import { archivedLines } from './acquire/archived.ts';
+import { readLines, type SourceLine } from './acquire/lines.ts';
+import type { ArchivedFile } from './store/manifest.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
@@ -38,6 +40,8 @@ export interface FileCheck {
   inStore: boolean;
   /** The file is not the size it was when it was read (it grew, or was rewritten). */
   changedSinceIngest: boolean;
+  /** The file is gone from its folder: its lines were read from the store's archive of it. */
+  fromArchive?: boolean;
   lines: number;
   events: number;
   replayed: number;
@@ -71,7 +75,7 @@ export interface VerifyReport {
   store: StoreCheck;
   sessions: SessionRow[];
   files: FileCheck[];
-  /** Sources the store names that are no longer on disk: not checked. */
+  /** Sources the store names that are no longer on disk, and that the archive does not hold: not checked. */
   gone: string[];
   /** Files that are not transcripts (workflow journals): not checked line by line. */
   notTranscripts: string[];
@@ -109,9 +113,15 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     : [...new Set(Object.values(manifest.graphs).flatMap((g) => (g.sessionId ? (g.sources ?? []).map((s) => s.path) : [])))]
         .filter((p) => p.endsWith('.jsonl'));
   const present: string[] = [];
-  const gone: string[] = [];
+  let gone: string[] = [];
   for (const path of named) ((await stat(path).then(() => true, () => false)) ? present : gone).push(path);
   if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
+  // A transcript Claude Code deleted is checked against the archive's copy of it.
+  const archives = new Map<string, ArchivedFile>();
+  for (const entry of Object.values(manifest.graphs))
+    if (entry.sessionId && !entry.reader) for (const s of entry.sources ?? []) if (s.archive) archives.set(s.path, s.archive);
+  const archivedGone = gone.filter((path) => archives.has(path));
+  gone = gone.filter((path) => !archives.has(path));
   // The folders the store was read from: a transcript there that the store lacks is missing from it.
   const roots = options.paths?.length ? [] : await existing(manifest.roots ?? []);
 
@@ -122,6 +132,15 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
     for (const { path } of transcriptsOf(session)) files.push(await checkFile(path, stored.get(path), session.sessionId));
+  }
+  for (const path of archivedGone) {
+    // What the store holds as a transcript; anything else archived is a journal.
+    if (!stored.has(path)) {
+      notTranscripts.push(path);
+      continue;
+    }
+    const check = await checkFile(path, stored.get(path), stored.get(path)?.session ?? '', archivedLines(options.storeDir, archives.get(path)!));
+    files.push({ ...check, fromArchive: true });
   }
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
   const rows = sessionRows(files);
@@ -184,13 +203,13 @@ function rows(store: OxStore, query: string): Record<string, string>[] {
   return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
 }
 
-async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {
+async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string, source: AsyncIterable<SourceLine> = readLines(path)): Promise<FileCheck> {
   const check: FileCheck = {
     path, session: stored?.session ?? discovered, inStore: !!stored, changedSinceIngest: false,
     lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: [], contents: 0, cut: 0, mismatches: [],
   };
   let size = 0;
-  for await (const line of readLines(path)) {
+  for await (const line of source) {
     size = line.offset + line.byteLength + (line.terminated ? 1 : 0);
     if (!line.text.trim()) continue;
     check.lines++;

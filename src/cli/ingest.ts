@@ -4,6 +4,8 @@ import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { lockStore } from '../store/writer.ts';
+import { readManifest } from '../store/manifest.ts';
+import { exists } from '../acquire/files.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources } from './sources.ts';
 
@@ -14,15 +16,29 @@ projects root, a project folder or one .jsonl file (default: $CLAUDE_CONFIG_DIR/
 else ~/.claude/projects). Sessions whose files have not changed since the last ingest are
 skipped; a changed session replaces its graph whole.
 
+Every line read is kept, compressed, in the store's archive (archive/), so a session whose
+files Claude Code has deleted stays in the store, verifies and can be read again; such a
+session is read once more from the archive and its transcripts marked weave:archivedOnly.
+
 options:
   --force            read every session again
+  --rebuild          read every session the store holds again, from its files or, where they
+                     are gone, from the archive (after an upgrade of Weave)
+  --no-archive       do not keep a copy of what is read (sessions read so lose their archive)
   --no-detect        do not run the readers (weave detect) on what changed
   --json             print the report as JSON
 ${CONTENT_HELP}
 ${COMMON_HELP}
 `;
 
-const OPTIONS = { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' }, 'no-detect': { type: 'boolean' } } as const;
+const OPTIONS = {
+  ...CONTENT_OPTIONS,
+  force: { type: 'boolean' },
+  rebuild: { type: 'boolean' },
+  'no-archive': { type: 'boolean' },
+  json: { type: 'boolean' },
+  'no-detect': { type: 'boolean' },
+} as const;
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
 
 export async function main(args: string[]): Promise<number> {
@@ -31,8 +47,9 @@ export async function main(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const paths = positionals.length ? positionals : (await defaultSources(false)).paths;
   const dir = storeDir(values);
+  // A rebuild with no PATH reads the store's sessions where it read them from.
+  const paths = positionals.length ? positionals : values.rebuild ? await existingRoots(dir) : (await defaultSources(false)).paths;
   const note = (text: string) => process.stderr.write(`weave ingest: note: ${text}\n`);
   // One hold of the lock for the ingest and the readers after it: no other writer comes between.
   const lock = await lockStore(dir, { onNote: note });
@@ -49,6 +66,8 @@ async function ingestAndDetect(paths: string[], dir: string, values: Values): Pr
     storeDir: dir,
     soul: await soul(values),
     force: values.force,
+    rebuild: values.rebuild,
+    archive: !values['no-archive'],
     content: policyFrom(values),
     onProgress: bar.update,
     onProblem: (p) => {
@@ -64,6 +83,12 @@ async function ingestAndDetect(paths: string[], dir: string, values: Values): Pr
   return 0;
 }
 
+async function existingRoots(dir: string): Promise<string[]> {
+  const roots: string[] = [];
+  for (const root of (await readManifest(dir))?.roots ?? []) if (await exists(root)) roots.push(root);
+  return roots;
+}
+
 export function summary(r: IngestReport): string {
   const mb = r.bytes / 1e6;
   const secs = r.millis / 1000;
@@ -76,5 +101,8 @@ export function summary(r: IngestReport): string {
   ];
   if (r.malformed) parts.push(`${r.malformed} malformed lines`);
   if (r.pending) parts.push(`${r.pending} lines still being written`);
+  if (r.archived) parts.push(`${(r.archived / 1e6).toFixed(1)} MB archived`);
+  if (r.archivedOnly) parts.push(`${r.archivedOnly} sessions read from the archive (their files are gone)`);
+  if (r.unarchived.length) parts.push(`${r.unarchived.length} sessions with files gone and no archive (kept as they are)`);
   return `ingested: ${parts.join(' · ')}`;
 }

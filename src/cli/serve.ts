@@ -34,6 +34,7 @@ options:
   --refresh SECONDS    how often to look for new or grown sessions (default ${DEFAULTS.refreshSeconds}; 0: never)
   --no-ingest          serve the store as it is; read no transcripts
   --no-detect          do not run the readers (weave detect) after each ingest run
+  --no-archive         do not keep a copy of what is read in the store's archive
   --queries DIR        example queries for the page (default: the queries/ folder of this checkout)
   --verbose            log each request (method, route, status, time; never the query)
 ${CONTENT_HELP}
@@ -59,6 +60,7 @@ export async function main(args: string[]): Promise<number> {
     queries: { type: 'string' },
     verbose: { type: 'boolean' },
     'no-detect': { type: 'boolean' },
+    'no-archive': { type: 'boolean' },
     ...CONTENT_OPTIONS,
   });
   if (values.help) {
@@ -99,7 +101,7 @@ export async function main(args: string[]): Promise<number> {
     const sources = positionals.length ? { paths: positionals } : await sourcesToServe();
     // The bundled fixtures get a store of their own, so they never mix with real sessions.
     if (sources.note && values.store === undefined) config.storeDir = join(tmpdir(), 'weave-fixtures-store');
-    config.ingest = { paths: sources.paths, note: sources.note, refreshMs, content, detect: !values['no-detect'] };
+    config.ingest = { paths: sources.paths, note: sources.note, refreshMs, content, detect: !values['no-detect'], archive: !values['no-archive'] };
     if (sources.note) log(sources.note);
   }
 

@@ -57,7 +57,9 @@ export function render(report: VerifyReport, selfOnly = false): string {
   const out = [line(COLUMNS.map(([, head]) => head)), ...table.slice(0, -1).map(line), line(widths.map((w) => '-'.repeat(w))), line(table[table.length - 1])];
   out.push(...listed(report.files.flatMap(problems)));
   out.push(...store, storeLine);
-  if (report.gone.length) out.push(`${report.gone.length} source file(s) the store was built from are gone; not checked`);
+  const archived = report.files.filter((f) => f.fromArchive).length;
+  if (archived) out.push(`${archived} file(s) the store was built from are gone: checked against the archive's copy`);
+  if (report.gone.length) out.push(`${report.gone.length} source file(s) the store was built from are gone, and not in the archive; not checked`);
   if (report.notTranscripts.length) out.push(`${report.notTranscripts.length} workflow journal(s) are not transcripts; not checked line by line`);
   out.push(
     report.ok

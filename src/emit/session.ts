@@ -2,7 +2,7 @@ import type { SourceLine } from '../acquire/lines.ts';
 import type { Dialect, FactObserver, RecordObserver, SessionSource, TranscriptContext, TranscriptOpening, TranscriptSource } from '../dialect/dialect.ts';
 import { transcriptsOf } from '../dialect/dialect.ts';
 import { instanceIri } from '../rdf/iri.ts';
-import { int, str, type Term, type Triple } from '../rdf/terms.ts';
+import { bool, int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
 import type { Reference, Resolve, SessionCounts } from './contract.ts';
@@ -43,8 +43,11 @@ export class SessionEmitter {
     this.sink({ s, p, o });
   }
 
-  /** A transcript file begins: its node, with what its dialect says about it (`opening`). */
-  beginTranscript(source: TranscriptSource, opening: TranscriptOpening = { about: [], stream: {} }): TranscriptContext {
+  /**
+   * A transcript file begins: its node, with what its dialect says about it (`opening`). A file
+   * that is gone from its folder, read from the archive, is marked `archivedOnly`.
+   */
+  beginTranscript(source: TranscriptSource, opening: TranscriptOpening = { about: [], stream: {} }, { archivedOnly = false } = {}): TranscriptContext {
     const { sessionId } = this.session;
     const isMain = source === this.session.main;
     const streamKey = isMain ? sessionId : `agent-${source.agentId ?? source.path}`;
@@ -60,6 +63,7 @@ export class SessionEmitter {
       if (source.agentId) t(node, weave.agentId, str(source.agentId));
     }
     for (const [p, o] of opening.about) t(node, p, o);
+    if (archivedOnly) t(node, weave.archivedOnly, bool(true));
     const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
     for (const observer of this.factObservers) observer.transcript?.(ctx, opening.stream);
     return ctx;

@@ -121,6 +121,7 @@ export const WEAVE_TERMS = [
   'aiTitle',
   'angle',
   'apiError',
+  'archivedOnly',
   'atBlock',
   'atEvent',
   'attachmentJson',

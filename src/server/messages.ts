@@ -167,6 +167,8 @@ export interface IngestWorkerInit {
   content?: ContentPolicy;
   /** Run the readers (`weave detect`) after each ingest run. */
   detect: boolean;
+  /** Keep a copy of what is read in the store's archive (default true). */
+  archive?: boolean;
   /** Module URLs of the dialects to read with, each exporting `dialect`; default src/dialect/index.ts. */
   dialects?: string[];
 }

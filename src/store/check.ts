@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sessionGraphIri } from '../rdf/iri.ts';
 import { ARCHIVE_DIR, GRAPHS_DIR, isStoreFileName, tempFileOwner } from './layout.ts';
 import { describeHolder, lockHolder } from './lock.ts';
-import { filesOf, readManifest, type Manifest } from './manifest.ts';
+import { filesOf, readManifest, storeFilesOf, type Manifest } from './manifest.ts';
 
 /**
  * The store against itself, without its sources: every file the manifest names is there, as long
@@ -46,30 +46,24 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
   const named = new Set<string>();
   for (const [graph, entry] of Object.entries(manifest.graphs)) {
     check.graphs++;
-    let lines = 0;
-    let whole = true;
-    for (const { file, bytes } of filesOf(entry)) {
+    const sizes = new Map<string, number>();
+    for (const { file, bytes } of storeFilesOf(entry)) {
       named.add(file);
       check.files++;
-      const size = await stat(join(dir, file)).then(
-        (s) => s.size,
-        () => undefined,
-      );
-      if (size === undefined) {
-        check.problems.push(`${file}: missing (the file of ${graph})`);
-        whole = false;
-        continue;
+      const size = await stat(join(dir, file)).then((s) => s.size, () => undefined);
+      if (size === undefined) check.problems.push(`${file}: missing (a file of ${graph})`);
+      else if (bytes !== undefined && size < bytes) check.problems.push(`${file}: ${size} bytes, the manifest names ${bytes} (a file of ${graph} lost its end)`);
+      else {
+        sizes.set(file, Math.min(size, bytes ?? size));
+        if (bytes !== undefined && size > bytes) check.notes.push(`${file}: ${size - bytes} bytes past what the manifest names, ${leftBy ?? 'an append cut off; the next writer removes them'}`);
       }
-      if (bytes !== undefined && size < bytes) {
-        check.problems.push(`${file}: ${size} bytes, the manifest names ${bytes} (the file of ${graph} lost its end)`);
-        whole = false;
-      } else if (bytes !== undefined && size > bytes)
-        check.notes.push(
-          `${file}: ${size - bytes} bytes past what the manifest names, ${leftBy ?? 'an append cut off; the next writer removes them'}`,
-        );
-      lines += await countLines(join(dir, file), Math.min(size, bytes ?? size));
     }
-    if (whole && lines !== entry.quads) check.problems.push(`${graph}: ${lines} quads in its files, the manifest counts ${entry.quads}`);
+    const quadFiles = filesOf(entry);
+    if (quadFiles.every((f) => sizes.has(f.file))) {
+      let lines = 0;
+      for (const { file } of quadFiles) lines += await countLines(join(dir, file), sizes.get(file)!);
+      if (lines !== entry.quads) check.problems.push(`${graph}: ${lines} quads in its files, the manifest counts ${entry.quads}`);
+    }
     if (entry.reader && entry.sessionId && !manifest.graphs[sessionGraphIri(manifest.soul, entry.sessionId)])
       check.problems.push(
         `${graph}: findings of the reader ${entry.reader} for session ${entry.sessionId}, whose graph is not in the store`,
@@ -85,7 +79,7 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
       else if (isStoreFileName(name) && !named.has(file)) {
         // A version written but never named is what a cut-off write leaves; with nobody writing, it is a lost graph.
         if (leftBy) check.notes.push(`${file}: not named by the manifest, ${leftBy}`);
-        else check.problems.push(`${file}: a graph file the manifest does not name (a graph the store lost?)`);
+        else check.problems.push(`${file}: a file the manifest does not name (a graph the store lost?)`);
       }
     }
   }

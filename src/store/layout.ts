@@ -56,6 +56,24 @@ export function isGraphFileOf(graph: string, file: string, part: GraphPart = 'gr
   return (part === 'graph' && tag === '') || /^\.[0-9a-f]{12}$/.test(tag);
 }
 
+/** The compressed copy of a source file: named by its path, and a tag for each file the path has been. */
+export function archiveFileName(sourcePath: string, tag: string): string {
+  return join(ARCHIVE_DIR, `${sha1(sourcePath)}.${tag}.gz`);
+}
+
+export function isArchiveFile(file: string): boolean {
+  return new RegExp(`^${ARCHIVE_DIR}/[0-9a-f]{40}\\.[0-9a-f]{12}\\.gz$`).test(file);
+}
+
+/** The session of `graph` as discovery found it, named by its bytes. */
+export function foundFileName(graph: string, digest: string): string {
+  return join(ARCHIVE_DIR, `${sha1(graph)}.${contentTag(digest)}.json`);
+}
+
+export function isFoundFileOf(graph: string, file: string): boolean {
+  return new RegExp(`^${ARCHIVE_DIR}/${sha1(graph)}\\.[0-9a-f]{12}\\.json$`).test(file);
+}
+
 /** Whether a name in `graphs/` or `archive/` is one this layout writes (others are not ours to remove). */
 export function isStoreFileName(name: string): boolean {
   return /^[0-9a-f]{40}(?:\.[0-9a-f]{12})?(?:\.derived)?\.nq$/.test(name) || /^[0-9a-f]{40}\.[0-9a-f]{12}\.(?:gz|json)$/.test(name);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isGraphFileOf, MANIFEST_FILE } from './layout.ts';
+import { isArchiveFile, isFoundFileOf, isGraphFileOf, MANIFEST_FILE } from './layout.ts';
 
 /**
  * The manifest: which graphs the store holds, in which files, built from what. Everything that
@@ -14,6 +14,25 @@ export interface SourceStamp {
   path: string;
   size: number;
   mtimeMs: number;
+  /** The file's identity, `<device>:<inode>`: a file renamed over this one is another file. */
+  id?: string;
+  /** SHA-1 of the file's first bytes (up to 4 KiB of what was read): a file rewritten in place is another file too. */
+  head?: string;
+  /** How far the file has been read into the graph: the end of its last complete line. */
+  read?: number;
+  /** The compressed copy of the file's bytes as read (gzip members, one per read). */
+  archive?: ArchivedFile;
+  /** The file is gone from its folder: what the graph holds of it is read from the archive. */
+  gone?: true;
+}
+
+export interface ArchivedFile {
+  /** `archive/<SHA-1 of the source path>.<tag>.gz`, relative to the store directory. */
+  file: string;
+  /** How much of the file is the archive: gzip members after it are an append that was cut off. */
+  bytes: number;
+  /** How many bytes of the source it holds (its first `raw` bytes). */
+  raw: number;
 }
 
 export interface GraphEntry {
@@ -32,6 +51,8 @@ export interface GraphEntry {
   /** The reader that wrote the graph, for reader output. */
   reader?: string;
   builtWith?: string;
+  /** The session as discovery found it (its files and what they are), kept so it can be read from the archive alone. */
+  found?: string;
 }
 
 export interface Manifest {
@@ -48,9 +69,17 @@ export interface NamedFile {
   bytes?: number;
 }
 
-/** Every file a graph entry names, relative to the store directory. */
+/** The N-Quads files of a graph entry, relative to the store directory: what a reader of the graph loads. */
 export function filesOf(entry: GraphEntry): NamedFile[] {
   return [{ file: entry.file, bytes: entry.bytes }];
+}
+
+/** Every file a graph entry names: its N-Quads, the archive of its sources, the session as found. */
+export function storeFilesOf(entry: GraphEntry): NamedFile[] {
+  const files = filesOf(entry);
+  for (const source of entry.sources ?? []) if (source.archive) files.push(source.archive);
+  if (entry.found) files.push({ file: entry.found });
+  return files;
 }
 
 export function emptyManifest(soul: string): Manifest {
@@ -97,6 +126,8 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   if (!isGraphFileOf(graph, entry.file)) return '.file: expected graphs/<SHA-1 of the graph>[.<tag>].nq, the file named by the graph';
   if (entry.bytes !== undefined && !isCount(entry.bytes)) return `.bytes: expected a whole number ≥ 0, found ${kindOf(entry.bytes)}`;
   if (!isCount(entry.quads)) return `.quads: expected a whole number ≥ 0, found ${kindOf(entry.quads)}`;
+  if (entry.found !== undefined && (typeof entry.found !== 'string' || !isFoundFileOf(graph, entry.found)))
+    return '.found: expected archive/<SHA-1 of the graph>.<tag>.json, the session as found';
   for (const key of ['sessionId', 'reader', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
   if (entry.sources === undefined) return undefined;
@@ -109,8 +140,8 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
 }
 
 const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs']);
-const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith']);
-const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs']);
+const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith', 'found']);
+const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'read', 'archive', 'gone']);
 
 function manifestProblem(json: unknown): string | undefined {
   if (!isObject(json)) return `expected a JSON object, found ${kindOf(json)}`;
@@ -135,6 +166,18 @@ function sourceProblem(source: unknown): string | undefined {
   if (typeof source.path !== 'string' || !source.path) return `.path: expected a non-empty string, found ${kindOf(source.path)}`;
   if (!isCount(source.size)) return `.size: expected a whole number ≥ 0, found ${kindOf(source.size)}`;
   if (typeof source.mtimeMs !== 'number' || !Number.isFinite(source.mtimeMs)) return `.mtimeMs: expected a number, found ${kindOf(source.mtimeMs)}`;
+  for (const key of ['id', 'head'] as const)
+    if (source[key] !== undefined && (typeof source[key] !== 'string' || !source[key])) return `.${key}: expected a non-empty string, found ${kindOf(source[key])}`;
+  if (source.read !== undefined && !isCount(source.read)) return `.read: expected a whole number ≥ 0, found ${kindOf(source.read)}`;
+  if (source.gone !== undefined && source.gone !== true) return `.gone: expected true, found ${kindOf(source.gone)}`;
+  if (source.archive === undefined) return undefined;
+  const archive = source.archive;
+  if (!isObject(archive)) return `.archive: expected an object, found ${kindOf(archive)}`;
+  const extra = Object.keys(archive).find((k) => k !== 'file' && k !== 'bytes' && k !== 'raw');
+  if (extra !== undefined) return `.archive: unknown field ${JSON.stringify(extra)}`;
+  if (typeof archive.file !== 'string' || !isArchiveFile(archive.file)) return '.archive.file: expected archive/<SHA-1 of the source path>.<tag>.gz';
+  if (!isCount(archive.bytes)) return `.archive.bytes: expected a whole number ≥ 0, found ${kindOf(archive.bytes)}`;
+  if (!isCount(archive.raw)) return `.archive.raw: expected a whole number ≥ 0, found ${kindOf(archive.raw)}`;
   return undefined;
 }
 

@@ -64,7 +64,7 @@ export async function loadNQuadsFile(store: OxStore, path: string, bytes?: numbe
     return;
   }
   let batch: string[] = [];
-  for await (const line of readLines(path, 0, bytes)) {
+  for await (const line of readLines(path, { end: bytes })) {
     batch.push(line.text);
     if (batch.length >= LOAD_CHUNK) {
       loadNQuads(store, batch.join('\n'));

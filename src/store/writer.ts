@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat, truncate } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AtomicFile, NODE_FS, syncDirectory, writeFileAtomically, type StoreFs } from './atomic.ts';
-import { ARCHIVE_DIR, contentTag, graphFileName, GRAPHS_DIR, isStoreFileName, MANIFEST_FILE, tempFileOwner } from './layout.ts';
+import { createGzip } from 'node:zlib';
+import { AtomicFile, NODE_FS, syncDirectory, writeAll, writeError, writeFileAtomically, type StoreFs, type WritableHandle } from './atomic.ts';
+import {
+  ARCHIVE_DIR, archiveFileName, contentTag, foundFileName, graphFileName, GRAPHS_DIR, isStoreFileName, MANIFEST_FILE, randomTag, tempFileOwner,
+} from './layout.ts';
 import { holdsStoreLock, takeStoreLock, type LockOptions, type StoreLock } from './lock.ts';
-import { emptyManifest, entryProblem, filesOf, readManifest, renderManifest, type GraphEntry, type Manifest } from './manifest.ts';
+import {
+  emptyManifest, entryProblem, readManifest, renderManifest, storeFilesOf, type ArchivedFile, type GraphEntry, type Manifest,
+} from './manifest.ts';
 
 /**
  * The one writer of a store directory. Ingest, the readers, the links pass and the server's
@@ -39,6 +44,18 @@ export interface GraphFile {
   commit(fields: EntryFields): Promise<GraphEntry>;
   abort(): Promise<void>;
 }
+
+/** Bytes of one source file going into the archive, as one gzip member; named by nothing until an entry names what `finish` returns. */
+export interface ArchiveAppend {
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the member and flushes it to the disk; returns the archive file, its new length, and `raw`: how much of the source it now holds. */
+  finish(raw: number): Promise<ArchivedFile>;
+  /** Drops what was written: the archive stays as `previous` named it. */
+  abort(): Promise<void>;
+}
+
+/** gzip's level for the archive: its default, a good ratio at a speed well above reading and lowering. */
+const ARCHIVE_LEVEL = 6;
 
 /** What a caller says about a graph it writes whole; the files and their lengths are the writer's to fill in. */
 export type EntryFields = Omit<GraphEntry, 'file' | 'bytes'> & Partial<Pick<GraphEntry, 'file' | 'bytes'>>;
@@ -86,6 +103,9 @@ export class StoreWriter {
   private graphsDirMade = false;
   /** Graph files renamed into place since the graphs folder was last flushed to the disk. */
   private unsyncedRenames = false;
+  /** Archive files made since the archive folder was last flushed. */
+  private unsyncedArchive = false;
+  private archiveDirMade = false;
 
   constructor(
     readonly dir: string,
@@ -154,6 +174,92 @@ export class StoreWriter {
     }
   }
 
+  /**
+   * Appends a gzip member to the archive of `sourcePath`: to the file `previous` names (cut back to
+   * the length it names first), or to a new file. Readers of the archive decompress the members
+   * one after another, so the archive is the source's bytes as they were read, run after run.
+   */
+  async beginArchive(sourcePath: string, previous?: ArchivedFile): Promise<ArchiveAppend> {
+    if (!this.archiveDirMade) {
+      await this.fs.mkdir(join(this.dir, ARCHIVE_DIR), { recursive: true });
+      this.archiveDirMade = true;
+    }
+    const file = previous?.file ?? archiveFileName(sourcePath, randomTag());
+    const path = join(this.dir, file);
+    const start = previous?.bytes ?? 0;
+    let handle: WritableHandle;
+    try {
+      if (previous) await this.fs.truncate(path, start);
+      handle = await this.fs.open(path, previous ? 'a' : 'wx');
+    } catch (e) {
+      throw writeError(path, e, 'the archive stays as it was');
+    }
+    if (!previous) this.unsyncedArchive = true;
+    const gzip = createGzip({ level: ARCHIVE_LEVEL });
+    let written = 0;
+    let failed: unknown;
+    let writing = Promise.resolve();
+    gzip.on('data', (chunk: Buffer) => {
+      writing = writing.then(async () => {
+        if (failed) return;
+        try {
+          await writeAll(handle, chunk);
+          written += chunk.length;
+        } catch (e) {
+          failed = e;
+        }
+      });
+    });
+    const ended = new Promise<void>((resolve, reject) => gzip.once('end', resolve).once('error', reject));
+    const undo = async () => {
+      gzip.destroy();
+      await writing;
+      await handle.close().catch(() => undefined);
+      if (previous) await this.fs.truncate(path, start).catch(() => undefined);
+      else await this.fs.rm(path, { force: true });
+    };
+    return {
+      write: async (bytes) => {
+        if (failed) return;
+        if (!gzip.write(bytes)) await new Promise<void>((resolve) => gzip.once('drain', () => resolve()));
+      },
+      finish: async (raw) => {
+        try {
+          gzip.end();
+          await ended;
+          await writing;
+          if (failed) throw failed;
+          await handle.sync();
+          await handle.close();
+        } catch (e) {
+          await undo();
+          throw writeError(path, e, 'the archive stays as it was');
+        }
+        return { file, bytes: start + written, raw };
+      },
+      abort: undo,
+    };
+  }
+
+  /** Writes the session as discovery found it, for reading it from the archive alone; returns its file. */
+  async writeFound(graph: string, found: unknown): Promise<string> {
+    const text = `${JSON.stringify(found)}\n`;
+    const file = foundFileName(graph, createHash('sha1').update(text).digest('hex'));
+    if (!this.archiveDirMade) {
+      await this.fs.mkdir(join(this.dir, ARCHIVE_DIR), { recursive: true });
+      this.archiveDirMade = true;
+    }
+    await writeFileAtomically(join(this.dir, file), text, this.fs);
+    return file;
+  }
+
+  /** Records an entry whose graph files are already in place (only what it says of its sources changed). */
+  async putEntry(graph: string, entry: GraphEntry): Promise<void> {
+    const problem = entryProblem(graph, entry);
+    if (problem) throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
+    await this.record({ graph, entry });
+  }
+
   /** Takes a graph out of the store: out of the manifest first, then its file. */
   async removeGraph(graph: string): Promise<void> {
     await this.record({ graph, entry: null });
@@ -180,13 +286,17 @@ export class StoreWriter {
         if (disk.soul !== this.soul) throw soulMismatch(this.dir, disk.soul, this.soul);
         for (const { graph } of taken) {
           const replaced = disk.graphs[graph];
-          if (replaced) for (const { file } of filesOf(replaced)) this.superseded.add(file);
+          if (replaced) for (const { file } of storeFilesOf(replaced)) this.superseded.add(file);
         }
         apply(disk, taken);
         if (roots.size) disk.roots = mergeRoots(disk.roots, roots);
         if (this.unsyncedRenames) {
           await syncDirectory(join(this.dir, GRAPHS_DIR), this.fs);
           this.unsyncedRenames = false;
+        }
+        if (this.unsyncedArchive) {
+          await syncDirectory(join(this.dir, ARCHIVE_DIR), this.fs);
+          this.unsyncedArchive = false;
         }
         await this.fs.mkdir(this.dir, { recursive: true });
         await writeFileAtomically(join(this.dir, MANIFEST_FILE), renderManifest(disk), this.fs);
@@ -200,7 +310,7 @@ export class StoreWriter {
         throw e;
       }
       // What neither the manifest on disk nor a change still pending names is no longer the store's.
-      const named = new Set([...Object.values(disk.graphs), ...Object.values(this.view.graphs)].flatMap((e) => filesOf(e).map((f) => f.file)));
+      const named = new Set([...Object.values(disk.graphs), ...Object.values(this.view.graphs)].flatMap((e) => storeFilesOf(e).map((f) => f.file)));
       for (const file of this.superseded) {
         if (named.has(file)) continue;
         await this.fs.rm(join(this.dir, file), { force: true });
@@ -214,10 +324,20 @@ export class StoreWriter {
     await this.flush();
   }
 
+  /**
+   * Gives up what is pending (after a failure, when the manifest cannot be written): the files its
+   * changes wrote and the bytes they appended go, so the store is as its manifest names it.
+   */
+  async abandon(): Promise<void> {
+    this.changes = [];
+    this.roots.clear();
+    await serially(this.dir, () => recoverStore(this.dir)).catch(() => undefined);
+  }
+
   private async record(change: Change): Promise<void> {
     const old = this.view.graphs[change.graph];
-    const kept = new Set(change.entry ? filesOf(change.entry).map((f) => f.file) : []);
-    if (old) for (const { file } of filesOf(old)) if (!kept.has(file)) this.superseded.add(file);
+    const kept = new Set(change.entry ? storeFilesOf(change.entry).map((f) => f.file) : []);
+    if (old) for (const { file } of storeFilesOf(old)) if (!kept.has(file)) this.superseded.add(file);
     apply(this.view, [change]);
     this.changes.push(change);
     if (this.changes.length >= this.flushAt) await this.flush();
@@ -274,7 +394,7 @@ export async function recoverStore(dir: string): Promise<Recovered> {
   const recovered: Recovered = { 'temporary files': await removeStaleTemps(dir), 'files of unfinished versions': 0, 'cut-off appends': 0 };
   const manifest = await readManifest(dir);
   if (!manifest) return recovered;
-  const named = new Map(Object.values(manifest.graphs).flatMap((e) => filesOf(e).map((f) => [f.file, f.bytes] as const)));
+  const named = new Map(Object.values(manifest.graphs).flatMap((e) => storeFilesOf(e).map((f) => [f.file, f.bytes] as const)));
   for (const folder of [GRAPHS_DIR, ARCHIVE_DIR]) {
     for (const name of await namesIn(join(dir, folder))) {
       const file = `${folder}/${name}`;

@@ -4,7 +4,7 @@ import { execFile, spawn } from 'node:child_process';
 import { appendFile, copyFile, cp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { readManifest, renderManifest } from '../../src/store/manifest.ts';
+import { readManifest, renderManifest, storeFilesOf } from '../../src/store/manifest.ts';
 import { sessionGraphIri } from '../../src/rdf/iri.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
@@ -45,10 +45,14 @@ test('a clean store checks clean, alone and before its sources', async () => {
   try {
     const manifest = (await readManifest(dir))!;
     const graphs = Object.keys(manifest.graphs).length;
+    const files = Object.values(manifest.graphs).reduce((n, e) => n + storeFilesOf(e).length, 0);
+    // Besides a file per graph: 1111… archives three transcripts, two .meta.json and a journal, 2222… two
+    // transcripts; and each session as it was found.
+    assert.equal(files, graphs + 6 + 2 + 2);
     const self = await weave(['verify', '--self', '--store', dir]);
     assert.deepEqual(self, {
       code: 0,
-      stdout: `store: ${graphs} graphs in ${graphs} files, each as long as the manifest says, with the quads it counts; no file it does not name\n`,
+      stdout: `store: ${graphs} graphs in ${files} files, each as long as the manifest says, with the quads it counts; no file it does not name\n`,
       stderr: '',
     });
     assert.equal((await weave(['verify', '--store', dir])).code, 0);
@@ -69,7 +73,7 @@ test('a store that lost a graph entry, a file, the end of a file, or quads never
         'an entry lost (the file stays)',
         (d) => editManifest(d, (m) => delete m.graphs[S1]),
         [
-          `${s1.file}: a graph file the manifest does not name (a graph the store lost?)`,
+          ...storeFilesOf(s1).map((f) => `${f.file}: a file the manifest does not name (a graph the store lost?)`),
           ...Object.entries(manifest.graphs)
             .filter(([, e]) => e.reader && e.sessionId === '11111111-1111-4111-8111-111111111111')
             .map(
@@ -78,11 +82,11 @@ test('a store that lost a graph entry, a file, the end of a file, or quads never
             ),
         ],
       ],
-      ['a file lost', (d) => rm(join(d, s2.file)), [`${s2.file}: missing (the file of ${S2})`]],
+      ['a file lost', (d) => rm(join(d, s2.file)), [`${s2.file}: missing (a file of ${S2})`]],
       [
         'the end of a file lost',
         (d) => truncate(join(d, s2.file), s2.bytes! - 10),
-        [`${s2.file}: ${s2.bytes! - 10} bytes, the manifest names ${s2.bytes} (the file of ${S2} lost its end)`],
+        [`${s2.file}: ${s2.bytes! - 10} bytes, the manifest names ${s2.bytes} (a file of ${S2} lost its end)`],
       ],
       [
         'a quad count that is not the file',

@@ -37,7 +37,7 @@ function diskWithRoom(free: number) {
     writes: [] as number[],
     fs: {
       ...NODE_FS,
-      async open(path: string, flags: 'w' | 'r'): Promise<WritableHandle> {
+      async open(path: string, flags: 'w' | 'r' | 'wx' | 'a'): Promise<WritableHandle> {
         const handle = await NODE_FS.open(path, flags);
         return {
           async write(buffer: Uint8Array, offset: number, length: number) {

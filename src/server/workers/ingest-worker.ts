@@ -13,7 +13,7 @@ import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
  * that graph.
  */
 
-const { paths, storeDir, soul, content, detect: runReaders, dialects: modules } = workerData as IngestWorkerInit;
+const { paths, storeDir, soul, content, detect: runReaders, archive, dialects: modules } = workerData as IngestWorkerInit;
 const port = parentPort!;
 const post = (m: FromIngest) => port.postMessage(m);
 // Objects do not cross threads: each dialect is loaded again here, from its module.
@@ -29,6 +29,7 @@ async function runOnce(): Promise<void> {
       soul,
       content,
       dialects,
+      archive,
       onProgress: (progress) => {
         const now = performance.now();
         if (now - last < 100 && progress.sessionsDone < progress.sessionsTotal) return;

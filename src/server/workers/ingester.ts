@@ -34,6 +34,8 @@ export interface IngesterOptions {
   content?: ContentPolicy;
   /** Run the readers after each run, as `weave ingest` does. */
   detect: boolean;
+  /** Keep a copy of what is read in the store's archive (default true). */
+  archive?: boolean;
   /** The dialects reading the sources (default src/dialect/index.ts); the thread loads them by module URL. */
   dialects?: readonly Dialect[];
   storeDir: string;
@@ -64,8 +66,8 @@ export class Ingester {
   }
 
   start(): void {
-    const { paths, storeDir, soul, content, detect, dialects } = this.options;
-    const init: IngestWorkerInit = { entry: ENTRY, paths, storeDir, soul, content, detect, dialects: dialects?.map((d) => d.module) };
+    const { paths, storeDir, soul, content, detect, dialects, archive } = this.options;
+    const init: IngestWorkerInit = { entry: ENTRY, paths, storeDir, soul, content, detect, archive, dialects: dialects?.map((d) => d.module) };
     this.worker = new Worker(BOOT, { workerData: init, execArgv: [] });
     this.worker.on('message', (m: FromIngest) => this.onMessage(m));
     this.worker.on('error', (e) => this.fail(`the ingest thread crashed (${e.name})`));

@@ -81,22 +81,28 @@ export async function persistGraphs(dir: string, soul: string, changed: { graph:
   // One manifest write for the whole request: a write cut off leaves every graph it touched as it was.
   const writer = await openStoreForWriting(dir, soul, { batch: Number.POSITIVE_INFINITY });
   const out: ChangedGraph[] = [];
-  for (const { graph, text } of changed) {
-    const key = graph ?? DEFAULT_GRAPH_KEY;
-    const previous = writer.manifest.graphs[key];
-    // An emptied default graph needs no file; an empty named graph keeps its entry (it still exists).
-    if (text === null || (graph === null && text === '')) {
-      await writer.removeGraph(key);
-      out.push({ graph, files: [] });
-      continue;
+  try {
+    for (const { graph, text } of changed) {
+      const key = graph ?? DEFAULT_GRAPH_KEY;
+      const previous = writer.manifest.graphs[key];
+      // An emptied default graph needs no file; an empty named graph keeps its entry (it still exists).
+      if (text === null || (graph === null && text === '')) {
+        await writer.removeGraph(key);
+        out.push({ graph, files: [] });
+        continue;
+      }
+      const quads = text ? text.split('\n').length - 1 : 0;
+      // What ingest or a reader recorded about the graph (its sources, session) stays with it.
+      const { file: _file, bytes: _bytes, ...kept } = previous ?? {};
+      const entry = await writer.writeGraph(key, graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`), { ...kept, quads });
+      out.push({ graph, files: filesOf(entry) });
     }
-    const quads = text ? text.split('\n').length - 1 : 0;
-    // What ingest or a reader recorded about the graph (its sources, session) stays with it.
-    const { file: _file, bytes: _bytes, ...kept } = previous ?? {};
-    const entry = await writer.writeGraph(key, graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`), { ...kept, quads });
-    out.push({ graph, files: filesOf(entry) });
+    await writer.close();
+  } catch (e) {
+    // What the write put on disk goes with it: the store stays as it was.
+    await writer.abandon();
+    throw e;
   }
-  await writer.close();
   return out;
 }
 
