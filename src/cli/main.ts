@@ -12,6 +12,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   conversation: ['one session as talks, runs, calls and tools, read from the graph', async () => (await import('./conversation.ts')).main],
   detect: ['run readers over the stored spine: annotations and claims', async () => (await import('./detect.ts')).main],
   verify: ['prove every source line and stored text is accounted for in the store', async () => (await import('./verify.ts')).main],
+  status: ['what the store holds and how current it is: sessions, sources, archive, pending lines', async () => (await import('./status.ts')).main],
 };
 
 export function usage(): string {

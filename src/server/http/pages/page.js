@@ -115,7 +115,11 @@
       .then((s) => {
         const ing = s.ingest || {};
         const store = s.store || {};
-        statusEl.textContent = `${fmt(store.quads)} triples · ${fmt(store.graphs)} graphs · ${fmt(store.sessions)} sessions · ${s.workers.ready}/${s.workers.workers} workers`;
+        const archived = store.archivedOnly ? ` (${fmt(store.archivedOnly)} archived-only)` : '';
+        const pending = store.pending && store.pending.lines ? ` · ${fmt(store.pending.lines)} lines pending` : '';
+        const last = store.lastChange ? ` · last change ${new Date(store.lastChange).toLocaleString()}` : '';
+        const size = store.bytes ? ` · store ${(store.bytes.graphs / 1e6).toFixed(1)} MB, archive ${(store.bytes.archive / 1e6).toFixed(1)} MB` : '';
+        statusEl.textContent = `${fmt(store.quads)} triples · ${fmt(store.graphs)} graphs · ${fmt(store.sessions)} sessions${archived}${last}${pending}${size} · ${s.workers.ready}/${s.workers.workers} workers`;
         if (ing.note) {
           noteEl.textContent = ing.note;
           noteEl.hidden = false;

@@ -6,10 +6,12 @@ import { contentType, GRAPH_TYPES } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { convertTurtle } from '../reply.ts';
 import { requestUrl } from '../url.ts';
+import { cachedStoreStatus } from '../../../status.ts';
 
 /** What operators and the page watch: health, progress, metrics, and the VoID description. */
 export default routePlugin('weave-routes-operations', async (app) => {
   const ctx = app.weave;
+  const storeStatus = cachedStoreStatus(ctx.config.storeDir);
   app.get('/healthz', async (_request, reply) => {
     const workers = ctx.pool.stats;
     return reply.send({ status: 'ok', workersReady: workers.ready, workers: workers.workers, ingest: ctx.ingester?.status.state ?? 'off' });
@@ -17,10 +19,23 @@ export default routePlugin('weave-routes-operations', async (app) => {
 
   app.get('/status', async (request, reply) => {
     const { graphs, sessions } = await ctx.summary.get();
+    const status = await storeStatus();
     return reply.header('cache-control', 'no-store').send({
       endpoint: requestUrl(request, '/sparql'),
       soul: ctx.config.soul,
-      store: { dir: ctx.config.storeDir, quads: ctx.pool.quads, graphs, sessions },
+      store: {
+        dir: ctx.config.storeDir,
+        quads: ctx.pool.quads,
+        graphs,
+        sessions,
+        // What `weave status` says: sources, the archive, how current the store is.
+        archivedOnly: status.archivedOnly,
+        sources: status.sources,
+        lastChange: status.lastChange,
+        updated: status.updated,
+        pending: status.pending,
+        bytes: status.bytes,
+      },
       workers: ctx.pool.stats,
       ingest: ctx.ingester?.status ?? { state: 'off' },
       allowUpdate: ctx.config.allowUpdate,
