@@ -1,10 +1,13 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { ArchivedFile, SourceStamp } from '../store/manifest.ts';
+import { transcriptsOf, type SessionSource } from '../dialect/dialect.ts';
+import type { ArchivedFile, GraphEntry, SourceStamp } from '../store/manifest.ts';
 import type { ArchiveAppend, StoreWriter } from '../store/writer.ts';
-import { readArchived } from './archived.ts';
-import { HEAD_BYTES, headOf, sameFile } from './stamps.ts';
+import { foundToJson, readArchived } from './archived.ts';
+import { readLines, type SourceLine } from './lines.ts';
+import { WholeReadNeeded } from '../emit/session.ts';
+import { HEAD_BYTES, headNow, headOf, sameFile } from './stamps.ts';
 
 /**
  * Keeping a copy of what is read: as a transcript's lines stream past, the bytes of its complete
@@ -30,13 +33,27 @@ export class TranscriptCopy {
     private readonly store: StoreWriter | undefined,
     private readonly path: string,
     private readonly previous: ArchivedFile | undefined,
-  ) {}
+    /** Where the reading starts: the file's start, or where the last read of it stopped. */
+    private readonly start: number,
+  ) {
+    this.position = start;
+  }
 
-  /** Starts the copy of `now`'s file; `before` is its stamp from the last read; `keep` false reads without archiving. */
-  static async begin(store: StoreWriter, now: SourceStamp, before: SourceStamp | undefined, keep: boolean): Promise<TranscriptCopy> {
-    if (!keep) return new TranscriptCopy(undefined, now.path, undefined);
-    const grown = before?.archive && now.size >= before.archive.raw && (await sameFile(before, now));
-    const copy = new TranscriptCopy(store, now.path, grown ? before.archive : undefined);
+  /**
+   * Starts the copy of `now`'s file; `before` is its stamp from the last read; `keep` false reads
+   * without archiving. A read that starts past the file's start (`start`) carries on the archive.
+   */
+  static async begin(
+    store: StoreWriter,
+    now: SourceStamp,
+    before: SourceStamp | undefined,
+    keep: boolean,
+    start = 0,
+  ): Promise<TranscriptCopy> {
+    if (!keep) return new TranscriptCopy(undefined, now.path, undefined, start);
+    const grown = before?.archive && now.size >= before.archive.raw && before.archive.raw >= start && (await sameFile(before, now));
+    if (start > 0 && !grown) throw new WholeReadNeeded(`${now.path}: no archive of what was read before`);
+    const copy = new TranscriptCopy(store, now.path, grown ? before.archive : undefined, start);
     // A file new to the archive gets its archive file even when it is empty.
     if (!grown) copy.append = await store.beginArchive(now.path);
     return copy;
@@ -64,10 +81,13 @@ export class TranscriptCopy {
     });
   };
 
-  /** How many bytes were read, the first of them (for the stamp's `head`), the archive as it now is (none when not kept), and how much was added to it. */
-  async finish(): Promise<{ size: number; head: Buffer; archive?: ArchivedFile; archived: number }> {
+  /**
+   * Where the reading ended, the first bytes read (for the stamp's `head`, when it started at the
+   * file's start), the archive as it now is (none when not kept), and how much was added to it.
+   */
+  async finish(): Promise<{ size: number; head?: Buffer; archive?: ArchivedFile; archived: number }> {
     await this.writing;
-    const head = Buffer.concat(this.head);
+    const head = this.start === 0 ? Buffer.concat(this.head) : undefined;
     if (!this.append) return { size: this.position, head, archive: this.previous, archived: 0 };
     const archive = await this.append.finish(this.position);
     return { size: this.position, head, archive, archived: Math.max(0, this.position - this.archived) };
@@ -79,9 +99,18 @@ export class TranscriptCopy {
   }
 }
 
-/** The stamp of a transcript read up to `read` (the end of its last complete line), whose first bytes were `head`. */
-export function readStamp(now: SourceStamp, read: number, head: Buffer, archive: ArchivedFile | undefined): SourceStamp {
-  const stamp: SourceStamp = { ...now, head: headOf(head, read), read };
+/**
+ * The stamp of a transcript read up to `read` (the end of its last complete line, line `lines`),
+ * whose first bytes are `head` (read again from the file when the reading did not start there).
+ */
+export async function readStamp(
+  now: SourceStamp,
+  read: number,
+  lines: number,
+  head: Buffer | undefined,
+  archive: ArchivedFile | undefined,
+): Promise<SourceStamp> {
+  const stamp: SourceStamp = { ...now, head: head ? headOf(head, read) : await headNow(now.path, read), read, lines };
   delete stamp.archive;
   if (archive) stamp.archive = archive;
   return stamp;
@@ -123,4 +152,55 @@ export async function restoreSideFile(
   const restored = join(dir, basename(path));
   await writeFile(restored, await readArchived(storeDir, archive));
   return { path: restored, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Copies into the archive the files of a session read before the archive was kept (or read with
+ * `--no-archive`): its bytes as they are now, without reading it again (the files have not
+ * changed since: `now` are their stamps). The graph stays; its entry gains the archive. Returns
+ * the bytes archived.
+ */
+export async function archiveUnread(
+  store: StoreWriter,
+  graph: string,
+  previous: GraphEntry,
+  session: SessionSource,
+  now: SourceStamp[],
+): Promise<number> {
+  const sources = (previous.sources ?? []).map((s) => ({ ...s, id: s.id ?? now.find((n) => n.path === s.path)?.id }));
+  if (sources.every((s) => s.archive || s.gone) && previous.found) return 0;
+  let archived = 0;
+  const transcripts = new Set(transcriptsOf(session).map((t) => t.path));
+  const updated: SourceStamp[] = [];
+  for (const stamp of sources) {
+    if (stamp.archive || stamp.gone) {
+      updated.push(stamp);
+      continue;
+    }
+    if (!transcripts.has(stamp.path)) {
+      const done = await archiveSideFile(store, stamp, undefined, true);
+      updated.push(done.stamp);
+      archived += done.archived;
+      continue;
+    }
+    const copy = await TranscriptCopy.begin(store, stamp, undefined, true);
+    try {
+      let tail: SourceLine | undefined;
+      let lines = 0;
+      for await (const line of readLines(stamp.path, { tap: copy.tap, end: stamp.size })) {
+        if (line.terminated) lines = line.lineNo;
+        else tail = line;
+      }
+      const done = await copy.finish();
+      // The graph came from a read with no saved state: `read` and `lines` only say what the archive holds.
+      updated.push(await readStamp(stamp, tail ? tail.offset : done.size, lines, done.head, done.archive));
+      archived += done.archived;
+    } catch (e) {
+      await copy.abort();
+      throw e;
+    }
+  }
+  const found = await store.writeFound(graph, foundToJson(session));
+  await store.putEntry(graph, { ...previous, sources: updated, found });
+  return archived;
 }

@@ -23,6 +23,11 @@ export interface Plan {
   sessions: Planned[];
   /** Sessions with files gone that the archive does not hold: their graphs stay as they are. */
   unarchived: string[];
+  /**
+   * Graphs of sessions whose files all belong to other sessions now (a file that began before it
+   * said its session, read as a session of its own): they go.
+   */
+  regrouped: string[];
 }
 
 export async function planSessions(
@@ -31,9 +36,10 @@ export async function planSessions(
   storeDir: string,
   { roots, rebuild }: { roots: string[]; rebuild?: boolean },
 ): Promise<Plan> {
-  const plan: Plan = { sessions: [], unarchived: [] };
+  const plan: Plan = { sessions: [], unarchived: [], regrouped: [] };
   const graphOf = (s: { sessionId: string }) => sessionGraphIri(manifest.soul, s.sessionId);
   const found = new Set(discovered.map(graphOf));
+  const claimed = new Set(discovered.flatMap((s) => transcriptsOf(s).map((t) => t.path)));
   const add = async (session: SessionSource, entry: GraphEntry | undefined) => {
     const graph = graphOf(session);
     const stamps = await stampsOf(session, entry);
@@ -48,6 +54,11 @@ export async function planSessions(
   }
   for (const [graph, entry] of Object.entries(manifest.graphs)) {
     if (!entry.sessionId || entry.reader || found.has(graph) || graph !== sessionGraphIri(manifest.soul, entry.sessionId)) continue;
+    const transcripts = (entry.sources ?? []).filter((s) => s.path.endsWith('.jsonl') && !s.gone);
+    if (transcripts.length && transcripts.every((s) => claimed.has(s.path))) {
+      plan.regrouped.push(graph);
+      continue;
+    }
     if (!rebuild && !(entry.sources ?? []).some((s) => roots.some((r) => s.path === r || s.path.startsWith(r.endsWith(sep) ? r : r + sep))))
       continue;
     const stored = entry.found ? await foundSession(storeDir, entry.found) : undefined;

@@ -1,11 +1,10 @@
 import oxigraph from 'oxigraph';
-import { join } from 'node:path';
 import type { Dialect } from '../dialect/dialect.ts';
 import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
-import { loadNQuadsFile, loadOntology } from '../store/store.ts';
+import { loadGraph, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 
 const HELP = `usage: weave conversation ID [options]
@@ -41,7 +40,7 @@ export async function main(args: string[]): Promise<number> {
   const [graph, entry] = findSession(await readManifest(dir), positionals[0], dir);
   // Only this session's graph and the ontology: a store of thousands of sessions opens as fast as one.
   const store = new oxigraph.Store();
-  await loadNQuadsFile(store, join(dir, entry.file));
+  await loadGraph(store, dir, entry);
   await loadOntology(store);
   process.stdout.write(render(conversationView(store, graph, entry.sessionId!), namer(terms, glossaryOf(store, graph)), depth, width));
   return 0;

@@ -93,7 +93,7 @@ export function summary(r: IngestReport): string {
   const mb = r.bytes / 1e6;
   const secs = r.millis / 1000;
   const parts = [
-    `${r.sessions} sessions read (${r.skipped} unchanged)`,
+    `${r.sessions} sessions read (${r.carriedOn ? `${r.carriedOn} of them only their new lines; ` : ''}${r.skipped} unchanged)`,
     `${r.files} files`,
     `${r.records.toLocaleString('en')} records`,
     `${r.quads.toLocaleString('en')} quads`,

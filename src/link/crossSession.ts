@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { linksGraphIri } from '../rdf/iri.ts';
 import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
 import type { StoreWriter } from '../store/writer.ts';
+import { readGraphBytes } from '../store/store.ts';
 
 /**
  * Links across sessions. A compaction's tail or a summary's leaf can be a record of an earlier
@@ -43,7 +43,7 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
   // would cost more than the search); only the files that hold a reference are decoded.
   const pending = new Map<Term, PendingReference>();
   for (const [name, entry] of sessions) {
-    const bytes = await readFile(store.pathOf(entry));
+    const bytes = await readGraphBytes(store.dir, entry);
     if (bytes.indexOf(MARK.type) === -1) continue;
     for (const line of linesWith(bytes.toString('utf8'), [MARK.from, MARK.property, MARK.id])) {
       const [s, p, o] = splitQuad(line);
@@ -61,7 +61,7 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
   const wanted = new Set(references.map((r) => r.id!));
   if (wanted.size)
     for (const [name, entry] of sessions) {
-      const bytes = await readFile(store.pathOf(entry));
+      const bytes = await readGraphBytes(store.dir, entry);
       // One search per file for the event-id predicate; each hit's uuid is checked against the set.
       for (let at = bytes.indexOf(MARK.eventId); at !== -1; at = bytes.indexOf(MARK.eventId, at + 1)) {
         const from = at + Buffer.byteLength(MARK.eventId);

@@ -22,10 +22,14 @@ export const LOCK_FILE = 'lock';
 /** A stale lock moved aside while it is taken over (`lock.stale.<pid>.<thread>.tmp`). */
 export const STALE_LOCK = 'lock.stale';
 
-/** What a file of a graph holds: the graph (or its spine), or the part derived from the whole session. */
-export type GraphPart = 'graph' | 'derived';
+/**
+ * What a file of a graph holds: the graph, or of a session graph kept in parts, the spine (the
+ * quads of its complete lines, appended to as the transcripts grow: `graph`), the part derived
+ * from the whole session (rewritten at each read), and the state the reading carries on from.
+ */
+export type GraphPart = 'graph' | 'derived' | 'state';
 
-const SUFFIX: Record<GraphPart, string> = { graph: '.nq', derived: '.derived.nq' };
+const SUFFIX: Record<GraphPart, string> = { graph: '.nq', derived: '.derived.nq', state: '.state.json' };
 
 /**
  * A version tag: 12 hex digits of the SHA-1 of the version's bytes, so that writing the same graph
@@ -76,7 +80,9 @@ export function isFoundFileOf(graph: string, file: string): boolean {
 
 /** Whether a name in `graphs/` or `archive/` is one this layout writes (others are not ours to remove). */
 export function isStoreFileName(name: string): boolean {
-  return /^[0-9a-f]{40}(?:\.[0-9a-f]{12})?(?:\.derived)?\.nq$/.test(name) || /^[0-9a-f]{40}\.[0-9a-f]{12}\.(?:gz|json)$/.test(name);
+  return (
+    /^[0-9a-f]{40}(?:\.[0-9a-f]{12})?(?:\.derived)?\.nq$/.test(name) || /^[0-9a-f]{40}\.[0-9a-f]{12}\.(?:gz|json|state\.json)$/.test(name)
+  );
 }
 
 /** The temporary name `path` is written under by this process and thread. */

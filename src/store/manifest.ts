@@ -20,6 +20,8 @@ export interface SourceStamp {
   head?: string;
   /** How far the file has been read into the graph: the end of its last complete line. */
   read?: number;
+  /** How many lines that is (the next line read is line `lines + 1`). */
+  lines?: number;
   /** The compressed copy of the file's bytes as read (gzip members, one per read). */
   archive?: ArchivedFile;
   /** The file is gone from its folder: what the graph holds of it is read from the archive. */
@@ -53,6 +55,13 @@ export interface GraphEntry {
   builtWith?: string;
   /** The session as discovery found it (its files and what they are), kept so it can be read from the archive alone. */
   found?: string;
+  /**
+   * A session graph kept in parts: `file` is then its spine, appended to as the transcripts grow,
+   * and this the part derived from the whole session, rewritten at each read. `quads` counts both.
+   */
+  derived?: { file: string; bytes: number; quads: number };
+  /** The state a read of the session carries on from, so appended lines are read without the rest. */
+  state?: { file: string; bytes: number };
 }
 
 export interface Manifest {
@@ -71,12 +80,15 @@ export interface NamedFile {
 
 /** The N-Quads files of a graph entry, relative to the store directory: what a reader of the graph loads. */
 export function filesOf(entry: GraphEntry): NamedFile[] {
-  return [{ file: entry.file, bytes: entry.bytes }];
+  const files: NamedFile[] = [{ file: entry.file, bytes: entry.bytes }];
+  if (entry.derived) files.push({ file: entry.derived.file, bytes: entry.derived.bytes });
+  return files;
 }
 
 /** Every file a graph entry names: its N-Quads, the archive of its sources, the session as found. */
 export function storeFilesOf(entry: GraphEntry): NamedFile[] {
   const files = filesOf(entry);
+  if (entry.state) files.push(entry.state);
   for (const source of entry.sources ?? []) if (source.archive) files.push(source.archive);
   if (entry.found) files.push({ file: entry.found });
   return files;
@@ -128,6 +140,18 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   if (!isCount(entry.quads)) return `.quads: expected a whole number ≥ 0, found ${kindOf(entry.quads)}`;
   if (entry.found !== undefined && (typeof entry.found !== 'string' || !isFoundFileOf(graph, entry.found)))
     return '.found: expected archive/<SHA-1 of the graph>.<tag>.json, the session as found';
+  for (const part of ['derived', 'state'] as const) {
+    const named = entry[part];
+    if (named === undefined) continue;
+    if (!isObject(named)) return `.${part}: expected an object, found ${kindOf(named)}`;
+    const fields = part === 'derived' ? ['file', 'bytes', 'quads'] : ['file', 'bytes'];
+    const extra = Object.keys(named).find((k) => !fields.includes(k));
+    if (extra !== undefined) return `.${part}: unknown field ${JSON.stringify(extra)}`;
+    if (typeof named.file !== 'string' || !isGraphFileOf(graph, named.file, part))
+      return `.${part}.file: expected graphs/<SHA-1 of the graph>.<tag>${part === 'derived' ? '.derived.nq' : '.state.json'}`;
+    for (const count of fields.slice(1)) if (!isCount(named[count])) return `.${part}.${count}: expected a whole number ≥ 0, found ${kindOf(named[count])}`;
+  }
+  if (entry.derived && entry.bytes === undefined) return '.bytes: a graph kept in parts names the length of its spine';
   for (const key of ['sessionId', 'reader', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
   if (entry.sources === undefined) return undefined;
@@ -140,8 +164,8 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
 }
 
 const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs']);
-const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith', 'found']);
-const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'read', 'archive', 'gone']);
+const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith', 'found', 'derived', 'state']);
+const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'read', 'lines', 'archive', 'gone']);
 
 function manifestProblem(json: unknown): string | undefined {
   if (!isObject(json)) return `expected a JSON object, found ${kindOf(json)}`;
@@ -169,6 +193,7 @@ function sourceProblem(source: unknown): string | undefined {
   for (const key of ['id', 'head'] as const)
     if (source[key] !== undefined && (typeof source[key] !== 'string' || !source[key])) return `.${key}: expected a non-empty string, found ${kindOf(source[key])}`;
   if (source.read !== undefined && !isCount(source.read)) return `.read: expected a whole number ≥ 0, found ${kindOf(source.read)}`;
+  if (source.lines !== undefined && !isCount(source.lines)) return `.lines: expected a whole number ≥ 0, found ${kindOf(source.lines)}`;
   if (source.gone !== undefined && source.gone !== true) return `.gone: expected true, found ${kindOf(source.gone)}`;
   if (source.archive === undefined) return undefined;
   const archive = source.archive;

@@ -57,6 +57,26 @@ export interface ArchiveAppend {
 /** gzip's level for the archive: its default, a good ratio at a speed well above reading and lowering. */
 const ARCHIVE_LEVEL = 6;
 
+/**
+ * A session graph being written in parts: its spine (the quads of complete lines: appended to the
+ * spine the entry `resume` names, or a new one), the part derived from the whole session, and the
+ * state the next read carries on from. Nothing is visible until `commit`.
+ */
+export interface SessionGraphFile {
+  writeSpine(text: string): Promise<void>;
+  writeDerived(text: string): Promise<void>;
+  commit(fields: SessionFields): Promise<GraphEntry>;
+  abort(): Promise<void>;
+}
+
+export type SessionFields = Omit<GraphEntry, 'file' | 'bytes' | 'quads' | 'derived' | 'state'> & {
+  /** Quads written to the spine by this read (added to those it had), and to the derived part. */
+  spineQuads: number;
+  derivedQuads: number;
+  /** The state to carry on from, as text (none: the next read is whole). */
+  state?: string;
+};
+
 /** What a caller says about a graph it writes whole; the files and their lengths are the writer's to fill in. */
 export type EntryFields = Omit<GraphEntry, 'file' | 'bytes'> & Partial<Pick<GraphEntry, 'file' | 'bytes'>>;
 
@@ -144,7 +164,8 @@ export class StoreWriter {
         digest.update(text);
       },
       commit: async (fields) => {
-        const { file: _file, bytes: _bytes, ...rest } = fields;
+        // A graph written whole is one file: what named parts of an earlier version goes with it.
+        const { file: _file, bytes: _bytes, derived: _derived, state: _state, ...rest } = fields;
         const file = graphFileName(graph, contentTag(digest.digest('hex')));
         const entry: GraphEntry = { file, bytes, ...rest };
         const problem = entryProblem(graph, entry);
@@ -159,6 +180,104 @@ export class StoreWriter {
         return entry;
       },
       abort: () => atomic.abort(),
+    };
+  }
+
+  async beginSession(graph: string, resume?: GraphEntry): Promise<SessionGraphFile> {
+    if (!this.graphsDirMade) {
+      await this.fs.mkdir(join(this.dir, GRAPHS_DIR), { recursive: true });
+      this.graphsDirMade = true;
+    }
+    if (resume && (!resume.derived || resume.bytes === undefined)) throw new Error(`${graph}: not kept in parts; it cannot be appended to`);
+    // A spine carried on is appended to in place, past the length its entry names (cut back to it
+    // first: a write cut off may have left more); a new one is written aside like any graph file.
+    let spine: { atomic: AtomicFile; digest: ReturnType<typeof createHash> } | { handle: WritableHandle; path: string };
+    if (resume) {
+      const path = join(this.dir, resume.file);
+      try {
+        await this.fs.truncate(path, resume.bytes!);
+        spine = { handle: await this.fs.open(path, 'a'), path };
+      } catch (e) {
+        throw writeError(path, e, 'the graph stays as it was');
+      }
+    } else spine = { atomic: await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs), digest: createHash('sha1') };
+    const derived = await AtomicFile.create(join(this.dir, graphFileName(graph, undefined, 'derived')), this.fs).catch(async (e) => {
+      if ('atomic' in spine) await spine.atomic.abort();
+      else await spine.handle.close();
+      throw e;
+    });
+    const derivedDigest = createHash('sha1');
+    let spineBytes = resume?.bytes ?? 0;
+    let derivedBytes = 0;
+    const undoSpine = async () => {
+      if ('atomic' in spine) return spine.atomic.abort();
+      await spine.handle.close().catch(() => undefined);
+      await this.fs.truncate(spine.path, resume!.bytes!).catch(() => undefined);
+    };
+    return {
+      writeSpine: async (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        if ('atomic' in spine) {
+          await spine.atomic.write(bytes);
+          spine.digest.update(bytes);
+        } else
+          await writeAll(spine.handle, bytes).catch(async (e) => {
+            await undoSpine();
+            throw writeError(spine.path, e, 'the graph stays as it was');
+          });
+        spineBytes += bytes.length;
+      },
+      writeDerived: async (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        await derived.write(bytes);
+        derivedDigest.update(bytes);
+        derivedBytes += bytes.length;
+      },
+      commit: async ({ spineQuads, derivedQuads, state, ...rest }) => {
+        const derivedFile = graphFileName(graph, contentTag(derivedDigest.digest('hex')), 'derived');
+        const stateFile = state === undefined ? undefined : graphFileName(graph, contentTag(createHash('sha1').update(state).digest('hex')), 'state');
+        let spineFile = resume?.file;
+        if (!spineFile) {
+          spineFile = graphFileName(graph, contentTag((spine as { digest: ReturnType<typeof createHash> }).digest.digest('hex')));
+          // A spine named by its first bytes may since have grown: a new one with those bytes is another file.
+          const current = this.view.graphs[graph];
+          if (current?.file === spineFile && current.bytes !== spineBytes) spineFile = graphFileName(graph, randomTag());
+        }
+        const entry: GraphEntry = {
+          file: spineFile,
+          bytes: spineBytes,
+          quads: (resume ? resume.quads - resume.derived!.quads : 0) + spineQuads + derivedQuads,
+          ...rest,
+          derived: { file: derivedFile, bytes: derivedBytes, quads: derivedQuads },
+          ...(stateFile ? { state: { file: stateFile, bytes: Buffer.byteLength(state!) } } : {}),
+        };
+        const problem = entryProblem(graph, entry);
+        try {
+          if (problem) throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
+          if ('atomic' in spine) await spine.atomic.commit({ syncDirectory: false, to: join(this.dir, spineFile) });
+          else {
+            await spine.handle.sync();
+            await spine.handle.close();
+          }
+          await derived.commit({ syncDirectory: false, to: join(this.dir, derivedFile) });
+          if (stateFile) {
+            const stateAtomic = await AtomicFile.create(join(this.dir, stateFile), this.fs);
+            await stateAtomic.write(state!);
+            await stateAtomic.commit({ syncDirectory: false });
+          }
+        } catch (e) {
+          await undoSpine();
+          await derived.abort();
+          throw e;
+        }
+        this.unsyncedRenames = true;
+        await this.record({ graph, entry });
+        return entry;
+      },
+      abort: async () => {
+        await undoSpine();
+        await derived.abort();
+      },
     };
   }
 
