@@ -49,7 +49,10 @@ export async function planSessions(
 
   for (const session of discovered) {
     const entry = manifest.graphs[graphOf(session)];
-    const stored = entry?.found ? await foundSession(storeDir, entry.found) : undefined;
+    // Only a session that lost a file since it was read needs the session as it was found.
+    const now = new Set([...transcriptsOf(session).map((t) => t.path), ...session.journals]);
+    const lost = (entry?.sources ?? []).some((s) => s.path.endsWith('.jsonl') && !now.has(s.path));
+    const stored = lost && entry?.found ? await foundSession(storeDir, entry.found) : undefined;
     await add(stored ? withGoneTranscripts(session, stored, await goneOf(stored)) : session, entry);
   }
   for (const [graph, entry] of Object.entries(manifest.graphs)) {

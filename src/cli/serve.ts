@@ -31,7 +31,9 @@ options:
   --token TOKEN        bearer token for writes, and for everything off loopback (default $WEAVE_TOKEN)
   --cors-origin LIST   origins (comma-separated, or *) allowed to read answers cross-site
                        (default: none, since transcripts hold secrets)
-  --refresh SECONDS    how often to look for new or grown sessions (default ${DEFAULTS.refreshSeconds}; 0: never)
+  --refresh SECONDS    how often to look for new or grown sessions whatever the file events say
+                       (default ${DEFAULTS.refreshSeconds}; 0: never)
+  --no-watch           read changes only every --refresh, not as the file events tell of them
   --no-ingest          serve the store as it is; read no transcripts
   --no-detect          do not run the readers (weave detect) after each ingest run
   --no-archive         do not keep a copy of what is read in the store's archive
@@ -61,6 +63,7 @@ export async function main(args: string[]): Promise<number> {
     verbose: { type: 'boolean' },
     'no-detect': { type: 'boolean' },
     'no-archive': { type: 'boolean' },
+    'no-watch': { type: 'boolean' },
     ...CONTENT_OPTIONS,
   });
   if (values.help) {
@@ -101,7 +104,15 @@ export async function main(args: string[]): Promise<number> {
     const sources = positionals.length ? { paths: positionals } : await sourcesToServe();
     // The bundled fixtures get a store of their own, so they never mix with real sessions.
     if (sources.note && values.store === undefined) config.storeDir = join(tmpdir(), 'weave-fixtures-store');
-    config.ingest = { paths: sources.paths, note: sources.note, refreshMs, content, detect: !values['no-detect'], archive: !values['no-archive'] };
+    config.ingest = {
+      paths: sources.paths,
+      note: sources.note,
+      refreshMs,
+      content,
+      detect: !values['no-detect'],
+      archive: !values['no-archive'],
+      watch: !values['no-watch'],
+    };
     if (sources.note) log(sources.note);
   }
 

@@ -28,7 +28,17 @@ export interface ServerConfig {
    * Sources to ingest and keep current (readers run after each run unless `detect` is false), read
    * by `dialects` (default src/dialect/index.ts); absent serves the store as it is.
    */
-  ingest?: { paths: string[]; note?: string; refreshMs: number; content?: ContentPolicy; detect?: boolean; dialects?: readonly Dialect[]; archive?: boolean };
+  ingest?: {
+    paths: string[];
+    note?: string;
+    refreshMs: number;
+    content?: ContentPolicy;
+    detect?: boolean;
+    dialects?: readonly Dialect[];
+    archive?: boolean;
+    /** Watch the sources and read what changes at once (else only every `refreshMs`). */
+    watch?: boolean;
+  };
   /** Request lines (method, route, status, time; never query text) to `log`. */
   verbose: boolean;
   log: (line: string) => void;

@@ -174,7 +174,11 @@ export interface IngestWorkerInit {
 }
 
 /** Messages from the main thread to the ingest thread. */
-export type ToIngest = { type: 'run' };
+export type ToIngest = {
+  type: 'run';
+  /** Run the readers after this run (default: as the thread was started); runs for a change seen leave them for later. */
+  detect?: boolean;
+};
 
 /** Messages from the ingest thread: never a line's content, only where it was. */
 export type FromIngest =

@@ -73,6 +73,7 @@ async function start(config: ServerConfig, storeLock: StoreLock | undefined): Pr
           stats.invalidate();
         },
         onProblem: (where) => config.log(`ingest: ${where}`),
+        onNote: (note) => config.log(note),
       })
     : undefined;
   const ctx: ServerContext = { config, pool, lock, metrics, stats, summary: new StoreSummary(config.storeDir), ingester };

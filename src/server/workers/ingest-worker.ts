@@ -20,7 +20,7 @@ const post = (m: FromIngest) => port.postMessage(m);
 const loading = modules && Promise.all(modules.map(async (url) => (await import(url)).dialect as Dialect));
 loading?.catch(() => undefined); // a module that fails to load fails each run, which reports it
 
-async function runOnce(): Promise<void> {
+async function runOnce(withReaders: boolean): Promise<void> {
   let last = 0;
   try {
     const dialects = await loading;
@@ -40,7 +40,7 @@ async function runOnce(): Promise<void> {
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
       onSession: (_session, graph, stored) => post({ type: 'session', graph, files: filesOf(stored.entry) }),
     });
-    if (runReaders)
+    if (withReaders)
       await detect({
         storeDir,
         onlyStale: true,
@@ -56,5 +56,5 @@ async function runOnce(): Promise<void> {
 
 let chain = Promise.resolve();
 port.on('message', (m: ToIngest) => {
-  if (m.type === 'run') chain = chain.then(runOnce);
+  if (m.type === 'run') chain = chain.then(() => runOnce(runReaders && m.detect !== false));
 });
