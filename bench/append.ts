@@ -72,10 +72,11 @@ function uuidOf(key: string): string {
 async function graphDigest(store: string): Promise<string> {
   const manifest = (await readManifest(store))!;
   const entry = Object.values(manifest.graphs).find((e) => e.sessionId === SESSION)!;
-  const lines: string[] = [];
-  for (const { file, bytes } of filesOf(entry))
-    lines.push(...(await readFile(join(store, file))).subarray(0, bytes).toString('utf8').split('\n').filter(Boolean));
-  return createHash('sha1').update(lines.sort().join('\n')).digest('hex');
+  let lines: string[] = [];
+  for (const { file, bytes } of filesOf(entry)) lines = lines.concat((await readFile(join(store, file))).subarray(0, bytes).toString('utf8').split('\n').filter(Boolean));
+  const digest = createHash('sha1');
+  for (const line of lines.sort()) digest.update(`${line}\n`);
+  return digest.digest('hex');
 }
 
 const work = await mkdtemp(join(tmpdir(), 'weave-bench-append-'));
