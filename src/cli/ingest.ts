@@ -4,6 +4,7 @@ import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { lockStore } from '../store/writer.ts';
+import { keepReading } from './watching.ts';
 import { readManifest } from '../store/manifest.ts';
 import { exists } from '../acquire/files.ts';
 import { progressBar } from './progress.ts';
@@ -25,6 +26,9 @@ options:
   --rebuild          read every session the store holds again, from its files or, where they
                      are gone, from the archive (after an upgrade of Weave)
   --no-archive       do not keep a copy of what is read (sessions read so lose their archive)
+  --watch            keep reading: after this run, read what changes as the file events tell of
+                     it (only the new lines of a grown session), the readers once things are
+                     quiet; Ctrl-C ends it
   --no-detect        do not run the readers (weave detect) on what changed
   --json             print the report as JSON
 ${CONTENT_HELP}
@@ -36,6 +40,7 @@ const OPTIONS = {
   force: { type: 'boolean' },
   rebuild: { type: 'boolean' },
   'no-archive': { type: 'boolean' },
+  watch: { type: 'boolean' },
   json: { type: 'boolean' },
   'no-detect': { type: 'boolean' },
 } as const;
@@ -54,14 +59,20 @@ export async function main(args: string[]): Promise<number> {
   // One hold of the lock for the ingest and the readers after it: no other writer comes between.
   const lock = await lockStore(dir, { onNote: note });
   try {
-    return await ingestAndDetect(paths, dir, values);
+    await ingestAndDetect(paths, dir, values, { readers: !values['no-detect'] });
+    if (values.watch) {
+      // Later runs say only what they read, one line each.
+      const log = (line: string) => process.stderr.write(`weave ingest: ${line}\n`);
+      await keepReading(paths, (readers) => ingestAndDetect(paths, dir, { ...values, rebuild: false, force: false }, { readers: readers && !values['no-detect'], quiet: true }), { log });
+    }
+    return 0;
   } finally {
     await lock.release();
   }
 }
 
-async function ingestAndDetect(paths: string[], dir: string, values: Values): Promise<number> {
-  const bar = progressBar();
+async function ingestAndDetect(paths: string[], dir: string, values: Values, { readers, quiet = false }: { readers: boolean; quiet?: boolean }): Promise<void> {
+  const bar = quiet ? { update: () => undefined, done: () => undefined } : progressBar();
   const report = await ingest(paths, {
     storeDir: dir,
     soul: await soul(values),
@@ -77,10 +88,13 @@ async function ingestAndDetect(paths: string[], dir: string, values: Values): Pr
   });
   bar.done();
   // Readers rerun only where a session graph or a reader changed since they last ran.
-  const detected = values['no-detect'] ? undefined : await detect({ storeDir: dir, onlyStale: true, onProblem: printProblem });
-  process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
-  if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
-  return 0;
+  const detected = readers ? await detect({ storeDir: dir, onlyStale: true, onProblem: printProblem }) : undefined;
+  if (values.json) process.stdout.write(`${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n`);
+  else {
+    // A run while watching says only what it did.
+    if (!quiet || report.sessions) process.stdout.write(`${summary(report)}\n`);
+    if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected)}\n`);
+  }
 }
 
 async function existingRoots(dir: string): Promise<string[]> {

@@ -176,7 +176,8 @@ export class StoreWriter {
         // The folder is flushed once per manifest write, before the manifest names the file.
         await atomic.commit({ syncDirectory: false, to: join(this.dir, file) });
         this.unsyncedRenames = true;
-        await this.record({ graph, entry });
+        // The same bytes and the same entry: nothing changed (a version is named by its bytes).
+        if (JSON.stringify(this.view.graphs[graph]) !== JSON.stringify(entry)) await this.record({ graph, entry });
         return entry;
       },
       abort: () => atomic.abort(),

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFile, cp, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readdir, readFile, rm, stat, truncate, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
@@ -16,7 +16,8 @@ import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 import { canonicalNQuads, type RdfTerm } from '../nquads.ts';
 
 /**
- * kill -9 at random moments of a real `weave ingest`: whatever the moment, every graph of the
+ * kill -9 at random moments of a real `weave ingest`, of `weave ingest --watch` while the sources
+ * grow, and of `weave serve` taking a write through the endpoint. For an ingest: whatever the moment, every graph of the
  * store, as a reader opens it, is its previous version or its new one (compared as canonical
  * N-Quads with stores built from the two states alone), never a mix; and the next writer finds
  * the store whole: no temporary or unnamed file left, every quad count the manifest gives, and
@@ -28,9 +29,10 @@ import { canonicalNQuads, type RdfTerm } from '../nquads.ts';
  */
 
 const KILLS = Number(process.env.WEAVE_KILLS ?? 100);
-/** Of the kills, a quarter fall on writes through the endpoint, the rest on ingest runs. */
+/** Of the kills, a quarter fall on writes through the endpoint, a quarter on a watch, the rest on ingest runs. */
 const ENDPOINT_KILLS = Math.round(KILLS / 4);
-const INGEST_KILLS = KILLS - ENDPOINT_KILLS;
+const WATCH_KILLS = Math.round(KILLS / 4);
+const INGEST_KILLS = KILLS - ENDPOINT_KILLS - WATCH_KILLS;
 const SEED = Number(process.env.WEAVE_KILL_SEED ?? Date.now() % 1e6);
 const LANES = Number(process.env.WEAVE_KILL_LANES ?? 3);
 const CHILD = join(REPO, 'test', 'store', 'kill-child.ts');
@@ -313,3 +315,82 @@ async function serveAndWrite(store: string, killAfter: number | undefined): Prom
   await exited;
   return took === undefined ? undefined : Math.round(took);
 }
+
+test(`kill -9 at ${WATCH_KILLS} random moments of weave ingest --watch while the sources grow (seed ${SEED}): the next writer finds the store whole, and carries it on to the graph of one read`, async (t) => {
+  const work = await tempDir('weave-kill-');
+  try {
+    let midWatch = 0;
+    const lane = async (index: number) => {
+      const draw = random(SEED + 200 + index);
+      const root = join(work, `watch-${index}`, 'projects');
+      const storeA = join(work, `watch-${index}`, 'store-a');
+      const store = join(work, `watch-${index}`, 'store');
+      await mkdir(root, { recursive: true });
+      await sources(root, 'A');
+      await ingest([root], { storeDir: storeA, soul: 'local' });
+      await detect({ storeDir: storeA });
+      // The files state B grows, as they are in state A: a kill's next round starts from them again.
+      const grown = ['-home-ada-weave-demo/22222222-2222-4222-8222-222222222222.jsonl', `${PROJECT_B}/44444444-4444-4444-8444-444444444444.jsonl`].map((f) => join(root, f));
+      const sizes = await Promise.all(grown.map(async (f) => stat(f)));
+      const once = join(work, `watch-${index}`, 'once');
+      await sources(root, 'B');
+      await ingest([root], { storeDir: once, soul: 'local' });
+      await detect({ storeDir: once });
+      const expected = graphsOf((await openStore(once)).store);
+      const backToA = async () => {
+        for (const [i, f] of grown.entries()) {
+          await truncate(f, sizes[i].size);
+          await utimes(f, sizes[i].atime, sizes[i].mtime);
+        }
+        await rm(join(root, '-home-ada-weave-readers'), { recursive: true, force: true });
+      };
+      for (let kill = index; kill < WATCH_KILLS; kill += LANES) {
+        await backToA();
+        await rm(store, { recursive: true, force: true });
+        await cp(storeA, store, { recursive: true });
+        // The three changes of state B come while the watch runs; the kill comes any time in it.
+        const changes = [0, 1, 2].map(() => draw() * 1500).sort((a, b) => a - b);
+        const killAt = draw() * 2500;
+        const at = `kill ${kill} at ${killAt.toFixed(0)} ms (changes at ${changes.map((c) => c.toFixed(0)).join(', ')} ms)`;
+        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, 'ingest', root, '--store', store, '--watch'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+        const started = performance.now();
+        const wait = (until: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, until - (performance.now() - started))));
+        const steps = [
+          async () => {
+            const b = grown[1];
+            const line = JSON.parse((await readFile(b, 'utf8')).split('\n')[1]);
+            await appendFile(b, `${JSON.stringify({ ...line, parentUuid: 't-0002', uuid: 't-0003', message: { ...line.message, id: 'msg_t3', content: [{ type: 'text', text: 'More.' }] } })}\n`);
+          },
+          () => appendFile(grown[0], '\n'),
+          () => cp(join(FIXTURES, 'readers'), root, { recursive: true }),
+        ];
+        const killing = wait(killAt).then(() => child.kill('SIGKILL'));
+        for (const [i, step] of steps.entries()) {
+          await wait(changes[i]);
+          await step();
+        }
+        await killing;
+        await exited;
+        if (killAt < 1500 + 500) midWatch++;
+
+        // The next writer finds what the kill left, removes it, and carries the store on from there.
+        const lock = await lockStore(store);
+        try {
+          const self = await checkStore(store);
+          assert.deepEqual([self.problems, self.notes], [[], []], `${at}: the store once the next writer has the lock`);
+          await ingest([root], { storeDir: store, soul: 'local' });
+          await detect({ storeDir: store, onlyStale: true });
+        } finally {
+          await lock.release();
+        }
+        assert.deepEqual(graphsOf((await openStore(store)).store), expected, `${at}: the graphs, carried on, against one read of the same files`);
+      }
+    };
+    await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
+    t.diagnostic(`${WATCH_KILLS} kills, ${midWatch} of them while the sources were still growing or just after`);
+  } finally {
+    await removeDir(work);
+  }
+});
