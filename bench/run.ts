@@ -7,6 +7,8 @@
  *      100k-quad chunks, an iterable of chunks, `new Store(quads)`, per-quad `add`.
  *   2. Ingest of a corpus (../shared/corpus, else fixtures/): MB/s, quads, peak RSS; then
  *      opening the store for queries.
+ *
+ * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
 import { Worker } from 'node:worker_threads';
 import { STRATEGIES } from './load-worker.ts';
@@ -17,6 +19,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { openStore } from '../src/store/store.ts';
+
+if (process.argv.includes('--scale')) {
+  await (await import('./scale/main.ts')).scaleBench(process.argv.slice(2));
+  process.exit(0);
+}
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const corpus = join(repo, '..', 'shared', 'corpus');
