@@ -6,6 +6,7 @@ import { int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
 import type { Reference, Resolve, SessionCounts } from './contract.ts';
+import { TranscriptDefaults } from './defaults.ts';
 
 /**
  * Assembles one session's graph from its files, whatever its dialect: describes each transcript,
@@ -20,6 +21,8 @@ export class SessionEmitter {
   private readonly references: Reference[] = [];
   private readonly replays = new Map<string, number>();
   private readonly described = new Set<Term>();
+  /** Per transcript node: what it states once for its records. */
+  private readonly defaults = new Map<Term, TranscriptDefaults>();
   private readonly dialect: Dialect;
   private readonly recordObservers: RecordObserver[];
   private readonly transcripts: TranscriptSource[];
@@ -60,6 +63,7 @@ export class SessionEmitter {
       if (source.agentId) t(node, weave.agentId, str(source.agentId));
     }
     for (const [p, o] of opening.about) t(node, p, o);
+    this.defaults.set(node, new TranscriptDefaults(node));
     const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
     for (const observer of this.factObservers) observer.transcript?.(ctx, opening.stream);
     return ctx;
@@ -85,7 +89,7 @@ export class SessionEmitter {
     }
     const out = this.dialect.emitRecord(record, {
       soul: this.soul, transcript: ctx.node, streamKey: ctx.streamKey, lineNo: line.lineNo, offset: line.offset, session: this.session.sessionId,
-      content: this.content, described: this.described,
+      content: this.content, described: this.described, defaults: this.defaults.get(ctx.node),
     });
     const { event } = out;
     if (uuid) this.events.set(uuid, event);
@@ -123,6 +127,7 @@ export class SessionEmitter {
     for (const ref of this.references) {
       const target = resolve(ref.space, ref.id);
       if (target) this.emit(ref.subject, ref.predicate, target);
+      else if (ref.literal) this.emit(ref.subject, ref.literal, str(ref.id));
     }
     for (const observer of [...this.recordObservers, ...this.factObservers]) for (const t of observer.finish?.(resolve) ?? []) this.emit(t.s, t.p, t.o);
     return this.counts;

@@ -83,11 +83,15 @@ const BLOCK_KIND: Record<string, BlockKind> = {
 
 const TURNS = `SELECT ?turn ?transcript ?role ?time ?line ?meta ?side ?compact ?visible ?origin WHERE {
   ?transcript weave:hasEvent ?turn . ?turn a weave:Turn .
-  OPTIONAL { ?turn weave:role ?role }
+  OPTIONAL { ?turn weave:role ?ownRole }
+  OPTIONAL { VALUES (?roleClass ?classRole) { (weave:UserTurn "user") (weave:AssistantTurn "assistant") } ?turn a ?roleClass }
+  BIND(COALESCE(?ownRole, ?classRole) AS ?role)
   OPTIONAL { ?turn weave:timestamp ?time }
   OPTIONAL { ?turn weave:sourceLine ?line }
   OPTIONAL { ?turn weave:isMeta ?meta }
-  OPTIONAL { ?turn weave:isSidechain ?side }
+  OPTIONAL { ?turn weave:isSidechain ?ownSide }
+  OPTIONAL { ?transcript weave:isSidechain ?transcriptSide FILTER NOT EXISTS { ?turn weave:lacks weave:isSidechain } }
+  BIND(COALESCE(?ownSide, ?transcriptSide) AS ?side)
   OPTIONAL { ?turn weave:isCompactSummary ?compact }
   OPTIONAL { ?turn weave:isVisibleInTranscriptOnly ?visible }
   OPTIONAL { ?turn weave:originKind ?origin }
@@ -102,7 +106,9 @@ const BLOCKS = `SELECT ?owner ?block ?order ?class ?text ?name ?input ?useId ?er
   OPTIONAL { ?block weave:text ?text }
   OPTIONAL { ?block weave:toolName ?name }
   OPTIONAL { ?block weave:toolInput ?input }
-  OPTIONAL { ?block weave:toolUseId ?useId }
+  OPTIONAL { ?block weave:toolUseId ?ownUseId }
+  OPTIONAL { ?block weave:toolUseRef/weave:toolUseId ?refUseId }
+  BIND(COALESCE(?ownUseId, ?refUseId) AS ?useId)
   OPTIONAL { ?block weave:toolIsError ?error }
   OPTIONAL { ?block weave:toolUseRef ?use }
 }`;

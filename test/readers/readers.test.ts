@@ -280,7 +280,7 @@ test('secret/exposure: kind, length and digest; never the secret', async () => {
 });
 
 test('agent/correction: opening cues, tied to the answer they correct', () => {
-  const rows = findings('agent/correction', `?body weave:cue ?cue ; weave:cueText ?cueText . ?annotation prov:used ?answer . ?answer weave:role "assistant" .
+  const rows = findings('agent/correction', `?body weave:cue ?cue ; weave:cueText ?cueText . ?annotation prov:used ?answer . ?answer a/weave:turnRole "assistant" .
     ?c prov:wasDerivedFrom ?annotation ; weave:confidence ?conf .`, '?cue ?cueText ?answer ?conf');
   assert.deepEqual(rows.map((r) => [r.turn, r.start, r.end, r.exact, r.cue, r.cueText, r.answer, r.conf]), [
     [TURN(b0(6)), '0', '3', 'No,', 'negation', 'No,', TURN(b0(2)), '0.7'],

@@ -20,7 +20,7 @@ let queriesDir: string;
 
 before(async () => {
   queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
-  await writeFile(join(queriesDir, 'b-turns.rq'), '# Turns per role\n# How many turns each role wrote\nSELECT ?role (COUNT(*) AS ?n) WHERE { ?t weave:role ?role } GROUP BY ?role\n');
+  await writeFile(join(queriesDir, 'b-turns.rq'), '# Turns per role\n# How many turns each role wrote\nSELECT ?role (COUNT(*) AS ?n) WHERE { ?t a/weave:turnRole ?role } GROUP BY ?role\n');
   await writeFile(join(queriesDir, 'a-plain.rq'), 'ASK {}\n');
   await writeFile(join(queriesDir, 'notes.txt'), 'not a query');
   server = await startTestServer({ queriesDir });

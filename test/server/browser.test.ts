@@ -76,7 +76,7 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
   }
 
   it('opens /, runs a query, and shows the results table', async () => {
-    const rows = await run('PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t');
+    const rows = await run('PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; a/weave:turnRole ?role } ORDER BY ?t');
     assert.deepEqual(rows, EXPECTED_TURNS.map(([iri, role]) => [`<${iri}>`, role]));
   });
 

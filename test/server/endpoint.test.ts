@@ -10,8 +10,8 @@ import { EXPECTED_TURNS, SESSION_A, SESSION_B, startTestServer, TURN, type TestS
  * t-0002 assistant in session 4444…). Each result format is parsed back; each status named.
  */
 
-const TURNS = 'SELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t';
-const ROLES = 'CONSTRUCT { ?t weave:role ?role } WHERE { ?t a weave:Turn ; weave:role ?role }';
+const TURNS = 'SELECT ?t ?role WHERE { ?t a weave:Turn ; a/weave:turnRole ?role } ORDER BY ?t';
+const ROLES = 'CONSTRUCT { ?t weave:role ?role } WHERE { ?t a weave:Turn ; a/weave:turnRole ?role }';
 const GRAPH = (session: string) => `urn:soul:local:Weave/graph/${session}`;
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 const NO_STACK = /\n\s+at \S+ \(|node_modules|\.ts:\d+/;
@@ -278,7 +278,7 @@ describe('service description, Graph Store reads, operations', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/n-triples; charset=utf-8');
     const quads = new Parser({ format: 'application/n-triples' }).parse(await res.text());
-    assert.deepEqual(quads.filter((q) => q.predicate.value.endsWith('#role')).map((q) => q.subject.value).sort(), [TURN('t-0001'), TURN('t-0002')]);
+    assert.deepEqual(quads.filter((q) => q.predicate.value.endsWith('#hasContentBlock')).map((q) => q.subject.value).sort(), [TURN('t-0001'), TURN('t-0002')]);
     const def = await get('/store?default');
     assert.equal(def.status, 200);
     assert.equal(await def.text(), '');
