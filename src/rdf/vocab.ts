@@ -42,7 +42,7 @@ export const weave = namespace(WEAVE_NS, WEAVE_TERMS);
 export const rdf = namespace(RDF, ['type', 'reifies', 'JSON']);
 export const rdfs = namespace(PREFIXES.rdfs, ['label', 'comment']);
 export const prov = namespace(PREFIXES.prov, [
-  'Activity', 'SoftwareAgent', 'used', 'generated', 'wasDerivedFrom', 'wasAttributedTo', 'generatedAtTime', 'endedAtTime',
+  'Activity', 'Entity', 'SoftwareAgent', 'used', 'generated', 'wasDerivedFrom', 'wasAttributedTo', 'generatedAtTime', 'endedAtTime',
 ]);
 export const oa = namespace(PREFIXES.oa, [
   'Annotation', 'SpecificResource', 'TextQuoteSelector', 'TextPositionSelector',

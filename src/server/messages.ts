@@ -1,5 +1,5 @@
 import type { ContentPolicy } from '../emit/content.ts';
-import type { IngestProgress } from '../ingest.ts';
+import type { IngestProgress, IngestReport } from '../ingest.ts';
 import type { JsonTerm } from '../query/table.ts';
 
 /**
@@ -181,16 +181,7 @@ export type FromIngest =
   | { type: 'reader-problem'; sessionId: string; reader?: string }
   | {
       type: 'done';
-      report: {
-        sessions: number;
-        skipped: number;
-        files: number;
-        records: number;
-        bytes: number;
-        quads: number;
-        malformed: number;
-        pending: number;
-        millis: number;
-      };
+      /** The ingest report without its problem list (each problem was posted as it was met). */
+      report: Omit<IngestReport, 'problems' | 'replayed'>;
     }
   | { type: 'error'; message: string };

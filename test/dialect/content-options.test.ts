@@ -21,7 +21,7 @@ test('weave ingest --content and --text-limit reach the emitter; another policy 
     const texts = await readFile(join(REPO, 'queries', 'stored-texts.rq'), 'utf8');
     const state = (node: string) => {
       const [block, property] = [node.slice(0, node.lastIndexOf('/')), node.slice(node.lastIndexOf('/') + 1)];
-      const rows = select(store, texts).filter((r) => r.subject === `urn:soul:local:Weave/ContentBlock/${block}` && r.property.endsWith(`#${property}`));
+      const rows = select(store, texts).filter((r) => r.subject === `urn:soul:local:Weave/ContentBlock/88888888-8888-4888-8888-888888888888/${block}` && r.property.endsWith(`#${property}`));
       return select(store, `SELECT ?n WHERE { <${rows[0].state}> skos:notation ?n }`)[0].n;
     };
     assert.deepEqual(['c-0002/0/signature', 'c-0001/1/mediaData', 'c-0005/0/text'].map(state), ['available', 'omitted', 'truncated']);

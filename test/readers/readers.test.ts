@@ -185,6 +185,7 @@ test('the annotation and the claim are shaped exactly as the card draws them', a
     `<${A}/body> ${W('quoted')} "false"^^<${XSD}boolean>`,
     `<${A}/body> ${W('legCount')} ${INT(0)}`,
     `<urn:soul:local:Weave/Claim/${id}> ${TYPE} ${W('Claim')}`,
+    `<urn:soul:local:Weave/Claim/${id}> ${TYPE} ${PROV('Entity')}`,
     `<urn:soul:local:Weave/Claim/${id}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <${TURN(e3(9))}> ${W('exhibits')} "emojikey/harvest" )>>`,
     `<urn:soul:local:Weave/Claim/${id}> ${PROV('wasDerivedFrom')} <${A}>`,
     `<urn:soul:local:Weave/Claim/${id}> ${W('detector')} "emojikey"`,

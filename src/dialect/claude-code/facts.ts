@@ -1,3 +1,4 @@
+import { idPath } from './ids.ts';
 import type { TranscriptSource } from '../dialect.ts';
 import type { Term } from '../../rdf/terms.ts';
 import type { RecordFact, RecordFacts, ToolOutcome } from '../../model/facts.ts';
@@ -36,8 +37,13 @@ const TRIGGERS = new Map<string, RecordFact['origin']>([
  * One record as the model's facts: the fact, and the texts the model compares and drops (a
  * compaction summary's text; in a summariser stream, the `<summary>` body of each response).
  */
-export function recordFacts(read: ReadRecord, at: { source: TranscriptSource; stream: number; line: number; event: Term }): RecordFacts {
+export function recordFacts(
+  read: ReadRecord,
+  at: { source: TranscriptSource; stream: number; line: number; event: Term; session: string },
+): RecordFacts {
   const fact = recordFact(read, at.stream, at.line, at.event);
+  // The spine's block IRIs: a hand-written uuid is scoped by its session (ids.ts).
+  if (read.record.uuid) fact.blockPath = idPath(read.record.uuid, at.session);
   const facts: RecordFacts = { fact };
   const { record } = read;
   if (fact.step === 'epoch.summary') facts.summaryText = messageText((record as UserRecord).message?.content);
@@ -112,6 +118,7 @@ function blocksOf(content: string | ContentBlock[] | undefined): ContentBlock[] 
 function readAssistant(record: AssistantRecord, fact: RecordFact): void {
   const { message } = record;
   if (typeof message.id === 'string' && message.id) fact.messageId = message.id;
+  if (typeof record.requestId === 'string' && record.requestId) fact.requestId = record.requestId;
   fact.synthetic = message.model === '<synthetic>';
   fact.stopped = !!message.stop_reason;
   fact.blocks = [];

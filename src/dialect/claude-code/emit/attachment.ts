@@ -4,6 +4,7 @@ import { bool, int, num, str, type Term } from '../../../rdf/terms.ts';
 import { jsonLiteral } from '../../../rdf/json.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from '../../../emit/record.ts';
+import { idPath } from '../ids.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';
 
@@ -132,7 +133,7 @@ function emitQueuedCommand(f: Fields, ctx: RecordContext, record: JsonObject): v
   const { event } = ctx;
   if (typeof f.raw.prompt === 'string') text(f, ctx, ['prompt']);
   else if (Array.isArray(f.raw.prompt)) {
-    const id = typeof record.uuid === 'string' ? record.uuid : `L${ctx.lineNo}`;
+    const id = typeof record.uuid === 'string' ? idPath(record.uuid, ctx.session) : [`L${ctx.lineNo}`];
     emitBlocks(f.json('prompt'), ctx, event, id, '/attachment/prompt', []);
   }
   const mode = f.string('commandMode');

@@ -9,6 +9,7 @@ import { bool, int, str, type Term } from '../../../rdf/terms.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../../../emit/content.ts';
 import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { idPath } from '../ids.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
 export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, lineNo: number, toolUses: [string, Term][]): void {
@@ -21,7 +22,7 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
     if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
     if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
     if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
-    if (message.usage) emitUsage(message.usage, ctx, record.uuid ?? `${lineNo}`);
+    if (message.usage) emitUsage(message.usage, ctx, record.uuid ? idPath(record.uuid, ctx.session) : [`${lineNo}`]);
     if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
     if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
   } else {
@@ -38,18 +39,18 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
       t(ctx, event, weave.isVisibleInTranscriptOnly, bool(record.isVisibleInTranscriptOnly));
     if (record.permissionMode) t(ctx, event, weave.permissionMode, str(record.permissionMode));
   }
-  emitBlocks(record.message.content, ctx, event, record.uuid ?? `L${lineNo}`, '/message/content', toolUses);
+  emitBlocks(record.message.content, ctx, event, record.uuid ? idPath(record.uuid, ctx.session) : [`L${lineNo}`], '/message/content', toolUses);
 }
 
 /**
  * A message's content: a bare string is one text block at order 0; a list is its blocks in order.
- * `id` names the blocks (`ContentBlock/<id>/<order>`), `pointer` is where the content sits.
+ * `id` names the blocks (`ContentBlock/<id…>/<order>`), `pointer` is where the content sits.
  */
-export function emitBlocks(contentValue: unknown, ctx: RecordContext, owner: Term, id: string, pointer: string, toolUses: [string, Term][]): void {
+export function emitBlocks(contentValue: unknown, ctx: RecordContext, owner: Term, id: string[], pointer: string, toolUses: [string, Term][]): void {
   if (typeof contentValue === 'string') {
-    emitBlock({ type: 'text', text: contentValue }, ctx, owner, [id, 0], pointer, toolUses, 'text', true);
+    emitBlock({ type: 'text', text: contentValue }, ctx, owner, [...id, 0], pointer, toolUses, 'text', true);
   } else if (Array.isArray(contentValue)) {
-    contentValue.forEach((block, order) => emitBlock(block as ContentBlock, ctx, owner, [id, order], `${pointer}/${order}`, toolUses, 'text'));
+    contentValue.forEach((block, order) => emitBlock(block as ContentBlock, ctx, owner, [...id, order], `${pointer}/${order}`, toolUses, 'text'));
   }
 }
 
@@ -65,8 +66,8 @@ function emitPersistedOutput(result: unknown, ctx: RecordContext): void {
   if (typeof path === 'string') t(ctx, ctx.event, weave.persistedOutputPath, str(path));
 }
 
-function emitUsage(usage: Usage, ctx: RecordContext, id: string): void {
-  const node = instanceIri(ctx.soul, 'Usage', id);
+function emitUsage(usage: Usage, ctx: RecordContext, id: string[]): void {
+  const node = instanceIri(ctx.soul, 'Usage', ...id);
   t(ctx, ctx.event, weave.hasUsage, node);
   t(ctx, node, a, weave.Usage);
   for (const [key, predicate] of USAGE_COUNTS) {
@@ -82,6 +83,13 @@ const USAGE_COUNTS: [string, Term][] = [
   ['cache_creation_input_tokens', weave.cacheCreationInputTokens],
   ['cache_read_input_tokens', weave.cacheReadInputTokens],
 ];
+
+/** The block classes whose superclass is a block class too (ontology/parts/spine.ttl). */
+const BLOCK_SUPERCLASS: Record<string, WeaveTerm> = {
+  redacted_thinking: 'ThinkingBlock',
+  server_tool_use: 'ToolUseBlock',
+  advisor_tool_result: 'ToolResultBlock',
+};
 
 const BLOCK_CLASS: Record<string, WeaveTerm> = {
   text: 'TextBlock',
@@ -124,6 +132,8 @@ function emitBlock(
   }
   const known = BLOCK_FIELDS[block.type];
   if (BLOCK_CLASS[block.type]) t(ctx, node, a, weave[BLOCK_CLASS[block.type]]);
+  // Superclasses are stated too (no inference in the store): a redacted thinking block is a thinking block.
+  if (BLOCK_SUPERCLASS[block.type]) t(ctx, node, a, weave[BLOCK_SUPERCLASS[block.type]]);
   if (!known) {
     t(ctx, node, weave.blockType, str(block.type));
     t(ctx, node, weave.blockJson, jsonLiteral(block));
