@@ -84,6 +84,7 @@ async function scanned(paths: string[]): Promise<Set<string>> {
           if ((r.type === 'summary' || r.type === 'last-prompt') && text(r.leafUuid)) add('leafEventId', r.leafUuid);
           if (r.type === 'progress') {
             if (text(r.parentToolUseID)) add('parentToolUseId', r.parentToolUseID);
+          if (text(r.toolUseID)) add('toolUseId', r.toolUseID);
             const data = r.data as Record<string, unknown> | undefined;
             if (data && typeof data === 'object' && data.type === 'hook_progress' && text(data.hookEvent)) add('hookEvent', data.hookEvent);
           }
@@ -112,15 +113,15 @@ async function answered(store: OxStore): Promise<Set<string>> {
     'SELECT ?g ?b ?e ?o WHERE { GRAPH ?g { ?e weave:hasContentBlock ?b . ?b a weave:ToolResultBlock ; weave:blockOrder ?o } }',
   ))
     if (where.has(`${r.g} ${r.e}`)) where.set(`${r.g} ${r.b}`, `${where.get(`${r.g} ${r.e}`)}#${r.o}`);
-  // Attachments state their hook event as they always did; the scan reads progress records'.
+  // Attachments state their hook event and toolUseID as they always did; the scan reads progress records' and results'.
   const progress = new Set(select(store, 'SELECT ?g ?e WHERE { GRAPH ?g { ?e a weave:ProgressEvent } }').map((r) => `${r.g} ${r.e}`));
   const facts = new Set<string>();
   const add = (graph: string, subject: string, property: string, value: string) => {
     const at = where.get(`${graph} ${subject}`);
     const local = property.slice(WEAVE_NS.length);
     // A record's own toolUseID (progress, hook attachments) is stated as it always was; the scan reads results' ids.
-    if (!at || !property.startsWith(WEAVE_NS) || (local === 'toolUseId' && !at.includes('#'))) return;
-    if (local === 'hookEvent' && !progress.has(`${graph} ${subject}`)) return;
+    if (!at || !property.startsWith(WEAVE_NS)) return;
+    if ((local === 'hookEvent' || (local === 'toolUseId' && !at.includes('#'))) && !progress.has(`${graph} ${subject}`)) return;
     facts.add(`${at} ${local} ${value}`);
   };
   const values = PROPERTIES.map((p) => `weave:${p}`).join(' ');

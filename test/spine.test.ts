@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLine } from '../src/dialect/claude-code/read.ts';
@@ -82,7 +83,9 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
 test('the last fragment of a streamed response: tool use, usage with its four counts, kept extras', () => {
   const a = `<urn:soul:local:Weave/Turn/${S1}/a-0003>`;
   const b = `<urn:soul:local:Weave/ContentBlock/${S1}/a-0003/0>`;
-  const u = `<urn:soul:local:Weave/Usage/${S1}/a-0003>`;
+  // A usage is named by its session and what it says, so fragments repeating it share it.
+  const usage = JSON.parse(LINES[4]).message.usage;
+  const u = `<urn:soul:local:Weave/Usage/${S1}/${createHash('sha1').update(JSON.stringify(usage)).digest('hex').slice(0, 20)}>`;
   const { lines, references } = spineOf(5);
   assert.deepEqual(lines.filter((l) => l.startsWith(b) || l.startsWith(u) || l.includes('#model>') || l.includes('#messageId>') || l.includes('#requestId>') || l.includes('#stopReason>') || l.includes('#extraJson>') || l.includes('#parentEventId>')), [
     `${a} ${W('extraJson')} ${JSONL('{"message":{"container":null}}')}`,

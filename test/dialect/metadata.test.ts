@@ -39,8 +39,7 @@ test('progress: bash, hook, agent and search progress, each reporting on a tool 
   assert.deepEqual(h.triples, sorted(
     `${hook} a weave:ProgressEvent`,
     `${hook} weave:progressKind "hook_progress"`,
-    `${hook} weave:toolUseId "toolu_5001"`,
-    // The hook event is its run's.
+    // The hook event and toolUseID are its run's.
     `${hook} weave:hookName "PostToolUse:Bash"`,
     `${hook} weave:hookCommand "notify done"`,
     `${hook} weave:hookRun ${run}`,

@@ -42,7 +42,7 @@ describe('a session resumed from another', () => {
     assert.deepEqual(lines(g.select(`SELECT ?g WHERE { GRAPH ?g { <urn:soul:test:Weave/${CALL}> a weave:LlmCall } }`), 'g'), [graph(A), graph(B)]);
     assert.deepEqual(lines(g.select(`SELECT ?g WHERE { GRAPH ?g { <urn:soul:test:Weave/${TASK}> a weave:AgentCall } }`), 'g'), [graph(A), graph(B)]);
     // Its records are shared too: one turn with one timestamp and one role.
-    assert.deepEqual(lines(g.select(`SELECT DISTINCT ?f ?time ?role WHERE { <urn:soul:test:Weave/${CALL}> weave:firstFragment ?f . ?f weave:timestamp ?time ; weave:role ?role }`), 'f', 'time', 'role'), [
+    assert.deepEqual(lines(g.select(`SELECT DISTINCT ?f ?time ?role WHERE { <urn:soul:test:Weave/${CALL}> weave:firstFragment ?f . ?f weave:timestamp ?time ; a/weave:turnRole ?role }`), 'f', 'time', 'role'), [
       `Turn/${a('06')} | 2026-03-02T09:25:04Z | assistant`,
     ]);
   });

@@ -8,7 +8,7 @@ import { jsonLiteral } from '../../../rdf/json.ts';
 import { bool, int, str, type Term } from '../../../rdf/terms.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../../../emit/content.ts';
-import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { absent, content, firstMention, ref, t, type RecordContext } from '../../../emit/record.ts';
 import { idPath } from '../ids.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
@@ -22,7 +22,7 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
     if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
     if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
     if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
-    if (message.usage) emitUsage(message.usage, ctx, record.uuid ? idPath(record.uuid, ctx.session) : [`${lineNo}`]);
+    if (message.usage) emitUsage(message.usage, ctx);
     if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
     if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
   } else {
@@ -66,9 +66,14 @@ function emitPersistedOutput(result: unknown, ctx: RecordContext): void {
   if (typeof path === 'string') t(ctx, ctx.event, weave.persistedOutputPath, str(path));
 }
 
-function emitUsage(usage: Usage, ctx: RecordContext, id: string[]): void {
-  const node = instanceIri(ctx.soul, 'Usage', ...id);
+/**
+ * The fragments of one call repeat its usage: a Usage is one node per session and usage, named
+ * by what it says and described once; each fragment links to it.
+ */
+function emitUsage(usage: Usage, ctx: RecordContext): void {
+  const node = instanceIri(ctx.soul, 'Usage', ctx.session, createHash('sha1').update(JSON.stringify(usage)).digest('hex').slice(0, 20));
   t(ctx, ctx.event, weave.hasUsage, node);
+  if (!firstMention(ctx, node)) return;
   t(ctx, node, a, weave.Usage);
   for (const [key, predicate] of USAGE_COUNTS) {
     const n = usage[key];
