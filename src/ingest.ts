@@ -6,9 +6,12 @@ import { sessionGraphIri } from './rdf/iri.ts';
 import type { SessionCounts } from './emit/contract.ts';
 import { SessionEmitter } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
-import { iri, nquad } from './rdf/terms.ts';
+import { iri, nquad, type Triple } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
+import type { Reader } from './readers/reader.ts';
+import { emptyReport, graphStamp, readSession, writeDetectorGraphs, type DetectedGraph, type DetectProblem, type DetectReport, type ReaderRun } from './readers/run.ts';
+import { SpineBuilder } from './readers/spine-builder.ts';
 import type { GraphEntry, SourceStamp } from './store/manifest.ts';
 import { openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
@@ -43,6 +46,11 @@ export interface IngestOptions {
   content?: ContentPolicy;
   /** The dialects that find and read the sources; default every one Weave knows (src/dialect/index.ts). */
   dialects?: readonly Dialect[];
+  /**
+   * Readers to run on each session read, on its spine as its triples are written (its graph is
+   * not read back), writing the graphs `weave detect` would; sessions not read are detect's.
+   */
+  readers?: { list: readonly Reader[]; onGraph?: (graph: DetectedGraph) => void | Promise<void>; onProblem?: (problem: DetectProblem) => void };
 }
 
 export interface IngestReport {
@@ -57,6 +65,8 @@ export interface IngestReport {
   replayed: number;
   problems: LineProblem[];
   millis: number;
+  /** What the readers did on the sessions read (when asked for), with the wall and CPU time they took. */
+  readers?: DetectReport & { cpuMillis: number };
 }
 
 /** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
@@ -74,8 +84,12 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
   const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
   // A store built under another content policy holds other texts: it is rebuilt.
   const policy = contentPolicyKey(options.content);
+  const readers = options.readers;
+  const run: ReaderRun | undefined = readers && { report: emptyReport(readers.list), onGraph: readers.onGraph, onProblem: readers.onProblem };
+  let readerCpu = 0;
 
   try {
+    if (readers && run) await writeDetectorGraphs(store, readers.list, true, run);
     for (const session of sessions) {
       const graph = sessionGraphIri(options.soul, session.sessionId);
       const builtWith = `${session.dialect.id}+${WEAVE} ${policy}`;
@@ -87,7 +101,8 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
         options.onProgress?.(progress);
         continue;
       }
-      const { counts, entry } = await ingestSession(session, graph, store, { sources: stamps, sessionId: session.sessionId, builtWith }, options, report, progress);
+      const spine = readers ? new SpineBuilder() : undefined;
+      const { counts, entry } = await ingestSession(session, graph, store, { sources: stamps, sessionId: session.sessionId, builtWith }, options, report, progress, spine);
       report.sessions++;
       report.quads += counts.triples;
       report.malformed += counts.malformed;
@@ -96,6 +111,15 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
       progress.sessionsDone++;
       options.onProgress?.(progress);
       await options.onSession?.(session, graph, { ...counts, file: entry.file });
+      if (spine && readers && run) {
+        // The readers' share of the work, timed apart: the spine as it was written, the readers, their graphs.
+        const wall = performance.now();
+        const cpu = process.cpuUsage();
+        await readSession(store, spine.build(graph, session.sessionId), readers.list, await graphStamp(options.storeDir, entry), run);
+        const used = process.cpuUsage(cpu);
+        readerCpu += (used.user + used.system) / 1000;
+        run.report.millis += performance.now() - wall;
+      }
     }
     // Links whose target is in another session's graph (a compaction's tail in an earlier file).
     if (report.sessions) await linkAcrossSessions(store);
@@ -106,6 +130,7 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
   }
   await store.close();
   report.millis = performance.now() - started;
+  if (run) report.readers = { ...run.report, cpuMillis: readerCpu };
   return report;
 }
 
@@ -117,12 +142,17 @@ async function ingestSession(
   options: IngestOptions,
   report: IngestReport,
   progress: IngestProgress,
+  spine?: SpineBuilder,
 ): Promise<{ counts: SessionCounts; entry: GraphEntry }> {
   const { dialect } = session;
   const writer = await store.beginGraph(graph);
   const graphTerm = iri(graph);
   let buffer = '';
-  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), (options.observers ?? conversationModel)(session, options.soul), options.content);
+  const sink = (t: Triple) => {
+    buffer += nquad(t, graphTerm);
+    spine?.add(t.s, t.p, t.o);
+  };
+  const emitter = new SessionEmitter(options.soul, session, sink, (options.observers ?? conversationModel)(session, options.soul), options.content);
   const flush = async (force: boolean) => {
     if (buffer.length >= WRITE_BATCH || (force && buffer)) {
       await writer.write(buffer);

@@ -12,7 +12,7 @@ import { join, relative, sep } from 'node:path';
  */
 
 /** Ids with a shape of their own: found anywhere in the text. */
-const SHAPED = String.raw`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|(?:msg|req|toolu|srvtoolu)_[A-Za-z0-9]{6,}`;
+const SHAPED = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|(?:msg|req|toolu|srvtoolu)_[A-Za-z0-9]{6,}`;
 /** Fields whose string values are ids of no fixed shape (short agent ids, session ids of tests). */
 const ID_FIELDS = new Set([
   'uuid',

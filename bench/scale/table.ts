@@ -14,6 +14,8 @@ interface Row {
 }
 
 const MB = 1e6;
+/** Transcript bytes ingest read (the copies' other files, sidecars and tool outputs, are not transcripts). */
+const read = (r: ScaleRun) => r.ingest?.bytes ?? r.bytes;
 const s = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)}`);
 const ms = (v: number | undefined) => (v === undefined ? '–' : v < 10 ? v.toFixed(1) : v.toFixed(0));
 const n = (v: number | undefined) => (v === undefined ? '–' : Math.round(v).toLocaleString('en'));
@@ -22,18 +24,20 @@ const timed = (t: { wallMs: number; cpuMs: number } | undefined) => (t ? `${s(t.
 function rows(results: ScaleResults): Row[] {
   const queryNames = [...new Set(results.runs.flatMap((r) => r.queries.map((q) => q.name)))];
   const list: Row[] = [
-    { label: 'transcripts (MB)', cell: (r) => ({ text: (r.bytes / MB).toFixed(1), y: r.bytes }) },
+    { label: 'transcripts read (MB)', cell: (r) => ({ text: (read(r) / MB).toFixed(1), y: read(r) }) },
     { label: 'ingest: wall s (cpu s)', cell: (r) => ({ text: timed(r.ingest), y: r.ingest?.cpuMs }) },
-    { label: 'ingest MB/s (wall)', cell: (r) => ({ text: r.ingest ? (r.bytes / MB / (r.ingest.wallMs / 1000)).toFixed(1) : '–' }) },
+    { label: 'ingest MB/s (wall)', cell: (r) => ({ text: r.ingest ? (read(r) / MB / (r.ingest.wallMs / 1000)).toFixed(1) : '–' }) },
     { label: 'quads (session graphs)', cell: (r) => ({ text: n(r.ingest?.quads), y: r.ingest?.quads }) },
-    { label: 'quads per MB', cell: (r) => ({ text: r.ingest ? n(r.ingest.quads / (r.bytes / MB)) : '–' }) },
+    { label: 'quads per MB', cell: (r) => ({ text: r.ingest ? n(r.ingest.quads / (read(r) / MB)) : '–' }) },
     { label: 'readers: wall s (cpu s)', cell: (r) => ({ text: timed(r.readers), y: r.readers?.cpuMs }) },
     {
       label: 'readers ÷ ingest (cpu)',
       cell: (r) => ({ text: r.readers && r.ingest ? (r.readers.cpuMs / r.ingest.cpuMs).toFixed(2) : '–' }),
     },
-    { label: 'peak RSS, ingest (MiB)', cell: (r) => ({ text: n(r.ingest?.peakRssMiB), y: r.ingest?.peakRssMiB }) },
-    { label: 'peak RSS, ingest + readers (MiB)', cell: (r) => ({ text: n(r.readers?.peakRssMiB), y: r.readers?.peakRssMiB }) },
+    {
+      label: 'peak RSS of weave ingest, readers included (MiB)',
+      cell: (r) => ({ text: n(r.readers?.peakRssMiB), y: r.readers?.peakRssMiB }),
+    },
     { label: 'open store: wall s (cpu s)', cell: (r) => ({ text: timed(r.open), y: r.open?.cpuMs }) },
     { label: "Oxigraph's chunked load: wall s (cpu s)", cell: (r) => ({ text: timed(r.raw), y: r.raw?.cpuMs }) },
     { label: 'open ÷ chunked load (cpu)', cell: (r) => ({ text: r.open && r.raw ? (r.open.cpuMs / r.raw.cpuMs).toFixed(2) : '–' }) },
@@ -77,7 +81,7 @@ function rows(results: ScaleResults): Row[] {
       label: 'weave usage daily: wall s (cpu s)',
       cell: (r) => {
         const u = r.usage.weave;
-        if (!u || u.status !== 'ok') return { text: u?.status ?? '–' };
+        if (u?.status !== 'ok') return { text: u?.status ?? '–' };
         return { text: timed(u as { wallMs: number; cpuMs: number }), y: u.cpuMs };
       },
     },
@@ -85,7 +89,7 @@ function rows(results: ScaleResults): Row[] {
       label: 'ccusage daily --json: wall s (cpu s)',
       cell: (r) => {
         const u = r.usage.ccusage;
-        if (!u || u.status !== 'ok') return { text: u?.status ?? '–' };
+        if (u?.status !== 'ok') return { text: u?.status ?? '–' };
         return { text: timed(u as { wallMs: number; cpuMs: number }), y: u.cpuMs };
       },
     },

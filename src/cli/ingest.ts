@@ -1,5 +1,7 @@
 import { ingest, type IngestReport } from '../ingest.ts';
 import { detect } from '../readers/detect.ts';
+import { READERS } from '../readers/registry.ts';
+import { joinReports } from '../readers/run.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
@@ -29,6 +31,8 @@ export async function main(args: string[]): Promise<number> {
   }
   const paths = positionals.length ? positionals : (await defaultSources(false)).paths;
   const bar = progressBar();
+  const withReaders = !values['no-detect'];
+  const read = new Set<string>();
   const report = await ingest(paths, {
     storeDir: storeDir(values),
     soul: await soul(values),
@@ -39,10 +43,15 @@ export async function main(args: string[]): Promise<number> {
       bar.done();
       process.stderr.write(`${p.path}:${p.lineNo}: ${p.kind}: ${p.message}\n`);
     },
+    onSession: (session) => void read.add(session.sessionId),
+    // The readers read each session as it is written; detect then reruns them only where a reader changed.
+    readers: withReaders ? { list: READERS, onProblem: (p) => (bar.done(), printProblem(p)) } : undefined,
   });
   bar.done();
-  // Readers rerun only where a session graph or a reader changed since they last ran.
-  const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true, onProblem: printProblem });
+  const detected =
+    withReaders && report.readers
+      ? joinReports(report.readers, await detect({ storeDir: storeDir(values), onlyStale: true, done: read, onProblem: printProblem }))
+      : undefined;
   process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
   if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
   return 0;

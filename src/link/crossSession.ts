@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { linksGraphIri } from '../rdf/iri.ts';
 import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
@@ -27,32 +27,31 @@ interface PendingReference {
 }
 
 const MARK = {
-  type: `${weave.CrossSessionReference} `,
   from: ` ${weave.referenceFrom} `,
   property: ` ${weave.referenceProperty} `,
   id: ` ${weave.referenceTargetId} `,
   eventId: ` ${weave.eventId} "`,
 };
 
+const REFERENCE_MARKS = [MARK.from, MARK.property, MARK.id];
+
 /** Rebuilds the links graph of the store `store` writes, from the session graphs its manifest names. */
 export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport> {
   const graph = linksGraphIri(store.soul);
   const sessions = Object.entries(store.manifest.graphs).filter(([, e]) => e.sessionId && !e.reader);
 
-  // Pass 1: the references, which are few. Graph files are searched as bytes (decoding them all
-  // would cost more than the search); only the files that hold a reference are decoded.
+  // Pass 1: the references, which are few. Each graph file is searched as bytes, a chunk at a
+  // time, and only the lines holding a mark are decoded: the pass holds one chunk, never a file.
   const pending = new Map<Term, PendingReference>();
   for (const [name, entry] of sessions) {
-    const bytes = await readFile(store.pathOf(entry));
-    if (bytes.indexOf(MARK.type) === -1) continue;
-    for (const line of linesWith(bytes.toString('utf8'), [MARK.from, MARK.property, MARK.id])) {
+    await eachLineWith(store.pathOf(entry), REFERENCE_MARKS, (line) => {
       const [s, p, o] = splitQuad(line);
       const ref = pending.get(s) ?? { node: s, graph: name };
       pending.set(s, ref);
       if (` ${p} ` === MARK.from) ref.from = o;
       else if (` ${p} ` === MARK.property) ref.property = o;
-      else ref.id = JSON.parse(o) as string;
-    }
+      else if (` ${p} ` === MARK.id) ref.id = JSON.parse(o) as string;
+    });
   }
   const references = [...pending.values()].filter((r) => r.from && r.property && r.id);
 
@@ -60,17 +59,17 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
   const found = new Map<string, { event: Term; graph: string }[]>();
   const wanted = new Set(references.map((r) => r.id!));
   if (wanted.size)
-    for (const [name, entry] of sessions) {
-      const bytes = await readFile(store.pathOf(entry));
-      // One search per file for the event-id predicate; each hit's uuid is checked against the set.
-      for (let at = bytes.indexOf(MARK.eventId); at !== -1; at = bytes.indexOf(MARK.eventId, at + 1)) {
-        const from = at + Buffer.byteLength(MARK.eventId);
-        const id = bytes.toString('utf8', from, bytes.indexOf(0x22, from));
-        if (!wanted.has(id)) continue;
-        const start = bytes.lastIndexOf(0x0a, at) + 1;
-        found.set(id, [...(found.get(id) ?? []), { event: asTerm(bytes.toString('utf8', start, at)), graph: name }]);
-      }
-    }
+    for (const [name, entry] of sessions)
+      await eachLineWith(store.pathOf(entry), [MARK.eventId], (line) => {
+        const at = line.indexOf(MARK.eventId);
+        const from = at + MARK.eventId.length;
+        const id = line.slice(from, line.indexOf('"', from));
+        if (!wanted.has(id)) return;
+        const list = found.get(id);
+        const hit = { event: asTerm(line.slice(0, at)), graph: name };
+        if (list) list.push(hit);
+        else found.set(id, [hit]);
+      });
 
   const triples: Triple[] = [];
   let resolved = 0;
@@ -92,16 +91,30 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
   return { references: references.length, resolved };
 }
 
-/** The lines of an N-Quads text that contain one of `marks`, found by search rather than by split. */
-function* linesWith(text: string, marks: string[]): Generator<string> {
-  const seen = new Set<number>();
-  for (const mark of marks) {
-    for (let at = text.indexOf(mark); at !== -1; at = text.indexOf(mark, at + mark.length)) {
-      const start = text.lastIndexOf('\n', at) + 1;
-      if (seen.has(start)) continue;
-      seen.add(start);
-      const end = text.indexOf('\n', at);
-      yield text.slice(start, end === -1 ? undefined : end);
+const CHUNK = 1 << 20;
+
+/**
+ * Calls `onLine` with each line of the file at `path` that holds one of `marks` (once per line),
+ * reading the file a chunk at a time and decoding only those lines.
+ */
+async function eachLineWith(path: string, marks: string[], onLine: (line: string) => void): Promise<void> {
+  const needles = marks.map((m) => Buffer.from(m));
+  let carry = Buffer.alloc(0);
+  for await (const piece of createReadStream(path, { highWaterMark: CHUNK })) {
+    const chunk = carry.length ? Buffer.concat([carry, piece as Buffer]) : (piece as Buffer);
+    const end = chunk.lastIndexOf(0x0a) + 1;
+    scan(chunk.subarray(0, end));
+    carry = Buffer.from(chunk.subarray(end));
+  }
+  scan(carry);
+
+  function scan(bytes: Buffer): void {
+    const starts = new Set<number>();
+    for (const needle of needles)
+      for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + needle.length)) starts.add(bytes.lastIndexOf(0x0a, at) + 1);
+    for (const start of [...starts].sort((x, y) => x - y)) {
+      const stop = bytes.indexOf(0x0a, start);
+      onLine(bytes.toString('utf8', start, stop === -1 ? bytes.length : stop));
     }
   }
 }

@@ -1,20 +1,33 @@
-import oxigraph from 'oxigraph';
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { detectorGraphIri, readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
-import { readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
-import { loadNQuadsFile, type OxStore } from '../store/store.ts';
+import { readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
+import { readManifest, type Manifest } from '../store/manifest.ts';
 import { openStoreForWriting } from '../store/writer.ts';
-import { detectorGraphText, readerGraphText } from './emit.ts';
-import type { Finding, Reader } from './reader.ts';
+import type { Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
-import { loadSpine, type SessionSpine } from './spine.ts';
+import {
+  emptyReport,
+  graphStamp,
+  isStale,
+  problem,
+  readSession,
+  writeDetectorGraphs,
+  type DetectedGraph,
+  type DetectProblem,
+  type DetectReport,
+  type ReaderRun,
+} from './run.ts';
+import { spineFromFile } from './spine-builder.ts';
+import type { SessionSpine } from './spine.ts';
+
+export type { DetectedGraph, DetectProblem, DetectReport } from './run.ts';
 
 /**
- * Runs readers over the stored spine: for each session graph in the store, each selected
- * reader reads the session and its findings replace the reader's graph for that session whole.
- * A reader graph records what it was read from (the session graph file's size and time) and
- * the reader's version, so `onlyStale` runs exactly the pairs whose inputs changed.
+ * Runs readers over the stored spine: for each session graph in the store, each selected reader
+ * reads the session and its findings replace the reader's graph for that session whole (run.ts).
+ * A session's spine is read from its graph file in one pass (spine-builder.ts); ingest runs the
+ * readers on the sessions it reads as it writes them, so after an ingest this is left with the
+ * sessions it did not read whose readers changed. `onlyStale` runs exactly the pairs whose inputs
+ * changed.
  */
 
 export interface DetectOptions {
@@ -25,117 +38,50 @@ export interface DetectOptions {
   sessions?: string[];
   /** Skip a reader whose graph for a session is current (same session graph, same reader version). */
   onlyStale?: boolean;
-  /** A store already holding the session graphs (a server's); else each is loaded from its file. */
-  store?: OxStore;
+  /** Sessions the readers already read in this run (ingest's stream): passed over, not counted. */
+  done?: ReadonlySet<string>;
   /** Called after each reader graph is written, e.g. to load it into a live store. */
   onGraph?: (graph: DetectedGraph) => void | Promise<void>;
   onProblem?: (problem: DetectProblem) => void;
   readers?: readonly Reader[];
 }
 
-export interface DetectedGraph {
-  /** Absent for a reader's own graph (the detector's description). */
-  sessionId?: string;
-  reader: string;
-  graph: string;
-  /** The graph file, relative to the store directory. */
-  file: string;
-  quads: number;
-  findings: number;
-}
-
-export interface DetectReport {
-  /** Sessions at least one reader ran on. */
-  sessions: number;
-  /** Sessions every selected reader was current on. */
-  skipped: number;
-  graphs: number;
-  /** Findings per reader name. */
-  findings: Record<string, number>;
-  /** Sessions or readers that failed; everything else still ran. */
-  problems: DetectProblem[];
-  millis: number;
-}
-
-/** A session graph that could not be read, or a reader that failed on one session. */
-export interface DetectProblem {
-  sessionId: string;
-  reader?: string;
-  message: string;
-}
-
 export async function detect(options: DetectOptions): Promise<DetectReport> {
   const started = performance.now();
   const { storeDir } = options;
   const readers = selectReaders(options.detectors, options.readers ?? READERS);
-  const report: DetectReport = {
-    sessions: 0, skipped: 0, graphs: 0, findings: Object.fromEntries(readers.map((r) => [r.name, 0])), problems: [], millis: 0,
-  };
-  const problem = (p: DetectProblem) => {
-    report.problems.push(p);
-    options.onProblem?.(p);
-  };
+  const run: ReaderRun = { report: emptyReport(readers), onGraph: options.onGraph, onProblem: options.onProblem };
   const existing = await readManifest(storeDir);
   // An empty store (nothing ingested yet) has nothing to read.
-  if (!existing) return report;
+  if (!existing) return run.report;
   // Entries are merged into the manifest in batches; were this run to fail, the next reruns what it lost.
   const writer = await openStoreForWriting(storeDir, existing.soul);
   const { soul } = writer;
-  const sessions = sessionGraphs(writer.manifest, options.sessions);
-
-  // Each reader describes itself once, in its own graph, not in every session's.
-  for (const reader of readers) {
-    const graph = detectorGraphIri(soul, reader);
-    if (options.onlyStale && writer.manifest.graphs[graph]?.builtWith === builtWith(reader)) continue;
-    const { text, quads } = detectorGraphText(soul, reader);
-    const { file } = await writer.writeGraph(graph, text, { quads, reader: reader.name, builtWith: builtWith(reader) });
-    await options.onGraph?.({ reader: reader.name, graph, file, quads, findings: 0 });
-  }
+  const sessions = sessionGraphs(writer.manifest, options.sessions).filter((s) => !options.done?.has(s.sessionId));
+  // Ingest's stream wrote them already when it read sessions.
+  if (!options.done?.size) await writeDetectorGraphs(writer, readers, !!options.onlyStale, run);
 
   for (const { sessionId, graph, entry } of sessions) {
-    const stamp = await stampOf(storeDir, entry);
-    const due = readers.filter((r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp));
+    const stamp = await graphStamp(storeDir, entry);
+    const due = readers.filter(
+      (r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp),
+    );
     if (!due.length) {
-      report.skipped++;
+      run.report.skipped++;
       continue;
     }
-    const scratch = options.store ? undefined : new oxigraph.Store();
+    let spine: SessionSpine;
     try {
-      let spine: SessionSpine;
-      try {
-        if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
-        spine = loadSpine(options.store ?? scratch!, graph, sessionId);
-      } catch (e) {
-        problem({ sessionId, message: `${join(storeDir, entry.file)}: ${(e as Error).message}` });
-        continue;
-      }
-      for (const reader of due) {
-        const readerGraph = readerGraphIri(soul, sessionId, reader.name);
-        let findings: Finding[];
-        let text: string;
-        let quads: number;
-        try {
-          findings = reader.read(spine);
-          // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
-          ({ text, quads } = readerGraphText(soul, reader, findings, readerGraph));
-        } catch (e) {
-          // One reader failing on one session costs only that graph, which keeps its last version.
-          problem({ sessionId, reader: reader.name, message: (e as Error).message });
-          continue;
-        }
-        const { file } = await writer.writeGraph(readerGraph, text, { quads, sessionId, reader: reader.name, builtWith: builtWith(reader), sources: [stamp] });
-        report.graphs++;
-        report.findings[reader.name] += findings.length;
-        await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, file, quads, findings: findings.length });
-      }
-    } finally {
-      (scratch as { free?: () => void } | undefined)?.free?.();
+      spine = await spineFromFile(join(storeDir, entry.file), graph, sessionId);
+    } catch (e) {
+      problem(run, { sessionId, message: `${join(storeDir, entry.file)}: ${(e as Error).message}` });
+      continue;
     }
-    report.sessions++;
+    await readSession(writer, spine, due, stamp, run);
   }
   await writer.close();
-  report.millis = performance.now() - started;
-  return report;
+  run.report.millis = performance.now() - started;
+  return run.report;
 }
 
 /** The session graphs of the store (not reader graphs, nor anything else the manifest names). */
@@ -148,18 +94,4 @@ function sessionGraphs(manifest: Manifest, wanted: string[] | undefined) {
   const unknown = wanted.filter((id) => !all.some((s) => s.sessionId === id));
   if (unknown.length) throw new Error(`no session ${unknown.map((id) => `"${id}"`).join(', ')} in the store`);
   return all.filter((s) => wanted.includes(s.sessionId));
-}
-
-function builtWith(reader: Reader): string {
-  return `${reader.name}@${reader.version}`;
-}
-
-async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {
-  const info = await stat(join(storeDir, entry.file));
-  return { path: entry.file, size: info.size, mtimeMs: info.mtimeMs };
-}
-
-function isStale(entry: GraphEntry | undefined, reader: Reader, stamp: SourceStamp): boolean {
-  const from = entry?.sources?.[0];
-  return !entry || entry.builtWith !== builtWith(reader) || !from || from.path !== stamp.path || from.size !== stamp.size || from.mtimeMs !== stamp.mtimeMs;
 }

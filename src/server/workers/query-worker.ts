@@ -20,6 +20,8 @@ const { storeDir, soul } = workerData as WorkerInit;
 const port = parentPort!;
 const digests = new GraphDigests();
 let store: OxStore;
+/** The store's size, kept as graphs are reloaded: `store.size` is a pass over the whole store. */
+let quads = 0;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
@@ -27,7 +29,8 @@ async function init(): Promise<void> {
   const opened = await openStore(storeDir);
   store = opened.store;
   await applySavedGraphs(store, storeDir, opened.manifest);
-  post({ type: 'ready', quads: store.size });
+  quads = store.size;
+  post({ type: 'ready', quads });
 }
 
 async function run(id: number, job: Job): Promise<JobResult> {
@@ -50,6 +53,8 @@ async function run(id: number, job: Job): Promise<JobResult> {
       if (job.op === 'update') runUpdateJob(store, job);
       else result = writeGraphJob(store, job);
       post({ type: 'persisting', id });
+      // A write changes the store's size by what it did, which only the whole count says.
+      quads = store.size;
       return { ...result, changed: await persistGraphs(storeDir, soul, digests.after(store, before)) };
     }
   }
@@ -59,9 +64,9 @@ async function handle(message: ToWorker): Promise<void> {
   if (message.type === 'reload') {
     for (const change of message.graphs) {
       digests.forget(change.graph);
-      await reloadGraph(store, storeDir, change);
+      quads += await reloadGraph(store, storeDir, change);
     }
-    post({ type: 'reloaded', quads: store.size });
+    post({ type: 'reloaded', quads });
     return;
   }
   const { id, job } = message;

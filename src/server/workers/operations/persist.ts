@@ -113,10 +113,21 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
   }
 }
 
-/** Drops one graph and loads it again from its file (null: it is gone). */
-export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<void> {
+/**
+ * Drops one graph and loads it again from its file (null: it is gone). Returns by how many quads
+ * the store grew, counted in that graph alone: the store's own size is a pass over all of it.
+ */
+export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<number> {
+  const before = graphSize(store, change.graph);
   store.update(change.graph === null ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${change.graph}>`);
-  if (!change.file) return;
+  if (!change.file) return -before;
   await loadNQuadsFile(store, join(dir, change.file));
   if (change.graph !== null && !graphExists(store, change.graph)) store.update(`CREATE SILENT GRAPH <${change.graph}>`);
+  return graphSize(store, change.graph) - before;
+}
+
+/** The quads of one graph (null: the default graph), counted in it alone. */
+function graphSize(store: OxStore, graph: Key): number {
+  const rows = store.query(`SELECT (COUNT(*) AS ?n) WHERE { ${graph === null ? '?s ?p ?o' : `GRAPH <${graph}> { ?s ?p ?o }`} }`) as Map<string, oxigraph.Term>[];
+  return Number(rows[0]?.get('n')?.value ?? 0);
 }
