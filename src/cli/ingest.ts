@@ -2,6 +2,8 @@ import { ingest, type IngestReport } from '../ingest.ts';
 import { detect } from '../readers/detect.ts';
 import { READERS } from '../readers/registry.ts';
 import { joinReports } from '../readers/run.ts';
+import { capacityNotice, storeSize } from '../store/ceiling.ts';
+import { readManifest } from '../store/manifest.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
@@ -52,6 +54,9 @@ export async function main(args: string[]): Promise<number> {
     withReaders && report.readers
       ? joinReports(report.readers, await detect({ storeDir: storeDir(values), onlyStale: true, done: read, onProblem: printProblem }))
       : undefined;
+  // How full one embedded copy would be with this store, from 80% of it on.
+  const notice = capacityNotice(storeSize(await readManifest(storeDir(values))));
+  if (notice) process.stderr.write(`weave ingest: ${notice}\n`);
   process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
   if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
   return 0;

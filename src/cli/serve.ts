@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
+import { capacityNotice, QUAD_CEILING, storeSize } from '../store/ceiling.ts';
+import { readManifest } from '../store/manifest.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { progressBar } from './progress.ts';
@@ -102,6 +104,12 @@ export async function main(args: string[]): Promise<number> {
     config.ingest = { paths: sources.paths, note: sources.note, refreshMs, content, detect: !values['no-detect'] };
     if (sources.note) log(sources.note);
   }
+
+  // How full one embedded copy is: from 80% on it is said; past the ceiling the store is not loaded.
+  const size = storeSize(await readManifest(config.storeDir));
+  if (size.quads > QUAD_CEILING) throw new CliError(capacityNotice(size)!);
+  const notice = capacityNotice(size);
+  if (notice) log(notice);
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {

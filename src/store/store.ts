@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
+import { assertFits, storeSize } from './ceiling.ts';
 import { readManifest, type Manifest } from './manifest.ts';
 
 export type OxStore = oxigraph.Store;
@@ -18,8 +19,10 @@ export const LOAD_CHUNK = 10_000;
  * snapshot files are the persistence and this is the query copy.
  */
 export async function openStore(dir: string): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
-  const store = new oxigraph.Store();
   const manifest = await readManifest(dir);
+  // A store past what one embedded copy holds is refused here, not left to fail inside WebAssembly.
+  assertFits(storeSize(manifest), dir);
+  const store = new oxigraph.Store();
   for (const entry of Object.values(manifest?.graphs ?? {})) await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
   return { store, manifest };

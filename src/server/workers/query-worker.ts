@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { capacityNotice, QUAD_CEILING } from '../../store/ceiling.ts';
 import { openStore, type OxStore } from '../../store/store.ts';
 import { HttpError } from '../errors.ts';
 import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
@@ -22,6 +23,8 @@ const digests = new GraphDigests();
 let store: OxStore;
 /** The store's size, kept as graphs are reloaded: `store.size` is a pass over the whole store. */
 let quads = 0;
+/** Whether the store reached what one embedded copy holds (said once). */
+let full = false;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
@@ -63,6 +66,12 @@ async function run(id: number, job: Job): Promise<JobResult> {
 async function handle(message: ToWorker): Promise<void> {
   if (message.type === 'reload') {
     for (const change of message.graphs) {
+      // One embedded copy ends at QUAD_CEILING: past it new graphs wait for an external store.
+      if (change.file && quads >= QUAD_CEILING) {
+        if (!full) process.stderr.write(`weave serve: ${capacityNotice({ quads, transcriptBytes: 0 })} New sessions are not loaded.\n`);
+        full = true;
+        continue;
+      }
       digests.forget(change.graph);
       quads += await reloadGraph(store, storeDir, change);
     }
