@@ -137,7 +137,7 @@ export function render(view: ConversationView, name: (term: string) => string, d
       if (node.children.length) out.push(`${'  '.repeat(level + 2)}… ${node.children.length} more`);
       return;
     }
-    node.children.slice(0, width).forEach((child) => walk(child, level + 1));
+    for (const child of node.children.slice(0, width)) walk(child, level + 1);
     if (node.children.length > width) out.push(`${'  '.repeat(level + 2)}… ${node.children.length - width} more`);
   };
   walk(view.root, 0);

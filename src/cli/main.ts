@@ -1,6 +1,6 @@
 import { CliError } from './options.ts';
 
-type Command = (args: string[]) => Promise<number | void>;
+type Command = (args: string[]) => Promise<number | undefined>;
 
 /** Subcommands load lazily so `weave query` does not pay for the server's imports. */
 const COMMANDS: Record<string, [string, () => Promise<Command>]> = {

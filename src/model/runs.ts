@@ -185,20 +185,19 @@ function decideTrigger(run: Run, facts: RecordFact[], main: boolean): void {
   const origins = new Set<string>();
   for (const i of run.members) if (facts[i].origin) origins.add(facts[i].origin!);
   run.triggerStated = origins.size > 0;
-  if (origins.has('external')) return set(run, 'external', 'exact_unique');
-  if (origins.has('notification')) return set(run, 'notification', 'exact_unique');
-  if (origins.size) return set(run, 'unknown', 'exact_unique');
-  // A child's prompt comes from the call that started it, which no child record states.
-  if (!main || (run.rule !== 'byPromptId' && run.rule !== 'byOpeningRecord')) return set(run, 'unknown', 'unresolved');
-  const opener = run.members.map((i) => facts[i]).find((f) => f.opensRun || f.step === 'message.external' || f.step === 'runtime.notification');
-  if (opener?.step === 'runtime.notification') return set(run, 'notification', 'strong_inference');
-  if (opener) return set(run, 'external', 'strong_inference');
-  set(run, 'unknown', 'unresolved');
+  [run.trigger, run.triggerEvidence] = triggerOf(run, facts, main, origins);
 }
 
-function set(run: Run, trigger: Trigger, evidence: Evidence): void {
-  run.trigger = trigger;
-  run.triggerEvidence = evidence;
+function triggerOf(run: Run, facts: RecordFact[], main: boolean, origins: Set<string>): [Trigger, Evidence] {
+  if (origins.has('external')) return ['external', 'exact_unique'];
+  if (origins.has('notification')) return ['notification', 'exact_unique'];
+  if (origins.size) return ['unknown', 'exact_unique'];
+  // A child's prompt comes from the call that started it, which no child record states.
+  if (!main || (run.rule !== 'byPromptId' && run.rule !== 'byOpeningRecord')) return ['unknown', 'unresolved'];
+  const opener = run.members.map((i) => facts[i]).find((f) => f.opensRun || f.step === 'message.external' || f.step === 'runtime.notification');
+  if (opener?.step === 'runtime.notification') return ['notification', 'strong_inference'];
+  if (opener) return ['external', 'strong_inference'];
+  return ['unknown', 'unresolved'];
 }
 
 export function emitRuns(ctx: ModelContext, runs: Runs): void {

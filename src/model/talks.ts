@@ -60,7 +60,7 @@ export function emitTalks(ctx: ModelContext, epochs: Epochs, talks: Talk[]): voi
     d.typed(talk.node, 'Talk');
     d.add(talk.node, weave.firstLine, int(first.firstLine));
     d.link(talk.node, weave.within, epochs.list[first.epoch].node, 'exact_unique');
-    talk.runs.forEach((run, i) => d.link(run.node, weave.within, talk.node, talk.joined[i]));
+    for (const [i, run] of talk.runs.entries()) d.link(run.node, weave.within, talk.node, talk.joined[i]);
     // Named by its first external message in line order, else by the command that opened it.
     const members = talk.runs.flatMap((run) => run.members).sort((x, y) => facts[x].line - facts[y].line);
     const label = members.find((i) => facts[i].step === 'message.external') ?? members.find((i) => facts[i].opensRun);

@@ -177,7 +177,7 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
   };
   sort(root);
   for (const stream of root.children)
-    stream.children.forEach((epoch, i) => (epoch.label = `${i + 1}, from line ${epoch.order}`));
+    for (const [i, epoch] of stream.children.entries()) epoch.label = `${i + 1}, from line ${epoch.order}`;
   return root;
 }
 

@@ -241,7 +241,10 @@ for (const t of ONTOLOGY_TERMS) if (t.form === 'class' && t.declared === 'model'
 export function superclassesOf<N extends string>(name: N): N[] {
   const out: N[] = [];
   const walk = (n: string) => {
-    for (const sup of SUPERCLASSES.get(n) ?? []) if (!out.includes(sup as N)) out.push(sup as N), walk(sup);
+    for (const sup of SUPERCLASSES.get(n) ?? []) if (!out.includes(sup as N)) {
+      out.push(sup as N);
+      walk(sup);
+    }
   };
   walk(name);
   return out;

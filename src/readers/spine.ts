@@ -102,7 +102,7 @@ export function toolInputSites(use: BlockView): TextSite[] {
   const walk = (value: unknown, pointer: string) => {
     if (typeof value === 'string') {
       if (value) sites.push({ turn: use.turn, block: use, text: value, sourceKind: 'tool_input', pointer });
-    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`));
+    } else if (Array.isArray(value)) for (const [i, v] of value.entries()) walk(v, `${pointer}/${i}`);
     else if (value && typeof value === 'object')
       for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
   };

@@ -67,7 +67,9 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   async function run(query: string): Promise<string[][]> {
     await page.evaluate((q) => window.weaveYasgui.getTab().getYasqe().setValue(q), query);
-    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => t.remove()));
+    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => {
+        t.remove();
+      }));
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     return page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (rows) =>

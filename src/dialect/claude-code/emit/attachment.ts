@@ -166,7 +166,7 @@ function emitHookContext(f: Fields, ctx: RecordContext): void {
   if (typeof items === 'string') text(f, ctx, ['content']);
   else if (Array.isArray(items) && items.every((x) => typeof x === 'string')) {
     f.consume('content');
-    items.forEach((item, i) => content(ctx, ctx.event, weave.text, item, { kind: 'text', pointer: `/attachment/content/${i}`, index: i }));
+    for (const [i, item] of items.entries()) content(ctx, ctx.event, weave.text, item, { kind: 'text', pointer: `/attachment/content/${i}`, index: i });
   }
 }
 

@@ -50,7 +50,7 @@ export function emitBlocks(contentValue: unknown, ctx: RecordContext, owner: Ter
   if (typeof contentValue === 'string') {
     emitBlock({ type: 'text', text: contentValue }, ctx, owner, [...id, 0], pointer, toolUses, 'text', true);
   } else if (Array.isArray(contentValue)) {
-    contentValue.forEach((block, order) => emitBlock(block as ContentBlock, ctx, owner, [...id, order], `${pointer}/${order}`, toolUses, 'text'));
+    for (const [order, block] of contentValue.entries()) emitBlock(block as ContentBlock, ctx, owner, [...id, order], `${pointer}/${order}`, toolUses, 'text');
   }
 }
 
@@ -196,7 +196,7 @@ function emitBlock(
       t(ctx, node, weave.toolIsError, bool(b.is_error === true));
       if (typeof b.content === 'string') content(ctx, node, weave.text, b.content, { kind: 'toolOutput', pointer: at('content'), conventional });
       else if (Array.isArray(b.content))
-        b.content.forEach((inner, i) => emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput'));
+        for (const [i, inner] of b.content.entries()) emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput');
       else if (b.content !== undefined) t(ctx, node, weave.blockJson, jsonLiteral(b.content));
       break;
     }
