@@ -84,7 +84,7 @@ async function scanned(paths: string[]): Promise<Set<string>> {
           if ((r.type === 'summary' || r.type === 'last-prompt') && text(r.leafUuid)) add('leafEventId', r.leafUuid);
           if (r.type === 'progress') {
             if (text(r.parentToolUseID)) add('parentToolUseId', r.parentToolUseID);
-          if (text(r.toolUseID)) add('toolUseId', r.toolUseID);
+            if (text(r.toolUseID)) add('toolUseId', r.toolUseID);
             const data = r.data as Record<string, unknown> | undefined;
             if (data && typeof data === 'object' && data.type === 'hook_progress' && text(data.hookEvent)) add('hookEvent', data.hookEvent);
           }

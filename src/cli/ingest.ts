@@ -47,7 +47,15 @@ export async function main(args: string[]): Promise<number> {
     },
     onSession: (session) => void read.add(session.sessionId),
     // The readers read each session as it is written; detect then reruns them only where a reader changed.
-    readers: withReaders ? { list: READERS, onProblem: (p) => (bar.done(), printProblem(p)) } : undefined,
+    readers: withReaders
+      ? {
+          list: READERS,
+          onProblem: (p) => {
+            bar.done();
+            printProblem(p);
+          },
+        }
+      : undefined,
   });
   bar.done();
   const detected =

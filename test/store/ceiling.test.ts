@@ -30,7 +30,10 @@ test('below 80% nothing is said; from 80% on, how full it is and how much more f
   assert.match(notice, /external SPARQL store \(--store http:\/\/HOST:PORT\/\)/);
   assert.match(capacityNotice({ quads: 10_001, transcriptBytes: 1 }, 10_000)!, /100% of .* no more transcripts fit/);
   assert.doesNotThrow(() => assertFits({ quads: 10_000, transcriptBytes: 1 }, '/s', 10_000));
-  assert.throws(() => assertFits({ quads: 10_001, transcriptBytes: 1 }, '/s', 10_000), /^Error: \/s: the store holds .* It is not loaded here/);
+  assert.throws(
+    () => assertFits({ quads: 10_001, transcriptBytes: 1 }, '/s', 10_000),
+    /^Error: \/s: the store holds .* It is not loaded here/,
+  );
 });
 
 /** Adds to a store's manifest a graph that says it holds `quads` quads, as a store that big would. */
@@ -57,7 +60,10 @@ test('a store past the ceiling is refused before it is loaded; ingest and serve 
     await assert.rejects(openStore(dir), /It is not loaded here: loading it would run out of WebAssembly memory/);
     await assert.rejects(run(WEAVE, ['serve', '--no-ingest', '--store', dir, '--port', '0']), (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 1);
-      assert.match(e.stderr, /^weave serve: the store holds .* no more transcripts fit\. To go further, serve it from an external SPARQL store/);
+      assert.match(
+        e.stderr,
+        /^weave serve: the store holds .* no more transcripts fit\. To go further, serve it from an external SPARQL store/,
+      );
       return true;
     });
   } finally {
