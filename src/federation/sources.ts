@@ -19,25 +19,19 @@ export interface PatternSource {
   countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): number;
 }
 
-type Matcher = (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => Iterable<RDF.Quad>;
+type Pattern = [s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null];
 
-/** A source from a plain matcher: a triple term with variables inside is matched by its shape here. */
-function patternSource(match: Matcher, count: (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => number): PatternSource {
-  const bound = (t: RDF.Term | null | undefined) => (!t || t.termType === 'Variable' || (t.termType === 'Quad' && hasVariable(t)) ? null : t);
+/**
+ * A source from a matcher and a counter, both given the pattern as Comunica sends it: `null` or a
+ * variable for a wildcard, and possibly a triple term with variables inside, which the matcher
+ * must match by its shape.
+ */
+function patternSource(match: (...pattern: Pattern) => Iterable<RDF.Quad>, count: (...pattern: Pattern) => number): PatternSource {
+  const wild = (t: RDF.Term | null | undefined) => (!t || t.termType === 'Variable' ? null : t);
   return {
     features: { quotedTripleFiltering: true },
-    *match(s, p, o, g) {
-      const shaped = o?.termType === 'Quad' && hasVariable(o) ? o : undefined;
-      for (const q of match(bound(s), bound(p), bound(o), bound(g))) if (!shaped || fits(q.object, shaped)) yield q;
-    },
-    countQuads(s, p, o, g) {
-      if (o?.termType === 'Quad' && hasVariable(o)) {
-        let n = 0;
-        for (const _ of this.match(s, p, o, g)) n++;
-        return n;
-      }
-      return count(bound(s), bound(p), bound(o), bound(g));
-    },
+    match: (s, p, o, g) => match(wild(s), wild(p), wild(o), wild(g)),
+    countQuads: (s, p, o, g) => count(wild(s), wild(p), wild(o), wild(g)),
   };
 }
 
@@ -45,24 +39,44 @@ function hasVariable(t: RDF.Term): boolean {
   return t.termType === 'Variable' || (t.termType === 'Quad' && (hasVariable(t.subject) || hasVariable(t.predicate) || hasVariable(t.object)));
 }
 
+/** A term to look up by: a triple term with variables inside is a wildcard (and matched by shape after). */
+function lookup(t: RDF.Term | null): RDF.Term | null {
+  return t && t.termType === 'Quad' && hasVariable(t) ? null : t;
+}
+
 /** Whether `term` has the shape of `pattern` (variables match anything; repeated ones are checked by Comunica). */
 function fits(term: RDF.Term, pattern: RDF.Term): boolean {
   if (pattern.termType === 'Variable') return true;
-  if (pattern.termType !== 'Quad') return term.equals(pattern);
-  return term.termType === 'Quad' && fits(term.subject, pattern.subject) && fits(term.predicate, pattern.predicate) && fits(term.object, pattern.object);
+  if (pattern.termType === 'Quad')
+    return term.termType === 'Quad' && fits(term.subject, pattern.subject) && fits(term.predicate, pattern.predicate) && fits(term.object, pattern.object);
+  if (term.termType !== pattern.termType || term.value !== pattern.value) return false;
+  if (term.termType !== 'Literal') return true;
+  const [a, b] = [term as RDF.Literal, pattern as RDF.Literal];
+  return a.language === b.language && a.datatype.value === b.datatype.value;
 }
 
 /**
- * Weave's store (an in-memory Oxigraph copy) as a source. Quads come back as rdf-ext terms; cardinalities are counted inside Oxigraph, without building terms.
+ * Weave's store (an in-memory Oxigraph copy) as a source. Quads are matched (triple-term shapes
+ * included) on Oxigraph's own terms, and only the matches become rdf-ext terms; cardinalities
+ * are counted by Oxigraph itself, as a SPARQL COUNT of the same pattern.
  */
 export function storeSource(store: oxigraph.Store): PatternSource {
   const ox = (t: RDF.Term | null) => (t ? (oxigraph.fromTerm(t) as never) : null);
   return patternSource(
-    (s, p, o, g) => store.match(ox(s), ox(p), ox(o), ox(g)).map((q) => rdf.fromQuad(q as unknown as RDF.Quad)),
     (s, p, o, g) => {
-      const term = (t: RDF.Term | null, name: string) => (t ? oxigraph.fromTerm(t as never)!.toString() : `?${name}`);
-      const pattern = `${term(s, 's')} ${term(p, 'p')} ${term(o, 'o')}`;
-      const where = g === null ? `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }` : g.termType === 'DefaultGraph' ? pattern : `GRAPH ${term(g, 'g')} { ${pattern} }`;
+      const quads = store.match(ox(lookup(s)), ox(lookup(p)), ox(lookup(o)), ox(lookup(g))) as unknown as RDF.Quad[];
+      const shaped = o && o.termType === 'Quad' && hasVariable(o) ? o : undefined;
+      return (shaped ? quads.filter((q) => fits(q.object, shaped)) : quads).map((q) => rdf.fromQuad(q));
+    },
+    (s, p, o, g) => {
+      let fresh = 0;
+      const term = (t: RDF.Term | null): string => {
+        if (!t || t.termType === 'Variable') return `?v${fresh++}`;
+        if (t.termType === 'Quad') return `<<( ${term(t.subject)} ${term(t.predicate)} ${term(t.object)} )>>`;
+        return oxigraph.fromTerm(t as never)!.toString();
+      };
+      const pattern = `${term(s)} ${term(p)} ${term(o)}`;
+      const where = g === null ? `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }` : g.termType === 'DefaultGraph' ? pattern : `GRAPH ${term(g)} { ${pattern} }`;
       const rows = store.query(`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`) as Map<string, oxigraph.Term>[];
       return Number(rows[0]?.get('n')?.value ?? 0);
     },
@@ -93,8 +107,10 @@ export async function fileSource(path: string): Promise<PatternSource> {
   } catch (e) {
     throw new SourceFileError(`${path}: ${(e as Error).message.replace(/"[^"]*"/g, '"…"')}`);
   }
-  return patternSource(
-    (s, p, o, g) => dataset.match(s, p, o, g),
-    (s, p, o, g) => dataset.match(s, p, o, g).size,
-  );
+  const match = (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => {
+    const quads = dataset.match(lookup(s), lookup(p), lookup(o), lookup(g));
+    const shaped = o && o.termType === 'Quad' && hasVariable(o) ? o : undefined;
+    return shaped ? [...quads].filter((q) => fits(q.object, shaped)) : quads;
+  };
+  return patternSource(match, (...pattern) => [...match(...pattern)].length);
 }
