@@ -71,6 +71,8 @@ async function query(
   const accept = acceptedTypes(kind, request.headers.accept, [...params.getAll('format'), ...params.getAll('output')]);
   if (!accept.length) throw notAcceptable(kind, request.headers.accept);
   const federation = federationOf(ctx, op.query, params, endpoint);
+  if (federation && (op.defaultGraphs.length || op.namedGraphs.length))
+    throw new HttpError(400, 'a federated query names its dataset with FROM and GRAPH, not default-graph-uri or named-graph-uri');
   const result = await runJob(
     ctx,
     {
