@@ -113,12 +113,20 @@ function xmlTerm(t: JsonTerm, bad: Map<string, number>): string {
   }
 }
 
+/** Numbers and booleans TSV may write bare, as Turtle does (and Oxigraph, Jena and rasqal do). */
+const BARE: Record<string, RegExp> = {
+  'http://www.w3.org/2001/XMLSchema#integer': /^[+-]?\d+$/,
+  'http://www.w3.org/2001/XMLSchema#decimal': /^[+-]?\d*\.\d+$/,
+  'http://www.w3.org/2001/XMLSchema#boolean': /^(true|false)$/,
+};
+
 /** TSV (SPARQL 1.1 §3.2): terms in their Turtle/N-Triples form, variables with `?`. */
 function tsvResults(results: JsonResults, form: TripleTermForm): string {
   if (typeof results.boolean === 'boolean') return `${results.boolean}\n`;
   const vars = results.head.vars ?? [];
+  const cell = (t: JsonTerm | undefined) => (!t ? '' : t.type === 'literal' && t.datatype && BARE[t.datatype]?.test(t.value) ? t.value : ntTerm(t, form));
   const lines = [vars.map((v) => `?${v}`).join('\t')];
-  for (const row of results.results?.bindings ?? []) lines.push(vars.map((v) => (row[v] ? ntTerm(row[v], form) : '')).join('\t'));
+  for (const row of results.results?.bindings ?? []) lines.push(vars.map((v) => cell(row[v])).join('\t'));
   return `${lines.join('\n')}\n`;
 }
 
