@@ -28,7 +28,17 @@ async function job(store: string, name: string): Promise<string> {
   if (name === 'read+parse') {
     let quads = 0;
     for (const f of files.filter((f) => f.endsWith('.nq')))
-      await pipeline(createReadStream(f), new StreamParser({ format: 'application/n-quads' }), new Writable({ objectMode: true, write: (_q, _e, done) => (quads++, done()) }));
+      await pipeline(
+        createReadStream(f),
+        new StreamParser({ format: 'application/n-quads' }),
+        new Writable({
+          objectMode: true,
+          write: (_q, _e, done) => {
+            quads++;
+            done();
+          },
+        }),
+      );
     return `${quads} quads`;
   }
   const [format, mode] = name.split(' ') as [ExportFormat, RdfMode];

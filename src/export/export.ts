@@ -1,4 +1,4 @@
-import { Readable, Transform, type Writable } from 'node:stream';
+import { Readable, type Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StreamParser } from 'n3';
 import type { RdfMode } from '../rdf/rdf-mode.ts';

@@ -41,7 +41,11 @@ export async function* readExport(plan: ExportPlan, mode: RdfMode, onProgress?: 
     const turns: string[] = [];
     for await (const { lines, read } of sourceLines(source)) {
       if (plan.alignmentGraph && source.kind === 'nquads')
-        for (const turn of typedTurns(lines)) if (!aligned.has(turn)) aligned.add(turn), turns.push(turn);
+        for (const turn of typedTurns(lines))
+          if (!aligned.has(turn)) {
+            aligned.add(turn);
+            turns.push(turn);
+          }
       progress.bytesDone += read;
       if (source.kind === 'nquads' && source.turnsOnly) continue;
       yield { bytes: mode === '1.2' ? lines : mapTripleTerms(lines, mode), graph };

@@ -39,7 +39,10 @@ export function turtleWriter(format: 'Turtle' | 'TriG', mode: RdfMode): Transfor
     writableObjectMode: true,
     transform(quad: RDF.Quad, _encoding, done) {
       writer.addQuad(format === 'Turtle' ? DataFactory.quad(quad.subject, quad.predicate, quad.object) : quad);
-      if (buffer.length >= 1 << 16) stream.push(buffer), (buffer = '');
+      if (buffer.length >= 1 << 16) {
+        stream.push(buffer);
+        buffer = '';
+      }
       done();
     },
     flush(done) {

@@ -13,7 +13,7 @@ export interface Token {
 }
 
 const IRIREF = /<[^<>"{}|^`\\\x00-\x20]*>/y;
-const VAR = /[?$][\p{L}\p{N}_\u00B7\u0300-\u036F\u203F-\u2040]+/uy;
+const VAR = /[?$][\p{L}\p{N}\p{Mn}_\u00B7\u203F-\u2040]+/uy;
 /** A prefixed name (the prefix may be empty) or a bare word (a keyword, `a`, `true`). */
 const NAME = /(?:[\p{L}_][\p{L}\p{N}_.\u00B7-]*)?(?::(?:[\p{L}\p{N}_:%\u00B7-]|\\[^\s]|\.(?=[\p{L}\p{N}_:%\\-]))*)?/uy;
 const NUMBER = /[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)/y;

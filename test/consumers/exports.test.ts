@@ -159,7 +159,7 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
     const countAndClear = async (): Promise<number> => {
       const names = [...graphs, 'urn:export'].map((g) => `<${g}>`).join(' ');
       const [row] = await virtuoso.select(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } VALUES ?g { ${names} } }`);
-      await virtuoso.sql([...graphs, 'urn:export'].map((g) => `SPARQL CLEAR GRAPH <${g}>;`).join(' ') + ' DELETE FROM DB.DBA.LOAD_LIST;');
+      await virtuoso.sql(`${[...graphs, 'urn:export'].map((g) => `SPARQL CLEAR GRAPH <${g}>;`).join(' ')} DELETE FROM DB.DBA.LOAD_LIST;`);
       return Number(row.n);
     };
     const bulk = async (name: string) => {
@@ -211,7 +211,13 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
 
 async function exported(dir: string, format: ExportFormat, mode: RdfMode): Promise<string> {
   const chunks: Buffer[] = [];
-  await exportStore(await planExport(dir), format, mode, new Writable({ write: (c, _e, done) => (chunks.push(Buffer.from(c)), done()) }));
+  const sink = new Writable({
+    write: (c, _e, done) => {
+      chunks.push(Buffer.from(c));
+      done();
+    },
+  });
+  await exportStore(await planExport(dir), format, mode, sink);
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -51,7 +51,12 @@ function canonical(store: oxigraph.Store, flatten = false): string[] {
 /** An export run in this process, as text. */
 async function exported(dir: string, format: ExportFormat, mode: RdfMode, filter: Parameters<typeof planExport>[1] = {}): Promise<string> {
   const chunks: Buffer[] = [];
-  const sink = new Writable({ write: (chunk, _e, done) => (chunks.push(Buffer.from(chunk)), done()) });
+  const sink = new Writable({
+    write: (chunk, _e, done) => {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
   await exportStore(await planExport(dir, filter), format, mode, sink);
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import oxigraph from 'oxigraph';
+import type oxigraph from 'oxigraph';
 import { FederationError } from '../../src/federation/allow.ts';
 import { runFederated } from '../../src/federation/engine.ts';
 import { runQuery } from '../../src/query/run.ts';
