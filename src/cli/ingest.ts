@@ -38,7 +38,7 @@ export async function main(args: string[]): Promise<number> {
     onProgress: bar.update,
     onProblem: (p) => {
       bar.done();
-      process.stderr.write(`${printable(p.path)}:${p.lineNo}: ${p.kind}: ${printable(p.message)}\n`);
+      process.stderr.write(`${printable(p.path)}${p.lineNo ? `:${p.lineNo}` : ''}: ${p.kind}: ${printable(p.message)}\n`);
     },
   });
   bar.done();
@@ -46,7 +46,8 @@ export async function main(args: string[]): Promise<number> {
   const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true, onProblem: printProblem });
   process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
   if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
-  return 0;
+  // A session that failed inside Weave is a bug to hear of; unreadable files and odd lines are not.
+  return report.failed ? 1 : 0;
 }
 
 export function summary(r: IngestReport): string {
@@ -61,5 +62,8 @@ export function summary(r: IngestReport): string {
   ];
   if (r.malformed) parts.push(`${r.malformed} malformed lines`);
   if (r.pending) parts.push(`${r.pending} lines still being written`);
+  if (r.warnings) parts.push(`${r.warnings} fields kept as JSON only`);
+  if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
+  if (r.failed) parts.push(`${r.failed} sessions failed`);
   return `ingested: ${parts.join(' · ')}`;
 }

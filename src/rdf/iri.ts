@@ -40,6 +40,16 @@ function instanceParts(instance: Term): { prefix: string; path: string } {
 }
 
 /**
+ * The id an instance IRI was minted from, decoded: `u-1` of `Turn/u-1`, `s1/L7` of
+ * `Event/s1/L7`. Nodes named after a record (its content blocks, its usage) take it as one id
+ * part, so a record without a uuid names them after its stream and line, as its Event is named,
+ * and two such records never share a block.
+ */
+export function instanceKey(instance: Term): string {
+  return instanceParts(instance).path.split('/').slice(1).map(decodeURIComponent).join('/');
+}
+
+/**
  * A node that belongs to `event`, minted beside it: `…/Weave/<kind>/<event's id>[/<part>…]`
  * (the Compaction of `Event/<uuid>` is `Compaction/<uuid>`).
  */

@@ -1,5 +1,6 @@
 import type { TranscriptSource } from '../dialect.ts';
 import type { Term } from '../../rdf/terms.ts';
+import { instanceKey } from '../../rdf/iri.ts';
 import type { RecordFact, RecordFacts, ToolOutcome } from '../../model/facts.ts';
 import type {
   AssistantRecord,
@@ -50,7 +51,7 @@ export function recordFacts(read: ReadRecord, at: { source: TranscriptSource; st
 
 export function recordFact(read: ReadRecord, stream: number, line: number, event: Term): RecordFact {
   const { record } = read;
-  const fact: RecordFact = { stream, line, event, blockKey: record.uuid ?? `L${line}` };
+  const fact: RecordFact = { stream, line, event, blockKey: instanceKey(event) };
   if (record.uuid) fact.uuid = record.uuid;
   if (record.parentUuid) fact.parent = record.parentUuid;
   if (record.logicalParentUuid) fact.logicalParent = record.logicalParentUuid;

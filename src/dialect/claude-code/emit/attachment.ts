@@ -1,11 +1,12 @@
 import type { Json, JsonObject } from '../records.ts';
-import { instanceIri } from '../../../rdf/iri.ts';
+import { instanceIri, instanceKey } from '../../../rdf/iri.ts';
 import { bool, int, num, str, type Term } from '../../../rdf/terms.ts';
 import { jsonLiteral } from '../../../rdf/json.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from '../../../emit/record.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';
+import { own } from '../../../own.ts';
 
 /**
  * Attachments, carved as the ontology card carves them:
@@ -46,10 +47,10 @@ export function attachmentClass(kind: string): WeaveTerm {
   if (kind === 'queued_command') return 'QueuedCommandAttachment';
   if (HOOK_CONTEXT.has(kind)) return 'HookContextAttachment';
   if (kind === 'nested_memory') return 'NestedMemoryAttachment';
-  if (FILE_REF[kind]) return 'FileRefAttachment';
+  if (own(FILE_REF, kind)) return 'FileRefAttachment';
   if (kind === 'invoked_skills') return 'InvokedSkillsAttachment';
   if (HOOK_EXEC.has(kind)) return 'HookExecAttachment';
-  if (REGISTRY[kind]) return 'RegistryDelta';
+  if (own(REGISTRY, kind)) return 'RegistryDelta';
   return 'StateAttachment';
 }
 
@@ -78,7 +79,7 @@ export function emitAttachment(record: JsonObject, ctx: RecordContext): void {
   else if (cls === 'FileRefAttachment') emitFileRef(f, kind, ctx);
   else if (cls === 'InvokedSkillsAttachment') emitInvokedSkills(f, ctx);
   else if (cls === 'HookExecAttachment') emitHookExec(f, kind, ctx);
-  else emitRegistryDelta(f, REGISTRY[kind], ctx);
+  else emitRegistryDelta(f, own(REGISTRY, kind)!, ctx);
   keepRest(ctx, f.rest(), 'attachment');
 }
 
@@ -132,8 +133,7 @@ function emitQueuedCommand(f: Fields, ctx: RecordContext, record: JsonObject): v
   const { event } = ctx;
   if (typeof f.raw.prompt === 'string') text(f, ctx, ['prompt']);
   else if (Array.isArray(f.raw.prompt)) {
-    const id = typeof record.uuid === 'string' ? record.uuid : `L${ctx.lineNo}`;
-    emitBlocks(f.json('prompt'), ctx, event, id, '/attachment/prompt', []);
+    emitBlocks(f.json('prompt'), ctx, event, instanceKey(event), '/attachment/prompt', []);
   }
   const mode = f.string('commandMode');
   if (mode) t(ctx, event, weave.commandMode, str(mode));
@@ -186,7 +186,7 @@ function emitNestedMemory(f: Fields, ctx: RecordContext): void {
 
 /** (A) A file or directory the conversation mentioned, edited or dropped from context. */
 function emitFileRef(f: Fields, kind: string, ctx: RecordContext): void {
-  const path = f.string(FILE_REF[kind]);
+  const path = f.string(own(FILE_REF, kind)!);
   if (path) t(ctx, ctx.event, weave.file, fileNode(ctx, path));
   const display = f.string('displayPath');
   if (display) t(ctx, ctx.event, weave.displayPath, str(display));

@@ -3,15 +3,16 @@ import type {
   AssistantRecord, ContentBlock, ImageBlock, JsonObject, ToolResultBlock, ToolUseBlock, Usage, UserRecord,
 } from '../records.ts';
 import { BLOCK_FIELDS } from '../fields.ts';
-import { instanceIri } from '../../../rdf/iri.ts';
+import { instanceIri, instanceKey } from '../../../rdf/iri.ts';
 import { jsonLiteral } from '../../../rdf/json.ts';
 import { bool, int, str, type Term } from '../../../rdf/terms.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../../../emit/content.ts';
 import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { own } from '../../../own.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
-export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, lineNo: number, toolUses: [string, Term][]): void {
+export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, toolUses: [string, Term][]): void {
   const { event } = ctx;
   t(ctx, event, weave.role, str(record.type));
   if (record.type === 'assistant') {
@@ -21,7 +22,7 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
     if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
     if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
     if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
-    if (message.usage) emitUsage(message.usage, ctx, record.uuid ?? `${lineNo}`);
+    if (message.usage) emitUsage(message.usage, ctx, instanceKey(event));
     if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
     if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
   } else {
@@ -39,7 +40,7 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
       t(ctx, event, weave.isVisibleInTranscriptOnly, bool(record.isVisibleInTranscriptOnly));
     if (record.permissionMode) t(ctx, event, weave.permissionMode, str(record.permissionMode));
   }
-  emitBlocks(record.message.content, ctx, event, record.uuid ?? `L${lineNo}`, '/message/content', toolUses);
+  emitBlocks(record.message.content, ctx, event, instanceKey(event), '/message/content', toolUses);
 }
 
 /**
@@ -84,17 +85,18 @@ const USAGE_COUNTS: [string, Term][] = [
   ['cache_read_input_tokens', weave.cacheReadInputTokens],
 ];
 
-const BLOCK_CLASS: Record<string, WeaveTerm> = {
-  text: 'TextBlock',
-  thinking: 'ThinkingBlock',
-  redacted_thinking: 'RedactedThinkingBlock',
-  tool_use: 'ToolUseBlock',
-  server_tool_use: 'ServerToolUseBlock',
-  tool_result: 'ToolResultBlock',
-  advisor_tool_result: 'AdvisorToolResultBlock',
-  image: 'ImageBlock',
-  document: 'DocumentBlock',
-  tool_reference: 'ToolReferenceBlock',
+/** A block type's classes, superclasses below ContentBlock included (the store does no inference). */
+const BLOCK_CLASS: Record<string, WeaveTerm[]> = {
+  text: ['TextBlock'],
+  thinking: ['ThinkingBlock'],
+  redacted_thinking: ['ThinkingBlock', 'RedactedThinkingBlock'],
+  tool_use: ['ToolUseBlock'],
+  server_tool_use: ['ToolUseBlock', 'ServerToolUseBlock'],
+  tool_result: ['ToolResultBlock'],
+  advisor_tool_result: ['ToolResultBlock', 'AdvisorToolResultBlock'],
+  image: ['ImageBlock'],
+  document: ['DocumentBlock'],
+  tool_reference: ['ToolReferenceBlock'],
 };
 
 /**
@@ -123,8 +125,8 @@ function emitBlock(
     t(ctx, node, weave.blockJson, jsonLiteral(block));
     return;
   }
-  const known = BLOCK_FIELDS[block.type];
-  if (BLOCK_CLASS[block.type]) t(ctx, node, a, weave[BLOCK_CLASS[block.type]]);
+  const known = own(BLOCK_FIELDS, block.type);
+  for (const cls of own(BLOCK_CLASS, block.type) ?? []) t(ctx, node, a, weave[cls]);
   if (!known) {
     t(ctx, node, weave.blockType, str(block.type));
     t(ctx, node, weave.blockJson, jsonLiteral(block));
