@@ -28,6 +28,8 @@ export interface LineProblem {
   lineNo: number;
   kind: 'malformed' | 'pending' | 'warning' | 'unreadable' | 'failed';
   message: string;
+  /** For `failed`: where in Weave it failed, as stack frames (never the error's message, which can quote data). */
+  frames?: string[];
 }
 
 export interface IngestProgress {
@@ -124,6 +126,7 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
           kind: io && IO_ERRORS.has(io) ? 'unreadable' : 'failed',
           // The error's kind, never its message: it can quote the data.
           message: io && IO_ERRORS.has(io) ? `cannot be read (${io}); session ${session.sessionId} skipped` : `reading failed (${(at.cause as Error)?.name ?? 'error'}); session ${session.sessionId} skipped`,
+          ...(io && IO_ERRORS.has(io) ? {} : { frames: String((at.cause as Error)?.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).map((l) => l.trim()) }),
         });
         progress.sessionsDone++;
         options.onProgress?.(progress);

@@ -5,8 +5,12 @@
  * graph's JSON literals, structuredClone, the emitters' walks over nested tool results).
  */
 
-/** Far deeper than any record a runtime writes, well within every walk's stack. */
-export const MAX_JSON_DEPTH = 2500;
+/**
+ * Far deeper than any record a runtime writes (the corpus reaches a few dozen levels), and well
+ * within the walks after parsing: JSON.stringify, structuredClone and the emitter's walk over
+ * nested tool results overflowed past about 2,000 (the fuzz suite found one at 2,300).
+ */
+export const MAX_JSON_DEPTH = 1000;
 
 /** The deepest nesting of `[` and `{` in `text` outside strings; stops counting past `stopAbove`. */
 export function jsonDepth(text: string, stopAbove = Infinity): number {

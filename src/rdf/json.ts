@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { RDF, typed, type Term } from './terms.ts';
 
 /** A JSON value, as transcripts and their side files hold them. */
@@ -13,22 +12,49 @@ export function jsonLiteral(value: unknown): Term {
 /**
  * JSON text for a value read from JSON. JSON.stringify writes a number the parse overflowed
  * (`1e400` reads as Infinity) as `null`, which changes its type; here it is written `1e999`
- * (`-1e999`), which any JSON parser reads back as the same overflow. Only a text that holds a
- * `null` is looked at twice, so the common case costs one stringify.
+ * (`-1e999`), which any JSON parser reads back as the same overflow. Only a text holding `null`
+ * is looked at again, and then without recursion.
  */
 export function jsonText(value: unknown): string {
   const text = JSON.stringify(value) ?? 'null';
-  if (!text.includes('null')) return text;
-  let overflowed = false;
-  const marked = JSON.stringify(value, (_key, v) => {
-    if (typeof v !== 'number' || Number.isFinite(v) || Number.isNaN(v)) return v;
-    overflowed = true;
-    return v > 0 ? POSITIVE : NEGATIVE;
-  });
-  return overflowed ? marked.replaceAll(JSON.stringify(POSITIVE), '1e999').replaceAll(JSON.stringify(NEGATIVE), '-1e999') : text;
+  return text.includes('null') && hasOverflow(value) ? stringify(value) : text;
 }
 
-// Markers no transcript can hold: random per process, with a NUL (written \u0000 by stringify).
-const NONCE = randomBytes(12).toString('hex');
-const POSITIVE = `\u0000+overflow:${NONCE}`;
-const NEGATIVE = `\u0000-overflow:${NONCE}`;
+function hasOverflow(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number' && !Number.isFinite(v) && !Number.isNaN(v)) return true;
+    if (v && typeof v === 'object') stack.push(...(Array.isArray(v) ? v : Object.values(v)));
+  }
+  return false;
+}
+
+/** JSON.stringify's text for a JSON value, with overflowed numbers as ±1e999, built with a stack of its own. */
+function stringify(value: unknown): string {
+  const out: string[] = [];
+  // Work items: a value to write, or text to emit as it stands.
+  const stack: ({ value: unknown } | { text: string })[] = [{ value }];
+  while (stack.length) {
+    const item = stack.pop()!;
+    if ('text' in item) {
+      out.push(item.text);
+      continue;
+    }
+    const v = item.value;
+    if (typeof v === 'number') out.push(Number.isFinite(v) ? JSON.stringify(v) : Number.isNaN(v) ? 'null' : v > 0 ? '1e999' : '-1e999');
+    else if (Array.isArray(v)) {
+      const parts: ({ value: unknown } | { text: string })[] = [{ text: '[' }];
+      v.forEach((x, i) => parts.push(...(i ? [{ text: ',' }] : []), { value: x === undefined ? null : x }));
+      parts.push({ text: ']' });
+      for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]);
+    } else if (v && typeof v === 'object') {
+      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      const parts: ({ value: unknown } | { text: string })[] = [{ text: '{' }];
+      entries.forEach(([k, x], i) => parts.push({ text: `${i ? ',' : ''}${JSON.stringify(k)}:` }, { value: x }));
+      parts.push({ text: '}' });
+      for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]);
+    } else out.push(JSON.stringify(v) ?? 'null');
+  }
+  return out.join('');
+}
