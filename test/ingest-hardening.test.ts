@@ -8,6 +8,7 @@ import { MAX_JSON_DEPTH } from '../src/acquire/json-depth.ts';
 import { ingest } from '../src/ingest.ts';
 import { detect } from '../src/readers/detect.ts';
 import { openStore } from '../src/store/store.ts';
+import { graphFilesSound } from './fuzz/checks.ts';
 import { FIXTURES, REPO, removeDir, select, tempDir } from './helpers.ts';
 
 /**
@@ -165,6 +166,25 @@ test('a folder or file without read permission is reported and skipped, and the 
       [closedFile, 'unreadable', 'cannot be read (EACCES); session 22222222-2222-4222-8222-222222222222 skipped'],
     ]);
     assert.deepEqual([out.sessions, out.unreadable], [1, 1]);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('odd ids and names: lone surrogates in ids, IRI syntax in a tool name, record types named like Object members (found by test/fuzz)', async () => {
+  const dir = await tempDir();
+  try {
+    // Before: "URI malformed" (encodeURIComponent throws on a lone surrogate) ended the whole ingest.
+    const report = await ingest([join(HARDENING, 'odd')], { storeDir: dir, soul: 'local' });
+    assert.deepEqual([report.sessions, report.records, report.malformed, report.failed, report.problems.length], [1, 7, 0, 0, 0]);
+    assert.deepEqual(await graphFilesSound(dir), []);
+    const { store } = await openStore(dir);
+    const types = select(store, `SELECT ?rt (COUNT(?c) AS ?n) WHERE { ?e weave:recordType ?rt ; a ?c FILTER(?rt IN ("constructor", "__proto__")) } GROUP BY ?rt ORDER BY ?rt`);
+    // Record types that are Object's own names are plain Events, nothing more.
+    assert.deepEqual(types.map((t) => [t.rt, t.n]), [['__proto__', '1'], ['constructor', '1']]);
+    // The result still finds its tool use, both ids holding the same lone surrogate.
+    assert.equal(select(store, 'SELECT ?r WHERE { ?r weave:toolUseRef ?u . ?u weave:toolName ?n }').length, 1);
+    assert.equal(select(store, 'SELECT ?name WHERE { ?b weave:toolName ?name }')[0].name, '<urn:x> <urn:p> "o" .\n{}|^`\\ ');
   } finally {
     await removeDir(dir);
   }
