@@ -78,7 +78,7 @@ export interface IngestReport {
 }
 
 /** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
-const WEAVE = 'weave/0.7';
+const WEAVE = 'weave/0.8';
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session. */

@@ -81,7 +81,7 @@ async function plainScan(): Promise<Scan> {
           if ((block?.type === 'tool_use' || block?.type === 'server_tool_use') && typeof block.id === 'string' && !uses.has(block.id)) uses.set(block.id, at);
           if (block?.type === 'tool_result' || block?.type === 'advisor_tool_result') {
             if (typeof block.tool_use_id === 'string') results.push([at, block.tool_use_id]);
-            if (Array.isArray(block.content)) block.content.forEach((_: unknown, inner: number) => scan.blocks.add(`${at}/${inner}`));
+            if (Array.isArray(block.content)) for (let inner = 0; inner < block.content.length; inner++) scan.blocks.add(`${at}/${inner}`);
           }
         });
       });

@@ -15,6 +15,7 @@ const run = promisify(execFile);
 const SPINE = join(FIXTURES, 'spine');
 const WEAVE = join(REPO, 'bin', 'weave');
 const S1 = '11111111-1111-4111-8111-111111111111';
+const S2 = '22222222-2222-4222-8222-222222222222';
 
 test('the spine fixtures: turns, events, blocks, tool pairs and messages, counted by hand', async () => {
   const { dir, store, report } = await ingestFresh([SPINE]);
@@ -36,11 +37,11 @@ test('the spine fixtures: turns, events, blocks, tool pairs and messages, counte
     assert.equal(Number(select(store, 'SELECT (COUNT(DISTINCT ?m) AS ?n) WHERE { ?t weave:messageId ?m }')[0].n), 9);
     assert.equal(count(store, '?l a weave:MalformedLine'), 1);
     assert.equal(count(store, '?l a weave:PendingLine'), 1);
-    assert.equal(count(store, '?r weave:replayOf <urn:soul:local:Weave/Turn/u-0001>'), 1);
+    assert.equal(count(store, `?r weave:replayOf <urn:soul:local:Weave/Turn/${S1}/u-0001>`), 1);
     // A result in the beside agent file answers a use in its session's main file.
-    assert.equal(count(store, '<urn:soul:local:Weave/ContentBlock/x-0002/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/v-0004/0>'), 1);
+    assert.equal(count(store, `<urn:soul:local:Weave/ContentBlock/${S2}/x-0002/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/${S2}/v-0004/0>`), 1);
     // The summary names its leaf; sub-agent transcripts name their session.
-    assert.equal(count(store, '?s weave:leafEvent <urn:soul:local:Weave/Turn/v-0002>'), 1);
+    assert.equal(count(store, `?s weave:leafEvent <urn:soul:local:Weave/Turn/${S2}/v-0002>`), 1);
     assert.equal(count(store, `?t weave:parentTranscript <urn:soul:local:Weave/Transcript/${S1}>`), 2);
     // One named graph per session, and the ontology in its own.
     const graphs = select(store, 'SELECT DISTINCT ?g WHERE { GRAPH ?g {} } ORDER BY ?g').map((r) => r.g);
@@ -63,7 +64,7 @@ test('a broken line is reported with its file and line, and the rest of the file
       '/-home-ada-weave-demo/22222222-2222-4222-8222-222222222222.jsonl:8:pending',
     ]);
     // Line 7, after the broken line 5 and the blank line 6, is there.
-    assert.equal(count(store, '<urn:soul:local:Weave/Turn/v-0004> weave:sourceLine 7'), 1);
+    assert.equal(count(store, `<urn:soul:local:Weave/Turn/${S2}/v-0004> weave:sourceLine 7`), 1);
     assert.equal(count(store, '?l a weave:MalformedLine ; weave:sourceLine 5 ; weave:parseError ?e ; weave:rawText ?t'), 1);
   } finally {
     await removeDir(dir);
@@ -97,8 +98,8 @@ test('a changed session replaces its graph whole; the pending line is read once 
     assert.deepEqual([report.sessions, report.skipped, report.pending], [1, 1, 0]);
     const { store } = await openStore(dir);
     assert.equal(count(store, '?l a weave:PendingLine'), 0);
-    assert.equal(count(store, '<urn:soul:local:Weave/Turn/v-0005> weave:sourceLine 8'), 1);
-    assert.equal(count(store, '<urn:soul:local:Weave/ContentBlock/v-0005/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/v-0004/0>'), 1);
+    assert.equal(count(store, `<urn:soul:local:Weave/Turn/${S2}/v-0005> weave:sourceLine 8`), 1);
+    assert.equal(count(store, `<urn:soul:local:Weave/ContentBlock/${S2}/v-0005/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/${S2}/v-0004/0>`), 1);
   } finally {
     await removeDir(work);
     await removeDir(dir);

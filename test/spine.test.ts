@@ -44,9 +44,9 @@ const ENV = (s: string, ts: string) => [
 ];
 
 test('a typed prompt: a user turn with one text block at order 0', () => {
-  const u = '<urn:soul:local:Weave/Turn/u-0001>';
-  const b = '<urn:soul:local:Weave/ContentBlock/u-0001/0>';
-  const c = '<urn:soul:local:Weave/Content/ContentBlock/u-0001/0/text>';
+  const u = `<urn:soul:local:Weave/Turn/${S1}/u-0001>`;
+  const b = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0001/0>`;
+  const c = `<urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0001/0/text>`;
   const { lines, references } = spineOf(2);
   assert.deepEqual(lines, [
     `${T} ${W('hasEvent')} ${u}`,
@@ -79,9 +79,9 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
 });
 
 test('the last fragment of a streamed response: tool use, usage with its four counts, kept extras', () => {
-  const a = '<urn:soul:local:Weave/Turn/a-0003>';
-  const b = '<urn:soul:local:Weave/ContentBlock/a-0003/0>';
-  const u = '<urn:soul:local:Weave/Usage/a-0003>';
+  const a = `<urn:soul:local:Weave/Turn/${S1}/a-0003>`;
+  const b = `<urn:soul:local:Weave/ContentBlock/${S1}/a-0003/0>`;
+  const u = `<urn:soul:local:Weave/Usage/${S1}/a-0003>`;
   const { lines, references } = spineOf(5);
   assert.deepEqual(lines.filter((l) => l.startsWith(b) || l.startsWith(u) || l.includes('#model>') || l.includes('#messageId>') || l.includes('#requestId>') || l.includes('#stopReason>') || l.includes('#extraJson>') || l.includes('#parentEventId>')), [
     `${a} ${W('extraJson')} ${JSONL('{"message":{"container":null}}')}`,
@@ -94,7 +94,7 @@ test('the last fragment of a streamed response: tool use, usage with its four co
     `${b} ${TYPE} ${W('ToolUseBlock')}`,
     `${b} ${W('blockOrder')} ${INT(0)}`,
     `${b} ${W('extraJson')} ${JSONL('{"caller":{"type":"direct"}}')}`,
-    `${b} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/a-0003/0/toolInput>`,
+    `${b} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/a-0003/0/toolInput>`,
     `${b} ${W('toolInput')} ${JSONL('{"command":"ls src/"}')}`,
     `${b} ${W('toolName')} "Bash"`,
     `${b} ${W('toolUseId')} "toolu_0001"`,
@@ -109,9 +109,9 @@ test('the last fragment of a streamed response: tool use, usage with its four co
 });
 
 test('an error result with a text and an image nested in order, answering its use by id', () => {
-  const r = '<urn:soul:local:Weave/ContentBlock/u-0003/0>';
-  const text = '<urn:soul:local:Weave/ContentBlock/u-0003/0/0>';
-  const image = '<urn:soul:local:Weave/ContentBlock/u-0003/0/1>';
+  const r = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0003/0>`;
+  const text = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0003/0/0>`;
+  const image = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0003/0/1>`;
   const { lines, references } = spineOf(8);
   assert.deepEqual(lines.filter((l) => l.startsWith(r) || l.startsWith(text) || l.startsWith(image)), [
     `${r} ${TYPE} ${W('ContentBlock')}`,
@@ -125,7 +125,7 @@ test('an error result with a text and an image nested in order, answering its us
     `${text} ${TYPE} ${W('TextBlock')}`,
     `${text} ${W('blockOrder')} ${INT(0)}`,
     `${text} ${W('text')} "Error: no such file"`,
-    `${text} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/u-0003/0/0/text>`,
+    `${text} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0003/0/0/text>`,
     `${image} ${TYPE} ${W('ContentBlock')}`,
     `${image} ${TYPE} ${W('ImageBlock')}`,
     `${image} ${W('blockOrder')} ${INT(1)}`,
@@ -134,26 +134,26 @@ test('an error result with a text and an image nested in order, answering its us
     // printf PNGDATA | sha256sum
     `${image} ${W('sha256')} "2d4566582844690f8634a8b2534ea5221560038c6c0650c99140759bad603ae2"`,
     `${image} ${W('sourceType')} "base64"`,
-    `${image} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/u-0003/0/1/mediaData>`,
+    `${image} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0003/0/1/mediaData>`,
   ].sort());
-  assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/u-0003> ${W('toolUseResult')} ${JSONL('"Error: no such file"')}`));
+  assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('toolUseResult')} ${JSONL('"Error: no such file"')}`));
   assert.deepEqual(references, [
-    `<urn:soul:local:Weave/Turn/u-0003> ${W('parentEvent')} event:a-0004`,
-    `<urn:soul:local:Weave/Turn/u-0003> ${W('sourceToolAssistant')} event:a-0004`,
+    `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('parentEvent')} event:a-0004`,
+    `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('sourceToolAssistant')} event:a-0004`,
     `${r} ${W('toolUseRef')} toolUse:toolu_0002`,
   ]);
 });
 
 test('an unknown block type and an unknown field are kept whole', () => {
   const { lines } = spineOf(13);
-  const b = '<urn:soul:local:Weave/ContentBlock/u-0005/1>';
+  const b = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0005/1>`;
   assert.deepEqual(lines.filter((l) => l.startsWith(b)), [
     `${b} ${TYPE} ${W('ContentBlock')}`,
     `${b} ${W('blockJson')} ${JSONL('{"type":"future_block","payload":{"x":1}}')}`,
     `${b} ${W('blockOrder')} ${INT(1)}`,
     `${b} ${W('blockType')} "future_block"`,
   ]);
-  assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/u-0005> ${W('extraJson')} ${JSONL('{"newField":7}')}`));
+  assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/${S1}/u-0005> ${W('extraJson')} ${JSONL('{"newField":7}')}`));
 });
 
 test('metadata records without a uuid get an id from their stream and line', () => {
@@ -168,5 +168,5 @@ test('IRIs and literals stay well-formed whatever the data holds', () => {
   assert.equal(iri('http://x/a b'), '<http://x/a\\u0020b>');
   assert.equal(str('a "q"\n\\ \u0001 \ud800'), '"a \\"q\\"\\n\\\\ \\u0001 \ufffd"');
   const { lines } = spineOf(7);
-  assert.ok(lines.includes(`<urn:soul:local:Weave/ContentBlock/a-0004/0> ${W('toolName')} "mcp__my server__do#it"`));
+  assert.ok(lines.includes(`<urn:soul:local:Weave/ContentBlock/${S1}/a-0004/0> ${W('toolName')} "mcp__my server__do#it"`));
 });

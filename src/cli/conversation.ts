@@ -1,9 +1,10 @@
 import oxigraph from 'oxigraph';
 import { join } from 'node:path';
+import YAML from 'yaml';
 import type { Dialect } from '../dialect/dialect.ts';
 import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
-import { conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
+import { conversationDocument, conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
@@ -11,9 +12,10 @@ import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave conversation ID [options]
 
-Prints one session's conversation model from the store: how many nodes of each kind, which
-relations and evidence levels, what stayed unresolved, and the containment tree
-session → stream → epoch → talk → run → step. ID is a session id or a unique prefix of one.
+Prints one session's conversation model from the store: its conversation and segments, how
+many nodes of each kind, which relations and evidence levels, what stayed unresolved and why,
+and the containment tree session → stream → epoch → talk → run → step. ID is a session id or a
+unique prefix of one.
 
 options:
   --terms T          model (default): the model's words (talk · run · llm.call · tool);
@@ -21,13 +23,20 @@ options:
                      both: run  (promptId)
   --depth N          levels of the tree to print (default 7)
   --width N          children to print under each node before "… N more" (default 6)
+  --format F         text (default), json or yaml: json and yaml print one document with the
+                     header, counts, evidence levels, segments, unresolved list and the whole
+                     tree, in the model's words (see the README)
+  --json             the same as --format json
 ${COMMON_HELP}
 `;
 
 type Terms = 'model' | 'native' | 'both';
+type Format = 'text' | 'json' | 'yaml';
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { terms: { type: 'string' }, depth: { type: 'string' }, width: { type: 'string' } });
+  const { values, positionals } = parse(args, {
+    terms: { type: 'string' }, depth: { type: 'string' }, width: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' },
+  });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -35,6 +44,9 @@ export async function main(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new CliError('give one session id (or a unique prefix of one)', 2);
   const terms = (values.terms ?? 'model') as Terms;
   if (!['model', 'native', 'both'].includes(terms)) throw new CliError(`--terms must be model, native or both, not "${values.terms}"`, 2);
+  const format = (values.json ? 'json' : (values.format ?? 'text')) as Format;
+  if (!['text', 'json', 'yaml'].includes(format)) throw new CliError(`--format must be text, json or yaml, not "${values.format}"`, 2);
+  if (values.json && values.format !== undefined && values.format !== 'json') throw new CliError(`--json and --format ${values.format} disagree`, 2);
   const depth = count(values.depth, 7, '--depth');
   const width = count(values.width, 6, '--width');
 
@@ -44,7 +56,14 @@ export async function main(args: string[]): Promise<number> {
   const store = new oxigraph.Store();
   await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
-  process.stdout.write(printable(render(conversationView(store, graph, entry.sessionId!), namer(terms, glossaryOf(store, graph)), depth, width), { keepNewlines: true }));
+  const view = conversationView(store, graph, entry.sessionId!);
+  const glossary = glossaryOf(store, graph);
+  if (format === 'text') process.stdout.write(printable(render(view, namer(terms, glossary), depth, width), { keepNewlines: true }));
+  else {
+    const document = conversationDocument(view, glossary?.dialect ?? 'unknown');
+    process.stdout.write(format === 'json' ? `${JSON.stringify(document, null, 2)}
+` : YAML.stringify(document));
+  }
   return 0;
 }
 
@@ -84,9 +103,13 @@ function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => 
 export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number): string {
   const out: string[] = [];
   const { streams } = view;
-  out.push(`conversation ${view.sessionId}`);
+  const { segments } = view;
+  const open = segments.filter((s) => s.state === 'open').length;
+  out.push(`conversation ${view.conversation.id}`);
+  out.push(`  segments   ${segments.length} (${open} open, ${segments.length - open} candidate), policy ${segments[0]?.policy ?? '-'}`);
   out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
   out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
+  for (const id of view.conversation.continuesFrom) out.push(`  continues  from ${id}, a record of an earlier session`);
   const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
     if (!rows.length) return;
     const width = Math.max(40, ...rows.map(([term]) => rename(term).length + 2));
@@ -96,9 +119,14 @@ export function render(view: ConversationView, name: (term: string) => string, d
   table('node kinds', view.kinds, name);
   table('relations', view.relationCounts, name);
   table('evidence', view.evidence, (t) => t);
+  out.push('', 'segments:');
+  for (const s of segments) {
+    const when = s.from ? `${s.from} – ${s.until}` : 'no time stated';
+    out.push(`  ${String(s.index).padStart(3)}  ${s.state.padEnd(9)}  from line ${String(s.firstLine).padEnd(6)} ${when}  ${s.talks} talk${s.talks === 1 ? '' : 's'}`);
+  }
   if (view.unresolved.length) {
     out.push('', `still unresolved (${view.unresolved.length}):`);
-    for (const u of view.unresolved.slice(0, 12)) out.push(`  ${u.kind.padEnd(22)} ${u.id}`);
+    for (const u of view.unresolved.slice(0, 12)) out.push(`  ${u.kind.padEnd(22)} ${u.id.padEnd(24)} ${u.reason}`);
     if (view.unresolved.length > 12) out.push(`  … and ${view.unresolved.length - 12} more`);
   }
   out.push('', 'structure (containment only; what flows across streams is a relation):');
@@ -110,7 +138,7 @@ export function render(view: ConversationView, name: (term: string) => string, d
       if (node.children.length) out.push(`${'  '.repeat(level + 2)}… ${node.children.length} more`);
       return;
     }
-    node.children.slice(0, width).forEach((child) => walk(child, level + 1));
+    for (const child of node.children.slice(0, width)) walk(child, level + 1);
     if (node.children.length > width) out.push(`${'  '.repeat(level + 2)}… ${node.children.length - width} more`);
   };
   walk(view.root, 0);

@@ -2,7 +2,7 @@ import { CliError } from './options.ts';
 import { printable } from '../terminal.ts';
 import { own } from '../own.ts';
 
-type Command = (args: string[]) => Promise<number | void>;
+type Command = (args: string[]) => Promise<number | undefined>;
 
 /** Subcommands load lazily so `weave query` does not pay for the server's imports. */
 const COMMANDS: Record<string, [string, () => Promise<Command>]> = {

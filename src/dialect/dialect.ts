@@ -45,7 +45,7 @@ export interface Dialect<R extends object = object, T extends TranscriptSource =
   /** Fresh per session: what the dialect can only write with the whole session in hand. */
   observers(): RecordObserver<R>[];
   /** What the model is handed of one record. */
-  facts(record: R, at: { source: T; stream: number; line: number; event: Term }): RecordFacts;
+  facts(record: R, at: { source: T; stream: number; line: number; event: Term; session: string }): RecordFacts;
 }
 
 /** What one source line turned out to be. */

@@ -1,7 +1,7 @@
 import type { SourceLine } from '../acquire/lines.ts';
 import type { Dialect, FactObserver, RecordObserver, SessionSource, TranscriptContext, TranscriptOpening, TranscriptSource } from '../dialect/dialect.ts';
 import { transcriptsOf } from '../dialect/dialect.ts';
-import { instanceIri } from '../rdf/iri.ts';
+import { instanceIri, related } from '../rdf/iri.ts';
 import { int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
@@ -50,6 +50,8 @@ export class SessionEmitter {
     const streamKey = isMain ? sessionId : `agent-${source.agentId ?? source.path}`;
     const node = isMain ? this.mainTranscript : instanceIri(this.soul, 'Transcript', sessionId, streamKey);
     const t = this.emit.bind(this);
+    // Superclasses are stated too (no inference in the store): `?t a weave:Transcript` must work.
+    t(node, a, weave.Transcript);
     t(node, a, this.dialect.transcriptClass);
     t(node, weave.sessionId, str(sessionId));
     t(node, weave.sessionSlug, str(sessionId));
@@ -74,7 +76,7 @@ export class SessionEmitter {
       this.counts.replayed++;
       const n = (this.replays.get(uuid) ?? 0) + 1;
       this.replays.set(uuid, n);
-      const node = instanceIri(this.soul, 'ReplayedRecord', uuid, n);
+      const node = related(this.events.get(uuid)!, 'ReplayedRecord', n);
       const t = this.emit.bind(this);
       t(node, a, weave.ReplayedRecord);
       t(node, weave.replayOf, this.events.get(uuid)!);
@@ -94,7 +96,7 @@ export class SessionEmitter {
     this.references.push(...out.references);
     for (const observer of this.recordObservers) observer.record(ctx, line, record, event);
     if (!this.factObservers.length) return;
-    const facts = this.dialect.facts(record, { source: ctx.source, stream: ctx.index, line: line.lineNo, event });
+    const facts = this.dialect.facts(record, { source: ctx.source, stream: ctx.index, line: line.lineNo, event, session: this.session.sessionId });
     for (const observer of this.factObservers) observer.record(ctx, facts);
   }
 

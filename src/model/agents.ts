@@ -1,7 +1,7 @@
 import { instanceIri } from '../rdf/iri.ts';
 import { jsonLiteral } from '../rdf/json.ts';
 import { int, str, type Term } from '../rdf/terms.ts';
-import { a, weave } from '../rdf/vocab.ts';
+import { weave } from '../rdf/vocab.ts';
 import type { Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
 import type { Evidence } from './evidence.ts';
@@ -57,9 +57,9 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
     if (s !== undefined && !batchOf.has(s)) batchOf.set(s, j.batch);
   }
 
-  const toolNode = (id: string): Term => tools.get(id)?.node ?? d.unresolved('spawn_call', id, [weave.AgentCall, weave.ToolCall]);
+  const toolNode = (id: string): Term => tools.get(id)?.node ?? d.unresolved('spawn_call', id);
   const batchCalls = (batch: string): Term[] =>
-    launchers.get(batch)?.map(toolNode) ?? [d.unresolved('spawn_call', batch, [weave.AgentCall, weave.ToolCall])];
+    launchers.get(batch)?.map(toolNode) ?? [d.unresolved('spawn_call', batch)];
   const agentCalls = new Map<Term, Evidence>();
   const startsOf = new Map<number, Start[]>();
   const start = (from: Term, to: Term, evidence: Evidence, stream?: number) => {
@@ -76,16 +76,16 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
     if (ids?.size) for (const id of ids) start(toolNode(id), s.node, ids.size > 1 ? 'conflict' : tools.has(id) ? 'exact_unique' : 'unresolved', s.index);
     else if (batch) for (const from of batchCalls(batch)) start(from, s.node, launchers.has(batch) ? 'strong_inference' : 'unresolved', s.index);
     // A compaction summariser is started by no call: it is joined to its compaction (compactions.ts).
-    else if (!s.summariser) start(d.unresolved('spawn_of_child', s.name, [weave.AgentCall, weave.ToolCall]), s.node, 'unresolved', s.index);
+    else if (!s.summariser) start(d.unresolved('spawn_of_child', s.name), s.node, 'unresolved', s.index);
   }
   for (const [agentId, ids] of announced)
-    for (const id of ids) start(toolNode(id), d.unresolved('child_stream', agentId, [weave.Stream]), 'unresolved');
+    for (const id of ids) start(toolNode(id), d.unresolved('child_stream', agentId), 'unresolved');
   for (const j of journals)
     for (const agentId of j.started)
       if (!byAgent.has(agentId))
-        for (const from of batchCalls(j.batch)) start(from, d.unresolved('child_stream', agentId, [weave.Stream]), 'unresolved');
+        for (const from of batchCalls(j.batch)) start(from, d.unresolved('child_stream', agentId), 'unresolved');
   const real = new Set([...tools.values()].map((t) => t.node));
-  for (const [call, evidence] of agentCalls) if (real.has(call)) d.link(call, a, weave.AgentCall, evidence);
+  for (const [call, evidence] of agentCalls) if (real.has(call)) d.typed(call, 'AgentCall', evidence);
 
   emitOutputs(ctx, calls, journals, startsOf, placer);
   emitNotifications(ctx, tools, byAgent, startsOf);
@@ -106,8 +106,7 @@ function emitOutputs(ctx: ModelContext, calls: Call[], journals: BatchJournal[],
     const value = agentId !== undefined ? returned.get(agentId) : undefined;
     if (!call && value === undefined) continue;
     const output = instanceIri(d.soul, 'AgentOutput', d.sessionId, s.name);
-    d.add(output, a, weave.AgentOutput);
-    d.add(output, a, weave.Step);
+    d.typed(output, 'AgentOutput');
     d.link(s.node, weave.endsWith, output, 'exact_unique');
     if (value !== undefined) d.add(output, weave.returnedValue, jsonLiteral(value));
     if (call) {
@@ -149,6 +148,6 @@ function emitNotifications(ctx: ModelContext, tools: Map<string, Tool>, byAgent:
     else if (task) d.link(f.event, weave.reports, task.node, 'exact_unique');
     else if (tool && startedBy.has(tool.node)) for (const s of startedBy.get(tool.node)!) d.link(f.event, weave.reports, streams[s].node, 'strong_inference');
     else if (tool) d.link(f.event, weave.reports, tool.node, 'exact_unique');
-    else d.link(f.event, weave.reports, d.unresolved('notified_child', taskId ?? toolUseId ?? f.blockKey, [weave.Stream]), 'unresolved');
+    else d.link(f.event, weave.reports, d.unresolved('notified_child', taskId ?? toolUseId ?? f.blockKey), 'unresolved');
   }
 }

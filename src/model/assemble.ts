@@ -3,6 +3,7 @@ import { emitAgents } from './agents.ts';
 import { emitCalls, findCalls } from './calls.ts';
 import { emitCompactions } from './compactions.ts';
 import type { ModelContext } from './context.ts';
+import { emitConversation } from './conversation.ts';
 import { emitEpochs, findEpochs } from './epochs.ts';
 import { Placer } from './placement.ts';
 import { emitRuns, findRuns } from './runs.ts';
@@ -12,8 +13,9 @@ import { emitTalks, findTalks } from './talks.ts';
 import { emitTools, findTools } from './tools.ts';
 
 /**
- * The conversation model of one session, from its record facts: session → stream → epoch →
- * talk → run → step, the relations across streams, and the evidence of every link. Each part
+ * The conversation model of one session, from its record facts: the conversation and its
+ * segments, session → stream → epoch → talk → run → step, the relations across streams, and
+ * the evidence of every link. Each part
  * reads what the earlier ones found; none reads record content.
  */
 export function assemble(ctx: ModelContext): Triple[] {
@@ -22,7 +24,9 @@ export function assemble(ctx: ModelContext): Triple[] {
   emitEpochs(ctx, epochs);
   const runs = findRuns(ctx, epochs);
   emitRuns(ctx, runs);
-  emitTalks(ctx, epochs, findTalks(ctx, runs));
+  const talks = findTalks(ctx, runs);
+  emitTalks(ctx, epochs, talks);
+  emitConversation(ctx, talks);
   const placer = new Placer(ctx, epochs, runs);
   const calls = findCalls(ctx);
   emitCalls(ctx, calls.list, runs, placer);

@@ -1,7 +1,9 @@
+import { mintedAtRandom } from '../dialect/claude-code/ids.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { bool, int, type Term } from '../rdf/terms.ts';
-import { a, weave } from '../rdf/vocab.ts';
+import { weave } from '../rdf/vocab.ts';
 import type { ModelContext } from './context.ts';
+import type { RecordFact } from './facts.ts';
 import type { Placer } from './placement.ts';
 import type { Runs } from './runs.ts';
 
@@ -10,6 +12,13 @@ import type { Runs } from './runs.ts';
  * in line order: they need not be adjacent (the call's own tool results often sit between its
  * fragments), so they are grouped by key, never rebuilt from parent links. Usage is the last
  * fragment's: fragments repeat (or grow) the usage, so a sum over-counts.
+ *
+ * A call happened once, whichever sessions hold copies of its records (a resume, a fork, a
+ * session copied to another folder): its node is `LlmCall/<message.id>` in all of them, when the
+ * API minted its message id and request id (src/dialect/claude-code/ids.ts). A hand-written id,
+ * or a minted message id under a hand-written request id, names a call only within its session.
+ * What a session holds of the call (its fragments, its first line, its run) is stated in that
+ * session's graph, beside its copy of the records.
  */
 
 export interface Call {
@@ -29,7 +38,7 @@ export function findCalls(ctx: ModelContext): { list: Call[]; ofFact: Map<number
     // A record without a message id (very old files) is a call of its own.
     const key = f.messageId ?? `${ctx.streams[f.stream].name}:${f.blockKey}`;
     let call = byKey.get(key);
-    if (!call) byKey.set(key, (call = { key, node: instanceIri(d.soul, 'LlmCall', d.sessionId, key), fragments: [], synthetic: false }));
+    if (!call) byKey.set(key, (call = { key, node: instanceIri(d.soul, 'LlmCall', ...callPath(f, key, d.sessionId)), fragments: [], synthetic: false }));
     call.fragments.push(i);
     ofFact.set(i, call);
   });
@@ -37,18 +46,23 @@ export function findCalls(ctx: ModelContext): { list: Call[]; ofFact: Map<number
   return { list: [...byKey.values()], ofFact };
 }
 
+/** A call's IRI path: its message id alone when the API minted it and its request id, else under the session. */
+function callPath(f: RecordFact, key: string, session: string): string[] {
+  const minted = f.messageId !== undefined && mintedAtRandom(f.messageId) && (f.requestId === undefined || mintedAtRandom(f.requestId));
+  return minted ? [key] : [session, key];
+}
+
 export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: Placer): void {
   const { d, facts } = ctx;
   for (const call of calls) {
     const first = facts[call.fragments[0]];
     const last = facts[call.fragments[call.fragments.length - 1]];
-    d.add(call.node, a, weave.LlmCall);
-    d.add(call.node, a, weave.Step);
+    d.typed(call.node, 'LlmCall');
     d.add(call.node, weave.firstLine, int(first.line));
     d.add(call.node, weave.fragmentCount, int(call.fragments.length));
     d.link(call.node, weave.firstFragment, first.event, 'exact_unique');
     d.link(call.node, weave.lastFragment, last.event, 'exact_unique');
-    if (call.synthetic) d.link(call.node, a, weave.SyntheticMessage, 'exact_unique');
+    if (call.synthetic) d.typed(call.node, 'SyntheticMessage', 'exact_unique');
     else d.add(call.node, weave.usageFinal, bool(last.stopped === true));
     for (const i of call.fragments) d.link(facts[i].event, weave.fragmentOf, call.node, 'exact_unique');
 
@@ -64,12 +78,11 @@ export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: 
     for (const i of call.fragments) {
       const f = facts[i];
       for (const block of f.blocks ?? []) {
-        const node = blockIri(d.soul, f.blockKey, block.order);
+        const node = blockIri(d.soul, f, block.order);
         if (block.kind === 'text') {
           if (call.synthetic) continue; // the client wrote it: not the agent's output
-          d.link(node, a, weave.AssistantMessage, 'exact_unique');
-        } else d.link(node, a, weave.Thinking, 'exact_unique'); // its Content node says whether the text was written
-        d.add(node, a, weave.Step);
+          d.typed(node, 'AssistantMessage', 'exact_unique');
+        } else d.typed(node, 'Thinking', 'exact_unique'); // its Content node says whether the text was written
         d.add(node, weave.firstLine, int(f.line));
         d.link(node, weave.within, call.node, 'exact_unique');
       }
@@ -78,6 +91,6 @@ export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: 
 }
 
 /** The IRI the spine gives a record's top-level content block. */
-export function blockIri(soul: string, blockKey: string, order: number): Term {
-  return instanceIri(soul, 'ContentBlock', blockKey, order);
+export function blockIri(soul: string, f: RecordFact, order: number): Term {
+  return instanceIri(soul, 'ContentBlock', ...(f.blockPath ?? [f.blockKey]), order);
 }

@@ -100,7 +100,7 @@ export function emitCompactions(ctx: ModelContext): void {
       const shared = evidence === 'exact_unique' && claimants.get(summary)! > 1;
       d.link(streams[s].node, weave.produces, facts[summary].event, shared ? 'exact_ambiguous' : evidence);
     }
-    if (!found.length) d.link(streams[s].node, weave.produces, d.unresolved('epoch_summary', streams[s].name, [weave.EpochSummary]), 'unresolved');
+    if (!found.length) d.link(streams[s].node, weave.produces, d.unresolved('epoch_summary', streams[s].name), 'unresolved');
   }
 }
 

@@ -1,6 +1,6 @@
 import { instanceIri } from '../rdf/iri.ts';
 import { int, type Term } from '../rdf/terms.ts';
-import { a, weave } from '../rdf/vocab.ts';
+import { weave } from '../rdf/vocab.ts';
 import type { ModelContext } from './context.ts';
 
 /**
@@ -51,31 +51,28 @@ export function findEpochs(ctx: ModelContext): Epochs {
 export function emitEpochs(ctx: ModelContext, epochs: Epochs): void {
   const { d, streams, facts, byUuid } = ctx;
   for (const epoch of epochs.list) {
-    d.add(epoch.node, a, weave.Epoch);
-    d.add(epoch.node, a, weave.ModelNode);
+    d.typed(epoch.node, 'Epoch');
     d.add(epoch.node, weave.firstLine, int(epoch.firstLine));
     d.link(epoch.node, weave.within, streams[epoch.stream].node, 'exact_unique');
     if (epoch.boundary === undefined) continue;
     const boundary = facts[epoch.boundary];
-    d.link(boundary.event, a, weave.EpochBoundary, 'exact_unique');
-    d.add(boundary.event, a, weave.Step);
+    d.typed(boundary.event, 'EpochBoundary', 'exact_unique');
     d.link(boundary.event, weave.within, epoch.node, 'exact_unique');
     // logicalParentUuid is the only way back: the boundary's own parent is null.
     const tail = boundary.logicalParent ? byUuid.get(boundary.logicalParent) : undefined;
     if (tail !== undefined) d.link(epoch.node, weave.follows, epochs.list[epochs.ofFact[tail]].node, 'exact_unique');
     else {
-      const missing = d.unresolved('epoch_continuation', boundary.logicalParent ?? epoch.key, [weave.Epoch]);
+      const missing = d.unresolved('epoch_continuation', boundary.logicalParent ?? epoch.key);
       d.link(epoch.node, weave.follows, missing, 'unresolved');
     }
   }
   facts.forEach((f, i) => {
     if (f.step !== 'epoch.summary') return;
-    d.link(f.event, a, weave.EpochSummary, 'exact_unique');
-    d.add(f.event, a, weave.Step);
+    d.typed(f.event, 'EpochSummary', 'exact_unique');
     d.link(f.event, weave.within, epochs.list[epochs.ofFact[i]].node, 'exact_unique');
     // The summary's parent is the boundary that produced it.
     const parent = f.parent !== undefined ? byUuid.get(f.parent) : undefined;
     if (parent !== undefined && facts[parent].step === 'epoch.boundary') d.link(f.event, weave.summarizes, facts[parent].event, 'exact_unique');
-    else d.link(f.event, weave.summarizes, d.unresolved('summarized_boundary', f.parent ?? f.blockKey, [weave.EpochBoundary]), 'unresolved');
+    else d.link(f.event, weave.summarizes, d.unresolved('summarized_boundary', f.parent ?? f.blockKey), 'unresolved');
   });
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { instanceIri } from '../rdf/iri.ts';
 import { str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
-import { a, rdf, weave } from '../rdf/vocab.ts';
+import { a, rdf, weave, type WeaveTerm } from '../rdf/vocab.ts';
+import { superclassesOf } from './vocabulary.ts';
 
 /** How well a derived link is founded (the glossary's correlation quality). */
 export type Evidence = 'exact_unique' | 'exact_ambiguous' | 'strong_inference' | 'weak_inference' | 'unresolved' | 'conflict';
@@ -22,6 +23,8 @@ export type UnresolvedKind =
 export class Derivation {
   readonly triples: Triple[] = [];
   private readonly placeholders = new Map<string, Term>();
+  /** `<node> <class>` pairs already stated, so a class two kinds share is stated once. */
+  private readonly types = new Set<string>();
 
   constructor(readonly soul: string, readonly sessionId: string) {}
 
@@ -39,17 +42,32 @@ export class Derivation {
   }
 
   /**
-   * The explicit stand-in for something a record points at and the session does not hold: one
-   * node per kind and id, typed with the class of what is missing.
+   * `node` is a `cls`, and so every superclass the ontology declares for it (the store does no
+   * inference: `?n a weave:Step` must find every step). With `evidence`, the class itself is a
+   * derived link and carries it; its superclasses follow from it.
    */
-  unresolved(kind: UnresolvedKind, id: string, classes: Term[]): Term {
+  typed(node: Term, cls: WeaveTerm, evidence?: Evidence): void {
+    for (const name of [cls, ...superclassesOf(cls)]) {
+      const key = `${node} ${name}`;
+      if (this.types.has(key)) continue;
+      this.types.add(key);
+      if (name === cls && evidence) this.link(node, a, weave[name], evidence);
+      else this.add(node, a, weave[name]);
+    }
+  }
+
+  /**
+   * The explicit stand-in for something a record points at and the session does not hold: one
+   * node per kind and id, typed weave:Unresolved and nothing else, so that a query for blocks,
+   * turns, calls or streams never meets one; its kind says what it stands in for.
+   */
+  unresolved(kind: UnresolvedKind, id: string): Term {
     const key = `${kind}\u0000${id}`;
     let node = this.placeholders.get(key);
     if (node) return node;
     node = instanceIri(this.soul, 'Unresolved', this.sessionId, kind, id);
     this.placeholders.set(key, node);
     this.add(node, a, weave.Unresolved);
-    for (const c of classes) this.add(node, a, c);
     this.add(node, weave.unresolvedKind, str(kind));
     this.add(node, weave.missingId, str(id));
     return node;

@@ -52,6 +52,8 @@ export interface RecordFact {
   event: Term;
   /** The id the spine gave the record's content blocks: its uuid, else `L<line>`. */
   blockKey: string;
+  /** The IRI path of the record's blocks, as the spine minted it (a hand-written uuid is scoped by its session); default [blockKey]. */
+  blockPath?: string[];
   uuid?: string;
   parent?: string;
   logicalParent?: string;
@@ -71,6 +73,8 @@ export interface RecordFact {
   opensRun?: boolean;
   // assistant records
   messageId?: string;
+  /** The API request id (`req_…`), which with the message id names the call across sessions. */
+  requestId?: string;
   synthetic?: boolean;
   stopped?: boolean;
   blocks?: BlockFact[];

@@ -42,7 +42,7 @@ export class Placer {
       return found.node;
     }
     const epoch = this.epochs.list[epochIndex];
-    const node = d.unresolved('run', `${streams[epoch.stream].name}/${epoch.key}`, [weave.Run, weave.ModelNode]);
+    const node = d.unresolved('run', `${streams[epoch.stream].name}/${epoch.key}`);
     d.link(node, weave.within, epoch.node, 'exact_unique');
     this.orphans.set(epochIndex, { node, firstLine: facts[i].line });
     return node;

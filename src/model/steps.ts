@@ -1,5 +1,4 @@
-import type { Term } from '../rdf/terms.ts';
-import { a, weave } from '../rdf/vocab.ts';
+import { weave, type WeaveTerm } from '../rdf/vocab.ts';
 import type { Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
 import type { RecordFact, RecordStep } from './facts.ts';
@@ -7,19 +6,19 @@ import type { Placer } from './placement.ts';
 import type { Tool } from './tools.ts';
 
 /** The class of each step kind a single record can be. */
-const STEP_CLASS: Record<RecordStep, Term> = {
-  'message.external': weave.ExternalMessage,
-  'context.injection': weave.ContextInjection,
-  'runtime.notification': weave.RuntimeNotification,
-  'epoch.boundary': weave.EpochBoundary,
-  'epoch.summary': weave.EpochSummary,
-  'error.api': weave.ApiError,
-  'control.interrupt': weave.Interrupt,
-  'control.permission': weave.PermissionDecision,
-  'control.command': weave.LocalCommand,
-  'control.notice': weave.RuntimeNotice,
-  'turn.duration': weave.TurnDuration,
-  'agent.launch_ack': weave.AgentLaunchAck,
+const STEP_CLASS: Record<RecordStep, WeaveTerm> = {
+  'message.external': 'ExternalMessage',
+  'context.injection': 'ContextInjection',
+  'runtime.notification': 'RuntimeNotification',
+  'epoch.boundary': 'EpochBoundary',
+  'epoch.summary': 'EpochSummary',
+  'error.api': 'ApiError',
+  'control.interrupt': 'Interrupt',
+  'control.permission': 'PermissionDecision',
+  'control.command': 'LocalCommand',
+  'control.notice': 'RuntimeNotice',
+  'turn.duration': 'TurnDuration',
+  'agent.launch_ack': 'AgentLaunchAck',
 };
 
 /**
@@ -34,15 +33,13 @@ export function emitRecordSteps(ctx: ModelContext, placer: Placer, tools: Map<st
       // Claude Code writes the mode again after every turn; only a change is a decision.
       if (mode.get(f.stream) === f.permissionMode) return;
       mode.set(f.stream, f.permissionMode);
-      d.link(f.event, a, weave.PermissionDecision, 'exact_unique');
-      d.add(f.event, a, weave.Step);
+      d.typed(f.event, 'PermissionDecision', 'exact_unique');
       const p = f.uuid ? placer.of(i) : placer.byPosition(i);
       d.link(f.event, weave.within, p.node, p.evidence);
       return;
     }
     if (!f.step || f.step === 'epoch.boundary' || f.step === 'epoch.summary') return;
-    d.link(f.event, a, STEP_CLASS[f.step], f.stepEvidence ?? 'exact_unique');
-    d.add(f.event, a, weave.Step);
+    d.typed(f.event, STEP_CLASS[f.step], f.stepEvidence ?? 'exact_unique');
     const p = placer.of(i);
     d.link(f.event, weave.within, p.node, p.evidence);
     if (f.step === 'control.interrupt') emitCancels(ctx, f, p, tools, callOf);

@@ -2,7 +2,7 @@ import { basename, extname } from 'node:path';
 import { transcriptsOf, type FoundSession, type TranscriptSource } from '../dialect/dialect.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { str, type Term } from '../rdf/terms.ts';
-import { a, dcterms, weave } from '../rdf/vocab.ts';
+import { dcterms, weave } from '../rdf/vocab.ts';
 import type { Derivation } from './evidence.ts';
 
 /** One file of the session seen as a stream: the session file is `main`, each agent file a child. */
@@ -37,12 +37,10 @@ export function streamsOf(soul: string, session: FoundSession): StreamInfo[] {
 
 export function emitStreams(d: Derivation, streams: StreamInfo[]): void {
   const session = sessionNode(d.soul, d.sessionId);
-  d.add(session, a, weave.Session);
-  d.add(session, a, weave.ModelNode);
+  d.typed(session, 'Session');
   d.add(session, dcterms.identifier, str(d.sessionId));
   for (const s of streams) {
-    d.add(s.node, a, weave.Stream);
-    d.add(s.node, a, weave.ModelNode);
+    d.typed(s.node, 'Stream');
     d.add(s.node, weave.streamName, str(s.name));
     d.add(s.node, weave.streamRole, str(s.main ? 'main' : 'child'));
     d.link(s.node, weave.within, session, 'exact_unique');

@@ -1,6 +1,7 @@
+import { idPath } from '../dialect/claude-code/ids.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { bool, int, num, str, type Term } from '../rdf/terms.ts';
-import { a, weave } from '../rdf/vocab.ts';
+import { weave } from '../rdf/vocab.ts';
 import { blockIri, type Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
 import type { Evidence } from './evidence.ts';
@@ -11,6 +12,8 @@ import type { Placer } from './placement.ts';
  * Tool steps: a tool_use block and the tool_result block answering it, as one step, joined by
  * the exact tool use id across every file of the session (a child's result can answer nothing
  * in its parent, but ids are unique, so searching everywhere costs nothing and misses nothing).
+ * Like a call, a tool use happened once: `ToolCall/<toolu_…>` in every session holding it, a
+ * hand-written id under its session (src/dialect/claude-code/ids.ts).
  */
 
 export interface Tool {
@@ -29,7 +32,7 @@ export function findTools(ctx: ModelContext): Map<string, Tool> {
   const tools = new Map<string, Tool>();
   const tool = (id: string) => {
     let t = tools.get(id);
-    if (!t) tools.set(id, (t = { id, node: instanceIri(d.soul, 'ToolCall', d.sessionId, id), uses: [], results: [] }));
+    if (!t) tools.set(id, (t = { id, node: instanceIri(d.soul, 'ToolCall', ...idPath(id, d.sessionId)), uses: [], results: [] }));
     return t;
   };
   facts.forEach((f, i) => {
@@ -47,15 +50,14 @@ export function findTools(ctx: ModelContext): Map<string, Tool> {
 export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: Map<number, Call>, placer: Placer): void {
   const { d, facts } = ctx;
   for (const t of tools.values()) {
-    d.add(t.node, a, weave.ToolCall);
-    d.add(t.node, a, weave.Step);
+    d.typed(t.node, 'ToolCall');
     d.add(t.node, weave.toolUseId, str(t.id));
     const anchor = t.uses[0]?.[0] ?? t.results[0][0];
     d.add(t.node, weave.firstLine, int(facts[anchor].line));
 
     const useEvidence: Evidence = t.uses.length > 1 ? 'exact_ambiguous' : 'exact_unique';
-    for (const [i, order] of t.uses) d.link(t.node, weave.toolRequest, blockIri(d.soul, facts[i].blockKey, order), useEvidence);
-    if (!t.uses.length) d.link(t.node, weave.toolRequest, d.unresolved('tool_use', t.id, [weave.ToolUseBlock]), 'unresolved');
+    for (const [i, order] of t.uses) d.link(t.node, weave.toolRequest, blockIri(d.soul, facts[i], order), useEvidence);
+    if (!t.uses.length) d.link(t.node, weave.toolRequest, d.unresolved('tool_use', t.id), 'unresolved');
     // The step sits in the call that asked for it; an answer to nothing sits where its result is.
     if (t.uses.length) d.link(t.node, weave.within, callOf.get(t.uses[0][0])!.node, useEvidence);
     else {
@@ -65,10 +67,10 @@ export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: M
 
     const resultEvidence: Evidence = t.results.length > 1 ? 'exact_ambiguous' : 'exact_unique';
     for (const [i, order] of t.results) {
-      d.link(t.node, weave.toolResponse, blockIri(d.soul, facts[i].blockKey, order), resultEvidence);
+      d.link(t.node, weave.toolResponse, blockIri(d.soul, facts[i], order), resultEvidence);
       d.link(facts[i].event, weave.resultOf, t.node, resultEvidence);
     }
-    if (!t.results.length) d.link(t.node, weave.toolResponse, d.unresolved('tool_result', t.id, [weave.ToolResultBlock]), 'unresolved');
+    if (!t.results.length) d.link(t.node, weave.toolResponse, d.unresolved('tool_result', t.id), 'unresolved');
     if (t.results.length) d.add(t.node, weave.resultIsError, bool(t.isError === true));
 
     const o = t.outcome;

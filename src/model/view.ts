@@ -21,8 +21,29 @@ export interface TreeNode {
   children: TreeNode[];
 }
 
+export interface SegmentView {
+  /** 1, 2, … in order. */
+  index: number;
+  iri: string;
+  state: string;
+  policy: string;
+  firstLine: number;
+  /** The times of its first and last main-stream records that state one. */
+  from?: string;
+  until?: string;
+  talks: number;
+}
+
+export interface UnresolvedView {
+  kind: string;
+  id: string;
+  /** What the kind stands for: why this gap is in the session. */
+  reason: string;
+}
+
 export interface ConversationView {
   sessionId: string;
+  conversation: { iri: string; id: string; continuesFrom: string[] };
   streams: { main: number; child: number };
   nodes: number;
   relations: number;
@@ -30,9 +51,24 @@ export interface ConversationView {
   kinds: [string, number][];
   relationCounts: [string, number][];
   evidence: [string, number][];
-  unresolved: { kind: string; id: string }[];
+  segments: SegmentView[];
+  unresolved: UnresolvedView[];
   root: TreeNode;
 }
+
+/** What each kind of Unresolved placeholder stands for. */
+export const UNRESOLVED_REASONS: Record<string, string> = {
+  run: 'records no loop reaches: hooks, commands, notices outside any prompt\'s chain',
+  tool_result: 'a tool use whose result the session never wrote',
+  tool_use: 'a tool result answering a use the session does not hold',
+  child_stream: 'a child announced (launch result, journal) whose file never landed',
+  notified_child: 'a notification naming a child or task the session does not hold',
+  spawn_call: 'a workflow batch whose launching call is not in the session',
+  spawn_of_child: 'a child stream no call of the session started',
+  epoch_continuation: 'a compaction whose pre-compaction tail is not in the session',
+  summarized_boundary: 'a compaction summary whose boundary is not in the session',
+  epoch_summary: 'a compaction summariser whose summary the session does not hold',
+};
 
 type Store = oxigraph.Store;
 
@@ -59,13 +95,25 @@ export function conversationView(store: Store, graph: string, sessionId: string)
       VALUES ?x { ${RELATION_TERMS.map((t) => `weave:${t.iris[0]}`).join(' ')} } } GROUP BY ?x`);
   const evidence = countBy(store, `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?r weave:evidence ?x } } GROUP BY ?x`);
   const unresolved = select(store, `SELECT ?kind ?id WHERE { GRAPH ${g} { ?u a weave:Unresolved ; weave:unresolvedKind ?kind ; weave:missingId ?id } } ORDER BY ?kind ?id`)
-    .map((b) => ({ kind: value(b.kind)!, id: value(b.id)! }));
+    .map((b) => ({ kind: value(b.kind)!, id: value(b.id)!, reason: UNRESOLVED_REASONS[value(b.kind)!] ?? '' }));
+  const conversation = select(store, `SELECT ?c ?id WHERE { GRAPH ${g} { ?s a weave:Session ; weave:inConversation ?c . ?c dcterms:identifier ?id } }`)[0];
+  const continuesFrom = select(store, `SELECT ?id WHERE { GRAPH ${g} { ?r weave:referenceProperty weave:continuesFrom ; weave:referenceTargetId ?id } } ORDER BY ?id`)
+    .map((b) => value(b.id)!);
+  const segments = select(store, `SELECT ?s ?state ?policy ?line ?from ?until (COUNT(?t) AS ?talks) WHERE { GRAPH ${g} {
+      ?s a weave:Segment ; weave:segmentState ?state ; weave:segmentPolicy ?policy ; weave:firstLine ?line
+      OPTIONAL { ?s weave:activeFrom ?from } OPTIONAL { ?s weave:activeUntil ?until } OPTIONAL { ?t weave:inSegment ?s } } }
+    GROUP BY ?s ?state ?policy ?line ?from ?until`)
+    .map((b) => ({ iri: value(b.s)!, state: value(b.state)!, policy: value(b.policy)!, firstLine: Number(value(b.line)), from: value(b.from), until: value(b.until), talks: Number(value(b.talks)) }))
+    .sort((x, y) => segmentIndex(x.iri) - segmentIndex(y.iri))
+    .map((s, i) => ({ index: i + 1, ...s }));
   const nodes = Number(value(select(store, `SELECT (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { { ?n a weave:ModelNode } UNION { ?n a weave:Step } FILTER NOT EXISTS { ?n a weave:Unresolved } } }`)[0]?.k) ?? 0);
   const streamRoles = select(store, `SELECT ?role (COUNT(?s) AS ?k) WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:streamRole ?role } } GROUP BY ?role`);
   const roleCount = (role: string) => Number(value(streamRoles.find((b) => value(b.role) === role)?.k) ?? 0);
 
   return {
     sessionId,
+    conversation: { iri: value(conversation?.c) ?? '', id: value(conversation?.id) ?? sessionId, continuesFrom },
+    segments,
     streams: { main: roleCount('main'), child: roleCount('child') },
     nodes,
     relations: [...relations].filter(([iri]) => iri !== 'within').reduce((n, [, k]) => n + k, 0),
@@ -76,6 +124,9 @@ export function conversationView(store: Store, graph: string, sessionId: string)
     root: tree(store, g, sessionId),
   };
 }
+
+/** A segment's place, from its IRI (`…/Segment/<session>/<n>`): their order is their number. */
+const segmentIndex = (iri: string) => Number(iri.slice(iri.lastIndexOf('/') + 1));
 
 function countBy(store: Store, query: string): Map<string, number> {
   return new Map(select(store, query).map((b) => [local(value(b.x)!), Number(value(b.k))]));
@@ -88,9 +139,10 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
       ?n weave:within ?p ~ ?r {| weave:evidence ?ev |} .
       ?n a ?c .
       OPTIONAL { ?n weave:firstLine ?line } OPTIONAL { ?n weave:sourceLine ?src }
-      OPTIONAL { ?n a weave:Unresolved BIND(true AS ?bad) } } }`);
+      OPTIONAL { ?n weave:unresolvedKind ?bad } } }`);
   for (const b of rows) {
-    const term = termOfIri.get(value(b.c)!);
+    // A placeholder is typed Unresolved and nothing else: its kind says what it stands in for.
+    const term = b.bad ? value(b.bad)! : termOfIri.get(value(b.c)!);
     if (!term || !KIND_TERMS.some((t) => t.term === term)) continue;
     const iri = value(b.n)!;
     const found = nodes.get(iri);
@@ -113,8 +165,8 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
     const stream = nodes.get(value(b.s)!);
     if (stream) stream.label += `  ← ${value(b.tool) ?? 'an unresolved call'} (${local(value(b.ev)!)})`;
   }
-  const root: TreeNode = { iri: '', kind: 'session', label: sessionId, order: 0, unresolved: false, children: [] };
   const session = value(select(store, `SELECT ?s WHERE { GRAPH ${g} { ?s a weave:Session } }`)[0]?.s);
+  const root: TreeNode = { iri: session ?? '', kind: 'session', label: sessionId, order: 0, unresolved: false, children: [] };
   for (const node of nodes.values()) {
     const parent = node.parent === session ? root : nodes.get(node.parent!);
     parent?.children.push(node);
@@ -125,7 +177,7 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
   };
   sort(root);
   for (const stream of root.children)
-    stream.children.forEach((epoch, i) => (epoch.label = `${i + 1}, from line ${epoch.order}`));
+    for (const [i, epoch] of stream.children.entries()) epoch.label = `${i + 1}, from line ${epoch.order}`;
   return root;
 }
 
@@ -133,9 +185,9 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
 const rank = (n: TreeNode) => (n.kind === 'stream' && n.label !== 'main' ? 1 : 0);
 const after = (n: TreeNode) => (n.kind === 'agent.output' ? 1 : 0);
 
-const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?frags ?model ?tool ?text ?kind ?missing ?agent WHERE { GRAPH $G {
+const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?rule ?frags ?model ?tool ?text ?kind ?missing ?agent WHERE { GRAPH $G {
   { ?n weave:streamName ?name }
-  UNION { ?n weave:runKey ?key OPTIONAL { ?n weave:trigger ?trigger ~ ?t {| weave:evidence ?tev |} } }
+  UNION { ?n weave:runKey ?key OPTIONAL { ?n weave:trigger ?trigger ~ ?t {| weave:evidence ?tev |} } OPTIONAL { ?n weave:runRule ?rule } }
   UNION { ?n weave:fragmentCount ?frags OPTIONAL { ?n weave:lastFragment/weave:model ?model } }
   UNION { ?n weave:toolRequest/weave:toolName ?tool OPTIONAL { ?n weave:childAgentId ?agent } }
   UNION { ?n weave:labelledBy/weave:hasContentBlock ?b . ?b weave:blockOrder 0 ; weave:text ?text }
@@ -144,13 +196,16 @@ const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?frags ?model ?tool ?text ?ki
 
 function labelOf(b: Record<string, JsonTerm>): string {
   if (b.name) return value(b.name)!;
-  if (b.key) return `${value(b.key)}${b.trigger ? `  ${local(value(b.trigger)!)}${inferred(b.tev)}` : ''}`;
+  if (b.key) return `${value(b.key)}${b.trigger ? `  ${local(value(b.trigger)!)}${inferred(b.tev)}` : ''}${b.rule && !STATED_RULES.has(local(value(b.rule)!)) ? `  rule ${local(value(b.rule)!)}` : ''}`;
   if (b.frags) return `${value(b.frags)} fragment${value(b.frags) === '1' ? '' : 's'}${b.model ? `  ${value(b.model)}` : ''}`;
   if (b.tool) return `${value(b.tool)}${b.agent ? ` → ${value(b.agent)}` : ''}`;
   if (b.text) return quote(value(b.text)!);
   if (b.kind) return `${value(b.kind)} ${value(b.missing)}`;
   return '';
 }
+
+/** The rules every reader of a transcript expects; a run found another way names its rule. */
+const STATED_RULES = new Set(['byPromptId', 'byOpeningRecord']);
 
 /** How sure a value is, when it is less than an exact match. */
 const inferred = (t: JsonTerm | undefined) => (t && value(t) !== `${WEAVE_NS}exact_unique` ? ` (${local(value(t)!)})` : '');
@@ -160,4 +215,54 @@ function quote(text: string, width = 60): string {
   const command = /<command-name>([^<]*)<\/command-name>(?:[\s\S]*<command-args>([^<]*)<\/command-args>)?/.exec(text);
   const line = (command ? `${command[1]} ${command[2] ?? ''}` : text).replace(/\s+/g, ' ').trim();
   return `"${line.length > width ? `${line.slice(0, width - 1)}…` : line}"`;
+}
+
+/** A node of the document's tree: what `weave conversation --json` prints for each node. */
+export interface TreeDocument {
+  kind: string;
+  label: string;
+  iri: string;
+  /** The line of its stream's file where it begins (0 when it has none). */
+  line: number;
+  /** The evidence of its link to its parent; absent on the root. */
+  evidence?: string;
+  unresolved: boolean;
+  children: TreeDocument[];
+}
+
+/**
+ * The view as one document, for tools that read a conversation without SPARQL (`weave
+ * conversation --json`, `--format yaml`), after asz's asz.view: a header, the counts, the
+ * evidence levels, the segments, what stayed unresolved, and the whole containment tree. Every
+ * key is always present; the README describes each.
+ */
+export function conversationDocument(view: ConversationView, dialect: string) {
+  const object = (rows: [string, number][]) => Object.fromEntries(rows);
+  const node = (n: TreeNode): TreeDocument => ({
+    kind: n.kind,
+    label: n.label,
+    iri: n.iri,
+    line: n.order,
+    ...(n.evidence ? { evidence: n.evidence } : {}),
+    unresolved: n.unresolved,
+    children: n.children.map(node),
+  });
+  return {
+    view: 'weave.conversation/1',
+    header: {
+      conversation: view.conversation.id,
+      session: view.sessionId,
+      dialect,
+      continuesFrom: view.conversation.continuesFrom,
+      streams: { main: view.streams.main, child: view.streams.child },
+      entities: { nodes: view.nodes, relations: view.relations, unresolved: view.unresolved.length },
+    },
+    counts: { kinds: object(view.kinds), relations: object(view.relationCounts) },
+    evidence: object(view.evidence),
+    segments: view.segments.map(({ index, state, policy, firstLine, from, until, talks, iri }) => ({
+      segment: index, state, policy, firstLine, from: from ?? null, until: until ?? null, talks, iri,
+    })),
+    unresolved: view.unresolved,
+    tree: node(view.root),
+  };
 }

@@ -34,13 +34,13 @@ export interface ModelTerm {
 /** Model terms, by category. A term appearing in two categories (run, stream, tool) is listed once. */
 export const MODEL_TERMS: readonly ModelTerm[] = [
   // Structure: the containment tree session → stream → epoch → talk → run → step.
-  { term: 'conversation', category: 'structure', iris: ['Conversation'] },
-  { term: 'segment', category: 'structure', iris: ['Segment'] },
+  { term: 'conversation', category: 'structure', iris: ['Conversation', 'inConversation', 'continuesFrom'] },
+  { term: 'segment', category: 'structure', iris: ['Segment', 'segmentPolicy', 'segmentState', 'activeFrom', 'activeUntil'] },
   { term: 'session', category: 'structure', iris: ['Session'] },
   { term: 'stream', category: 'structure', iris: ['Stream', 'recordedIn', 'streamName'] },
   { term: 'epoch', category: 'structure', iris: ['Epoch'] },
   { term: 'talk', category: 'structure', iris: ['Talk', 'labelledBy'] },
-  { term: 'run', category: 'structure', iris: ['Run', 'runKey', 'promptId'] },
+  { term: 'run', category: 'structure', iris: ['Run', 'runKey', 'runRule', 'promptId'] },
   { term: 'step', category: 'structure', iris: ['Step'] },
   // Steps: the leaves.
   { term: 'message.external', category: 'step', iris: ['ExternalMessage'] },
@@ -123,23 +123,23 @@ const ELSEWHERE = (name: string): OntologyTerm => ({ name, form: 'datatype', dec
 export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   // Structure
   C('ModelNode', 'Model node', 'A node of the conversation model: the session, a stream, epoch, talk or run, or a step (a record, a block, or records tied by an id). Every one but the session sits in the containment tree through within.'),
-  C('Conversation', 'Conversation', 'The durable unit a conversation is owned, stored and exported as. Its identity is supplied, never inferred; for Claude Code it would default to the session id. Not emitted yet.', ['ModelNode']),
-  C('Segment', 'Segment', 'A window of activity that could be committed on its own, cut across every stream of a session. Not emitted yet.', ['ModelNode']),
+  C('Conversation', 'Conversation', 'The durable unit a conversation is owned, stored and exported as. Its identity is supplied, never inferred: for Claude Code it is the session id, so each session is one conversation; a session that goes on from a record of another session says so (continuesFrom).', ['ModelNode']),
+  C('Segment', 'Segment', 'A window of activity that could be committed on its own: the main stream cut where it was idle for longer than the policy\'s gap (v1+idle=10m0s). Its talks, from every stream, belong to it (inSegment). The last window is open, earlier ones are candidates; nothing commits one yet.', ['ModelNode']),
   C('Session', 'Session', 'The runtime session the records came from, kept as provenance: the root of the containment tree.', ['ModelNode']),
   C('Stream', 'Stream', 'One ordered lineage of records: the session file is the main stream, each sub-agent transcript a child stream. Membership comes from the file a record sits in, never from a field.', ['ModelNode']),
   C('Epoch', 'Epoch', 'The lifetime of one model context inside a stream: the records between two compaction boundaries. A stream that never compacted is one epoch.', ['ModelNode']),
   C('Talk', 'Talk', 'One readable interaction: input from outside the agent, the runs that followed, and what came back. A child stream is always one talk.', ['ModelNode']),
   C('Run', 'Run', 'One loop of the agent in answer to one trigger: the records of one prompt id within one stream, or, in a stream that writes no prompt ids, the records that descend from one prompt.', ['ModelNode']),
   C('Step', 'Step', 'One observed occurrence inside a run: a leaf of the containment tree. A step is a record, a content block, or a group of records the runtime ties together by id; never an invented event.', ['ModelNode']),
-  C('Unresolved', 'Unresolved', 'A placeholder for something the records point at but the session does not hold (a tool result never written, a child announced but never landed, a continuation whose tail is missing). It stands in the link instead of a silent gap.'),
+  C('Unresolved', 'Unresolved', 'A placeholder for something the records point at but the session does not hold (a tool result never written, a child announced but never landed, a continuation whose tail is missing). It stands in the link instead of a silent gap, typed Unresolved and nothing else: its kind says what it stands in for.'),
   // Steps
   C('ExternalMessage', 'External message', 'Input that came from outside the agent, typically a person typing.', ['Step']),
   C('AssistantMessage', 'Assistant message', 'Text the model produced for whoever asked: one text block of a response.', ['Step']),
   C('SyntheticMessage', 'Synthetic message', 'A response the client wrote itself (after a lost connection, a provider error or a quota stop) with no model behind it. Never counted as model output.', ['Step']),
   C('ContextInjection', 'Context injection', 'Material the harness put into the model context on its own: instructions, memory, reminders, hook output, catalogues.', ['Step']),
-  C('LlmCall', 'LLM call', 'One provider call: the response records that share one message id, in line order. Its usage is the last fragment\'s, never a sum.', ['Step']),
+  C('LlmCall', 'LLM call', 'One provider call: the response records that share one message id, in line order. Its usage is the last fragment\'s, never a sum. One node per call across sessions when the API minted its ids; what a session holds of it is stated in that session\'s graph.', ['Step']),
   C('Thinking', 'Thinking', 'Reasoning attached to a response: one thinking or redacted-thinking block.', ['Step']),
-  C('ToolCall', 'Tool call', 'One tool use as one step: the request the model made and the result that came back, joined by the exact tool use id across every stream of the session.', ['Step']),
+  C('ToolCall', 'Tool call', 'One tool use as one step: the request the model made and the result that came back, joined by the exact tool use id across every stream of the session. One node per tool use id across sessions when the API minted it.', ['Step']),
   C('AgentCall', 'Agent call', 'A tool call that started or continued a child stream. The kind follows from the join to the child, not from the tool\'s name.', ['ToolCall']),
   C('AgentLaunchAck', 'Agent launch acknowledgement', 'The runtime saying a background child has started. An acknowledgement, not the child\'s result.', ['Step']),
   C('AgentOutput', 'Agent output', 'The final output of a child stream, owned by that stream: its last real response, with the workflow journal\'s returned value when there is one.', ['Step']),
@@ -152,6 +152,7 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   C('LocalCommand', 'Local command', 'A runtime command typed in-line (a slash command or shell escape) and what it printed.', ['Step']),
   C('RuntimeNotice', 'Runtime notice', 'The runtime telling the person something about the session itself (a recap, a lost connection, a hook summary): every system record no other step kind names.', ['Step']),
   C('TurnDuration', 'Turn duration', 'A duration the runtime measured for a finished turn; not a gap between two timestamps.', ['Step']),
+  C('RunRule', 'Run rule', 'Why a run exists: the rule that found the loop in the records, from a stated prompt id down to the shape of a chain of records.'),
   C('EvidenceLevel', 'Evidence level', 'How well a derived link is founded, from an exact unique identifier match down to no usable evidence.'),
   C('Trigger', 'Trigger', 'What started a run: input from outside, a runtime notification, or nothing the records state.'),
   // Relations
@@ -164,7 +165,9 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   O('summarizes', 'summarizes', 'A reset\'s summary stands for the boundary that produced it.', 'EpochSummary', 'EpochBoundary'),
   O('produces', 'produces', 'A compaction summariser\'s stream wrote the summary a reset carried forward. No call starts such a stream; this link is what ties it to the session\'s conversation.', 'Stream', 'EpochSummary'),
   O('cancels', 'cancels', 'An interruption ended this operation: a tool call, a provider call or a run.', 'Interrupt'),
-  O('inSegment', 'in segment', 'A talk belongs to this commit window. Not emitted yet.', 'Talk', 'Segment'),
+  O('inSegment', 'in segment', 'A talk belongs to this commit window: a main-stream talk to the window its first record falls in, a child stream\'s talk to the window its first record\'s time falls in.', 'Talk', 'Segment'),
+  O('inConversation', 'in conversation', 'A session, or one of its segments, belongs to this conversation.', undefined, 'Conversation'),
+  O('continuesFrom', 'continues from', 'A conversation goes on from this record of another session (a resumed session whose first records\' parent is not in it). Stated by the pass across sessions, which finds the record.', 'Conversation', 'Event'),
   O('retries', 'retries', 'An attempt replaced this earlier one. Claude Code records no retry identity, so this is never emitted.', 'LlmCall', 'LlmCall'),
   O('inputOf', 'input of', 'A record was part of the input of this provider call. The serialized request is not written locally, so this is never emitted.', undefined, 'LlmCall'),
   // Roles and attributes of model nodes
@@ -172,6 +175,11 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   D('streamName', 'stream name', '"main" for the session file, else the child agent\'s id.', 'Stream', 'xsd:string'),
   D('streamRole', 'stream role', 'main or child.', 'Stream', 'xsd:string'),
   O('labelledBy', 'labelled by', 'The record whose text names a talk: its first external message, else the command that opened it.', 'Talk', 'Step'),
+  O('runRule', 'run rule', 'The rule by which the records show this loop; its evidence is the rule\'s.', 'Run', 'RunRule'),
+  D('segmentPolicy', 'segment policy', 'The policy the window was cut by: v1+idle=10m0s cuts the main stream after more than ten idle minutes.', 'Segment', 'xsd:string'),
+  D('segmentState', 'segment state', 'open for a session\'s last window, candidate for the earlier ones: whether it could still grow.', 'Segment', 'xsd:string'),
+  D('activeFrom', 'active from', 'The time of the window\'s first main-stream record that states one.', 'Segment', 'xsd:dateTime'),
+  D('activeUntil', 'active until', 'The time of the window\'s last main-stream record that states one.', 'Segment', 'xsd:dateTime'),
   D('runKey', 'run key', 'What identifies a run within its stream: the prompt id, or in a stream without prompt ids the uuid of the prompt record that opened it.', 'Run', 'xsd:string'),
   O('trigger', 'trigger', 'What started a run.', 'Run', 'Trigger'),
   O('fragmentOf', 'fragment of', 'An assistant record is one fragment of this provider call (same message id).', 'AssistantTurn', 'LlmCall'),
@@ -209,11 +217,35 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   I('weak_inference', 'EvidenceLevel', 'weak inference', 'Plausible only: position or proximity.'),
   I('unresolved', 'EvidenceLevel', 'unresolved', 'No usable evidence: the link points at an Unresolved placeholder.'),
   I('conflict', 'EvidenceLevel', 'conflict', 'Sources disagree; every candidate is linked and none is preferred.'),
+  // Run rules
+  I('byPromptId', 'RunRule', 'by prompt id', 'One run per prompt id in a stream: the records state it (exact).'),
+  I('byOpeningRecord', 'RunRule', 'by opening record', 'In a stream that writes no prompt ids, a typed prompt, a command or a notification opens a run, and what descends from it belongs to it.'),
+  I('afterCompaction', 'RunRule', 'after compaction', 'The work that goes on after a compaction whose pre-compaction tail is not in the session: a run opened by the boundary, since the loop went on through the reset.'),
+  I('fromElsewhere', 'RunRule', 'from elsewhere', 'A chain of records whose parent is not in the session (a resumed session, a copied excerpt) and that holds a model response or a tool result: a loop begun elsewhere, opened here by the chain\'s first record.'),
+  I('fromChainRoot', 'RunRule', 'from chain root', 'A chain of records that starts with no parent, opens nothing the other rules know, and holds a model response or a tool result (a file that starts mid-loop): a run opened by its root.'),
   // Triggers
   I('external', 'Trigger', 'external', 'The run began with input from outside the agent, or with a record that states no trigger at all and reads as typed input.'),
   I('notification', 'Trigger', 'notification', 'The run began with a runtime notification that something finished.'),
   I('unknown', 'Trigger', 'unknown', 'No record of the run states what started it.'),
   // Terms the model maps to that other ontology files declare: the spine's fields, the content states
   ...['eventId', 'parentEvent', 'messageId', 'logicalParentEvent', 'timestamp', 'model', 'promptId', 'toolUseId'].map(ELSEWHERE),
+  // …and the records layer's note of a link to another session, which the model writes for a conversation's continuation
+  ...['CrossSessionReference', 'referenceFrom', 'referenceProperty', 'referenceTargetId'].map(ELSEWHERE),
   ...['ContentAvailable', 'ContentTruncated', 'ContentHashOnly', 'ContentSizeOnly', 'ContentUnavailable', 'ContentOmitted', 'ContentRedacted'].map(ELSEWHERE),
 ];
+
+const SUPERCLASSES = new Map<string, string[]>();
+for (const t of ONTOLOGY_TERMS) if (t.form === 'class' && t.declared === 'model') SUPERCLASSES.set(t.name, t.types ?? []);
+
+/** Every superclass the model's ontology declares for a class, nearest first (none for a class declared elsewhere). */
+export function superclassesOf<N extends string>(name: N): N[] {
+  const out: N[] = [];
+  const walk = (n: string) => {
+    for (const sup of SUPERCLASSES.get(n) ?? []) if (!out.includes(sup as N)) {
+      out.push(sup as N);
+      walk(sup);
+    }
+  };
+  walk(name);
+  return out;
+}

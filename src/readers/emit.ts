@@ -106,8 +106,7 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
 
   const claim = instanceIri(soul, 'Claim', id);
   t(claim, a, weave.Claim);
-  // Superclasses are stated (the store does no inference), as prov:Activity is on compactions.
-  t(claim, a, prov.Entity);
+  t(claim, a, prov.Entity); // its superclass, stated: the store does no inference
   t(claim, rdf.reifies, tripleTerm({ s: turn, p: weave.exhibits, o: str(type) }));
   t(claim, prov.wasDerivedFrom, annotation);
   t(claim, weave.detector, str(detectorOf(reader)));

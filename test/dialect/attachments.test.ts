@@ -12,7 +12,7 @@ import { available, contentOf, emitted, sorted } from './helpers.ts';
 const S = '33333333-3333-4333-8333-333333333333';
 const FILE = `${S}.jsonl`;
 const at = (n: number) => emitted(FILE, n, S);
-const E = (id: string) => `:Event/${id}`;
+const E = (id: string) => `:Event/${S}/${id}`;
 const RUN = (id: string, event: string) => `:HookRun/${S}/${id}/${event}`;
 const README = ':File/%2Fhome%2Fada%2Frecords-demo%2FREADME.md';
 
@@ -308,8 +308,8 @@ test('queued_command: the prompt, its origin kind and server, and the record tha
 
 test('a queued prompt with an image is content blocks, the image kept as its digest', () => {
   const e = E('at-0026');
-  const text = ':ContentBlock/at-0026/0';
-  const image = ':ContentBlock/at-0026/1';
+  const text = `:ContentBlock/${S}/at-0026/0`;
+  const image = `:ContentBlock/${S}/at-0026/1`;
   // printf PNGDATA | sha256sum
   const sha = '2d4566582844690f8634a8b2534ea5221560038c6c0650c99140759bad603ae2';
   assert.deepEqual(at(30).triples, sorted(

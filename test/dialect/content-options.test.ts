@@ -17,7 +17,7 @@ test('weave ingest --content and --text-limit reach the emitter; another policy 
     await run(WEAVE, ['ingest', FILE, '--store', dir, '--content', 'signature=keep', '--content', 'media=omit', '--text-limit', '100']);
     let { store } = await openStore(dir);
     const state = (node: string) =>
-      select(store, `SELECT ?n WHERE { <urn:soul:local:Weave/Content/ContentBlock/${node}> weave:contentState/skos:notation ?n }`)[0].n;
+      select(store, `SELECT ?n WHERE { <urn:soul:local:Weave/Content/ContentBlock/88888888-8888-4888-8888-888888888888/${node}> weave:contentState/skos:notation ?n }`)[0].n;
     assert.deepEqual(['c-0002/0/signature', 'c-0001/1/mediaData', 'c-0005/0/text'].map(state), ['available', 'omitted', 'truncated']);
 
     const again = await run(WEAVE, ['ingest', FILE, '--store', dir]);

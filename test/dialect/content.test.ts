@@ -9,7 +9,7 @@ import { available, contentOf, emitted, sorted } from './helpers.ts';
 
 const S = '88888888-8888-4888-8888-888888888888';
 const at = (n: number, policy = DEFAULT_POLICY) => emitted(`${S}.jsonl`, n, S, policy);
-const B = (turn: string, order = 0) => `:ContentBlock/${turn}/${order}`;
+const B = (turn: string, order = 0) => `:ContentBlock/${S}/${turn}/${order}`;
 // printf … | sha256sum
 const SHA = {
   PNGDATA: '2d4566582844690f8634a8b2534ea5221560038c6c0650c99140759bad603ae2',
@@ -60,6 +60,7 @@ test('empty thinking (2.1.79+) is unavailable: the runtime never wrote it; redac
     // Its superclass is stated too (the shapes found it missing): `?b a weave:ThinkingBlock` finds it.
     `${redacted} a weave:ThinkingBlock`,
     `${redacted} a weave:RedactedThinkingBlock`,
+    `${redacted} a weave:ThinkingBlock`, // its superclass, stated
     `${redacted} weave:blockOrder 0`,
     contentOf(redacted, 'text', 'Redacted', undefined, '/message/content/0'),
     contentOf(redacted, 'redactedData', 'Omitted', 12, '/message/content/0/data', { sha256: SHA.redacted }),
@@ -86,12 +87,13 @@ test('a text over the limit is cut on a character boundary, with its full length
 
 test('a JSON value over the limit is stored as the start of its JSON text, a plain string', () => {
   const policy = contentPolicy(['signature=keep'], 20);
-  const result = emitted('55555555-5555-4555-8555-555555555555.jsonl', 8, '55555555-5555-4555-8555-555555555555', policy).triples;
+  const S5 = '55555555-5555-4555-8555-555555555555';
+  const result = emitted(`${S5}.jsonl`, 8, S5, policy).triples;
   const json = '{"stdout":"ok 1","stderr":"","interrupted":false,"isImage":false,"persistedOutputPath":"/home/ada/.claude/projects/-home-ada-records-demo/55555555-5555-4555-8555-555555555555/tool-results/b5001.txt","persistedOutputSize":61600}';
-  assert.ok(result.includes(`:Turn/m-0003 weave:toolUseResult ${JSON.stringify(json.slice(0, 20))}`));
-  assert.ok(result.includes(':Content/Turn/m-0003/toolUseResult weave:contentState weave:ContentTruncated'));
-  assert.ok(result.includes(`:Content/Turn/m-0003/toolUseResult weave:sha256 "${sha256(Buffer.from(json))}"`));
-  assert.ok(result.includes(`:Content/Turn/m-0003/toolUseResult weave:byteLength ${Buffer.byteLength(json)}`));
+  assert.ok(result.includes(`:Turn/${S5}/m-0003 weave:toolUseResult ${JSON.stringify(json.slice(0, 20))}`));
+  assert.ok(result.includes(`:Content/Turn/${S5}/m-0003/toolUseResult weave:contentState weave:ContentTruncated`));
+  assert.ok(result.includes(`:Content/Turn/${S5}/m-0003/toolUseResult weave:sha256 "${sha256(Buffer.from(json))}"`));
+  assert.ok(result.includes(`:Content/Turn/${S5}/m-0003/toolUseResult weave:byteLength ${Buffer.byteLength(json)}`));
 });
 
 test('options change the policy: keep signatures and images, hash texts, omit tool output', () => {
@@ -104,7 +106,7 @@ test('options change the policy: keep signatures and images, hash texts, omit to
   ));
   const image = B('c-0001', 1);
   assert.ok(at(1, policy).triples.includes(`${image} weave:mediaData "UE5HREFUQQ=="`));
-  assert.ok(at(1, policy).triples.includes(`:Content/ContentBlock/c-0001/1/mediaData weave:contentState weave:ContentAvailable`));
+  assert.ok(at(1, policy).triples.includes(`:Content/ContentBlock/${S}/c-0001/1/mediaData weave:contentState weave:ContentAvailable`));
   assert.deepEqual(contentPolicy(['toolOutput=omit']).modes.toolOutput, 'omit');
   assert.throws(() => contentPolicy(['pictures=keep']), /unknown content kind "pictures"/);
   assert.throws(() => contentPolicy(['media=shrink']), /unknown content mode "shrink"/);

@@ -20,7 +20,7 @@ test('summary: the title text and the leaf it describes', () => {
 });
 
 test('progress: bash, hook, agent and search progress, each reporting on a tool use', () => {
-  const bash = ':Event/pg-0001';
+  const bash = `:Event/${S}/pg-0001`;
   const bashData = '{"type":"bash_progress","output":"3 passing","fullOutput":"ok 1\\nok 2\\nok 3","elapsedTimeSeconds":2,"totalLines":3,"timeoutMs":120000}';
   const b = at(4);
   assert.deepEqual(b.triples, sorted(
@@ -32,7 +32,7 @@ test('progress: bash, hook, agent and search progress, each reporting on a tool 
   ));
   assert.deepEqual(b.references, [`${bash} weave:reportsOnToolUse toolUse:toolu_5001`]);
 
-  const hook = ':Event/pg-0002';
+  const hook = `:Event/${S}/pg-0002`;
   const run = `:HookRun/${S}/toolu_5001/PostToolUse`;
   const h = at(5);
   assert.deepEqual(h.triples, sorted(
@@ -51,13 +51,13 @@ test('progress: bash, hook, agent and search progress, each reporting on a tool 
   ));
   assert.deepEqual(h.references, [`${hook} weave:reportsOnToolUse toolUse:toolu_5001`, `${run} weave:forToolUse toolUse:toolu_5001`]);
 
-  const agent = ':Event/pg-0003';
+  const agent = `:Event/${S}/pg-0003`;
   const a = at(6);
   assert.ok(a.triples.includes(`${agent} weave:subagentId "a5e5e5e"`));
   assert.ok(a.triples.includes(`${agent} weave:progressKind "agent_progress"`));
   assert.deepEqual(a.references, [`${agent} weave:reportsOnToolUse toolUse:toolu_5001`]);
 
-  const search = ':Event/pg-0004';
+  const search = `:Event/${S}/pg-0004`;
   assert.deepEqual(at(7).triples, sorted(
     `${search} a weave:ProgressEvent`,
     `${search} weave:progressKind "query_update"`,
@@ -70,11 +70,11 @@ test('progress: bash, hook, agent and search progress, each reporting on a tool 
 test('a tool output persisted to a side file: the transcript keeps only its size, so it is size_only', () => {
   const persisted = (l: string) => l.includes('weave:persistedOutput') || l.includes('/persistedOutput');
   assert.deepEqual(at(8).triples.filter(persisted), sorted(
-    contentOf(':Turn/m-0003', 'persistedOutput', 'SizeOnly', 61600, '/toolUseResult/persistedOutputSize'),
-    `:Turn/m-0003 weave:persistedOutputPath "/home/ada/.claude/projects/-home-ada-records-demo/${S}/tool-results/b5001.txt"`,
+    contentOf(`:Turn/${S}/m-0003`, 'persistedOutput', 'SizeOnly', 61600, '/toolUseResult/persistedOutputSize'),
+    `:Turn/${S}/m-0003 weave:persistedOutputPath "/home/ada/.claude/projects/-home-ada-records-demo/${S}/tool-results/b5001.txt"`,
   ));
   // No value: the output itself is not in the transcript.
-  assert.ok(!at(8).triples.some((l) => l.startsWith(':Turn/m-0003 weave:persistedOutput ')));
+  assert.ok(!at(8).triples.some((l) => l.startsWith(`:Turn/${S}/m-0003 weave:persistedOutput `)));
 });
 
 test('file-history-snapshot: each tracked file a node, each backup with its version, file and time', () => {

@@ -49,42 +49,44 @@ test('session-titles.rq: the last-written titles, agent name and permission mode
 
 test('session-compactions.rq: each compaction with its trigger and tokens before and after', async () => {
   assert.deepEqual(rows(await query('session-compactions'), 'session', 'compaction', 'kind', 'trigger', 'preTokens', 'postTokens'), [
-    `${S4} · urn:soul:local:Weave/Compaction/sy-0010 · microcompact · auto · 71221 · -`,
-    `${S4} · urn:soul:local:Weave/Compaction/sy-0011 · compact · manual · 142431 · 9000`,
-    `${S7} · urn:soul:local:Weave/Compaction/b-7001 · compact · auto · 167117 · -`,
-    `${S7} · urn:soul:local:Weave/Compaction/b-7002 · compact · manual · 52777 · -`,
+    `${S4} · urn:soul:local:Weave/Compaction/${S4}/sy-0010 · microcompact · auto · 71221 · -`,
+    `${S4} · urn:soul:local:Weave/Compaction/${S4}/sy-0011 · compact · manual · 142431 · 9000`,
+    `${S7} · urn:soul:local:Weave/Compaction/${S7}/b-7001 · compact · auto · 167117 · -`,
+    `${S7} · urn:soul:local:Weave/Compaction/${S7}/b-7002 · compact · manual · 52777 · -`,
   ]);
 });
 
 test('a compaction used the pre-compaction tail and generated the boundary and the summary turn', () => {
   const ask = (pattern: string) => count(store, pattern);
-  assert.equal(ask(`${I('Compaction/sy-0011')} prov:used ${I('Turn/a-4002')}`), 1);
-  assert.equal(ask(`${I('Compaction/sy-0011')} prov:generated ${I('Event/sy-0011')}`), 1);
-  assert.equal(ask(`${I('Compaction/sy-0011')} prov:generated ${I('Turn/u-4003')}`), 1);
-  assert.equal(ask(`${I('Compaction/sy-0011')} prov:generated ?x`), 2);
+  assert.equal(ask(`${I(`Compaction/${S4}/sy-0011`)} prov:used ${I(`Turn/${S4}/a-4002`)}`), 1);
+  assert.equal(ask(`${I(`Compaction/${S4}/sy-0011`)} prov:generated ${I(`Event/${S4}/sy-0011`)}`), 1);
+  assert.equal(ask(`${I(`Compaction/${S4}/sy-0011`)} prov:generated ${I(`Turn/${S4}/u-4003`)}`), 1);
+  assert.equal(ask(`${I(`Compaction/${S4}/sy-0011`)} prov:generated ?x`), 2);
   // The microcompaction used the record before its boundary and cleared the Bash call's output.
-  assert.equal(ask(`${I('Compaction/sy-0010')} prov:used ${I('Event/sy-0009')}`), 1);
-  assert.equal(ask(`${I('Compaction/sy-0010')} weave:clearedToolUse ${I('ContentBlock/a-4001/0')}`), 1);
+  assert.equal(ask(`${I(`Compaction/${S4}/sy-0010`)} prov:used ${I(`Event/${S4}/sy-0009`)}`), 1);
+  assert.equal(ask(`${I(`Compaction/${S4}/sy-0010`)} weave:clearedToolUse ${I(`ContentBlock/${S4}/a-4001/0`)}`), 1);
 });
 
 test('a compaction whose tail is in an earlier session file is linked across sessions; one whose tail is nowhere stays recorded', async () => {
   const links = linksGraphIri('local');
   // The tail and the summary's leaf are records of session 6666…, a graph of their own.
-  assert.equal(count(store, `GRAPH <${links}> { ${I('Compaction/b-7001')} prov:used ${I('Turn/t-6002')} }`), 1);
-  assert.equal(count(store, `GRAPH <${links}> { ${I(`Event/${S7}/L1`)} weave:leafEvent ${I('Turn/t-6002')} }`), 1);
-  assert.equal(count(store, `GRAPH <urn:soul:local:Weave/graph/${S6}> { ${I('Turn/t-6002')} a weave:AssistantTurn }`), 1);
-  assert.equal(count(store, `GRAPH <${links}> { ?s ?p ?o }`), 4);
-  assert.equal(count(store, `${I('Compaction/b-7001')} prov:generated ${I('Turn/t-7001')}`), 1);
+  assert.equal(count(store, `GRAPH <${links}> { ${I(`Compaction/${S7}/b-7001`)} prov:used ${I(`Turn/${S6}/t-6002`)} }`), 1);
+  assert.equal(count(store, `GRAPH <${links}> { ${I(`Event/${S7}/L1`)} weave:leafEvent ${I(`Turn/${S6}/t-6002`)} }`), 1);
+  assert.equal(count(store, `GRAPH <urn:soul:local:Weave/graph/${S6}> { ${I(`Turn/${S6}/t-6002`)} a weave:AssistantTurn }`), 1);
+  // 7777…'s conversation goes on from that same record: its first link back leaves the session.
+  assert.equal(count(store, `GRAPH <${links}> { ${I(`Conversation/${S7}`)} weave:continuesFrom ${I(`Turn/${S6}/t-6002`)} }`), 1);
+  assert.equal(count(store, `GRAPH <${links}> { ?s ?p ?o }`), 6);
+  assert.equal(count(store, `${I(`Compaction/${S7}/b-7001`)} prov:generated ${I(`Turn/${S7}/t-7001`)}`), 1);
   // Dangling, but recorded: the id, the property, and no resolution.
   const dangling = select(store, `SELECT ?from ?property ?id WHERE {
     ?r a weave:CrossSessionReference ; weave:referenceFrom ?from ; weave:referenceProperty ?property ; weave:referenceTargetId ?id .
     FILTER NOT EXISTS { ?r weave:resolvedTo ?x } } ORDER BY ?id`);
   assert.deepEqual(rows(dangling, 'from', 'property', 'id'), [
-    'urn:soul:local:Weave/Compaction/b-7002 · http://www.w3.org/ns/prov#used · gone-0001',
+    `urn:soul:local:Weave/Compaction/${S7}/b-7002 · http://www.w3.org/ns/prov#used · gone-0001`,
     `urn:soul:local:Weave/Event/${S7}/L2 · https://repolex.ai/ontology/weave#leafEvent · gone-0002`,
   ]);
-  assert.equal(count(store, `${I('Compaction/b-7002')} weave:tailEventId "gone-0001"`), 1);
-  assert.equal(count(store, `${I('Compaction/b-7002')} prov:used ?x`), 0);
+  assert.equal(count(store, `${I(`Compaction/${S7}/b-7002`)} weave:tailEventId "gone-0001"`), 1);
+  assert.equal(count(store, `${I(`Compaction/${S7}/b-7002`)} prov:used ?x`), 0);
 });
 
 test('a tail in a session read later is linked then, without reading the compaction\'s session again', async () => {
@@ -101,8 +103,8 @@ test('a tail in a session read later is linked then, without reading the compact
     const report = await ingest([work], { storeDir: store2, soul: 'local' });
     assert.deepEqual([report.sessions, report.skipped], [1, 5], 'only the new session is read');
     const { store: reopened } = await openStore(store2);
-    assert.equal(count(reopened, `${I('Compaction/b-7001')} prov:used ${I('Turn/t-6002')}`), 1);
-    assert.equal(count(reopened, `?r weave:resolvedTo ${I('Turn/t-6002')}`), 2);
+    assert.equal(count(reopened, `${I(`Compaction/${S7}/b-7001`)} prov:used ${I(`Turn/${S6}/t-6002`)}`), 1);
+    assert.equal(count(reopened, `?r weave:resolvedTo ${I(`Turn/${S6}/t-6002`)}`), 3); // the tail, the leaf, and the conversation's continuation
 
     // Read again, the links graph is the same file.
     const manifest = (await readManifest(store2))!;
@@ -118,13 +120,13 @@ test('a tail in a session read later is linked then, without reading the compact
 
 test('hook runs join the tool use they fired for, across outcomes and progress', () => {
   const pre = I(`HookRun/${S3}/toolu_3001/PreToolUse`);
-  assert.equal(count(store, `${pre} weave:forToolUse ${I('ContentBlock/a-3001/0')}`), 1);
+  assert.equal(count(store, `${pre} weave:forToolUse ${I(`ContentBlock/${S3}/a-3001/0`)}`), 1);
   // The blocking error and the deferral are two outcomes of the one PreToolUse run.
   assert.deepEqual(select(store, `SELECT ?e WHERE { ?e weave:hookRun ${pre} } ORDER BY ?e`).map((r) => r.e), [
-    'urn:soul:local:Weave/Event/at-0009',
-    'urn:soul:local:Weave/Event/at-0022',
+    `urn:soul:local:Weave/Event/${S3}/at-0009`,
+    `urn:soul:local:Weave/Event/${S3}/at-0022`,
   ]);
-  assert.equal(count(store, `${I(`HookRun/${S5}/toolu_5001/PostToolUse`)} weave:forToolUse ${I('ContentBlock/m-0002/0')}`), 1);
+  assert.equal(count(store, `${I(`HookRun/${S5}/toolu_5001/PostToolUse`)} weave:forToolUse ${I(`ContentBlock/${S5}/m-0002/0`)}`), 1);
   // "hk-0001" names no tool use: no link is made up.
   assert.equal(count(store, `${I(`HookRun/${S3}/hk-0001/SessionStart`)} weave:forToolUse ?x`), 0);
 });

@@ -10,7 +10,7 @@ import { iri } from '../../src/rdf/terms.ts';
 
 const S = '44444444-4444-4444-8444-444444444444';
 const at = (n: number) => emitted(`${S}.jsonl`, n, S);
-const E = (id: string) => `:Event/${id}`;
+const E = (id: string) => `:Event/${S}/${id}`;
 const system = (e: string, subtype?: string) => [`${e} a weave:SystemEvent`, ...(subtype ? [`${e} weave:subtype "${subtype}"`] : [])];
 
 test('a system record with no subtype (1.0.x hook notices): text, level, tool use', () => {
@@ -38,13 +38,13 @@ test('stop_hook_summary: its hook run, each hook command, and the errors', () =>
     `${run} weave:hookEvent "Stop"`,
     `${run} weave:toolUseId "hk-4001"`,
     `${e} weave:hookCount 2`,
-    `${e} weave:hookExecution :HookExecution/sy-0002/0`,
-    ':HookExecution/sy-0002/0 a weave:HookExecution',
-    ':HookExecution/sy-0002/0 weave:hookCommand "notify stop"',
-    ':HookExecution/sy-0002/0 weave:durationMs 12',
-    `${e} weave:hookExecution :HookExecution/sy-0002/1`,
-    ':HookExecution/sy-0002/1 a weave:HookExecution',
-    ':HookExecution/sy-0002/1 weave:hookCommand "check-tests"',
+    `${e} weave:hookExecution :HookExecution/${S}/sy-0002/0`,
+    `:HookExecution/${S}/sy-0002/0 a weave:HookExecution`,
+    `:HookExecution/${S}/sy-0002/0 weave:hookCommand "notify stop"`,
+    `:HookExecution/${S}/sy-0002/0 weave:durationMs 12`,
+    `${e} weave:hookExecution :HookExecution/${S}/sy-0002/1`,
+    `:HookExecution/${S}/sy-0002/1 a weave:HookExecution`,
+    `:HookExecution/${S}/sy-0002/1 weave:hookCommand "check-tests"`,
     available(e, 'hookError', '"check-tests: 3 failing"', 22, '/hookErrors/0', 0),
     `${e} weave:preventedContinuation false`,
     `${e} weave:hookStopReason ""`,
@@ -109,7 +109,7 @@ test('local_command names the command; away_summary, informational, bridge_statu
 
 test('microcompact_boundary: a microcompaction that used the record before it and cleared tool outputs', () => {
   const e = E('sy-0010');
-  const c = ':Compaction/sy-0010';
+  const c = `:Compaction/${S}/sy-0010`;
   const { triples, references } = at(13);
   assert.deepEqual(triples, sorted(
     system(e, 'microcompact_boundary'),
@@ -133,7 +133,7 @@ test('microcompact_boundary: a microcompaction that used the record before it an
 
 test('compact_boundary: a compaction with trigger, tokens before and after, using its logical parent', () => {
   const e = E('sy-0011');
-  const c = ':Compaction/sy-0011';
+  const c = `:Compaction/${S}/sy-0011`;
   const { triples, references } = at(15);
   assert.deepEqual(triples, sorted(
     system(e, 'compact_boundary'),
@@ -164,8 +164,8 @@ test('model_refusal_fallback keeps its logical parent; the compact summary turn 
     available(e, 'text', '"Switched to a fallback model"', 28, '/content'),
   ));
   const summary = at(16).triples;
-  assert.ok(summary.includes(':Turn/u-4003 weave:isCompactSummary true'));
-  assert.ok(summary.includes(':Turn/u-4003 weave:isVisibleInTranscriptOnly true'));
+  assert.ok(summary.includes(`:Turn/${S}/u-4003 weave:isCompactSummary true`));
+  assert.ok(summary.includes(`:Turn/${S}/u-4003 weave:isVisibleInTranscriptOnly true`));
 });
 
 test('a field of an unexpected type is kept in extraJson, not dropped', () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import YAML from 'yaml';
 import { renderGlossary } from '../../src/cli/glossary.ts';
 import { CLAUDE_CODE_GLOSSARY } from '../../src/dialect/claude-code/glossary.ts';
 import { ingest } from '../../src/ingest.ts';
@@ -76,10 +77,13 @@ describe('weave conversation', () => {
   test('prints the header, the counts and the containment tree from the graph', async () => {
     const { stdout } = await run(['conversation', '8', '--store', dir]);
     assert.equal(stdout, `conversation 80000000-0000-4000-8000-000000000001
+  segments   1 (1 open, 0 candidate), policy v1+idle=10m0s
   streams    2 (1 main, 1 child)
-  entities   28 nodes, 5 relations, 1 unresolved
+  entities   30 nodes, 8 relations, 1 unresolved
 
 node kinds:
+  conversation                                  1
+  segment                                       1
   session                                       1
   stream                                        2
   epoch                                         2
@@ -103,14 +107,18 @@ relations:
   reports                                       1
   ends_with                                     1
   result_of                                     2
+  in_segment                                    3
 
 evidence:
-  exact_unique                                 50
-  strong_inference                             15
+  exact_unique                                 54
+  strong_inference                             20
   unresolved                                    2
 
+segments:
+    1  open       from line 1      2026-01-20T16:00:00Z – 2026-01-20T16:05:03Z  3 talks
+
 still unresolved (1):
-  notified_child         bq12
+  notified_child         bq12                     a notification naming a child or task the session does not hold
 
 structure (containment only; what flows across streams is a relation):
   session  80000000-0000-4000-8000-000000000001
@@ -164,6 +172,43 @@ structure (containment only; what flows across streams is a relation):
           … 1 more
         … 1 more
 `);
+  });
+
+  test('--json and --format yaml print one document: header, counts, evidence, segments, unresolved, the whole tree', async () => {
+    const json = JSON.parse((await run(['conversation', '8', '--json', '--store', dir])).stdout);
+    const yaml = YAML.parse((await run(['conversation', '8', '--format', 'yaml', '--store', dir])).stdout);
+    assert.deepEqual(yaml, json);
+    assert.deepEqual(Object.keys(json), ['view', 'header', 'counts', 'evidence', 'segments', 'unresolved', 'tree']);
+    assert.equal(json.view, 'weave.conversation/1');
+    const S = '80000000-0000-4000-8000-000000000001';
+    assert.deepEqual(json.header, {
+      conversation: S, session: S, dialect: 'claude-code/1', continuesFrom: [],
+      streams: { main: 1, child: 1 }, entities: { nodes: 30, relations: 8, unresolved: 1 },
+    });
+    // The same figures as the text: every kind and relation, in the model's words.
+    assert.deepEqual(json.counts.relations, { within: 27, starts: 1, reports: 1, ends_with: 1, result_of: 2, in_segment: 3 });
+    assert.equal(json.counts.kinds['llm.call'], 4);
+    assert.equal(json.counts.kinds.segment, 1);
+    assert.deepEqual(json.evidence, { exact_unique: 54, strong_inference: 20, unresolved: 2 });
+    assert.deepEqual(json.segments, [{
+      segment: 1, state: 'open', policy: 'v1+idle=10m0s', firstLine: 1, from: '2026-01-20T16:00:00Z', until: '2026-01-20T16:05:03Z', talks: 3,
+      iri: `urn:soul:test:Weave/Segment/${S}/1`,
+    }]);
+    assert.deepEqual(json.unresolved, [{ kind: 'notified_child', id: 'bq12', reason: 'a notification naming a child or task the session does not hold' }]);
+    // The whole tree, unbounded: the 28 lines of the text's tree, every node but the conversation and its segment.
+    const nodes: { kind: string; children: unknown[] }[] = [];
+    const walk = (n: { kind: string; children: unknown[] }) => {
+      nodes.push(n);
+      (n.children as (typeof n)[]).forEach(walk);
+    };
+    walk(json.tree);
+    assert.equal(nodes.length, 28);
+    assert.equal(nodes.length, json.header.entities.nodes - json.counts.kinds.conversation - json.counts.kinds.segment);
+    assert.deepEqual(json.tree.children.map((s: { label: string }) => s.label), ['main', '5e6f7a8b  ← Task (exact_unique)']);
+    assert.deepEqual(nodes.filter((n) => n.kind === 'llm.call').length, json.counts.kinds['llm.call']);
+    assert.deepEqual(nodes.filter((n) => n.kind === 'talk').length, json.counts.kinds.talk);
+    const bad = await run(['conversation', '8', '--format', 'xml', '--store', dir]);
+    assert.deepEqual([bad.code, bad.stderr], [2, 'weave conversation: --format must be text, json or yaml, not "xml"\n']);
   });
 
   test('a session that is not there, and a bad option, are one clear line', async () => {

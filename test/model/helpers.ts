@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WEAVE_NS } from '../../src/rdf/vocab.ts';
 import { ingest } from '../../src/ingest.ts';
+import { detect } from '../../src/readers/detect.ts';
 import { runQuery } from '../../src/query/run.ts';
 import type { JsonResults } from '../../src/query/table.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
@@ -27,10 +28,11 @@ export interface Ingested {
   close(): Promise<void>;
 }
 
-/** Ingests a tree of transcripts the way `weave ingest` does, into a fresh store. */
-export async function ingested(paths: string[]): Promise<Ingested> {
+/** Ingests a tree of transcripts the way `weave ingest` does, into a fresh store; with `readers`, runs them too. */
+export async function ingested(paths: string[], options: { readers?: boolean } = {}): Promise<Ingested> {
   const dir = await mkdtemp(join(tmpdir(), 'weave-model-'));
   await ingest(paths, { storeDir: dir, soul: SOUL });
+  if (options.readers) await detect({ storeDir: dir });
   const { store } = await openStore(dir);
   return {
     store,

@@ -159,8 +159,14 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   let out = '';
   let err = '';
   const write = [process.stdout.write, process.stderr.write];
-  process.stdout.write = ((chunk: string | Uint8Array) => ((out += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((err += String(chunk)), true)) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    err += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
   try {
     return { code: await run(args), out, err };
   } finally {

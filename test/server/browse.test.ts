@@ -38,23 +38,23 @@ describe('describe pages', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
     const html = await res.text();
-    assert.match(html, /<h1>Turn\/s-0002<\/h1>/);
+    assert.match(html, /<h1>Turn\/33333333-3333-4333-8333-333333333333\/s-0002<\/h1>/);
     assert.match(html, /<span class="label">role<\/span> assistant/);
     assert.match(html, /<span class="label">model<\/span> claude-opus-4-1/);
     const blocks = [...html.matchAll(/<article class="block" id="b-(\d+)">/g)].map((m) => m[1]);
     assert.deepEqual(blocks, ['0', '1']);
     assert.match(html, /id="b-0">.*?<div class="text"><span>I&#39;ll list it\.<\/span><\/div>/s);
     assert.match(html, /id="b-1">.*?tool <strong>Bash<\/strong>.*?&quot;command&quot;: &quot;ls&quot;/s);
-    assert.match(html, /result in <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2Fs-0003"/);
+    assert.match(html, /result in <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F33333333-3333-4333-8333-333333333333%2Fs-0003"/);
     // The previous turn, and the turn that replies, are links.
-    assert.match(html, /weave:parentEvent<\/a><\/th><td><a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2Fs-0001"/);
-    assert.match(html, /<h2>Linked from<\/h2>.*Turn\/s-0003<\/a><\/td><th><a [^>]*>weave:parentEvent/s);
+    assert.match(html, /weave:parentEvent<\/a><\/th><td><a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F33333333-3333-4333-8333-333333333333%2Fs-0001"/);
+    assert.match(html, /<h2>Linked from<\/h2>.*Turn\/33333333-3333-4333-8333-333333333333\/s-0003<\/a><\/td><th><a [^>]*>weave:parentEvent/s);
     assert.match(html, new RegExp(`In graphs.*graph/${SESSION_A}`, 's'));
   });
 
   it('show a tool result answering its call, and escape what the record says', async () => {
     const result = await (await fetch(describeUrl(TURN('s-0003')))).text();
-    assert.match(result, /answers the tool call <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FContentBlock%2Fs-0002%2F1"/);
+    assert.match(result, /answers the tool call <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FContentBlock%2F33333333-3333-4333-8333-333333333333%2Fs-0002%2F1"/);
     assert.match(result, /<pre>README\.md\nsrc<\/pre>/);
     const hello = await (await fetch(describeUrl(TURN('t-0001')))).text();
     assert.match(hello, /Say hello &lt;b&gt;now&lt;\/b&gt; &amp; &quot;quickly&quot;/);
@@ -68,7 +68,7 @@ describe('describe pages', () => {
     assert.deepEqual(quads.filter((q) => q.subject.value === TURN('s-0002') && q.predicate.value === `${WEAVE}model`).map((q) => q.object.value), ['claude-opus-4-1']);
     assert.deepEqual(
       quads.filter((q) => q.predicate.value === `${WEAVE}toolName`).map((q) => [q.subject.value, q.object.value]),
-      [['urn:soul:local:Weave/ContentBlock/s-0002/1', 'Bash']],
+      [[`urn:soul:local:Weave/ContentBlock/${SESSION_A}/s-0002/1`, 'Bash']],
     );
     assert.ok(quads.some((q) => q.subject.value === TURN('s-0003') && q.predicate.value === `${WEAVE}parentEvent`), 'incoming links are included');
     const jsonld = await fetch(describeUrl(TURN('s-0002')), { headers: { accept: 'application/ld+json' } });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { EXPECTED_TURNS, startTestServer, type TestServer } from './helpers.ts';
+import { EXPECTED_TURNS, SESSION_A, startTestServer, type TestServer } from './helpers.ts';
 
 /**
  * The page in a real browser: Debian's headless Chromium (installed by .ci/run) opens `/`, runs
@@ -67,7 +67,9 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   async function run(query: string): Promise<string[][]> {
     await page.evaluate((q) => window.weaveYasgui.getTab().getYasqe().setValue(q), query);
-    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => t.remove()));
+    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => {
+        t.remove();
+      }));
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     return page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (rows) =>
@@ -102,8 +104,8 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
     // Like YASR's own links, an IRI opens in a new tab: here, its describe page.
     const [opened] = await Promise.all([browser.waitForEvent('page'), page.click('.tabPanel.active .yasr_results a.iri >> nth=0')]);
     await opened.waitForLoadState();
-    assert.match(opened.url(), /\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2Fs-0002$/);
-    assert.equal(await opened.textContent('h1'), 'Turn/s-0002');
+    assert.match(opened.url(), /\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F33333333-3333-4333-8333-333333333333%2Fs-0002$/);
+    assert.equal(await opened.textContent('h1'), `Turn/${SESSION_A}/s-0002`);
     await opened.close();
   });
 

@@ -10,7 +10,8 @@ export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const SERVER_FIXTURES = join(REPO, 'fixtures', 'server');
 export const SESSION_A = '33333333-3333-4333-8333-333333333333';
 export const SESSION_B = '44444444-4444-4444-8444-444444444444';
-export const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id}`;
+/** A turn of the server fixtures: their ids are hand-written, so their IRIs are scoped by session (s-… in A, t-… in B). */
+export const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id.startsWith('s-') ? SESSION_A : SESSION_B}/${id}`;
 /** The turns of the server fixtures with their roles, in IRI order. */
 export const EXPECTED_TURNS: [string, string][] = [
   ['s-0001', 'user'],

@@ -3,7 +3,7 @@ import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { eventually, select, SERVER_FIXTURES, SESSION_A, SESSION_B, startTestServer } from './helpers.ts';
+import { eventually, select, SERVER_FIXTURES, SESSION_A, SESSION_B, startTestServer, TURN } from './helpers.ts';
 
 /**
  * The server keeps the store current: a session file written while it runs shows up in queries,
@@ -34,7 +34,7 @@ describe('a running server', () => {
       await appendFile(join(project, `${SESSION_B}.jsonl`), `${JSON.stringify(next)}\n`);
       await refresh();
       await eventually(async () => (await turns()) === 7, 5000, 'the appended turn');
-      assert.deepEqual(await select(server.base, 'SELECT ?text WHERE { <urn:soul:local:Weave/Turn/t-0003> weave:hasContentBlock/weave:text ?text }'), [{ text: 'Anything else?' }]);
+      assert.deepEqual(await select(server.base, `SELECT ?text WHERE { <${TURN('t-0003')}> weave:hasContentBlock/weave:text ?text }`), [{ text: 'Anything else?' }]);
 
       // The readers ran too, as weave ingest runs them: each session has reader graphs.
       const readerGraphs = await select(server.base, `SELECT DISTINCT ?session WHERE { GRAPH ?g { } BIND(REPLACE(STR(?g), "^.*/graph/([^/]+)/reader/.*$", "$1") AS ?session) FILTER(?session != STR(?g)) } ORDER BY ?session`);

@@ -1,3 +1,4 @@
+import { idPath } from './ids.ts';
 import type { TranscriptSource } from '../dialect.ts';
 import type { Term } from '../../rdf/terms.ts';
 import { instanceKey } from '../../rdf/iri.ts';
@@ -37,8 +38,13 @@ const TRIGGERS = new Map<string, RecordFact['origin']>([
  * One record as the model's facts: the fact, and the texts the model compares and drops (a
  * compaction summary's text; in a summariser stream, the `<summary>` body of each response).
  */
-export function recordFacts(read: ReadRecord, at: { source: TranscriptSource; stream: number; line: number; event: Term }): RecordFacts {
+export function recordFacts(
+  read: ReadRecord,
+  at: { source: TranscriptSource; stream: number; line: number; event: Term; session: string },
+): RecordFacts {
   const fact = recordFact(read, at.stream, at.line, at.event);
+  // The spine's block IRIs: a hand-written uuid is scoped by its session (ids.ts).
+  if (read.record.uuid) fact.blockPath = idPath(read.record.uuid, at.session);
   const facts: RecordFacts = { fact };
   const { record } = read;
   if (fact.step === 'epoch.summary') facts.summaryText = messageText((record as UserRecord).message?.content);
@@ -51,7 +57,8 @@ export function recordFacts(read: ReadRecord, at: { source: TranscriptSource; st
 
 export function recordFact(read: ReadRecord, stream: number, line: number, event: Term): RecordFact {
   const { record } = read;
-  const fact: RecordFact = { stream, line, event, blockKey: instanceKey(event) };
+  // A record without a uuid (or with an empty one) is keyed by its stream and line, as its Event is named.
+  const fact: RecordFact = { stream, line, event, blockKey: record.uuid ? record.uuid : instanceKey(event) };
   if (record.uuid) fact.uuid = record.uuid;
   if (record.parentUuid) fact.parent = record.parentUuid;
   if (record.logicalParentUuid) fact.logicalParent = record.logicalParentUuid;
@@ -113,6 +120,7 @@ function blocksOf(content: string | ContentBlock[] | undefined): ContentBlock[] 
 function readAssistant(record: AssistantRecord, fact: RecordFact): void {
   const { message } = record;
   if (typeof message.id === 'string' && message.id) fact.messageId = message.id;
+  if (typeof record.requestId === 'string' && record.requestId) fact.requestId = record.requestId;
   fact.synthetic = message.model === '<synthetic>';
   fact.stopped = !!message.stop_reason;
   fact.blocks = [];

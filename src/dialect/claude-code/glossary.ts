@@ -17,13 +17,13 @@ export const CLAUDE_CODE_GLOSSARY: Glossary = {
   label: 'Claude Code',
   terms: [
     // Structure
-    DERIVED('conversation', 'supplied, never inferred; would default to the session id. Not emitted yet', false),
-    DERIVED('segment', 'a window of activity chosen for commit. Not emitted yet', false),
+    DERIVED('conversation', 'supplied, never inferred: the session id, one conversation per session; one that goes on from an earlier file\'s record says so'),
+    DERIVED('segment', 'a window of activity chosen for commit: the main stream cut after ten idle minutes (v1+idle=10m0s); the last window is open, earlier ones candidates'),
     T('session', 'sessionId', 'every record, and the session file\'s name'),
     T('stream', 'agentId', 'a child transcript\'s file name, agent-<id>.jsonl', 'the main stream is the session file itself; a record belongs to the stream of the file it sits in'),
     DERIVED('epoch', 'the records of a stream between two compact_boundary records'),
     DERIVED('talk', 'one readable interaction: a run with an external trigger (or none stated) opens one, notified runs continue it; a child stream is one talk'),
-    T('run', 'promptId', 'user records and tool results', 'one loop per (stream, promptId). A response carries none and reaches one through its parents; a file without promptIds gets one run per typed prompt'),
+    T('run', 'promptId', 'user records and tool results', 'one loop per (stream, promptId). A response carries none and reaches one through its parents; a file without promptIds gets one run per typed prompt, command or notification; a chain no prompt reaches that holds a response or a tool result (after a compaction, from another file, from a root) is a run of its own'),
     DERIVED('step', 'one observed occurrence inside a run: a record, a block, or records tied by an id'),
     // Steps
     T('message.external', 'origin.kind == "human"', 'a user record, or a queued_command attachment with commandMode "prompt"', 'also a user record with no origin at all, read as typed input (strong_inference)'),
@@ -55,7 +55,7 @@ export const CLAUDE_CODE_GLOSSARY: Glossary = {
     T('summarizes', 'parentUuid', 'an isCompactSummary record'),
     T('produces', 'agent-acompact-<id>.jsonl', 'a compaction summariser\'s file name', 'joined to the isCompactSummary record holding its <summary> text verbatim, or whose boundary\'s logicalParentUuid its records\' parentUuid names; else to the first compact_boundary after its last record (strong_inference)'),
     T('cancels', 'toolUseResult.interrupted', 'a tool result', 'also [Request interrupted by user], which cancels what it follows'),
-    DERIVED('in_segment', 'a talk\'s commit window. Not emitted yet', false),
+    DERIVED('in_segment', 'a talk\'s commit window: by position for a main-stream talk, by time for a child\'s'),
     DERIVED('retries', 'unavailable: Claude Code links no retried attempt to the one it replaced', false),
     DERIVED('input_of', 'unavailable: the serialized provider request is not written locally', false),
     // Roles

@@ -159,7 +159,7 @@ function summary(text: string, at: number): EmojiKey | undefined {
   const m = head.exec(text);
   if (!m) return undefined;
   const key = chain(text, at, head.lastIndex);
-  if (!key || !key.components[0] || !LABELS.includes(labelOf(text, head.lastIndex) ?? '')) return undefined;
+  if (!key?.components[0] || !LABELS.includes(labelOf(text, head.lastIndex) ?? '')) return undefined;
   const end = text.startsWith(']]', key.end) ? key.end + 2 : key.end;
   return { ...key, start: at, end, generation: 'v3-summary', period: m[1] };
 }

@@ -49,10 +49,10 @@ export function serviceDescription(facts: ServiceFacts): string {
     `  sd:defaultGraph _:default${facts.stats?.graphs.length ? ' ;' : ' .'}`,
   ];
   const graphs = facts.stats?.graphs ?? [];
-  graphs.forEach((g, i) => lines.push(`  sd:namedGraph _:g${i}${i === graphs.length - 1 ? ' .' : ' ;'}`));
+  lines.push(...graphs.map((_, i) => `  sd:namedGraph _:g${i}${i === graphs.length - 1 ? ' .' : ' ;'}`));
   lines.push('', `_:default a sd:Graph ;`, `  dcterms:description ${str('The union of all named graphs, unless a request names its own dataset.')}${facts.stats ? ' ;' : ' .'}`);
   if (facts.stats) lines.push(`  void:triples ${int(facts.stats.quads)} .`);
-  graphs.forEach((g, i) => lines.push(`_:g${i} a sd:NamedGraph ; sd:name ${iri(g.name)} ; sd:graph [ a sd:Graph ; void:triples ${int(g.triples)} ] .`));
+  lines.push(...graphs.map((g, i) => `_:g${i} a sd:NamedGraph ; sd:name ${iri(g.name)} ; sd:graph [ a sd:Graph ; void:triples ${int(g.triples)} ] .`));
   return `${lines.join('\n')}\n`;
 }
 

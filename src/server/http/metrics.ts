@@ -51,7 +51,7 @@ class Histogram {
   render(): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.series.values()) {
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: b })} ${s.counts[i]}`));
+      lines.push(...this.buckets.map((b, i) => `${this.name}_bucket${labelText({ ...s.labels, le: b })} ${s.counts[i]}`));
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
       lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`);
       lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);

@@ -12,7 +12,7 @@ export interface MediaRange {
 
 /** Parses an Accept header; malformed members are skipped, as a browser would. */
 export function parseAccept(header: string | undefined): MediaRange[] {
-  if (!header || !header.trim()) return [];
+  if (!header?.trim()) return [];
   const ranges: MediaRange[] = [];
   for (const member of header.split(',')) {
     const [range, ...rawParams] = member.split(';').map((s) => s.trim());

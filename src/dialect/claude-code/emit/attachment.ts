@@ -4,6 +4,7 @@ import { bool, int, num, str, type Term } from '../../../rdf/terms.ts';
 import { jsonLiteral } from '../../../rdf/json.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { content, Fields, firstMention, keepRest, ref, t, takeString, type RecordContext } from '../../../emit/record.ts';
+import { idPath } from '../ids.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';
 import { own } from '../../../own.ts';
@@ -133,7 +134,9 @@ function emitQueuedCommand(f: Fields, ctx: RecordContext, record: JsonObject): v
   const { event } = ctx;
   if (typeof f.raw.prompt === 'string') text(f, ctx, ['prompt']);
   else if (Array.isArray(f.raw.prompt)) {
-    emitBlocks(f.json('prompt'), ctx, event, instanceKey(event), '/attachment/prompt', []);
+    // A hand-written uuid is scoped by its session (ids.ts); a record without one is named after its stream and line.
+    const id = typeof record.uuid === 'string' && record.uuid ? idPath(record.uuid, ctx.session) : [instanceKey(event)];
+    emitBlocks(f.json('prompt'), ctx, event, id, '/attachment/prompt', []);
   }
   const mode = f.string('commandMode');
   if (mode) t(ctx, event, weave.commandMode, str(mode));
@@ -166,7 +169,7 @@ function emitHookContext(f: Fields, ctx: RecordContext): void {
   if (typeof items === 'string') text(f, ctx, ['content']);
   else if (Array.isArray(items) && items.every((x) => typeof x === 'string')) {
     f.consume('content');
-    items.forEach((item, i) => content(ctx, ctx.event, weave.text, item, { kind: 'text', pointer: `/attachment/content/${i}`, index: i }));
+    for (const [i, item] of items.entries()) content(ctx, ctx.event, weave.text, item, { kind: 'text', pointer: `/attachment/content/${i}`, index: i });
   }
 }
 

@@ -12,6 +12,7 @@ import { emitProgress } from './progress.ts';
 import { emitSystem } from './system.ts';
 import { emitTurn } from './turn.ts';
 import { own } from '../../../own.ts';
+import { idPath } from '../ids.ts';
 
 /**
  * One Claude Code record as triples: the envelope every record shares here, then the record's
@@ -65,16 +66,20 @@ const RECORD_CLASS: Record<string, WeaveTerm> = {
   'artifact-comment-monitor': 'ArtifactLedgerEvent',
 };
 
-/** The record's own id, or a stable one from its transcript and line for metadata records. */
-export function eventIri(soul: string, record: ClaudeRecord, streamKey: string, lineNo: number): Term {
+/**
+ * The record's own id, or a stable one from its transcript and line for metadata records. A uuid
+ * not minted at random is scoped by `session` (the session key; for a main stream, its stream key):
+ * see src/dialect/claude-code/ids.ts.
+ */
+export function eventIri(soul: string, record: ClaudeRecord, streamKey: string, lineNo: number, session = streamKey): Term {
   return record.uuid
-    ? instanceIri(soul, eventKind(record.type), record.uuid)
+    ? instanceIri(soul, eventKind(record.type), ...idPath(record.uuid, session))
     : instanceIri(soul, 'Event', streamKey, `L${lineNo}`);
 }
 
 /** The record with its Event named by its uuid, else by its stream and line. */
 export function emitRecord(read: ReadRecord, where: Where & { streamKey: string }): RecordOut {
-  return emitSpine(read, eventIri(where.soul, read.record, where.streamKey, where.lineNo), where);
+  return emitSpine(read, eventIri(where.soul, read.record, where.streamKey, where.lineNo, where.session), where);
 }
 
 export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Where): RecordOut {

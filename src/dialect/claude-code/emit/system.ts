@@ -48,8 +48,8 @@ export function emitSystem(record: JsonObject, ctx: RecordContext): void {
   count(ctx, f, 'hookCount', weave.hookCount);
   emitHookInfos(f, ctx);
   // Error strings are texts with content states; a list holding anything else stays in extraJson.
-  (f.strings('hookErrors') ?? []).forEach((error, i) =>
-    content(ctx, event, weave.hookError, error, { kind: 'text', pointer: `/hookErrors/${i}`, index: i }));
+  for (const [i, error] of (f.strings('hookErrors') ?? []).entries())
+    content(ctx, event, weave.hookError, error, { kind: 'text', pointer: `/hookErrors/${i}`, index: i });
   const prevented = f.boolean('preventedContinuation');
   if (prevented !== undefined) t(ctx, event, weave.preventedContinuation, bool(prevented));
   const stopReason = f.string('stopReason');

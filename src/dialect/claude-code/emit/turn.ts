@@ -10,6 +10,7 @@ import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../../../emit/content.ts';
 import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
 import { own } from '../../../own.ts';
+import { idPath } from '../ids.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
 export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, toolUses: [string, Term][]): void {
@@ -22,7 +23,7 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
     if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
     if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
     if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
-    if (message.usage) emitUsage(message.usage, ctx, instanceKey(event));
+    if (message.usage) emitUsage(message.usage, ctx, record.uuid ? idPath(record.uuid, ctx.session) : [instanceKey(event)]);
     if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
     if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
   } else {
@@ -40,18 +41,19 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
       t(ctx, event, weave.isVisibleInTranscriptOnly, bool(record.isVisibleInTranscriptOnly));
     if (record.permissionMode) t(ctx, event, weave.permissionMode, str(record.permissionMode));
   }
-  emitBlocks(record.message.content, ctx, event, instanceKey(event), '/message/content', toolUses);
+  // A record without a uuid names its blocks after its stream and line, as its Event: never `ContentBlock//0`, never two records' `L7`.
+  emitBlocks(record.message.content, ctx, event, record.uuid ? idPath(record.uuid, ctx.session) : [instanceKey(event)], '/message/content', toolUses);
 }
 
 /**
  * A message's content: a bare string is one text block at order 0; a list is its blocks in order.
- * `id` names the blocks (`ContentBlock/<id>/<order>`), `pointer` is where the content sits.
+ * `id` names the blocks (`ContentBlock/<id…>/<order>`), `pointer` is where the content sits.
  */
-export function emitBlocks(contentValue: unknown, ctx: RecordContext, owner: Term, id: string, pointer: string, toolUses: [string, Term][]): void {
+export function emitBlocks(contentValue: unknown, ctx: RecordContext, owner: Term, id: string[], pointer: string, toolUses: [string, Term][]): void {
   if (typeof contentValue === 'string') {
-    emitBlock({ type: 'text', text: contentValue }, ctx, owner, [id, 0], pointer, toolUses, 'text', true);
+    emitBlock({ type: 'text', text: contentValue }, ctx, owner, [...id, 0], pointer, toolUses, 'text', true);
   } else if (Array.isArray(contentValue)) {
-    contentValue.forEach((block, order) => emitBlock(block as ContentBlock, ctx, owner, [id, order], `${pointer}/${order}`, toolUses, 'text'));
+    for (const [order, block] of contentValue.entries()) emitBlock(block as ContentBlock, ctx, owner, [...id, order], `${pointer}/${order}`, toolUses, 'text');
   }
 }
 
@@ -67,8 +69,8 @@ function emitPersistedOutput(result: unknown, ctx: RecordContext): void {
   if (typeof path === 'string') t(ctx, ctx.event, weave.persistedOutputPath, str(path));
 }
 
-function emitUsage(usage: Usage, ctx: RecordContext, id: string): void {
-  const node = instanceIri(ctx.soul, 'Usage', id);
+function emitUsage(usage: Usage, ctx: RecordContext, id: string[]): void {
+  const node = instanceIri(ctx.soul, 'Usage', ...id);
   t(ctx, ctx.event, weave.hasUsage, node);
   t(ctx, node, a, weave.Usage);
   for (const [key, predicate] of USAGE_COUNTS) {
@@ -85,18 +87,24 @@ const USAGE_COUNTS: [string, Term][] = [
   ['cache_read_input_tokens', weave.cacheReadInputTokens],
 ];
 
-/** A block type's classes, superclasses below ContentBlock included (the store does no inference). */
-const BLOCK_CLASS: Record<string, WeaveTerm[]> = {
-  text: ['TextBlock'],
-  thinking: ['ThinkingBlock'],
-  redacted_thinking: ['ThinkingBlock', 'RedactedThinkingBlock'],
-  tool_use: ['ToolUseBlock'],
-  server_tool_use: ['ToolUseBlock', 'ServerToolUseBlock'],
-  tool_result: ['ToolResultBlock'],
-  advisor_tool_result: ['ToolResultBlock', 'AdvisorToolResultBlock'],
-  image: ['ImageBlock'],
-  document: ['DocumentBlock'],
-  tool_reference: ['ToolReferenceBlock'],
+/** The block classes whose superclass is a block class too (ontology/parts/spine.ttl). */
+const BLOCK_SUPERCLASS: Record<string, WeaveTerm> = {
+  redacted_thinking: 'ThinkingBlock',
+  server_tool_use: 'ToolUseBlock',
+  advisor_tool_result: 'ToolResultBlock',
+};
+
+const BLOCK_CLASS: Record<string, WeaveTerm> = {
+  text: 'TextBlock',
+  thinking: 'ThinkingBlock',
+  redacted_thinking: 'RedactedThinkingBlock',
+  tool_use: 'ToolUseBlock',
+  server_tool_use: 'ServerToolUseBlock',
+  tool_result: 'ToolResultBlock',
+  advisor_tool_result: 'AdvisorToolResultBlock',
+  image: 'ImageBlock',
+  document: 'DocumentBlock',
+  tool_reference: 'ToolReferenceBlock',
 };
 
 /**
@@ -126,7 +134,11 @@ function emitBlock(
     return;
   }
   const known = own(BLOCK_FIELDS, block.type);
-  for (const cls of own(BLOCK_CLASS, block.type) ?? []) t(ctx, node, a, weave[cls]);
+  const cls = own(BLOCK_CLASS, block.type);
+  if (cls) t(ctx, node, a, weave[cls]);
+  // Superclasses are stated too (no inference in the store): a redacted thinking block is a thinking block.
+  const superclass = own(BLOCK_SUPERCLASS, block.type);
+  if (superclass) t(ctx, node, a, weave[superclass]);
   if (!known) {
     t(ctx, node, weave.blockType, str(block.type));
     t(ctx, node, weave.blockJson, jsonLiteral(block));
@@ -183,7 +195,7 @@ function emitBlock(
       t(ctx, node, weave.toolIsError, bool(b.is_error === true));
       if (typeof b.content === 'string') content(ctx, node, weave.text, b.content, { kind: 'toolOutput', pointer: at('content') });
       else if (Array.isArray(b.content))
-        b.content.forEach((inner, i) => emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput'));
+        for (const [i, inner] of b.content.entries()) emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput');
       else if (b.content !== undefined) t(ctx, node, weave.blockJson, jsonLiteral(b.content));
       break;
     }

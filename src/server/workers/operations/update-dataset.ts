@@ -22,7 +22,7 @@ interface Operation {
 
 export function applyUsingGraphs(update: string, usingGraphs: string[], usingNamedGraphs: string[]): string {
   if (!usingGraphs.length && !usingNamedGraphs.length) return update;
-  const clause = [...usingGraphs.map((g) => `USING <${g}>`), ...usingNamedGraphs.map((g) => `USING NAMED <${g}>`)].join(' ') + ' ';
+  const clause = `${[...usingGraphs.map((g) => `USING <${g}>`), ...usingNamedGraphs.map((g) => `USING NAMED <${g}>`)].join(' ')} `;
   const edits: { at: number; cut?: number; text: string }[] = [];
   for (const op of operations(update)) {
     const words = op.keywords.map((k) => k.word);
