@@ -4,17 +4,46 @@ import oxigraph from 'oxigraph';
 
 const { strategy, lines } = (workerData ?? { lines: [] }) as { strategy?: string; lines: string[] };
 const format = 'application/n-quads';
-const chunks = (size: number) => Array.from({ length: Math.ceil(lines.length / size) }, (_, i) => `${lines.slice(i * size, (i + 1) * size).join('\n')}\n`);
+const chunks = (size: number) =>
+  Array.from({ length: Math.ceil(lines.length / size) }, (_, i) => `${lines.slice(i * size, (i + 1) * size).join('\n')}\n`);
 
 export const STRATEGIES: Record<string, () => oxigraph.Store> = {
-  '10k-quad chunks (used)': () => { const s = new oxigraph.Store(); for (const c of chunks(10_000)) s.load(c, { format, no_transaction: true }); return s; },
-  '10k-quad chunks, lenient': () => { const s = new oxigraph.Store(); for (const c of chunks(10_000)) s.load(c, { format, no_transaction: true, lenient: true }); return s; },
-  '100k-quad chunks': () => { const s = new oxigraph.Store(); for (const c of chunks(100_000)) s.load(c, { format, no_transaction: true }); return s; },
-  'iterable of 10k chunks': () => { const s = new oxigraph.Store(); s.load(chunks(10_000), { format, no_transaction: true }); return s; },
-  'one string': () => { const s = new oxigraph.Store(); s.load(lines.join('\n'), { format }); return s; },
-  'one string, no transaction': () => { const s = new oxigraph.Store(); s.load(lines.join('\n'), { format, no_transaction: true }); return s; },
+  '10k-quad chunks (used)': () => {
+    const s = new oxigraph.Store();
+    for (const c of chunks(10_000)) s.load(c, { format, no_transaction: true });
+    return s;
+  },
+  '10k-quad chunks, lenient': () => {
+    const s = new oxigraph.Store();
+    for (const c of chunks(10_000)) s.load(c, { format, no_transaction: true, lenient: true });
+    return s;
+  },
+  '100k-quad chunks': () => {
+    const s = new oxigraph.Store();
+    for (const c of chunks(100_000)) s.load(c, { format, no_transaction: true });
+    return s;
+  },
+  'iterable of 10k chunks': () => {
+    const s = new oxigraph.Store();
+    s.load(chunks(10_000), { format, no_transaction: true });
+    return s;
+  },
+  'one string': () => {
+    const s = new oxigraph.Store();
+    s.load(lines.join('\n'), { format });
+    return s;
+  },
+  'one string, no transaction': () => {
+    const s = new oxigraph.Store();
+    s.load(lines.join('\n'), { format, no_transaction: true });
+    return s;
+  },
   'new Store(parsed quads)': () => new oxigraph.Store(oxigraph.parse(lines.join('\n'), { format }) as oxigraph.Quad[]),
-  'per-quad add': () => { const s = new oxigraph.Store(); for (const q of oxigraph.parse(lines.join('\n'), { format }) as oxigraph.Quad[]) s.add(q); return s; },
+  'per-quad add': () => {
+    const s = new oxigraph.Store();
+    for (const q of oxigraph.parse(lines.join('\n'), { format }) as oxigraph.Quad[]) s.add(q);
+    return s;
+  },
 };
 
 if (parentPort && strategy) {

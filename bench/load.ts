@@ -54,13 +54,19 @@ let server: ReturnType<typeof spawn> | undefined;
 try {
   const t0 = performance.now();
   const report = await ingest([source], { storeDir: dir, soul: 'local' });
-  console.log(`ingested ${source}: ${report.sessions} sessions, ${report.quads.toLocaleString('en')} quads in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `ingested ${source}: ${report.sessions} sessions, ${report.quads.toLocaleString('en')} quads in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
-  server = spawn(join(repo, 'bin', 'weave'), ['serve', '--no-ingest', '--store', dir, '--port', String(port), '--workers', workers], { stdio: ['ignore', 'inherit', 'inherit'] });
+  server = spawn(join(repo, 'bin', 'weave'), ['serve', '--no-ingest', '--store', dir, '--port', String(port), '--workers', workers], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
   for (;;) {
-    const health = await fetch(`${base}/healthz`).then((r) => r.json() as Promise<{ workersReady: number; workers: number }>).catch(() => undefined);
+    const health = await fetch(`${base}/healthz`)
+      .then((r) => r.json() as Promise<{ workersReady: number; workers: number }>)
+      .catch(() => undefined);
     if (health && health.workersReady === health.workers) break;
     if (performance.now() - started > 120_000) throw new Error('the server did not get ready in 2 minutes');
     await new Promise((r) => setTimeout(r, 100));
@@ -68,24 +74,38 @@ try {
   console.log(`server ready (${workers} workers loaded the store) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   // A few resources to describe, found through the endpoint itself.
-  const turns = (await (await fetch(`${base}/sparql?query=${encodeURIComponent('SELECT ?t WHERE { ?t a weave:AssistantTurn } LIMIT 5')}`)).json()) as { results: { bindings: { t: { value: string } }[] } };
+  const turns = (await (
+    await fetch(`${base}/sparql?query=${encodeURIComponent('SELECT ?t WHERE { ?t a weave:AssistantTurn } LIMIT 5')}`)
+  ).json()) as { results: { bindings: { t: { value: string } }[] } };
   const describePaths = turns.results.bindings.map((b) => `/describe?iri=${encodeURIComponent(b.t.value)}`);
 
   const requests = [
-    ...QUERIES.map((query) => ({ method: 'POST', path: '/sparql', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/sparql-results+json' }, body: new URLSearchParams({ query }).toString() })),
+    ...QUERIES.map((query) => ({
+      method: 'POST',
+      path: '/sparql',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/sparql-results+json' },
+      body: new URLSearchParams({ query }).toString(),
+    })),
     ...describePaths.map((path) => ({ method: 'GET', path, headers: { accept: 'text/html' } })),
     { method: 'GET', path: '/healthz' },
   ];
-  console.log(`load: ${connections} connections for ${seconds} s over ${requests.length} requests in turn (${QUERIES.length} queries, ${describePaths.length} describe pages, /healthz)`);
+  console.log(
+    `load: ${connections} connections for ${seconds} s over ${requests.length} requests in turn (${QUERIES.length} queries, ${describePaths.length} describe pages, /healthz)`,
+  );
   const result = await autocannon({ url: base, connections, duration: seconds, requests, timeout: 60 });
 
-  const codes = Object.entries(result.statusCodeStats).map(([code, s]) => `${code}: ${s.count}`).join(', ');
+  const codes = Object.entries(result.statusCodeStats)
+    .map(([code, s]) => `${code}: ${s.count}`)
+    .join(', ');
   console.log(`requests: ${result.requests.total} in ${result.duration} s (${result.requests.average.toFixed(1)}/s on average)`);
-  console.log(`latency ms: mean ${result.latency.average.toFixed(1)}, p50 ${result.latency.p50}, p90 ${result.latency.p90}, p99 ${result.latency.p99}, max ${result.latency.max}`);
+  console.log(
+    `latency ms: mean ${result.latency.average.toFixed(1)}, p50 ${result.latency.p50}, p90 ${result.latency.p90}, p99 ${result.latency.p99}, max ${result.latency.max}`,
+  );
   console.log(`throughput: ${(result.throughput.average / 1e6).toFixed(2)} MB/s; status codes: ${codes}`);
   console.log(`errors: ${result.errors}, timeouts: ${result.timeouts}, non-2xx: ${result.non2xx}`);
   const metrics = await (await fetch(`${base}/metrics`)).text();
-  for (const line of metrics.split('\n')) if (/^weave_(sparql_(timeouts|rejected)_total|worker_restarts_total|sparql_operations_total)/.test(line)) console.log(`  ${line}`);
+  for (const line of metrics.split('\n'))
+    if (/^weave_(sparql_(timeouts|rejected)_total|worker_restarts_total|sparql_operations_total)/.test(line)) console.log(`  ${line}`);
   process.exitCode = result.errors || result.timeouts || result.non2xx ? 1 : 0;
 } finally {
   server?.kill('SIGTERM');

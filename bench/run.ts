@@ -30,7 +30,10 @@ function loadInWorker(strategy: string, lines: string[]): Promise<{ ms: number; 
   return new Promise((resolve, reject) => {
     // The server's worker boot file brings tsx into the thread.
     const entry = new URL('./load-worker.ts', import.meta.url).href;
-    const worker = new Worker(new URL('../src/server/workers/boot.mjs', import.meta.url), { workerData: { entry, strategy, lines }, execArgv: [] });
+    const worker = new Worker(new URL('../src/server/workers/boot.mjs', import.meta.url), {
+      workerData: { entry, strategy, lines },
+      execArgv: [],
+    });
     const timer = setTimeout(() => worker.terminate().then(() => resolve({ ms: CAP_MS })), CAP_MS);
     worker.once('message', (m: { ms: number; size: number }) => {
       clearTimeout(timer);
@@ -69,12 +72,18 @@ try {
   const base = results[0].ms;
 
   console.log(`source: ${source}`);
-  console.log(`ingest: ${report.files} files, ${(report.bytes / 1e6).toFixed(1)} MB, ${report.records} records, ${report.quads} quads in ${(ingestMs / 1000).toFixed(2)} s = ${(report.bytes / 1e6 / (ingestMs / 1000)).toFixed(1)} MB/s`);
-  console.log(`open store for queries: ${store.size} quads in ${(openMs / 1000).toFixed(2)} s = ${Math.round(store.size / (openMs / 1000)).toLocaleString('en')} quads/s`);
+  console.log(
+    `ingest: ${report.files} files, ${(report.bytes / 1e6).toFixed(1)} MB, ${report.records} records, ${report.quads} quads in ${(ingestMs / 1000).toFixed(2)} s = ${(report.bytes / 1e6 / (ingestMs / 1000)).toFixed(1)} MB/s`,
+  );
+  console.log(
+    `open store for queries: ${store.size} quads in ${(openMs / 1000).toFixed(2)} s = ${Math.round(store.size / (openMs / 1000)).toLocaleString('en')} quads/s`,
+  );
   console.log(`peak RSS during ingest + open: ${(peak / 2 ** 20).toFixed(0)} MiB (started at ${(rss0 / 2 ** 20).toFixed(0)} MiB)`);
   console.log(`\nbulk load of ${sample.length} quads, side by side (ratio to the strategy Weave uses):`);
   for (const r of results)
-    console.log(`  ${r.name.padEnd(28)} ${r.size === undefined ? '>' : ' '}${r.ms.toFixed(0).padStart(7)} ms  ${r.size === undefined ? '>' : '×'}${(r.ms / base).toFixed(2)}  ${r.size === undefined ? '(cut off)' : `(${r.size} quads)`}`);
+    console.log(
+      `  ${r.name.padEnd(28)} ${r.size === undefined ? '>' : ' '}${r.ms.toFixed(0).padStart(7)} ms  ${r.size === undefined ? '>' : '×'}${(r.ms / base).toFixed(2)}  ${r.size === undefined ? '(cut off)' : `(${r.size} quads)`}`,
+    );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

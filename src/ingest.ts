@@ -69,7 +69,17 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
   const sessions = await discoverSessions(paths, options.dialects);
   const store = await openStoreForWriting(options.storeDir, options.soul);
   const report: IngestReport = {
-    sessions: 0, skipped: 0, files: 0, records: 0, bytes: 0, quads: 0, malformed: 0, pending: 0, replayed: 0, problems: [], millis: 0,
+    sessions: 0,
+    skipped: 0,
+    files: 0,
+    records: 0,
+    bytes: 0,
+    quads: 0,
+    malformed: 0,
+    pending: 0,
+    replayed: 0,
+    problems: [],
+    millis: 0,
   };
   const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
   // A store built under another content policy holds other texts: it is rebuilt.
@@ -87,7 +97,15 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
         options.onProgress?.(progress);
         continue;
       }
-      const { counts, entry } = await ingestSession(session, graph, store, { sources: stamps, sessionId: session.sessionId, builtWith }, options, report, progress);
+      const { counts, entry } = await ingestSession(
+        session,
+        graph,
+        store,
+        { sources: stamps, sessionId: session.sessionId, builtWith },
+        options,
+        report,
+        progress,
+      );
       report.sessions++;
       report.quads += counts.triples;
       report.malformed += counts.malformed;
@@ -122,7 +140,13 @@ async function ingestSession(
   const writer = await store.beginGraph(graph);
   const graphTerm = iri(graph);
   let buffer = '';
-  const emitter = new SessionEmitter(options.soul, session, (t) => (buffer += nquad(t, graphTerm)), (options.observers ?? conversationModel)(session, options.soul), options.content);
+  const emitter = new SessionEmitter(
+    options.soul,
+    session,
+    (t) => (buffer += nquad(t, graphTerm)),
+    (options.observers ?? conversationModel)(session, options.soul),
+    options.content,
+  );
   const flush = async (force: boolean) => {
     if (buffer.length >= WRITE_BATCH || (force && buffer)) {
       await writer.write(buffer);
@@ -172,10 +196,12 @@ async function ingestSession(
 
 async function stampsOf(session: SessionSource): Promise<SourceStamp[]> {
   const paths = [...transcriptsOf(session).flatMap((t) => (t.metaPath ? [t.path, t.metaPath] : [t.path])), ...session.journals];
-  return Promise.all(paths.map(async (path) => {
-    const info = await stat(path);
-    return { path, size: info.size, mtimeMs: info.mtimeMs };
-  }));
+  return Promise.all(
+    paths.map(async (path) => {
+      const info = await stat(path);
+      return { path, size: info.size, mtimeMs: info.mtimeMs };
+    }),
+  );
 }
 
 function sameStamps(a: SourceStamp[] | undefined, b: SourceStamp[]): boolean {

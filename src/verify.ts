@@ -99,11 +99,19 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
 
   const named = options.paths?.length
     ? options.paths
-    : [...new Set(Object.values(manifest.graphs).flatMap((g) => (g.sessionId ? (g.sources ?? []).map((s) => s.path) : [])))]
-        .filter((p) => p.endsWith('.jsonl'));
+    : [...new Set(Object.values(manifest.graphs).flatMap((g) => (g.sessionId ? (g.sources ?? []).map((s) => s.path) : [])))].filter((p) =>
+        p.endsWith('.jsonl'),
+      );
   const present: string[] = [];
   const gone: string[] = [];
-  for (const path of named) ((await stat(path).then(() => true, () => false)) ? present : gone).push(path);
+  for (const path of named)
+    ((await stat(path).then(
+      () => true,
+      () => false,
+    ))
+      ? present
+      : gone
+    ).push(path);
   if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
 
   const sessions = present.length ? await discoverSessions(present) : [];
@@ -129,7 +137,9 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
     return t;
   };
   // Within one graph: a record copied into two sessions is one IRI in two graphs.
-  for (const row of rows(store, `SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
+  for (const row of rows(
+    store,
+    `SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
       ?t weave:sourcePath ?path ; weave:sessionId ?session .
       OPTIONAL { ?t weave:byteLength ?bytes }
       OPTIONAL {
@@ -137,18 +147,22 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
         UNION
         { ?x weave:inTranscript ?t ; a ?class ; weave:sourceLine ?line .
           VALUES (?class ?kind) { (weave:ReplayedRecord "replayed") (weave:MalformedLine "malformed") (weave:PendingLine "pending") } }
-      } } }`)) {
+      } } }`,
+  )) {
     const t = of(row.path, row.session);
     if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
     if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
   }
-  for (const row of rows(store, `SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
+  for (const row of rows(
+    store,
+    `SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
       ?t weave:sourcePath ?path ; weave:sessionId ?session ; weave:hasEvent ?e .
       ?e weave:sourceLine ?line ; weave:hasContentBlock* ?s .
       ?s weave:hasContent ?c .
       ?c weave:jsonPointer ?pointer ; weave:contentOf ?property ; weave:contentState ?state .
       OPTIONAL { ?c weave:byteLength ?bytes }
-      OPTIONAL { ?c weave:sha256 ?sha } } }`)) {
+      OPTIONAL { ?c weave:sha256 ?sha } } }`,
+  )) {
     const t = of(row.path, row.session);
     const line = Number(row.line);
     const list = t.contents.get(line) ?? [];
@@ -171,8 +185,19 @@ function rows(store: OxStore, query: string): Record<string, string>[] {
 
 async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {
   const check: FileCheck = {
-    path, session: stored?.session ?? discovered, inStore: !!stored, changedSinceIngest: false,
-    lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: [], contents: 0, cut: 0, mismatches: [],
+    path,
+    session: stored?.session ?? discovered,
+    inStore: !!stored,
+    changedSinceIngest: false,
+    lines: 0,
+    events: 0,
+    replayed: 0,
+    malformed: 0,
+    pending: 0,
+    missing: [],
+    contents: 0,
+    cut: 0,
+    mismatches: [],
   };
   let size = 0;
   for await (const line of readLines(path)) {
@@ -234,7 +259,22 @@ function sessionRows(files: FileCheck[]): SessionRow[] {
   for (const f of files) {
     let row = bySession.get(f.session);
     if (!row)
-      bySession.set(f.session, (row = { session: f.session, files: 0, lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: 0, contents: 0, cut: 0, mismatched: 0 }));
+      bySession.set(
+        f.session,
+        (row = {
+          session: f.session,
+          files: 0,
+          lines: 0,
+          events: 0,
+          replayed: 0,
+          malformed: 0,
+          pending: 0,
+          missing: 0,
+          contents: 0,
+          cut: 0,
+          mismatched: 0,
+        }),
+      );
     row.files++;
     row.lines += f.lines;
     row.events += f.events;

@@ -12,7 +12,10 @@ const S2 = '22222222-2222-4222-8222-222222222222';
 
 test('a project folder yields each session with its side files in all three layouts', async () => {
   const sessions = await discoverSessions([PROJECT]);
-  assert.deepEqual(sessions.map((s) => s.sessionId), [S1, S2]);
+  assert.deepEqual(
+    sessions.map((s) => s.sessionId),
+    [S1, S2],
+  );
   const [one, two] = sessions;
   assert.equal(one.main?.path, join(PROJECT, `${S1}.jsonl`));
   assert.deepEqual(
@@ -24,7 +27,10 @@ test('a project folder yields each session with its side files in all three layo
   );
   assert.deepEqual(one.journals, [join(PROJECT, S1, 'subagents', 'workflows', 'wf_run42', 'journal.jsonl')]);
   // The 2.0-era agent file beside the sessions belongs to S2 by the sessionId in its records.
-  assert.deepEqual(two.subagents.map((t) => [t.layout, t.agentId]), [['beside', '5e5e5e5e']]);
+  assert.deepEqual(
+    two.subagents.map((t) => [t.layout, t.agentId]),
+    [['beside', '5e5e5e5e']],
+  );
 });
 
 test('a single session file brings its sub-agent files along', async () => {
@@ -32,7 +38,10 @@ test('a single session file brings its sub-agent files along', async () => {
   assert.equal(session.sessionId, S1);
   assert.equal(session.subagents.length, 2);
   // The beside agent file of another session is found too, and grouped under its own session.
-  assert.deepEqual(rest.map((s) => [s.sessionId, s.main, s.subagents.length]), [[S2, undefined, 1]]);
+  assert.deepEqual(
+    rest.map((s) => [s.sessionId, s.main, s.subagents.length]),
+    [[S2, undefined, 1]],
+  );
 });
 
 test('the projects root comes from CLAUDE_CONFIG_DIR, else ~/.claude', () => {
@@ -66,7 +75,10 @@ test('lines longer than the read buffer are joined whole', async () => {
     await writeFile(path, `${long}\nend\n`);
     const lines = [];
     for await (const line of readLines(path)) lines.push([line.lineNo, line.offset, line.text.length]);
-    assert.deepEqual(lines, [[1, 0, long.length], [2, long.length + 1, 3]]);
+    assert.deepEqual(lines, [
+      [1, 0, long.length],
+      [2, long.length + 1, 3],
+    ]);
   } finally {
     await removeDir(dir);
   }
@@ -80,9 +92,18 @@ test('copies of one session in two folders are two sessions, each with its own s
       await writeFile(join(dir, sub, `${S1}.jsonl`), '{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}\n');
     }
     // A 2.0-era agent file beside the second copy only.
-    await writeFile(join(dir, 'b', 'agent-0badc0de.jsonl'), `{"type":"user","uuid":"w","sessionId":"${S1}","message":{"role":"user","content":"Warmup"}}\n`);
+    await writeFile(
+      join(dir, 'b', 'agent-0badc0de.jsonl'),
+      `{"type":"user","uuid":"w","sessionId":"${S1}","message":{"role":"user","content":"Warmup"}}\n`,
+    );
     const sessions = await discoverSessions([dir]);
-    assert.deepEqual(sessions.map((s) => [s.projectDir.slice(dir.length), s.subagents.length]), [['/a', 0], ['/b', 1]]);
+    assert.deepEqual(
+      sessions.map((s) => [s.projectDir.slice(dir.length), s.subagents.length]),
+      [
+        ['/a', 0],
+        ['/b', 1],
+      ],
+    );
     assert.equal(sessions[0].sessionId, S1);
     assert.match(sessions[1].sessionId, new RegExp(`^${S1}~[0-9a-f]{8}$`));
   } finally {

@@ -13,7 +13,9 @@ import { CORPUS, HAS_CORPUS, ingestFresh, removeDir, select } from './helpers.ts
  * that holds it, and a record copied into two sessions (a fork, or the corpus's duplicated
  * folders) is in both sessions' graphs.
  */
-test('the corpus ingests with every line accounted for and counts equal to a plain scan', { skip: !HAS_CORPUS && 'no ../shared/corpus here' }, async () => {
+test('the corpus ingests with every line accounted for and counts equal to a plain scan', {
+  skip: !HAS_CORPUS && 'no ../shared/corpus here',
+}, async () => {
   const { dir, store, report } = await ingestFresh([CORPUS]);
   try {
     const scan = await plainScan();
@@ -21,12 +23,18 @@ test('the corpus ingests with every line accounted for and counts equal to a pla
 
     // Every non-empty line is an Event, a replayed copy, a malformed line or a line being written.
     const accounted = new Set(
-      select(store, `SELECT ?path ?n WHERE { GRAPH ?g {
+      select(
+        store,
+        `SELECT ?path ?n WHERE { GRAPH ?g {
         ?t weave:sourcePath ?path .
         { ?t weave:hasEvent ?e . ?e weave:sourceLine ?n } UNION { ?x weave:inTranscript ?t ; weave:sourceLine ?n }
-      } }`).map((r) => `${r.path}:${r.n}`),
+      } }`,
+      ).map((r) => `${r.path}:${r.n}`),
     );
-    assert.deepEqual([...scan.lines].filter((l) => !accounted.has(l)), []);
+    assert.deepEqual(
+      [...scan.lines].filter((l) => !accounted.has(l)),
+      [],
+    );
     assert.equal(accounted.size, scan.lines.size);
 
     const n = (q: string) => Number(select(store, q)[0].n);
@@ -55,36 +63,40 @@ async function plainScan(): Promise<Scan> {
     const results: [string, string][] = [];
     for (const { path } of transcriptsOf(session)) {
       const stream = path === session.main?.path ? session.sessionId : path;
-      readFileSync(path, 'utf8').split('\n').forEach((text, i) => {
-        if (!text.trim()) return;
-        scan.lines.add(`${path}:${i + 1}`);
-        let rec;
-        try {
-          rec = JSON.parse(text);
-        } catch {
-          return;
-        }
-        if (!rec || typeof rec !== 'object' || Array.isArray(rec) || typeof rec.type !== 'string') return;
-        if (rec.uuid) {
-          if (seen.has(rec.uuid)) return; // a replay: the first copy stands
-          seen.add(rec.uuid);
-        }
-        if (rec.type !== 'user' && rec.type !== 'assistant') return;
-        const key = `${session.sessionId}|${rec.uuid ?? `${stream}:${i + 1}`}`;
-        scan.turns.add(key);
-        if (rec.type === 'assistant' && typeof rec.message?.id === 'string') scan.messages.add(rec.message.id);
-        const content = rec.message?.content;
-        const blocks = typeof content === 'string' ? [{ type: 'text' }] : Array.isArray(content) ? content : [];
-        blocks.forEach((block: any, order: number) => {
-          const at = `${key}/${order}`;
-          scan.blocks.add(at);
-          if ((block?.type === 'tool_use' || block?.type === 'server_tool_use') && typeof block.id === 'string' && !uses.has(block.id)) uses.set(block.id, at);
-          if (block?.type === 'tool_result' || block?.type === 'advisor_tool_result') {
-            if (typeof block.tool_use_id === 'string') results.push([at, block.tool_use_id]);
-            if (Array.isArray(block.content)) for (let inner = 0; inner < block.content.length; inner++) scan.blocks.add(`${at}/${inner}`);
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .forEach((text, i) => {
+          if (!text.trim()) return;
+          scan.lines.add(`${path}:${i + 1}`);
+          let rec;
+          try {
+            rec = JSON.parse(text);
+          } catch {
+            return;
           }
+          if (!rec || typeof rec !== 'object' || Array.isArray(rec) || typeof rec.type !== 'string') return;
+          if (rec.uuid) {
+            if (seen.has(rec.uuid)) return; // a replay: the first copy stands
+            seen.add(rec.uuid);
+          }
+          if (rec.type !== 'user' && rec.type !== 'assistant') return;
+          const key = `${session.sessionId}|${rec.uuid ?? `${stream}:${i + 1}`}`;
+          scan.turns.add(key);
+          if (rec.type === 'assistant' && typeof rec.message?.id === 'string') scan.messages.add(rec.message.id);
+          const content = rec.message?.content;
+          const blocks = typeof content === 'string' ? [{ type: 'text' }] : Array.isArray(content) ? content : [];
+          blocks.forEach((block: any, order: number) => {
+            const at = `${key}/${order}`;
+            scan.blocks.add(at);
+            if ((block?.type === 'tool_use' || block?.type === 'server_tool_use') && typeof block.id === 'string' && !uses.has(block.id))
+              uses.set(block.id, at);
+            if (block?.type === 'tool_result' || block?.type === 'advisor_tool_result') {
+              if (typeof block.tool_use_id === 'string') results.push([at, block.tool_use_id]);
+              if (Array.isArray(block.content))
+                for (let inner = 0; inner < block.content.length; inner++) scan.blocks.add(`${at}/${inner}`);
+            }
+          });
         });
-      });
     }
     for (const [at, id] of results) if (uses.has(id)) scan.pairs.add(`${at}->${uses.get(id)}`);
   }

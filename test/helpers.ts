@@ -23,7 +23,10 @@ export async function removeDir(dir: string): Promise<void> {
 }
 
 /** Ingests `paths` into a fresh store and opens it. */
-export async function ingestFresh(paths: string[], options: Partial<IngestOptions> = {}): Promise<{ dir: string; store: OxStore; report: IngestReport }> {
+export async function ingestFresh(
+  paths: string[],
+  options: Partial<IngestOptions> = {},
+): Promise<{ dir: string; store: OxStore; report: IngestReport }> {
   const dir = await tempDir();
   const report = await ingest(paths, { storeDir: dir, soul: 'local', ...options });
   const { store } = await openStore(dir);
@@ -33,7 +36,9 @@ export async function ingestFresh(paths: string[], options: Partial<IngestOption
 /** SELECT rows as plain objects of term values. */
 export function select(store: OxStore, query: string): Record<string, string>[] {
   const json = JSON.parse(runQuery(store, query, { results_format: 'json' }) as string) as JsonResults;
-  return (json.results?.bindings ?? []).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v.value === 'string' ? v.value : JSON.stringify(v.value)])));
+  return (json.results?.bindings ?? []).map((row) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v.value === 'string' ? v.value : JSON.stringify(v.value)])),
+  );
 }
 
 /** The single number a `SELECT (COUNT(...) AS ?n)` query returns. */

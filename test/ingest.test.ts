@@ -39,14 +39,21 @@ test('the spine fixtures: turns, events, blocks, tool pairs and messages, counte
     assert.equal(count(store, '?l a weave:PendingLine'), 1);
     assert.equal(count(store, `?r weave:replayOf <urn:soul:local:Weave/Turn/${S1}/u-0001>`), 1);
     // A result in the beside agent file answers a use in its session's main file.
-    assert.equal(count(store, `<urn:soul:local:Weave/ContentBlock/${S2}/x-0002/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/${S2}/v-0004/0>`), 1);
+    assert.equal(
+      count(
+        store,
+        `<urn:soul:local:Weave/ContentBlock/${S2}/x-0002/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/${S2}/v-0004/0>`,
+      ),
+      1,
+    );
     // The summary names its leaf; sub-agent transcripts name their session.
     assert.equal(count(store, `?s weave:leafEvent <urn:soul:local:Weave/Turn/${S2}/v-0002>`), 1);
     assert.equal(count(store, `?t weave:parentTranscript <urn:soul:local:Weave/Transcript/${S1}>`), 2);
-    // One named graph per session, and the ontology in its own.
+    // One named graph per session, and the ontology and the alignment with ravel in their own.
     const graphs = select(store, 'SELECT DISTINCT ?g WHERE { GRAPH ?g {} } ORDER BY ?g').map((r) => r.g);
     assert.deepEqual(graphs, [
       'https://repolex.ai/ontology/weave',
+      'urn:soul:local:Weave/alignment/ravel',
       `urn:soul:local:Weave/graph/${S1}`,
       'urn:soul:local:Weave/graph/22222222-2222-4222-8222-222222222222',
     ]);
@@ -57,7 +64,9 @@ test('the spine fixtures: turns, events, blocks, tool pairs and messages, counte
 
 test('a broken line is reported with its file and line, and the rest of the file still loads', async () => {
   const problems: string[] = [];
-  const { dir, store } = await ingestFresh([SPINE], { onProblem: (p) => problems.push(`${p.path.slice(SPINE.length)}:${p.lineNo}:${p.kind}`) });
+  const { dir, store } = await ingestFresh([SPINE], {
+    onProblem: (p) => problems.push(`${p.path.slice(SPINE.length)}:${p.lineNo}:${p.kind}`),
+  });
   try {
     assert.deepEqual(problems, [
       '/-home-ada-weave-demo/22222222-2222-4222-8222-222222222222.jsonl:5:malformed',
@@ -99,7 +108,13 @@ test('a changed session replaces its graph whole; the pending line is read once 
     const { store } = await openStore(dir);
     assert.equal(count(store, '?l a weave:PendingLine'), 0);
     assert.equal(count(store, `<urn:soul:local:Weave/Turn/${S2}/v-0005> weave:sourceLine 8`), 1);
-    assert.equal(count(store, `<urn:soul:local:Weave/ContentBlock/${S2}/v-0005/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/${S2}/v-0004/0>`), 1);
+    assert.equal(
+      count(
+        store,
+        `<urn:soul:local:Weave/ContentBlock/${S2}/v-0005/0> weave:toolUseRef <urn:soul:local:Weave/ContentBlock/${S2}/v-0004/0>`,
+      ),
+      1,
+    );
   } finally {
     await removeDir(work);
     await removeDir(dir);
@@ -115,24 +130,59 @@ test('ingest, then query and export from other processes; the export parses back
 
     const table = await run(WEAVE, ['query', 'SELECT (COUNT(*) AS ?n) WHERE { ?t a weave:Turn }', '--store', dir]);
     assert.equal(table.stdout, '?n\n--\n24\n(1 row)\n');
-    const csv = await run(WEAVE, ['query', 'SELECT ?name WHERE { ?b a weave:ToolUseBlock ; weave:toolName ?name } ORDER BY ?name', '--format', 'csv', '--store', dir]);
+    const csv = await run(WEAVE, [
+      'query',
+      'SELECT ?name WHERE { ?b a weave:ToolUseBlock ; weave:toolName ?name } ORDER BY ?name',
+      '--format',
+      'csv',
+      '--store',
+      dir,
+    ]);
     assert.equal(csv.stdout.replace(/\r\n/g, '\n'), 'name\nBash\nBash\nRead\nTask\nmcp__my server__do#it\n');
 
-    // Every quad, not just as many: the export read back by n3 and by Oxigraph equals the store.
+    // Every quad, not just as many. The export streams the graph files, so literals keep the form
+    // they were written in ("…01.000Z"): read by n3 it holds exactly the graph files' quads (and the
+    // ontology and alignment graphs); loaded into Oxigraph, which stores values in canonical form,
+    // it equals the store.
     const { store } = await openStore(dir);
     const stored = canonicalNQuads(store.match(null, null, null, null));
-    for (const [format, mediaType] of [['trig', 'application/trig'], ['nquads', 'application/n-quads']]) {
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { graphs: Record<string, { file: string }> };
+    const files = (
+      await Promise.all(
+        Object.values(manifest.graphs).map(async (g) =>
+          new Parser({ format: 'application/n-quads' }).parse(await readFile(join(dir, g.file), 'utf8')),
+        ),
+      )
+    ).flat();
+    const sessionGraphs = new Set(Object.keys(manifest.graphs));
+    const reloaded = (text: string, format: string, graphless = false) => {
+      const s = new oxigraph.Store();
+      s.load(text, { format });
+      return canonicalNQuads(s.match(null, null, null, null), { withGraphs: !graphless });
+    };
+    for (const [format, mediaType] of [
+      ['trig', 'application/trig'],
+      ['nquads', 'application/n-quads'],
+    ]) {
       const out = join(dir, `export.${format}`);
       await run(WEAVE, ['export', '--format', format, '-o', out, '--store', dir]);
       const text = await readFile(out, 'utf8');
-      assert.deepEqual(canonicalNQuads(new Parser({ format: mediaType }).parse(text)), stored, `${format} read by n3`);
-      assert.deepEqual(canonicalNQuads(oxigraph.parse(text, { format: mediaType })), stored, `${format} read by Oxigraph`);
+      const read = new Parser({ format: mediaType }).parse(text).filter((q) => sessionGraphs.has(q.graph.value));
+      assert.deepEqual(canonicalNQuads(read), canonicalNQuads(files), `${format} read by n3`);
+      assert.deepEqual(reloaded(text, mediaType), stored, `${format} loaded into Oxigraph`);
     }
     const graph = `urn:soul:local:Weave/graph/${S1}`;
     const one = await run(WEAVE, ['export', '--format', 'turtle', '--graph', graph, '--store', dir]);
     const triples = canonicalNQuads(store.match(null, null, null, oxigraph.namedNode(graph)), { withGraphs: false });
-    assert.deepEqual(canonicalNQuads(new Parser({ format: 'text/turtle' }).parse(one.stdout)), triples, 'turtle read by n3');
-    assert.deepEqual(canonicalNQuads(oxigraph.parse(one.stdout, { format: 'text/turtle' })), triples, 'turtle read by Oxigraph');
+    assert.deepEqual(
+      canonicalNQuads(new Parser({ format: 'text/turtle' }).parse(one.stdout)),
+      canonicalNQuads(
+        files.filter((q) => q.graph.value === graph),
+        { withGraphs: false },
+      ),
+      'turtle read by n3',
+    );
+    assert.deepEqual(reloaded(one.stdout, 'text/turtle', true), triples, 'turtle loaded into Oxigraph');
   } finally {
     await removeDir(dir);
   }

@@ -14,14 +14,25 @@ const ONTOLOGY = 'https://repolex.ai/ontology/weave';
 test('every weave: class and predicate the emitter produces on the fixtures is declared in the ontology', async () => {
   const { dir, store } = await ingestFresh([FIXTURES]);
   try {
-    const used = select(store, `SELECT DISTINCT ?term WHERE {
+    const used = select(
+      store,
+      `SELECT DISTINCT ?term WHERE {
       GRAPH ?g { { ?s ?term ?o } UNION { ?s a ?term } }
       FILTER(?g != <${ONTOLOGY}> && STRSTARTS(STR(?term), STR(weave:)))
-    } ORDER BY ?term`).map((r) => r.term);
+    } ORDER BY ?term`,
+    ).map((r) => r.term);
     assert.ok(used.length > 50, `only ${used.length} weave terms used`);
-    const declared = new Set(select(store, `SELECT ?term WHERE { GRAPH <${ONTOLOGY}> {
-      ?term a ?kind VALUES ?kind { owl:Class owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty rdf:Property } } }`).map((r) => r.term));
-    assert.deepEqual(used.filter((t) => !declared.has(t)), []);
+    const declared = new Set(
+      select(
+        store,
+        `SELECT ?term WHERE { GRAPH <${ONTOLOGY}> {
+      ?term a ?kind VALUES ?kind { owl:Class owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty rdf:Property } } }`,
+      ).map((r) => r.term),
+    );
+    assert.deepEqual(
+      used.filter((t) => !declared.has(t)),
+      [],
+    );
   } finally {
     await removeDir(dir);
   }
@@ -30,12 +41,15 @@ test('every weave: class and predicate the emitter produces on the fixtures is d
 test('every declared class and property has a label, a comment, and properties a domain or range', async () => {
   const { dir, store } = await ingestFresh([]);
   try {
-    const lacking = select(store, `SELECT ?term ?kind WHERE { GRAPH <${ONTOLOGY}> {
+    const lacking = select(
+      store,
+      `SELECT ?term ?kind WHERE { GRAPH <${ONTOLOGY}> {
       ?term a ?kind VALUES ?kind { owl:Class owl:ObjectProperty owl:DatatypeProperty }
       FILTER(STRSTARTS(STR(?term), STR(weave:)))
       FILTER(NOT EXISTS { ?term rdfs:label ?l } || NOT EXISTS { ?term rdfs:comment ?c }
         || (?kind != owl:Class && NOT EXISTS { ?term rdfs:domain|rdfs:range ?x }))
-    } } ORDER BY ?term`);
+    } } ORDER BY ?term`,
+    );
     assert.deepEqual(lacking, []);
   } finally {
     await removeDir(dir);
@@ -67,8 +81,16 @@ test('ontology/weave.ttl is the parts assembled (npm run ontology), and parses a
 test('src/rdf/weave-terms.ts lists exactly the weave: terms the ontology declares (npm run ontology)', async () => {
   const text = await readFile(ONTOLOGY_FILE, 'utf8');
   assert.equal(await readFile(TERMS_FILE, 'utf8'), renderTerms(text));
-  const declared = new Set(new Parser().parse(text).map((q) => q.subject.value).filter((s) => s.startsWith(WEAVE_NS)));
-  assert.deepEqual([...WEAVE_TERMS].map((n) => WEAVE_NS + n), [...declared].sort());
+  const declared = new Set(
+    new Parser()
+      .parse(text)
+      .map((q) => q.subject.value)
+      .filter((s) => s.startsWith(WEAVE_NS)),
+  );
+  assert.deepEqual(
+    [...WEAVE_TERMS].map((n) => WEAVE_NS + n),
+    [...declared].sort(),
+  );
   assert.throws(() => weaveTerm('NoSuchTerm'), /weave:NoSuchTerm is not declared/);
   assert.equal(weaveTerm('Turn'), `<${WEAVE_NS}Turn>`);
 });

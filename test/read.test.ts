@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { readLine } from '../src/dialect/claude-code/read.ts';
 import type { SourceLine } from '../src/acquire/lines.ts';
 
-const line = (text: string, terminated = true): SourceLine => ({ lineNo: 1, offset: 0, byteLength: Buffer.byteLength(text), text, terminated });
+const line = (text: string, terminated = true): SourceLine => ({
+  lineNo: 1,
+  offset: 0,
+  byteLength: Buffer.byteLength(text),
+  text,
+  terminated,
+});
 
 test('blank, malformed, pending and record lines', () => {
   assert.deepEqual(readLine(line('   ')), { kind: 'blank' });
@@ -17,10 +23,17 @@ test('blank, malformed, pending and record lines', () => {
 });
 
 test('fields the dialect does not read are kept in extra, at the top and inside message', () => {
-  const result = readLine(line(JSON.stringify({
-    type: 'assistant', uuid: 'a', requestId: 'r', brandNew: { x: 1 },
-    message: { id: 'm', role: 'assistant', content: [], container: null, stop_details: { why: 'x' } },
-  })));
+  const result = readLine(
+    line(
+      JSON.stringify({
+        type: 'assistant',
+        uuid: 'a',
+        requestId: 'r',
+        brandNew: { x: 1 },
+        message: { id: 'm', role: 'assistant', content: [], container: null, stop_details: { why: 'x' } },
+      }),
+    ),
+  );
   assert.equal(result.kind, 'record');
   if (result.kind !== 'record') return;
   assert.deepEqual(result.extra, { brandNew: { x: 1 }, message: { container: null, stop_details: { why: 'x' } } });
@@ -42,11 +55,13 @@ test('a turn whose message is not an object reads as empty and keeps the value',
 });
 
 test('a parse error names the fault, never the text it found (transcripts hold secrets)', () => {
-  const errors = ['{"a": sk-ant-api03-secret}', 'password=hunter2 and more', '{"type":"user"} trailing-secret', '{"a":"unterminated'].map((text) => {
-    const result = readLine(line(text));
-    assert.ok(result.kind === 'malformed');
-    return result.error;
-  });
+  const errors = ['{"a": sk-ant-api03-secret}', 'password=hunter2 and more', '{"type":"user"} trailing-secret', '{"a":"unterminated'].map(
+    (text) => {
+      const result = readLine(line(text));
+      assert.ok(result.kind === 'malformed');
+      return result.error;
+    },
+  );
   assert.deepEqual(errors, [
     'Unexpected token: not valid JSON',
     'Unexpected token: not valid JSON',

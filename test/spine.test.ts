@@ -48,33 +48,36 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
   const b = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0001/0>`;
   const c = `<urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0001/0/text>`;
   const { lines, references } = spineOf(2);
-  assert.deepEqual(lines, [
-    `${T} ${W('hasEvent')} ${u}`,
-    `${u} ${TYPE} ${W('Event')}`,
-    `${u} ${TYPE} ${W('Turn')}`,
-    `${u} ${TYPE} ${W('UserTurn')}`,
-    `${u} ${W('recordType')} "user"`,
-    `${u} ${W('sourceLine')} ${INT(2)}`,
-    `${u} ${W('sourceOffset')} ${INT(0)}`,
-    `${u} ${W('eventId')} "u-0001"`,
-    `${u} ${W('promptId')} "p-0001"`,
-    `${u} ${W('originKind')} "human"`,
-    `${u} ${W('origin')} ${JSONL('{"kind":"human"}')}`,
-    `${u} ${W('role')} "user"`,
-    `${u} ${W('hasContentBlock')} ${b}`,
-    `${b} ${W('blockOrder')} ${INT(0)}`,
-    `${b} ${TYPE} ${W('ContentBlock')}`,
-    `${b} ${TYPE} ${W('TextBlock')}`,
-    `${b} ${W('text')} "Please list the files in src/ and fix the typo in README.md"`,
-    // The text's content state (src/emit/content.ts): kept whole, 59 bytes, found at /message/content.
-    `${b} ${W('hasContent')} ${c}`,
-    `${c} ${TYPE} ${W('Content')}`,
-    `${c} ${W('contentOf')} ${W('text')}`,
-    `${c} ${W('contentState')} ${W('ContentAvailable')}`,
-    `${c} ${W('byteLength')} ${INT(59)}`,
-    `${c} ${W('jsonPointer')} "/message/content"`,
-    ...ENV(u, '2026-11-02T09:00:00.000Z'),
-  ].sort());
+  assert.deepEqual(
+    lines,
+    [
+      `${T} ${W('hasEvent')} ${u}`,
+      `${u} ${TYPE} ${W('Event')}`,
+      `${u} ${TYPE} ${W('Turn')}`,
+      `${u} ${TYPE} ${W('UserTurn')}`,
+      `${u} ${W('recordType')} "user"`,
+      `${u} ${W('sourceLine')} ${INT(2)}`,
+      `${u} ${W('sourceOffset')} ${INT(0)}`,
+      `${u} ${W('eventId')} "u-0001"`,
+      `${u} ${W('promptId')} "p-0001"`,
+      `${u} ${W('originKind')} "human"`,
+      `${u} ${W('origin')} ${JSONL('{"kind":"human"}')}`,
+      `${u} ${W('role')} "user"`,
+      `${u} ${W('hasContentBlock')} ${b}`,
+      `${b} ${W('blockOrder')} ${INT(0)}`,
+      `${b} ${TYPE} ${W('ContentBlock')}`,
+      `${b} ${TYPE} ${W('TextBlock')}`,
+      `${b} ${W('text')} "Please list the files in src/ and fix the typo in README.md"`,
+      // The text's content state (src/emit/content.ts): kept whole, 59 bytes, found at /message/content.
+      `${b} ${W('hasContent')} ${c}`,
+      `${c} ${TYPE} ${W('Content')}`,
+      `${c} ${W('contentOf')} ${W('text')}`,
+      `${c} ${W('contentState')} ${W('ContentAvailable')}`,
+      `${c} ${W('byteLength')} ${INT(59)}`,
+      `${c} ${W('jsonPointer')} "/message/content"`,
+      ...ENV(u, '2026-11-02T09:00:00.000Z'),
+    ].sort(),
+  );
   assert.deepEqual(references, []);
 });
 
@@ -83,28 +86,41 @@ test('the last fragment of a streamed response: tool use, usage with its four co
   const b = `<urn:soul:local:Weave/ContentBlock/${S1}/a-0003/0>`;
   const u = `<urn:soul:local:Weave/Usage/${S1}/a-0003>`;
   const { lines, references } = spineOf(5);
-  assert.deepEqual(lines.filter((l) => l.startsWith(b) || l.startsWith(u) || l.includes('#model>') || l.includes('#messageId>') || l.includes('#requestId>') || l.includes('#stopReason>') || l.includes('#extraJson>') || l.includes('#parentEventId>')), [
-    `${a} ${W('extraJson')} ${JSONL('{"message":{"container":null}}')}`,
-    `${a} ${W('messageId')} "msg_0001"`,
-    `${a} ${W('model')} "claude-opus-4-7"`,
-    `${a} ${W('parentEventId')} "a-0002"`,
-    `${a} ${W('requestId')} "req_0001"`,
-    `${a} ${W('stopReason')} "tool_use"`,
-    `${b} ${TYPE} ${W('ContentBlock')}`,
-    `${b} ${TYPE} ${W('ToolUseBlock')}`,
-    `${b} ${W('blockOrder')} ${INT(0)}`,
-    `${b} ${W('extraJson')} ${JSONL('{"caller":{"type":"direct"}}')}`,
-    `${b} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/a-0003/0/toolInput>`,
-    `${b} ${W('toolInput')} ${JSONL('{"command":"ls src/"}')}`,
-    `${b} ${W('toolName')} "Bash"`,
-    `${b} ${W('toolUseId')} "toolu_0001"`,
-    `${u} ${TYPE} ${W('Usage')}`,
-    `${u} ${W('cacheCreationInputTokens')} ${INT(10)}`,
-    `${u} ${W('cacheReadInputTokens')} ${INT(2000)}`,
-    `${u} ${W('inputTokens')} ${INT(100)}`,
-    `${u} ${W('outputTokens')} ${INT(42)}`,
-    `${u} ${W('usageJson')} ${JSONL(JSON.stringify({ input_tokens: 100, output_tokens: 42, cache_creation_input_tokens: 10, cache_read_input_tokens: 2000, service_tier: 'standard', cache_creation: { ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 0 } }))}`,
-  ].sort());
+  assert.deepEqual(
+    lines.filter(
+      (l) =>
+        l.startsWith(b) ||
+        l.startsWith(u) ||
+        l.includes('#model>') ||
+        l.includes('#messageId>') ||
+        l.includes('#requestId>') ||
+        l.includes('#stopReason>') ||
+        l.includes('#extraJson>') ||
+        l.includes('#parentEventId>'),
+    ),
+    [
+      `${a} ${W('extraJson')} ${JSONL('{"message":{"container":null}}')}`,
+      `${a} ${W('messageId')} "msg_0001"`,
+      `${a} ${W('model')} "claude-opus-4-7"`,
+      `${a} ${W('parentEventId')} "a-0002"`,
+      `${a} ${W('requestId')} "req_0001"`,
+      `${a} ${W('stopReason')} "tool_use"`,
+      `${b} ${TYPE} ${W('ContentBlock')}`,
+      `${b} ${TYPE} ${W('ToolUseBlock')}`,
+      `${b} ${W('blockOrder')} ${INT(0)}`,
+      `${b} ${W('extraJson')} ${JSONL('{"caller":{"type":"direct"}}')}`,
+      `${b} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/a-0003/0/toolInput>`,
+      `${b} ${W('toolInput')} ${JSONL('{"command":"ls src/"}')}`,
+      `${b} ${W('toolName')} "Bash"`,
+      `${b} ${W('toolUseId')} "toolu_0001"`,
+      `${u} ${TYPE} ${W('Usage')}`,
+      `${u} ${W('cacheCreationInputTokens')} ${INT(10)}`,
+      `${u} ${W('cacheReadInputTokens')} ${INT(2000)}`,
+      `${u} ${W('inputTokens')} ${INT(100)}`,
+      `${u} ${W('outputTokens')} ${INT(42)}`,
+      `${u} ${W('usageJson')} ${JSONL(JSON.stringify({ input_tokens: 100, output_tokens: 42, cache_creation_input_tokens: 10, cache_read_input_tokens: 2000, service_tier: 'standard', cache_creation: { ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 0 } }))}`,
+    ].sort(),
+  );
   assert.deepEqual(references, [`${a} ${W('parentEvent')} event:a-0002`]);
 });
 
@@ -113,29 +129,32 @@ test('an error result with a text and an image nested in order, answering its us
   const text = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0003/0/0>`;
   const image = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0003/0/1>`;
   const { lines, references } = spineOf(8);
-  assert.deepEqual(lines.filter((l) => l.startsWith(r) || l.startsWith(text) || l.startsWith(image)), [
-    `${r} ${TYPE} ${W('ContentBlock')}`,
-    `${r} ${TYPE} ${W('ToolResultBlock')}`,
-    `${r} ${W('blockOrder')} ${INT(0)}`,
-    `${r} ${W('hasContentBlock')} ${image}`,
-    `${r} ${W('hasContentBlock')} ${text}`,
-    `${r} ${W('toolIsError')} ${BOOL(true)}`,
-    `${r} ${W('toolUseId')} "toolu_0002"`,
-    `${text} ${TYPE} ${W('ContentBlock')}`,
-    `${text} ${TYPE} ${W('TextBlock')}`,
-    `${text} ${W('blockOrder')} ${INT(0)}`,
-    `${text} ${W('text')} "Error: no such file"`,
-    `${text} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0003/0/0/text>`,
-    `${image} ${TYPE} ${W('ContentBlock')}`,
-    `${image} ${TYPE} ${W('ImageBlock')}`,
-    `${image} ${W('blockOrder')} ${INT(1)}`,
-    `${image} ${W('byteLength')} ${INT(7)}`,
-    `${image} ${W('mediaType')} "image/png"`,
-    // printf PNGDATA | sha256sum
-    `${image} ${W('sha256')} "2d4566582844690f8634a8b2534ea5221560038c6c0650c99140759bad603ae2"`,
-    `${image} ${W('sourceType')} "base64"`,
-    `${image} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0003/0/1/mediaData>`,
-  ].sort());
+  assert.deepEqual(
+    lines.filter((l) => l.startsWith(r) || l.startsWith(text) || l.startsWith(image)),
+    [
+      `${r} ${TYPE} ${W('ContentBlock')}`,
+      `${r} ${TYPE} ${W('ToolResultBlock')}`,
+      `${r} ${W('blockOrder')} ${INT(0)}`,
+      `${r} ${W('hasContentBlock')} ${image}`,
+      `${r} ${W('hasContentBlock')} ${text}`,
+      `${r} ${W('toolIsError')} ${BOOL(true)}`,
+      `${r} ${W('toolUseId')} "toolu_0002"`,
+      `${text} ${TYPE} ${W('ContentBlock')}`,
+      `${text} ${TYPE} ${W('TextBlock')}`,
+      `${text} ${W('blockOrder')} ${INT(0)}`,
+      `${text} ${W('text')} "Error: no such file"`,
+      `${text} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0003/0/0/text>`,
+      `${image} ${TYPE} ${W('ContentBlock')}`,
+      `${image} ${TYPE} ${W('ImageBlock')}`,
+      `${image} ${W('blockOrder')} ${INT(1)}`,
+      `${image} ${W('byteLength')} ${INT(7)}`,
+      `${image} ${W('mediaType')} "image/png"`,
+      // printf PNGDATA | sha256sum
+      `${image} ${W('sha256')} "2d4566582844690f8634a8b2534ea5221560038c6c0650c99140759bad603ae2"`,
+      `${image} ${W('sourceType')} "base64"`,
+      `${image} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/u-0003/0/1/mediaData>`,
+    ].sort(),
+  );
   assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('toolUseResult')} ${JSONL('"Error: no such file"')}`));
   assert.deepEqual(references, [
     `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('parentEvent')} event:a-0004`,
@@ -147,12 +166,15 @@ test('an error result with a text and an image nested in order, answering its us
 test('an unknown block type and an unknown field are kept whole', () => {
   const { lines } = spineOf(13);
   const b = `<urn:soul:local:Weave/ContentBlock/${S1}/u-0005/1>`;
-  assert.deepEqual(lines.filter((l) => l.startsWith(b)), [
-    `${b} ${TYPE} ${W('ContentBlock')}`,
-    `${b} ${W('blockJson')} ${JSONL('{"type":"future_block","payload":{"x":1}}')}`,
-    `${b} ${W('blockOrder')} ${INT(1)}`,
-    `${b} ${W('blockType')} "future_block"`,
-  ]);
+  assert.deepEqual(
+    lines.filter((l) => l.startsWith(b)),
+    [
+      `${b} ${TYPE} ${W('ContentBlock')}`,
+      `${b} ${W('blockJson')} ${JSONL('{"type":"future_block","payload":{"x":1}}')}`,
+      `${b} ${W('blockOrder')} ${INT(1)}`,
+      `${b} ${W('blockType')} "future_block"`,
+    ],
+  );
   assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/${S1}/u-0005> ${W('extraJson')} ${JSONL('{"newField":7}')}`));
 });
 

@@ -15,7 +15,8 @@ export async function discoverSessions(paths: string[], dialects: readonly Diale
   for (const dialect of dialects)
     for (const found of await dialect.discover(paths)) {
       const other = owner.get(found.sessionId);
-      if (other) throw new Error(`session ${found.sessionId} is found by both ${other.id} and ${dialect.id}; read them into separate stores`);
+      if (other)
+        throw new Error(`session ${found.sessionId} is found by both ${other.id} and ${dialect.id}; read them into separate stores`);
       owner.set(found.sessionId, dialect);
       sessions.push({ ...found, dialect });
     }

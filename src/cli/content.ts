@@ -7,7 +7,9 @@ export const CONTENT_OPTIONS = {
   'text-limit': { type: 'string' },
 } as const;
 
-const DEFAULTS = CONTENT_KINDS.filter((k) => DEFAULT_POLICY.modes[k] !== 'keep').map((k) => `${k}=${DEFAULT_POLICY.modes[k]}`).join(', ');
+const DEFAULTS = CONTENT_KINDS.filter((k) => DEFAULT_POLICY.modes[k] !== 'keep')
+  .map((k) => `${k}=${DEFAULT_POLICY.modes[k]}`)
+  .join(', ');
 
 export const CONTENT_HELP = `  --content KIND=MODE
                      how much of one kind of text to store, repeatable. MODE: keep (store it,

@@ -8,6 +8,7 @@ import { conversationDocument, conversationView, type ConversationView, type Tre
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave conversation ID [options]
 
@@ -34,7 +35,11 @@ type Format = 'text' | 'json' | 'yaml';
 
 export async function main(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
-    terms: { type: 'string' }, depth: { type: 'string' }, width: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' },
+    terms: { type: 'string' },
+    depth: { type: 'string' },
+    width: { type: 'string' },
+    format: { type: 'string' },
+    json: { type: 'boolean' },
   });
   if (values.help) {
     process.stdout.write(HELP);
@@ -45,7 +50,8 @@ export async function main(args: string[]): Promise<number> {
   if (!['model', 'native', 'both'].includes(terms)) throw new CliError(`--terms must be model, native or both, not "${values.terms}"`, 2);
   const format = (values.json ? 'json' : (values.format ?? 'text')) as Format;
   if (!['text', 'json', 'yaml'].includes(format)) throw new CliError(`--format must be text, json or yaml, not "${values.format}"`, 2);
-  if (values.json && values.format !== undefined && values.format !== 'json') throw new CliError(`--json and --format ${values.format} disagree`, 2);
+  if (values.json && values.format !== undefined && values.format !== 'json')
+    throw new CliError(`--json and --format ${values.format} disagree`, 2);
   const depth = count(values.depth, 7, '--depth');
   const width = count(values.width, 6, '--width');
 
@@ -57,11 +63,15 @@ export async function main(args: string[]): Promise<number> {
   await loadOntology(store);
   const view = conversationView(store, graph, entry.sessionId!);
   const glossary = glossaryOf(store, graph);
-  if (format === 'text') process.stdout.write(render(view, namer(terms, glossary), depth, width));
+  if (format === 'text') process.stdout.write(printable(render(view, namer(terms, glossary), depth, width), { keepNewlines: true }));
   else {
     const document = conversationDocument(view, glossary?.dialect ?? 'unknown');
-    process.stdout.write(format === 'json' ? `${JSON.stringify(document, null, 2)}
-` : YAML.stringify(document));
+    process.stdout.write(
+      format === 'json'
+        ? `${JSON.stringify(document, null, 2)}
+`
+        : YAML.stringify(document),
+    );
   }
   return 0;
 }
@@ -80,7 +90,10 @@ function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: str
   const matches = exact.length ? exact : sessions.filter(([, e]) => e.sessionId!.startsWith(id));
   if (matches.length === 1) return matches[0];
   if (!matches.length) throw new CliError(`no session ${id} in ${dir}`);
-  const shown = matches.slice(0, 5).map(([, e]) => e.sessionId).join(', ');
+  const shown = matches
+    .slice(0, 5)
+    .map(([, e]) => e.sessionId)
+    .join(', ');
   throw new CliError(`"${id}" names ${matches.length} sessions (${shown}${matches.length > 5 ? ', …' : ''}); give more of the id`);
 }
 
@@ -121,7 +134,9 @@ export function render(view: ConversationView, name: (term: string) => string, d
   out.push('', 'segments:');
   for (const s of segments) {
     const when = s.from ? `${s.from} – ${s.until}` : 'no time stated';
-    out.push(`  ${String(s.index).padStart(3)}  ${s.state.padEnd(9)}  from line ${String(s.firstLine).padEnd(6)} ${when}  ${s.talks} talk${s.talks === 1 ? '' : 's'}`);
+    out.push(
+      `  ${String(s.index).padStart(3)}  ${s.state.padEnd(9)}  from line ${String(s.firstLine).padEnd(6)} ${when}  ${s.talks} talk${s.talks === 1 ? '' : 's'}`,
+    );
   }
   if (view.unresolved.length) {
     out.push('', `still unresolved (${view.unresolved.length}):`);

@@ -2,6 +2,7 @@ import { detect, type DetectProblem, type DetectReport } from '../readers/detect
 import { READERS, selectReaders } from '../readers/registry.ts';
 import { readManifest } from '../store/manifest.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave detect [SESSION...] [options]
 
@@ -40,7 +41,13 @@ export async function main(args: string[]): Promise<number> {
     throw new CliError(`the store in ${dir} was built for soul "${manifest.soul}", not "${values.soul}"`);
   let report: DetectReport;
   try {
-    report = await detect({ storeDir: dir, detectors: values.detector, sessions: positionals, onlyStale: values.stale, onProblem: printProblem });
+    report = await detect({
+      storeDir: dir,
+      detectors: values.detector,
+      sessions: positionals,
+      onlyStale: values.stale,
+      onProblem: printProblem,
+    });
   } catch (e) {
     if (/^no session /.test((e as Error).message)) throw new CliError((e as Error).message);
     throw e;
@@ -51,11 +58,13 @@ export async function main(args: string[]): Promise<number> {
 
 /** One line on stderr per session or reader that failed; the others have run. */
 export function printProblem(p: DetectProblem): void {
-  process.stderr.write(`session ${p.sessionId}${p.reader ? `, reader ${p.reader}` : ''}: ${p.message}\n`);
+  process.stderr.write(`${printable(`session ${p.sessionId}${p.reader ? `, reader ${p.reader}` : ''}: ${p.message}`)}\n`);
 }
 
 export function summary(r: DetectReport): string {
-  const found = Object.entries(r.findings).map(([name, n]) => `${name} ${n}`).join(', ');
+  const found = Object.entries(r.findings)
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
   const problems = r.problems.length ? ` · ${r.problems.length} problems` : '';
   return `detected: ${r.sessions} sessions read (${r.skipped} current) · ${r.graphs} graphs · findings: ${found || 'none'}${problems} · ${(r.millis / 1000).toFixed(1)} s`;
 }

@@ -1,64 +1,101 @@
 import { createWriteStream } from 'node:fs';
-import oxigraph from 'oxigraph';
-import { DATASET_FORMATS, GRAPH_FORMATS } from '../query/formats.ts';
-import { openStore, type OxStore } from '../store/store.ts';
+import { rename, rm } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { EXPORT_FORMATS, type ExportFormat, ExportFormatError, exportStore, NEEDS_RDF_11 } from '../export/export.ts';
+import { ExportSelectionError, planExport } from '../export/graphs.ts';
+import type { ReadProgress } from '../export/read.ts';
+import { RdfXmlError } from '../export/rdfxml.ts';
+import { XmlCharacterError } from '../export/xml-check.ts';
+import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 
 const HELP = `usage: weave export [options]
 
-Writes the store, or one graph of it, to stdout or a file.
+Writes the store, or some of its graphs, to stdout or a file, streamed graph by graph from the
+store's graph files: memory stays flat, and a terminal shows progress on stderr.
 
 options:
   --format F         trig (default), nquads, turtle, ntriples, jsonld, rdfxml; turtle, ntriples
                      and rdfxml have no graphs, so they merge all graphs into one
-  --graph IRI        only this named graph
-  -o, --output FILE  write to FILE instead of stdout
+  --rdf MODE         how triple terms (claims, evidence links) are written:
+                       1.2   as stored: rdf:reifies <<( s p o )>> (default; RDF 1.2 stores)
+                       1.1   RDF 1.1 reification on the same reifier: R a rdf:Statement;
+                             rdf:subject s; rdf:predicate p; rdf:object o (Virtuoso, rdflib,
+                             raptor, Jena; always for jsonld and rdfxml)
+                       star  RDF-star << s p o >> (Jena 4, RDF4J)
+  --graph IRI        only this named graph (repeatable)
+  --session ID       only this session's graphs: its own and its readers' (repeatable)
+  -o, --output FILE  write to FILE (written aside, renamed into place when complete)
 ${COMMON_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values } = parse(args, { format: { type: 'string' }, graph: { type: 'string' }, output: { type: 'string', short: 'o' } });
+  const { values } = parse(args, {
+    format: { type: 'string' },
+    rdf: { type: 'string' },
+    graph: { type: 'string', multiple: true },
+    session: { type: 'string', multiple: true },
+    output: { type: 'string', short: 'o' },
+  });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
-  const format = GRAPH_FORMATS[values.format ?? 'trig'];
-  if (!format) throw new CliError(`unknown --format "${values.format}"`, 2);
-  const { store } = await openStore(storeDir(values));
-  const out = values.output ? createWriteStream(values.output) : process.stdout;
-  const graphs = values.graph ? [values.graph] : graphNames(store);
-  if (values.graph && !graphs.some((g) => store.match(null, null, null, oxigraph.namedNode(g)).length))
-    throw new CliError(`no graph <${values.graph}> in the store`);
-  // One graph at a time keeps every string Oxigraph returns well below V8's string limit;
-  // JSON-LD is one document, so it is dumped whole.
-  const texts = format === GRAPH_FORMATS.jsonld ? [dumpJsonLd(store, graphs)] : graphs.map((g) => () => dumpGraph(store, g, format));
-  for (const text of texts) {
-    if (!out.write(typeof text === 'string' ? text : text())) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  const format = (values.format ?? 'trig') as ExportFormat;
+  if (!EXPORT_FORMATS.includes(format)) throw new CliError(`unknown --format "${values.format}" (one of ${EXPORT_FORMATS.join(', ')})`, 2);
+  const mode: RdfMode = (values.rdf ?? (NEEDS_RDF_11.has(format) ? '1.1' : '1.2')) as RdfMode;
+  if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
+
+  let plan: Awaited<ReturnType<typeof planExport>>;
+  try {
+    plan = await planExport(storeDir(values), { graphs: values.graph, sessions: values.session });
+  } catch (e) {
+    if (e instanceof ExportSelectionError) throw new CliError(e.message);
+    throw e;
   }
-  if (values.output) await new Promise<void>((resolve, reject) => (out as NodeJS.WritableStream).end(() => resolve()).on?.('error', reject));
+
+  const temp = values.output ? `${values.output}.${process.pid}.tmp` : undefined;
+  const out: Writable = temp ? createWriteStream(temp) : process.stdout;
+  const bar = progressBar(plan.bytes, plan.sources.length);
+  try {
+    await exportStore(plan, format, mode, out, bar.update);
+    if (temp) {
+      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      await rename(temp, values.output!);
+    }
+  } catch (e) {
+    if (temp) {
+      out.destroy();
+      await rm(temp, { force: true });
+    }
+    if (e instanceof ExportFormatError) throw new CliError(e.message, 2);
+    if (e instanceof XmlCharacterError || e instanceof RdfXmlError) throw new CliError(e.message);
+    throw e;
+  } finally {
+    bar.done();
+  }
   return 0;
 }
 
-export function graphNames(store: OxStore): string[] {
-  const rows = store.query('SELECT DISTINCT ?g WHERE { GRAPH ?g { } }') as Map<string, oxigraph.Term>[];
-  return rows.map((r) => r.get('g')!.value).sort();
-}
-
-/** One graph in `format`: dataset formats keep the graph name, graph formats flatten. */
-export function dumpGraph(store: OxStore, graph: string, format: string): string {
-  const name = oxigraph.namedNode(graph);
-  if (!DATASET_FORMATS.has(format)) return store.dump({ format, from_graph_name: name });
-  return new oxigraph.Store(store.match(null, null, null, name)).dump({ format });
-}
-
-/**
- * JSON-LD cannot carry RDF 1.2 triple terms yet, so statements whose object is one
- * (`rdf:reifies`) are left out, and stderr says how many.
- */
-export function dumpJsonLd(store: OxStore, graphs: string[]): string {
-  const quads = graphs.flatMap((g) => store.match(null, null, null, oxigraph.namedNode(g)));
-  const plain = quads.filter((q) => q.object.termType !== 'Quad');
-  if (plain.length < quads.length)
-    process.stderr.write(`weave export: JSON-LD cannot hold RDF 1.2 triple terms; ${quads.length - plain.length} rdf:reifies statements left out (use trig)\n`);
-  return new oxigraph.Store(plain).dump({ format: GRAPH_FORMATS.jsonld });
+/** A one-line bar on stderr when it is a terminal: bytes read of the graph files, graphs done, MB/s. */
+export function progressBar(totalBytes: number, graphs: number, stream: NodeJS.WriteStream = process.stderr) {
+  if (!stream.isTTY) return { update: undefined, done() {} };
+  const started = performance.now();
+  let last = 0;
+  return {
+    update(p: ReadProgress) {
+      const now = performance.now();
+      if (now - last < 100) return;
+      last = now;
+      const width = 24;
+      const filled = Math.round((p.bytesDone / Math.max(1, totalBytes)) * width);
+      const mbs = p.bytesDone / 1e6 / Math.max(0.001, (now - started) / 1000);
+      stream.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.graphsDone}/${graphs} graphs · ${(p.bytesDone / 1e6).toFixed(1)}/${(totalBytes / 1e6).toFixed(1)} MB · ${mbs.toFixed(1)} MB/s\x1b[K`,
+      );
+    },
+    done() {
+      stream.write('\r\x1b[K');
+    },
+  };
 }

@@ -49,7 +49,14 @@ export function asJson(glossary: Glossary, dialects: string[]) {
     dialect: glossary.dialect,
     dialects,
     counts: counts(glossary),
-    terms: sorted(glossary).map((t) => ({ model: t.model, runtime: t.runtime ?? null, where: t.where ?? null, note: t.note ?? null, derived: t.runtime === undefined, read: t.read })),
+    terms: sorted(glossary).map((t) => ({
+      model: t.model,
+      runtime: t.runtime ?? null,
+      where: t.where ?? null,
+      note: t.note ?? null,
+      derived: t.runtime === undefined,
+      read: t.read,
+    })),
     notCarried: glossary.notCarried,
     notSupplied: glossary.notSupplied,
   };
@@ -58,12 +65,22 @@ export function asJson(glossary: Glossary, dialects: string[]) {
 /** Rows as space-aligned columns, two spaces apart; the last column is not padded. */
 function columns(rows: string[][]): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] + 2))).join('').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] + 2)))
+      .join('')
+      .trimEnd(),
+  );
 }
 
 export function renderGlossary(glossary: Glossary): string {
   const { terms, native, derived } = counts(glossary);
-  const rows = sorted(glossary).map((t) => [t.model, t.runtime ?? '—', t.runtime === undefined ? 'derived here' : (t.where ?? ''), t.note ?? '']);
+  const rows = sorted(glossary).map((t) => [
+    t.model,
+    t.runtime ?? '—',
+    t.runtime === undefined ? 'derived here' : (t.where ?? ''),
+    t.note ?? '',
+  ]);
   return [
     `dialect ${glossary.dialect}`,
     '',

@@ -3,6 +3,7 @@ import { detect } from '../readers/detect.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources } from './sources.ts';
 
@@ -22,7 +23,12 @@ ${COMMON_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...CONTENT_OPTIONS, force: { type: 'boolean' }, json: { type: 'boolean' }, 'no-detect': { type: 'boolean' } });
+  const { values, positionals } = parse(args, {
+    ...CONTENT_OPTIONS,
+    force: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'no-detect': { type: 'boolean' },
+  });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -37,13 +43,15 @@ export async function main(args: string[]): Promise<number> {
     onProgress: bar.update,
     onProblem: (p) => {
       bar.done();
-      process.stderr.write(`${p.path}:${p.lineNo}: ${p.kind}: ${p.message}\n`);
+      process.stderr.write(`${printable(p.path)}:${p.lineNo}: ${p.kind}: ${printable(p.message)}\n`);
     },
   });
   bar.done();
   // Readers rerun only where a session graph or a reader changed since they last ran.
   const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true, onProblem: printProblem });
-  process.stdout.write(values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`);
+  process.stdout.write(
+    values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`,
+  );
   if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
   return 0;
 }

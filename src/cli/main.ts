@@ -1,4 +1,5 @@
 import { CliError } from './options.ts';
+import { printable } from '../terminal.ts';
 
 type Command = (args: string[]) => Promise<number | undefined>;
 
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   conversation: ['one session as talks, runs, calls and tools, read from the graph', async () => (await import('./conversation.ts')).main],
   detect: ['run readers over the stored spine: annotations and claims', async () => (await import('./detect.ts')).main],
   verify: ['prove every source line and stored text is accounted for in the store', async () => (await import('./verify.ts')).main],
+  validate: ['check the store against the SHACL shapes of ontology/shapes.ttl', async () => (await import('./validate.ts')).main],
 };
 
 export function usage(): string {
@@ -27,17 +29,17 @@ export async function run(argv: string[]): Promise<number> {
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    process.stderr.write(`weave: unknown command "${name}"\n${usage()}`);
+    process.stderr.write(`weave: unknown command "${printable(name)}"\n${usage()}`);
     return 2;
   }
   try {
     return (await (await entry[1]())(args)) ?? 0;
   } catch (e) {
     if (e instanceof CliError) {
-      process.stderr.write(`weave ${name}: ${e.message}\n`);
+      process.stderr.write(`weave ${name}: ${printable(e.message)}\n`);
       return e.exitCode;
     }
-    process.stderr.write(`weave ${name}: ${(e as Error).message}\n`);
+    process.stderr.write(`weave ${name}: ${printable((e as Error).message)}\n`);
     return 1;
   }
 }

@@ -5,7 +5,10 @@ import { defaultStoreDir } from '../store/paths.ts';
 
 /** A user-facing error: printed as one line on stderr, exit code 1 (2 for usage errors). */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }

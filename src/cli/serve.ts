@@ -2,10 +2,12 @@ import { readdir } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources, FIXTURES_DIR } from './sources.ts';
 
@@ -31,6 +33,11 @@ options:
   --token TOKEN        bearer token for writes, and for everything off loopback (default $WEAVE_TOKEN)
   --cors-origin LIST   origins (comma-separated, or *) allowed to read answers cross-site
                        (default: none, since transcripts hold secrets)
+  --service-allow URL  an endpoint federated queries may contact: SERVICE <URL> and source=URL
+                       (repeatable, or comma-separated); no other is ever contacted (default: none,
+                       federation off)
+  --rdf MODE           how triple terms are written for clients that do not say (?rdf= overrides):
+                       1.2 (default), 1.1 (RDF 1.1 reification; literals in solutions), star
   --refresh SECONDS    how often to look for new or grown sessions (default ${DEFAULTS.refreshSeconds}; 0: never)
   --no-ingest          serve the store as it is; read no transcripts
   --no-detect          do not run the readers (weave detect) after each ingest run
@@ -54,6 +61,8 @@ export async function main(args: string[]): Promise<number> {
     'allow-update': { type: 'boolean' },
     token: { type: 'string' },
     'cors-origin': { type: 'string' },
+    'service-allow': { type: 'string', multiple: true },
+    rdf: { type: 'string' },
     refresh: { type: 'string' },
     'no-ingest': { type: 'boolean' },
     queries: { type: 'string' },
@@ -71,7 +80,7 @@ export async function main(args: string[]): Promise<number> {
     if (!Number.isFinite(n) || n < min) throw new CliError(`--${name} must be a number of at least ${min}, not "${value}"`, 2);
     return n;
   };
-  const log = (line: string) => process.stderr.write(`weave serve: ${line}\n`);
+  const log = (line: string) => process.stderr.write(`weave serve: ${printable(line, { keepNewlines: true })}\n`);
   if (values['no-ingest'] && positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
 
   // Every option is checked before anything is read.
@@ -87,7 +96,15 @@ export async function main(args: string[]): Promise<number> {
     bodyLimitBytes: Math.round(number('max-body-mb', values['max-body-mb'], DEFAULTS.bodyLimitMb, 0.001) * 1e6),
     allowUpdate: values['allow-update'] ?? false,
     token: values.token ?? (process.env.WEAVE_TOKEN || undefined),
-    corsOrigins: (values['cors-origin'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    corsOrigins: (values['cors-origin'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    serviceAllow: (values['service-allow'] ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
+    rdfMode: rdfMode(values.rdf),
     queriesDir: values.queries ?? QUERIES_DIR,
     verbose: values.verbose ?? false,
     log,
@@ -110,7 +127,8 @@ export async function main(args: string[]): Promise<number> {
     throw new CliError((e as Error).message);
   }
   process.stdout.write(`weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir})\n`);
-  if (config.token && !isLoopback(config.host)) process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
+  if (config.token && !isLoopback(config.host))
+    process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
   watchFirstIngest(server, log);
 
   await new Promise<void>((resolve) => {
@@ -124,6 +142,12 @@ export async function main(args: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   return 0;
+}
+
+function rdfMode(value: string | undefined): RdfMode {
+  if (value === undefined) return '1.2';
+  if (!isRdfMode(value)) throw new CliError(`--rdf must be 1.2, 1.1 or star, not "${value}"`, 2);
+  return value;
 }
 
 /**
@@ -140,7 +164,8 @@ async function sourcesToServe(): Promise<{ paths: string[]; note?: string }> {
 async function holdsTranscript(dir: string): Promise<boolean> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   if (entries.some((e) => e.isFile() && e.name.endsWith('.jsonl'))) return true;
-  for (const e of entries) if (e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git' && (await holdsTranscript(join(dir, e.name)))) return true;
+  for (const e of entries)
+    if (e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git' && (await holdsTranscript(join(dir, e.name)))) return true;
   return false;
 }
 
@@ -160,7 +185,9 @@ function watchFirstIngest(server: Awaited<ReturnType<typeof startServer>>, log: 
     if (s.state === 'failed') log(`ingest failed: ${s.error}`);
     else if (s.last) {
       const r = s.last;
-      log(`ingested ${r.sessions} sessions (${r.skipped} unchanged), ${r.records.toLocaleString('en')} records, ${r.quads.toLocaleString('en')} quads in ${(r.millis / 1000).toFixed(1)} s; ready`);
+      log(
+        `ingested ${r.sessions} sessions (${r.skipped} unchanged), ${r.records.toLocaleString('en')} records, ${r.quads.toLocaleString('en')} quads in ${(r.millis / 1000).toFixed(1)} s; ready`,
+      );
     }
   });
 }

@@ -9,7 +9,10 @@ export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta
  * What to read when no path is given: where each dialect's runtime keeps its transcripts (the
  * user's Claude Code projects), or, when there are none, the bundled fixtures (with a note).
  */
-export async function defaultSources(fallbackToFixtures: boolean, dialects: readonly Dialect[] = DIALECTS): Promise<{ paths: string[]; note?: string }> {
+export async function defaultSources(
+  fallbackToFixtures: boolean,
+  dialects: readonly Dialect[] = DIALECTS,
+): Promise<{ paths: string[]; note?: string }> {
   const roots = dialects.flatMap((d) => d.defaultPaths?.(process.env) ?? []);
   const found: string[] = [];
   for (const root of roots) if (await exists(root)) found.push(root);

@@ -1,5 +1,6 @@
 import { verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { COMMON_HELP, parse, storeDir } from './options.ts';
+import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
 
@@ -25,25 +26,56 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   const report = await verify({ storeDir: storeDir(values), paths: positionals });
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report), { keepNewlines: true }));
   return report.ok ? 0 : 1;
 }
 
 const COLUMNS: [keyof SessionRow, string][] = [
-  ['session', 'SESSION'], ['files', 'FILES'], ['lines', 'LINES'], ['events', 'EVENTS'], ['replayed', 'REPLAYED'], ['malformed', 'MALFORMED'],
-  ['pending', 'PENDING'], ['missing', 'MISSING'], ['contents', 'TEXTS'], ['cut', 'PARTIAL'], ['mismatched', 'DIFFER'],
+  ['session', 'SESSION'],
+  ['files', 'FILES'],
+  ['lines', 'LINES'],
+  ['events', 'EVENTS'],
+  ['replayed', 'REPLAYED'],
+  ['malformed', 'MALFORMED'],
+  ['pending', 'PENDING'],
+  ['missing', 'MISSING'],
+  ['contents', 'TEXTS'],
+  ['cut', 'PARTIAL'],
+  ['mismatched', 'DIFFER'],
 ];
 
 export function render(report: VerifyReport): string {
-  const total: SessionRow = { session: 'total', files: 0, lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: 0, contents: 0, cut: 0, mismatched: 0 };
+  const total: SessionRow = {
+    session: 'total',
+    files: 0,
+    lines: 0,
+    events: 0,
+    replayed: 0,
+    malformed: 0,
+    pending: 0,
+    missing: 0,
+    contents: 0,
+    cut: 0,
+    mismatched: 0,
+  };
   for (const row of report.sessions) for (const [key] of COLUMNS.slice(1)) (total[key] as number) += row[key] as number;
   const table = [...report.sessions, total].map((row) => COLUMNS.map(([key]) => String(row[key])));
   const widths = COLUMNS.map(([, head], i) => Math.max(head.length, ...table.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
-  const out = [line(COLUMNS.map(([, head]) => head)), ...table.slice(0, -1).map(line), line(widths.map((w) => '-'.repeat(w))), line(table[table.length - 1])];
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const out = [
+    line(COLUMNS.map(([, head]) => head)),
+    ...table.slice(0, -1).map(line),
+    line(widths.map((w) => '-'.repeat(w))),
+    line(table[table.length - 1]),
+  ];
   for (const file of report.files) out.push(...problems(file));
   if (report.gone.length) out.push(`${report.gone.length} source file(s) the store was built from are gone; not checked`);
-  if (report.notTranscripts.length) out.push(`${report.notTranscripts.length} workflow journal(s) are not transcripts; not checked line by line`);
+  if (report.notTranscripts.length)
+    out.push(`${report.notTranscripts.length} workflow journal(s) are not transcripts; not checked line by line`);
   out.push(
     report.ok
       ? `verified: ${total.lines.toLocaleString('en')} lines in ${total.files} files accounted for; ${total.contents.toLocaleString('en')} texts match their source (${total.cut} not held whole)`
@@ -60,7 +92,10 @@ function problems(file: FileCheck): string[] {
     const more = (n: number) => (n > SHOWN ? [`${file.path}: … ${n - SHOWN} more`] : []);
     if (file.missing.length && file.changedSinceIngest) out.push(`${file.path}: changed since it was ingested (run weave ingest)`);
     out.push(...file.missing.slice(0, SHOWN).map((n) => `${file.path}:${n}: not in the store`), ...more(file.missing.length));
-    out.push(...file.mismatches.slice(0, SHOWN).map((m) => `${file.path}:${m.line}: ${m.pointer ?? ''} ${m.problem}`.replace(/: +/, ': ')), ...more(file.mismatches.length));
+    out.push(
+      ...file.mismatches.slice(0, SHOWN).map((m) => `${file.path}:${m.line}: ${m.pointer ?? ''} ${m.problem}`.replace(/: +/, ': ')),
+      ...more(file.mismatches.length),
+    );
   }
   return out;
 }

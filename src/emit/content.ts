@@ -68,15 +68,23 @@ export const DEFAULT_TEXT_LIMIT = 128 * 1024;
 export const DEFAULT_POLICY: ContentPolicy = {
   textLimit: DEFAULT_TEXT_LIMIT,
   modes: {
-    text: 'keep', thinking: 'keep', signature: 'omit', redacted: 'omit', media: 'hash',
-    toolInput: 'keep', toolOutput: 'keep', toolUseResult: 'keep', payload: 'keep',
+    text: 'keep',
+    thinking: 'keep',
+    signature: 'omit',
+    redacted: 'omit',
+    media: 'hash',
+    toolInput: 'keep',
+    toolOutput: 'keep',
+    toolUseResult: 'keep',
+    payload: 'keep',
   },
 };
 
 /** The policy from `--content KIND=MODE` settings and `--text-limit`, on top of the default. */
 export function contentPolicy(settings: string[] = [], textLimit?: number): ContentPolicy {
   const policy: ContentPolicy = { textLimit: textLimit ?? DEFAULT_TEXT_LIMIT, modes: { ...DEFAULT_POLICY.modes } };
-  if (!Number.isSafeInteger(policy.textLimit) || policy.textLimit < 0) throw new Error(`the text limit must be a whole number of bytes, not "${textLimit}"`);
+  if (!Number.isSafeInteger(policy.textLimit) || policy.textLimit < 0)
+    throw new Error(`the text limit must be a whole number of bytes, not "${textLimit}"`);
   for (const setting of settings) {
     const [kind, mode] = setting.split('=');
     if (!(CONTENT_KINDS as readonly string[]).includes(kind))
@@ -158,14 +166,7 @@ export interface ContentSpec {
  * Stores `value` as `subject property …` under `policy`, with its Content node. `value` is a
  * string for utf8 and base64 properties and any JSON value for JSON ones.
  */
-export function emitContent(
-  out: Triple[],
-  policy: ContentPolicy,
-  subject: Term,
-  property: Term,
-  value: unknown,
-  spec: ContentSpec,
-): void {
+export function emitContent(out: Triple[], policy: ContentPolicy, subject: Term, property: Term, value: unknown, spec: ContentSpec): void {
   const local = localName(property);
   const encoding = encodingOf(local);
   const bytes = measure(value, encoding);

@@ -1,5 +1,13 @@
 import type { SourceLine } from '../acquire/lines.ts';
-import type { Dialect, FactObserver, RecordObserver, SessionSource, TranscriptContext, TranscriptOpening, TranscriptSource } from '../dialect/dialect.ts';
+import type {
+  Dialect,
+  FactObserver,
+  RecordObserver,
+  SessionSource,
+  TranscriptContext,
+  TranscriptOpening,
+  TranscriptSource,
+} from '../dialect/dialect.ts';
 import { transcriptsOf } from '../dialect/dialect.ts';
 import { instanceIri, related } from '../rdf/iri.ts';
 import { int, str, type Term, type Triple } from '../rdf/terms.ts';
@@ -86,8 +94,14 @@ export class SessionEmitter {
       return;
     }
     const out = this.dialect.emitRecord(record, {
-      soul: this.soul, transcript: ctx.node, streamKey: ctx.streamKey, lineNo: line.lineNo, offset: line.offset, session: this.session.sessionId,
-      content: this.content, described: this.described,
+      soul: this.soul,
+      transcript: ctx.node,
+      streamKey: ctx.streamKey,
+      lineNo: line.lineNo,
+      offset: line.offset,
+      session: this.session.sessionId,
+      content: this.content,
+      described: this.described,
     });
     const { event } = out;
     if (uuid) this.events.set(uuid, event);
@@ -96,7 +110,13 @@ export class SessionEmitter {
     this.references.push(...out.references);
     for (const observer of this.recordObservers) observer.record(ctx, line, record, event);
     if (!this.factObservers.length) return;
-    const facts = this.dialect.facts(record, { source: ctx.source, stream: ctx.index, line: line.lineNo, event, session: this.session.sessionId });
+    const facts = this.dialect.facts(record, {
+      source: ctx.source,
+      stream: ctx.index,
+      line: line.lineNo,
+      event,
+      session: this.session.sessionId,
+    });
     for (const observer of this.factObservers) observer.record(ctx, facts);
   }
 
@@ -126,7 +146,8 @@ export class SessionEmitter {
       const target = resolve(ref.space, ref.id);
       if (target) this.emit(ref.subject, ref.predicate, target);
     }
-    for (const observer of [...this.recordObservers, ...this.factObservers]) for (const t of observer.finish?.(resolve) ?? []) this.emit(t.s, t.p, t.o);
+    for (const observer of [...this.recordObservers, ...this.factObservers])
+      for (const t of observer.finish?.(resolve) ?? []) this.emit(t.s, t.p, t.o);
     return this.counts;
   }
 }

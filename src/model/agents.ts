@@ -52,14 +52,14 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
   for (const t of tools.values()) if (t.outcome?.runId) launchers.set(t.outcome.runId, [...(launchers.get(t.outcome.runId) ?? []), t.id]);
   const batchOf = new Map<number, string>();
   for (const s of streams) if (s.source.batch) batchOf.set(s.index, s.source.batch);
-  for (const j of journals) for (const agentId of j.started) {
-    const s = byAgent.get(agentId);
-    if (s !== undefined && !batchOf.has(s)) batchOf.set(s, j.batch);
-  }
+  for (const j of journals)
+    for (const agentId of j.started) {
+      const s = byAgent.get(agentId);
+      if (s !== undefined && !batchOf.has(s)) batchOf.set(s, j.batch);
+    }
 
   const toolNode = (id: string): Term => tools.get(id)?.node ?? d.unresolved('spawn_call', id);
-  const batchCalls = (batch: string): Term[] =>
-    launchers.get(batch)?.map(toolNode) ?? [d.unresolved('spawn_call', batch)];
+  const batchCalls = (batch: string): Term[] => launchers.get(batch)?.map(toolNode) ?? [d.unresolved('spawn_call', batch)];
   const agentCalls = new Map<Term, Evidence>();
   const startsOf = new Map<number, Start[]>();
   const start = (from: Term, to: Term, evidence: Evidence, stream?: number) => {
@@ -73,17 +73,17 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
     const ids = exact.get(s.index);
     const batch = batchOf.get(s.index);
     if (batch) d.add(s.node, weave.batchId, str(batch));
-    if (ids?.size) for (const id of ids) start(toolNode(id), s.node, ids.size > 1 ? 'conflict' : tools.has(id) ? 'exact_unique' : 'unresolved', s.index);
-    else if (batch) for (const from of batchCalls(batch)) start(from, s.node, launchers.has(batch) ? 'strong_inference' : 'unresolved', s.index);
+    if (ids?.size)
+      for (const id of ids) start(toolNode(id), s.node, ids.size > 1 ? 'conflict' : tools.has(id) ? 'exact_unique' : 'unresolved', s.index);
+    else if (batch)
+      for (const from of batchCalls(batch)) start(from, s.node, launchers.has(batch) ? 'strong_inference' : 'unresolved', s.index);
     // A compaction summariser is started by no call: it is joined to its compaction (compactions.ts).
     else if (!s.summariser) start(d.unresolved('spawn_of_child', s.name), s.node, 'unresolved', s.index);
   }
-  for (const [agentId, ids] of announced)
-    for (const id of ids) start(toolNode(id), d.unresolved('child_stream', agentId), 'unresolved');
+  for (const [agentId, ids] of announced) for (const id of ids) start(toolNode(id), d.unresolved('child_stream', agentId), 'unresolved');
   for (const j of journals)
     for (const agentId of j.started)
-      if (!byAgent.has(agentId))
-        for (const from of batchCalls(j.batch)) start(from, d.unresolved('child_stream', agentId), 'unresolved');
+      if (!byAgent.has(agentId)) for (const from of batchCalls(j.batch)) start(from, d.unresolved('child_stream', agentId), 'unresolved');
   const real = new Set([...tools.values()].map((t) => t.node));
   for (const [call, evidence] of agentCalls) if (real.has(call)) d.typed(call, 'AgentCall', evidence);
 
@@ -131,7 +131,12 @@ function emitOutputs(ctx: ModelContext, calls: Call[], journals: BatchJournal[],
  * What a notification reports: the child or background task its <task-id> names (exact), else
  * the tool use its <tool-use-id> names, and through it the child that tool started (inferred).
  */
-function emitNotifications(ctx: ModelContext, tools: Map<string, Tool>, byAgent: Map<string, number>, startsOf: Map<number, Start[]>): void {
+function emitNotifications(
+  ctx: ModelContext,
+  tools: Map<string, Tool>,
+  byAgent: Map<string, number>,
+  startsOf: Map<number, Start[]>,
+): void {
   const { d, streams, facts } = ctx;
   const byTask = new Map<string, Tool>();
   for (const t of tools.values()) if (t.outcome?.backgroundTaskId) byTask.set(t.outcome.backgroundTaskId, t);
@@ -146,7 +151,8 @@ function emitNotifications(ctx: ModelContext, tools: Map<string, Tool>, byAgent:
     const tool = toolUseId !== undefined ? tools.get(toolUseId) : undefined;
     if (child !== undefined) d.link(f.event, weave.reports, streams[child].node, 'exact_unique');
     else if (task) d.link(f.event, weave.reports, task.node, 'exact_unique');
-    else if (tool && startedBy.has(tool.node)) for (const s of startedBy.get(tool.node)!) d.link(f.event, weave.reports, streams[s].node, 'strong_inference');
+    else if (tool && startedBy.has(tool.node))
+      for (const s of startedBy.get(tool.node)!) d.link(f.event, weave.reports, streams[s].node, 'strong_inference');
     else if (tool) d.link(f.event, weave.reports, tool.node, 'exact_unique');
     else d.link(f.event, weave.reports, d.unresolved('notified_child', taskId ?? toolUseId ?? f.blockKey), 'unresolved');
   }

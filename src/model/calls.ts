@@ -38,7 +38,11 @@ export function findCalls(ctx: ModelContext): { list: Call[]; ofFact: Map<number
     // A record without a message id (very old files) is a call of its own.
     const key = f.messageId ?? `${ctx.streams[f.stream].name}:${f.blockKey}`;
     let call = byKey.get(key);
-    if (!call) byKey.set(key, (call = { key, node: instanceIri(d.soul, 'LlmCall', ...callPath(f, key, d.sessionId)), fragments: [], synthetic: false }));
+    if (!call)
+      byKey.set(
+        key,
+        (call = { key, node: instanceIri(d.soul, 'LlmCall', ...callPath(f, key, d.sessionId)), fragments: [], synthetic: false }),
+      );
     call.fragments.push(i);
     ofFact.set(i, call);
   });

@@ -93,7 +93,8 @@ export function emitCompactions(ctx: ModelContext): void {
 
   // One compaction has one summariser: a summary two of them claim at the same level is ambiguous.
   const claimants = new Map<number, number>();
-  for (const found of claims.values()) for (const c of found) if (c.evidence !== 'conflict') claimants.set(c.summary, (claimants.get(c.summary) ?? 0) + 1);
+  for (const found of claims.values())
+    for (const c of found) if (c.evidence !== 'conflict') claimants.set(c.summary, (claimants.get(c.summary) ?? 0) + 1);
   for (const s of summarisers) {
     const found = claims.get(s)!;
     for (const { summary, evidence } of found) {
@@ -111,7 +112,14 @@ export function emitCompactions(ctx: ModelContext): void {
  * closer to it. The boundary is written once the summary is back, so that boundary is the one
  * this summariser's run ended in.
  */
-function nextBoundary(ctx: ModelContext, s: number, ended: Map<number, number>, boundaries: number[], summaryOf: Map<number, number>, summarisers: number[]): number | undefined {
+function nextBoundary(
+  ctx: ModelContext,
+  s: number,
+  ended: Map<number, number>,
+  boundaries: number[],
+  summaryOf: Map<number, number>,
+  summarisers: number[],
+): number | undefined {
   const { facts } = ctx;
   const end = ended.get(s);
   if (end === undefined) return undefined;

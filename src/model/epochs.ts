@@ -41,7 +41,13 @@ export function findEpochs(ctx: ModelContext): Epochs {
     if (f.step === 'epoch.boundary') {
       const key = f.uuid ?? `L${f.line}`;
       current[f.stream] = list.length;
-      list.push({ stream: f.stream, key, node: instanceIri(d.soul, 'Epoch', d.sessionId, streams[f.stream].name, key), firstLine: f.line, boundary: i });
+      list.push({
+        stream: f.stream,
+        key,
+        node: instanceIri(d.soul, 'Epoch', d.sessionId, streams[f.stream].name, key),
+        firstLine: f.line,
+        boundary: i,
+      });
     }
     ofFact[i] = current[f.stream];
   });
@@ -72,7 +78,8 @@ export function emitEpochs(ctx: ModelContext, epochs: Epochs): void {
     d.link(f.event, weave.within, epochs.list[epochs.ofFact[i]].node, 'exact_unique');
     // The summary's parent is the boundary that produced it.
     const parent = f.parent !== undefined ? byUuid.get(f.parent) : undefined;
-    if (parent !== undefined && facts[parent].step === 'epoch.boundary') d.link(f.event, weave.summarizes, facts[parent].event, 'exact_unique');
+    if (parent !== undefined && facts[parent].step === 'epoch.boundary')
+      d.link(f.event, weave.summarizes, facts[parent].event, 'exact_unique');
     else d.link(f.event, weave.summarizes, d.unresolved('summarized_boundary', f.parent ?? f.blockKey), 'unresolved');
   });
 }

@@ -7,12 +7,27 @@ import { superclassesOf } from './vocabulary.ts';
 /** How well a derived link is founded (the glossary's correlation quality). */
 export type Evidence = 'exact_unique' | 'exact_ambiguous' | 'strong_inference' | 'weak_inference' | 'unresolved' | 'conflict';
 
-export const EVIDENCE_LEVELS: readonly Evidence[] = ['exact_unique', 'exact_ambiguous', 'strong_inference', 'weak_inference', 'unresolved', 'conflict'];
+export const EVIDENCE_LEVELS: readonly Evidence[] = [
+  'exact_unique',
+  'exact_ambiguous',
+  'strong_inference',
+  'weak_inference',
+  'unresolved',
+  'conflict',
+];
 
 /** What a link to nothing stood for: the kinds of Unresolved placeholder. */
 export type UnresolvedKind =
-  | 'tool_result' | 'tool_use' | 'child_stream' | 'notified_child' | 'spawn_call' | 'spawn_of_child'
-  | 'epoch_continuation' | 'run' | 'summarized_boundary' | 'epoch_summary';
+  | 'tool_result'
+  | 'tool_use'
+  | 'child_stream'
+  | 'notified_child'
+  | 'spawn_call'
+  | 'spawn_of_child'
+  | 'epoch_continuation'
+  | 'run'
+  | 'summarized_boundary'
+  | 'epoch_summary';
 
 /**
  * Collects one session's derived triples. Every link goes in twice: as the asserted triple, and
@@ -26,7 +41,10 @@ export class Derivation {
   /** `<node> <class>` pairs already stated, so a class two kinds share is stated once. */
   private readonly types = new Set<string>();
 
-  constructor(readonly soul: string, readonly sessionId: string) {}
+  constructor(
+    readonly soul: string,
+    readonly sessionId: string,
+  ) {}
 
   add(s: Term, p: Term, o: Term): void {
     this.triples.push({ s, p, o });

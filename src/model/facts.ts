@@ -11,9 +11,18 @@ import type { Evidence } from './evidence.ts';
 
 /** Step kinds a single record can be. Blocks and calls are steps too, but of assistant records. */
 export type RecordStep =
-  | 'message.external' | 'context.injection' | 'runtime.notification' | 'epoch.boundary' | 'epoch.summary'
-  | 'error.api' | 'control.interrupt' | 'control.permission' | 'control.command' | 'control.notice'
-  | 'turn.duration' | 'agent.launch_ack';
+  | 'message.external'
+  | 'context.injection'
+  | 'runtime.notification'
+  | 'epoch.boundary'
+  | 'epoch.summary'
+  | 'error.api'
+  | 'control.interrupt'
+  | 'control.permission'
+  | 'control.command'
+  | 'control.notice'
+  | 'turn.duration'
+  | 'agent.launch_ack';
 
 export interface BlockFact {
   order: number;

@@ -21,7 +21,10 @@ class ConversationObserver implements FactObserver {
   private readonly summaries = new Map<number, string>();
   private readonly summariserBodies = new Map<number, string>();
 
-  constructor(private readonly session: FoundSession, private readonly soul: string) {
+  constructor(
+    private readonly session: FoundSession,
+    private readonly soul: string,
+  ) {
     this.streams = streamsOf(soul, session);
   }
 

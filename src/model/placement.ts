@@ -11,7 +11,11 @@ import type { Runs } from './runs.ts';
 export class Placer {
   private readonly orphans = new Map<number, { node: Term; firstLine: number }>();
 
-  constructor(private readonly ctx: ModelContext, private readonly epochs: Epochs, private readonly runs: Runs) {}
+  constructor(
+    private readonly ctx: ModelContext,
+    private readonly epochs: Epochs,
+    private readonly runs: Runs,
+  ) {}
 
   of(i: number): Placement {
     const run = this.runs.ofFact[i];

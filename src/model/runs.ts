@@ -87,9 +87,16 @@ export function findRuns(ctx: ModelContext, epochs: Epochs): Runs {
     if (r === undefined) {
       byKey.set(id, (r = list.length));
       list.push({
-        stream: f.stream, key, members: [], firstLine: f.line, epoch: epochs.ofFact[i], rule,
+        stream: f.stream,
+        key,
+        members: [],
+        firstLine: f.line,
+        epoch: epochs.ofFact[i],
+        rule,
         node: instanceIri(d.soul, 'Run', d.sessionId, streams[f.stream].name, key),
-        trigger: 'unknown', triggerEvidence: 'unresolved', triggerStated: false,
+        trigger: 'unknown',
+        triggerEvidence: 'unresolved',
+        triggerStated: false,
       });
     }
     return r;
@@ -194,7 +201,9 @@ function triggerOf(run: Run, facts: RecordFact[], main: boolean, origins: Set<st
   if (origins.size) return ['unknown', 'exact_unique'];
   // A child's prompt comes from the call that started it, which no child record states.
   if (!main || (run.rule !== 'byPromptId' && run.rule !== 'byOpeningRecord')) return ['unknown', 'unresolved'];
-  const opener = run.members.map((i) => facts[i]).find((f) => f.opensRun || f.step === 'message.external' || f.step === 'runtime.notification');
+  const opener = run.members
+    .map((i) => facts[i])
+    .find((f) => f.opensRun || f.step === 'message.external' || f.step === 'runtime.notification');
   if (opener?.step === 'runtime.notification') return ['notification', 'strong_inference'];
   if (opener) return ['external', 'strong_inference'];
   return ['unknown', 'unresolved'];

@@ -83,7 +83,8 @@ function byPosition(segments: Segment[], talk: Talk): [Segment, Evidence] {
  */
 function byTime(segments: Segment[], talk: Talk, facts: ModelContext['facts']): [Segment, Evidence] {
   let time: number | undefined;
-  for (const run of talk.runs) for (const i of run.members) if (facts[i].time !== undefined && (time === undefined || facts[i].time! < time)) time = facts[i].time;
+  for (const run of talk.runs)
+    for (const i of run.members) if (facts[i].time !== undefined && (time === undefined || facts[i].time! < time)) time = facts[i].time;
   if (time === undefined) return [segments[segments.length - 1], 'weak_inference'];
   let found = segments[0];
   for (const s of segments) if (s.from !== undefined && s.from <= time) found = s;

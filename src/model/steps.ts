@@ -51,7 +51,13 @@ export function emitRecordSteps(ctx: ModelContext, placer: Placer, tools: Map<st
  * "[Request interrupted by user]" marker ends what it follows: the tool whose result is its
  * parent, or the response being streamed, else (plausibly) its run.
  */
-function emitCancels(ctx: ModelContext, f: RecordFact, p: ReturnType<Placer['of']>, tools: Map<string, Tool>, callOf: Map<number, Call>): void {
+function emitCancels(
+  ctx: ModelContext,
+  f: RecordFact,
+  p: ReturnType<Placer['of']>,
+  tools: Map<string, Tool>,
+  callOf: Map<number, Call>,
+): void {
   const { d, facts, byUuid } = ctx;
   if (f.toolResults?.length) {
     for (const r of f.toolResults) d.link(f.event, weave.cancels, tools.get(r.toolUseId)!.node, 'exact_unique');
@@ -59,7 +65,8 @@ function emitCancels(ctx: ModelContext, f: RecordFact, p: ReturnType<Placer['of'
   }
   const parent = f.parent !== undefined ? byUuid.get(f.parent) : undefined;
   const before = parent !== undefined ? facts[parent] : undefined;
-  if (before?.toolResults?.length) for (const r of before.toolResults) d.link(f.event, weave.cancels, tools.get(r.toolUseId)!.node, 'strong_inference');
+  if (before?.toolResults?.length)
+    for (const r of before.toolResults) d.link(f.event, weave.cancels, tools.get(r.toolUseId)!.node, 'strong_inference');
   else if (before?.blocks && callOf.has(parent!)) d.link(f.event, weave.cancels, callOf.get(parent!)!.node, 'strong_inference');
   else d.link(f.event, weave.cancels, p.node, p.evidence === 'unresolved' ? 'unresolved' : 'weak_inference');
 }

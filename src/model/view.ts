@@ -58,7 +58,7 @@ export interface ConversationView {
 
 /** What each kind of Unresolved placeholder stands for. */
 export const UNRESOLVED_REASONS: Record<string, string> = {
-  run: 'records no loop reaches: hooks, commands, notices outside any prompt\'s chain',
+  run: "records no loop reaches: hooks, commands, notices outside any prompt's chain",
   tool_result: 'a tool use whose result the session never wrote',
   tool_use: 'a tool result answering a use the session does not hold',
   child_stream: 'a child announced (launch result, journal) whose file never landed',
@@ -89,25 +89,59 @@ const local = (iri: string) => (iri.startsWith(WEAVE_NS) ? iri.slice(WEAVE_NS.le
 
 export function conversationView(store: Store, graph: string, sessionId: string): ConversationView {
   const g = `<${graph}>`;
-  const kinds = countBy(store, `SELECT ?x (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { ?n a ?x FILTER NOT EXISTS { ?n a weave:Unresolved } }
-      VALUES ?x { ${KIND_TERMS.map((t) => `weave:${t.iris[0]}`).join(' ')} } } GROUP BY ?x`);
-  const relations = countBy(store, `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?s ?x ?o }
-      VALUES ?x { ${RELATION_TERMS.map((t) => `weave:${t.iris[0]}`).join(' ')} } } GROUP BY ?x`);
+  const kinds = countBy(
+    store,
+    `SELECT ?x (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { ?n a ?x FILTER NOT EXISTS { ?n a weave:Unresolved } }
+      VALUES ?x { ${KIND_TERMS.map((t) => `weave:${t.iris[0]}`).join(' ')} } } GROUP BY ?x`,
+  );
+  const relations = countBy(
+    store,
+    `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?s ?x ?o }
+      VALUES ?x { ${RELATION_TERMS.map((t) => `weave:${t.iris[0]}`).join(' ')} } } GROUP BY ?x`,
+  );
   const evidence = countBy(store, `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?r weave:evidence ?x } } GROUP BY ?x`);
-  const unresolved = select(store, `SELECT ?kind ?id WHERE { GRAPH ${g} { ?u a weave:Unresolved ; weave:unresolvedKind ?kind ; weave:missingId ?id } } ORDER BY ?kind ?id`)
-    .map((b) => ({ kind: value(b.kind)!, id: value(b.id)!, reason: UNRESOLVED_REASONS[value(b.kind)!] ?? '' }));
-  const conversation = select(store, `SELECT ?c ?id WHERE { GRAPH ${g} { ?s a weave:Session ; weave:inConversation ?c . ?c dcterms:identifier ?id } }`)[0];
-  const continuesFrom = select(store, `SELECT ?id WHERE { GRAPH ${g} { ?r weave:referenceProperty weave:continuesFrom ; weave:referenceTargetId ?id } } ORDER BY ?id`)
-    .map((b) => value(b.id)!);
-  const segments = select(store, `SELECT ?s ?state ?policy ?line ?from ?until (COUNT(?t) AS ?talks) WHERE { GRAPH ${g} {
+  const unresolved = select(
+    store,
+    `SELECT ?kind ?id WHERE { GRAPH ${g} { ?u a weave:Unresolved ; weave:unresolvedKind ?kind ; weave:missingId ?id } } ORDER BY ?kind ?id`,
+  ).map((b) => ({ kind: value(b.kind)!, id: value(b.id)!, reason: UNRESOLVED_REASONS[value(b.kind)!] ?? '' }));
+  const conversation = select(
+    store,
+    `SELECT ?c ?id WHERE { GRAPH ${g} { ?s a weave:Session ; weave:inConversation ?c . ?c dcterms:identifier ?id } }`,
+  )[0];
+  const continuesFrom = select(
+    store,
+    `SELECT ?id WHERE { GRAPH ${g} { ?r weave:referenceProperty weave:continuesFrom ; weave:referenceTargetId ?id } } ORDER BY ?id`,
+  ).map((b) => value(b.id)!);
+  const segments = select(
+    store,
+    `SELECT ?s ?state ?policy ?line ?from ?until (COUNT(?t) AS ?talks) WHERE { GRAPH ${g} {
       ?s a weave:Segment ; weave:segmentState ?state ; weave:segmentPolicy ?policy ; weave:firstLine ?line
       OPTIONAL { ?s weave:activeFrom ?from } OPTIONAL { ?s weave:activeUntil ?until } OPTIONAL { ?t weave:inSegment ?s } } }
-    GROUP BY ?s ?state ?policy ?line ?from ?until`)
-    .map((b) => ({ iri: value(b.s)!, state: value(b.state)!, policy: value(b.policy)!, firstLine: Number(value(b.line)), from: value(b.from), until: value(b.until), talks: Number(value(b.talks)) }))
+    GROUP BY ?s ?state ?policy ?line ?from ?until`,
+  )
+    .map((b) => ({
+      iri: value(b.s)!,
+      state: value(b.state)!,
+      policy: value(b.policy)!,
+      firstLine: Number(value(b.line)),
+      from: value(b.from),
+      until: value(b.until),
+      talks: Number(value(b.talks)),
+    }))
     .sort((x, y) => segmentIndex(x.iri) - segmentIndex(y.iri))
     .map((s, i) => ({ index: i + 1, ...s }));
-  const nodes = Number(value(select(store, `SELECT (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { { ?n a weave:ModelNode } UNION { ?n a weave:Step } FILTER NOT EXISTS { ?n a weave:Unresolved } } }`)[0]?.k) ?? 0);
-  const streamRoles = select(store, `SELECT ?role (COUNT(?s) AS ?k) WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:streamRole ?role } } GROUP BY ?role`);
+  const nodes = Number(
+    value(
+      select(
+        store,
+        `SELECT (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { { ?n a weave:ModelNode } UNION { ?n a weave:Step } FILTER NOT EXISTS { ?n a weave:Unresolved } } }`,
+      )[0]?.k,
+    ) ?? 0,
+  );
+  const streamRoles = select(
+    store,
+    `SELECT ?role (COUNT(?s) AS ?k) WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:streamRole ?role } } GROUP BY ?role`,
+  );
   const roleCount = (role: string) => Number(value(streamRoles.find((b) => value(b.role) === role)?.k) ?? 0);
 
   return {
@@ -118,7 +152,9 @@ export function conversationView(store: Store, graph: string, sessionId: string)
     nodes,
     relations: [...relations].filter(([iri]) => iri !== 'within').reduce((n, [, k]) => n + k, 0),
     kinds: KIND_TERMS.flatMap((t) => (kinds.get(t.iris[0]) ? [[t.term, kinds.get(t.iris[0])!] as [string, number]] : [])),
-    relationCounts: RELATION_TERMS.flatMap((t) => (relations.get(t.iris[0]) ? [[t.term, relations.get(t.iris[0])!] as [string, number]] : [])),
+    relationCounts: RELATION_TERMS.flatMap((t) =>
+      relations.get(t.iris[0]) ? [[t.term, relations.get(t.iris[0])!] as [string, number]] : [],
+    ),
     evidence: EVIDENCE_LEVELS.flatMap((e) => (evidence.get(e) ? [[e, evidence.get(e)!] as [string, number]] : [])),
     unresolved,
     root: tree(store, g, sessionId),
@@ -135,11 +171,14 @@ function countBy(store: Store, query: string): Map<string, number> {
 /** The containment tree: every node with its one `within` parent, kind, order and label. */
 function tree(store: Store, g: string, sessionId: string): TreeNode {
   const nodes = new Map<string, TreeNode & { parent?: string }>();
-  const rows = select(store, `SELECT ?n ?p ?c ?ev ?line ?src ?bad WHERE { GRAPH ${g} {
+  const rows = select(
+    store,
+    `SELECT ?n ?p ?c ?ev ?line ?src ?bad WHERE { GRAPH ${g} {
       ?n weave:within ?p ~ ?r {| weave:evidence ?ev |} .
       ?n a ?c .
       OPTIONAL { ?n weave:firstLine ?line } OPTIONAL { ?n weave:sourceLine ?src }
-      OPTIONAL { ?n weave:unresolvedKind ?bad } } }`);
+      OPTIONAL { ?n weave:unresolvedKind ?bad } } }`,
+  );
   for (const b of rows) {
     // A placeholder is typed Unresolved and nothing else: its kind says what it stands in for.
     const term = b.bad ? value(b.bad)! : termOfIri.get(value(b.c)!);
@@ -151,8 +190,14 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
       continue;
     }
     nodes.set(iri, {
-      iri, kind: term, label: '', order: Number(value(b.line) ?? value(b.src) ?? 0), evidence: value(b.ev)?.slice(WEAVE_NS.length),
-      unresolved: !!b.bad, children: [], parent: value(b.p),
+      iri,
+      kind: term,
+      label: '',
+      order: Number(value(b.line) ?? value(b.src) ?? 0),
+      evidence: value(b.ev)?.slice(WEAVE_NS.length),
+      unresolved: !!b.bad,
+      children: [],
+      parent: value(b.p),
     });
   }
   for (const b of select(store, LABELS.replace('$G', g))) {
@@ -160,8 +205,11 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
     if (node) node.label = labelOf(b);
   }
   // A child stream names the call that started it: the flow across streams, in one line.
-  for (const b of select(store, `SELECT ?s ?tool ?ev WHERE { GRAPH ${g} {
-      ?c weave:starts ?s ~ ?r {| weave:evidence ?ev |} OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`)) {
+  for (const b of select(
+    store,
+    `SELECT ?s ?tool ?ev WHERE { GRAPH ${g} {
+      ?c weave:starts ?s ~ ?r {| weave:evidence ?ev |} OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
+  )) {
     const stream = nodes.get(value(b.s)!);
     if (stream) stream.label += `  ← ${value(b.tool) ?? 'an unresolved call'} (${local(value(b.ev)!)})`;
   }
@@ -196,7 +244,8 @@ const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?rule ?frags ?model ?tool ?te
 
 function labelOf(b: Record<string, JsonTerm>): string {
   if (b.name) return value(b.name)!;
-  if (b.key) return `${value(b.key)}${b.trigger ? `  ${local(value(b.trigger)!)}${inferred(b.tev)}` : ''}${b.rule && !STATED_RULES.has(local(value(b.rule)!)) ? `  rule ${local(value(b.rule)!)}` : ''}`;
+  if (b.key)
+    return `${value(b.key)}${b.trigger ? `  ${local(value(b.trigger)!)}${inferred(b.tev)}` : ''}${b.rule && !STATED_RULES.has(local(value(b.rule)!)) ? `  rule ${local(value(b.rule)!)}` : ''}`;
   if (b.frags) return `${value(b.frags)} fragment${value(b.frags) === '1' ? '' : 's'}${b.model ? `  ${value(b.model)}` : ''}`;
   if (b.tool) return `${value(b.tool)}${b.agent ? ` → ${value(b.agent)}` : ''}`;
   if (b.text) return quote(value(b.text)!);
@@ -260,7 +309,14 @@ export function conversationDocument(view: ConversationView, dialect: string) {
     counts: { kinds: object(view.kinds), relations: object(view.relationCounts) },
     evidence: object(view.evidence),
     segments: view.segments.map(({ index, state, policy, firstLine, from, until, talks, iri }) => ({
-      segment: index, state, policy, firstLine, from: from ?? null, until: until ?? null, talks, iri,
+      segment: index,
+      state,
+      policy,
+      firstLine,
+      from: from ?? null,
+      until: until ?? null,
+      talks,
+      iri,
     })),
     unresolved: view.unresolved,
     tree: node(view.root),

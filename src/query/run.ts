@@ -1,5 +1,6 @@
 import type oxigraph from 'oxigraph';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
+import { queryForm } from './lexer.ts';
 
 type OxStore = oxigraph.Store;
 
@@ -42,10 +43,11 @@ export function hasDatasetClause(query: string): boolean {
   return /\bFROM\s+(NAMED\s+)?(<|[A-Za-z_][\w.-]*:|:)/i.test(code);
 }
 
-/** Whether a query is a CONSTRUCT or DESCRIBE (answers with a graph, not solutions). */
+/**
+ * Whether a query is a CONSTRUCT or DESCRIBE (answers with a graph, not solutions), decided by
+ * its first keyword after the prologue, however the prologue is laid out.
+ */
 export function returnsGraph(query: string): boolean {
-  const body = query
-    .replace(/(^|\s)#[^\n]*/g, '$1')
-    .replace(/^\s*(PREFIX\s+\S*\s*<[^>]*>|BASE\s*<[^>]*>)\s*/gim, '');
-  return /^\s*(CONSTRUCT|DESCRIBE)\b/i.test(body);
+  const form = queryForm(query);
+  return form === 'CONSTRUCT' || form === 'DESCRIBE';
 }

@@ -1,4 +1,5 @@
 import { PREFIXES } from '../rdf/vocab.ts';
+import { printable } from '../terminal.ts';
 
 /** A term of the SPARQL 1.1 JSON results format (with RDF 1.2 triple terms). */
 export type JsonTerm =
@@ -33,7 +34,8 @@ export function shortTerm(term: JsonTerm | undefined): string {
 }
 
 export function compact(value: string): string {
-  for (const [prefix, ns] of Object.entries(PREFIXES)) if (value.startsWith(ns) && value.length > ns.length) return `${prefix}:${value.slice(ns.length)}`;
+  for (const [prefix, ns] of Object.entries(PREFIXES))
+    if (value.startsWith(ns) && value.length > ns.length) return `${prefix}:${value.slice(ns.length)}`;
   return `<${value}>`;
 }
 
@@ -43,12 +45,17 @@ export function renderTable(results: JsonResults, width = 60): string {
   const vars = results.head.vars ?? [];
   const rows = results.results?.bindings ?? [];
   const cell = (t: JsonTerm | undefined) => {
-    const text = shortTerm(t).replace(/\s+/g, ' ');
+    // A cell is shown on a terminal: whitespace runs become one space, control bytes escapes.
+    const text = printable(shortTerm(t).replace(/\s+/g, ' '));
     return text.length > width ? `${text.slice(0, width - 1)}…` : text;
   };
   const cells = rows.map((row) => vars.map((v) => cell(row[v])));
   const widths = vars.map((v, i) => Math.max(v.length + 1, ...cells.map((r) => r[i].length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const out = [line(vars.map((v) => `?${v}`)), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
   out.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`);
   return `${out.join('\n')}\n`;

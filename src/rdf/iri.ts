@@ -67,3 +67,8 @@ export function linksGraphIri(soul: string): string {
 export function detectorGraphIri(soul: string, reader: { name: string }): string {
   return `${instancePrefix(soul)}graph/detector/${reader.name.split('/').map(encodeURIComponent).join('/')}`;
 }
+
+/** The graph aligning Weave with ravel: term axioms and one owl:sameAs per turn (src/align/ravel.ts). */
+export function alignmentGraphIri(soul: string): string {
+  return `${instancePrefix(soul)}alignment/ravel`;
+}

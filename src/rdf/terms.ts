@@ -46,28 +46,69 @@ export function typed(value: string, datatype: string): Term {
   return `"${escapeString(value)}"^^${iri(datatype)}` as Term;
 }
 
+/**
+ * Numbers keep an exact lexical form and a valid datatype. What a transcript gives is a
+ * JavaScript number (JSON.parse has already turned its text into a double), so the literal
+ * states exactly that double, typed as found:
+ *
+ * - a safe integer (|n| < 2^53) is `xsd:integer`;
+ * - an integer beyond that is not known to the digit (the parse rounded it), so it is the
+ *   double it became, `xsd:double` ("12345678901234567000", "1e+21");
+ * - a fraction is `xsd:decimal` ("0.25"), or `xsd:double` when JavaScript writes it with an
+ *   exponent ("1e-7");
+ * - a value JSON's text overflowed (1e400 parses as Infinity) is `"INF"^^xsd:double` (or
+ *   "-INF"), and NaN is "NaN"^^xsd:double.
+ *
+ * `int` is for counts: a safe integer, else typed as found as above (never truncated).
+ */
 export function int(value: number | bigint): Term {
-  return typed(String(typeof value === 'number' ? Math.trunc(value) : value), `${XSD}integer`);
+  if (typeof value === 'bigint') return typed(value.toString(), `${XSD}integer`);
+  return Number.isSafeInteger(value) ? typed(String(value), `${XSD}integer`) : num(value);
 }
 
+/** A number kept as a decimal (`1` is "1.0"), unless only a double can state it (see `int`). */
 export function dec(value: number): Term {
+  if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return double(value);
   const text = Number.isInteger(value) ? `${value}.0` : String(value);
-  return /e/i.test(text) ? typed(String(value), `${XSD}double`) : typed(text, `${XSD}decimal`);
+  return /e/i.test(text) ? double(value) : typed(text, `${XSD}decimal`);
 }
 
+/** A number as found: an integer, a decimal, or a double (see `int`). */
 export function num(value: number): Term {
-  return Number.isInteger(value) ? int(value) : dec(value);
+  return Number.isSafeInteger(value)
+    ? typed(String(value), `${XSD}integer`)
+    : Number.isInteger(value) || !Number.isFinite(value)
+      ? double(value)
+      : dec(value);
+}
+
+function double(value: number): Term {
+  const text = Number.isNaN(value) ? 'NaN' : value === Infinity ? 'INF' : value === -Infinity ? '-INF' : String(value);
+  return typed(text, `${XSD}double`);
 }
 
 export function bool(value: boolean): Term {
   return typed(String(value), `${XSD}boolean`);
 }
 
-/** An `xsd:dateTime`, or a plain string when the source text is not a valid one. */
+/**
+ * An `xsd:dateTime`, or a plain string when the source text is not a valid one: the lexical
+ * form of XML Schema (months 01–12, hours 00–23 or 24:00:00, zones up to ±14:00) on a day the
+ * month has.
+ */
 export function dateTime(value: string): Term {
-  return DATE_TIME.test(value) ? typed(value, `${XSD}dateTime`) : str(value);
+  return isDateTime(value) ? typed(value, `${XSD}dateTime`) : str(value);
 }
-const DATE_TIME = /^-?\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
+
+export function isDateTime(value: string): boolean {
+  const m = DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+}
+const DATE_TIME =
+  /^(-?(?:[1-9]\d{3,}|0\d{3}))-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?|24:00:00(?:\.0+)?)(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
 
 /** An RDF 1.2 triple term, for `rdf:reifies`. */
 export function tripleTerm(t: Triple): Term {
@@ -79,7 +120,10 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n',
 function escapeString(value: string): string {
   const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
   return /[\\"\n\r\x00-\x1f\x7f]/.test(wellFormed)
-    ? wellFormed.replace(/[\\"\n\r\x00-\x1f\x7f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)
+    ? wellFormed.replace(
+        /[\\"\n\r\x00-\x1f\x7f]/g,
+        (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`,
+      )
     : wellFormed;
 }
 

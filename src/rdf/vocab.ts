@@ -26,7 +26,9 @@ export const PREFIXES: Record<string, string> = {
 
 /** `PREFIX` lines for every predeclared prefix, for queries people type. */
 export function sparqlPrefixes(): string {
-  return Object.entries(PREFIXES).map(([p, ns]) => `PREFIX ${p}: <${ns}>\n`).join('');
+  return Object.entries(PREFIXES)
+    .map(([p, ns]) => `PREFIX ${p}: <${ns}>\n`)
+    .join('');
 }
 
 /**
@@ -42,11 +44,30 @@ export const weave = namespace(WEAVE_NS, WEAVE_TERMS);
 export const rdf = namespace(RDF, ['type', 'reifies', 'JSON']);
 export const rdfs = namespace(PREFIXES.rdfs, ['label', 'comment']);
 export const prov = namespace(PREFIXES.prov, [
-  'Activity', 'Entity', 'SoftwareAgent', 'used', 'generated', 'wasDerivedFrom', 'wasAttributedTo', 'generatedAtTime', 'endedAtTime',
+  'Activity',
+  'Entity',
+  'SoftwareAgent',
+  'used',
+  'generated',
+  'wasDerivedFrom',
+  'wasAttributedTo',
+  'generatedAtTime',
+  'endedAtTime',
 ]);
 export const oa = namespace(PREFIXES.oa, [
-  'Annotation', 'SpecificResource', 'TextQuoteSelector', 'TextPositionSelector',
-  'hasBody', 'hasTarget', 'hasSource', 'hasSelector', 'exact', 'prefix', 'suffix', 'start', 'end',
+  'Annotation',
+  'SpecificResource',
+  'TextQuoteSelector',
+  'TextPositionSelector',
+  'hasBody',
+  'hasTarget',
+  'hasSource',
+  'hasSelector',
+  'exact',
+  'prefix',
+  'suffix',
+  'start',
+  'end',
 ]);
 export const dcterms = namespace(PREFIXES.dcterms, ['identifier']);
 export const a = rdf.type;

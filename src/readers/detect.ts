@@ -5,9 +5,10 @@ import { detectorGraphIri, readerGraphIri, sessionGraphIri } from '../rdf/iri.ts
 import { readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import { loadNQuadsFile, type OxStore } from '../store/store.ts';
 import { openStoreForWriting } from '../store/writer.ts';
-import { detectorGraphText, readerGraphText } from './emit.ts';
+import { detectorGraphText, FINDINGS_FORMAT, readerGraphText } from './emit.ts';
 import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
+import { storeSecretKey } from './secret/key.ts';
 import { loadSpine, type SessionSpine } from './spine.ts';
 
 /**
@@ -69,7 +70,12 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
   const { storeDir } = options;
   const readers = selectReaders(options.detectors, options.readers ?? READERS);
   const report: DetectReport = {
-    sessions: 0, skipped: 0, graphs: 0, findings: Object.fromEntries(readers.map((r) => [r.name, 0])), problems: [], millis: 0,
+    sessions: 0,
+    skipped: 0,
+    graphs: 0,
+    findings: Object.fromEntries(readers.map((r) => [r.name, 0])),
+    problems: [],
+    millis: 0,
   };
   const problem = (p: DetectProblem) => {
     report.problems.push(p);
@@ -82,6 +88,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
   const writer = await openStoreForWriting(storeDir, existing.soul);
   const { soul } = writer;
   const sessions = sessionGraphs(writer.manifest, options.sessions);
+  const context = { secretKey: await storeSecretKey(storeDir) };
 
   // Each reader describes itself once, in its own graph, not in every session's.
   for (const reader of readers) {
@@ -94,7 +101,9 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
 
   for (const { sessionId, graph, entry } of sessions) {
     const stamp = await stampOf(storeDir, entry);
-    const due = readers.filter((r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp));
+    const due = readers.filter(
+      (r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp),
+    );
     if (!due.length) {
       report.skipped++;
       continue;
@@ -106,7 +115,10 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
         spine = loadSpine(options.store ?? scratch!, graph, sessionId);
       } catch (e) {
-        problem({ sessionId, message: `${join(storeDir, entry.file)}: ${(e as Error).message}` });
+        // A graph file that does not load is named by its loader already.
+        const file = join(storeDir, entry.file);
+        const message = (e as Error).message;
+        problem({ sessionId, message: message.startsWith(file) ? message : `${file}: ${message}` });
         continue;
       }
       for (const reader of due) {
@@ -115,7 +127,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         let text: string;
         let quads: number;
         try {
-          findings = reader.read(spine);
+          findings = reader.read(spine, context);
           // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
           ({ text, quads } = readerGraphText(soul, reader, findings, readerGraph));
         } catch (e) {
@@ -123,7 +135,13 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
           problem({ sessionId, reader: reader.name, message: (e as Error).message });
           continue;
         }
-        const { file } = await writer.writeGraph(readerGraph, text, { quads, sessionId, reader: reader.name, builtWith: builtWith(reader), sources: [stamp] });
+        const { file } = await writer.writeGraph(readerGraph, text, {
+          quads,
+          sessionId,
+          reader: reader.name,
+          builtWith: builtWith(reader),
+          sources: [stamp],
+        });
         report.graphs++;
         report.findings[reader.name] += findings.length;
         await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, file, quads, findings: findings.length });
@@ -151,7 +169,7 @@ function sessionGraphs(manifest: Manifest, wanted: string[] | undefined) {
 }
 
 function builtWith(reader: Reader): string {
-  return `${reader.name}@${reader.version}`;
+  return `${reader.name}@${reader.version} ${FINDINGS_FORMAT}`;
 }
 
 async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {
@@ -161,5 +179,12 @@ async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp
 
 function isStale(entry: GraphEntry | undefined, reader: Reader, stamp: SourceStamp): boolean {
   const from = entry?.sources?.[0];
-  return !entry || entry.builtWith !== builtWith(reader) || !from || from.path !== stamp.path || from.size !== stamp.size || from.mtimeMs !== stamp.mtimeMs;
+  return (
+    !entry ||
+    entry.builtWith !== builtWith(reader) ||
+    !from ||
+    from.path !== stamp.path ||
+    from.size !== stamp.size ||
+    from.mtimeMs !== stamp.mtimeMs
+  );
 }

@@ -3,6 +3,8 @@ import { detectorGraphIri, instanceIri } from '../rdf/iri.ts';
 import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
 import { a, oa, prov, rdf, rdfs, weave, weaveTerm } from '../rdf/vocab.ts';
 import { detectionTypeOf, detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
+import { excerpt, redact } from './redact.ts';
+import { findSecrets } from './secret/exposure.ts';
 import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
 
 /**
@@ -10,8 +12,17 @@ import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
  * (who found it, when the source event happened, where in which text, what it says) and a
  * claim that reifies `<<( event weave:exhibits "<detector>/<type>" )>>` without asserting it.
  * Every IRI comes from a hash of the reader, the source and the span, and the time is the
- * source event's, so reading the same spine again writes the same graph byte for byte.
+ * source event's, so reading the same spine again writes the same graph byte for byte. Every
+ * text taken from the transcript (the quote, its context, the body's strings) is redacted:
+ * secrets become `[redacted <kind>, <n> chars]` (redact.ts).
  */
+
+/**
+ * How findings are written, for every reader: a reader graph written under another format is
+ * stale whatever the reader's own version. 2: claims are typed prov:Entity; quotes and body
+ * texts are redacted.
+ */
+export const FINDINGS_FORMAT = 'findings/2';
 
 /** Code points of context kept on each side of a quote: enough to re-anchor after drift. */
 export const QUOTE_CONTEXT = 32;
@@ -41,7 +52,17 @@ export function findingId(reader: Pick<Reader, 'name'>, finding: Finding): strin
   const { site } = finding;
   const span = [codePointOffset(site.text, finding.start), codePointOffset(site.text, finding.end)];
   return createHash('sha256')
-    .update([reader.name, site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? '', ...span, ...(finding.type && finding.type !== reader.name ? [finding.type] : [])].join('\n'))
+    .update(
+      [
+        reader.name,
+        site.turn.transcript,
+        site.turn.iri,
+        site.block.iri,
+        site.pointer ?? '',
+        ...span,
+        ...(finding.type && finding.type !== reader.name ? [finding.type] : []),
+      ].join('\n'),
+    )
     .digest('hex')
     .slice(0, 32);
 }
@@ -77,11 +98,15 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
   t(position, oa.end, int(codePointOffset(site.text, finding.end)));
   if (finding.quote !== false) {
     const quote = instanceIri(soul, 'Annotation', id, 'quote');
+    const { text } = site;
+    const secrets = findSecrets(text);
+    const before = finding.start - codePointsBefore(text, finding.start, QUOTE_CONTEXT).length;
+    const after = finding.end + codePointsAfter(text, finding.end, QUOTE_CONTEXT).length;
     t(target, oa.hasSelector, quote);
     t(quote, a, oa.TextQuoteSelector);
-    t(quote, oa.exact, str(site.text.slice(finding.start, finding.end)));
-    t(quote, oa.prefix, str(codePointsBefore(site.text, finding.start, QUOTE_CONTEXT)));
-    t(quote, oa.suffix, str(codePointsAfter(site.text, finding.end, QUOTE_CONTEXT)));
+    t(quote, oa.exact, str(excerpt(text, finding.start, finding.end, secrets)));
+    t(quote, oa.prefix, str(excerpt(text, before, finding.start, secrets)));
+    t(quote, oa.suffix, str(excerpt(text, finding.end, after, secrets)));
   }
 
   const body = instanceIri(soul, 'Annotation', id, 'body');
@@ -124,7 +149,7 @@ function isFields(v: Value): v is Fields {
 }
 
 function literal(v: Value, key: string): Term {
-  if (typeof v === 'string') return str(v);
+  if (typeof v === 'string') return str(redact(v));
   if (typeof v === 'boolean') return bool(v);
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new Error(`a finding's field "${key}" is not a finite number`);
@@ -148,7 +173,10 @@ function graphText(triples: Iterable<Triple>, graph: string): { text: string; qu
 
 /** One reader's graph for one session: every finding's annotation and claim. */
 export function readerGraphText(soul: string, reader: Reader, findings: Finding[], graph: string): { text: string; quads: number } {
-  return graphText(findings.flatMap((f) => findingTriples(soul, reader, f)), graph);
+  return graphText(
+    findings.flatMap((f) => findingTriples(soul, reader, f)),
+    graph,
+  );
 }
 
 /** The reader's own graph: the detector as a prov:SoftwareAgent with its version. */

@@ -13,7 +13,13 @@ export interface Reader {
   readonly version: string;
   /** One sentence for the detector's description in the graph. */
   readonly description: string;
-  read(spine: SessionSpine): Finding[];
+  read(spine: SessionSpine, context: ReadContext): Finding[];
+}
+
+/** What the framework hands every reader besides the spine. */
+export interface ReadContext {
+  /** The store's key for digests of secrets (src/readers/secret/key.ts). */
+  secretKey: Buffer;
 }
 
 /** One thing a reader found in a piece of stored text. */

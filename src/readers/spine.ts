@@ -111,8 +111,7 @@ type Row = Map<string, oxigraph.Term>;
 
 /** Reads the spine of the session in `graph` (a named graph of `store`). */
 export function loadSpine(store: OxStore, graph: string, sessionId: string): SessionSpine {
-  const select = (query: string) =>
-    store.query(sparqlPrefixes() + query, { default_graph: oxigraph.namedNode(graph) }) as Row[];
+  const select = (query: string) => store.query(sparqlPrefixes() + query, { default_graph: oxigraph.namedNode(graph) }) as Row[];
   const value = (row: Row, name: string) => row.get(name)?.value;
   const flag = (row: Row, name: string) => (row.has(name) ? row.get(name)!.value === 'true' : undefined);
 
@@ -144,7 +143,10 @@ export function loadSpine(store: OxStore, graph: string, sessionId: string): Ses
     const iri = value(row, 'block')!;
     let block = blocks.get(iri);
     if (!block) {
-      blocks.set(iri, (block = { iri, owner: value(row, 'owner')!, turn: undefined as unknown as TurnView, order: 0, kind: 'other', blocks: [] }));
+      blocks.set(
+        iri,
+        (block = { iri, owner: value(row, 'owner')!, turn: undefined as unknown as TurnView, order: 0, kind: 'other', blocks: [] }),
+      );
       block.order = Number(value(row, 'order') ?? 0);
       block.text = value(row, 'text');
       block.toolName = value(row, 'name');
@@ -174,7 +176,9 @@ export function loadSpine(store: OxStore, graph: string, sessionId: string): Ses
   const byOrder = (a: BlockView, b: BlockView) => a.order - b.order;
   for (const block of blocks.values()) block.blocks.sort(byOrder);
 
-  const ordered = [...turns.values()].sort((a, b) => (a.transcript === b.transcript ? a.line - b.line : a.transcript < b.transcript ? -1 : 1));
+  const ordered = [...turns.values()].sort((a, b) =>
+    a.transcript === b.transcript ? a.line - b.line : a.transcript < b.transcript ? -1 : 1,
+  );
   for (const turn of ordered) turn.blocks.sort(byOrder);
   return {
     sessionId,
@@ -192,7 +196,8 @@ export function loadSpine(store: OxStore, graph: string, sessionId: string): Ses
 /** Every text a person or the model wrote: the text blocks of all turns. */
 export function* authoredSites(spine: SessionSpine): Generator<TextSite> {
   for (const turn of spine.turns)
-    for (const block of turn.blocks) if (block.kind === 'text' && block.text) yield { turn, block, text: block.text, sourceKind: 'authored' };
+    for (const block of turn.blocks)
+      if (block.kind === 'text' && block.text) yield { turn, block, text: block.text, sourceKind: 'authored' };
 }
 
 /** Every text a tool returned: a result's string content, or each text block inside it. */
@@ -211,7 +216,10 @@ export function* toolUses(spine: SessionSpine): Generator<BlockView> {
   for (const turn of spine.turns) for (const block of turn.blocks) if (block.kind === 'tool_use') yield block;
 }
 
-/** Each non-empty string inside a tool use's input, with its JSON Pointer. */
+/**
+ * Each non-empty string inside a tool use's input, with its JSON Pointer, in document order.
+ * The walk keeps its own stack: an input nested thousands of levels deep is read like any other.
+ */
 export function toolInputSites(use: BlockView): TextSite[] {
   if (!use.toolInput) return [];
   let input: unknown;
@@ -221,14 +229,19 @@ export function toolInputSites(use: BlockView): TextSite[] {
     return [];
   }
   const sites: TextSite[] = [];
-  const walk = (value: unknown, pointer: string) => {
+  const stack: [unknown, string][] = [[input, '']];
+  while (stack.length) {
+    const [value, pointer] = stack.pop()!;
     if (typeof value === 'string') {
       if (value) sites.push({ turn: use.turn, block: use, text: value, sourceKind: 'tool_input', pointer });
-    } else if (Array.isArray(value)) for (const [i, v] of value.entries()) walk(v, `${pointer}/${i}`);
-    else if (value && typeof value === 'object')
-      for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-  };
-  walk(input, '');
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    const children: [unknown, string][] = Array.isArray(value)
+      ? value.map((v, i) => [v, `${pointer}/${i}`])
+      : Object.entries(value).map(([k, v]) => [v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
   return sites;
 }
 

@@ -39,7 +39,9 @@ export function codePointsBefore(text: string, index: number, count: number): st
 
 /** Up to `count` code points of `text` starting at UTF-16 index `index`. */
 export function codePointsAfter(text: string, index: number, count: number): string {
-  return Array.from(text.slice(index, index + 2 * count)).slice(0, count).join('');
+  return Array.from(text.slice(index, index + 2 * count))
+    .slice(0, count)
+    .join('');
 }
 
 /** The grapheme clusters of `text`, as the user sees characters. */

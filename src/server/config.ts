@@ -1,5 +1,6 @@
 import type { Dialect } from '../dialect/dialect.ts';
 import type { ContentPolicy } from '../emit/content.ts';
+import type { RdfMode } from '../rdf/rdf-mode.ts';
 
 /** Everything `weave serve` can be told, with the defaults the command line applies. */
 export interface ServerConfig {
@@ -29,6 +30,13 @@ export interface ServerConfig {
    * by `dialects` (default src/dialect/index.ts); absent serves the store as it is.
    */
   ingest?: { paths: string[]; note?: string; refreshMs: number; content?: ContentPolicy; detect?: boolean; dialects?: readonly Dialect[] };
+  /**
+   * Endpoints federated queries may contact (SERVICE targets and `source=` parameters). Empty:
+   * federation is off, and the service description does not claim it.
+   */
+  serviceAllow?: string[];
+  /** How triple terms are written for clients that do not ask (`?rdf=` overrides): see src/rdf/rdf-mode.ts. */
+  rdfMode?: RdfMode;
   /** Request lines (method, route, status, time; never query text) to `log`. */
   verbose: boolean;
   log: (line: string) => void;

@@ -1,5 +1,6 @@
 import type { ContentPolicy } from '../emit/content.ts';
 import type { IngestProgress, IngestReport } from '../ingest.ts';
+import type { GraphForm } from '../query/graph-results.ts';
 import type { JsonTerm } from '../query/table.ts';
 
 /**
@@ -21,9 +22,14 @@ export interface QueryJob {
   /** The formats the client accepts for this query's result kind, best first. */
   accept: string[];
   baseIri: string;
-  /** Write triple terms as N-Triples text literals (for clients that predate RDF 1.2). */
-  tripleTermsAsText: boolean;
+  /**
+   * How triple terms are written: as they are (`1.2`), as RDF 1.1 reification (`1.1`; literals in
+   * solutions), as RDF-star (`star`), or as literals of their N-Triples text (`literal`).
+   */
+  tripleTerms: GraphForm;
   maxResultBytes: number;
+  /** Run with Comunica, joined with these allow-listed sources and SERVICE endpoints. */
+  federation?: { sources: string[]; allow: string[] };
 }
 
 export interface UpdateJob {

@@ -25,8 +25,11 @@ export interface RunningServer {
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   if (!isLoopback(config.host) && !config.token)
-    throw new Error(`listening on ${config.host} exposes every transcript to the network; give a token (--token or WEAVE_TOKEN) or bind 127.0.0.1`);
-  if (config.allowUpdate && !config.token) throw new Error('--allow-update needs a token (--token or WEAVE_TOKEN): writes are only accepted with it');
+    throw new Error(
+      `listening on ${config.host} exposes every transcript to the network; give a token (--token or WEAVE_TOKEN) or bind 127.0.0.1`,
+    );
+  if (config.allowUpdate && !config.token)
+    throw new Error('--allow-update needs a token (--token or WEAVE_TOKEN): writes are only accepted with it');
 
   const metrics = new Metrics();
   const lock = new Mutex();
@@ -45,6 +48,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       } else if (e.kind === 'timeout') metrics.timeouts.inc({ op: e.op, where: e.where });
       else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
       else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
+      else if (e.kind === 'open-failed') config.log(`a query worker cannot open the store: ${e.message}`);
     },
   });
   const stats = new StatsCache(async () => (await pool.run({ op: 'stats' })).data as DatasetStats);
@@ -70,7 +74,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {
     await pool.close();
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is in use; choose another with --port`);
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new Error(`port ${config.port} on ${config.host} is in use; choose another with --port`);
     throw e;
   }
   // Ingest starts once workers have loaded the store, so a session landing meanwhile is not read twice.
@@ -93,20 +98,36 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
 function registerGauges(ctx: ServerContext): void {
   const { metrics, pool, ingester, summary } = ctx;
-  metrics.gauge({ name: 'weave_workers', help: 'Query workers, by state.', read: () => [
-    { labels: { state: 'ready' }, value: pool.stats.ready },
-    { labels: { state: 'busy' }, value: pool.stats.busy },
-    { labels: { state: 'configured' }, value: pool.stats.workers },
-  ] });
+  metrics.gauge({
+    name: 'weave_workers',
+    help: 'Query workers, by state.',
+    read: () => [
+      { labels: { state: 'ready' }, value: pool.stats.ready },
+      { labels: { state: 'busy' }, value: pool.stats.busy },
+      { labels: { state: 'configured' }, value: pool.stats.workers },
+    ],
+  });
   metrics.gauge({ name: 'weave_queue_length', help: 'Jobs waiting for a free worker.', read: () => pool.stats.queued });
   metrics.gauge({ name: 'weave_store_quads', help: 'Quads in the store (all graphs, the ontology included).', read: () => pool.quads });
-  metrics.gauge({ name: 'weave_store_graphs', help: 'Graphs saved in the store directory (its manifest; the ontology graph aside).', read: () => summary.peek().graphs });
+  metrics.gauge({
+    name: 'weave_store_graphs',
+    help: 'Graphs saved in the store directory (its manifest; the ontology graph aside).',
+    read: () => summary.peek().graphs,
+  });
   metrics.gauge({ name: 'weave_store_sessions', help: 'Sessions saved in the store directory.', read: () => summary.peek().sessions });
   if (ingester) {
-    metrics.gauge({ name: 'weave_ingest_sessions', help: 'Sessions of the current or last ingest run, by progress.', read: () => [
-      { labels: { progress: 'done' }, value: ingester.status.progress?.sessionsDone ?? 0 },
-      { labels: { progress: 'total' }, value: ingester.status.progress?.sessionsTotal ?? 0 },
-    ] });
-    metrics.gauge({ name: 'weave_ingest_running', help: '1 while an ingest run is reading sources.', read: () => (ingester.status.state === 'ingesting' || ingester.status.refreshing ? 1 : 0) });
+    metrics.gauge({
+      name: 'weave_ingest_sessions',
+      help: 'Sessions of the current or last ingest run, by progress.',
+      read: () => [
+        { labels: { progress: 'done' }, value: ingester.status.progress?.sessionsDone ?? 0 },
+        { labels: { progress: 'total' }, value: ingester.status.progress?.sessionsTotal ?? 0 },
+      ],
+    });
+    metrics.gauge({
+      name: 'weave_ingest_running',
+      help: '1 while an ingest run is reading sources.',
+      read: () => (ingester.status.state === 'ingesting' || ingester.status.refreshing ? 1 : 0),
+    });
   }
 }

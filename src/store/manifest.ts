@@ -113,7 +113,8 @@ function sourceProblem(source: unknown): string | undefined {
   if (unknown !== undefined) return `: unknown field ${JSON.stringify(unknown)}`;
   if (typeof source.path !== 'string' || !source.path) return `.path: expected a non-empty string, found ${kindOf(source.path)}`;
   if (!isCount(source.size)) return `.size: expected a whole number ≥ 0, found ${kindOf(source.size)}`;
-  if (typeof source.mtimeMs !== 'number' || !Number.isFinite(source.mtimeMs)) return `.mtimeMs: expected a number, found ${kindOf(source.mtimeMs)}`;
+  if (typeof source.mtimeMs !== 'number' || !Number.isFinite(source.mtimeMs))
+    return `.mtimeMs: expected a number, found ${kindOf(source.mtimeMs)}`;
   return undefined;
 }
 

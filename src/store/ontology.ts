@@ -20,7 +20,9 @@ const ORDER = ['spine.ttl', 'records.ttl', 'model.ttl', 'readers.ttl'];
 export async function renderOntology(): Promise<string> {
   const names = (await readdir(PARTS_DIR)).filter((n) => n.endsWith('.ttl'));
   names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  const parts = await Promise.all(names.map(async (n) => `# ---- ontology/parts/${n} ----\n\n${(await readFile(new URL(n, PARTS_DIR), 'utf8')).trim()}\n`));
+  const parts = await Promise.all(
+    names.map(async (n) => `# ---- ontology/parts/${n} ----\n\n${(await readFile(new URL(n, PARTS_DIR), 'utf8')).trim()}\n`),
+  );
   return `# Generated from ontology/parts/*.ttl by src/store/ontology.ts; edit the parts, not this file.\n\n${parts.join('\n')}`;
 }
 
@@ -33,9 +35,13 @@ function rank(name: string): number {
 export function renderTerms(ontology: string): string {
   const names = new Set<string>();
   for (const quad of new Parser().parse(ontology)) {
-    if (quad.subject.termType === 'NamedNode' && quad.subject.value.startsWith(WEAVE_NS)) names.add(quad.subject.value.slice(WEAVE_NS.length));
+    if (quad.subject.termType === 'NamedNode' && quad.subject.value.startsWith(WEAVE_NS))
+      names.add(quad.subject.value.slice(WEAVE_NS.length));
   }
-  const list = [...names].sort().map((n) => `  '${n}',\n`).join('');
+  const list = [...names]
+    .sort()
+    .map((n) => `  '${n}',\n`)
+    .join('');
   return `// Generated from ontology/weave.ttl by src/store/ontology.ts (npm run ontology); do not edit.\n\nexport const WEAVE_TERMS = [\n${list}] as const;\n\nexport type WeaveTerm = (typeof WEAVE_TERMS)[number];\n`;
 }
 

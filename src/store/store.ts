@@ -2,6 +2,7 @@ import oxigraph from 'oxigraph';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
+import { loadAlignment } from '../align/ravel.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
 import { readManifest, type Manifest } from './manifest.ts';
@@ -11,10 +12,9 @@ export type OxStore = oxigraph.Store;
 /** Quads per `Store.load` call: one huge string is dramatically slower (see bench/). */
 export const LOAD_CHUNK = 10_000;
 
-
 /**
  * Opens the store in `dir` as an in-memory Oxigraph store: every graph file of the manifest,
- * plus the ontology in its own graph. Oxigraph's JS build has no on-disk storage, so the
+ * plus the ontology and the alignment with ravel (src/align/ravel.ts), each in its own graph. Oxigraph's JS build has no on-disk storage, so the
  * snapshot files are the persistence and this is the query copy.
  */
 export async function openStore(dir: string): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
@@ -22,6 +22,7 @@ export async function openStore(dir: string): Promise<{ store: OxStore; manifest
   const manifest = await readManifest(dir);
   for (const entry of Object.values(manifest?.graphs ?? {})) await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
+  await loadAlignment(store, manifest?.soul ?? 'local');
   return { store, manifest };
 }
 
@@ -44,18 +45,33 @@ const WHOLE_FILE_BYTES = 64e6;
  */
 export async function loadNQuadsFile(store: OxStore, path: string): Promise<void> {
   if ((await stat(path)).size <= WHOLE_FILE_BYTES) {
-    store.load(await readFile(path), { format: 'application/n-quads', no_transaction: true });
+    loadNamed(store, await readFile(path), path, 0);
     return;
   }
   let batch: string[] = [];
+  let first = 1;
   for await (const line of readLines(path)) {
     batch.push(line.text);
     if (batch.length >= LOAD_CHUNK) {
-      loadNQuads(store, batch.join('\n'));
+      loadNamed(store, batch.join('\n'), path, first - 1);
+      first = line.lineNo + 1;
       batch = [];
     }
   }
-  if (batch.length) loadNQuads(store, batch.join('\n'));
+  if (batch.length) loadNamed(store, batch.join('\n'), path, first - 1);
+}
+
+/**
+ * A load that fails names the graph file and the line, and nothing of the text: Oxigraph's
+ * message alone ("Parser error at line 631 …") named no file, and may quote what it found.
+ */
+function loadNamed(store: OxStore, text: string | Buffer, path: string, linesBefore: number): void {
+  try {
+    store.load(text, { format: 'application/n-quads', no_transaction: true });
+  } catch (e) {
+    const line = /\bline (\d+)/.exec((e as Error).message)?.[1];
+    throw new Error(`${path}${line ? `:${Number(line) + linesBefore}` : ''}: not valid N-Quads`);
+  }
 }
 
 export function loadNQuads(store: OxStore, text: string): void {

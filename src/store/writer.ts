@@ -194,7 +194,10 @@ const queues = new Map<string, Promise<unknown>>();
 function serially<T>(dir: string, work: () => Promise<T>): Promise<T> {
   const key = resolve(dir);
   const result = (queues.get(key) ?? Promise.resolve()).then(work);
-  queues.set(key, result.catch(() => undefined));
+  queues.set(
+    key,
+    result.catch(() => undefined),
+  );
   return result;
 }
 

@@ -17,7 +17,10 @@ test('weave ingest --content and --text-limit reach the emitter; another policy 
     await run(WEAVE, ['ingest', FILE, '--store', dir, '--content', 'signature=keep', '--content', 'media=omit', '--text-limit', '100']);
     let { store } = await openStore(dir);
     const state = (node: string) =>
-      select(store, `SELECT ?n WHERE { <urn:soul:local:Weave/Content/ContentBlock/88888888-8888-4888-8888-888888888888/${node}> weave:contentState/skos:notation ?n }`)[0].n;
+      select(
+        store,
+        `SELECT ?n WHERE { <urn:soul:local:Weave/Content/ContentBlock/88888888-8888-4888-8888-888888888888/${node}> weave:contentState/skos:notation ?n }`,
+      )[0].n;
     assert.deepEqual(['c-0002/0/signature', 'c-0001/1/mediaData', 'c-0005/0/text'].map(state), ['available', 'omitted', 'truncated']);
 
     const again = await run(WEAVE, ['ingest', FILE, '--store', dir]);
@@ -25,11 +28,14 @@ test('weave ingest --content and --text-limit reach the emitter; another policy 
     ({ store } = await openStore(dir));
     assert.deepEqual(['c-0002/0/signature', 'c-0001/1/mediaData', 'c-0005/0/text'].map(state), ['omitted', 'hash_only', 'available']);
 
-    await assert.rejects(run(WEAVE, ['ingest', FILE, '--store', dir, '--content', 'pictures=keep']), (e: { code: number; stderr: string }) => {
-      assert.equal(e.code, 2);
-      assert.match(e.stderr, /^weave ingest: unknown content kind "pictures" in "pictures=keep"; kinds are text, thinking, signature/);
-      return true;
-    });
+    await assert.rejects(
+      run(WEAVE, ['ingest', FILE, '--store', dir, '--content', 'pictures=keep']),
+      (e: { code: number; stderr: string }) => {
+        assert.equal(e.code, 2);
+        assert.match(e.stderr, /^weave ingest: unknown content kind "pictures" in "pictures=keep"; kinds are text, thinking, signature/);
+        return true;
+      },
+    );
   } finally {
     await removeDir(dir);
   }

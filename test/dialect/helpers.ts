@@ -33,9 +33,21 @@ export function short(term: string): string {
 
 /** Predicates of the envelope every record shares: the spine tests cover them. */
 const ENVELOPE = new Set([
-  'weave:hasEvent', 'weave:recordType', 'weave:sourceLine', 'weave:sourceOffset', 'weave:eventId', 'weave:timestamp',
-  'weave:cwd', 'weave:cliVersion', 'weave:gitBranch', 'weave:userType', 'weave:entrypoint', 'weave:recordSessionId',
-  'weave:isSidechain', 'weave:parentEventId', 'weave:promptId',
+  'weave:hasEvent',
+  'weave:recordType',
+  'weave:sourceLine',
+  'weave:sourceOffset',
+  'weave:eventId',
+  'weave:timestamp',
+  'weave:cwd',
+  'weave:cliVersion',
+  'weave:gitBranch',
+  'weave:userType',
+  'weave:entrypoint',
+  'weave:recordSessionId',
+  'weave:isSidechain',
+  'weave:parentEventId',
+  'weave:promptId',
 ]);
 
 export interface Emitted {
@@ -59,7 +71,10 @@ export function emitted(file: string, n: number, session: string, content?: Cont
       .filter((t) => !ENVELOPE.has(short(t.p)) && !(t.p.endsWith('#type>') && t.o.endsWith('#Event>')))
       .map(line)
       .sort(),
-    references: out.references.filter((r) => !r.predicate.endsWith('#parentEvent>')).map((r) => `${short(r.subject)} ${short(r.predicate)} ${r.space}:${r.id}`).sort(),
+    references: out.references
+      .filter((r) => !r.predicate.endsWith('#parentEvent>'))
+      .map((r) => `${short(r.subject)} ${short(r.predicate)} ${r.space}:${r.id}`)
+      .sort(),
   };
 }
 

@@ -43,7 +43,9 @@ test('session-titles.rq: the last-written titles, agent name and permission mode
     `${S7} · - · - · - · - · -`,
     `${S8} · - · - · - · - · -`,
   ]);
-  const prs = select(store, `SELECT ?url WHERE { <urn:soul:local:Weave/Transcript/${S5}> weave:prUrl ?url } ORDER BY ?url`).map((r) => r.url);
+  const prs = select(store, `SELECT ?url WHERE { <urn:soul:local:Weave/Transcript/${S5}> weave:prUrl ?url } ORDER BY ?url`).map(
+    (r) => r.url,
+  );
   assert.deepEqual(prs, ['https://github.com/ada/records-demo/pull/42', 'https://github.com/ada/records-demo/pull/43']);
 });
 
@@ -78,9 +80,12 @@ test('a compaction whose tail is in an earlier session file is linked across ses
   assert.equal(count(store, `GRAPH <${links}> { ?s ?p ?o }`), 6);
   assert.equal(count(store, `${I(`Compaction/${S7}/b-7001`)} prov:generated ${I(`Turn/${S7}/t-7001`)}`), 1);
   // Dangling, but recorded: the id, the property, and no resolution.
-  const dangling = select(store, `SELECT ?from ?property ?id WHERE {
+  const dangling = select(
+    store,
+    `SELECT ?from ?property ?id WHERE {
     ?r a weave:CrossSessionReference ; weave:referenceFrom ?from ; weave:referenceProperty ?property ; weave:referenceTargetId ?id .
-    FILTER NOT EXISTS { ?r weave:resolvedTo ?x } } ORDER BY ?id`);
+    FILTER NOT EXISTS { ?r weave:resolvedTo ?x } } ORDER BY ?id`,
+  );
   assert.deepEqual(rows(dangling, 'from', 'property', 'id'), [
     `urn:soul:local:Weave/Compaction/${S7}/b-7002 · http://www.w3.org/ns/prov#used · gone-0001`,
     `urn:soul:local:Weave/Event/${S7}/L2 · https://repolex.ai/ontology/weave#leafEvent · gone-0002`,
@@ -89,7 +94,7 @@ test('a compaction whose tail is in an earlier session file is linked across ses
   assert.equal(count(store, `${I(`Compaction/${S7}/b-7002`)} prov:used ?x`), 0);
 });
 
-test('a tail in a session read later is linked then, without reading the compaction\'s session again', async () => {
+test("a tail in a session read later is linked then, without reading the compaction's session again", async () => {
   const work = await tempDir();
   const store2 = await tempDir();
   const project = join(work, '-home-ada-records-demo');
@@ -122,23 +127,26 @@ test('hook runs join the tool use they fired for, across outcomes and progress',
   const pre = I(`HookRun/${S3}/toolu_3001/PreToolUse`);
   assert.equal(count(store, `${pre} weave:forToolUse ${I(`ContentBlock/${S3}/a-3001/0`)}`), 1);
   // The blocking error and the deferral are two outcomes of the one PreToolUse run.
-  assert.deepEqual(select(store, `SELECT ?e WHERE { ?e weave:hookRun ${pre} } ORDER BY ?e`).map((r) => r.e), [
-    `urn:soul:local:Weave/Event/${S3}/at-0009`,
-    `urn:soul:local:Weave/Event/${S3}/at-0022`,
-  ]);
+  assert.deepEqual(
+    select(store, `SELECT ?e WHERE { ?e weave:hookRun ${pre} } ORDER BY ?e`).map((r) => r.e),
+    [`urn:soul:local:Weave/Event/${S3}/at-0009`, `urn:soul:local:Weave/Event/${S3}/at-0022`],
+  );
   assert.equal(count(store, `${I(`HookRun/${S5}/toolu_5001/PostToolUse`)} weave:forToolUse ${I(`ContentBlock/${S5}/m-0002/0`)}`), 1);
   // "hk-0001" names no tool use: no link is made up.
   assert.equal(count(store, `${I(`HookRun/${S3}/hk-0001/SessionStart`)} weave:forToolUse ?x`), 0);
 });
 
 test('session-failed-hooks.rq: failed hook commands and Stop hook errors', async () => {
-  assert.deepEqual(rows(await query('session-failed-hooks'), 'session', 'hookEvent', 'hookName', 'command', 'outcome', 'exitCode', 'error'), [
-    `${S3} · PreToolUse · PreToolUse:Edit · guard readme · blocking_error · - · README is frozen`,
-    `${S3} · PostToolUse · PostToolUse:Edit · npm run lint · non_blocking_error · 1 · lint: 2 warnings`,
-    `${S3} · PostToolUse · PostToolUse:Edit · slow check · cancelled · - · -`,
-    `${S3} · Stop · Stop · missing-tool · error_during_execution · - · spawn missing-tool ENOENT`,
-    `${S4} · Stop · - · - · stop_hook_error · - · check-tests: 3 failing`,
-  ]);
+  assert.deepEqual(
+    rows(await query('session-failed-hooks'), 'session', 'hookEvent', 'hookName', 'command', 'outcome', 'exitCode', 'error'),
+    [
+      `${S3} · PreToolUse · PreToolUse:Edit · guard readme · blocking_error · - · README is frozen`,
+      `${S3} · PostToolUse · PostToolUse:Edit · npm run lint · non_blocking_error · 1 · lint: 2 warnings`,
+      `${S3} · PostToolUse · PostToolUse:Edit · slow check · cancelled · - · -`,
+      `${S3} · Stop · Stop · missing-tool · error_during_execution · - · spawn missing-tool ENOENT`,
+      `${S4} · Stop · - · - · stop_hook_error · - · check-tests: 3 failing`,
+    ],
+  );
 });
 
 test('session-mcp-servers-and-skills.rq: servers from both deltas, skills listed and invoked', async () => {
@@ -161,18 +169,22 @@ test('session-attached-files.rq: each path attached and how; one file node per p
   const readme = '<urn:soul:local:Weave/File/%2Fhome%2Fada%2Frecords-demo%2FREADME.md>';
   assert.equal(count(store, `?f weave:filePath "/home/ada/records-demo/README.md"`), 2, 'one node, stated in the two graphs that name it');
   assert.equal(select(store, 'SELECT DISTINCT ?f WHERE { ?f weave:filePath "/home/ada/records-demo/README.md" }').length, 1);
-  assert.deepEqual(select(store, `SELECT DISTINCT ?g WHERE { GRAPH ?g { ?e weave:file|weave:tracksFile ${readme} } } ORDER BY ?g`).map((r) => r.g), [
-    `urn:soul:local:Weave/graph/${S3}`,
-    `urn:soul:local:Weave/graph/${S5}`,
-  ]);
+  assert.deepEqual(
+    select(store, `SELECT DISTINCT ?g WHERE { GRAPH ?g { ?e weave:file|weave:tracksFile ${readme} } } ORDER BY ?g`).map((r) => r.g),
+    [`urn:soul:local:Weave/graph/${S3}`, `urn:soul:local:Weave/graph/${S5}`],
+  );
 });
 
 test('session-overview.rq: the whole picture, one row per session', async () => {
   const split = (v: string | undefined) => (v ? v.split(' | ').sort().join(' | ') : '-');
-  const overview = (await query('session-overview')).map((r) => [r.session, r.title ?? '-', r.compactions ?? '-', split(r.failedHooks), split(r.mcpServers), split(r.skills), split(r.files)].join(' · '));
+  const overview = (await query('session-overview')).map((r) =>
+    [r.session, r.title ?? '-', r.compactions ?? '-', split(r.failedHooks), split(r.mcpServers), split(r.skills), split(r.files)].join(
+      ' · ',
+    ),
+  );
   assert.deepEqual(overview, [
-    `${S3} · Tidy the README · - · PostToolUse:Edit cancelled | PostToolUse:Edit non_blocking_error | PreToolUse:Edit blocking_error | Stop error_during_execution · github · pdf | xlsx · `
-      + '/home/ada/.claude/plans/tidy-readme.md | /home/ada/records-demo/README.md | /home/ada/records-demo/src | /home/ada/records-demo/src/CLAUDE.md | /home/ada/records-demo/src/main.ts',
+    `${S3} · Tidy the README · - · PostToolUse:Edit cancelled | PostToolUse:Edit non_blocking_error | PreToolUse:Edit blocking_error | Stop error_during_execution · github · pdf | xlsx · ` +
+      '/home/ada/.claude/plans/tidy-readme.md | /home/ada/records-demo/README.md | /home/ada/records-demo/src | /home/ada/records-demo/src/CLAUDE.md | /home/ada/records-demo/src/main.ts',
     `${S4} · - · auto 71221 tokens | manual 142431 tokens · Stop check-tests: 3 failing · - · - · -`,
     `${S5} · records-demo: tests · - · - · - · - · -`,
     `${S6} · - · - · - · - · - · -`,
@@ -182,10 +194,13 @@ test('session-overview.rq: the whole picture, one row per session', async () => 
 });
 
 test('every stored text has a content state', () => {
-  const bare = select(store, `SELECT ?s ?p WHERE { GRAPH ?g { ?s ?p ?o .
+  const bare = select(
+    store,
+    `SELECT ?s ?p WHERE { GRAPH ?g { ?s ?p ?o .
     VALUES ?p { weave:text weave:signature weave:redactedData weave:toolInput weave:toolUseResult weave:attachmentJson
                 weave:progressJson weave:stdout weave:stderr weave:hookError weave:mediaData }
-    FILTER NOT EXISTS { ?s weave:hasContent ?c . ?c weave:contentOf ?p } } }`);
+    FILTER NOT EXISTS { ?s weave:hasContent ?c . ?c weave:contentOf ?p } } }`,
+  );
   assert.deepEqual(bare, []);
   // 30 + 17 + 10 + 2 + 4 + 9 texts in the six sessions (see test/verify/verify.test.ts).
   assert.equal(count(store, 'GRAPH ?g { ?c a weave:Content }'), 72);

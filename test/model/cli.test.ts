@@ -58,7 +58,14 @@ test('weave glossary --json, and a dialect it does not know', async () => {
   const { stdout } = await run(['glossary', 'claude-code/1', '--json']);
   const json = JSON.parse(stdout);
   assert.deepEqual(json.counts, { terms: TERMS, native: TERMS - DERIVED, derived: DERIVED });
-  assert.deepEqual(json.terms[0], { model: 'agent.call', runtime: 'Agent, Task, Skill or Workflow tool_use', where: 'an assistant record', note: 'a tool use becomes an agent call only when a child stream is joined to it', derived: false, read: true });
+  assert.deepEqual(json.terms[0], {
+    model: 'agent.call',
+    runtime: 'Agent, Task, Skill or Workflow tool_use',
+    where: 'an assistant record',
+    note: 'a tool use becomes an agent call only when a child stream is joined to it',
+    derived: false,
+    read: true,
+  });
   assert.equal(json.terms.find((t: { model: string }) => t.model === 'retries').read, false);
   assert.deepEqual([json.notCarried, json.notSupplied], [CLAUDE_CODE_GLOSSARY.notCarried, CLAUDE_CODE_GLOSSARY.notSupplied]);
   const bad = await run(['glossary', 'langsmith/1']);
@@ -76,7 +83,9 @@ describe('weave conversation', () => {
 
   test('prints the header, the counts and the containment tree from the graph', async () => {
     const { stdout } = await run(['conversation', '8', '--store', dir]);
-    assert.equal(stdout, `conversation 80000000-0000-4000-8000-000000000001
+    assert.equal(
+      stdout,
+      `conversation 80000000-0000-4000-8000-000000000001
   segments   1 (1 open, 0 candidate), policy v1+idle=10m0s
   streams    2 (1 main, 1 child)
   entities   30 nodes, 8 relations, 1 unresolved
@@ -149,10 +158,11 @@ structure (containment only; what flows across streams is a relation):
             llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
               message.assistant  line 2
             agent.output  line 2  [strong_inference]
-`);
+`,
+    );
   });
 
-  test('--terms native prints Claude Code\'s words, both prints both; the tree is bounded', async () => {
+  test("--terms native prints Claude Code's words, both prints both; the tree is bounded", async () => {
     const native = (await run(['conversation', '80000000-0000-4000-8000-000000000001', '--terms', 'native', '--store', dir])).stdout;
     assert.match(native, /\n {2}promptId +4\n/);
     assert.match(native, /\n {2}message\.id +4\n/);
@@ -164,14 +174,17 @@ structure (containment only; what flows across streams is a relation):
     assert.match(both, /\n {2}talk +3\n/);
     assert.match(both, /\n {10}run {2}\(promptId\) {2}80000000-0000-4000-8000-00000000c007/);
     const bounded = (await run(['conversation', '2', '--depth', '4', '--width', '1', '--store', dir])).stdout.split('structure')[1];
-    assert.equal(bounded, ` (containment only; what flows across streams is a relation):
+    assert.equal(
+      bounded,
+      ` (containment only; what flows across streams is a relation):
   session  20000000-0000-4000-8000-000000000001
     stream  main
       epoch  1, from line 1
         talk  "Rename the handler and check the changelog."
           … 1 more
         … 1 more
-`);
+`,
+    );
   });
 
   test('--json and --format yaml print one document: header, counts, evidence, segments, unresolved, the whole tree', async () => {
@@ -182,19 +195,33 @@ structure (containment only; what flows across streams is a relation):
     assert.equal(json.view, 'weave.conversation/1');
     const S = '80000000-0000-4000-8000-000000000001';
     assert.deepEqual(json.header, {
-      conversation: S, session: S, dialect: 'claude-code/1', continuesFrom: [],
-      streams: { main: 1, child: 1 }, entities: { nodes: 30, relations: 8, unresolved: 1 },
+      conversation: S,
+      session: S,
+      dialect: 'claude-code/1',
+      continuesFrom: [],
+      streams: { main: 1, child: 1 },
+      entities: { nodes: 30, relations: 8, unresolved: 1 },
     });
     // The same figures as the text: every kind and relation, in the model's words.
     assert.deepEqual(json.counts.relations, { within: 27, starts: 1, reports: 1, ends_with: 1, result_of: 2, in_segment: 3 });
     assert.equal(json.counts.kinds['llm.call'], 4);
     assert.equal(json.counts.kinds.segment, 1);
     assert.deepEqual(json.evidence, { exact_unique: 54, strong_inference: 20, unresolved: 2 });
-    assert.deepEqual(json.segments, [{
-      segment: 1, state: 'open', policy: 'v1+idle=10m0s', firstLine: 1, from: '2026-01-20T16:00:00Z', until: '2026-01-20T16:05:03Z', talks: 3,
-      iri: `urn:soul:test:Weave/Segment/${S}/1`,
-    }]);
-    assert.deepEqual(json.unresolved, [{ kind: 'notified_child', id: 'bq12', reason: 'a notification naming a child or task the session does not hold' }]);
+    assert.deepEqual(json.segments, [
+      {
+        segment: 1,
+        state: 'open',
+        policy: 'v1+idle=10m0s',
+        firstLine: 1,
+        from: '2026-01-20T16:00:00Z',
+        until: '2026-01-20T16:05:03Z',
+        talks: 3,
+        iri: `urn:soul:test:Weave/Segment/${S}/1`,
+      },
+    ]);
+    assert.deepEqual(json.unresolved, [
+      { kind: 'notified_child', id: 'bq12', reason: 'a notification naming a child or task the session does not hold' },
+    ]);
     // The whole tree, unbounded: the 28 lines of the text's tree, every node but the conversation and its segment.
     const nodes: { kind: string; children: unknown[] }[] = [];
     const walk = (n: { kind: string; children: unknown[] }) => {
@@ -204,7 +231,10 @@ structure (containment only; what flows across streams is a relation):
     walk(json.tree);
     assert.equal(nodes.length, 28);
     assert.equal(nodes.length, json.header.entities.nodes - json.counts.kinds.conversation - json.counts.kinds.segment);
-    assert.deepEqual(json.tree.children.map((s: { label: string }) => s.label), ['main', '5e6f7a8b  ← Task (exact_unique)']);
+    assert.deepEqual(
+      json.tree.children.map((s: { label: string }) => s.label),
+      ['main', '5e6f7a8b  ← Task (exact_unique)'],
+    );
     assert.deepEqual(nodes.filter((n) => n.kind === 'llm.call').length, json.counts.kinds['llm.call']);
     assert.deepEqual(nodes.filter((n) => n.kind === 'talk').length, json.counts.kinds.talk);
     const bad = await run(['conversation', '8', '--format', 'xml', '--store', dir]);

@@ -36,11 +36,23 @@ describe('compaction summarisers', () => {
   });
 
   test('what a summariser produces is an epoch summary, or an explicit Unresolved one', () => {
-    assert.deepEqual(g.select(`SELECT ?o WHERE { ?s weave:produces ?o FILTER NOT EXISTS { ?o a weave:EpochSummary } FILTER NOT EXISTS { ?o a weave:Unresolved } }`), []);
+    assert.deepEqual(
+      g.select(
+        `SELECT ?o WHERE { ?s weave:produces ?o FILTER NOT EXISTS { ?o a weave:EpochSummary } FILTER NOT EXISTS { ?o a weave:Unresolved } }`,
+      ),
+      [],
+    );
     // The placeholder stands in for a summary without passing for one.
     assert.deepEqual(g.select(`SELECT ?o WHERE { ?o a weave:EpochSummary, weave:Unresolved }`), []);
-    assert.deepEqual(lines(g.select(`SELECT ?u ?k ?id WHERE { ?u a weave:Unresolved ; weave:unresolvedKind ?k ; weave:missingId ?id
-      FILTER(?k IN ("epoch_summary", "spawn_of_child")) }`), 'k', 'id'), ['epoch_summary | acompact-5c04aa']);
+    assert.deepEqual(
+      lines(
+        g.select(`SELECT ?u ?k ?id WHERE { ?u a weave:Unresolved ; weave:unresolvedKind ?k ; weave:missingId ?id
+      FILTER(?k IN ("epoch_summary", "spawn_of_child")) }`),
+        'k',
+        'id',
+      ),
+      ['epoch_summary | acompact-5c04aa'],
+    );
   });
 
   test('no call starts a summariser: it is no orphan child', () => {

@@ -100,7 +100,15 @@ interface Census {
 }
 
 function census(sessions: SessionSource[]): Census {
-  const c: Census = { messageIds: new Set(), calls: new Set(), callsPerSession: 0, tools: new Set(), toolsPerSession: 0, toolUseBlocks: new Set(), toolUseBlocksPerSession: 0 };
+  const c: Census = {
+    messageIds: new Set(),
+    calls: new Set(),
+    callsPerSession: 0,
+    tools: new Set(),
+    toolsPerSession: 0,
+    toolUseBlocks: new Set(),
+    toolUseBlocksPerSession: 0,
+  };
   for (const session of sessions) {
     const apart = (id: string) => (mintedAtRandom(id) ? id : `${session.sessionId}\u0000${id}`);
     const calls = new Set<string>();
@@ -123,7 +131,8 @@ function census(sessions: SessionSource[]): Census {
         });
       }
       if (record.type === 'user')
-        for (const block of content) if (isObject(block) && block.type === 'tool_result' && typeof block.tool_use_id === 'string') tools.add(apart(block.tool_use_id));
+        for (const block of content)
+          if (isObject(block) && block.type === 'tool_result' && typeof block.tool_use_id === 'string') tools.add(apart(block.tool_use_id));
     }
     c.callsPerSession += calls.size;
     c.toolsPerSession += tools.size;
@@ -141,7 +150,8 @@ function launchedAgentIds(session: SessionSource): Set<string> {
       if (!line.includes('"agentId"')) continue;
       try {
         const record = JSON.parse(line);
-        if (record?.type === 'user' && isObject(record.toolUseResult) && typeof record.toolUseResult.agentId === 'string') ids.add(record.toolUseResult.agentId);
+        if (record?.type === 'user' && isObject(record.toolUseResult) && typeof record.toolUseResult.agentId === 'string')
+          ids.add(record.toolUseResult.agentId);
       } catch {
         /* not a record */
       }
@@ -159,13 +169,36 @@ function add(into: Tokens, usage: Json): void {
 }
 
 /** The model's links between nodes (rdf:type links are annotated too, but the spine asserts types as well). */
-const RELATIONS = ['within', 'starts', 'reports', 'resultOf', 'follows', 'summarizes', 'produces', 'cancels', 'endsWith', 'trigger', 'fragmentOf',
-  'firstFragment', 'lastFragment', 'toolRequest', 'toolResponse', 'outputCall', 'labelledBy', 'recordedIn'].map((p) => `weave:${p}`).join(' ');
+const RELATIONS = [
+  'within',
+  'starts',
+  'reports',
+  'resultOf',
+  'follows',
+  'summarizes',
+  'produces',
+  'cancels',
+  'endsWith',
+  'trigger',
+  'fragmentOf',
+  'firstFragment',
+  'lastFragment',
+  'toolRequest',
+  'toolResponse',
+  'outputCall',
+  'labelledBy',
+  'recordedIn',
+]
+  .map((p) => `weave:${p}`)
+  .join(' ');
 
 const zero = (): Tokens => ({ calls: 0, input: 0, output: 0, cacheCreation: 0, cacheRead: 0 });
 const tokensOf = (row: Record<string, string>): Tokens => ({
-  calls: Number(row.calls), input: Number(row.input), output: Number(row.output),
-  cacheCreation: Number(row.cacheCreation), cacheRead: Number(row.cacheRead),
+  calls: Number(row.calls),
+  input: Number(row.input),
+  output: Number(row.output),
+  cacheCreation: Number(row.cacheCreation),
+  cacheRead: Number(row.cacheRead),
 });
 
 describe('the conversation model on the corpus', { skip }, () => {
@@ -183,13 +216,19 @@ describe('the conversation model on the corpus', { skip }, () => {
     // Each call once (DISTINCT, since Oxigraph's union of graphs yields a triple once per graph
     // holding it): the distinct message ids, with the hand-written ids that several sessions of the
     // corpus's test data reuse for different calls kept apart.
-    assert.deepEqual(figures(`SELECT (COUNT(DISTINCT ?c) AS ?calls) (COUNT(?c) AS ?perSession) WHERE { ?c a weave:LlmCall }`),
-      { calls: String(c.calls.size), perSession: String(c.callsPerSession) });
+    assert.deepEqual(figures(`SELECT (COUNT(DISTINCT ?c) AS ?calls) (COUNT(?c) AS ?perSession) WHERE { ?c a weave:LlmCall }`), {
+      calls: String(c.calls.size),
+      perSession: String(c.callsPerSession),
+    });
     assert.ok(c.calls.size - c.messageIds.size < 20, `${c.calls.size} calls for ${c.messageIds.size} message ids`);
-    assert.deepEqual(figures(`SELECT (COUNT(DISTINCT ?t) AS ?tools) (COUNT(?t) AS ?perSession) WHERE { ?t a weave:ToolCall }`),
-      { tools: String(c.tools.size), perSession: String(c.toolsPerSession) });
-    assert.deepEqual(figures(`SELECT (COUNT(DISTINCT ?b) AS ?blocks) (COUNT(?b) AS ?perSession) WHERE { ?b a weave:ToolUseBlock }`),
-      { blocks: String(c.toolUseBlocks.size), perSession: String(c.toolUseBlocksPerSession) });
+    assert.deepEqual(figures(`SELECT (COUNT(DISTINCT ?t) AS ?tools) (COUNT(?t) AS ?perSession) WHERE { ?t a weave:ToolCall }`), {
+      tools: String(c.tools.size),
+      perSession: String(c.toolsPerSession),
+    });
+    assert.deepEqual(figures(`SELECT (COUNT(DISTINCT ?b) AS ?blocks) (COUNT(?b) AS ?perSession) WHERE { ?b a weave:ToolUseBlock }`), {
+      blocks: String(c.toolUseBlocks.size),
+      perSession: String(c.toolUseBlocksPerSession),
+    });
   });
 
   test('no node carries two roles or two timestamps, and no placeholder passes for what it stands for', () => {
@@ -204,18 +243,36 @@ describe('the conversation model on the corpus', { skip }, () => {
     assert.ok(outside.length <= Number(all.n) / 100, `${outside.length} of ${all.n} calls outside a run`);
     assert.deepEqual(outside, []);
     // What the rules found beyond prompt ids and opening records, each with its evidence.
-    const rules = g.select(`SELECT DISTINCT ?rule ?ev WHERE { GRAPH ?g { ?r weave:runRule ?rule ~ ?x {| weave:evidence ?ev |} } } ORDER BY ?rule`);
-    assert.deepEqual(rules.map((r) => `${r.rule} ${r.ev}`), [
-      'weave:afterCompaction weave:strong_inference', 'weave:byOpeningRecord weave:strong_inference', 'weave:byPromptId weave:exact_unique',
-      'weave:fromChainRoot weave:strong_inference', 'weave:fromElsewhere weave:strong_inference',
-    ]);
+    const rules = g.select(
+      `SELECT DISTINCT ?rule ?ev WHERE { GRAPH ?g { ?r weave:runRule ?rule ~ ?x {| weave:evidence ?ev |} } } ORDER BY ?rule`,
+    );
+    assert.deepEqual(
+      rules.map((r) => `${r.rule} ${r.ev}`),
+      [
+        'weave:afterCompaction weave:strong_inference',
+        'weave:byOpeningRecord weave:strong_inference',
+        'weave:byPromptId weave:exact_unique',
+        'weave:fromChainRoot weave:strong_inference',
+        'weave:fromElsewhere weave:strong_inference',
+      ],
+    );
   });
 
   test('every session has its conversation and its segments: one open window, each talk in one', () => {
     const graphs = sessions.map((s) => short(sessionGraphIri(SOUL, s.sessionId))).sort();
-    const rows = (query: string) => g.select(query).map((r) => r.g).sort();
-    assert.deepEqual(rows(`SELECT ?g WHERE { GRAPH ?g { ?s a weave:Session ; weave:inConversation ?c . ?c a weave:Conversation } }`), graphs);
-    assert.deepEqual(rows(`SELECT ?g WHERE { GRAPH ?g { ?s a weave:Segment ; weave:segmentState "open" ; weave:segmentPolicy "v1+idle=10m0s" } }`), graphs);
+    const rows = (query: string) =>
+      g
+        .select(query)
+        .map((r) => r.g)
+        .sort();
+    assert.deepEqual(
+      rows(`SELECT ?g WHERE { GRAPH ?g { ?s a weave:Session ; weave:inConversation ?c . ?c a weave:Conversation } }`),
+      graphs,
+    );
+    assert.deepEqual(
+      rows(`SELECT ?g WHERE { GRAPH ?g { ?s a weave:Segment ; weave:segmentState "open" ; weave:segmentPolicy "v1+idle=10m0s" } }`),
+      graphs,
+    );
     assert.deepEqual(g.select(`SELECT ?t WHERE { GRAPH ?g { ?t a weave:Talk FILTER NOT EXISTS { ?t weave:inSegment ?s } } }`), []);
     assert.deepEqual(g.select(`SELECT ?t WHERE { GRAPH ?g { ?t weave:inSegment ?a, ?b FILTER(?a != ?b) } }`), []);
   });
@@ -223,35 +280,66 @@ describe('the conversation model on the corpus', { skip }, () => {
   test('every tool use is joined to its result or ends at an explicit Unresolved result', () => {
     const [uses] = g.select(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?b a weave:ToolUseBlock ; weave:toolUseId ?id } }`);
     assert.ok(Number(uses.n) > 1000, `only ${uses.n} tool uses`);
-    assert.deepEqual(g.select(`SELECT ?g ?b WHERE { GRAPH ?g { ?b a weave:ToolUseBlock ; weave:toolUseId ?id
-      FILTER NOT EXISTS { ?t a weave:ToolCall ; weave:toolRequest ?b } } }`), []);
-    assert.deepEqual(g.select(`SELECT ?g ?t WHERE { GRAPH ?g { ?t a weave:ToolCall FILTER NOT EXISTS { ?t weave:toolResponse ?r } } }`), []);
-    assert.deepEqual(g.select(`SELECT ?g ?b WHERE { GRAPH ?g { ?e weave:hasContentBlock ?b . ?b a weave:ToolResultBlock ; weave:toolUseId ?id
-      FILTER NOT EXISTS { ?t weave:toolResponse ?b } } }`), []);
+    assert.deepEqual(
+      g.select(`SELECT ?g ?b WHERE { GRAPH ?g { ?b a weave:ToolUseBlock ; weave:toolUseId ?id
+      FILTER NOT EXISTS { ?t a weave:ToolCall ; weave:toolRequest ?b } } }`),
+      [],
+    );
+    assert.deepEqual(
+      g.select(`SELECT ?g ?t WHERE { GRAPH ?g { ?t a weave:ToolCall FILTER NOT EXISTS { ?t weave:toolResponse ?r } } }`),
+      [],
+    );
+    assert.deepEqual(
+      g.select(`SELECT ?g ?b WHERE { GRAPH ?g { ?e weave:hasContentBlock ?b . ?b a weave:ToolResultBlock ; weave:toolUseId ?id
+      FILTER NOT EXISTS { ?t weave:toolResponse ?b } } }`),
+      [],
+    );
     // An unanswered use ends at an Unresolved result, linked as unresolved and nothing else.
-    assert.deepEqual(g.select(`SELECT ?t ?ev WHERE { GRAPH ?g { ?t weave:toolResponse ?u ~ ?r {| weave:evidence ?ev |} . ?u a weave:Unresolved
-      FILTER(?ev != weave:unresolved) } }`), []);
+    assert.deepEqual(
+      g.select(`SELECT ?t ?ev WHERE { GRAPH ?g { ?t weave:toolResponse ?u ~ ?r {| weave:evidence ?ev |} . ?u a weave:Unresolved
+      FILTER(?ev != weave:unresolved) } }`),
+      [],
+    );
   });
 
   test('every child stream is started by a call, or by an explicit Unresolved one, or produces a compaction summary', () => {
     const children = g.select(`SELECT ?g ?s WHERE { GRAPH ?g { ?s a weave:Stream ; weave:streamRole "child" } }`);
-    assert.equal(children.length, sessions.reduce((n, s) => n + s.subagents.length, 0));
-    assert.deepEqual(g.select(`SELECT ?g ?s WHERE { GRAPH ?g { ?s a weave:Stream ; weave:streamRole "child"
-      FILTER NOT EXISTS { ?c weave:starts ?s } FILTER NOT EXISTS { ?s weave:produces ?summary } } }`), []);
+    assert.equal(
+      children.length,
+      sessions.reduce((n, s) => n + s.subagents.length, 0),
+    );
+    assert.deepEqual(
+      g.select(`SELECT ?g ?s WHERE { GRAPH ?g { ?s a weave:Stream ; weave:streamRole "child"
+      FILTER NOT EXISTS { ?c weave:starts ?s } FILTER NOT EXISTS { ?s weave:produces ?summary } } }`),
+      [],
+    );
     // A child whose agentId a launch result of its session names is joined exactly (plain scan).
     const named = sessions.flatMap((session) => {
       const ids = launchedAgentIds(session);
-      return session.subagents.filter((t) => t.agentId && ids.has(t.agentId)).map((t) => `${short(sessionGraphIri(SOUL, session.sessionId))} ${t.agentId}`);
+      return session.subagents
+        .filter((t) => t.agentId && ids.has(t.agentId))
+        .map((t) => `${short(sessionGraphIri(SOUL, session.sessionId))} ${t.agentId}`);
     });
-    const exact = new Set(g.select(`SELECT ?g ?name WHERE { GRAPH ?g { ?c weave:starts ?s ~ ?r {| weave:evidence weave:exact_unique |} . ?s weave:streamName ?name } }`)
-      .map((row) => `${row.g} ${row.name}`));
+    const exact = new Set(
+      g
+        .select(
+          `SELECT ?g ?name WHERE { GRAPH ?g { ?c weave:starts ?s ~ ?r {| weave:evidence weave:exact_unique |} . ?s weave:streamName ?name } }`,
+        )
+        .map((row) => `${row.g} ${row.name}`),
+    );
     assert.ok(named.length > 20, `only ${named.length} children named by a launch result`);
-    assert.deepEqual(named.filter((child) => !exact.has(child)), []);
+    assert.deepEqual(
+      named.filter((child) => !exact.has(child)),
+      [],
+    );
   });
 
   test('each compaction summariser produces the summary of its session, exactly (its text is in it)', () => {
-    const summarisers = sessions.flatMap((session) => session.subagents.filter((t) => t.agentId?.startsWith('acompact-'))
-      .map((t) => `${short(sessionGraphIri(SOUL, session.sessionId))} ${t.agentId}`));
+    const summarisers = sessions.flatMap((session) =>
+      session.subagents
+        .filter((t) => t.agentId?.startsWith('acompact-'))
+        .map((t) => `${short(sessionGraphIri(SOUL, session.sessionId))} ${t.agentId}`),
+    );
     // As many as the corpus has summariser files, found by name in a plain walk of its folders.
     const files = readdirSync(CORPUS, { recursive: true, encoding: 'utf8' }).filter((p) => /(^|\/)agent-acompact-[^/]*\.jsonl$/.test(p));
     assert.ok(files.length > 0);
@@ -261,29 +349,48 @@ describe('the conversation model on the corpus', { skip }, () => {
     assert.deepEqual(rows.map((r) => `${r.g} ${r.name}`).sort(), summarisers.sort());
     assert.deepEqual(new Set(rows.map((r) => r.ev)), new Set(['weave:exact_unique']));
     // No call starts one, and none stands as an orphan child.
-    assert.deepEqual(g.select(`SELECT ?s WHERE { GRAPH ?g { ?c weave:starts ?s . ?s weave:streamName ?name FILTER(STRSTARTS(?name, "acompact-")) } }`), []);
+    assert.deepEqual(
+      g.select(`SELECT ?s WHERE { GRAPH ?g { ?c weave:starts ?s . ?s weave:streamName ?name FILTER(STRSTARTS(?name, "acompact-")) } }`),
+      [],
+    );
   });
 
   test('every link carries exactly one evidence level', () => {
-    assert.deepEqual(g.select(`SELECT ?r (COUNT(?e) AS ?n) WHERE { GRAPH ?g { ?r weave:evidence ?e } } GROUP BY ?r HAVING (COUNT(?e) != 1)`), []);
+    assert.deepEqual(
+      g.select(`SELECT ?r (COUNT(?e) AS ?n) WHERE { GRAPH ?g { ?r weave:evidence ?e } } GROUP BY ?r HAVING (COUNT(?e) != 1)`),
+      [],
+    );
     // Each reifier names an asserted triple, and each link triple has one (reifier IRIs are per triple).
-    assert.deepEqual(g.select(`SELECT ?r WHERE { GRAPH ?g { ?r rdf:reifies ?t
-      BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) FILTER NOT EXISTS { ?s ?p ?o } } } LIMIT 5`), []);
+    assert.deepEqual(
+      g.select(`SELECT ?r WHERE { GRAPH ?g { ?r rdf:reifies ?t
+      BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) FILTER NOT EXISTS { ?s ?p ?o } } } LIMIT 5`),
+      [],
+    );
     const key = (row: Record<string, string>) => `${row.g} ${row.p} ${row.n}`;
-    const links = g.select(`SELECT ?g ?p (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } VALUES ?p { ${RELATIONS} } } GROUP BY ?g ?p`).map(key);
-    const reified = g.select(`SELECT ?g ?p (COUNT(DISTINCT ?t) AS ?n) WHERE { GRAPH ?g { ?r rdf:reifies ?t } BIND(PREDICATE(?t) AS ?p) VALUES ?p { ${RELATIONS} } } GROUP BY ?g ?p`).map(key);
+    const links = g
+      .select(`SELECT ?g ?p (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } VALUES ?p { ${RELATIONS} } } GROUP BY ?g ?p`)
+      .map(key);
+    const reified = g
+      .select(
+        `SELECT ?g ?p (COUNT(DISTINCT ?t) AS ?n) WHERE { GRAPH ?g { ?r rdf:reifies ?t } BIND(PREDICATE(?t) AS ?p) VALUES ?p { ${RELATIONS} } } GROUP BY ?g ?p`,
+      )
+      .map(key);
     assert.ok(links.length > 500);
     assert.deepEqual(reified.sort(), links.sort());
   });
 
   test('token totals per session equal a plain scan of the last fragment of each message.id', () => {
-    const fromGraph = new Map(g.select(`SELECT ?g (COUNT(?call) AS ?calls) (SUM(?in) AS ?input) (SUM(?out) AS ?output) (SUM(?cw) AS ?cacheCreation) (SUM(?cr) AS ?cacheRead)
+    const fromGraph = new Map(
+      g
+        .select(`SELECT ?g (COUNT(?call) AS ?calls) (SUM(?in) AS ?input) (SUM(?out) AS ?output) (SUM(?cw) AS ?cacheCreation) (SUM(?cr) AS ?cacheRead)
       WHERE { GRAPH ?g { ?call a weave:LlmCall ; weave:lastFragment ?last FILTER NOT EXISTS { ?call a weave:SyntheticMessage }
         ?last weave:model ?model ; weave:timestamp ?time ; weave:hasUsage ?u
         OPTIONAL { ?u weave:inputTokens ?i0 } OPTIONAL { ?u weave:outputTokens ?o0 }
         OPTIONAL { ?u weave:cacheCreationInputTokens ?w0 } OPTIONAL { ?u weave:cacheReadInputTokens ?r0 } }
         BIND(COALESCE(?i0, 0) AS ?in) BIND(COALESCE(?o0, 0) AS ?out) BIND(COALESCE(?w0, 0) AS ?cw) BIND(COALESCE(?r0, 0) AS ?cr) }
-      GROUP BY ?g`).map((row) => [row.g, tokensOf(row)]));
+      GROUP BY ?g`)
+        .map((row) => [row.g, tokensOf(row)]),
+    );
     let compared = 0;
     for (const session of sessions) {
       const expected = zero();

@@ -50,32 +50,38 @@ withFixture('run-through-attachments', (g) => {
   const call = (n: number) => `LlmCall/${S}/msg_shop_0${n}`;
 
   test('records reach their run through attachments; the ones before the first prompt reach none', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main']),
-      `${talk(1)} | Epoch/${S}/main/start | weave:exact_unique`,
-      `${talk(2)} | Epoch/${S}/main/start | weave:exact_unique`,
-      `${run1} | ${talk(1)} | weave:exact_unique`,
-      `${run2} | ${talk(2)} | weave:exact_unique`,
-      `${orphan} | Epoch/${S}/main/start | weave:exact_unique`,
-      `Event/${S}/L1 | ${orphan} | weave:unresolved`, // permission-mode: no parent at all
-      `${event('02')} | ${orphan} | weave:unresolved`, // SessionStart hook: parentUuid null, and no response below it
-      `${turn('03')} | ${run1} | weave:exact_unique`, // carries the promptId
-      `${event('04')} | ${run1} | weave:strong_inference`, // attachment → prompt
-      `${event('08')} | ${run1} | weave:strong_inference`, // hook after a tool result
-      `${event('10')} | ${run1} | weave:strong_inference`, // turn_duration
-      `${event('11')} | ${run1} | weave:strong_inference`, // queued prompt joins the running loop
-      `${turn('12')} | ${run2} | weave:exact_unique`, // line 13
-      `${call(1)} | ${run1} | weave:strong_inference`, // assistant → attachment → prompt
-      `${call(2)} | ${run1} | weave:strong_inference`, // → hook → tool result → run
-      `${call(3)} | ${run2} | weave:strong_inference`,
-      `${block('05')} | ${call(1)} | weave:exact_unique`, // thinking
-      `${block('09')} | ${call(2)} | weave:exact_unique`,
-      `${block('13')} | ${call(3)} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_shop_read | ${call(1)} | weave:exact_unique`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main']),
+        `${talk(1)} | Epoch/${S}/main/start | weave:exact_unique`,
+        `${talk(2)} | Epoch/${S}/main/start | weave:exact_unique`,
+        `${run1} | ${talk(1)} | weave:exact_unique`,
+        `${run2} | ${talk(2)} | weave:exact_unique`,
+        `${orphan} | Epoch/${S}/main/start | weave:exact_unique`,
+        `Event/${S}/L1 | ${orphan} | weave:unresolved`, // permission-mode: no parent at all
+        `${event('02')} | ${orphan} | weave:unresolved`, // SessionStart hook: parentUuid null, and no response below it
+        `${turn('03')} | ${run1} | weave:exact_unique`, // carries the promptId
+        `${event('04')} | ${run1} | weave:strong_inference`, // attachment → prompt
+        `${event('08')} | ${run1} | weave:strong_inference`, // hook after a tool result
+        `${event('10')} | ${run1} | weave:strong_inference`, // turn_duration
+        `${event('11')} | ${run1} | weave:strong_inference`, // queued prompt joins the running loop
+        `${turn('12')} | ${run2} | weave:exact_unique`, // line 13
+        `${call(1)} | ${run1} | weave:strong_inference`, // assistant → attachment → prompt
+        `${call(2)} | ${run1} | weave:strong_inference`, // → hook → tool result → run
+        `${call(3)} | ${run2} | weave:strong_inference`,
+        `${block('05')} | ${call(1)} | weave:exact_unique`, // thinking
+        `${block('09')} | ${call(2)} | weave:exact_unique`,
+        `${block('13')} | ${call(3)} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_shop_read | ${call(1)} | weave:exact_unique`,
+      ].sort(),
+    );
     // Two runs; the placeholder standing for the runless records is no Run.
     assert.deepEqual(lines(g().select(ofClass('Run')), 'n'), [run1, run2]);
-    assert.deepEqual(lines(g().select(rules), 's', 'o', 'ev'), [`${run1} | weave:byPromptId | weave:exact_unique`, `${run2} | weave:byPromptId | weave:exact_unique`]);
+    assert.deepEqual(lines(g().select(rules), 's', 'o', 'ev'), [
+      `${run1} | weave:byPromptId | weave:exact_unique`,
+      `${run2} | weave:byPromptId | weave:exact_unique`,
+    ]);
   });
 
   test('two talks, each opened by typed input: one inferred (no origin), one stated (origin human)', () => {
@@ -95,19 +101,30 @@ withFixture('run-through-attachments', (g) => {
   });
 
   test('a call is its fragments in line order; the tool joins by id', () => {
-    assert.deepEqual(lines(g().select(`SELECT ?c ?n ?first ?last WHERE { ?c weave:fragmentCount ?n ; weave:firstFragment ?first ; weave:lastFragment ?last }`), 'c', 'n', 'first', 'last'), [
-      `${call(1)} | 2 | ${turn('05')} | ${turn('06')}`,
-      `${call(2)} | 1 | ${turn('09')} | ${turn('09')}`,
-      `${call(3)} | 1 | ${turn('13')} | ${turn('13')}`,
+    assert.deepEqual(
+      lines(
+        g().select(`SELECT ?c ?n ?first ?last WHERE { ?c weave:fragmentCount ?n ; weave:firstFragment ?first ; weave:lastFragment ?last }`),
+        'c',
+        'n',
+        'first',
+        'last',
+      ),
+      [
+        `${call(1)} | 2 | ${turn('05')} | ${turn('06')}`,
+        `${call(2)} | 1 | ${turn('09')} | ${turn('09')}`,
+        `${call(3)} | 1 | ${turn('13')} | ${turn('13')}`,
+      ],
+    );
+    assert.deepEqual(lines(g().select(link('resultOf')), 's', 'o', 'ev'), [
+      `${turn('07')} | ToolCall/${S}/toolu_shop_read | weave:exact_unique`,
     ]);
-    assert.deepEqual(lines(g().select(link('resultOf')), 's', 'o', 'ev'), [`${turn('07')} | ToolCall/${S}/toolu_shop_read | weave:exact_unique`]);
   });
 
   test('one conversation, one open window: the session never stood idle for ten minutes', () => {
-    assert.deepEqual(lines(g().select(`SELECT ?s ?c ?ev WHERE { ?s weave:inConversation ?c ~ ?r {| weave:evidence ?ev |} }`), 's', 'c', 'ev'), [
-      `Segment/${S}/1 | Conversation/${S} | weave:exact_unique`,
-      `Session/${S} | Conversation/${S} | weave:exact_unique`,
-    ]);
+    assert.deepEqual(
+      lines(g().select(`SELECT ?s ?c ?ev WHERE { ?s weave:inConversation ?c ~ ?r {| weave:evidence ?ev |} }`), 's', 'c', 'ev'),
+      [`Segment/${S}/1 | Conversation/${S} | weave:exact_unique`, `Session/${S} | Conversation/${S} | weave:exact_unique`],
+    );
     // Line 1 states no time: the window's times are its first and last timed records (lines 2 and 14).
     assert.deepEqual(lines(g().select(segments), 's', 'state', 'line', 'from', 'until', 'policy'), [
       `Segment/${S}/1 | open | 1 | 2026-05-04T09:00:00Z | 2026-05-04T09:01:04Z | v1+idle=10m0s`,
@@ -129,43 +146,64 @@ withFixture('split-call', (g) => {
   const synthetic = 'LlmCall/6b1c0f3e-5d1a-4e6b-9f55-0d3c2b1a0e99';
 
   test('every step in its place: calls in their run, blocks and tools in their call', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main']),
-      `${talk('01')} | Epoch/${S}/main/start | weave:exact_unique`,
-      `${talk('11')} | Epoch/${S}/main/start | weave:exact_unique`,
-      `${run('01')} | ${talk('01')} | weave:exact_unique`,
-      `${run('11')} | ${talk('11')} | weave:exact_unique`,
-      `Turn/${id('01')} | ${run('01')} | weave:exact_unique`,
-      `Turn/${id('11')} | ${run('11')} | weave:exact_unique`,
-      `Event/${id('12')} | ${run('11')} | weave:strong_inference`, // api_error
-      `${call(1)} | ${run('01')} | weave:strong_inference`,
-      `${call(2)} | ${run('01')} | weave:strong_inference`,
-      `${call(3)} | ${run('01')} | weave:strong_inference`,
-      `${synthetic} | ${run('11')} | weave:strong_inference`,
-      `ContentBlock/${id('02')}/0 | ${call(1)} | weave:exact_unique`, // thinking
-      `ContentBlock/${id('07')}/0 | ${call(2)} | weave:exact_unique`, // redacted thinking
-      `ContentBlock/${id('10')}/0 | ${call(3)} | weave:exact_unique`, // text; the synthetic one's text is no step
-      `ToolCall/${S}/toolu_api_edit | ${call(1)} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_api_fetch | ${call(2)} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_api_grep | ${call(1)} | weave:exact_unique`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main']),
+        `${talk('01')} | Epoch/${S}/main/start | weave:exact_unique`,
+        `${talk('11')} | Epoch/${S}/main/start | weave:exact_unique`,
+        `${run('01')} | ${talk('01')} | weave:exact_unique`,
+        `${run('11')} | ${talk('11')} | weave:exact_unique`,
+        `Turn/${id('01')} | ${run('01')} | weave:exact_unique`,
+        `Turn/${id('11')} | ${run('11')} | weave:exact_unique`,
+        `Event/${id('12')} | ${run('11')} | weave:strong_inference`, // api_error
+        `${call(1)} | ${run('01')} | weave:strong_inference`,
+        `${call(2)} | ${run('01')} | weave:strong_inference`,
+        `${call(3)} | ${run('01')} | weave:strong_inference`,
+        `${synthetic} | ${run('11')} | weave:strong_inference`,
+        `ContentBlock/${id('02')}/0 | ${call(1)} | weave:exact_unique`, // thinking
+        `ContentBlock/${id('07')}/0 | ${call(2)} | weave:exact_unique`, // redacted thinking
+        `ContentBlock/${id('10')}/0 | ${call(3)} | weave:exact_unique`, // text; the synthetic one's text is no step
+        `ToolCall/${S}/toolu_api_edit | ${call(1)} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_api_fetch | ${call(2)} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_api_grep | ${call(1)} | weave:exact_unique`,
+      ].sort(),
+    );
   });
 
   test('fragments split by their own tool results stay one call, usage from the last fragment', () => {
-    assert.deepEqual(lines(g().select(`SELECT ?c ?n ?last ?out ?final WHERE { ?c a weave:LlmCall ; weave:fragmentCount ?n ; weave:lastFragment ?last .
-        OPTIONAL { ?last weave:hasUsage/weave:outputTokens ?out } OPTIONAL { ?c weave:usageFinal ?final } }`), 'c', 'n', 'last', 'out', 'final'), [
-      `${synthetic} | 1 | Turn/${id('13')} | 0 | -`,
-      `${call(1)} | 3 | Turn/${id('05')} | 180 | true`,
-      `${call(2)} | 2 | Turn/${id('08')} | 60 | true`,
-      `${call(3)} | 1 | Turn/${id('10')} | 25 | true`,
-    ].sort());
+    assert.deepEqual(
+      lines(
+        g().select(`SELECT ?c ?n ?last ?out ?final WHERE { ?c a weave:LlmCall ; weave:fragmentCount ?n ; weave:lastFragment ?last .
+        OPTIONAL { ?last weave:hasUsage/weave:outputTokens ?out } OPTIONAL { ?c weave:usageFinal ?final } }`),
+        'c',
+        'n',
+        'last',
+        'out',
+        'final',
+      ),
+      [
+        `${synthetic} | 1 | Turn/${id('13')} | 0 | -`,
+        `${call(1)} | 3 | Turn/${id('05')} | 180 | true`,
+        `${call(2)} | 2 | Turn/${id('08')} | 60 | true`,
+        `${call(3)} | 1 | Turn/${id('10')} | 25 | true`,
+      ].sort(),
+    );
   });
 
   test('tokens per day per model count each call once and leave the synthetic one out', async () => {
     const query = await readFile(new URL('../../queries/tokens-per-day-per-model.rq', import.meta.url), 'utf8');
     // Summing every fragment would give 670 input and 327 output tokens.
     assert.deepEqual(g().select(query), [
-      { day: '2026-05-05', model: 'claude-sonnet-4-5-20250929', calls: '3', input: '350', output: '265', cacheCreation: '0', cacheRead: '15700' },
+      {
+        day: '2026-05-05',
+        model: 'claude-sonnet-4-5-20250929',
+        calls: '3',
+        input: '350',
+        output: '265',
+        cacheCreation: '0',
+        cacheRead: '15700',
+      },
     ]);
   });
 
@@ -177,7 +215,9 @@ withFixture('split-call', (g) => {
 
   test('thinking, redacted or not, and the tool durations the runtime measured', () => {
     assert.deepEqual(lines(g().select(ofClass('Thinking')), 'n'), [`ContentBlock/${id('02')}/0`, `ContentBlock/${id('07')}/0`]);
-    assert.deepEqual(lines(g().select(`SELECT ?t ?ms WHERE { ?t weave:runtimeDurationMs ?ms }`), 't', 'ms'), [`ToolCall/${S}/toolu_api_fetch | 812`]);
+    assert.deepEqual(lines(g().select(`SELECT ?t ?ms WHERE { ?t weave:runtimeDurationMs ?ms }`), 't', 'ms'), [
+      `ToolCall/${S}/toolu_api_fetch | 812`,
+    ]);
   });
 
   test('without promptIds each typed prompt opens a run', () => {
@@ -212,19 +252,25 @@ withFixture('tool-joins', (g) => {
       `${tool('lint')} | ContentBlock/${id('02')}/0 | weave:exact_unique`,
     ]);
     // The answer to nothing sits in the run its record walked to.
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main']),
-      `Talk/${S}/main/${id('01')} | Epoch/${S}/main/start | weave:exact_unique`,
-      `${run} | Talk/${S}/main/${id('01')} | weave:exact_unique`,
-      `Turn/${id('01')} | ${run} | weave:exact_unique`,
-      `LlmCall/${S}/msg_tools_01 | ${run} | weave:strong_inference`,
-      `LlmCall/${S}/msg_tools_02 | ${run} | weave:strong_inference`,
-      `ContentBlock/${id('07')}/0 | LlmCall/${S}/msg_tools_02 | weave:exact_unique`,
-      `${tool('fmt')} | LlmCall/${S}/msg_tools_01 | weave:exact_unique`,
-      `${tool('ghost')} | ${run} | weave:strong_inference`,
-      `${tool('lint')} | LlmCall/${S}/msg_tools_01 | weave:exact_unique`,
-    ].sort());
-    assert.deepEqual(lines(g().select(`SELECT ?t ?e WHERE { ?t weave:resultIsError ?e }`), 't', 'e'), [`${tool('ghost')} | true`, `${tool('lint')} | false`]);
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main']),
+        `Talk/${S}/main/${id('01')} | Epoch/${S}/main/start | weave:exact_unique`,
+        `${run} | Talk/${S}/main/${id('01')} | weave:exact_unique`,
+        `Turn/${id('01')} | ${run} | weave:exact_unique`,
+        `LlmCall/${S}/msg_tools_01 | ${run} | weave:strong_inference`,
+        `LlmCall/${S}/msg_tools_02 | ${run} | weave:strong_inference`,
+        `ContentBlock/${id('07')}/0 | LlmCall/${S}/msg_tools_02 | weave:exact_unique`,
+        `${tool('fmt')} | LlmCall/${S}/msg_tools_01 | weave:exact_unique`,
+        `${tool('ghost')} | ${run} | weave:strong_inference`,
+        `${tool('lint')} | LlmCall/${S}/msg_tools_01 | weave:exact_unique`,
+      ].sort(),
+    );
+    assert.deepEqual(lines(g().select(`SELECT ?t ?e WHERE { ?t weave:resultIsError ?e }`), 't', 'e'), [
+      `${tool('ghost')} | true`,
+      `${tool('lint')} | false`,
+    ]);
     assert.deepEqual(lines(g().select(`SELECT ?t ?i WHERE { ?t weave:interrupted ?i }`), 't', 'i'), [`${tool('lint')} | false`]);
   });
 
@@ -256,41 +302,44 @@ withFixture('async-agent', (g) => {
   const call = (name: string) => `LlmCall/${S}/msg_docs_${name}`;
 
   test('every step in its place, in the main stream and in each child', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main', 'a1b2c3d4e5f607182', 'aorphan000000001']),
-      `${talk} | Epoch/${S}/main/start | weave:exact_unique`,
-      `Talk/${S}/a1b2c3d4e5f607182 | Epoch/${S}/a1b2c3d4e5f607182/start | weave:exact_unique`,
-      `Talk/${S}/aorphan000000001 | Epoch/${S}/aorphan000000001/start | weave:exact_unique`,
-      `${run(1)} | ${talk} | weave:exact_unique`,
-      `${run(2)} | ${talk} | weave:strong_inference`, // notified: continues the talk
-      `${run(3)} | ${talk} | weave:strong_inference`,
-      `${childRun} | Talk/${S}/a1b2c3d4e5f607182 | weave:exact_unique`,
-      `${orphanRun} | Talk/${S}/aorphan000000001 | weave:exact_unique`,
-      `Turn/${id('d001')} | ${run(1)} | weave:exact_unique`,
-      `Turn/${id('d003')} | ${run(1)} | weave:exact_unique`, // launch ack
-      `Turn/${id('d007')} | ${run(1)} | weave:exact_unique`, // launch ack
-      `Turn/${id('d009')} | ${run(2)} | weave:exact_unique`, // notification
-      `Turn/${id('d011')} | ${run(3)} | weave:exact_unique`, // notification
-      `Turn/${id('e001')} | ${childRun} | weave:exact_unique`,
-      `Turn/${id('f001')} | ${orphanRun} | weave:exact_unique`,
-      ...['01', '02', '03', '04'].map((n) => `${call(n)} | ${run(1)} | weave:strong_inference`),
-      `${call('05')} | ${run(2)} | weave:strong_inference`,
-      `${call('06')} | ${run(3)} | weave:strong_inference`,
-      `${call('child_01')} | ${childRun} | weave:strong_inference`,
-      `${call('child_02')} | ${childRun} | weave:strong_inference`,
-      `${call('orphan_01')} | ${orphanRun} | weave:strong_inference`,
-      `ContentBlock/${id('d008')}/0 | ${call('04')} | weave:exact_unique`,
-      `ContentBlock/${id('d010')}/0 | ${call('05')} | weave:exact_unique`,
-      `ContentBlock/${id('d012')}/0 | ${call('06')} | weave:exact_unique`,
-      `ContentBlock/${id('e004')}/0 | ${call('child_02')} | weave:exact_unique`,
-      `ContentBlock/${id('f002')}/0 | ${call('orphan_01')} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_docs_agent | ${call('01')} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_docs_lint | ${call('02')} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_docs_lost | ${call('03')} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_docs_write | ${call('child_01')} | weave:exact_unique`,
-      `AgentOutput/${S}/a1b2c3d4e5f607182 | ${childRun} | weave:strong_inference`,
-      `AgentOutput/${S}/aorphan000000001 | ${orphanRun} | weave:strong_inference`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main', 'a1b2c3d4e5f607182', 'aorphan000000001']),
+        `${talk} | Epoch/${S}/main/start | weave:exact_unique`,
+        `Talk/${S}/a1b2c3d4e5f607182 | Epoch/${S}/a1b2c3d4e5f607182/start | weave:exact_unique`,
+        `Talk/${S}/aorphan000000001 | Epoch/${S}/aorphan000000001/start | weave:exact_unique`,
+        `${run(1)} | ${talk} | weave:exact_unique`,
+        `${run(2)} | ${talk} | weave:strong_inference`, // notified: continues the talk
+        `${run(3)} | ${talk} | weave:strong_inference`,
+        `${childRun} | Talk/${S}/a1b2c3d4e5f607182 | weave:exact_unique`,
+        `${orphanRun} | Talk/${S}/aorphan000000001 | weave:exact_unique`,
+        `Turn/${id('d001')} | ${run(1)} | weave:exact_unique`,
+        `Turn/${id('d003')} | ${run(1)} | weave:exact_unique`, // launch ack
+        `Turn/${id('d007')} | ${run(1)} | weave:exact_unique`, // launch ack
+        `Turn/${id('d009')} | ${run(2)} | weave:exact_unique`, // notification
+        `Turn/${id('d011')} | ${run(3)} | weave:exact_unique`, // notification
+        `Turn/${id('e001')} | ${childRun} | weave:exact_unique`,
+        `Turn/${id('f001')} | ${orphanRun} | weave:exact_unique`,
+        ...['01', '02', '03', '04'].map((n) => `${call(n)} | ${run(1)} | weave:strong_inference`),
+        `${call('05')} | ${run(2)} | weave:strong_inference`,
+        `${call('06')} | ${run(3)} | weave:strong_inference`,
+        `${call('child_01')} | ${childRun} | weave:strong_inference`,
+        `${call('child_02')} | ${childRun} | weave:strong_inference`,
+        `${call('orphan_01')} | ${orphanRun} | weave:strong_inference`,
+        `ContentBlock/${id('d008')}/0 | ${call('04')} | weave:exact_unique`,
+        `ContentBlock/${id('d010')}/0 | ${call('05')} | weave:exact_unique`,
+        `ContentBlock/${id('d012')}/0 | ${call('06')} | weave:exact_unique`,
+        `ContentBlock/${id('e004')}/0 | ${call('child_02')} | weave:exact_unique`,
+        `ContentBlock/${id('f002')}/0 | ${call('orphan_01')} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_docs_agent | ${call('01')} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_docs_lint | ${call('02')} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_docs_lost | ${call('03')} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_docs_write | ${call('child_01')} | weave:exact_unique`,
+        `AgentOutput/${S}/a1b2c3d4e5f607182 | ${childRun} | weave:strong_inference`,
+        `AgentOutput/${S}/aorphan000000001 | ${orphanRun} | weave:strong_inference`,
+      ].sort(),
+    );
   });
 
   test('agent.call → launch ack → child stream → agent.output → notification', () => {
@@ -306,10 +355,10 @@ withFixture('async-agent', (g) => {
       `${child} | AgentOutput/${S}/a1b2c3d4e5f607182 | ${call('child_02')}`,
       `${orphan} | AgentOutput/${S}/aorphan000000001 | ${call('orphan_01')}`,
     ]);
-    assert.deepEqual(lines(g().select(`SELECT ?o ?ev WHERE { ?o a weave:AgentOutput ; weave:resultOf ?c ~ ?r {| weave:evidence ?ev |} }`), 'o', 'ev'), [
-      `AgentOutput/${S}/a1b2c3d4e5f607182 | weave:exact_unique`,
-      `AgentOutput/${S}/aorphan000000001 | weave:unresolved`,
-    ]);
+    assert.deepEqual(
+      lines(g().select(`SELECT ?o ?ev WHERE { ?o a weave:AgentOutput ; weave:resultOf ?c ~ ?r {| weave:evidence ?ev |} }`), 'o', 'ev'),
+      [`AgentOutput/${S}/a1b2c3d4e5f607182 | weave:exact_unique`, `AgentOutput/${S}/aorphan000000001 | weave:unresolved`],
+    );
   });
 
   test('a notification reports the child or the background task its <task-id> names', () => {
@@ -317,25 +366,41 @@ withFixture('async-agent', (g) => {
       `Turn/${id('d009')} | ToolCall/${S}/toolu_docs_lint | weave:exact_unique`,
       `Turn/${id('d011')} | ${child} | weave:exact_unique`,
     ]);
-    assert.deepEqual(lines(g().select(`SELECT ?t ?b WHERE { ?t weave:backgroundTaskId ?b }`), 't', 'b'), [`ToolCall/${S}/toolu_docs_lint | b7c8d9e`]);
-  });
-
-  test('notified runs continue the talk; each child stream is one talk with an unknown trigger', () => {
-    assert.deepEqual(lines(g().select(`SELECT ?run ?t ?trig ?ev WHERE { ?run a weave:Run ; weave:within ?t ~ ?r {| weave:evidence ?ev |} ; weave:trigger ?trig }`), 'run', 't', 'trig', 'ev'), [
-      `${childRun} | Talk/${S}/a1b2c3d4e5f607182 | weave:unknown | weave:exact_unique`,
-      `${orphanRun} | Talk/${S}/aorphan000000001 | weave:unknown | weave:exact_unique`,
-      `${run(1)} | ${talk} | weave:external | weave:exact_unique`,
-      `${run(2)} | ${talk} | weave:notification | weave:strong_inference`,
-      `${run(3)} | ${talk} | weave:notification | weave:strong_inference`,
+    assert.deepEqual(lines(g().select(`SELECT ?t ?b WHERE { ?t weave:backgroundTaskId ?b }`), 't', 'b'), [
+      `ToolCall/${S}/toolu_docs_lint | b7c8d9e`,
     ]);
   });
 
-  test('a child\'s talk joins the window its first record\'s time falls in', () => {
-    assert.deepEqual(lines(g().select(link('inSegment')), 's', 'o', 'ev'), [
-      `${talk} | Segment/${S}/1 | weave:exact_unique`,
-      `Talk/${S}/a1b2c3d4e5f607182 | Segment/${S}/1 | weave:strong_inference`,
-      `Talk/${S}/aorphan000000001 | Segment/${S}/1 | weave:strong_inference`,
-    ].sort());
+  test('notified runs continue the talk; each child stream is one talk with an unknown trigger', () => {
+    assert.deepEqual(
+      lines(
+        g().select(
+          `SELECT ?run ?t ?trig ?ev WHERE { ?run a weave:Run ; weave:within ?t ~ ?r {| weave:evidence ?ev |} ; weave:trigger ?trig }`,
+        ),
+        'run',
+        't',
+        'trig',
+        'ev',
+      ),
+      [
+        `${childRun} | Talk/${S}/a1b2c3d4e5f607182 | weave:unknown | weave:exact_unique`,
+        `${orphanRun} | Talk/${S}/aorphan000000001 | weave:unknown | weave:exact_unique`,
+        `${run(1)} | ${talk} | weave:external | weave:exact_unique`,
+        `${run(2)} | ${talk} | weave:notification | weave:strong_inference`,
+        `${run(3)} | ${talk} | weave:notification | weave:strong_inference`,
+      ],
+    );
+  });
+
+  test("a child's talk joins the window its first record's time falls in", () => {
+    assert.deepEqual(
+      lines(g().select(link('inSegment')), 's', 'o', 'ev'),
+      [
+        `${talk} | Segment/${S}/1 | weave:exact_unique`,
+        `Talk/${S}/a1b2c3d4e5f607182 | Segment/${S}/1 | weave:strong_inference`,
+        `Talk/${S}/aorphan000000001 | Segment/${S}/1 | weave:strong_inference`,
+      ].sort(),
+    );
   });
 });
 
@@ -347,31 +412,34 @@ withFixture('workflow-batch', (g) => {
   const w = (n: number, key: string) => `Run/${S}/w${n}/${id(key)}`;
 
   test('every step in its place, in the main stream and in each workflow child', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main', 'w1', 'w2']),
-      `${talk} | Epoch/${S}/main/start | weave:exact_unique`,
-      `Talk/${S}/w1 | Epoch/${S}/w1/start | weave:exact_unique`,
-      `Talk/${S}/w2 | Epoch/${S}/w2/start | weave:exact_unique`,
-      `${run} | ${talk} | weave:exact_unique`,
-      `${w(1, '7b001')} | Talk/${S}/w1 | weave:exact_unique`,
-      `${w(2, '7c001')} | Talk/${S}/w2 | weave:exact_unique`,
-      `Turn/${id('7a001')} | ${run} | weave:exact_unique`,
-      `Turn/${id('7a003')} | ${run} | weave:exact_unique`, // launch ack
-      `Turn/${id('7b001')} | ${w(1, '7b001')} | weave:exact_unique`,
-      `Turn/${id('7c001')} | ${w(2, '7c001')} | weave:exact_unique`,
-      `LlmCall/${S}/msg_rev_01 | ${run} | weave:strong_inference`,
-      `LlmCall/${S}/msg_rev_02 | ${run} | weave:strong_inference`,
-      `LlmCall/${S}/msg_rev_w1_01 | ${w(1, '7b001')} | weave:strong_inference`,
-      `LlmCall/${S}/msg_rev_w2_01 | ${w(2, '7c001')} | weave:strong_inference`,
-      `LlmCall/${S}/msg_rev_w2_02 | ${w(2, '7c001')} | weave:strong_inference`,
-      `ContentBlock/${id('7a004')}/0 | LlmCall/${S}/msg_rev_02 | weave:exact_unique`,
-      `ContentBlock/${id('7b002')}/0 | LlmCall/${S}/msg_rev_w1_01 | weave:exact_unique`,
-      `ContentBlock/${id('7c004')}/0 | LlmCall/${S}/msg_rev_w2_02 | weave:exact_unique`,
-      `ToolCall/${S}/toolu_rev_wf | LlmCall/${S}/msg_rev_01 | weave:exact_unique`,
-      `ToolCall/${S}/toolu_rev_w2_read | LlmCall/${S}/msg_rev_w2_01 | weave:exact_unique`,
-      `AgentOutput/${S}/w1 | ${w(1, '7b001')} | weave:strong_inference`,
-      `AgentOutput/${S}/w2 | ${w(2, '7c001')} | weave:strong_inference`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main', 'w1', 'w2']),
+        `${talk} | Epoch/${S}/main/start | weave:exact_unique`,
+        `Talk/${S}/w1 | Epoch/${S}/w1/start | weave:exact_unique`,
+        `Talk/${S}/w2 | Epoch/${S}/w2/start | weave:exact_unique`,
+        `${run} | ${talk} | weave:exact_unique`,
+        `${w(1, '7b001')} | Talk/${S}/w1 | weave:exact_unique`,
+        `${w(2, '7c001')} | Talk/${S}/w2 | weave:exact_unique`,
+        `Turn/${id('7a001')} | ${run} | weave:exact_unique`,
+        `Turn/${id('7a003')} | ${run} | weave:exact_unique`, // launch ack
+        `Turn/${id('7b001')} | ${w(1, '7b001')} | weave:exact_unique`,
+        `Turn/${id('7c001')} | ${w(2, '7c001')} | weave:exact_unique`,
+        `LlmCall/${S}/msg_rev_01 | ${run} | weave:strong_inference`,
+        `LlmCall/${S}/msg_rev_02 | ${run} | weave:strong_inference`,
+        `LlmCall/${S}/msg_rev_w1_01 | ${w(1, '7b001')} | weave:strong_inference`,
+        `LlmCall/${S}/msg_rev_w2_01 | ${w(2, '7c001')} | weave:strong_inference`,
+        `LlmCall/${S}/msg_rev_w2_02 | ${w(2, '7c001')} | weave:strong_inference`,
+        `ContentBlock/${id('7a004')}/0 | LlmCall/${S}/msg_rev_02 | weave:exact_unique`,
+        `ContentBlock/${id('7b002')}/0 | LlmCall/${S}/msg_rev_w1_01 | weave:exact_unique`,
+        `ContentBlock/${id('7c004')}/0 | LlmCall/${S}/msg_rev_w2_02 | weave:exact_unique`,
+        `ToolCall/${S}/toolu_rev_wf | LlmCall/${S}/msg_rev_01 | weave:exact_unique`,
+        `ToolCall/${S}/toolu_rev_w2_read | LlmCall/${S}/msg_rev_w2_01 | weave:exact_unique`,
+        `AgentOutput/${S}/w1 | ${w(1, '7b001')} | weave:strong_inference`,
+        `AgentOutput/${S}/w2 | ${w(2, '7c001')} | weave:strong_inference`,
+      ].sort(),
+    );
   });
 
   test('a workflow starts its children through the run id and the journal', () => {
@@ -381,11 +449,14 @@ withFixture('workflow-batch', (g) => {
       `ToolCall/${S}/toolu_rev_wf | Unresolved/${S}/child_stream/w3 | weave:unresolved`, // journal started it; no file landed
     ]);
     assert.deepEqual(lines(g().select(`SELECT ?n ?b WHERE { ?n weave:batchId ?b }`), 'n', 'b'), [
-      `Stream/${S}/w1 | wf_r1`, `Stream/${S}/w2 | wf_r1`, `ToolCall/${S}/toolu_rev_wf | wf_r1`,
+      `Stream/${S}/w1 | wf_r1`,
+      `Stream/${S}/w2 | wf_r1`,
+      `ToolCall/${S}/toolu_rev_wf | wf_r1`,
     ]);
-    assert.deepEqual(lines(g().select(link('a')), 's', 'o', 'ev').filter((l) => l.includes('AgentCall')), [
-      `ToolCall/${S}/toolu_rev_wf | weave:AgentCall | weave:strong_inference`,
-    ]);
+    assert.deepEqual(
+      lines(g().select(link('a')), 's', 'o', 'ev').filter((l) => l.includes('AgentCall')),
+      [`ToolCall/${S}/toolu_rev_wf | weave:AgentCall | weave:strong_inference`],
+    );
   });
 
   test('each child owns its output, with what the journal says it returned', () => {
@@ -410,7 +481,9 @@ withFixture('compaction-replay', (g) => {
 
   test('epochs are cut at boundaries; follows goes back by logicalParentUuid, or to an Unresolved epoch', () => {
     assert.deepEqual(lines(g().select(`SELECT ?e ?line WHERE { ?e a weave:Epoch ; weave:firstLine ?line }`), 'e', 'line'), [
-      `${epoch(id('07'))} | 7`, `${epoch(id('11'))} | 11`, `${epoch('start')} | 1`,
+      `${epoch(id('07'))} | 7`,
+      `${epoch(id('11'))} | 11`,
+      `${epoch('start')} | 1`,
     ]);
     assert.deepEqual(lines(g().select(link('follows')), 's', 'o', 'ev'), [
       `${epoch(id('07'))} | ${epoch('start')} | weave:exact_unique`,
@@ -428,35 +501,41 @@ withFixture('compaction-replay', (g) => {
   });
 
   test('a response after a reset reaches its run across the boundary; one after a lost tail is a run of its own, continuing the talk', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      `Stream/${S}/main | Session/${S} | weave:exact_unique`,
-      ...['start', id('07'), id('11')].map((k) => `${epoch(k)} | Stream/${S}/main | weave:exact_unique`),
-      `${talk(1)} | ${epoch('start')} | weave:exact_unique`,
-      `${talk(2)} | ${epoch(id('07'))} | weave:exact_unique`,
-      `${run(1)} | ${talk(1)} | weave:exact_unique`,
-      `${run(2)} | ${talk(2)} | weave:exact_unique`,
-      `${after} | ${talk(2)} | weave:strong_inference`,
-      `Turn/${id('01')} | ${run(1)} | weave:exact_unique`,
-      `Turn/${id('10')} | ${run(2)} | weave:exact_unique`,
-      `Event/${id('07')} | ${epoch(id('07'))} | weave:exact_unique`,
-      `Event/${id('11')} | ${epoch(id('11'))} | weave:exact_unique`,
-      `Turn/${id('08')} | ${epoch(id('07'))} | weave:exact_unique`,
-      `Turn/${id('12')} | ${epoch(id('11'))} | weave:exact_unique`,
-      `${call(1)} | ${run(1)} | weave:strong_inference`,
-      `${call(2)} | ${run(1)} | weave:strong_inference`,
-      `${call(3)} | ${run(1)} | weave:strong_inference`, // across the first reset, by logicalParentUuid
-      `${call(4)} | ${after} | weave:strong_inference`,
-      `ToolCall/${S}/toolu_etl_prof | ${call(1)} | weave:exact_unique`,
-      `ContentBlock/${id('04')}/0 | ${call(2)} | weave:exact_unique`,
-      `ContentBlock/${id('09')}/0 | ${call(3)} | weave:exact_unique`,
-      `ContentBlock/${id('13')}/0 | ${call(4)} | weave:exact_unique`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        `Stream/${S}/main | Session/${S} | weave:exact_unique`,
+        ...['start', id('07'), id('11')].map((k) => `${epoch(k)} | Stream/${S}/main | weave:exact_unique`),
+        `${talk(1)} | ${epoch('start')} | weave:exact_unique`,
+        `${talk(2)} | ${epoch(id('07'))} | weave:exact_unique`,
+        `${run(1)} | ${talk(1)} | weave:exact_unique`,
+        `${run(2)} | ${talk(2)} | weave:exact_unique`,
+        `${after} | ${talk(2)} | weave:strong_inference`,
+        `Turn/${id('01')} | ${run(1)} | weave:exact_unique`,
+        `Turn/${id('10')} | ${run(2)} | weave:exact_unique`,
+        `Event/${id('07')} | ${epoch(id('07'))} | weave:exact_unique`,
+        `Event/${id('11')} | ${epoch(id('11'))} | weave:exact_unique`,
+        `Turn/${id('08')} | ${epoch(id('07'))} | weave:exact_unique`,
+        `Turn/${id('12')} | ${epoch(id('11'))} | weave:exact_unique`,
+        `${call(1)} | ${run(1)} | weave:strong_inference`,
+        `${call(2)} | ${run(1)} | weave:strong_inference`,
+        `${call(3)} | ${run(1)} | weave:strong_inference`, // across the first reset, by logicalParentUuid
+        `${call(4)} | ${after} | weave:strong_inference`,
+        `ToolCall/${S}/toolu_etl_prof | ${call(1)} | weave:exact_unique`,
+        `ContentBlock/${id('04')}/0 | ${call(2)} | weave:exact_unique`,
+        `ContentBlock/${id('09')}/0 | ${call(3)} | weave:exact_unique`,
+        `ContentBlock/${id('13')}/0 | ${call(4)} | weave:exact_unique`,
+      ].sort(),
+    );
     assert.deepEqual(lines(g().select(rules), 's', 'o', 'ev'), [
       `${after} | weave:afterCompaction | weave:strong_inference`,
       `${run(1)} | weave:byPromptId | weave:exact_unique`,
       `${run(2)} | weave:byPromptId | weave:exact_unique`,
     ]);
-    assert.deepEqual(lines(g().select(link('trigger')), 's', 'o', 'ev').filter((l) => l.startsWith(after)), [`${after} | weave:unknown | weave:unresolved`]);
+    assert.deepEqual(
+      lines(g().select(link('trigger')), 's', 'o', 'ev').filter((l) => l.startsWith(after)),
+      [`${after} | weave:unknown | weave:unresolved`],
+    );
   });
 
   test('twenty-five idle minutes cut the session in two windows; a summary written a second early cuts nothing', () => {
@@ -482,27 +561,30 @@ withFixture('interrupted-tool', (g) => {
   const call = (n: number) => `LlmCall/${S}/msg_infra_0${n}`;
 
   test('every step in its place', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main']),
-      ...['01', '06', '11', '14'].map((n) => `${talk(n)} | Epoch/${S}/main/start | weave:exact_unique`),
-      ...['01', '06', '11', '14'].map((n) => `${run(n)} | ${talk(n)} | weave:exact_unique`),
-      `${orphan} | Epoch/${S}/main/start | weave:exact_unique`,
-      ...['01', '06', '11', '14'].map((n) => `Turn/${id(n)} | ${run(n)} | weave:exact_unique`),
-      `Turn/${id('03')} | ${run('01')} | weave:strong_inference`,
-      `Turn/${id('04')} | ${run('01')} | weave:strong_inference`,
-      `Turn/${id('08')} | ${run('06')} | weave:strong_inference`,
-      `Turn/${id('09')} | ${run('06')} | weave:strong_inference`,
-      `Turn/${id('13')} | ${run('11')} | weave:strong_inference`,
-      `Turn/${id('15')} | ${run('14')} | weave:strong_inference`,
-      `Event/${S}/L1 | ${orphan} | weave:unresolved`,
-      `Event/${S}/L11 | ${run('06')} | weave:weak_inference`, // placed by position only
-      `${call(1)} | ${run('01')} | weave:strong_inference`,
-      `${call(2)} | ${run('06')} | weave:strong_inference`,
-      `${call(3)} | ${run('11')} | weave:strong_inference`,
-      `ContentBlock/${id('12')}/0 | ${call(3)} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_infra_build | ${call(1)} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_infra_rm | ${call(2)} | weave:exact_unique`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main']),
+        ...['01', '06', '11', '14'].map((n) => `${talk(n)} | Epoch/${S}/main/start | weave:exact_unique`),
+        ...['01', '06', '11', '14'].map((n) => `${run(n)} | ${talk(n)} | weave:exact_unique`),
+        `${orphan} | Epoch/${S}/main/start | weave:exact_unique`,
+        ...['01', '06', '11', '14'].map((n) => `Turn/${id(n)} | ${run(n)} | weave:exact_unique`),
+        `Turn/${id('03')} | ${run('01')} | weave:strong_inference`,
+        `Turn/${id('04')} | ${run('01')} | weave:strong_inference`,
+        `Turn/${id('08')} | ${run('06')} | weave:strong_inference`,
+        `Turn/${id('09')} | ${run('06')} | weave:strong_inference`,
+        `Turn/${id('13')} | ${run('11')} | weave:strong_inference`,
+        `Turn/${id('15')} | ${run('14')} | weave:strong_inference`,
+        `Event/${S}/L1 | ${orphan} | weave:unresolved`,
+        `Event/${S}/L11 | ${run('06')} | weave:weak_inference`, // placed by position only
+        `${call(1)} | ${run('01')} | weave:strong_inference`,
+        `${call(2)} | ${run('06')} | weave:strong_inference`,
+        `${call(3)} | ${run('11')} | weave:strong_inference`,
+        `ContentBlock/${id('12')}/0 | ${call(3)} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_infra_build | ${call(1)} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_infra_rm | ${call(2)} | weave:exact_unique`,
+      ].sort(),
+    );
   });
 
   test('interruptions and what they cancel', () => {
@@ -514,15 +596,25 @@ withFixture('interrupted-tool', (g) => {
       `Turn/${id('15')} | ${run('14')} | weave:weak_inference`, // follows a prompt: its run, plausibly
     ]);
     assert.equal(count(g(), ofClass('Interrupt')), 5);
-    assert.deepEqual(lines(g().select(`SELECT ?t ?i WHERE { ?t weave:interrupted ?i }`), 't', 'i'), [`ToolCall/${S}/toolu_infra_build | true`]);
+    assert.deepEqual(lines(g().select(`SELECT ?t ?i WHERE { ?t weave:interrupted ?i }`), 't', 'i'), [
+      `ToolCall/${S}/toolu_infra_build | true`,
+    ]);
   });
 
   test('permission decisions: a mode that changes, and a refused tool use', () => {
-    assert.deepEqual(lines(g().select(`SELECT ?n ?p ?ev WHERE { ?n a weave:PermissionDecision ; weave:within ?p ~ ?r {| weave:evidence ?ev |} }`), 'n', 'p', 'ev'), [
-      `Event/${S}/L1 | ${orphan} | weave:unresolved`,
-      `Event/${S}/L11 | ${run('06')} | weave:weak_inference`,
-      `Turn/${id('08')} | ${run('06')} | weave:strong_inference`,
-    ]);
+    assert.deepEqual(
+      lines(
+        g().select(`SELECT ?n ?p ?ev WHERE { ?n a weave:PermissionDecision ; weave:within ?p ~ ?r {| weave:evidence ?ev |} }`),
+        'n',
+        'p',
+        'ev',
+      ),
+      [
+        `Event/${S}/L1 | ${orphan} | weave:unresolved`,
+        `Event/${S}/L11 | ${run('06')} | weave:weak_inference`,
+        `Turn/${id('08')} | ${run('06')} | weave:strong_inference`,
+      ],
+    );
   });
 });
 
@@ -535,41 +627,53 @@ withFixture('legacy-runs', (g) => {
   const call = (name: string) => `LlmCall/${S}/msg_cli_${name}`;
 
   test('every step in its place', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main', '5e6f7a8b']),
-      `Talk/${S}/main/${id('01')} | Epoch/${S}/main/start | weave:exact_unique`,
-      `Talk/${S}/main/${id('07')} | Epoch/${S}/main/start | weave:exact_unique`,
-      `Talk/${S}/5e6f7a8b | Epoch/${S}/5e6f7a8b/start | weave:exact_unique`,
-      `${run('01')} | Talk/${S}/main/${id('01')} | weave:exact_unique`,
-      `${run('07')} | Talk/${S}/main/${id('07')} | weave:exact_unique`,
-      `${run('09')} | Talk/${S}/main/${id('07')} | weave:strong_inference`,
-      `${childRun} | Talk/${S}/5e6f7a8b | weave:exact_unique`,
-      `Turn/${id('01')} | ${run('01')} | weave:exact_unique`,
-      `Event/${id('05')} | ${run('01')} | weave:strong_inference`,
-      `Turn/${id('06')} | ${run('01')} | weave:strong_inference`,
-      `Turn/${id('07')} | ${run('07')} | weave:exact_unique`,
-      `Turn/${id('08')} | ${run('07')} | weave:strong_inference`,
-      `Turn/${id('09')} | ${run('09')} | weave:exact_unique`,
-      `Turn/${d('01')} | ${childRun} | weave:exact_unique`,
-      `${call('01')} | ${run('01')} | weave:strong_inference`,
-      `${call('02')} | ${run('01')} | weave:strong_inference`,
-      `${call('03')} | ${run('09')} | weave:strong_inference`,
-      `${call('agent_01')} | ${childRun} | weave:strong_inference`,
-      `ContentBlock/${id('04')}/0 | ${call('02')} | weave:exact_unique`,
-      `ContentBlock/${id('10')}/0 | ${call('03')} | weave:exact_unique`,
-      `ContentBlock/${d('02')}/0 | ${call('agent_01')} | weave:exact_unique`,
-      `ToolCall/${S}/toolu_cli_task | ${call('01')} | weave:exact_unique`,
-      `AgentOutput/${S}/5e6f7a8b | ${childRun} | weave:strong_inference`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main', '5e6f7a8b']),
+        `Talk/${S}/main/${id('01')} | Epoch/${S}/main/start | weave:exact_unique`,
+        `Talk/${S}/main/${id('07')} | Epoch/${S}/main/start | weave:exact_unique`,
+        `Talk/${S}/5e6f7a8b | Epoch/${S}/5e6f7a8b/start | weave:exact_unique`,
+        `${run('01')} | Talk/${S}/main/${id('01')} | weave:exact_unique`,
+        `${run('07')} | Talk/${S}/main/${id('07')} | weave:exact_unique`,
+        `${run('09')} | Talk/${S}/main/${id('07')} | weave:strong_inference`,
+        `${childRun} | Talk/${S}/5e6f7a8b | weave:exact_unique`,
+        `Turn/${id('01')} | ${run('01')} | weave:exact_unique`,
+        `Event/${id('05')} | ${run('01')} | weave:strong_inference`,
+        `Turn/${id('06')} | ${run('01')} | weave:strong_inference`,
+        `Turn/${id('07')} | ${run('07')} | weave:exact_unique`,
+        `Turn/${id('08')} | ${run('07')} | weave:strong_inference`,
+        `Turn/${id('09')} | ${run('09')} | weave:exact_unique`,
+        `Turn/${d('01')} | ${childRun} | weave:exact_unique`,
+        `${call('01')} | ${run('01')} | weave:strong_inference`,
+        `${call('02')} | ${run('01')} | weave:strong_inference`,
+        `${call('03')} | ${run('09')} | weave:strong_inference`,
+        `${call('agent_01')} | ${childRun} | weave:strong_inference`,
+        `ContentBlock/${id('04')}/0 | ${call('02')} | weave:exact_unique`,
+        `ContentBlock/${id('10')}/0 | ${call('03')} | weave:exact_unique`,
+        `ContentBlock/${d('02')}/0 | ${call('agent_01')} | weave:exact_unique`,
+        `ToolCall/${S}/toolu_cli_task | ${call('01')} | weave:exact_unique`,
+        `AgentOutput/${S}/5e6f7a8b | ${childRun} | weave:strong_inference`,
+      ].sort(),
+    );
   });
 
   test('a typed command opens a talk; a notification found by its text continues it', () => {
-    assert.deepEqual(lines(g().select(`SELECT ?run ?t ?trig ?ev WHERE { ?run weave:within ?t ; weave:trigger ?trig ~ ?r {| weave:evidence ?ev |} }`), 'run', 't', 'trig', 'ev'), [
-      `${childRun} | Talk/${S}/5e6f7a8b | weave:unknown | weave:unresolved`,
-      `${run('01')} | Talk/${S}/main/${id('01')} | weave:external | weave:strong_inference`,
-      `${run('07')} | Talk/${S}/main/${id('07')} | weave:external | weave:strong_inference`,
-      `${run('09')} | Talk/${S}/main/${id('07')} | weave:notification | weave:strong_inference`,
-    ]);
+    assert.deepEqual(
+      lines(
+        g().select(`SELECT ?run ?t ?trig ?ev WHERE { ?run weave:within ?t ; weave:trigger ?trig ~ ?r {| weave:evidence ?ev |} }`),
+        'run',
+        't',
+        'trig',
+        'ev',
+      ),
+      [
+        `${childRun} | Talk/${S}/5e6f7a8b | weave:unknown | weave:unresolved`,
+        `${run('01')} | Talk/${S}/main/${id('01')} | weave:external | weave:strong_inference`,
+        `${run('07')} | Talk/${S}/main/${id('07')} | weave:external | weave:strong_inference`,
+        `${run('09')} | Talk/${S}/main/${id('07')} | weave:notification | weave:strong_inference`,
+      ],
+    );
     assert.deepEqual(lines(g().select(link('labelledBy')), 's', 'o'), [
       `Talk/${S}/5e6f7a8b | Turn/${d('01')}`,
       `Talk/${S}/main/${id('01')} | Turn/${id('01')}`,
@@ -578,14 +682,19 @@ withFixture('legacy-runs', (g) => {
     assert.deepEqual(lines(g().select(`SELECT ?n ?ev WHERE { ?n a weave:RuntimeNotification ~ ?r {| weave:evidence ?ev |} }`), 'n', 'ev'), [
       `Turn/${id('09')} | weave:strong_inference`,
     ]);
-    assert.deepEqual(lines(g().select(link('reports')), 's', 'o', 'ev'), [`Turn/${id('09')} | Unresolved/${S}/notified_child/bq12 | weave:unresolved`]);
+    assert.deepEqual(lines(g().select(link('reports')), 's', 'o', 'ev'), [
+      `Turn/${id('09')} | Unresolved/${S}/notified_child/bq12 | weave:unresolved`,
+    ]);
   });
 
   test('an agent file beside the session joins its call by toolUseResult.agentId', () => {
-    assert.deepEqual(lines(g().select(link('starts')), 's', 'o', 'ev'), [`ToolCall/${S}/toolu_cli_task | Stream/${S}/5e6f7a8b | weave:exact_unique`]);
-    assert.deepEqual(lines(g().select(`SELECT ?t ?ms ?st WHERE { ?t weave:runtimeDurationMs ?ms ; weave:toolStatus ?st }`), 't', 'ms', 'st'), [
-      `ToolCall/${S}/toolu_cli_task | 15000 | completed`,
+    assert.deepEqual(lines(g().select(link('starts')), 's', 'o', 'ev'), [
+      `ToolCall/${S}/toolu_cli_task | Stream/${S}/5e6f7a8b | weave:exact_unique`,
     ]);
+    assert.deepEqual(
+      lines(g().select(`SELECT ?t ?ms ?st WHERE { ?t weave:runtimeDurationMs ?ms ; weave:toolStatus ?st }`), 't', 'ms', 'st'),
+      [`ToolCall/${S}/toolu_cli_task | 15000 | completed`],
+    );
     assert.deepEqual(lines(g().select(ofClass('LocalCommand')), 'n'), [`Turn/${id('07')}`, `Turn/${id('08')}`]);
     assert.deepEqual(lines(g().select(ofClass('RuntimeNotice')), 'n'), [`Event/${id('05')}`]);
     assert.deepEqual(lines(g().select(ofClass('ContextInjection')), 'n'), [`Turn/${id('06')}`]);
@@ -600,23 +709,26 @@ withFixture('spawn-conflict', (g) => {
   const childRun = `Run/${S}/c0ffee01/${t}`;
 
   test('every step in its place', () => {
-    assert.deepEqual(lines(g().select(within), 'n', 'p', 'ev'), [
-      ...spine(S, ['main', 'c0ffee01']),
-      `Talk/${S}/main/${t} | Epoch/${S}/main/start | weave:exact_unique`,
-      `Talk/${S}/c0ffee01 | Epoch/${S}/c0ffee01/start | weave:exact_unique`,
-      `${run} | Talk/${S}/main/${t} | weave:exact_unique`,
-      `${childRun} | Talk/${S}/c0ffee01 | weave:exact_unique`,
-      `Turn/${id('e001')} | ${run} | weave:exact_unique`,
-      `Turn/${id('f001')} | ${childRun} | weave:exact_unique`,
-      `LlmCall/${S}/msg_pair_01 | ${run} | weave:strong_inference`,
-      `LlmCall/${S}/msg_pair_02 | ${run} | weave:strong_inference`,
-      `LlmCall/${S}/msg_pair_child_01 | ${childRun} | weave:strong_inference`,
-      `ContentBlock/${id('e006')}/0 | LlmCall/${S}/msg_pair_02 | weave:exact_unique`,
-      `ContentBlock/${id('f002')}/0 | LlmCall/${S}/msg_pair_child_01 | weave:exact_unique`,
-      `ToolCall/${S}/toolu_pair_x | LlmCall/${S}/msg_pair_01 | weave:exact_unique`,
-      `ToolCall/${S}/toolu_pair_y | LlmCall/${S}/msg_pair_01 | weave:exact_unique`,
-      `AgentOutput/${S}/c0ffee01 | ${childRun} | weave:strong_inference`,
-    ].sort());
+    assert.deepEqual(
+      lines(g().select(within), 'n', 'p', 'ev'),
+      [
+        ...spine(S, ['main', 'c0ffee01']),
+        `Talk/${S}/main/${t} | Epoch/${S}/main/start | weave:exact_unique`,
+        `Talk/${S}/c0ffee01 | Epoch/${S}/c0ffee01/start | weave:exact_unique`,
+        `${run} | Talk/${S}/main/${t} | weave:exact_unique`,
+        `${childRun} | Talk/${S}/c0ffee01 | weave:exact_unique`,
+        `Turn/${id('e001')} | ${run} | weave:exact_unique`,
+        `Turn/${id('f001')} | ${childRun} | weave:exact_unique`,
+        `LlmCall/${S}/msg_pair_01 | ${run} | weave:strong_inference`,
+        `LlmCall/${S}/msg_pair_02 | ${run} | weave:strong_inference`,
+        `LlmCall/${S}/msg_pair_child_01 | ${childRun} | weave:strong_inference`,
+        `ContentBlock/${id('e006')}/0 | LlmCall/${S}/msg_pair_02 | weave:exact_unique`,
+        `ContentBlock/${id('f002')}/0 | LlmCall/${S}/msg_pair_child_01 | weave:exact_unique`,
+        `ToolCall/${S}/toolu_pair_x | LlmCall/${S}/msg_pair_01 | weave:exact_unique`,
+        `ToolCall/${S}/toolu_pair_y | LlmCall/${S}/msg_pair_01 | weave:exact_unique`,
+        `AgentOutput/${S}/c0ffee01 | ${childRun} | weave:strong_inference`,
+      ].sort(),
+    );
   });
 
   test('when the launch result and the sidecar name different calls, both are linked as a conflict', () => {
@@ -624,9 +736,9 @@ withFixture('spawn-conflict', (g) => {
       `ToolCall/${S}/toolu_pair_x | Stream/${S}/c0ffee01 | weave:conflict`,
       `ToolCall/${S}/toolu_pair_y | Stream/${S}/c0ffee01 | weave:conflict`,
     ]);
-    assert.deepEqual(lines(g().select(link('a')), 's', 'o', 'ev').filter((l) => l.includes('AgentCall')), [
-      `ToolCall/${S}/toolu_pair_x | weave:AgentCall | weave:conflict`,
-      `ToolCall/${S}/toolu_pair_y | weave:AgentCall | weave:conflict`,
-    ]);
+    assert.deepEqual(
+      lines(g().select(link('a')), 's', 'o', 'ev').filter((l) => l.includes('AgentCall')),
+      [`ToolCall/${S}/toolu_pair_x | weave:AgentCall | weave:conflict`, `ToolCall/${S}/toolu_pair_y | weave:AgentCall | weave:conflict`],
+    );
   });
 });

@@ -28,9 +28,15 @@ const weaveName = (term: string) => term.slice(1 + WEAVE_NS.length, -1);
 
 test('every model term has one glossary entry, and every entry is a model term', () => {
   assert.equal(entries.size, glossary.terms.length, 'a term is listed twice');
-  assert.deepEqual(MODEL_TERMS.map((t) => t.term).filter((t) => !entries.has(t)), []);
+  assert.deepEqual(
+    MODEL_TERMS.map((t) => t.term).filter((t) => !entries.has(t)),
+    [],
+  );
   const terms = new Set(MODEL_TERMS.map((t) => t.term));
-  assert.deepEqual(glossary.terms.map((t) => t.model).filter((t) => !terms.has(t)), []);
+  assert.deepEqual(
+    glossary.terms.map((t) => t.model).filter((t) => !terms.has(t)),
+    [],
+  );
 });
 
 test('a runtime name says where it appears; a derived term has a note and no location', () => {
@@ -52,7 +58,11 @@ function specTerms(text: string, heading: string, next: string): string[] {
   const from = text.indexOf(`\n${heading}\n`);
   const to = text.indexOf(`\n${next}\n`, from);
   assert.ok(from >= 0 && to > from, `the spec has "${heading}" then "${next}"`);
-  return text.slice(from + heading.length + 2, to).split('\n').filter((l) => l.trim()).map((l) => l.split(' ')[0]);
+  return text
+    .slice(from + heading.length + 2, to)
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => l.split(' ')[0]);
 }
 
 const noSpec = !existsSync(SPEC_GLOSSARY) && 'no ../shared/spec here';
@@ -68,7 +78,11 @@ test("the glossary is the spec's two tables, plus the terms this project adds", 
   assert.deepEqual(stated?.slice(1).map(Number), counted, 'the spec counts its own tables');
   // This project names the summariser's file (produces) and derives the step and containment.
   const added = { named: ['produces'], derived: ['step', 'within'] };
-  const ours = (isDerived: boolean) => glossary.terms.filter((t) => (t.runtime === undefined) === isDerived).map((t) => t.model).sort();
+  const ours = (isDerived: boolean) =>
+    glossary.terms
+      .filter((t) => (t.runtime === undefined) === isDerived)
+      .map((t) => t.model)
+      .sort();
   assert.deepEqual(ours(false), [...named, ...added.named].sort());
   assert.deepEqual(ours(true), [...derived, ...added.derived].sort());
 });
@@ -95,14 +109,17 @@ describe('the model on every fixture', () => {
     await ingest([FIXTURES], {
       storeDir: dir,
       soul: 'test',
-      observers: (session, soul) => conversationModel(session, soul).map((o): FactObserver => ({
-        record: o.record.bind(o),
-        finish: (resolve) => {
-          const out = [...(o.finish?.(resolve) ?? [])];
-          derived.push(...out);
-          return out;
-        },
-      })),
+      observers: (session, soul) =>
+        conversationModel(session, soul).map(
+          (o): FactObserver => ({
+            record: o.record.bind(o),
+            finish: (resolve) => {
+              const out = [...(o.finish?.(resolve) ?? [])];
+              derived.push(...out);
+              return out;
+            },
+          }),
+        ),
     });
     g = await ingested([FIXTURES]);
   });
@@ -130,7 +147,12 @@ describe('the model on every fixture', () => {
 
   test('every predicate the model emits is in its vocabulary', () => {
     const known = new Set(ONTOLOGY_TERMS.map((o) => o.name));
-    const predicates = new Set(derived.map((t) => t.p).filter((p) => p.startsWith(`<${WEAVE_NS}`)).map(weaveName));
+    const predicates = new Set(
+      derived
+        .map((t) => t.p)
+        .filter((p) => p.startsWith(`<${WEAVE_NS}`))
+        .map(weaveName),
+    );
     assert.deepEqual([...predicates].filter((p) => !known.has(p)).sort(), []);
   });
 
@@ -146,7 +168,9 @@ describe('the model on every fixture', () => {
       // tests cover them; truncated needs a text over the default 128 KiB limit): here, that the
       // ontology declares them with the model's notation.
       if (term.category === 'content') {
-        const declared = g.select(`SELECT ?c WHERE { GRAPH <https://repolex.ai/ontology/weave> { weave:${term.iris[0]} a weave:ContentState } }`);
+        const declared = g.select(
+          `SELECT ?c WHERE { GRAPH <https://repolex.ai/ontology/weave> { weave:${term.iris[0]} a weave:ContentState } }`,
+        );
         if (!declared.length) missing.push(term.term);
         continue;
       }
@@ -157,11 +181,17 @@ describe('the model on every fixture', () => {
   });
 
   test('SPARQL over the ontology answers what Claude Code calls a term', () => {
-    const ask = (term: string) => g.select(`SELECT ?name WHERE { ?t skos:notation "${term}" ; weave:nativeTerm ?m .
-      ?m weave:dialect "claude-code/1" ; weave:runtimeName ?name }`).map((r) => r.name);
+    const ask = (term: string) =>
+      g
+        .select(`SELECT ?name WHERE { ?t skos:notation "${term}" ; weave:nativeTerm ?m .
+      ?m weave:dialect "claude-code/1" ; weave:runtimeName ?name }`)
+        .map((r) => r.name);
     assert.deepEqual(ask('llm.call'), ['message.id']);
     assert.deepEqual(ask('talk'), []);
-    assert.deepEqual(g.select(`SELECT ?t WHERE { ?t skos:notation "agent.call" }`).map((r) => r.t), ['weave:AgentCall']);
+    assert.deepEqual(
+      g.select(`SELECT ?t WHERE { ?t skos:notation "agent.call" }`).map((r) => r.t),
+      ['weave:AgentCall'],
+    );
   });
 });
 

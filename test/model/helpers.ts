@@ -41,7 +41,8 @@ export async function ingested(paths: string[], options: { readers?: boolean } =
       const text = runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string;
       const json = JSON.parse(text) as JsonResults;
       return (json.results?.bindings ?? []).map((b) =>
-        Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.type === 'triple' ? '<<triple>>' : short(v.value)])));
+        Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.type === 'triple' ? '<<triple>>' : short(v.value)])),
+      );
     },
     close: () => rm(dir, { recursive: true, force: true }),
   };

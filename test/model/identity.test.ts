@@ -22,8 +22,18 @@ const TASK = 'ToolCall/toolu_01DelegateNotes000000001';
 
 test('ids minted at random name one thing everywhere; hand-written ones do not', () => {
   assert.deepEqual(
-    ['a1000000-0000-4000-8000-00000000a006', 'msg_01ReleaseNotesDraft0000003', 'req_011CVbqWzYJ6xV1oD8dD3b7e', 'toolu_01DelegateNotes000000001',
-      'n-1', 'msg_001', 'msg_shop_01', 'toolu_tools_fmt', 'req_api_01', 'b'].map(mintedAtRandom),
+    [
+      'a1000000-0000-4000-8000-00000000a006',
+      'msg_01ReleaseNotesDraft0000003',
+      'req_011CVbqWzYJ6xV1oD8dD3b7e',
+      'toolu_01DelegateNotes000000001',
+      'n-1',
+      'msg_001',
+      'msg_shop_01',
+      'toolu_tools_fmt',
+      'req_api_01',
+      'b',
+    ].map(mintedAtRandom),
     [true, true, true, true, false, false, false, false, false, false],
   );
 });
@@ -37,26 +47,59 @@ describe('a session resumed from another', () => {
 
   test('the call and the tool use both sessions hold are one node each, stated in both graphs', () => {
     // A: four calls and the child's; B: the copied call and its own. Six calls, seven per session.
-    assert.deepEqual(g.select(`SELECT (COUNT(DISTINCT ?c) AS ?calls) (COUNT(?c) AS ?perSession) WHERE { ?c a weave:LlmCall }`), [{ calls: '6', perSession: '7' }]);
-    assert.deepEqual(g.select(`SELECT (COUNT(DISTINCT ?t) AS ?tools) (COUNT(?t) AS ?perSession) WHERE { ?t a weave:ToolCall }`), [{ tools: '2', perSession: '3' }]);
-    assert.deepEqual(lines(g.select(`SELECT ?g WHERE { GRAPH ?g { <urn:soul:test:Weave/${CALL}> a weave:LlmCall } }`), 'g'), [graph(A), graph(B)]);
-    assert.deepEqual(lines(g.select(`SELECT ?g WHERE { GRAPH ?g { <urn:soul:test:Weave/${TASK}> a weave:AgentCall } }`), 'g'), [graph(A), graph(B)]);
-    // Its records are shared too: one turn with one timestamp and one role.
-    assert.deepEqual(lines(g.select(`SELECT DISTINCT ?f ?time ?role WHERE { <urn:soul:test:Weave/${CALL}> weave:firstFragment ?f . ?f weave:timestamp ?time ; weave:role ?role }`), 'f', 'time', 'role'), [
-      `Turn/${a('06')} | 2026-03-02T09:25:04Z | assistant`,
+    assert.deepEqual(g.select(`SELECT (COUNT(DISTINCT ?c) AS ?calls) (COUNT(?c) AS ?perSession) WHERE { ?c a weave:LlmCall }`), [
+      { calls: '6', perSession: '7' },
     ]);
+    assert.deepEqual(g.select(`SELECT (COUNT(DISTINCT ?t) AS ?tools) (COUNT(?t) AS ?perSession) WHERE { ?t a weave:ToolCall }`), [
+      { tools: '2', perSession: '3' },
+    ]);
+    assert.deepEqual(lines(g.select(`SELECT ?g WHERE { GRAPH ?g { <urn:soul:test:Weave/${CALL}> a weave:LlmCall } }`), 'g'), [
+      graph(A),
+      graph(B),
+    ]);
+    assert.deepEqual(lines(g.select(`SELECT ?g WHERE { GRAPH ?g { <urn:soul:test:Weave/${TASK}> a weave:AgentCall } }`), 'g'), [
+      graph(A),
+      graph(B),
+    ]);
+    // Its records are shared too: one turn with one timestamp and one role.
+    assert.deepEqual(
+      lines(
+        g.select(
+          `SELECT DISTINCT ?f ?time ?role WHERE { <urn:soul:test:Weave/${CALL}> weave:firstFragment ?f . ?f weave:timestamp ?time ; weave:role ?role }`,
+        ),
+        'f',
+        'time',
+        'role',
+      ),
+      [`Turn/${a('06')} | 2026-03-02T09:25:04Z | assistant`],
+    );
   });
 
   test('what each session says of them stays in its own graph: its run, its child, its evidence', () => {
-    assert.deepEqual(lines(g.select(`SELECT ?g ?run ?ev WHERE { GRAPH ?g { <urn:soul:test:Weave/${CALL}> weave:within ?run ~ ?r {| weave:evidence ?ev |} } }`), 'g', 'run', 'ev'), [
-      `${graph(A)} | Run/${A}/main/${a('05')} | weave:strong_inference`,
-      `${graph(B)} | Run/${B}/main/${a('06')} | weave:strong_inference`,
-    ]);
+    assert.deepEqual(
+      lines(
+        g.select(`SELECT ?g ?run ?ev WHERE { GRAPH ?g { <urn:soul:test:Weave/${CALL}> weave:within ?run ~ ?r {| weave:evidence ?ev |} } }`),
+        'g',
+        'run',
+        'ev',
+      ),
+      [
+        `${graph(A)} | Run/${A}/main/${a('05')} | weave:strong_inference`,
+        `${graph(B)} | Run/${B}/main/${a('06')} | weave:strong_inference`,
+      ],
+    );
     // A holds the child the Task started; B holds only the launch result naming it.
-    assert.deepEqual(lines(g.select(`SELECT ?g ?child ?ev WHERE { GRAPH ?g { <urn:soul:test:Weave/${TASK}> weave:starts ?child ~ ?r {| weave:evidence ?ev |} } }`), 'g', 'child', 'ev'), [
-      `${graph(A)} | Stream/${A}/7a7a7a7a | weave:exact_unique`,
-      `${graph(B)} | Unresolved/${B}/child_stream/7a7a7a7a | weave:unresolved`,
-    ]);
+    assert.deepEqual(
+      lines(
+        g.select(
+          `SELECT ?g ?child ?ev WHERE { GRAPH ?g { <urn:soul:test:Weave/${TASK}> weave:starts ?child ~ ?r {| weave:evidence ?ev |} } }`,
+        ),
+        'g',
+        'child',
+        'ev',
+      ),
+      [`${graph(A)} | Stream/${A}/7a7a7a7a | weave:exact_unique`, `${graph(B)} | Unresolved/${B}/child_stream/7a7a7a7a | weave:unresolved`],
+    );
     // One reifier per session and link: no reifier carries two evidence levels.
     assert.deepEqual(g.select(`SELECT ?r WHERE { ?r weave:evidence ?e1, ?e2 FILTER(?e1 != ?e2) }`), []);
   });
@@ -79,20 +122,38 @@ describe('a session resumed from another', () => {
     ]);
   });
 
-  test('B\'s copied records are a loop begun elsewhere: a run of their own, by the shape of their chain', () => {
-    assert.deepEqual(lines(g.select(`SELECT ?run ?rule ?ev WHERE { GRAPH <urn:soul:test:Weave/graph/${B}> { ?run weave:runRule ?rule ~ ?r {| weave:evidence ?ev |} } }`), 'run', 'rule', 'ev'), [
-      `Run/${B}/main/${a('06')} | weave:fromElsewhere | weave:strong_inference`,
-      `Run/${B}/main/b2000000-0000-4000-8000-00000000b003 | weave:byOpeningRecord | weave:strong_inference`,
-    ]);
+  test("B's copied records are a loop begun elsewhere: a run of their own, by the shape of their chain", () => {
+    assert.deepEqual(
+      lines(
+        g.select(
+          `SELECT ?run ?rule ?ev WHERE { GRAPH <urn:soul:test:Weave/graph/${B}> { ?run weave:runRule ?rule ~ ?r {| weave:evidence ?ev |} } }`,
+        ),
+        'run',
+        'rule',
+        'ev',
+      ),
+      [
+        `Run/${B}/main/${a('06')} | weave:fromElsewhere | weave:strong_inference`,
+        `Run/${B}/main/b2000000-0000-4000-8000-00000000b003 | weave:byOpeningRecord | weave:strong_inference`,
+      ],
+    );
   });
 
-  test('each session is cut where it stood idle; the child\'s talk joins A\'s second window by its time', () => {
-    assert.deepEqual(lines(g.select(`SELECT ?s ?state ?line WHERE { ?s a weave:Segment ; weave:segmentState ?state ; weave:firstLine ?line }`), 's', 'state', 'line'), [
-      `Segment/${A}/1 | candidate | 1`, // 09:00:00–09:00:11
-      `Segment/${A}/2 | open | 6`, // 09:25:00, after 24 idle minutes
-      `Segment/${B}/1 | candidate | 1`, // the copies, 09:25:04–09:25:08
-      `Segment/${B}/2 | open | 3`, // 10:00:00
-    ]);
+  test("each session is cut where it stood idle; the child's talk joins A's second window by its time", () => {
+    assert.deepEqual(
+      lines(
+        g.select(`SELECT ?s ?state ?line WHERE { ?s a weave:Segment ; weave:segmentState ?state ; weave:firstLine ?line }`),
+        's',
+        'state',
+        'line',
+      ),
+      [
+        `Segment/${A}/1 | candidate | 1`, // 09:00:00–09:00:11
+        `Segment/${A}/2 | open | 6`, // 09:25:00, after 24 idle minutes
+        `Segment/${B}/1 | candidate | 1`, // the copies, 09:25:04–09:25:08
+        `Segment/${B}/2 | open | 3`, // 10:00:00
+      ],
+    );
     assert.deepEqual(lines(g.select(`SELECT ?t ?s ?ev WHERE { ?t weave:inSegment ?s ~ ?r {| weave:evidence ?ev |} }`), 't', 's', 'ev'), [
       `Talk/${A}/7a7a7a7a | Segment/${A}/2 | weave:strong_inference`,
       `Talk/${A}/main/${a('01')} | Segment/${A}/1 | weave:exact_unique`,
@@ -117,8 +178,18 @@ describe('every fixture, read and then read by the readers', () => {
       FILTER NOT EXISTS { GRAPH ?g { ?x a ?d } } }`);
     assert.deepEqual(missing, []);
     // The walk has something to walk: transcripts, turns, blocks, steps and model nodes.
-    const walked = g.select(`SELECT DISTINCT ?c WHERE { GRAPH ?g { ?x a ?c } GRAPH <${ONTOLOGY_GRAPH}> { ?c rdfs:subClassOf ?d } }`).map((r) => r.c);
-    for (const c of ['weave:ClaudeCodeTranscript', 'weave:AssistantTurn', 'weave:RedactedThinkingBlock', 'weave:AgentCall', 'weave:Segment', 'weave:Conversation', 'weave:Claim'])
+    const walked = g
+      .select(`SELECT DISTINCT ?c WHERE { GRAPH ?g { ?x a ?c } GRAPH <${ONTOLOGY_GRAPH}> { ?c rdfs:subClassOf ?d } }`)
+      .map((r) => r.c);
+    for (const c of [
+      'weave:ClaudeCodeTranscript',
+      'weave:AssistantTurn',
+      'weave:RedactedThinkingBlock',
+      'weave:AgentCall',
+      'weave:Segment',
+      'weave:Conversation',
+      'weave:Claim',
+    ])
       assert.ok(walked.includes(c), c);
   });
 

@@ -14,7 +14,9 @@ import { detectedStore } from './helpers.ts';
 /** Three of the corpus's projects (about 7.5 MB): real texts, real errors, quick to read. */
 const PROJECTS = ['TensorTemplar__slopometry', 'entireio__cli', 'd-kimuson__claude-code-viewer'].map((p) => join(CORPUS, p));
 
-test('readers over real transcripts: spans slice true, claims stay unasserted, errors match a plain scan', { skip: !HAS_CORPUS && 'no ../shared/corpus here' }, async () => {
+test('readers over real transcripts: spans slice true, claims stay unasserted, errors match a plain scan', {
+  skip: !HAS_CORPUS && 'no ../shared/corpus here',
+}, async () => {
   const { dir, store, report } = await detectedStore(PROJECTS);
   try {
     const sessions = await discoverSessions(PROJECTS);
@@ -37,34 +39,41 @@ test('readers over real transcripts: spans slice true, claims stay unasserted, e
           if (rec?.type !== 'user' || !Array.isArray(rec.message?.content)) continue;
           if (rec.uuid && seen.has(rec.uuid)) continue;
           if (rec.uuid) seen.add(rec.uuid);
-          failed += (rec.message.content as { type?: string; is_error?: unknown }[]).filter((b) => b?.type === 'tool_result' && b.is_error === true).length;
+          failed += (rec.message.content as { type?: string; is_error?: unknown }[]).filter(
+            (b) => b?.type === 'tool_result' && b.is_error === true,
+          ).length;
         }
     }
     assert.ok(failed > 0);
     assert.equal(report.findings['tool/error'], failed);
 
     // Every quote is what its position selects in the stored text, counted in code points.
-    const quoted = select(store, `SELECT ?text ?start ?end ?exact WHERE { GRAPH ?g {
+    const quoted = select(
+      store,
+      `SELECT ?text ?start ?end ?exact WHERE { GRAPH ?g {
       ?a oa:hasTarget ?t . ?t weave:atBlock ?b ; oa:hasSelector ?p , ?q .
       ?p oa:start ?start ; oa:end ?end . ?q oa:exact ?exact . FILTER NOT EXISTS { ?t weave:inputPointer ?x } }
       # The block's text from the session graph the reader graph belongs to: record ids recur across sessions.
-      GRAPH ?session { ?b weave:text ?text } FILTER(STRSTARTS(STR(?g), CONCAT(STR(?session), "/reader/"))) }`);
+      GRAPH ?session { ?b weave:text ?text } FILTER(STRSTARTS(STR(?g), CONCAT(STR(?session), "/reader/"))) }`,
+    );
     assert.ok(quoted.length > 50, `${quoted.length} quotes`);
     for (const r of quoted) assert.equal(sliceCodePoints(r.text, Number(r.start), Number(r.end)), r.exact);
 
     // No reader graph holds a secret that a secret/exposure finding points at.
-    const secrets = select(store, `SELECT ?text ?input ?pointer ?start ?end WHERE {
+    const secrets = select(
+      store,
+      `SELECT ?text ?input ?pointer ?start ?end WHERE {
       ?a weave:eventType "secret/exposure" ; oa:hasTarget ?t . ?t weave:atBlock ?b ; oa:hasSelector ?p . ?p oa:start ?start ; oa:end ?end .
-      OPTIONAL { ?t weave:inputPointer ?pointer . ?b weave:toolInput ?input } OPTIONAL { ?b weave:text ?text } }`)
-      .map((r) => {
-        let text = r.text;
-        if (r.pointer) {
-          let v: unknown = JSON.parse(r.input);
-          for (const k of r.pointer.split('/').slice(1)) v = (v as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')];
-          text = v as string;
-        }
-        return sliceCodePoints(text, Number(r.start), Number(r.end));
-      });
+      OPTIONAL { ?t weave:inputPointer ?pointer . ?b weave:toolInput ?input } OPTIONAL { ?b weave:text ?text } }`,
+    ).map((r) => {
+      let text = r.text;
+      if (r.pointer) {
+        let v: unknown = JSON.parse(r.input);
+        for (const k of r.pointer.split('/').slice(1)) v = (v as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')];
+        text = v as string;
+      }
+      return sliceCodePoints(text, Number(r.start), Number(r.end));
+    });
     const manifest = (await readManifest(dir))!;
     for (const entry of Object.values(manifest.graphs).filter((e) => e.reader)) {
       const text = await readFile(join(dir, entry.file), 'utf8');

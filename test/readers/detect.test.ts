@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { run } from '../../src/cli/main.ts';
 import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
+import { FINDINGS_FORMAT } from '../../src/readers/emit.ts';
 import { READERS } from '../../src/readers/registry.ts';
 import { toolError } from '../../src/readers/tool/error.ts';
 import { readManifest } from '../../src/store/manifest.ts';
@@ -37,7 +38,13 @@ test('running the readers again leaves every graph file and manifest entry byte-
     const first = await detect({ storeDir: dir });
     assert.deepEqual([first.sessions, first.skipped, first.graphs], [4, 0, SESSION_GRAPHS]);
     // emojikey/harvest counts its emojikey/update findings too: 21 keys and 3 updates.
-    assert.deepEqual(first.findings, { 'emojikey/harvest': 24, 'human/authored': 9, 'tool/error': 2, 'secret/exposure': 3, 'agent/correction': 3 });
+    assert.deepEqual(first.findings, {
+      'emojikey/harvest': 24,
+      'human/authored': 9,
+      'tool/error': 2,
+      'secret/exposure': 3,
+      'agent/correction': 3,
+    });
     const before = await readerFiles(dir);
     assert.equal(Object.keys(before).length, READER_GRAPHS, 'a graph per session and reader, and one per reader');
     await detect({ storeDir: dir });
@@ -73,12 +80,12 @@ test('a new reader version reruns only that reader; a rerun replaces its graph w
     assert.deepEqual(report.findings['tool/error'], 0);
     const manifest = (await readManifest(dir))!;
     const entry = manifest.graphs[`urn:soul:local:Weave/graph/${SESSIONS.tools}/reader/tool/error`];
-    assert.equal(entry.builtWith, 'tool/error@2');
+    assert.equal(entry.builtWith, `tool/error@2 ${FINDINGS_FORMAT}`);
     // The two earlier findings are gone: the graph is empty.
     assert.equal(entry.quads, 0);
     assert.equal(await readFile(join(dir, entry.file), 'utf8'), '');
     const agent = manifest.graphs['urn:soul:local:Weave/graph/detector/tool/error'];
-    assert.equal(agent.builtWith, 'tool/error@2');
+    assert.equal(agent.builtWith, `tool/error@2 ${FINDINGS_FORMAT}`);
     assert.match(await readFile(join(dir, agent.file), 'utf8'), /detectorVersion> "2"/);
   } finally {
     await removeDir(dir);
@@ -88,10 +95,20 @@ test('a new reader version reruns only that reader; a rerun replaces its graph w
 test('a failing reader or an unreadable session graph is reported, and everything else still runs', async () => {
   const dir = await freshStore();
   try {
-    const broken = { name: 'broken/reader', version: '1', description: 'Fails on purpose.', read: () => { throw new Error('boom'); } };
+    const broken = {
+      name: 'broken/reader',
+      version: '1',
+      description: 'Fails on purpose.',
+      read: () => {
+        throw new Error('boom');
+      },
+    };
     const report = await detect({ storeDir: dir, readers: [broken, toolError] });
     assert.deepEqual([report.sessions, report.graphs, report.findings], [4, 4, { 'broken/reader': 0, 'tool/error': 2 }]);
-    assert.deepEqual(report.problems.map((p) => [p.sessionId, p.reader, p.message]), [SESSIONS.tools, SESSIONS.prompts, SESSIONS.emojikey, SESSIONS.forms].sort().map((id) => [id, 'broken/reader', 'boom']));
+    assert.deepEqual(
+      report.problems.map((p) => [p.sessionId, p.reader, p.message]),
+      [SESSIONS.tools, SESSIONS.prompts, SESSIONS.emojikey, SESSIONS.forms].sort().map((id) => [id, 'broken/reader', 'boom']),
+    );
 
     const manifest = (await readManifest(dir))!;
     const sessionFile = manifest.graphs[`urn:soul:local:Weave/graph/${SESSIONS.tools}`].file;
@@ -100,7 +117,8 @@ test('a failing reader or an unreadable session graph is reported, and everythin
     const second = await detect({ storeDir: dir, detectors: ['tool'], onProblem: (p) => void seen.push(p.sessionId) });
     assert.deepEqual([second.sessions, second.graphs, seen], [3, 3, [SESSIONS.tools]]);
     assert.equal(second.problems[0].reader, undefined);
-    assert.match(second.problems[0].message, new RegExp(`${sessionFile.replace(/[.]/g, '[.]')}: .*line 1`));
+    // The file and the line, and nothing of what the line holds.
+    assert.equal(second.problems[0].message, `${join(dir, sessionFile)}:1: not valid N-Quads`);
   } finally {
     await removeDir(dir);
   }
@@ -110,12 +128,17 @@ test("a finding typed for another detector is the reader's problem, not the run'
   const dir = await freshStore();
   try {
     // Reports tool/error findings from the agent detector: only this reader's graphs are lost.
-    const stray = { ...toolError, name: 'agent/stray', read: (spine: Parameters<typeof toolError.read>[0]) => toolError.read(spine).map((f) => ({ ...f, type: 'tool/error' })) };
+    const stray = {
+      ...toolError,
+      name: 'agent/stray',
+      read: (...args: Parameters<typeof toolError.read>) => toolError.read(...args).map((f) => ({ ...f, type: 'tool/error' })),
+    };
     const report = await detect({ storeDir: dir, readers: [stray, toolError], sessions: [SESSIONS.tools] });
     assert.deepEqual([report.graphs, report.findings], [1, { 'agent/stray': 0, 'tool/error': 2 }]);
-    assert.deepEqual(report.problems.map((p) => [p.sessionId, p.reader, p.message]), [
-      [SESSIONS.tools, 'agent/stray', 'reader agent/stray reported a finding of type "tool/error", which is not agent/<type>'],
-    ]);
+    assert.deepEqual(
+      report.problems.map((p) => [p.sessionId, p.reader, p.message]),
+      [[SESSIONS.tools, 'agent/stray', 'reader agent/stray reported a finding of type "tool/error", which is not agent/<type>']],
+    );
   } finally {
     await removeDir(dir);
   }
@@ -128,7 +151,10 @@ test('detectors and sessions select what runs; unknown names are errors', async 
     assert.deepEqual([report.sessions, report.graphs, report.findings], [1, 1, { 'tool/error': 2 }]);
     const both = await detect({ storeDir: dir, detectors: ['emojikey/harvest', 'human'], sessions: [SESSIONS.emojikey] });
     assert.deepEqual(both.findings, { 'emojikey/harvest': 10, 'human/authored': 1 });
-    await assert.rejects(detect({ storeDir: dir, detectors: ['nope'] }), /unknown detector "nope"; known: emojikey\/harvest, human\/authored/);
+    await assert.rejects(
+      detect({ storeDir: dir, detectors: ['nope'] }),
+      /unknown detector "nope"; known: emojikey\/harvest, human\/authored/,
+    );
     await assert.rejects(detect({ storeDir: dir, sessions: ['not-a-session'] }), /no session "not-a-session" in the store/);
   } finally {
     await removeDir(dir);
@@ -140,7 +166,11 @@ test('a live store can be read instead of the graph files, with each new graph r
   try {
     const { store } = await openStore(dir);
     const seen: string[] = [];
-    await detect({ storeDir: dir, store, onGraph: (g) => void seen.push(`${g.sessionId?.slice(0, 4) ?? 'self'} ${g.reader} ${g.findings}`) });
+    await detect({
+      storeDir: dir,
+      store,
+      onGraph: (g) => void seen.push(`${g.sessionId?.slice(0, 4) ?? 'self'} ${g.reader} ${g.findings}`),
+    });
     assert.equal(seen.length, READER_GRAPHS);
     assert.ok(seen.includes('self emojikey/harvest 0'));
     assert.ok(seen.includes('7007 secret/exposure 3'));

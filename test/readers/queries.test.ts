@@ -23,19 +23,34 @@ test('done when: one query lists each key of the session with its legs, magnitud
   const byKey = new Map<string, string[]>();
   for (const r of legs) {
     const name = `${r.sourceKind} ${r.quoted === 'true' ? 'quoted ' : ''}${r.keyText}`;
-    byKey.set(name, [...(byKey.get(name) ?? []), `${r.component} ${r.poleA ?? ''}${r.poleB ?? ''} ${r.magnitude ?? '-'}∠${r.angle ?? '-'}`]);
+    byKey.set(name, [
+      ...(byKey.get(name) ?? []),
+      `${r.component} ${r.poleA ?? ''}${r.poleB ?? ''} ${r.magnitude ?? '-'}∠${r.angle ?? '-'}`,
+    ]);
   }
-  assert.deepEqual([...byKey], [
-    ['tool_result quoted [ME|🧠🎨8∠45]', ['ME 🧠🎨 8∠45']],
-    ['tool_result quoted [ME|🧠🎨8∠45|🔒🔓9∠60]', ['ME 🧠🎨 8∠45', 'ME 🔒🔓 9∠60']],
-    ['tool_result quoted [ME|🧠🎨8∠45]~[CONTENT|💻🎨9∠10]', ['ME 🧠🎨 8∠45', 'CONTENT 💻🎨 9∠10']],
-    ['tool_result [ME|🧠🎨5∠90|🛡️🔑6∠120]~[CONTENT|📏🌊5∠90]~[YOU|👨‍👩‍👧‍👦🧑7∠35]', ['ME 🧠🎨 5∠90', 'ME 🛡️🔑 6∠120', 'CONTENT 📏🌊 5∠90', 'YOU 👨‍👩‍👧‍👦🧑 7∠35']],
-    ['tool_result [ME|🧠🎨7∠40]~[YOU|🎓🌱8∠30]', ['ME 🧠🎨 7∠40', 'YOU 🎓🌱 8∠30']],
-    ['authored [ME|🧠🎨8∠45|🔒🔓9∠60]~[CONTENT|💻🧩9∠15]~[YOU|🎓🌱8∠35|🔥💤9∠10]', ['ME 🧠🎨 8∠45', 'ME 🔒🔓 9∠60', 'CONTENT 💻🧩 9∠15', 'YOU 🎓🌱 8∠35', 'YOU 🔥💤 9∠10']],
-    ['tool_input [ME|🧠🎨8∠45|🛡️🔑7∠60]~[YOU|👨‍👩‍👧‍👦🧑6∠120⁸⁵↗️]', ['ME 🧠🎨 8∠45', 'ME 🛡️🔑 7∠60', 'YOU 👨‍👩‍👧‍👦🧑 6∠120']],
-    ['tool_result [ME|Cognitive.🧠➡️🔧|Trust.🔒⬅️🔓]~[CONTENT|Domain.💻➡️🧩]', ['ME 🧠🔧 -∠-', 'ME 🔒🔓 -∠-', 'CONTENT 💻🧩 -∠-']],
-    ['tool_result [[60d|ME|👑🤝8∠35⁸⁵↔️]~~[CONTENT|💻🎨9∠15⁹⁵↔️]~~[YOU|🎓🌱9∠05⁹⁹↔️]]]', ['ME 👑🤝 8∠35', 'CONTENT 💻🎨 9∠15', 'YOU 🎓🌱 9∠5']],
-  ]);
+  assert.deepEqual(
+    [...byKey],
+    [
+      ['tool_result quoted [ME|🧠🎨8∠45]', ['ME 🧠🎨 8∠45']],
+      ['tool_result quoted [ME|🧠🎨8∠45|🔒🔓9∠60]', ['ME 🧠🎨 8∠45', 'ME 🔒🔓 9∠60']],
+      ['tool_result quoted [ME|🧠🎨8∠45]~[CONTENT|💻🎨9∠10]', ['ME 🧠🎨 8∠45', 'CONTENT 💻🎨 9∠10']],
+      [
+        'tool_result [ME|🧠🎨5∠90|🛡️🔑6∠120]~[CONTENT|📏🌊5∠90]~[YOU|👨‍👩‍👧‍👦🧑7∠35]',
+        ['ME 🧠🎨 5∠90', 'ME 🛡️🔑 6∠120', 'CONTENT 📏🌊 5∠90', 'YOU 👨‍👩‍👧‍👦🧑 7∠35'],
+      ],
+      ['tool_result [ME|🧠🎨7∠40]~[YOU|🎓🌱8∠30]', ['ME 🧠🎨 7∠40', 'YOU 🎓🌱 8∠30']],
+      [
+        'authored [ME|🧠🎨8∠45|🔒🔓9∠60]~[CONTENT|💻🧩9∠15]~[YOU|🎓🌱8∠35|🔥💤9∠10]',
+        ['ME 🧠🎨 8∠45', 'ME 🔒🔓 9∠60', 'CONTENT 💻🧩 9∠15', 'YOU 🎓🌱 8∠35', 'YOU 🔥💤 9∠10'],
+      ],
+      ['tool_input [ME|🧠🎨8∠45|🛡️🔑7∠60]~[YOU|👨‍👩‍👧‍👦🧑6∠120⁸⁵↗️]', ['ME 🧠🎨 8∠45', 'ME 🛡️🔑 7∠60', 'YOU 👨‍👩‍👧‍👦🧑 6∠120']],
+      ['tool_result [ME|Cognitive.🧠➡️🔧|Trust.🔒⬅️🔓]~[CONTENT|Domain.💻➡️🧩]', ['ME 🧠🔧 -∠-', 'ME 🔒🔓 -∠-', 'CONTENT 💻🧩 -∠-']],
+      [
+        'tool_result [[60d|ME|👑🤝8∠35⁸⁵↔️]~~[CONTENT|💻🎨9∠15⁹⁵↔️]~~[YOU|🎓🌱9∠05⁹⁹↔️]]]',
+        ['ME 👑🤝 8∠35', 'CONTENT 💻🎨 9∠15', 'YOU 🎓🌱 9∠5'],
+      ],
+    ],
+  );
   // All three places are there, and the numbers are numbers.
   assert.deepEqual([...new Set(legs.map((r) => r.sourceKind))].sort(), ['authored', 'tool_input', 'tool_result']);
   // Legs at magnitude ≥ 9 and angle < 20 in all the fixtures, counted by hand: this session's
@@ -51,74 +66,108 @@ test('done when: another lists every claim with the quoted text its annotation p
   const made = select(store, 'SELECT ?claim WHERE { ?claim a weave:Claim }').map((r) => r.claim);
   assert.deepEqual(claims.map((c) => c.claim).sort(), made.sort());
   const first = claims.filter((c) => c.event === TURN(e3(3)) || c.event === TURN(e3(4)) || c.event === TURN(e3(5)));
-  assert.deepEqual(first.map((c) => [c.detectionType, c.sourceKind, c.start, c.end, c.exact]), [
-    ['emojikey/harvest', 'tool_result', '458', '469', '[ME|🧠🎨8∠45]'],
-    ['emojikey/harvest', 'tool_result', '490', '508', '[ME|🧠🎨8∠45|🔒🔓9∠60]'],
-    ['emojikey/harvest', 'tool_result', '528', '556', '[ME|🧠🎨8∠45]~[CONTENT|💻🎨9∠10]'],
-    ['emojikey/harvest', 'tool_result', '630', '686', '[ME|🧠🎨5∠90|🛡️🔑6∠120]~[CONTENT|📏🌊5∠90]~[YOU|👨‍👩‍👧‍👦🧑7∠35]'],
-    ['emojikey/harvest', 'tool_result', '694', '718', '[ME|🧠🎨7∠40]~[YOU|🎓🌱8∠30]'],
-    ['emojikey/harvest', 'authored', '58', '113', '[ME|🧠🎨8∠45|🔒🔓9∠60]~[CONTENT|💻🧩9∠15]~[YOU|🎓🌱8∠35|🔥💤9∠10]'],
-    ['emojikey/harvest', 'tool_input', '0', '43', '[ME|🧠🎨8∠45|🛡️🔑7∠60]~[YOU|👨‍👩‍👧‍👦🧑6∠120⁸⁵↗️]'],
-  ]);
+  assert.deepEqual(
+    first.map((c) => [c.detectionType, c.sourceKind, c.start, c.end, c.exact]),
+    [
+      ['emojikey/harvest', 'tool_result', '458', '469', '[ME|🧠🎨8∠45]'],
+      ['emojikey/harvest', 'tool_result', '490', '508', '[ME|🧠🎨8∠45|🔒🔓9∠60]'],
+      ['emojikey/harvest', 'tool_result', '528', '556', '[ME|🧠🎨8∠45]~[CONTENT|💻🎨9∠10]'],
+      ['emojikey/harvest', 'tool_result', '630', '686', '[ME|🧠🎨5∠90|🛡️🔑6∠120]~[CONTENT|📏🌊5∠90]~[YOU|👨‍👩‍👧‍👦🧑7∠35]'],
+      ['emojikey/harvest', 'tool_result', '694', '718', '[ME|🧠🎨7∠40]~[YOU|🎓🌱8∠30]'],
+      ['emojikey/harvest', 'authored', '58', '113', '[ME|🧠🎨8∠45|🔒🔓9∠60]~[CONTENT|💻🧩9∠15]~[YOU|🎓🌱8∠35|🔥💤9∠10]'],
+      ['emojikey/harvest', 'tool_input', '0', '43', '[ME|🧠🎨8∠45|🛡️🔑7∠60]~[YOU|👨‍👩‍👧‍👦🧑6∠120⁸⁵↗️]'],
+    ],
+  );
   assert.equal(first[5].prefix, 't off. My read of us right now: ', 'the 32 code points before');
   assert.equal(first[5].suffix, '. I will record it.');
   // Secrets are listed with their span and no quote.
-  assert.deepEqual(claims.filter((c) => c.detectionType === 'secret/exposure').map((c) => [c.start, c.end, c.exact ?? null]), [
-    ['25', '86', null], ['35', '46', null], ['88', '130', null],
-  ]);
+  assert.deepEqual(
+    claims.filter((c) => c.detectionType === 'secret/exposure').map((c) => [c.start, c.end, c.exact ?? null]),
+    [
+      ['25', '86', null],
+      ['35', '46', null],
+      ['88', '130', null],
+    ],
+  );
   assert.ok(claims.filter((c) => c.detectionType !== 'secret/exposure').every((c) => typeof c.exact === 'string' && c.exact.length > 0));
 });
 
 test('emojikey legs over time for a session: live keys only, in time order', async () => {
   const legs = (await rows('emojikey-legs-over-time.rq')).filter((r) => r.session === EK);
-  assert.deepEqual(legs.map((r) => [r.time.slice(11, 19), r.sourceKind, r.component, r.dimension ?? '', r.magnitude ?? '', r.angle ?? '', r.confidence ?? '', r.trend ?? '', r.lean ?? '']), [
-    ['09:00:03', 'tool_result', 'ME', '', '5', '90', '', '', ''],
-    ['09:00:03', 'tool_result', 'ME', '', '6', '120', '', '', ''],
-    ['09:00:03', 'tool_result', 'CONTENT', '', '5', '90', '', '', ''],
-    ['09:00:03', 'tool_result', 'YOU', '', '7', '35', '', '', ''],
-    ['09:00:03', 'tool_result', 'ME', '', '7', '40', '', '', ''],
-    ['09:00:03', 'tool_result', 'YOU', '', '8', '30', '', '', ''],
-    ['09:00:05', 'authored', 'ME', '', '8', '45', '', '', ''],
-    ['09:00:05', 'authored', 'ME', '', '9', '60', '', '', ''],
-    ['09:00:05', 'authored', 'CONTENT', '', '9', '15', '', '', ''],
-    ['09:00:05', 'authored', 'YOU', '', '8', '35', '', '', ''],
-    ['09:00:05', 'authored', 'YOU', '', '9', '10', '', '', ''],
-    ['09:00:06', 'tool_input', 'ME', '', '8', '45', '', '', ''],
-    ['09:00:06', 'tool_input', 'ME', '', '7', '60', '', '', ''],
-    ['09:00:06', 'tool_input', 'YOU', '', '6', '120', '85', '↗️', ''],
-    ['09:30:01', 'tool_result', 'ME', 'Cognitive', '', '', '', '', '1'],
-    ['09:30:01', 'tool_result', 'ME', 'Trust', '', '', '', '', '-1'],
-    ['09:30:01', 'tool_result', 'CONTENT', 'Domain', '', '', '', '', '1'],
-    ['09:30:01', 'tool_result', 'ME', '', '8', '35', '85', '↔️', ''],
-    ['09:30:01', 'tool_result', 'CONTENT', '', '9', '15', '95', '↔️', ''],
-    ['09:30:01', 'tool_result', 'YOU', '', '9', '5', '99', '↔️', ''],
-  ]);
+  assert.deepEqual(
+    legs.map((r) => [
+      r.time.slice(11, 19),
+      r.sourceKind,
+      r.component,
+      r.dimension ?? '',
+      r.magnitude ?? '',
+      r.angle ?? '',
+      r.confidence ?? '',
+      r.trend ?? '',
+      r.lean ?? '',
+    ]),
+    [
+      ['09:00:03', 'tool_result', 'ME', '', '5', '90', '', '', ''],
+      ['09:00:03', 'tool_result', 'ME', '', '6', '120', '', '', ''],
+      ['09:00:03', 'tool_result', 'CONTENT', '', '5', '90', '', '', ''],
+      ['09:00:03', 'tool_result', 'YOU', '', '7', '35', '', '', ''],
+      ['09:00:03', 'tool_result', 'ME', '', '7', '40', '', '', ''],
+      ['09:00:03', 'tool_result', 'YOU', '', '8', '30', '', '', ''],
+      ['09:00:05', 'authored', 'ME', '', '8', '45', '', '', ''],
+      ['09:00:05', 'authored', 'ME', '', '9', '60', '', '', ''],
+      ['09:00:05', 'authored', 'CONTENT', '', '9', '15', '', '', ''],
+      ['09:00:05', 'authored', 'YOU', '', '8', '35', '', '', ''],
+      ['09:00:05', 'authored', 'YOU', '', '9', '10', '', '', ''],
+      ['09:00:06', 'tool_input', 'ME', '', '8', '45', '', '', ''],
+      ['09:00:06', 'tool_input', 'ME', '', '7', '60', '', '', ''],
+      ['09:00:06', 'tool_input', 'YOU', '', '6', '120', '85', '↗️', ''],
+      ['09:30:01', 'tool_result', 'ME', 'Cognitive', '', '', '', '', '1'],
+      ['09:30:01', 'tool_result', 'ME', 'Trust', '', '', '', '', '-1'],
+      ['09:30:01', 'tool_result', 'CONTENT', 'Domain', '', '', '', '', '1'],
+      ['09:30:01', 'tool_result', 'ME', '', '8', '35', '85', '↔️', ''],
+      ['09:30:01', 'tool_result', 'CONTENT', '', '9', '15', '95', '↔️', ''],
+      ['09:30:01', 'tool_result', 'YOU', '', '9', '5', '99', '↔️', ''],
+    ],
+  );
 });
 
 test('sessions whose secrets were exposed', async () => {
-  assert.deepEqual((await rows('sessions-with-exposed-secrets.rq')).map((r) => [r.session, r.exposures, r.secrets, r.kinds.split(', ').sort().join(', '), r.first]), [
-    [SESSIONS.tools, '3', '3', 'anthropic-api-key, github-token, url-credentials', '2026-03-05T14:00:02Z'],
-  ]);
+  assert.deepEqual(
+    (await rows('sessions-with-exposed-secrets.rq')).map((r) => [
+      r.session,
+      r.exposures,
+      r.secrets,
+      r.kinds.split(', ').sort().join(', '),
+      r.first,
+    ]),
+    [[SESSIONS.tools, '3', '3', 'anthropic-api-key, github-token, url-credentials', '2026-03-05T14:00:02Z']],
+  );
 });
 
 test('tool error rates by tool', async () => {
-  assert.deepEqual((await rows('tool-error-rates.rq')).map((r) => [r.tool, r.calls, r.errors, Number(r.rate)]), [
-    ['Edit', '1', '1', 1],
-    ['Bash', '2', '1', 0.5],
-    ['mcp__emojikey__set_emojikey', '2', '0', 0],
-    ['Grep', '1', '0', 0],
-    ['Read', '1', '0', 0],
-    ['mcp__ek-prod__get_emojikey_history', '1', '0', 0],
-    ['mcp__emojikey__initialize_conversation', '1', '0', 0],
-  ]);
+  assert.deepEqual(
+    (await rows('tool-error-rates.rq')).map((r) => [r.tool, r.calls, r.errors, Number(r.rate)]),
+    [
+      ['Edit', '1', '1', 1],
+      ['Bash', '2', '1', 0.5],
+      ['mcp__emojikey__set_emojikey', '2', '0', 0],
+      ['Grep', '1', '0', 0],
+      ['Read', '1', '0', 0],
+      ['mcp__ek-prod__get_emojikey_history', '1', '0', 0],
+      ['mcp__emojikey__initialize_conversation', '1', '0', 0],
+    ],
+  );
 });
 
 test('human prompts per day', async () => {
-  assert.deepEqual((await rows('human-prompts-per-day.rq')).map((r) => [r.day, r.prompts, r.characters]), [
-    ['2026-03-02', '1', '51'],
-    ['2026-03-03', '4', '176'],
-    ['2026-03-04', '2', '56'],
-    ['2026-03-05', '1', '25'],
-    ['2026-03-06', '1', '29'],
-  ]);
+  assert.deepEqual(
+    (await rows('human-prompts-per-day.rq')).map((r) => [r.day, r.prompts, r.characters]),
+    [
+      ['2026-03-02', '1', '51'],
+      ['2026-03-03', '4', '176'],
+      ['2026-03-04', '2', '56'],
+      ['2026-03-05', '1', '25'],
+      ['2026-03-06', '1', '29'],
+    ],
+  );
 });

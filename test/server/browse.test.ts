@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Parser } from 'n3';
+import { DataFactory, Parser } from 'n3';
+import { ravelTurnIri, TERM_ALIGNMENT_FILE } from '../../src/align/ravel.ts';
 import { returnsGraph } from '../../src/query/run.ts';
 import { ONTOLOGY_GRAPH } from '../../src/rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../../src/store/ontology.ts';
@@ -20,7 +21,10 @@ let queriesDir: string;
 
 before(async () => {
   queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
-  await writeFile(join(queriesDir, 'b-turns.rq'), '# Turns per role\n# How many turns each role wrote\nSELECT ?role (COUNT(*) AS ?n) WHERE { ?t weave:role ?role } GROUP BY ?role\n');
+  await writeFile(
+    join(queriesDir, 'b-turns.rq'),
+    '# Turns per role\n# How many turns each role wrote\nSELECT ?role (COUNT(*) AS ?n) WHERE { ?t weave:role ?role } GROUP BY ?role\n',
+  );
   await writeFile(join(queriesDir, 'a-plain.rq'), 'ASK {}\n');
   await writeFile(join(queriesDir, 'notes.txt'), 'not a query');
   server = await startTestServer({ queriesDir });
@@ -30,52 +34,70 @@ after(async () => {
   await rm(queriesDir, { recursive: true, force: true });
 });
 
-const describeUrl = (iri: string, format = '') => `${server.base}/describe?iri=${encodeURIComponent(iri)}${format ? `&format=${format}` : ''}`;
+const describeUrl = (iri: string, format = '') =>
+  `${server.base}/describe?iri=${encodeURIComponent(iri)}${format ? `&format=${format}` : ''}`;
 
 describe('describe pages', () => {
   it('show a Turn in HTML: its blocks in order, the tool call with its input and where its result is, links onward', async () => {
-    const res = await fetch(describeUrl(TURN('s-0002')), { headers: { accept: 'text/html' } });
+    const res = await fetch(describeUrl(TURN('5e55e55e-0000-4000-8000-000000000002')), { headers: { accept: 'text/html' } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
     const html = await res.text();
-    assert.match(html, /<h1>Turn\/33333333-3333-4333-8333-333333333333\/s-0002<\/h1>/);
+    assert.match(html, /<h1>Turn\/5e55e55e-0000-4000-8000-000000000002<\/h1>/);
     assert.match(html, /<span class="label">role<\/span> assistant/);
     assert.match(html, /<span class="label">model<\/span> claude-opus-4-1/);
     const blocks = [...html.matchAll(/<article class="block" id="b-(\d+)">/g)].map((m) => m[1]);
     assert.deepEqual(blocks, ['0', '1']);
     assert.match(html, /id="b-0">.*?<div class="text"><span>I&#39;ll list it\.<\/span><\/div>/s);
     assert.match(html, /id="b-1">.*?tool <strong>Bash<\/strong>.*?&quot;command&quot;: &quot;ls&quot;/s);
-    assert.match(html, /result in <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F33333333-3333-4333-8333-333333333333%2Fs-0003"/);
+    assert.match(html, /result in <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F5e55e55e-0000-4000-8000-000000000003"/);
     // The previous turn, and the turn that replies, are links.
-    assert.match(html, /weave:parentEvent<\/a><\/th><td><a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F33333333-3333-4333-8333-333333333333%2Fs-0001"/);
-    assert.match(html, /<h2>Linked from<\/h2>.*Turn\/33333333-3333-4333-8333-333333333333\/s-0003<\/a><\/td><th><a [^>]*>weave:parentEvent/s);
+    assert.match(
+      html,
+      /weave:parentEvent<\/a><\/th><td><a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F5e55e55e-0000-4000-8000-000000000001"/,
+    );
+    assert.match(html, /<h2>Linked from<\/h2>.*Turn\/5e55e55e-0000-4000-8000-000000000003<\/a><\/td><th><a [^>]*>weave:parentEvent/s);
     assert.match(html, new RegExp(`In graphs.*graph/${SESSION_A}`, 's'));
   });
 
   it('show a tool result answering its call, and escape what the record says', async () => {
-    const result = await (await fetch(describeUrl(TURN('s-0003')))).text();
-    assert.match(result, /answers the tool call <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FContentBlock%2F33333333-3333-4333-8333-333333333333%2Fs-0002%2F1"/);
+    const result = await (await fetch(describeUrl(TURN('5e55e55e-0000-4000-8000-000000000003')))).text();
+    assert.match(
+      result,
+      /answers the tool call <a href="\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FContentBlock%2F5e55e55e-0000-4000-8000-000000000002%2F1"/,
+    );
     assert.match(result, /<pre>README\.md\nsrc<\/pre>/);
-    const hello = await (await fetch(describeUrl(TURN('t-0001')))).text();
+    const hello = await (await fetch(describeUrl(TURN('7e55e55e-0000-4000-8000-000000000001')))).text();
     assert.match(hello, /Say hello &lt;b&gt;now&lt;\/b&gt; &amp; &quot;quickly&quot;/);
     assert.doesNotMatch(hello, /<b>now<\/b>/);
   });
 
   it('give Turtle or JSON-LD by Accept or format=, and 400 for a non-IRI', async () => {
-    const turtle = await fetch(describeUrl(TURN('s-0002')), { headers: { accept: 'text/turtle' } });
+    const turtle = await fetch(describeUrl(TURN('5e55e55e-0000-4000-8000-000000000002')), { headers: { accept: 'text/turtle' } });
     assert.equal(turtle.headers.get('content-type'), 'text/turtle; charset=utf-8');
     const quads = new Parser({ format: 'text/turtle' }).parse(await turtle.text());
-    assert.deepEqual(quads.filter((q) => q.subject.value === TURN('s-0002') && q.predicate.value === `${WEAVE}model`).map((q) => q.object.value), ['claude-opus-4-1']);
+    assert.deepEqual(
+      quads
+        .filter((q) => q.subject.value === TURN('5e55e55e-0000-4000-8000-000000000002') && q.predicate.value === `${WEAVE}model`)
+        .map((q) => q.object.value),
+      ['claude-opus-4-1'],
+    );
     assert.deepEqual(
       quads.filter((q) => q.predicate.value === `${WEAVE}toolName`).map((q) => [q.subject.value, q.object.value]),
-      [[`urn:soul:local:Weave/ContentBlock/${SESSION_A}/s-0002/1`, 'Bash']],
+      [[`urn:soul:local:Weave/ContentBlock/5e55e55e-0000-4000-8000-000000000002/1`, 'Bash']],
     );
-    assert.ok(quads.some((q) => q.subject.value === TURN('s-0003') && q.predicate.value === `${WEAVE}parentEvent`), 'incoming links are included');
-    const jsonld = await fetch(describeUrl(TURN('s-0002')), { headers: { accept: 'application/ld+json' } });
+    assert.ok(
+      quads.some((q) => q.subject.value === TURN('5e55e55e-0000-4000-8000-000000000003') && q.predicate.value === `${WEAVE}parentEvent`),
+      'incoming links are included',
+    );
+    const jsonld = await fetch(describeUrl(TURN('5e55e55e-0000-4000-8000-000000000002')), { headers: { accept: 'application/ld+json' } });
     assert.equal(jsonld.headers.get('content-type'), 'application/ld+json; charset=utf-8');
     const doc = JSON.stringify(await jsonld.json());
     assert.match(doc, /claude-opus-4-1/);
-    assert.equal((await fetch(describeUrl(TURN('s-0002'), 'ntriples'))).headers.get('content-type'), 'application/n-triples; charset=utf-8');
+    assert.equal(
+      (await fetch(describeUrl(TURN('5e55e55e-0000-4000-8000-000000000002'), 'ntriples'))).headers.get('content-type'),
+      'application/n-triples; charset=utf-8',
+    );
     assert.equal((await fetch(`${server.base}/describe?iri=not%20an%20iri`)).status, 400);
   });
 });
@@ -86,10 +108,13 @@ describe('VoID', () => {
     assert.equal(res.status, 200);
     const quads = new Parser({ format: 'text/turtle' }).parse(await res.text());
     const dataset = `${server.base}/void#dataset`;
-    const value = (p: string) => quads.filter((q) => q.subject.value === dataset && q.predicate.value === `${VOID}${p}`).map((q) => q.object.value);
+    const value = (p: string) =>
+      quads.filter((q) => q.subject.value === dataset && q.predicate.value === `${VOID}${p}`).map((q) => q.object.value);
     assert.deepEqual(value('documents'), ['2'], 'two sessions');
     assert.deepEqual(value('sparqlEndpoint'), [`${server.base}/sparql`]);
-    const total = (await (await fetch(`${server.base}/sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }')}`)).json()) as { results: { bindings: { n: { value: string } }[] } };
+    const total = (await (
+      await fetch(`${server.base}/sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }')}`)
+    ).json()) as { results: { bindings: { n: { value: string } }[] } };
     assert.deepEqual(value('triples'), [total.results.bindings[0].n.value]);
     const subsets = value('subset');
     for (const s of [SESSION_A, SESSION_B]) assert.ok(subsets.includes(`urn:soul:local:Weave/graph/${s}`));
@@ -121,8 +146,24 @@ describe('VoID', () => {
 async function storeFigures(storeDir: string): Promise<{ classes: Map<string, Set<string>>; properties: Set<string> }> {
   const manifest = await readManifest(storeDir);
   assert.ok(manifest, `a manifest in ${storeDir}`);
-  const documents = await Promise.all(Object.values(manifest.graphs).map(async (g) => new Parser({ format: 'application/n-quads' }).parse(await readFile(join(storeDir, g.file), 'utf8'))));
+  const documents = await Promise.all(
+    Object.values(manifest.graphs).map(async (g) =>
+      new Parser({ format: 'application/n-quads' }).parse(await readFile(join(storeDir, g.file), 'utf8')),
+    ),
+  );
   documents.push(new Parser({ format: 'text/turtle', baseIRI: ONTOLOGY_GRAPH }).parse(await readFile(ONTOLOGY_FILE, 'utf8')));
+  // The alignment with ravel: its term axioms, and owl:sameAs for each turn (src/align/ravel.ts).
+  documents.push(new Parser({ format: 'text/turtle' }).parse(await readFile(TERM_ALIGNMENT_FILE, 'utf8')));
+  const turns = documents.flat().filter((q) => q.predicate.value === RDF_TYPE && q.object.value === `${WEAVE}Turn`);
+  documents.push(
+    turns.map((q) =>
+      DataFactory.quad(
+        q.subject,
+        DataFactory.namedNode('http://www.w3.org/2002/07/owl#sameAs'),
+        DataFactory.namedNode(ravelTurnIri(q.subject.value)!),
+      ),
+    ),
+  );
   const classes = new Map<string, Set<string>>();
   const properties = new Set<string>();
   for (const q of documents.flat()) {
@@ -159,13 +200,19 @@ describe('the page', () => {
 
   it('lists the .rq files of the queries folder as examples, read at request time', async () => {
     const first = (await (await fetch(`${server.base}/examples`)).json()) as { name: string; title: string; description: string }[];
-    assert.deepEqual(first.map((e) => [e.name, e.title, e.description]), [
-      ['a-plain', 'a plain', ''],
-      ['b-turns', 'b turns', 'Turns per role How many turns each role wrote'],
-    ]);
+    assert.deepEqual(
+      first.map((e) => [e.name, e.title, e.description]),
+      [
+        ['a-plain', 'a plain', ''],
+        ['b-turns', 'b turns', 'Turns per role How many turns each role wrote'],
+      ],
+    );
     await writeFile(join(queriesDir, 'c-new.rq'), '# Added later\nASK {}\n');
     const second = (await (await fetch(`${server.base}/examples`)).json()) as { name: string }[];
-    assert.deepEqual(second.map((e) => e.name), ['a-plain', 'b-turns', 'c-new']);
+    assert.deepEqual(
+      second.map((e) => e.name),
+      ['a-plain', 'b-turns', 'c-new'],
+    );
   });
 });
 
@@ -179,7 +226,10 @@ describe('the queries of queries/', () => {
       const query = await readFile(join(dir, file), 'utf8');
       const res = await fetch(`${server.base}/sparql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/sparql-query', accept: returnsGraph(query) ? 'text/turtle' : 'application/sparql-results+json' },
+        headers: {
+          'content-type': 'application/sparql-query',
+          accept: returnsGraph(query) ? 'text/turtle' : 'application/sparql-results+json',
+        },
         body: query,
       });
       assert.equal(res.status, 200, `${file}: ${res.status} ${res.status === 200 ? '' : await res.text()}`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { EXPECTED_TURNS, SESSION_A, startTestServer, type TestServer } from './helpers.ts';
+import { EXPECTED_TURNS, startTestServer, type TestServer } from './helpers.ts';
 
 /**
  * The page in a real browser: Debian's headless Chromium (installed by .ci/run) opens `/`, runs
@@ -23,9 +23,19 @@ declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: str
 declare const document: { querySelectorAll(selector: string): PageElement[]; querySelector(selector: string): PageElement | null };
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
-describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)' }, () => {
+describe('the query page in headless Chromium', {
+  skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',
+}, () => {
   let server: TestServer;
   let browser: BrowserContext;
   let page: Page;
@@ -36,7 +46,10 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   before(async () => {
     queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
-    await writeFile(join(queriesDir, 'assistant-turns.rq'), '# Every assistant turn, in IRI order\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
+    await writeFile(
+      join(queriesDir, 'assistant-turns.rq'),
+      '# Every assistant turn, in IRI order\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n',
+    );
     server = await startTestServer({ queriesDir });
     profile = await mkdtemp(join(tmpdir(), 'weave-chromium-'));
     // A fresh profile each run: nothing remembered from an earlier visit.
@@ -67,9 +80,11 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   async function run(query: string): Promise<string[][]> {
     await page.evaluate((q) => window.weaveYasgui.getTab().getYasqe().setValue(q), query);
-    await page.evaluate(() => document.querySelectorAll('.yasr_results table').forEach((t) => {
+    await page.evaluate(() =>
+      document.querySelectorAll('.yasr_results table').forEach((t) => {
         t.remove();
-      }));
+      }),
+    );
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     return page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (rows) =>
@@ -78,8 +93,13 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
   }
 
   it('opens /, runs a query, and shows the results table', async () => {
-    const rows = await run('PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t');
-    assert.deepEqual(rows, EXPECTED_TURNS.map(([iri, role]) => [`<${iri}>`, role]));
+    const rows = await run(
+      'PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t',
+    );
+    assert.deepEqual(
+      rows,
+      EXPECTED_TURNS.map(([iri, role]) => [`<${iri}>`, role]),
+    );
   });
 
   it('draws triple terms in the table, from SELECT and from CONSTRUCT', async () => {
@@ -93,19 +113,24 @@ describe('the query page in headless Chromium', { skip: CHROMIUM ? false : 'no c
 
   it('offers the queries of the queries folder, and an IRI opens its describe page', async () => {
     await page.waitForSelector('#examples:not([hidden]) button');
-    assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => [x.textContent, x.getAttribute('title')])), [['assistant turns', 'Every assistant turn, in IRI order']]);
+    assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => [x.textContent, x.getAttribute('title')])), [
+      ['assistant turns', 'Every assistant turn, in IRI order'],
+    ]);
     await page.click('#examples button');
     await page.waitForFunction(() => document.querySelector('.tab.active')?.textContent?.includes('assistant turns'));
     // The prefix the server predeclares is written out below the comment, for the editor.
-    assert.equal(await page.evaluate(() => window.weaveYasgui.getTab().getYasqe().getValue()), '# Every assistant turn, in IRI order\nPREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n');
+    assert.equal(
+      await page.evaluate(() => window.weaveYasgui.getTab().getYasqe().getValue()),
+      '# Every assistant turn, in IRI order\nPREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t\n',
+    );
     await page.click('.tabPanel.active .yasqe_queryButton');
     await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
     assert.equal(await page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody tr', (r) => r.length), 3);
     // Like YASR's own links, an IRI opens in a new tab: here, its describe page.
     const [opened] = await Promise.all([browser.waitForEvent('page'), page.click('.tabPanel.active .yasr_results a.iri >> nth=0')]);
     await opened.waitForLoadState();
-    assert.match(opened.url(), /\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F33333333-3333-4333-8333-333333333333%2Fs-0002$/);
-    assert.equal(await opened.textContent('h1'), `Turn/${SESSION_A}/s-0002`);
+    assert.match(opened.url(), /\/describe\?iri=urn%3Asoul%3Alocal%3AWeave%2FTurn%2F5e55e55e-0000-4000-8000-000000000002$/);
+    assert.equal(await opened.textContent('h1'), 'Turn/5e55e55e-0000-4000-8000-000000000002');
     await opened.close();
   });
 

@@ -38,7 +38,9 @@ function serve(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
 
 async function turnsAt(url: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const res = await fetch(`${url}sparql?query=${encodeURIComponent('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }')}`, { headers: { accept: 'text/csv' } });
+    const res = await fetch(`${url}sparql?query=${encodeURIComponent('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }')}`, {
+      headers: { accept: 'text/csv' },
+    });
     const n = (await res.text()).trim().split('\n')[1];
     const status = (await (await fetch(`${url}status`)).json()) as { ingest: { state: string } };
     if (status.ingest.state === 'ready') return n;
@@ -68,11 +70,19 @@ describe('weave serve from the command line', () => {
     const home = await mkdtemp(join(tmpdir(), 'weave-cli-home-'));
     await mkdir(join(home, '.claude', 'projects'), { recursive: true });
     const tmp = await mkdtemp(join(tmpdir(), 'weave-cli-tmp-'));
-    const run = serve(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], { HOME: home, TMPDIR: tmp, CLAUDE_CONFIG_DIR: '', WEAVE_HOME: '' });
+    const run = serve(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], {
+      HOME: home,
+      TMPDIR: tmp,
+      CLAUDE_CONFIG_DIR: '',
+      WEAVE_HOME: '',
+    });
     try {
       const url = await run.url;
       await turnsAt(url);
-      assert.match(run.output().stderr, new RegExp(`no transcripts under ${join(home, '.claude', 'projects')}: serving the bundled fixtures`));
+      assert.match(
+        run.output().stderr,
+        new RegExp(`no transcripts under ${join(home, '.claude', 'projects')}: serving the bundled fixtures`),
+      );
       assert.match(run.output().stdout, new RegExp(`store ${join(tmp, 'weave-fixtures-store')}\\)`));
       const status = (await (await fetch(`${url}status`)).json()) as { ingest: { note: string } };
       assert.match(status.ingest.note, /serving the bundled fixtures/);

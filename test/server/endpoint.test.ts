@@ -6,8 +6,8 @@ import { EXPECTED_TURNS, SESSION_A, SESSION_B, startTestServer, TURN, type TestS
 
 /**
  * The SPARQL 1.1 Protocol endpoint over a real socket, on the two server fixtures (6 turns:
- * s-0001 user, s-0002 assistant, s-0003 user, s-0004 assistant in session 3333…; t-0001 user,
- * t-0002 assistant in session 4444…). Each result format is parsed back; each status named.
+ * 5e55e55e-0000-4000-8000-000000000001 user, 5e55e55e-0000-4000-8000-000000000002 assistant, 5e55e55e-0000-4000-8000-000000000003 user, 5e55e55e-0000-4000-8000-000000000004 assistant in session 3333…; 7e55e55e-0000-4000-8000-000000000001 user,
+ * 7e55e55e-0000-4000-8000-000000000002 assistant in session 4444…). Each result format is parsed back; each status named.
  */
 
 const TURNS = 'SELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t';
@@ -20,7 +20,13 @@ let server: TestServer;
 const logs: string[] = [];
 
 before(async () => {
-  server = await startTestServer({ maxResultBytes: 100_000, bodyLimitBytes: 1_000_000, verbose: true, log: (l) => logs.push(l), corsOrigins: ['http://allowed.example'] });
+  server = await startTestServer({
+    maxResultBytes: 100_000,
+    bodyLimitBytes: 1_000_000,
+    verbose: true,
+    log: (l) => logs.push(l),
+    corsOrigins: ['http://allowed.example'],
+  });
 });
 after(async () => server.stop());
 
@@ -59,7 +65,11 @@ function nt(term: Term): string {
 
 /** Quads as canonical N-Quads lines, sorted: two documents hold the same quads when these are equal. */
 function canonical(quads: { subject: Term; predicate: Term; object: Term; graph: Term }[]): string[] {
-  return quads.map((q) => [nt(q.subject), nt(q.predicate), nt(q.object), ...(q.graph.termType === 'DefaultGraph' ? [] : [nt(q.graph)]), '.'].join(' ')).sort();
+  return quads
+    .map((q) =>
+      [nt(q.subject), nt(q.predicate), nt(q.object), ...(q.graph.termType === 'DefaultGraph' ? [] : [nt(q.graph)]), '.'].join(' '),
+    )
+    .sort();
 }
 
 const viaN3 = (format: string) => (text: string) => canonical(new Parser({ format }).parse(text));
@@ -68,14 +78,28 @@ const viaOxigraph = (format: string) => (text: string) => canonical(oxigraph_par
 describe('queries and their result formats', () => {
   it('answers GET, form POST and direct POST alike, JSON by default', async () => {
     const viaGet = await get(`/sparql?query=${encodeURIComponent(TURNS)}`);
-    const viaForm = await fetch(`${server.base}/sparql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query: TURNS }) });
-    const viaDirect = await fetch(`${server.base}/query`, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: TURNS });
+    const viaForm = await fetch(`${server.base}/sparql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ query: TURNS }),
+    });
+    const viaDirect = await fetch(`${server.base}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sparql-query' },
+      body: TURNS,
+    });
     for (const res of [viaGet, viaForm, viaDirect]) {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/sparql-results+json; charset=utf-8');
-      const json = (await res.json()) as { head: { vars: string[] }; results: { bindings: Record<string, { type: string; value: string }>[] } };
+      const json = (await res.json()) as {
+        head: { vars: string[] };
+        results: { bindings: Record<string, { type: string; value: string }>[] };
+      };
       assert.deepEqual(json.head.vars, ['t', 'role']);
-      assert.deepEqual(json.results.bindings.map((b) => [b.t.value, b.role.value]), EXPECTED_TURNS);
+      assert.deepEqual(
+        json.results.bindings.map((b) => [b.t.value, b.role.value]),
+        EXPECTED_TURNS,
+      );
       assert.equal(json.results.bindings[0].t.type, 'uri');
     }
   });
@@ -87,7 +111,13 @@ describe('queries and their result formats', () => {
     const res = await get(raw);
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(res.headers.get('content-type'), 'text/csv; charset=utf-8', 'the parameter after the query is read too');
-    assert.deepEqual((await res.text()).trim().split(/\r?\n/).map((l) => l.split(',')), [['t', 'role'], ...EXPECTED_TURNS]);
+    assert.deepEqual(
+      (await res.text())
+        .trim()
+        .split(/\r?\n/)
+        .map((l) => l.split(',')),
+      [['t', 'role'], ...EXPECTED_TURNS],
+    );
   });
 
   it('SPARQL XML', async () => {
@@ -105,17 +135,29 @@ describe('queries and their result formats', () => {
     const csv = await postQuery(TURNS, 'text/csv');
     assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
     const csvLines = (await csv.text()).trim().split(/\r?\n/);
-    assert.deepEqual(csvLines.map((l) => l.split(',')), [['t', 'role'], ...EXPECTED_TURNS]);
+    assert.deepEqual(
+      csvLines.map((l) => l.split(',')),
+      [['t', 'role'], ...EXPECTED_TURNS],
+    );
     const tsv = await postQuery(TURNS, 'text/tab-separated-values');
     assert.equal(tsv.headers.get('content-type'), 'text/tab-separated-values; charset=utf-8');
     const tsvLines = (await tsv.text()).trim().split('\n');
-    assert.deepEqual(tsvLines.map((l) => l.split('\t')), [['?t', '?role'], ...EXPECTED_TURNS.map(([t, r]) => [`<${t}>`, `"${r}"`])]);
+    assert.deepEqual(
+      tsvLines.map((l) => l.split('\t')),
+      [['?t', '?role'], ...EXPECTED_TURNS.map(([t, r]) => [`<${t}>`, `"${r}"`])],
+    );
   });
 
   it('ASK in JSON and XML', async () => {
-    const json = await postQuery(`ASK { <${TURN('s-0002')}> weave:model "claude-opus-4-1" }`, 'application/sparql-results+json');
+    const json = await postQuery(
+      `ASK { <${TURN('5e55e55e-0000-4000-8000-000000000002')}> weave:model "claude-opus-4-1" }`,
+      'application/sparql-results+json',
+    );
     assert.equal(((await json.json()) as { boolean: boolean }).boolean, true);
-    const xml = await postQuery(`ASK { <${TURN('s-0001')}> weave:model ?m }`, 'application/sparql-results+xml');
+    const xml = await postQuery(
+      `ASK { <${TURN('5e55e55e-0000-4000-8000-000000000001')}> weave:model ?m }`,
+      'application/sparql-results+xml',
+    );
     assert.match(await xml.text(), /<boolean>false<\/boolean>/);
   });
 
@@ -137,10 +179,13 @@ describe('queries and their result formats', () => {
   });
 
   it('DESCRIBE returns the resource in Turtle by default', async () => {
-    const res = await postQuery(`DESCRIBE <${TURN('s-0002')}>`, '*/*');
+    const res = await postQuery(`DESCRIBE <${TURN('5e55e55e-0000-4000-8000-000000000002')}>`, '*/*');
     assert.equal(res.headers.get('content-type'), 'text/turtle; charset=utf-8');
     const quads = new Parser({ format: 'text/turtle' }).parse(await res.text());
-    assert.deepEqual(quads.filter((q) => q.predicate.value.endsWith('#model')).map((q) => q.object.value), ['claude-opus-4-1']);
+    assert.deepEqual(
+      quads.filter((q) => q.predicate.value.endsWith('#model')).map((q) => q.object.value),
+      ['claude-opus-4-1'],
+    );
   });
 
   it('negotiates by q-value, and the format parameter wins over Accept', async () => {
@@ -153,12 +198,25 @@ describe('queries and their result formats', () => {
 });
 
 describe('the dataset a query sees', () => {
-  const count = async (query: string, extra = '') => Number(((await (await postQuery(query, 'application/json', extra)).json()) as { results: { bindings: { n: { value: string } }[] } }).results.bindings[0].n.value);
+  const count = async (query: string, extra = '') =>
+    Number(
+      ((await (await postQuery(query, 'application/json', extra)).json()) as { results: { bindings: { n: { value: string } }[] } }).results
+        .bindings[0].n.value,
+    );
 
   it('is the union of all graphs unless the request names graphs', async () => {
     assert.equal(await count('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'), 6);
-    assert.equal(await count('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', `?default-graph-uri=${encodeURIComponent(GRAPH(SESSION_A))}`), 4);
-    assert.equal(await count('SELECT (COUNT(?t) AS ?n) WHERE { GRAPH ?g { ?t a weave:Turn } }', `?named-graph-uri=${encodeURIComponent(GRAPH(SESSION_B))}`), 2);
+    assert.equal(
+      await count('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', `?default-graph-uri=${encodeURIComponent(GRAPH(SESSION_A))}`),
+      4,
+    );
+    assert.equal(
+      await count(
+        'SELECT (COUNT(?t) AS ?n) WHERE { GRAPH ?g { ?t a weave:Turn } }',
+        `?named-graph-uri=${encodeURIComponent(GRAPH(SESSION_B))}`,
+      ),
+      2,
+    );
   });
 
   it('honours FROM in the query text', async () => {
@@ -176,7 +234,9 @@ describe('RDF 1.2 triple terms', () => {
   it('are standard in SPARQL JSON, and N-Triples text literals when the client asks for that', async () => {
     const standard = (await (await postQuery(TRIPLE, 'application/json')).json()) as { results: { bindings: { t: { type: string } }[] } };
     assert.equal(standard.results.bindings[0].t.type, 'triple');
-    const flat = (await (await postQuery(TRIPLE, 'application/json', '?triple-terms=literal')).json()) as { results: { bindings: { t: unknown }[] } };
+    const flat = (await (await postQuery(TRIPLE, 'application/json', '?triple-terms=literal')).json()) as {
+      results: { bindings: { t: unknown }[] };
+    };
     assert.deepEqual(flat.results.bindings[0].t, { type: 'literal', value: '<<( <urn:a> <urn:b> "c" )>>' });
   });
 
@@ -190,7 +250,10 @@ describe('RDF 1.2 triple terms', () => {
     assert.match(await refused.text(), /triple terms/);
     const flat = await postQuery(q, 'text/turtle', '?triple-terms=literal');
     const quads = new Parser({ format: 'text/turtle' }).parse(await flat.text());
-    assert.deepEqual(quads.map((x) => [x.object.termType, x.object.value]), [['Literal', '<<( <urn:a> <urn:b> "c" )>>']]);
+    assert.deepEqual(
+      quads.map((x) => [x.object.termType, x.object.value]),
+      [['Literal', '<<( <urn:a> <urn:b> "c" )>>']],
+    );
   });
 });
 
@@ -206,7 +269,10 @@ describe('errors: the right status, a one-line message, never a stack trace', ()
   it('406 when no acceptable format exists', async () => {
     const res = await postQuery(TURNS, 'image/png');
     assert.equal(res.status, 406);
-    assert.match(await res.text(), /can be sent as application\/sparql-results\+json, application\/sparql-results\+xml, text\/csv, text\/tab-separated-values/);
+    assert.match(
+      await res.text(),
+      /can be sent as application\/sparql-results\+json, application\/sparql-results\+xml, text\/csv, text\/tab-separated-values/,
+    );
     assert.equal((await postQuery(ROLES, 'text/csv')).status, 406);
   });
 
@@ -231,10 +297,17 @@ describe('errors: the right status, a one-line message, never a stack trace', ()
   });
 
   it('403 for updates when writes are off, and for a Host that is not loopback', async () => {
-    const res = await fetch(`${server.base}/sparql`, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: 'CLEAR ALL' });
+    const res = await fetch(`${server.base}/sparql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sparql-update' },
+      body: 'CLEAR ALL',
+    });
     assert.equal(res.status, 403);
     assert.match(await res.text(), /--allow-update/);
-    assert.equal((await fetch(`${server.base}/store?default`, { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: '' })).status, 403);
+    assert.equal(
+      (await fetch(`${server.base}/store?default`, { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: '' })).status,
+      403,
+    );
     // A DNS-rebinding page reaches 127.0.0.1 under its own name.
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
@@ -255,7 +328,10 @@ describe('errors: the right status, a one-line message, never a stack trace', ()
   });
 
   it('303 to the page for a browser on the bare endpoint', async () => {
-    const res = await fetch(`${server.base}/sparql`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+    const res = await fetch(`${server.base}/sparql`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      redirect: 'manual',
+    });
     assert.equal(res.status, 303);
     assert.equal(res.headers.get('location'), '/');
   });
@@ -267,7 +343,10 @@ describe('service description, Graph Store reads, operations', () => {
     assert.equal(res.headers.get('content-type'), 'text/turtle; charset=utf-8');
     const quads = new Parser({ format: 'text/turtle' }).parse(await res.text());
     const sd = 'http://www.w3.org/ns/sparql-service-description#';
-    assert.deepEqual(quads.filter((q) => q.predicate.value === `${sd}endpoint`).map((q) => q.object.value), [`${server.base}/sparql`]);
+    assert.deepEqual(
+      quads.filter((q) => q.predicate.value === `${sd}endpoint`).map((q) => q.object.value),
+      [`${server.base}/sparql`],
+    );
     const names = quads.filter((q) => q.predicate.value === `${sd}name`).map((q) => q.object.value);
     assert.ok(names.includes(GRAPH(SESSION_A)) && names.includes(GRAPH(SESSION_B)) && names.includes('https://repolex.ai/ontology/weave'));
     assert.equal(quads.filter((q) => q.object.value === `${sd}SPARQL11Update`).length, 0);
@@ -278,7 +357,13 @@ describe('service description, Graph Store reads, operations', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/n-triples; charset=utf-8');
     const quads = new Parser({ format: 'application/n-triples' }).parse(await res.text());
-    assert.deepEqual(quads.filter((q) => q.predicate.value.endsWith('#role')).map((q) => q.subject.value).sort(), [TURN('t-0001'), TURN('t-0002')]);
+    assert.deepEqual(
+      quads
+        .filter((q) => q.predicate.value.endsWith('#role'))
+        .map((q) => q.subject.value)
+        .sort(),
+      [TURN('7e55e55e-0000-4000-8000-000000000001'), TURN('7e55e55e-0000-4000-8000-000000000002')],
+    );
     const def = await get('/store?default');
     assert.equal(def.status, 200);
     assert.equal(await def.text(), '');
@@ -289,9 +374,14 @@ describe('service description, Graph Store reads, operations', () => {
 
   it('healthz, status and metrics', async () => {
     assert.deepEqual(await (await get('/healthz')).json(), { status: 'ok', workersReady: 2, workers: 2, ingest: 'ready' });
-    const status = (await (await get('/status')).json()) as { ingest: { state: string; progress: { sessionsDone: number; sessionsTotal: number; records: number } } };
+    const status = (await (await get('/status')).json()) as {
+      ingest: { state: string; progress: { sessionsDone: number; sessionsTotal: number; records: number } };
+    };
     assert.equal(status.ingest.state, 'ready');
-    assert.deepEqual([status.ingest.progress.sessionsDone, status.ingest.progress.sessionsTotal, status.ingest.progress.records], [2, 2, 6]);
+    assert.deepEqual(
+      [status.ingest.progress.sessionsDone, status.ingest.progress.sessionsTotal, status.ingest.progress.records],
+      [2, 2, 6],
+    );
     const metrics = await (await get('/metrics')).text();
     assert.match(metrics, /^weave_sparql_operations_total\{op="query",status="200"\} \d+$/m);
     assert.match(metrics, /^weave_sparql_operation_duration_seconds_count\{op="query"\} \d+$/m);
@@ -304,7 +394,14 @@ describe('service description, Graph Store reads, operations', () => {
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'http://allowed.example');
     const other = await get('/healthz', { origin: 'http://other.example' });
     assert.equal(other.headers.get('access-control-allow-origin'), null);
-    const preflight = await fetch(`${server.base}/sparql`, { method: 'OPTIONS', headers: { origin: 'http://allowed.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const preflight = await fetch(`${server.base}/sparql`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://allowed.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, HEAD, POST');
   });
@@ -313,8 +410,14 @@ describe('service description, Graph Store reads, operations', () => {
     const marker = 'MARKER-7f3a-do-not-log';
     await postQuery(`SELECT * WHERE { ?s ?p "${marker}" }`, 'application/json');
     await postQuery(`SELECT * WHERE { ?s ?p "${marker}"`, 'application/json');
-    assert.ok(logs.some((l) => /^POST \/sparql 400 /.test(l)), 'request lines are logged');
-    assert.ok(logs.every((l) => !l.includes(marker) && !l.includes('Two entries')), 'no query text or record content');
+    assert.ok(
+      logs.some((l) => /^POST \/sparql 400 /.test(l)),
+      'request lines are logged',
+    );
+    assert.ok(
+      logs.every((l) => !l.includes(marker) && !l.includes('Two entries')),
+      'no query text or record content',
+    );
   });
 });
 

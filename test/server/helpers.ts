@@ -10,16 +10,16 @@ export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const SERVER_FIXTURES = join(REPO, 'fixtures', 'server');
 export const SESSION_A = '33333333-3333-4333-8333-333333333333';
 export const SESSION_B = '44444444-4444-4444-8444-444444444444';
-/** A turn of the server fixtures: their ids are hand-written, so their IRIs are scoped by session (s-… in A, t-… in B). */
-export const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id.startsWith('s-') ? SESSION_A : SESSION_B}/${id}`;
+/** A turn of the server fixtures: their ids are UUIDs, so each names one turn everywhere, as Claude Code's do. */
+export const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id}`;
 /** The turns of the server fixtures with their roles, in IRI order. */
 export const EXPECTED_TURNS: [string, string][] = [
-  ['s-0001', 'user'],
-  ['s-0002', 'assistant'],
-  ['s-0003', 'user'],
-  ['s-0004', 'assistant'],
-  ['t-0001', 'user'],
-  ['t-0002', 'assistant'],
+  ['5e55e55e-0000-4000-8000-000000000001', 'user'],
+  ['5e55e55e-0000-4000-8000-000000000002', 'assistant'],
+  ['5e55e55e-0000-4000-8000-000000000003', 'user'],
+  ['5e55e55e-0000-4000-8000-000000000004', 'assistant'],
+  ['7e55e55e-0000-4000-8000-000000000001', 'user'],
+  ['7e55e55e-0000-4000-8000-000000000002', 'assistant'],
 ].map(([id, role]) => [TURN(id), role]);
 
 export interface TestServer extends RunningServer {
@@ -32,7 +32,10 @@ export interface TestServer extends RunningServer {
  * A real server on an ephemeral port over a fresh temp store, with the server fixtures ingested
  * (through the server's own ingest thread) before it is handed over.
  */
-export async function startTestServer(overrides: Partial<ServerConfig> = {}, ingestPaths: string[] | null = [SERVER_FIXTURES]): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<ServerConfig> = {},
+  ingestPaths: string[] | null = [SERVER_FIXTURES],
+): Promise<TestServer> {
   const storeDir = overrides.storeDir ?? (await mkdtemp(join(tmpdir(), 'weave-serve-test-')));
   const lines: string[] = [];
   const server = await startServer({

@@ -30,17 +30,34 @@ describe('a running server', () => {
       await eventually(async () => (await turns()) === 6, 5000, 'the new session');
 
       const line = JSON.parse((await readFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_B}.jsonl`), 'utf8')).split('\n')[1]);
-      const next = { ...line, parentUuid: 't-0002', uuid: 't-0003', timestamp: '2025-11-03T10:00:09.000Z', message: { ...line.message, id: 'msg_t3', content: [{ type: 'text', text: 'Anything else?' }] } };
+      const next = {
+        ...line,
+        parentUuid: '7e55e55e-0000-4000-8000-000000000002',
+        uuid: '7e55e55e-0000-4000-8000-000000000003',
+        timestamp: '2025-11-03T10:00:09.000Z',
+        message: { ...line.message, id: 'msg_t3', content: [{ type: 'text', text: 'Anything else?' }] },
+      };
       await appendFile(join(project, `${SESSION_B}.jsonl`), `${JSON.stringify(next)}\n`);
       await refresh();
       await eventually(async () => (await turns()) === 7, 5000, 'the appended turn');
-      assert.deepEqual(await select(server.base, `SELECT ?text WHERE { <${TURN('t-0003')}> weave:hasContentBlock/weave:text ?text }`), [{ text: 'Anything else?' }]);
+      assert.deepEqual(
+        await select(
+          server.base,
+          `SELECT ?text WHERE { <${TURN('7e55e55e-0000-4000-8000-000000000003')}> weave:hasContentBlock/weave:text ?text }`,
+        ),
+        [{ text: 'Anything else?' }],
+      );
 
       // The readers ran too, as weave ingest runs them: each session has reader graphs.
-      const readerGraphs = await select(server.base, `SELECT DISTINCT ?session WHERE { GRAPH ?g { } BIND(REPLACE(STR(?g), "^.*/graph/([^/]+)/reader/.*$", "$1") AS ?session) FILTER(?session != STR(?g)) } ORDER BY ?session`);
+      const readerGraphs = await select(
+        server.base,
+        `SELECT DISTINCT ?session WHERE { GRAPH ?g { } BIND(REPLACE(STR(?g), "^.*/graph/([^/]+)/reader/.*$", "$1") AS ?session) FILTER(?session != STR(?g)) } ORDER BY ?session`,
+      );
       assert.deepEqual(readerGraphs, [{ session: SESSION_A }, { session: SESSION_B }]);
 
-      const status = (await (await fetch(`${server.base}/status`)).json()) as { ingest: { state: string; runs: number; last: { sessions: number; skipped: number } } };
+      const status = (await (await fetch(`${server.base}/status`)).json()) as {
+        ingest: { state: string; runs: number; last: { sessions: number; skipped: number } };
+      };
       assert.equal(status.ingest.state, 'ready');
       assert.equal(status.ingest.runs, 3);
       assert.deepEqual([status.ingest.last.sessions, status.ingest.last.skipped], [1, 1], 'the last run re-read only the grown session');
@@ -58,9 +75,15 @@ describe('a running server', () => {
     const server = await startTestServer({ ingest: { paths: [root], refreshMs: 200, detect: false } }, [root]);
     try {
       await copyFile(join(SERVER_FIXTURES, PROJECT, `${SESSION_B}.jsonl`), join(project, `${SESSION_B}.jsonl`));
-      await eventually(async () => (await select(server.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'))[0].n === '6', 5000, 'the refresh');
+      await eventually(
+        async () => (await select(server.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'))[0].n === '6',
+        5000,
+        'the refresh',
+      );
       // --no-detect: no reader graph.
-      assert.deepEqual(await select(server.base, 'SELECT (COUNT(?g) AS ?n) WHERE { GRAPH ?g { } FILTER(CONTAINS(STR(?g), "/reader/")) }'), [{ n: '0' }]);
+      assert.deepEqual(await select(server.base, 'SELECT (COUNT(?g) AS ?n) WHERE { GRAPH ?g { } FILTER(CONTAINS(STR(?g), "/reader/")) }'), [
+        { n: '0' },
+      ]);
     } finally {
       await server.stop();
       await rm(root, { recursive: true, force: true });

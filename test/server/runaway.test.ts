@@ -12,14 +12,22 @@ import { select, startTestServer } from './helpers.ts';
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 
 const post = (base: string, query: string) =>
-  fetch(`${base}/sparql`, { method: 'POST', headers: { 'content-type': 'application/sparql-query', accept: 'application/json' }, body: query });
+  fetch(`${base}/sparql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/sparql-query', accept: 'application/json' },
+    body: query,
+  });
 
 describe('a runaway query', () => {
   it('is cut at the timeout while /healthz and other queries keep answering', async () => {
     const server = await startTestServer({ timeoutMs: 1500, workers: 2 });
     try {
       const started = performance.now();
-      const runaway = post(server.base, CROSS_JOIN).then(async (r) => ({ status: r.status, body: await r.text(), ms: performance.now() - started }));
+      const runaway = post(server.base, CROSS_JOIN).then(async (r) => ({
+        status: r.status,
+        body: await r.text(),
+        ms: performance.now() - started,
+      }));
       await new Promise((r) => setTimeout(r, 200));
 
       // While one worker grinds, the event loop and the other worker stay free.
@@ -37,12 +45,17 @@ describe('a runaway query', () => {
 
       // The replaced worker loads the store again and both answer.
       await new Promise((r) => setTimeout(r, 100));
-      for (let i = 0; i < 4; i++) assert.deepEqual(await select(server.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'), [{ n: '6' }]);
+      for (let i = 0; i < 4; i++)
+        assert.deepEqual(await select(server.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'), [{ n: '6' }]);
       const metrics = await (await fetch(`${server.base}/metrics`)).text();
       assert.match(metrics, /^weave_sparql_timeouts_total\{op="query",where="running"\} 1$/m);
       assert.match(metrics, /^weave_worker_restarts_total\{reason="timeout"\} 1$/m);
       // A request may ask for less time than the server allows.
-      const short = await fetch(`${server.base}/sparql?timeout=0.3`, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: CROSS_JOIN });
+      const short = await fetch(`${server.base}/sparql?timeout=0.3`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/sparql-query' },
+        body: CROSS_JOIN,
+      });
       assert.equal(short.status, 504);
       assert.match(await short.text(), /timeout of 0\.3 s/);
     } finally {

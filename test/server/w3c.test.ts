@@ -49,7 +49,8 @@ describe('W3C SPARQL 1.1 protocol suites', { skip: HAS_SUITES ? false : `no W3C 
     // The suites know nothing of tokens: like a configured client, every request to the server carries it.
     globalThis.fetch = (input: string | URL | Request, init: RequestInit = {}) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (url.startsWith(server.base)) init = { ...init, headers: { ...Object.fromEntries(new Headers(init.headers ?? {})), authorization: `Bearer ${TOKEN}` } };
+      if (url.startsWith(server.base))
+        init = { ...init, headers: { ...Object.fromEntries(new Headers(init.headers ?? {})), authorization: `Bearer ${TOKEN}` } };
       return realFetch(input, init);
     };
   });
@@ -59,8 +60,13 @@ describe('W3C SPARQL 1.1 protocol suites', { skip: HAS_SUITES ? false : `no W3C 
   });
 
   it('pass, but for the tests listed as expected failures', async (t) => {
-    const { TestSuiteRunner } = require('rdf-test-suite') as { TestSuiteRunner: new () => { runManifest(url: string, engine: unknown, config: unknown): Promise<TestResult[]> } };
-    const engine = { parse: () => Promise.reject(new Error('protocol tests only')), query: () => Promise.reject(new Error('protocol tests only')) };
+    const { TestSuiteRunner } = require('rdf-test-suite') as {
+      TestSuiteRunner: new () => { runManifest(url: string, engine: unknown, config: unknown): Promise<TestResult[]> };
+    };
+    const engine = {
+      parse: () => Promise.reject(new Error('protocol tests only')),
+      query: () => Promise.reject(new Error('protocol tests only')),
+    };
     const results: TestResult[] = [];
     for (const [manifest, endpoint] of [
       ['protocol/manifest.ttl', { protocolEndpoint: `${server.base}/sparql` }],
@@ -78,7 +84,9 @@ describe('W3C SPARQL 1.1 protocol suites', { skip: HAS_SUITES ? false : `no W3C 
     const name = (r: TestResult) => r.test.uri.replace(/.*#/, '');
     const failed = results.filter((r) => !r.ok && !r.skipped);
     for (const r of failed) t.diagnostic(`W3C FAIL ${name(r)}: ${r.error?.message?.split('\n')[0]}`);
-    t.diagnostic(`W3C suites: ${results.filter((r) => r.ok).length} passed, ${failed.length} failed, ${results.filter((r) => r.skipped).length} skipped of ${results.length}`);
+    t.diagnostic(
+      `W3C suites: ${results.filter((r) => r.ok).length} passed, ${failed.length} failed, ${results.filter((r) => r.skipped).length} skipped of ${results.length}`,
+    );
     assert.equal(results.length, 50, 'all 50 listed tests ran (34 protocol, 13 graph store, 3 service description)');
     assert.deepEqual(failed.map(name).sort(), expectedFailures());
   });

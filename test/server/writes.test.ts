@@ -40,7 +40,16 @@ describe('writes', () => {
     assert.equal(none.status, 401);
     assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="weave"');
     assert.equal((await update('INSERT DATA { <urn:w:a> <urn:w:p> 1 }', { authorization: 'Bearer nope' })).status, 401);
-    assert.equal((await fetch(`${server.base}/store?graph=urn:w:g`, { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: '<urn:w:a> <urn:w:p> 1 .' })).status, 401);
+    assert.equal(
+      (
+        await fetch(`${server.base}/store?graph=urn:w:g`, {
+          method: 'PUT',
+          headers: { 'content-type': 'text/turtle' },
+          body: '<urn:w:a> <urn:w:p> 1 .',
+        })
+      ).status,
+      401,
+    );
   });
 
   it('SPARQL Update: 204, seen by every worker at once, with prefixes predeclared', async () => {
@@ -48,9 +57,12 @@ describe('writes', () => {
     assert.equal(res.status, 204);
     for (const rows of await everyWorker('SELECT ?l WHERE { <urn:w:note1> rdfs:label ?l }')) assert.deepEqual(rows, [{ l: 'first note' }]);
     // An update may read the union like a query, through its WHERE.
-    const derived = await update(`INSERT { GRAPH <urn:w:notes> { ?t rdfs:comment "greeted" } } WHERE { GRAPH <urn:soul:local:Weave/graph/${SESSION_B}> { ?t weave:role "user" } }`);
+    const derived = await update(
+      `INSERT { GRAPH <urn:w:notes> { ?t rdfs:comment "greeted" } } WHERE { GRAPH <urn:soul:local:Weave/graph/${SESSION_B}> { ?t weave:role "user" } }`,
+    );
     assert.equal(derived.status, 204);
-    for (const rows of await everyWorker('SELECT ?t WHERE { ?t rdfs:comment "greeted" }')) assert.deepEqual(rows, [{ t: TURN('t-0001') }]);
+    for (const rows of await everyWorker('SELECT ?t WHERE { ?t rdfs:comment "greeted" }'))
+      assert.deepEqual(rows, [{ t: TURN('7e55e55e-0000-4000-8000-000000000001') }]);
   });
 
   it('400 with the position for a bad update, even with using-graph-uri written in', async () => {
@@ -64,7 +76,11 @@ describe('writes', () => {
     const put = (body: string) => fetch(url, { method: 'PUT', headers: { 'content-type': 'text/turtle', ...auth }, body });
     assert.equal((await put('<urn:w:x> <urn:w:p> "one" .')).status, 201);
     assert.equal((await put('<urn:w:x> <urn:w:p> "two" .')).status, 204);
-    const post = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/n-triples', ...auth }, body: '<urn:w:y> <urn:w:p> "three" .\n' });
+    const post = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/n-triples', ...auth },
+      body: '<urn:w:y> <urn:w:p> "three" .\n',
+    });
     assert.equal(post.status, 204);
     const got = new Parser().parse(await (await fetch(url)).text());
     assert.deepEqual(got.map((q) => q.object.value).sort(), ['three', 'two']);
@@ -78,7 +94,11 @@ describe('writes', () => {
   });
 
   it('POST to the store makes a new graph and says where (201 + Location)', async () => {
-    const res = await fetch(`${server.base}/store`, { method: 'POST', headers: { 'content-type': 'text/turtle', ...auth }, body: '<urn:w:z> <urn:w:p> "new" .' });
+    const res = await fetch(`${server.base}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/turtle', ...auth },
+      body: '<urn:w:z> <urn:w:p> "new" .',
+    });
     assert.equal(res.status, 201);
     const location = res.headers.get('location')!;
     assert.match(location, new RegExp(`^${server.base}/store/[0-9a-f-]{36}$`));
@@ -95,7 +115,16 @@ describe('writes', () => {
     assert.deepEqual(await select(again.base, 'SELECT ?l WHERE { <urn:w:note1> rdfs:label ?l }'), [{ l: 'first note' }]);
     assert.deepEqual(await select(again.base, 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }'), [{ n: '6' }]);
     // DROP of a graph is saved too.
-    assert.equal((await fetch(`${again.base}/sparql`, { method: 'POST', headers: { 'content-type': 'application/sparql-update', ...auth }, body: 'DROP GRAPH <urn:w:notes>' })).status, 204);
+    assert.equal(
+      (
+        await fetch(`${again.base}/sparql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/sparql-update', ...auth },
+          body: 'DROP GRAPH <urn:w:notes>',
+        })
+      ).status,
+      204,
+    );
     assert.equal((await readManifest(storeDir))?.graphs['urn:w:notes'], undefined);
   });
 });

@@ -59,16 +59,30 @@ test('a full disk during ingest: one line naming the graph file, exit 1, the sto
     }).catch((e) => e);
     // 90: mount refused; ENOENT: no unshare; "unshare: …": no user namespaces.
     if (child.code === 90 || child.code === 'ENOENT' || (child.code && /^unshare: /.test(child.stderr ?? ''))) {
-      t.skip(`cannot mount a tmpfs here (${String(child.stderr ?? child.code).trim().split('\n')[0]})`);
+      t.skip(
+        `cannot mount a tmpfs here (${
+          String(child.stderr ?? child.code)
+            .trim()
+            .split('\n')[0]
+        })`,
+      );
       return;
     }
     assert.equal(child.code ?? 0, 0, `the script failed: ${child.stderr}`);
     const out = sections(child.stdout!);
 
     assert.equal(out['full ingest'], 'rc=1\n');
-    const lines = out.stderr.trimEnd().split('\n').filter((l) => l.startsWith('weave ingest:'));
+    const lines = out.stderr
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l.startsWith('weave ingest:'));
     assert.equal(lines.length, 1);
-    assert.match(lines[0], new RegExp(`^weave ingest: cannot write ${root}/store/graphs/[0-9a-f]{40}\\.nq: no space left on device \\(ENOSPC\\); the previous file stays as it was$`));
+    assert.match(
+      lines[0],
+      new RegExp(
+        `^weave ingest: cannot write ${root}/store/graphs/[0-9a-f]{40}\\.nq: no space left on device \\(ENOSPC\\); the previous file stays as it was$`,
+      ),
+    );
     assert.equal(out.after, out.before, 'every graph file and the manifest are byte-identical');
     assert.doesNotMatch(out.files, /\.tmp$/m);
     assert.match(out.before, /\.\/manifest\.json\n/);

@@ -31,7 +31,7 @@ test('a sound manifest parses and renders back to the same bytes', () => {
 
 test('a damaged manifest is one error naming the file and the field, never the values', () => {
   const cases: [string, string][] = [
-    ['{"format": "weave-store/1", "soul"', 'not valid JSON (Unexpected end of JSON input); the store\'s manifest is damaged'],
+    ['{"format": "weave-store/1", "soul"', "not valid JSON (Unexpected end of JSON input); the store's manifest is damaged"],
     ['[]', 'expected a JSON object, found an array'],
     [manifest((m) => (m.format = 'weave-store/2')), '"format" is not "weave-store/1" (a store of another Weave version?)'],
     [manifest((m) => delete m.soul), '"soul": expected a non-empty string, found nothing'],
@@ -45,11 +45,18 @@ test('a damaged manifest is one error naming the file and the field, never the v
     [manifest((m) => (m.graphs[G].sessionId = 7)), `graphs["${G}"].sessionId: expected a string, found a number`],
     [manifest((m) => (m.graphs[G].extra = true)), `graphs["${G}"]: unknown field "extra"`],
     [manifest((m) => (m.graphs[G].sources = {})), `graphs["${G}"].sources: expected an array, found an object`],
-    [manifest((m) => (m.graphs[G].sources[0].size = -1)), `graphs["${G}"].sources[0].size: expected a whole number ≥ 0, found a negative number`],
+    [
+      manifest((m) => (m.graphs[G].sources[0].size = -1)),
+      `graphs["${G}"].sources[0].size: expected a whole number ≥ 0, found a negative number`,
+    ],
     [manifest((m) => (m.graphs[G].sources[0].mtimeMs = null)), `graphs["${G}"].sources[0].mtimeMs: expected a number, found null`],
-    [manifest((m) => (m.graphs[G].sources[0].path = '')), `graphs["${G}"].sources[0].path: expected a non-empty string, found an empty string`],
+    [
+      manifest((m) => (m.graphs[G].sources[0].path = '')),
+      `graphs["${G}"].sources[0].path: expected a non-empty string, found an empty string`,
+    ],
   ];
-  for (const [text, problem] of cases) assert.throws(() => parseManifest(text, '/s/manifest.json'), { message: `/s/manifest.json: ${problem}` }, problem);
+  for (const [text, problem] of cases)
+    assert.throws(() => parseManifest(text, '/s/manifest.json'), { message: `/s/manifest.json: ${problem}` }, problem);
 });
 
 test('no manifest is no store; an unreadable one is an error naming it', async () => {

@@ -31,7 +31,8 @@ function diskWithRoom(free: number) {
         const handle = await NODE_FS.open(path, flags);
         return {
           async write(buffer: Uint8Array, offset: number, length: number) {
-            if (disk.free <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+            if (disk.free <= 0)
+              throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
             const result = await handle.write(buffer, offset, Math.min(length, disk.free));
             disk.free -= result.bytesWritten;
             disk.writes.push(result.bytesWritten);
@@ -103,7 +104,10 @@ test('a short write is carried on until every byte is in the file', async () => 
     await writer.writeGraph('urn:g:b', text, { quads: 1 });
     await writer.close();
     assert.equal(await readFile(join(dir, fileOf('urn:g:b')), 'utf8'), text);
-    assert.equal(disk.writes.slice(0, Math.ceil(text.length / 7)).reduce((a, b) => a + b), text.length);
+    assert.equal(
+      disk.writes.slice(0, Math.ceil(text.length / 7)).reduce((a, b) => a + b),
+      text.length,
+    );
   } finally {
     await removeDir(dir);
   }
@@ -122,7 +126,10 @@ test('a manifest that cannot be written stays as it was; its changes stay pendin
       message: `cannot write ${join(dir, 'manifest.json')}: no space left on device (ENOSPC); the previous file stays as it was`,
     });
     assert.equal(await readFile(join(dir, 'manifest.json'), 'utf8'), manifestBefore);
-    assert.deepEqual((await names(dir)).filter((n) => n.endsWith('.tmp')), []);
+    assert.deepEqual(
+      (await names(dir)).filter((n) => n.endsWith('.tmp')),
+      [],
+    );
 
     disk.free = Infinity;
     await writer.close();
@@ -141,7 +148,10 @@ test('an entry that is not sound is refused before its file replaces the old one
       message: 'the manifest entry for urn:g:a is not sound: quads: expected a whole number ≥ 0, found a negative number',
     });
     assert.equal(await readFile(join(dir, fileOf('urn:g:a')), 'utf8'), graphBefore);
-    assert.deepEqual((await names(dir)).filter((n) => n.endsWith('.tmp')), []);
+    assert.deepEqual(
+      (await names(dir)).filter((n) => n.endsWith('.tmp')),
+      [],
+    );
   } finally {
     await removeDir(dir);
   }
@@ -216,7 +226,9 @@ test('one graph is written by one write at a time: a second is refused until the
 test('a writer for another soul is refused', async () => {
   const dir = await storeWithOneGraph();
   try {
-    await assert.rejects(openStoreForWriting(dir, 'other'), { message: `the store in ${dir} was built for soul "local", not "other"; use another --store` });
+    await assert.rejects(openStoreForWriting(dir, 'other'), {
+      message: `the store in ${dir} was built for soul "local", not "other"; use another --store`,
+    });
   } finally {
     await removeDir(dir);
   }
@@ -258,7 +270,8 @@ test('ingest, then a second ingest of another folder into the same store: neithe
     const spine = (await readdir(join(FIXTURES, 'spine'), { recursive: true })).map(String);
     const server = (await readdir(join(FIXTURES, 'server'), { recursive: true })).map(String);
     // A session is a <uuid>.jsonl at the top of its project folder.
-    const ids = (files: string[]) => files.filter((f) => /^[^/]+\/[0-9a-f-]{36}\.jsonl$/.test(f)).map((f) => f.slice(f.indexOf('/') + 1, -'.jsonl'.length));
+    const ids = (files: string[]) =>
+      files.filter((f) => /^[^/]+\/[0-9a-f-]{36}\.jsonl$/.test(f)).map((f) => f.slice(f.indexOf('/') + 1, -'.jsonl'.length));
     assert.deepEqual(sessions.sort(), [...ids(spine), ...ids(server)].sort());
   } finally {
     await removeDir(dir);

@@ -13,7 +13,9 @@ import { CORPUS, count, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
  * The whole real corpus verifies: every non-empty line of every transcript accounted for, every
  * stored text's length (and digest, where not held whole) matching its source.
  */
-test('weave verify passes on the whole corpus with zero unaccounted lines', { skip: !HAS_CORPUS && 'no ../shared/corpus here' }, async () => {
+test('weave verify passes on the whole corpus with zero unaccounted lines', {
+  skip: !HAS_CORPUS && 'no ../shared/corpus here',
+}, async () => {
   const dir = await tempDir();
   try {
     await ingest([CORPUS], { storeDir: dir, soul: 'local' });
@@ -28,7 +30,8 @@ test('weave verify passes on the whole corpus with zero unaccounted lines', { sk
     // whole by default are the thinking signatures and the media, as a plain scan of first copies
     // (replays are not stored twice) counts them.
     const scan = plainScan(await discoverSessions([CORPUS]));
-    const total = (key: 'lines' | 'events' | 'replayed' | 'malformed' | 'pending' | 'contents' | 'cut') => report.sessions.reduce((n, r) => n + r[key], 0);
+    const total = (key: 'lines' | 'events' | 'replayed' | 'malformed' | 'pending' | 'contents' | 'cut') =>
+      report.sessions.reduce((n, r) => n + r[key], 0);
     assert.equal(total('lines'), scan.lines);
     assert.equal(total('events') + total('replayed') + total('malformed') + total('pending'), scan.lines);
     assert.deepEqual([total('malformed'), total('pending')], [scan.malformed, scan.pending]);

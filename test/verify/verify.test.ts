@@ -30,19 +30,22 @@ test('the records fixtures verify: every line an event, every text matching its 
   try {
     const report = await verify({ storeDir: dir });
     assert.equal(report.ok, true);
-    assert.deepEqual(report.sessions.map((r) => [r.session.slice(0, 8), r.files, r.lines, r.events, r.missing, r.contents, r.cut, r.mismatched]), [
-      // 30 texts: every stored text of the attachment session, counted line by line in the test of
-      // each kind; the one not held whole is the queued prompt's image (hash_only).
-      ['33333333', 1, 32, 32, 0, 30, 1, 0],
-      ['44444444', 1, 18, 18, 0, 17, 0, 0],
-      // The persisted tool output is size_only.
-      ['55555555', 1, 29, 29, 0, 10, 1, 0],
-      ['66666666', 1, 2, 2, 0, 2, 0, 0],
-      ['77777777', 1, 6, 6, 0, 4, 0, 0],
-      // Image hash_only, two signatures and the redacted payload omitted, empty thinking
-      // unavailable, redacted thinking redacted: 6 of 9.
-      ['88888888', 1, 5, 5, 0, 9, 6, 0],
-    ]);
+    assert.deepEqual(
+      report.sessions.map((r) => [r.session.slice(0, 8), r.files, r.lines, r.events, r.missing, r.contents, r.cut, r.mismatched]),
+      [
+        // 30 texts: every stored text of the attachment session, counted line by line in the test of
+        // each kind; the one not held whole is the queued prompt's image (hash_only).
+        ['33333333', 1, 32, 32, 0, 30, 1, 0],
+        ['44444444', 1, 18, 18, 0, 17, 0, 0],
+        // The persisted tool output is size_only.
+        ['55555555', 1, 29, 29, 0, 10, 1, 0],
+        ['66666666', 1, 2, 2, 0, 2, 0, 0],
+        ['77777777', 1, 6, 6, 0, 4, 0, 0],
+        // Image hash_only, two signatures and the redacted payload omitted, empty thinking
+        // unavailable, redacted thinking redacted: 6 of 9.
+        ['88888888', 1, 5, 5, 0, 9, 6, 0],
+      ],
+    );
   } finally {
     await removeDir(work);
     await removeDir(dir);
@@ -58,7 +61,10 @@ test('malformed, pending and replayed lines are accounted for as such', async ()
     const total = (key: 'lines' | 'events' | 'replayed' | 'malformed' | 'pending') => report.sessions.reduce((n, r) => n + r[key], 0);
     // The spine fixtures: 30 records (one a replay of u-0001), a broken line and an unfinished one.
     assert.deepEqual([total('lines'), total('events'), total('replayed'), total('malformed'), total('pending')], [32, 29, 1, 1, 1]);
-    assert.deepEqual(report.notTranscripts.map((p) => p.slice(p.lastIndexOf('/') + 1)), ['journal.jsonl']);
+    assert.deepEqual(
+      report.notTranscripts.map((p) => p.slice(p.lastIndexOf('/') + 1)),
+      ['journal.jsonl'],
+    );
   } finally {
     await removeDir(dir);
   }
@@ -67,7 +73,10 @@ test('malformed, pending and replayed lines are accounted for as such', async ()
 test('a line written after ingest is unaccounted for, and the file is said to have changed', async () => {
   const { work, dir, project } = await copyAndIngest();
   try {
-    await appendFile(join(project, `${S8}.jsonl`), '{"type":"ai-title","aiTitle":"Late","sessionId":"88888888-8888-4888-8888-888888888888"}\n');
+    await appendFile(
+      join(project, `${S8}.jsonl`),
+      '{"type":"ai-title","aiTitle":"Late","sessionId":"88888888-8888-4888-8888-888888888888"}\n',
+    );
     const report = await verify({ storeDir: dir });
     assert.equal(report.ok, false);
     const file = report.files.find((f) => f.session === S8)!;
@@ -96,7 +105,13 @@ test('a source text changed in place, same size, is caught by its digest; so is 
     const nq = await readFile(graph, 'utf8');
     const sha = '2d4566582844690f8634a8b2534ea5221560038c6c0650c99140759bad603ae2';
     assert.equal(nq.split(sha).length - 1, 2, 'on the image block and its Content node');
-    await writeFile(graph, nq.replace(`mediaData> <https://repolex.ai/ontology/weave#sha256> "${sha}"`, `mediaData> <https://repolex.ai/ontology/weave#sha256> "${'0'.repeat(64)}"`));
+    await writeFile(
+      graph,
+      nq.replace(
+        `mediaData> <https://repolex.ai/ontology/weave#sha256> "${sha}"`,
+        `mediaData> <https://repolex.ai/ontology/weave#sha256> "${'0'.repeat(64)}"`,
+      ),
+    );
     report = await verify({ storeDir: dir });
     assert.deepEqual(report.files.find((f) => f.session === S8)!.mismatches, [
       { line: 1, pointer: '/message/content/1/source/data', problem: 'the SHA-256 differs' },
@@ -112,19 +127,22 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
   const { work, dir, project } = await copyAndIngest();
   try {
     const ok = await run(WEAVE, ['verify', '--store', dir]);
-    assert.equal(ok.stdout, [
-      'SESSION                               FILES  LINES  EVENTS  REPLAYED  MALFORMED  PENDING  MISSING  TEXTS  PARTIAL  DIFFER',
-      '33333333-3333-4333-8333-333333333333      1     32      32         0          0        0        0     30        1       0',
-      '44444444-4444-4444-8444-444444444444      1     18      18         0          0        0        0     17        0       0',
-      '55555555-5555-4555-8555-555555555555      1     29      29         0          0        0        0     10        1       0',
-      '66666666-6666-4666-8666-666666666666      1      2       2         0          0        0        0      2        0       0',
-      '77777777-7777-4777-8777-777777777777      1      6       6         0          0        0        0      4        0       0',
-      '88888888-8888-4888-8888-888888888888      1      5       5         0          0        0        0      9        6       0',
-      '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------',
-      'total                                     6     92      92         0          0        0        0     72        8       0',
-      'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not held whole)',
-      '',
-    ].join('\n'));
+    assert.equal(
+      ok.stdout,
+      [
+        'SESSION                               FILES  LINES  EVENTS  REPLAYED  MALFORMED  PENDING  MISSING  TEXTS  PARTIAL  DIFFER',
+        '33333333-3333-4333-8333-333333333333      1     32      32         0          0        0        0     30        1       0',
+        '44444444-4444-4444-8444-444444444444      1     18      18         0          0        0        0     17        0       0',
+        '55555555-5555-4555-8555-555555555555      1     29      29         0          0        0        0     10        1       0',
+        '66666666-6666-4666-8666-666666666666      1      2       2         0          0        0        0      2        0       0',
+        '77777777-7777-4777-8777-777777777777      1      6       6         0          0        0        0      4        0       0',
+        '88888888-8888-4888-8888-888888888888      1      5       5         0          0        0        0      9        6       0',
+        '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------',
+        'total                                     6     92      92         0          0        0        0     72        8       0',
+        'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not held whole)',
+        '',
+      ].join('\n'),
+    );
 
     const path = join(project, `${S3}.jsonl`);
     await appendFile(path, '{"type":"mode","mode":"normal","sessionId":"33333333-3333-4333-8333-333333333333"}\n');
@@ -149,7 +167,13 @@ test('a transcript never ingested is reported as not in the store', async () => 
     const report = await verify({ storeDir: dir, paths: [other] });
     assert.equal(report.ok, false);
     // Its 8 lines hold one blank; the agent file beside it comes along with its 2.
-    assert.deepEqual(report.files.map((f) => [f.inStore, f.missing.length]), [[false, 7], [false, 2]]);
+    assert.deepEqual(
+      report.files.map((f) => [f.inStore, f.missing.length]),
+      [
+        [false, 7],
+        [false, 2],
+      ],
+    );
   } finally {
     await removeDir(work);
     await removeDir(dir);

@@ -5,27 +5,62 @@
  */
 
 export const ENVELOPE_FIELDS = [
-  'type', 'uuid', 'parentUuid', 'logicalParentUuid', 'timestamp', 'sessionId', 'agentId',
-  'isSidechain', 'isMeta', 'userType', 'cwd', 'version', 'gitBranch', 'slug', 'entrypoint',
-  'promptId', 'origin',
+  'type',
+  'uuid',
+  'parentUuid',
+  'logicalParentUuid',
+  'timestamp',
+  'sessionId',
+  'agentId',
+  'isSidechain',
+  'isMeta',
+  'userType',
+  'cwd',
+  'version',
+  'gitBranch',
+  'slug',
+  'entrypoint',
+  'promptId',
+  'origin',
 ] as const;
 
 export const RECORD_FIELDS: Record<string, readonly string[]> = {
   user: [
-    'message', 'toolUseResult', 'sourceToolAssistantUUID', 'sourceToolUseID', 'isCompactSummary',
-    'isVisibleInTranscriptOnly', 'permissionMode',
+    'message',
+    'toolUseResult',
+    'sourceToolAssistantUUID',
+    'sourceToolUseID',
+    'isCompactSummary',
+    'isVisibleInTranscriptOnly',
+    'permissionMode',
   ],
   assistant: ['message', 'requestId', 'isApiErrorMessage', 'error'],
   system: [
-    'subtype', 'content', 'level', 'toolUseID',
+    'subtype',
+    'content',
+    'level',
+    'toolUseID',
     // turn_duration
-    'durationMs', 'messageCount', 'pendingBackgroundAgentCount', 'pendingWorkflowCount',
+    'durationMs',
+    'messageCount',
+    'pendingBackgroundAgentCount',
+    'pendingWorkflowCount',
     // api_error
-    'retryInMs', 'retryAttempt', 'maxRetries', 'error', 'cause',
+    'retryInMs',
+    'retryAttempt',
+    'maxRetries',
+    'error',
+    'cause',
     // stop_hook_summary
-    'hookCount', 'hookInfos', 'hookErrors', 'preventedContinuation', 'stopReason', 'hasOutput',
+    'hookCount',
+    'hookInfos',
+    'hookErrors',
+    'preventedContinuation',
+    'stopReason',
+    'hasOutput',
     // compact_boundary, microcompact_boundary
-    'compactMetadata', 'microcompactMetadata',
+    'compactMetadata',
+    'microcompactMetadata',
     // bridge_status
     'url',
   ],
@@ -46,8 +81,15 @@ export const RECORD_FIELDS: Record<string, readonly string[]> = {
   'worktree-state': ['worktreeSession'],
   'bridge-session': ['bridgeSessionId', 'lastSequenceNum'],
   'cost-state': [
-    'totalCostUSD', 'totalAPIDuration', 'totalAPIDurationWithoutRetries', 'totalToolDuration', 'totalDuration',
-    'totalLinesAdded', 'totalLinesRemoved', 'hasUnknownModelCost', 'modelUsage',
+    'totalCostUSD',
+    'totalAPIDuration',
+    'totalAPIDurationWithoutRetries',
+    'totalToolDuration',
+    'totalDuration',
+    'totalLinesAdded',
+    'totalLinesRemoved',
+    'hasUnknownModelCost',
+    'modelUsage',
   ],
 };
 

@@ -46,15 +46,39 @@ export function splitRecord(json: JsonObject): ReadRecord {
 }
 
 /**
- * The parser's message without the text it quotes: V8 says `Unexpected token 's', "{"a": sk-ant-…"
- * is not valid JSON`, and transcripts hold secrets. What stays names the fault and, where V8
- * gives one, the position.
+ * The parser's message, never the text it quotes. V8 writes `Unexpected token 's', "{"a": sk-ant-…"
+ * is not valid JSON`, or with a long line `…, ..."context"... is not valid JSON`, and the token
+ * itself may be a NUL or an escape byte; transcripts hold secrets and terminals obey escapes.
+ * So the message is rebuilt, not cleaned: one of V8's fixed templates with its position is kept
+ * as it is (it holds nothing of the line), an unexpected token is named as such, and anything
+ * else is only "not valid JSON".
  */
 export function jsonError(e: Error): string {
-  return e.message
-    .replace(/, ".*"(\.\.\.)? is not valid JSON$/s, ': not valid JSON')
-    .replace(/^Unexpected token '.*?'/s, 'Unexpected token');
+  const message = e.message;
+  if (message === 'Unexpected end of JSON input') return message;
+  if (TEMPLATE.test(message)) return message;
+  if (message.startsWith('Unexpected token')) return 'Unexpected token: not valid JSON';
+  return 'not valid JSON';
 }
+
+/** V8's JSON.parse messages that quote nothing: a fixed fault and a position. */
+const TEMPLATE = new RegExp(
+  `^(?:${[
+    'Unterminated string',
+    'Bad control character in string literal',
+    'Bad escaped character',
+    'Bad Unicode escape',
+    'Unexpected non-whitespace character after JSON',
+    "Expected property name or '\\}'",
+    'Expected double-quoted property name',
+    "Expected ',' or '\\}' after property value",
+    "Expected ',' or '\\]' after array element",
+    "Expected ':' after property name",
+    'No number after minus sign',
+    'Exponent part is missing a number',
+    'Unterminated fractional number',
+  ].join('|')}) (?:in JSON )?at position \\d+(?: \\(line \\d+ column \\d+\\))?$`,
+);
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

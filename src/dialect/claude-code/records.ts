@@ -29,10 +29,25 @@ export interface Envelope {
   origin?: { kind?: string; server?: string } & JsonObject;
 }
 
-export interface TextBlock { type: 'text'; text: string }
-export interface ThinkingBlock { type: 'thinking'; thinking: string; signature?: string }
-export interface RedactedThinkingBlock { type: 'redacted_thinking'; data: string }
-export interface ToolUseBlock { type: 'tool_use' | 'server_tool_use'; id: string; name: string; input: Json }
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature?: string;
+}
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+export interface ToolUseBlock {
+  type: 'tool_use' | 'server_tool_use';
+  id: string;
+  name: string;
+  input: Json;
+}
 export interface ToolResultBlock {
   type: 'tool_result' | 'advisor_tool_result';
   tool_use_id: string;
@@ -43,9 +58,15 @@ export interface ImageBlock {
   type: 'image' | 'document';
   source?: { type?: string; media_type?: string; data?: string; url?: string; text?: string };
 }
-export interface ToolReferenceBlock { type: 'tool_reference'; tool_name: string }
+export interface ToolReferenceBlock {
+  type: 'tool_reference';
+  tool_name: string;
+}
 /** A block type this dialect does not know: kept whole. */
-export interface OtherBlock { type: string; [key: string]: Json | undefined }
+export interface OtherBlock {
+  type: string;
+  [key: string]: Json | undefined;
+}
 
 export type ContentBlock =
   | TextBlock
@@ -171,7 +192,11 @@ export interface MetadataRecord extends Envelope {
   content?: string;
   reason?: string;
   /** file-history-snapshot */
-  snapshot?: { messageId?: string; timestamp?: string; trackedFileBackups?: Record<string, { backupFileName?: string | null; version?: number; backupTime?: string } & JsonObject> } & JsonObject;
+  snapshot?: {
+    messageId?: string;
+    timestamp?: string;
+    trackedFileBackups?: Record<string, { backupFileName?: string | null; version?: number; backupTime?: string } & JsonObject>;
+  } & JsonObject;
   isSnapshotUpdate?: boolean;
   /** file-history-delta */
   snapshotMessageId?: string;

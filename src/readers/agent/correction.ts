@@ -22,11 +22,19 @@ import { humanPrompts } from '../human/prompts.ts';
  * answers that question and is not taken for a correction.
  */
 const CUES: [cue: string, pattern: RegExp, confidence: number][] = [
-  ['wrong', /^(?:wrong|incorrect)\b|^(?:that'?s|that is|this is|it'?s|it is|you'?re|you are)\s+(?:(?:just\s+|all\s+)?wrong|incorrect|not (?:right|correct|what i (?:asked|wanted|meant|said)))\b/i, 0.85],
+  [
+    'wrong',
+    /^(?:wrong|incorrect)\b|^(?:that'?s|that is|this is|it'?s|it is|you'?re|you are)\s+(?:(?:just\s+|all\s+)?wrong|incorrect|not (?:right|correct|what i (?:asked|wanted|meant|said)))\b/i,
+    0.85,
+  ],
   ['you-failed', /^you\s+(?:didn'?t|did not|forgot|missed|broke|ignored|misunderstood|got (?:it|that) wrong)\b/i, 0.8],
   ['repeat', /^i\s+(?:said|told you|asked (?:you\s+)?(?:to|for)|meant)\b/i, 0.8],
   ['undo', /^(?:stop|undo|revert|roll ?back|don'?t do that|do not do that)\b/i, 0.75],
-  ['still-failing', /^(?:(?:it|this|that)(?:'s| is)?\s+)?still\s+(?:not|broken|failing|fails|wrong|doesn'?t|does not|the same)\b|^(?:it|this|that)\s+(?:still\s+)?(?:doesn'?t|does not|didn'?t|did not)\s+work\b/i, 0.7],
+  [
+    'still-failing',
+    /^(?:(?:it|this|that)(?:'s| is)?\s+)?still\s+(?:not|broken|failing|fails|wrong|doesn'?t|does not|the same)\b|^(?:it|this|that)\s+(?:still\s+)?(?:doesn'?t|does not|didn'?t|did not)\s+work\b/i,
+    0.7,
+  ],
   ['negation', /^(?:no|nope|nah)(?:[,.!;:]|\s+[—–-]|\s+(?:that|this|it|you|not|wait|stop)\b)/i, 0.7],
   ['why-did-you', /^why (?:did|would) you\b/i, 0.6],
 ];

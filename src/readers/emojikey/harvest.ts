@@ -14,7 +14,8 @@ import { findKeys, findUpdates, freeKey, type EmojiKey, type EmojiKeyUpdate, typ
 export const emojikeyHarvest: Reader = {
   name: 'emojikey/harvest',
   version: '2',
-  description: 'Finds emojikeys (v1 free strings, v2, v3 numeric, summary, superkey and arrow forms) and UPDATE statements (as emojikey/update), and splits them into typed legs.',
+  description:
+    'Finds emojikeys (v1 free strings, v2, v3 numeric, summary, superkey and arrow forms) and UPDATE statements (as emojikey/update), and splits them into typed legs.',
   read(spine: SessionSpine): Finding[] {
     const findings: Finding[] = [];
     for (const site of authoredSites(spine)) {
@@ -57,8 +58,17 @@ function scan(text: string): { keys: EmojiKey[]; updates: EmojiKeyUpdate[] } {
 
 /** The lines initialize_conversation writes after its preamble, the first of which ends it. */
 const AFTER_PREAMBLE = [
-  'Latest Key (', 'Aggregated Keys:', 'Lifetime (all-time):', '90-day:', '30-day:', '7-day:', '24-hour:',
-  'Legacy SuperKeys', 'Legacy Recent Keys', 'No keys yet', 'Conversation ID:',
+  'Latest Key (',
+  'Aggregated Keys:',
+  'Lifetime (all-time):',
+  '90-day:',
+  '30-day:',
+  '7-day:',
+  '24-hour:',
+  'Legacy SuperKeys',
+  'Legacy Recent Keys',
+  'No keys yet',
+  'Conversation ID:',
 ];
 
 function endOfPreamble(text: string): number {

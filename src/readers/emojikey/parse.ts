@@ -130,7 +130,8 @@ function superkeyV2(text: string, at: number): EmojiKey | undefined {
 
 /** `[topic]⟨approach⟩[goal]{tone}➡️~[context]|trust|style|humor|collab|` */
 function v2Key(text: string, at: number, generation: Generation): EmojiKey | undefined {
-  const shape = /\[([^[\]\n]{1,200})\]⟨([^⟨⟩\n]{1,200})⟩\[([^[\]\n]{1,200})\]\{([^{}\n]{1,200})\}(?:➡\uFE0F?)?~\[([^[\]\n]{1,200})\](\|(?:[^|\n[\]]{1,200}\|)+)?/y;
+  const shape =
+    /\[([^[\]\n]{1,200})\]⟨([^⟨⟩\n]{1,200})⟩\[([^[\]\n]{1,200})\]\{([^{}\n]{1,200})\}(?:➡\uFE0F?)?~\[([^[\]\n]{1,200})\](\|(?:[^|\n[\]]{1,200}\|)+)?/y;
   shape.lastIndex = at;
   const m = shape.exec(text);
   if (!m) return undefined;
@@ -342,9 +343,10 @@ export function findUpdates(text: string): EmojiKeyUpdate[] {
     if (!head) continue;
     const component = head[1].toUpperCase();
     const path = component + head[2];
-    const update = text[UPDATE_HEAD.lastIndex] === '['
-      ? legsUpdate(text, UPDATE_HEAD.lastIndex, component)
-      : beforeAfterUpdate(text, UPDATE_HEAD.lastIndex, component);
+    const update =
+      text[UPDATE_HEAD.lastIndex] === '['
+        ? legsUpdate(text, UPDATE_HEAD.lastIndex, component)
+        : beforeAfterUpdate(text, UPDATE_HEAD.lastIndex, component);
     if (update) updates.push({ start: at, path, component, ...update });
   }
   return updates;
@@ -366,7 +368,11 @@ function legsUpdate(text: string, open: number, component: string): Omit<EmojiKe
 }
 
 /** `PoleA PoleB N∠A → PoleA PoleB N∠A`, each side a numeric leg with its trend if written. */
-function beforeAfterUpdate(text: string, from: number, component: string): Omit<EmojiKeyUpdate, 'start' | 'path' | 'component'> | undefined {
+function beforeAfterUpdate(
+  text: string,
+  from: number,
+  component: string,
+): Omit<EmojiKeyUpdate, 'start' | 'path' | 'component'> | undefined {
   const first = legEnd(text, from);
   if (first === undefined) return undefined;
   let arrowAt = first.anglesEnd;

@@ -24,9 +24,24 @@ export interface HumanPrompt {
 
 /** Tags the harness wraps injected text in, rather than a person typing it. */
 const WRAPPER_TAGS = [
-  'command-name', 'command-message', 'command-args', 'local-command-stdout', 'local-command-stderr', 'local-command-caveat',
-  'bash-input', 'bash-stdout', 'bash-stderr', 'system-reminder', 'task-notification', 'channel', 'user-prompt-submit-hook',
-  'ide_opened_file', 'ide_selection', 'ide_diagnostics', 'persisted-output', 'tool_use_error',
+  'command-name',
+  'command-message',
+  'command-args',
+  'local-command-stdout',
+  'local-command-stderr',
+  'local-command-caveat',
+  'bash-input',
+  'bash-stdout',
+  'bash-stderr',
+  'system-reminder',
+  'task-notification',
+  'channel',
+  'user-prompt-submit-hook',
+  'ide_opened_file',
+  'ide_selection',
+  'ide_diagnostics',
+  'persisted-output',
+  'tool_use_error',
 ];
 
 /** Texts the harness writes itself into the user role. */

@@ -1,19 +1,22 @@
-import { createHash } from 'node:crypto';
-import type { Finding, Reader } from '../reader.ts';
+import { createHmac } from 'node:crypto';
+import type { Finding, ReadContext, Reader } from '../reader.ts';
 import { toolInputSites, toolResultSites, toolUseOf, toolUses, type SessionSpine, type TextSite } from '../spine.ts';
 import { codePoints } from '../text.ts';
 
 /**
  * secret/exposure: credentials that passed through a tool, in its input (a command line, a file
  * written) or its output (a file read, an environment dump). Found by well-known formats; the
- * body keeps the kind, the length and a short digest (so the same secret is recognisable across
- * sessions) and never the secret: the annotation has a position selector but no quote.
+ * body keeps the kind, the length and a short digest keyed with the store's key (so the same
+ * secret is recognisable across the store's sessions, but a digest cannot be checked against
+ * guesses without the key) and never the secret: the annotation has a position selector but no
+ * quote. The same patterns redact every quote every reader stores (../redact.ts).
  */
 export const secretExposure: Reader = {
   name: 'secret/exposure',
-  version: '1',
-  description: 'Finds API keys, tokens, private keys and passwords in tool input and output by well-known patterns; records kind and digest only.',
-  read(spine: SessionSpine): Finding[] {
+  version: '2',
+  description:
+    'Finds API keys, tokens, private keys and passwords in tool input and output by well-known patterns; records kind and digest only.',
+  read(spine: SessionSpine, { secretKey }: ReadContext): Finding[] {
     const findings: Finding[] = [];
     const add = (site: TextSite, toolName: string | undefined, used: string[] | undefined) => {
       for (const s of findSecrets(site.text)) {
@@ -23,7 +26,7 @@ export const secretExposure: Reader = {
           start: s.start,
           end: s.end,
           quote: false,
-          body: { secretKind: s.kind, secretDigest: secretDigest(secret), secretLength: codePoints(secret), toolName },
+          body: { secretKind: s.kind, secretDigest: secretDigest(secret, secretKey), secretLength: codePoints(secret), toolName },
           used,
           confidence: s.confidence,
         });
@@ -38,9 +41,13 @@ export const secretExposure: Reader = {
   },
 };
 
-/** `sha256:` and the first 16 hex digits: enough to match, too little to check guesses at scale. */
-export function secretDigest(secret: string): string {
-  return `sha256:${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
+/**
+ * `hmac-sha256:` and the first 16 hex digits of the secret's HMAC under the store's key: equal
+ * secrets match within the store; without the key, a digest confirms no guess (an unkeyed hash
+ * of a short password is checked offline in moments).
+ */
+export function secretDigest(secret: string, key: Buffer): string {
+  return `hmac-sha256:${createHmac('sha256', key).update(secret).digest('hex').slice(0, 16)}`;
 }
 
 export interface SecretMatch {
@@ -63,7 +70,12 @@ interface Pattern {
  * `API_KEY=…` assignment is reported once, as what it is.
  */
 const PATTERNS: Pattern[] = [
-  { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/dg, group: 0, confidence: 0.95 },
+  {
+    kind: 'private-key',
+    regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/dg,
+    group: 0,
+    confidence: 0.95,
+  },
   { kind: 'anthropic-api-key', regex: /\bsk-ant-[a-z]{3,8}\d{2}-[A-Za-z0-9_-]{20,}/dg, group: 0, confidence: 0.95 },
   // OpenAI keys carry "T3BlbkFJ", base64 of "OpenAI".
   { kind: 'openai-api-key', regex: /\bsk-[A-Za-z0-9_-]{0,80}T3BlbkFJ[A-Za-z0-9_-]{16,}/dg, group: 0, confidence: 0.95 },
@@ -71,7 +83,12 @@ const PATTERNS: Pattern[] = [
   { kind: 'gitlab-token', regex: /\bglpat-[A-Za-z0-9_-]{20,}/dg, group: 0, confidence: 0.95 },
   { kind: 'stripe-key', regex: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/dg, group: 0, confidence: 0.95 },
   { kind: 'slack-token', regex: /\bxox[abposr]-[A-Za-z0-9-]{10,}/dg, group: 0, confidence: 0.9 },
-  { kind: 'slack-webhook', regex: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+/dg, group: 0, confidence: 0.9 },
+  {
+    kind: 'slack-webhook',
+    regex: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+/dg,
+    group: 0,
+    confidence: 0.9,
+  },
   { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/dg, group: 0, confidence: 0.9 },
   { kind: 'google-api-key', regex: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg, group: 0, confidence: 0.9 },
   { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/dg, group: 0, confidence: 0.9 },
@@ -81,14 +98,16 @@ const PATTERNS: Pattern[] = [
   // `password = "…"`, `API_KEY: …`, `"client_secret": "…"`: the name must end in the keyword.
   {
     kind: 'password',
-    regex: /\b[A-Za-z0-9_.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key)["']?[ \t]*(?:=|:=|:)[ \t]*["']?([^\s"'`<>,;(){}[\]]{8,})/dgi,
+    regex:
+      /\b[A-Za-z0-9_.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key)["']?[ \t]*(?:=|:=|:)[ \t]*["']?([^\s"'`<>,;(){}[\]]{8,})/dgi,
     group: 1,
     confidence: 0.6,
   },
 ];
 
 /** Values that name or stand in for a secret rather than being one, whole or in part. */
-const PLACEHOLDER = /^(?:\*+|x+|\.+|•+|\$\{?[A-Za-z_][\w.]*\}?|%[A-Za-z_]+%|null|none|undefined|true|false)$|your[-_ ]|[-_]here$|xxxx|<[^>]*>|\{\{|placeholder|example|changeme|dummy|redacted|\*{3}/i;
+const PLACEHOLDER =
+  /^(?:\*+|x+|\.+|•+|\$\{?[A-Za-z_][\w.]*\}?|%[A-Za-z_]+%|null|none|undefined|true|false)$|your[-_ ]|[-_]here$|xxxx|<[^>]*>|\{\{|placeholder|example|changeme|dummy|redacted|\*{3}/i;
 
 export function findSecrets(text: string): SecretMatch[] {
   const found: SecretMatch[] = [];

@@ -26,7 +26,10 @@ export const toolError: Reader = {
           body: {
             toolName: use?.toolName,
             toolUseId: result.toolUseId,
-            errorLine: text.slice(line.start, line.end).replace(/<\/?tool_use_error>/g, '').trim(),
+            errorLine: text
+              .slice(line.start, line.end)
+              .replace(/<\/?tool_use_error>/g, '')
+              .trim(),
           },
           used: use ? [use.iri] : undefined,
         });
@@ -50,7 +53,7 @@ export function firstLine(text: string): { start: number; end: number } {
   if (!first) return { start: 0, end: 0 };
   const start = first.index;
   const newline = text.indexOf('\n', start);
-  let end = (newline < 0 ? text.length : newline);
+  let end = newline < 0 ? text.length : newline;
   while (end > start && /\s/.test(text[end - 1])) end--;
   if (end - start > MAX_LINE) {
     end = start + MAX_LINE;

@@ -8,25 +8,31 @@ import { REQUEST_URL_PLUGIN, splitUrl } from './url.ts';
 /**
  * What every request passes before a route sees it: CORS for the configured origins, the Host
  * check, preflights, and read authorisation (writes are checked again by the routes that write).
+ * Every answer says `nosniff`: a browser takes its Content-Type as given, so no text/plain error
+ * or N-Triples answer holding transcript text is ever run as a script or a page.
  */
-export const accessPlugin = fp(async (app) => {
-  const { config } = app.weave;
-  app.addHook('onRequest', async (request, reply) => {
-    cors(config, request, reply);
-    checkHost(config, request);
-    if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method']) {
-      return reply
-        .code(204)
-        .header('access-control-allow-methods', 'GET, HEAD, POST')
-        .header('access-control-allow-headers', 'Content-Type, Accept, Authorization')
-        .header('access-control-max-age', '600')
-        .send();
-    }
-    const path = splitUrl(request.url).path;
-    const signingIn = path === '/' && request.searchParams.has('token');
-    if (path !== '/healthz' && !signingIn) authorizeRead(config, request);
-  });
-}, { name: 'weave-access', dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] });
+export const accessPlugin = fp(
+  async (app) => {
+    const { config } = app.weave;
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-content-type-options', 'nosniff');
+      cors(config, request, reply);
+      checkHost(config, request);
+      if (request.method === 'OPTIONS' && request.headers.origin && request.headers['access-control-request-method']) {
+        return reply
+          .code(204)
+          .header('access-control-allow-methods', 'GET, HEAD, POST')
+          .header('access-control-allow-headers', 'Content-Type, Accept, Authorization')
+          .header('access-control-max-age', '600')
+          .send();
+      }
+      const path = splitUrl(request.url).path;
+      const signingIn = path === '/' && request.searchParams.has('token');
+      if (path !== '/healthz' && !signingIn) authorizeRead(config, request, path);
+    });
+  },
+  { name: 'weave-access', dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] },
+);
 
 /** CORS for the configured origins: simple requests get Access-Control-Allow-Origin. */
 function cors(config: ServerConfig, request: FastifyRequest, reply: FastifyReply): void {

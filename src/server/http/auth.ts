@@ -31,11 +31,29 @@ export function cookieToken(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/**
+ * The token in the path of the endpoint's capability URL, `/t/<token>/sparql`: for federators
+ * (Virtuoso's SERVICE, Comunica, Jena) that cannot send a header or a cookie, and cannot keep a
+ * query string of their own either (they append `?query=`). It authorises reads only, like the
+ * cookie. It is a secret in a URL: give it only to services you trust with the transcripts.
+ */
+export const TOKEN_PATH = /^\/t\/([^/]+)\/sparql$/;
+
+export function pathToken(path: string): string | undefined {
+  const token = TOKEN_PATH.exec(path)?.[1];
+  return token === undefined ? undefined : decodeURIComponent(token);
+}
+
 export function authorizeWrite(config: ServerConfig, request: FastifyRequest): void {
   if (!config.allowUpdate || !config.token)
-    throw new HttpError(403, 'writes are off on this server; start it with --allow-update (and a token) to accept SPARQL Update and Graph Store writes');
+    throw new HttpError(
+      403,
+      'writes are off on this server; start it with --allow-update (and a token) to accept SPARQL Update and Graph Store writes',
+    );
   if (!sameToken(config.token, bearerToken(request)))
-    throw new HttpError(401, 'writes need the server token in an "Authorization: Bearer <token>" header', { 'www-authenticate': 'Bearer realm="weave"' });
+    throw new HttpError(401, 'writes need the server token in an "Authorization: Bearer <token>" header', {
+      'www-authenticate': 'Bearer realm="weave"',
+    });
 }
 
 /** Whether a read must show the token: only when the server listens beyond loopback. */
@@ -43,12 +61,21 @@ export function readNeedsToken(config: ServerConfig): boolean {
   return !isLoopback(config.host);
 }
 
-export function authorizeRead(config: ServerConfig, request: FastifyRequest): void {
+export function authorizeRead(config: ServerConfig, request: FastifyRequest, path?: string): void {
+  const inPath = path === undefined ? undefined : pathToken(path);
+  if (inPath !== undefined) {
+    if (config.token && sameToken(config.token, inPath)) return;
+    throw new HttpError(401, 'the token in this URL is not the server token');
+  }
   if (!readNeedsToken(config) || !config.token) return;
   if (sameToken(config.token, bearerToken(request)) || sameToken(config.token, cookieToken(request))) return;
-  throw new HttpError(401, 'this server needs its token: an "Authorization: Bearer <token>" header, or open /?token=<token> once in a browser', {
-    'www-authenticate': 'Bearer realm="weave"',
-  });
+  throw new HttpError(
+    401,
+    'this server needs its token: an "Authorization: Bearer <token>" header, or open /?token=<token> once in a browser',
+    {
+      'www-authenticate': 'Bearer realm="weave"',
+    },
+  );
 }
 
 /**
@@ -58,5 +85,6 @@ export function authorizeRead(config: ServerConfig, request: FastifyRequest): vo
 export function checkHost(config: ServerConfig, request: FastifyRequest): void {
   if (!isLoopback(config.host)) return;
   const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-  if (!isLoopback(host)) throw new HttpError(403, `this server answers only to loopback names (localhost, 127.0.0.1, [::1]), not "${host}"`);
+  if (!isLoopback(host))
+    throw new HttpError(403, `this server answers only to loopback names (localhost, 127.0.0.1, [::1]), not "${host}"`);
 }

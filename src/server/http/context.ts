@@ -31,9 +31,12 @@ declare module 'fastify' {
 export const CONTEXT_PLUGIN = 'weave-context';
 
 /** Decorates the app with the server context, once, for the plugins registered after it. */
-export const contextPlugin = fp<{ context: ServerContext }>(async (app, { context }) => {
-  app.decorate('weave', context);
-}, { name: CONTEXT_PLUGIN });
+export const contextPlugin = fp<{ context: ServerContext }>(
+  async (app, { context }) => {
+    app.decorate('weave', context);
+  },
+  { name: CONTEXT_PLUGIN },
+);
 
 /**
  * A plugin of routes: encapsulated (its routes, and anything else it adds, stay inside it), and

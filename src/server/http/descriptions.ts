@@ -20,13 +20,26 @@ const HEADER = `@prefix sd: <${SD}> .
 @prefix rdfs: <${PREFIXES.rdfs}> .
 `;
 
-const RESULT_FORMATS = ['SPARQL_Results_JSON', 'SPARQL_Results_XML', 'SPARQL_Results_CSV', 'SPARQL_Results_TSV', 'Turtle', 'N-Triples', 'N-Quads', 'TriG', 'JSON-LD', 'RDF_XML'];
+const RESULT_FORMATS = [
+  'SPARQL_Results_JSON',
+  'SPARQL_Results_XML',
+  'SPARQL_Results_CSV',
+  'SPARQL_Results_TSV',
+  'Turtle',
+  'N-Triples',
+  'N-Quads',
+  'TriG',
+  'JSON-LD',
+  'RDF_XML',
+];
 const INPUT_FORMATS = ['Turtle', 'N-Triples', 'RDF_XML', 'JSON-LD'];
 
 export interface ServiceFacts {
   endpoint: string;
   voidUrl: string;
   allowUpdate: boolean;
+  /** Federated queries are on (an allow-list of endpoints): SERVICE is then supported. */
+  federated?: boolean;
   /** Absent while no worker has loaded the store yet. */
   stats?: DatasetStats;
 }
@@ -40,7 +53,7 @@ export function serviceDescription(facts: ServiceFacts): string {
     `  sd:supportedLanguage ${languages.join(', ')} ;`,
     `  sd:resultFormat ${RESULT_FORMATS.map((f) => `formats:${f}`).join(', ')} ;`,
     ...(facts.allowUpdate ? [`  sd:inputFormat ${INPUT_FORMATS.map((f) => `formats:${f}`).join(', ')} ;`] : []),
-    `  sd:feature sd:UnionDefaultGraph ;`,
+    `  sd:feature sd:UnionDefaultGraph${facts.federated ? ', sd:BasicFederatedQuery' : ''} ;`,
     `  sd:defaultEntailmentRegime <http://www.w3.org/ns/entailment/Simple> ;`,
     `  sd:defaultDataset _:dataset .`,
     '',
@@ -50,9 +63,17 @@ export function serviceDescription(facts: ServiceFacts): string {
   ];
   const graphs = facts.stats?.graphs ?? [];
   lines.push(...graphs.map((_, i) => `  sd:namedGraph _:g${i}${i === graphs.length - 1 ? ' .' : ' ;'}`));
-  lines.push('', `_:default a sd:Graph ;`, `  dcterms:description ${str('The union of all named graphs, unless a request names its own dataset.')}${facts.stats ? ' ;' : ' .'}`);
+  lines.push(
+    '',
+    `_:default a sd:Graph ;`,
+    `  dcterms:description ${str('The union of all named graphs, unless a request names its own dataset.')}${facts.stats ? ' ;' : ' .'}`,
+  );
   if (facts.stats) lines.push(`  void:triples ${int(facts.stats.quads)} .`);
-  lines.push(...graphs.map((g, i) => `_:g${i} a sd:NamedGraph ; sd:name ${iri(g.name)} ; sd:graph [ a sd:Graph ; void:triples ${int(g.triples)} ] .`));
+  lines.push(
+    ...graphs.map(
+      (g, i) => `_:g${i} a sd:NamedGraph ; sd:name ${iri(g.name)} ; sd:graph [ a sd:Graph ; void:triples ${int(g.triples)} ] .`,
+    ),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -85,7 +106,9 @@ export function voidDescription(facts: VoidFacts): string {
     ...stats.properties.map((p) => `  void:propertyPartition [ void:property ${iri(p.iri)} ; void:triples ${int(p.triples)} ] ;`),
     `  dcterms:publisher ${str('weave serve')} .`,
     '',
-    ...stats.graphs.map((g) => `${iri(g.name)} a void:Dataset ; void:triples ${int(g.triples)} ; void:sparqlEndpoint ${iri(facts.endpoint)} .`),
+    ...stats.graphs.map(
+      (g) => `${iri(g.name)} a void:Dataset ; void:triples ${int(g.triples)} ; void:sparqlEndpoint ${iri(facts.endpoint)} .`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }

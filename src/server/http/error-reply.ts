@@ -9,13 +9,16 @@ import { splitUrl } from './url.ts';
  * never with a stack trace; an internal error gives the client a request id and the log the
  * error's kind and stack frames, never its message.
  */
-export const errorReplyPlugin = fp(async (app) => {
-  const ctx = app.weave;
-  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => sendError(ctx, error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(ctx, new HttpError(404, `nothing at ${splitUrl(request.url).path}`), request, reply),
-  );
-}, { name: 'weave-error-reply', dependencies: [CONTEXT_PLUGIN] });
+export const errorReplyPlugin = fp(
+  async (app) => {
+    const ctx = app.weave;
+    app.setErrorHandler((error: FastifyError | HttpError, request, reply) => sendError(ctx, error, request, reply));
+    app.setNotFoundHandler((request, reply) =>
+      sendError(ctx, new HttpError(404, `nothing at ${splitUrl(request.url).path}`), request, reply),
+    );
+  },
+  { name: 'weave-error-reply', dependencies: [CONTEXT_PLUGIN] },
+);
 
 /** Statuses Fastify itself raises (body too large, bad media type, malformed request). */
 const FASTIFY_STATUS: Record<string, [number, string]> = {

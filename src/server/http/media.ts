@@ -1,3 +1,4 @@
+import { own } from '../../own.ts';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../../query/formats.ts';
 import { acceptable } from './negotiate.ts';
 
@@ -27,19 +28,50 @@ const GRAPH_ALIASES: Record<string, string> = {
 export type ResultKind = 'solutions' | 'graph';
 
 /**
- * The formats a request accepts for a result kind, best first: the `format` parameter (a short
- * name such as `csv`, or a media type) wins over Accept. Empty means 406.
+ * Short format names clients send in `format=` or `output=`, besides ours (json, xml, csv, tsv;
+ * turtle, ntriples, nquads, trig, jsonld, rdfxml): SPARQLWrapper's (xml, json, n3, turtle,
+ * rdf, rdf+xml, json-ld, csv, tsv), Fuseki's and Virtuoso's. `xml` and `json` mean the results
+ * formats for solutions and RDF/XML and JSON-LD for graphs, as SPARQLWrapper means them.
  */
-export function acceptedTypes(kind: ResultKind, accept: string | undefined, format?: string): string[] {
+const SOLUTION_NAMES: Record<string, string> = {
+  ...SOLUTION_FORMATS,
+  sparql: SOLUTION_FORMATS.xml,
+  'sparql-results+json': SOLUTION_FORMATS.json,
+};
+const GRAPH_NAMES: Record<string, string> = {
+  ...GRAPH_FORMATS,
+  ttl: GRAPH_FORMATS.turtle,
+  n3: GRAPH_FORMATS.turtle,
+  nt: GRAPH_FORMATS.ntriples,
+  'n-triples': GRAPH_FORMATS.ntriples,
+  nq: GRAPH_FORMATS.nquads,
+  'n-quads': GRAPH_FORMATS.nquads,
+  'json-ld': GRAPH_FORMATS.jsonld,
+  json: GRAPH_FORMATS.jsonld,
+  xml: GRAPH_FORMATS.rdfxml,
+  rdf: GRAPH_FORMATS.rdfxml,
+  'rdf+xml': GRAPH_FORMATS.rdfxml,
+  'rdf/xml': GRAPH_FORMATS.rdfxml,
+};
+
+/**
+ * The formats a request accepts for a result kind, best first. A format the request names
+ * (`format=` or `output=`: a short name such as `csv`, or a media type; SPARQLWrapper sends
+ * several) wins over Accept: the first one known for this kind. Names this kind of result
+ * cannot take (`csv` for a graph) or does not know are passed over, and Accept decides, as it
+ * does when no name is given. Empty means 406.
+ */
+export function acceptedTypes(kind: ResultKind, accept: string | undefined, formats: string | string[] = []): string[] {
   const types = kind === 'graph' ? GRAPH_TYPES : SOLUTION_TYPES;
   const aliases = kind === 'graph' ? GRAPH_ALIASES : SOLUTION_ALIASES;
-  if (format) {
-    const named = (kind === 'graph' ? GRAPH_FORMATS : SOLUTION_FORMATS)[format.toLowerCase()];
-    const type = named ?? aliases[format.toLowerCase()] ?? format.toLowerCase();
-    return types.includes(type) ? [type] : [];
+  const names = kind === 'graph' ? GRAPH_NAMES : SOLUTION_NAMES;
+  for (const format of (typeof formats === 'string' ? [formats] : formats).flatMap((f) => f.split(','))) {
+    const name = format.trim().toLowerCase();
+    const type = own(names, name) ?? own(aliases, name) ?? name.split(';')[0].trim();
+    if (types.includes(type)) return [type];
   }
   const offers = [...types, ...Object.keys(aliases)];
-  const chosen = acceptable(accept, offers).map((t) => aliases[t] ?? t);
+  const chosen = acceptable(accept, offers).map((t) => own(aliases, t) ?? t);
   return [...new Set(chosen)];
 }
 

@@ -13,7 +13,10 @@ function labelText(labels: Labels): string {
 
 class Counter {
   private readonly values = new Map<string, { labels: Labels; value: number }>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
 
   inc(labels: Labels = {}, by = 1): void {
     const key = labelText(labels);
@@ -35,7 +38,11 @@ class Counter {
 
 class Histogram {
   private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly buckets: number[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly buckets: number[],
+  ) {}
 
   observe(labels: Labels, value: number): void {
     const key = labelText(labels);
@@ -68,11 +75,19 @@ export interface Gauge {
 
 export class Metrics {
   readonly requests = new Counter('weave_http_requests_total', 'HTTP requests answered, by route and status.');
-  readonly operations = new Counter('weave_sparql_operations_total', 'Jobs run by the query workers (query, update, graph-read, graph-write, describe, stats), by status.');
-  readonly durations = new Histogram('weave_sparql_operation_duration_seconds', 'Time from arrival to answer of each worker job, queueing included.', [
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
-  ]);
-  readonly timeouts = new Counter('weave_sparql_timeouts_total', 'Jobs stopped at the timeout: while queued (503) or while running (504, worker replaced).');
+  readonly operations = new Counter(
+    'weave_sparql_operations_total',
+    'Jobs run by the query workers (query, update, graph-read, graph-write, describe, stats), by status.',
+  );
+  readonly durations = new Histogram(
+    'weave_sparql_operation_duration_seconds',
+    'Time from arrival to answer of each worker job, queueing included.',
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
+  readonly timeouts = new Counter(
+    'weave_sparql_timeouts_total',
+    'Jobs stopped at the timeout: while queued (503) or while running (504, worker replaced).',
+  );
   readonly rejected = new Counter('weave_sparql_rejected_total', 'Jobs refused because the queue was full (503).');
   readonly restarts = new Counter('weave_worker_restarts_total', 'Query workers replaced, by reason.');
   private readonly gauges: Gauge[] = [];

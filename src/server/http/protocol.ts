@@ -29,9 +29,15 @@ export interface ParsedRequest {
 
 /**
  * `triple-terms=literal`: write RDF 1.2 triple terms as N-Triples text literals in this answer,
- * for clients that predate them (the bundled page sends it; workers/operations/triple-terms.ts).
+ * for clients that predate them (the bundled page sends it; src/query/solutions.ts and graph-results.ts).
  */
 export const TRIPLE_TERMS_PARAM = 'triple-terms';
+
+/** `rdf=1.2|1.1|star`: how triple terms are written in this answer (src/rdf/rdf-mode.ts); the server's `--rdf` otherwise. */
+export const RDF_PARAM = 'rdf';
+
+/** `source=URL` (repeatable): federate the query with this allow-listed endpoint or document. */
+export const SOURCE_PARAM = 'source';
 
 export const FORM = 'application/x-www-form-urlencoded';
 export const SPARQL_QUERY = 'application/sparql-query';
@@ -58,8 +64,7 @@ export function decodeUtf8(body: Buffer | undefined, what: string): string {
 }
 
 export function requireUtf8Charset(charset: string | undefined, type: string): void {
-  if (charset && charset !== 'utf-8' && charset !== 'utf8')
-    throw new HttpError(415, `${type} must be sent as UTF-8, not ${charset}`);
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new HttpError(415, `${type} must be sent as UTF-8, not ${charset}`);
 }
 
 export function parseProtocolRequest(req: ProtocolRequest): ParsedRequest {
@@ -75,8 +80,7 @@ export function parseProtocolRequest(req: ProtocolRequest): ParsedRequest {
   }
 
   const media = mediaTypeOf(req.contentType);
-  if (!media)
-    throw new HttpError(415, `a POST needs a Content-Type: ${FORM}, ${SPARQL_QUERY} or ${SPARQL_UPDATE}`);
+  if (!media) throw new HttpError(415, `a POST needs a Content-Type: ${FORM}, ${SPARQL_QUERY} or ${SPARQL_UPDATE}`);
   requireUtf8Charset(media.charset, media.type);
   switch (media.type) {
     case FORM: {
@@ -103,7 +107,12 @@ export function parseProtocolRequest(req: ProtocolRequest): ParsedRequest {
 function queryOperation(queries: string[], params: URLSearchParams): SparqlOperation {
   if (queries.length > 1) throw new HttpError(400, `a request carries one query, not ${queries.length}`);
   if (!queries[0].trim()) throw new HttpError(400, 'the query is empty');
-  return { kind: 'query', query: queries[0], defaultGraphs: graphParams(params, 'default-graph-uri'), namedGraphs: graphParams(params, 'named-graph-uri') };
+  return {
+    kind: 'query',
+    query: queries[0],
+    defaultGraphs: graphParams(params, 'default-graph-uri'),
+    namedGraphs: graphParams(params, 'named-graph-uri'),
+  };
 }
 
 function updateOperation(updates: string[], params: URLSearchParams): SparqlOperation {

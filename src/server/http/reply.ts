@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import oxigraph from 'oxigraph';
+import { DATASET_FORMATS } from '../../query/formats.ts';
 import { HttpError } from '../errors.ts';
 import type { JobResult } from '../messages.ts';
 import { acceptedTypes, contentType } from './media.ts';
@@ -16,12 +17,15 @@ export function sendResult(reply: FastifyReply, result: JobResult): FastifyReply
     .send(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
 }
 
-/** Turtle converted, in this thread, to the RDF syntax the client chose (small documents only). */
+/**
+ * Turtle converted, in this thread, to the RDF syntax the client chose (small documents only).
+ * The triples are in the default graph, which graph syntaxes (N-Triples, RDF/XML) are written from.
+ */
 export function convertTurtle(turtle: string, baseIri: string, format: string): string {
   if (format === 'text/turtle') return turtle;
   const store = new oxigraph.Store();
   store.load(turtle, { format: 'text/turtle', base_iri: baseIri });
-  return store.dump({ format });
+  return DATASET_FORMATS.has(format) ? store.dump({ format }) : store.dump({ format, from_graph_name: oxigraph.defaultGraph() });
 }
 
 /** 406, naming what the server could have sent instead. */

@@ -13,16 +13,19 @@ declare module 'fastify' {
   }
 }
 
-export const requestLogPlugin = fp(async (app) => {
-  const { config, metrics } = app.weave;
-  app.decorateRequest('receivedAt', 0);
-  app.addHook('onRequest', async (request) => {
-    request.receivedAt = performance.now();
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ route, method: request.method, status: reply.statusCode });
-    if (config.verbose)
-      config.log(`${request.method} ${route} ${reply.statusCode} ${(performance.now() - request.receivedAt).toFixed(1)} ms`);
-  });
-}, { name: 'weave-request-log', dependencies: [CONTEXT_PLUGIN] });
+export const requestLogPlugin = fp(
+  async (app) => {
+    const { config, metrics } = app.weave;
+    app.decorateRequest('receivedAt', 0);
+    app.addHook('onRequest', async (request) => {
+      request.receivedAt = performance.now();
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.requests.inc({ route, method: request.method, status: reply.statusCode });
+      if (config.verbose)
+        config.log(`${request.method} ${route} ${reply.statusCode} ${(performance.now() - request.receivedAt).toFixed(1)} ms`);
+    });
+  },
+  { name: 'weave-request-log', dependencies: [CONTEXT_PLUGIN] },
+);

@@ -24,13 +24,16 @@ const PARSED = Symbol('searchParams');
 export const REQUEST_URL_PLUGIN = 'weave-request-url';
 
 /** Decorates every request with `searchParams`. */
-export const requestUrlPlugin = fp(async (app) => {
-  app.decorateRequest('searchParams', {
-    getter(this: FastifyRequest & { [PARSED]?: URLSearchParams }) {
-      return (this[PARSED] ??= new URLSearchParams(splitUrl(this.url).query));
-    },
-  });
-}, { name: REQUEST_URL_PLUGIN });
+export const requestUrlPlugin = fp(
+  async (app) => {
+    app.decorateRequest('searchParams', {
+      getter(this: FastifyRequest & { [PARSED]?: URLSearchParams }) {
+        return (this[PARSED] ??= new URLSearchParams(splitUrl(this.url).query));
+      },
+    });
+  },
+  { name: REQUEST_URL_PLUGIN },
+);
 
 /** The URL a request reached, without its query string: the endpoint IRI the client knows. */
 export function requestUrl(request: FastifyRequest, path = splitUrl(request.url).path): string {

@@ -27,6 +27,8 @@ export type PoolEvent =
   | { kind: 'timeout'; op: Job['op']; where: 'queue' | 'running' }
   | { kind: 'rejected'; op: Job['op'] }
   | { kind: 'restart'; reason: string }
+  /** A worker could not open the store (a graph file that does not load, say): why, by file and line. */
+  | { kind: 'open-failed'; message: string }
   | { kind: 'store'; quads: number };
 
 interface Pending {
@@ -60,6 +62,8 @@ export class QueryPool {
   private meanMs = 50;
   restarts = 0;
   quads = 0;
+  /** Why the last worker that tried could not open the store; cleared once one does. */
+  private openError?: string;
 
   constructor(private readonly options: PoolOptions) {
     for (let i = 0; i < options.size; i++) this.slots.push(this.spawn(0));
@@ -70,6 +74,8 @@ export class QueryPool {
       workers: this.slots.length,
       ready: this.slots.filter((s) => s.state === 'idle' || s.state === 'busy').length,
       busy: this.slots.filter((s) => s.state === 'busy').length,
+      /** Set while no worker is ready because the store cannot be opened. */
+      openError: this.openError,
       queued: this.queue.length,
       queueLimit: this.options.queueLimit,
       restarts: this.restarts,
@@ -79,7 +85,8 @@ export class QueryPool {
   /** Resolves once at least one worker has loaded the store. */
   whenReady(): Promise<void> {
     return new Promise((resolve) => {
-      const check = () => (this.closed || this.slots.some((s) => s.state === 'idle' || s.state === 'busy') ? resolve() : setTimeout(check, 20));
+      const check = () =>
+        this.closed || this.slots.some((s) => s.state === 'idle' || s.state === 'busy') ? resolve() : setTimeout(check, 20);
       check();
     });
   }
@@ -87,14 +94,25 @@ export class QueryPool {
   run(job: Job, timeoutMs = this.options.timeoutMs): Promise<JobResult> {
     if (this.closed) return Promise.reject(new HttpError(503, 'the server is shutting down'));
     return new Promise<JobResult>((resolve, reject) => {
-      const pending: Pending = { id: this.nextId++, job, arrived: performance.now(), resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
+      const pending: Pending = {
+        id: this.nextId++,
+        job,
+        arrived: performance.now(),
+        resolve,
+        reject,
+        timer: undefined as unknown as NodeJS.Timeout,
+      };
       pending.timer = setTimeout(() => this.deadline(pending, timeoutMs), timeoutMs);
       const slot = this.slots.find((s) => s.state === 'idle');
       if (slot) return this.start(slot, pending);
       if (this.queue.length >= this.options.queueLimit) {
         clearTimeout(pending.timer);
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
-        return reject(new HttpError(503, `the server is busy (${this.queue.length} requests waiting); try again shortly`, { 'retry-after': this.retryAfter() }));
+        return reject(
+          new HttpError(503, `the server is busy (${this.queue.length} requests waiting); try again shortly`, {
+            'retry-after': this.retryAfter(),
+          }),
+        );
       }
       this.queue.push(pending);
     });
@@ -127,10 +145,16 @@ export class QueryPool {
   private spawn(failures: number): Slot {
     const init: WorkerInit = { entry: WORKER_ENTRY, storeDir: this.options.storeDir, soul: this.options.soul };
     // Without a heap limit a worker that runs out of memory thrashes instead of failing.
-    const worker = new Worker(WORKER_BOOT, { workerData: init, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
+    const worker = new Worker(WORKER_BOOT, {
+      workerData: init,
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb },
+    });
     const slot: Slot = { worker, state: 'starting', persisting: false, failures };
     worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
-    worker.on('error', (e: Error & { code?: string }) => this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`));
+    worker.on('error', (e: Error & { code?: string }) =>
+      this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`),
+    );
     worker.on('exit', () => this.onDeath(slot, 'exited'));
     return slot;
   }
@@ -140,6 +164,7 @@ export class QueryPool {
       case 'ready':
         slot.state = 'idle';
         slot.failures = 0;
+        this.openError = undefined;
         this.noteQuads(m.quads);
         this.pump(slot);
         return;
@@ -147,7 +172,10 @@ export class QueryPool {
         this.noteQuads(m.quads);
         return;
       case 'init-failed':
-        return; // the exit that follows replaces the worker, after a pause
+        // Said once per cause; the exit that follows replaces the worker, after a pause.
+        if (this.openError !== m.message) this.options.onEvent?.({ kind: 'open-failed', message: m.message });
+        this.openError = m.message;
+        return;
       case 'persisting':
         if (slot.pending?.id === m.id) slot.persisting = true;
         return;
@@ -178,7 +206,13 @@ export class QueryPool {
     if (slot.state === 'dead' || this.closed) return;
     if (slot.pending) {
       const status = reason === 'out of memory' ? 507 : 500;
-      this.settle(slot.pending, new HttpError(status, status === 507 ? 'the query needed more memory than a worker has; narrow it or add LIMIT' : `the query worker ${reason}`));
+      this.settle(
+        slot.pending,
+        new HttpError(
+          status,
+          status === 507 ? 'the query needed more memory than a worker has; narrow it or add LIMIT' : `the query worker ${reason}`,
+        ),
+      );
       slot.pending = undefined;
     }
     this.replace(slot, reason);
@@ -219,7 +253,12 @@ export class QueryPool {
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
-      this.settle(pending, new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, { 'retry-after': this.retryAfter() }));
+      this.settle(
+        pending,
+        new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
+          'retry-after': this.retryAfter(),
+        }),
+      );
       return;
     }
     const slot = this.slots.find((s) => s.pending === pending);

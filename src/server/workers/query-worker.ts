@@ -1,11 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { alignTurns } from '../../align/ravel.ts';
 import { openStore, type OxStore } from '../../store/store.ts';
 import { HttpError } from '../errors.ts';
 import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
 import { describeData, describeGraphJob } from './operations/describe.ts';
 import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
 import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
-import { runQueryJob } from './operations/query.ts';
+import { runFederatedJob, runQueryJob } from './operations/query.ts';
 import { datasetStats } from './operations/stats.ts';
 import { isTrap } from './operations/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
@@ -33,7 +34,7 @@ async function init(): Promise<void> {
 async function run(id: number, job: Job): Promise<JobResult> {
   switch (job.op) {
     case 'query':
-      return runQueryJob(store, job);
+      return job.federation ? runFederatedJob(store, job) : runQueryJob(store, job);
     case 'graph-read':
       return readGraphJob(store, job);
     case 'stats':
@@ -60,6 +61,7 @@ async function handle(message: ToWorker): Promise<void> {
     for (const change of message.graphs) {
       digests.forget(change.graph);
       await reloadGraph(store, storeDir, change);
+      if (change.graph && change.file) alignTurns(store, soul, change.graph);
     }
     post({ type: 'reloaded', quads: store.size });
     return;

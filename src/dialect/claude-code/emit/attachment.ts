@@ -20,8 +20,14 @@ import { emitBlocks } from './turn.ts';
 
 /** (A) The hook outcomes: one command of a hook run and how it ended. */
 const HOOK_EXEC = new Set([
-  'hook_success', 'hook_non_blocking_error', 'hook_blocking_error', 'hook_cancelled', 'hook_error_during_execution',
-  'hook_stopped_continuation', 'hook_permission_decision', 'hook_deferred_tool',
+  'hook_success',
+  'hook_non_blocking_error',
+  'hook_blocking_error',
+  'hook_cancelled',
+  'hook_error_during_execution',
+  'hook_stopped_continuation',
+  'hook_permission_decision',
+  'hook_deferred_tool',
 ]);
 /** Outcomes that mean the hook did not do its job. */
 const HOOK_FAILURES = new Set(['hook_non_blocking_error', 'hook_blocking_error', 'hook_cancelled', 'hook_error_during_execution']);
@@ -167,7 +173,8 @@ function emitHookContext(f: Fields, ctx: RecordContext): void {
   if (typeof items === 'string') text(f, ctx, ['content']);
   else if (Array.isArray(items) && items.every((x) => typeof x === 'string')) {
     f.consume('content');
-    for (const [i, item] of items.entries()) content(ctx, ctx.event, weave.text, item, { kind: 'text', pointer: `/attachment/content/${i}`, index: i });
+    for (const [i, item] of items.entries())
+      content(ctx, ctx.event, weave.text, item, { kind: 'text', pointer: `/attachment/content/${i}`, index: i });
   }
 }
 

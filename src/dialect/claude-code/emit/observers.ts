@@ -100,7 +100,8 @@ export class SessionLinks implements RecordObserver<ReadRecord> {
       const tail = r.subtype === 'compact_boundary' ? record.logicalParentUuid : record.parentUuid;
       if (typeof tail === 'string' && tail) this.wanted.push({ subject: compaction, predicate: prov.used, id: tail });
     }
-    if (record.type === 'user' && r.isCompactSummary === true && record.parentUuid) this.summaries.push({ turn: event, boundary: record.parentUuid });
+    if (record.type === 'user' && r.isCompactSummary === true && record.parentUuid)
+      this.summaries.push({ turn: event, boundary: record.parentUuid });
     if ((record.type === 'summary' || record.type === 'last-prompt') && typeof r.leafUuid === 'string' && r.leafUuid)
       this.wanted.push({ subject: event, predicate: weave.leafEvent, id: r.leafUuid });
   }

@@ -126,7 +126,8 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
     described: where.described ?? new Set(),
   };
   const fields = record as unknown as JsonObject;
-  if (record.type === 'user' || record.type === 'assistant') emitTurn(record as UserRecord | AssistantRecord, ctx, where.lineNo, out.toolUses);
+  if (record.type === 'user' || record.type === 'assistant')
+    emitTurn(record as UserRecord | AssistantRecord, ctx, where.lineNo, out.toolUses);
   else if (record.type === 'system') emitSystem(fields, ctx);
   else if (record.type === 'attachment') emitAttachment(fields, ctx);
   else if (record.type === 'progress') emitProgress(fields, ctx);

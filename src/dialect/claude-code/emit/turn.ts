@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type {
-  AssistantRecord, ContentBlock, ImageBlock, JsonObject, ToolResultBlock, ToolUseBlock, Usage, UserRecord,
+  AssistantRecord,
+  ContentBlock,
+  ImageBlock,
+  JsonObject,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+  UserRecord,
 } from '../records.ts';
 import { BLOCK_FIELDS } from '../fields.ts';
 import { instanceIri } from '../../../rdf/iri.ts';
@@ -40,18 +47,33 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
       t(ctx, event, weave.isVisibleInTranscriptOnly, bool(record.isVisibleInTranscriptOnly));
     if (record.permissionMode) t(ctx, event, weave.permissionMode, str(record.permissionMode));
   }
-  emitBlocks(record.message.content, ctx, event, record.uuid ? idPath(record.uuid, ctx.session) : [`L${lineNo}`], '/message/content', toolUses);
+  emitBlocks(
+    record.message.content,
+    ctx,
+    event,
+    record.uuid ? idPath(record.uuid, ctx.session) : [`L${lineNo}`],
+    '/message/content',
+    toolUses,
+  );
 }
 
 /**
  * A message's content: a bare string is one text block at order 0; a list is its blocks in order.
  * `id` names the blocks (`ContentBlock/<id…>/<order>`), `pointer` is where the content sits.
  */
-export function emitBlocks(contentValue: unknown, ctx: RecordContext, owner: Term, id: string[], pointer: string, toolUses: [string, Term][]): void {
+export function emitBlocks(
+  contentValue: unknown,
+  ctx: RecordContext,
+  owner: Term,
+  id: string[],
+  pointer: string,
+  toolUses: [string, Term][],
+): void {
   if (typeof contentValue === 'string') {
     emitBlock({ type: 'text', text: contentValue }, ctx, owner, [...id, 0], pointer, toolUses, 'text', true);
   } else if (Array.isArray(contentValue)) {
-    for (const [order, block] of contentValue.entries()) emitBlock(block as ContentBlock, ctx, owner, [...id, order], `${pointer}/${order}`, toolUses, 'text');
+    for (const [order, block] of contentValue.entries())
+      emitBlock(block as ContentBlock, ctx, owner, [...id, order], `${pointer}/${order}`, toolUses, 'text');
   }
 }
 
@@ -161,7 +183,8 @@ function emitBlock(
       // Claude Code 2.1.79+ writes thinking as "" beside its signature: the text was never written.
       if (b.thinking === '') absent(ctx, node, weave.text, 'unavailable', { pointer: at('thinking') }, 0);
       else if (typeof b.thinking === 'string') content(ctx, node, weave.text, b.thinking, { kind: 'thinking', pointer: at('thinking') });
-      if (typeof b.signature === 'string') content(ctx, node, weave.signature, b.signature, { kind: 'signature', pointer: at('signature') });
+      if (typeof b.signature === 'string')
+        content(ctx, node, weave.signature, b.signature, { kind: 'signature', pointer: at('signature') });
       break;
     }
     case 'redacted_thinking': {
@@ -191,7 +214,8 @@ function emitBlock(
       t(ctx, node, weave.toolIsError, bool(b.is_error === true));
       if (typeof b.content === 'string') content(ctx, node, weave.text, b.content, { kind: 'toolOutput', pointer: at('content') });
       else if (Array.isArray(b.content))
-        for (const [i, inner] of b.content.entries()) emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput');
+        for (const [i, inner] of b.content.entries())
+          emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput');
       else if (b.content !== undefined) t(ctx, node, weave.blockJson, jsonLiteral(b.content));
       break;
     }

@@ -13,7 +13,16 @@ const RDF_TYPE = `${PREFIXES.rdf}type`;
 const RDF_JSON = `${PREFIXES.rdf}JSON`;
 const W = (local: string) => `${WEAVE_NS}${local}`;
 /** Statements shown in a block's header or body rather than in its table. */
-const BLOCK_SHOWN = new Set([RDF_TYPE, W('blockOrder'), W('text'), W('toolName'), W('toolInput'), W('hasContentBlock'), W('toolIsError'), W('toolUseRef')]);
+const BLOCK_SHOWN = new Set([
+  RDF_TYPE,
+  W('blockOrder'),
+  W('text'),
+  W('toolName'),
+  W('toolInput'),
+  W('hasContentBlock'),
+  W('toolIsError'),
+  W('toolUseRef'),
+]);
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -27,7 +36,8 @@ export function describeHref(iri: string, format?: string): string {
 export function shortName(iri: string): string {
   const path = instancePath(iri);
   if (path) return decodeURIComponentSafe(path);
-  for (const [prefix, ns] of Object.entries(PREFIXES)) if (iri.startsWith(ns) && iri.length > ns.length) return `${prefix}:${iri.slice(ns.length)}`;
+  for (const [prefix, ns] of Object.entries(PREFIXES))
+    if (iri.startsWith(ns) && iri.length > ns.length) return `${prefix}:${iri.slice(ns.length)}`;
   return iri;
 }
 
@@ -106,7 +116,10 @@ function blockHtml(block: DescribedBlock, all: DescribedBlock[], labels: Record<
   for (const ref of block.incoming.filter((r) => r.p === W('toolUseRef')))
     parts.push(`<p class="answered">result in ${link(ref.owner ?? ref.s, labels)}${ref.owner ? ` (${link(ref.s, labels)})` : ''}</p>`);
   const rest = block.statements.filter((s) => !BLOCK_SHOWN.has(s.p));
-  if (rest.length) parts.push(`<details class="more"><summary>${rest.length} more statements</summary><table>${statementRows(rest, labels)}</table></details>`);
+  if (rest.length)
+    parts.push(
+      `<details class="more"><summary>${rest.length} more statements</summary><table>${statementRows(rest, labels)}</table></details>`,
+    );
   const children = childBlocks(block.iri, all).map((c) => blockHtml(c, all, labels));
   if (children.length) parts.push(`<div class="nested">${children.join('\n')}</div>`);
   return `<article class="block" id="b-${escapeHtml(order)}"><header><span class="order">#${escapeHtml(order)}</span> ${escapeHtml(kind)} <a class="self" href="${escapeHtml(describeHref(block.iri))}">${escapeHtml(shortName(block.iri))}</a></header>${parts.join('\n')}</article>`;

@@ -12,7 +12,8 @@
   const termCache = {};
   function ontologyTerms(kind) {
     if (!termCache[kind]) {
-      const types = kind === 'class' ? 'owl:Class rdfs:Class' : 'owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty rdf:Property';
+      const types =
+        kind === 'class' ? 'owl:Class rdfs:Class' : 'owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty rdf:Property';
       const query = `SELECT DISTINCT ?t WHERE { VALUES ?type { ${types} } ?t a ?type FILTER(isIRI(?t)) } ORDER BY ?t`;
       termCache[kind] = fetch(endpoint, {
         method: 'POST',
@@ -99,7 +100,8 @@
       if (!localStorage.getItem('weave-examples-opened')) {
         localStorage.setItem('weave-examples-opened', '1');
         const firstTab = yasgui.getTab();
-        for (const ex of examples.slice(0, 8)) yasgui.addTab(false, { name: ex.title, yasqe: { value: withPrefixes(ex.query) } }, { avoidDuplicateTabs: true });
+        for (const ex of examples.slice(0, 8))
+          yasgui.addTab(false, { name: ex.title, yasqe: { value: withPrefixes(ex.query) } }, { avoidDuplicateTabs: true });
         if (firstTab) yasgui.selectTabId(firstTab.getId());
       }
     })

@@ -1,3 +1,4 @@
+import { own } from '../../../own.ts';
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GRAPH_FORMATS } from '../../../query/formats.ts';
@@ -59,14 +60,19 @@ function target(request: FastifyRequest, direct: boolean): Target {
 async function handle(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, direct: boolean): Promise<FastifyReply> {
   const method = request.method;
   if (!['GET', 'HEAD', 'PUT', 'POST', 'DELETE'].includes(method))
-    throw new HttpError(405, `the graph store takes GET, HEAD, PUT, POST and DELETE, not ${method}`, { allow: 'GET, HEAD, PUT, POST, DELETE' });
+    throw new HttpError(405, `the graph store takes GET, HEAD, PUT, POST and DELETE, not ${method}`, {
+      allow: 'GET, HEAD, PUT, POST, DELETE',
+    });
   const where = target(request, direct);
 
   if (method === 'GET' || method === 'HEAD') {
-    const accept = acceptable(request.headers.accept, [...READ_TYPES, ...Object.keys(READ_ALIASES)]).map((t) => READ_ALIASES[t] ?? t);
+    const accept = acceptable(request.headers.accept, [...READ_TYPES, ...Object.keys(READ_ALIASES)]).map((t) => own(READ_ALIASES, t) ?? t);
     if (!accept.length) throw new HttpError(406, `a graph can be sent as ${READ_TYPES.join(', ')}`);
     const { graph } = where as { graph: string | null };
-    return sendResult(reply, await runJob(ctx, { op: 'graph-read', graph, accept: [...new Set(accept)], maxResultBytes: ctx.config.maxResultBytes }, request));
+    return sendResult(
+      reply,
+      await runJob(ctx, { op: 'graph-read', graph, accept: [...new Set(accept)], maxResultBytes: ctx.config.maxResultBytes }, request),
+    );
   }
 
   authorizeWrite(ctx.config, request);
@@ -78,7 +84,17 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
     await runJob(ctx, { op: 'graph-write', method: 'PUT', graph, parts, baseIri: graph }, request);
     return reply.code(201).header('location', graph).send();
   }
-  const result = await runJob(ctx, { op: 'graph-write', method: method as 'PUT' | 'POST' | 'DELETE', graph: where.graph, parts, baseIri: where.graph ?? requestUrl(request) }, request);
+  const result = await runJob(
+    ctx,
+    {
+      op: 'graph-write',
+      method: method as 'PUT' | 'POST' | 'DELETE',
+      graph: where.graph,
+      parts,
+      baseIri: where.graph ?? requestUrl(request),
+    },
+    request,
+  );
   return reply.code(result.status).send();
 }
 
@@ -87,8 +103,9 @@ function payload(request: FastifyRequest, method: string): RdfPart[] {
   const media = mediaTypeOf(request.headers['content-type']);
   const body = request.body as Buffer | undefined;
   if (!media) throw new HttpError(415, `send the graph with a Content-Type: ${Object.keys(WRITE_TYPES).join(', ')}`);
-  if (media.type === 'multipart/form-data' && method === 'POST') return multipartParts(request.headers['content-type']!, body ?? Buffer.alloc(0));
-  const format = WRITE_TYPES[media.type];
+  if (media.type === 'multipart/form-data' && method === 'POST')
+    return multipartParts(request.headers['content-type']!, body ?? Buffer.alloc(0));
+  const format = own(WRITE_TYPES, media.type);
   if (!format) throw new HttpError(415, `the graph store reads ${Object.keys(WRITE_TYPES).join(', ')}, not ${media.type}`);
   requireUtf8Charset(media.charset, media.type);
   return [{ text: decodeUtf8(body, 'graph'), format }];
@@ -105,10 +122,14 @@ export function multipartParts(header: string, body: Buffer): RdfPart[] {
     const split = chunk.search(/\r?\n\r?\n/);
     if (split < 0) continue;
     const head = chunk.slice(0, split);
-    const content = chunk.slice(split).replace(/^\r?\n\r?\n/, '').replace(/\r?\n$/, '');
+    const content = chunk
+      .slice(split)
+      .replace(/^\r?\n\r?\n/, '')
+      .replace(/\r?\n$/, '');
     const media = mediaTypeOf(/^content-type:\s*(.+)$/im.exec(head)?.[1]?.trim());
-    const format = media ? WRITE_TYPES[media.type] : GRAPH_FORMATS.turtle;
-    if (!format) throw new HttpError(415, `a multipart part is ${media!.type}; the graph store reads ${Object.keys(WRITE_TYPES).join(', ')}`);
+    const format = media ? own(WRITE_TYPES, media.type) : GRAPH_FORMATS.turtle;
+    if (!format)
+      throw new HttpError(415, `a multipart part is ${media!.type}; the graph store reads ${Object.keys(WRITE_TYPES).join(', ')}`);
     if (media) requireUtf8Charset(media.charset, media.type);
     parts.push({ text: content, format });
   }

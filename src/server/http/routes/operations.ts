@@ -10,9 +10,24 @@ import { requestUrl } from '../url.ts';
 /** What operators and the page watch: health, progress, metrics, and the VoID description. */
 export default routePlugin('weave-routes-operations', async (app) => {
   const ctx = app.weave;
+  // Healthy is answering queries: at least one worker has the store open. Until then 503,
+  // "starting" while the store loads, "failing" if it cannot (the log names the file and line;
+  // /healthz answers without the token, so it does not).
   app.get('/healthz', async (_request, reply) => {
     const workers = ctx.pool.stats;
-    return reply.send({ status: 'ok', workersReady: workers.ready, workers: workers.workers, ingest: ctx.ingester?.status.state ?? 'off' });
+    const ingest = ctx.ingester?.status.state ?? 'off';
+    if (workers.ready) return reply.send({ status: 'ok', workersReady: workers.ready, workers: workers.workers, ingest });
+    const failing = workers.openError !== undefined;
+    return reply
+      .code(503)
+      .header('retry-after', '5')
+      .send({
+        status: failing ? 'failing' : 'starting',
+        workersReady: 0,
+        workers: workers.workers,
+        ingest,
+        ...(failing ? { problem: 'the store cannot be opened; the server log says which file' } : {}),
+      });
   });
 
   app.get('/status', async (request, reply) => {
@@ -39,8 +54,16 @@ export default routePlugin('weave-routes-operations', async (app) => {
       const format = negotiate(request.headers.accept, offers);
       if (!format) throw new HttpError(406, `the VoID description can be sent as ${offers.join(', ')}`);
       const voidUrl = requestUrl(request, '/void');
-      const turtle = voidDescription({ voidUrl, endpoint: requestUrl(request, '/sparql'), soul: ctx.config.soul, stats: await ctx.stats.get() });
-      return reply.header('content-type', contentType(format)).header('vary', 'Accept').send(convertTurtle(turtle, voidUrl, format));
+      const turtle = voidDescription({
+        voidUrl,
+        endpoint: requestUrl(request, '/sparql'),
+        soul: ctx.config.soul,
+        stats: await ctx.stats.get(),
+      });
+      return reply
+        .header('content-type', contentType(format))
+        .header('vary', 'Accept')
+        .send(convertTurtle(turtle, voidUrl, format));
     });
   }
 });

@@ -1,3 +1,4 @@
+import { own } from '../../../own.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
@@ -18,7 +19,8 @@ const require = createRequire(import.meta.url);
 const PAGE_DIR = new URL('../pages/', import.meta.url);
 
 /** Same-origin only: the page and YASGUI make no call to any other host. */
-const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const ASSETS: Record<string, { path: () => string | URL; type: string }> = {
   'yasgui.min.js': { path: () => require.resolve('@zazuko/yasgui/build/yasgui.min.js'), type: 'text/javascript; charset=utf-8' },
@@ -85,22 +87,37 @@ export default routePlugin('weave-routes-page', async (app) => {
         .send();
     }
     template ??= readFile(new URL('index.html', PAGE_DIR), 'utf8');
-    const config = { endpoint: '/sparql', prefixes: PREFIXES, starterQuery: STARTER_QUERY, tripleTermsParam: TRIPLE_TERMS_PARAM, allowUpdate: ctx.config.allowUpdate };
+    const config = {
+      endpoint: '/sparql',
+      prefixes: PREFIXES,
+      starterQuery: STARTER_QUERY,
+      tripleTermsParam: TRIPLE_TERMS_PARAM,
+      allowUpdate: ctx.config.allowUpdate,
+    };
     // `<` escaped so no value can close the script element.
     const json = JSON.stringify(config).replace(/</g, '\\u003c');
     const html = (await template).replace('<!--CONFIG-->', `<script type="application/json" id="weave-config">${json}</script>`);
-    return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('cache-control', 'no-cache').send(html);
+    return reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_CSP)
+      .header('cache-control', 'no-cache')
+      .send(html);
   });
 
   const cache = new Map<string, Promise<Buffer>>();
   app.get('/assets/:name', async (request, reply) => {
     const { name } = request.params as { name: string };
-    const asset = ASSETS[name];
+    const asset = own(ASSETS, name);
     if (!asset) throw new HttpError(404, `no asset ${name}`);
     let body = cache.get(name);
     if (!body) cache.set(name, (body = readFile(asset.path())));
-    return reply.header('content-type', asset.type).header('cache-control', 'public, max-age=3600').send(await body);
+    return reply
+      .header('content-type', asset.type)
+      .header('cache-control', 'public, max-age=3600')
+      .send(await body);
   });
 
-  app.get('/examples', async (_request, reply) => reply.header('cache-control', 'no-cache').send(await readExamples(ctx.config.queriesDir)));
+  app.get('/examples', async (_request, reply) =>
+    reply.header('cache-control', 'no-cache').send(await readExamples(ctx.config.queriesDir)),
+  );
 });

@@ -1,16 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GRAPH_FORMATS } from '../../../query/formats.ts';
+import { allowed, checkServices, FederationError, needsFederation } from '../../../federation/allow.ts';
+import type { GraphForm } from '../../../query/graph-results.ts';
 import { returnsGraph } from '../../../query/run.ts';
+import { isRdfMode } from '../../../rdf/rdf-mode.ts';
+import type { QueryJob } from '../../messages.ts';
 import { HttpError } from '../../errors.ts';
 import { authorizeWrite } from '../auth.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
 import { serviceDescription } from '../descriptions.ts';
 import { acceptedTypes, contentType, GRAPH_TYPES } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
-import { parseProtocolRequest, TRIPLE_TERMS_PARAM, type SparqlOperation } from '../protocol.ts';
+import { parseProtocolRequest, RDF_PARAM, SOURCE_PARAM, TRIPLE_TERMS_PARAM, type SparqlOperation } from '../protocol.ts';
+import { checkQueryDepth } from '../query-depth.ts';
 import { convertTurtle, notAcceptable, sendResult } from '../reply.ts';
 import { runJob } from '../run-job.ts';
-import { requestUrl } from '../url.ts';
+import { requestUrl, splitUrl } from '../url.ts';
 
 /**
  * The SPARQL 1.1 Protocol endpoint, at /sparql and /query: queries by GET, form POST or direct
@@ -18,6 +23,8 @@ import { requestUrl } from '../url.ts';
  */
 
 export const ENDPOINT_PATHS = ['/sparql', '/query'];
+/** The endpoint's capability URL, for federators that cannot send the token in a header (http/auth.ts). */
+export const TOKEN_ENDPOINT_PATH = '/t/:token/sparql';
 
 /** RDF syntaxes for documents about the service, plus HTML (a browser is sent to the page). */
 const DESCRIPTION_OFFERS = [...GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nquads && t !== GRAPH_FORMATS.trig), 'text/html'];
@@ -25,6 +32,7 @@ const DESCRIPTION_OFFERS = [...GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nqu
 export default routePlugin('weave-routes-sparql', async (app) => {
   const ctx = app.weave;
   for (const path of ENDPOINT_PATHS) app.all(path, (request, reply) => handle(ctx, request, reply, path));
+  app.all(TOKEN_ENDPOINT_PATH, (request, reply) => handle(ctx, request, reply, splitUrl(request.url).path));
 });
 
 async function handle(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> {
@@ -42,9 +50,16 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
       return query(ctx, request, reply, operation, params, endpoint);
     case 'update':
       authorizeWrite(ctx.config, request);
+      checkQueryDepth(operation.update, 'update');
       await runJob(
         ctx,
-        { op: 'update', update: operation.update, usingGraphs: operation.usingGraphs, usingNamedGraphs: operation.usingNamedGraphs, baseIri: endpoint },
+        {
+          op: 'update',
+          update: operation.update,
+          usingGraphs: operation.usingGraphs,
+          usingNamedGraphs: operation.usingNamedGraphs,
+          baseIri: endpoint,
+        },
         request,
       );
       return reply.code(204).send();
@@ -59,10 +74,12 @@ async function query(
   params: URLSearchParams,
   endpoint: string,
 ): Promise<FastifyReply> {
+  checkQueryDepth(op.query, 'query');
   const graphResult = returnsGraph(op.query);
   const kind = graphResult ? 'graph' : 'solutions';
-  const accept = acceptedTypes(kind, request.headers.accept, params.get('format') ?? undefined);
-  if (!accept.length) throw notAcceptable(kind, request.headers.accept, params.get('format'));
+  const accept = acceptedTypes(kind, request.headers.accept, [...params.getAll('format'), ...params.getAll('output')]);
+  if (!accept.length) throw notAcceptable(kind, request.headers.accept);
+  const federation = federationOf(ctx, op.query, params, endpoint);
   const result = await runJob(
     ctx,
     {
@@ -73,12 +90,46 @@ async function query(
       namedGraphs: op.namedGraphs,
       accept,
       baseIri: endpoint,
-      tripleTermsAsText: params.get(TRIPLE_TERMS_PARAM) === 'literal',
+      tripleTerms: tripleTermsOf(ctx, params),
       maxResultBytes: ctx.config.maxResultBytes,
+      ...(federation ? { federation } : {}),
     },
     request,
   );
   return sendResult(reply, result);
+}
+
+/** `triple-terms=literal` (the page), else `rdf=1.2|1.1|star`, else the server's `--rdf`. */
+function tripleTermsOf(ctx: ServerContext, params: URLSearchParams): GraphForm {
+  if (params.get(TRIPLE_TERMS_PARAM) === 'literal') return 'literal';
+  const asked = params.get(RDF_PARAM);
+  if (asked === null) return ctx.config.rdfMode ?? '1.2';
+  if (!isRdfMode(asked)) throw new HttpError(400, `${RDF_PARAM} is 1.2, 1.1 or star, not "${asked.slice(0, 40)}"`);
+  return asked;
+}
+
+/**
+ * Whether the query runs federated (it names SERVICE endpoints, or the request names `source=`
+ * URLs), checked here against the allow-list before any worker is asked: a refused endpoint is
+ * never contacted.
+ */
+function federationOf(ctx: ServerContext, query: string, params: URLSearchParams, endpoint: string): QueryJob['federation'] {
+  const sources = params.getAll(SOURCE_PARAM);
+  if (!needsFederation(query, sources)) return undefined;
+  const allow = ctx.config.serviceAllow ?? [];
+  try {
+    checkServices(query, allow, endpoint);
+  } catch (e) {
+    if (e instanceof FederationError) throw new HttpError(400, e.message);
+    throw e;
+  }
+  const refused = sources.filter((s) => !allowed(s, allow));
+  if (refused.length)
+    throw new HttpError(
+      400,
+      `${SOURCE_PARAM}= ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list${allow.length ? '' : ' (federation is off: start the server with --service-allow URL)'}`,
+    );
+  return { sources, allow };
 }
 
 async function describeService(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, endpoint: string): Promise<FastifyReply> {
@@ -86,8 +137,20 @@ async function describeService(ctx: ServerContext, request: FastifyRequest, repl
   if (!format) throw new HttpError(406, `the service description can be sent as ${DESCRIPTION_OFFERS.join(', ')}`);
   if (format === 'text/html') return reply.code(303).header('location', '/').header('vary', 'Accept').send();
   // A description without counts is still a description: do not wait long for the workers.
-  const stats = await Promise.race([ctx.stats.get().catch(() => undefined), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000).unref())]);
+  const stats = await Promise.race([
+    ctx.stats.get().catch(() => undefined),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000).unref()),
+  ]);
   const voidUrl = `${requestUrl(request, '/void')}`;
-  const turtle = serviceDescription({ endpoint, voidUrl, allowUpdate: ctx.config.allowUpdate && !!ctx.config.token, stats });
-  return reply.header('content-type', contentType(format)).header('vary', 'Accept').send(convertTurtle(turtle, endpoint, format));
+  const turtle = serviceDescription({
+    endpoint,
+    voidUrl,
+    allowUpdate: ctx.config.allowUpdate && !!ctx.config.token,
+    federated: !!ctx.config.serviceAllow?.length,
+    stats,
+  });
+  return reply
+    .header('content-type', contentType(format))
+    .header('vary', 'Accept')
+    .send(convertTurtle(turtle, endpoint, format));
 }

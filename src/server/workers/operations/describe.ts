@@ -81,7 +81,7 @@ export function describeGraphJob(store: OxStore, job: DescribeJob): JobResult {
     namedGraphs: [],
     accept: job.accept,
     baseIri: job.iri,
-    tripleTermsAsText: false,
+    tripleTerms: '1.2',
     maxResultBytes: job.maxResultBytes,
   });
 }

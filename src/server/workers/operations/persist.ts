@@ -27,7 +27,10 @@ export function graphTerm(graph: Key): oxigraph.NamedNode | oxigraph.DefaultGrap
 /** The named graphs in the store, empty ones included (blank-node graph names are not addressable). */
 export function namedGraphs(store: OxStore): string[] {
   const rows = store.query('SELECT DISTINCT ?g WHERE { GRAPH ?g { } }') as Map<string, oxigraph.Term>[];
-  return rows.map((r) => r.get('g')!).filter((t) => t.termType === 'NamedNode').map((t) => t.value);
+  return rows
+    .map((r) => r.get('g')!)
+    .filter((t) => t.termType === 'NamedNode')
+    .map((t) => t.value);
 }
 
 export function graphExists(store: OxStore, graph: Key): boolean {

@@ -1,68 +1,101 @@
+import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
-import { DATASET_FORMATS, SOLUTION_FORMATS } from '../../../query/formats.ts';
+import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../../../query/formats.ts';
+import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../../../query/graph-results.ts';
 import { runQuery } from '../../../query/run.ts';
+import { NotXmlError, type TripleTermForm, writeSolutions } from '../../../query/solutions.ts';
+import type { JsonResults } from '../../../query/table.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { JobResult, QueryJob } from '../../messages.ts';
-import { answer, NO_TRIPLE_TERMS, noFormatLeft } from './answer.ts';
+import { answer } from './answer.ts';
 import { isTrap } from './traps.ts';
-import { flattenJsonResults } from './triple-terms.ts';
 
 /**
- * A SPARQL query on a query worker's copy of the store, serialised in the first format the
- * client accepts that can hold the result. A plain function over a store, so it is tested
+ * A SPARQL query on a query worker's copy of the store, written in the first format the client
+ * accepts that can hold the result: triple terms in the form the request asks for (`?rdf=`,
+ * `triple-terms=literal`, or the server's `--rdf`), and never XML that XML 1.0 cannot carry.
+ * Queries with SERVICE or sources run federated (`runFederatedJob`: Comunica, loaded in this worker
+ * on first use), so the server's timeout ends them as it ends any other. A plain function over a store, tested
  * without threads; every failure is an HttpError with the client's status.
  */
 
 export function runQueryJob(store: OxStore, job: QueryJob): JobResult {
-  const run = (format?: string) => {
+  const run = (format: string) => {
     try {
       return runQuery(
         store,
         job.query,
         { results_format: format, default_graph: job.defaultGraphs, named_graphs: job.namedGraphs, base_iri: job.baseIri },
         oxigraph,
-      );
+      ) as string;
     } catch (e) {
       if (isTrap(e)) throw e;
       throw new HttpError(400, (e as Error).message);
     }
   };
-  if (!job.graphResult) {
-    const format = job.accept[0];
-    let text = run(format) as string;
-    if (job.tripleTermsAsText && format === SOLUTION_FORMATS.json) text = flattenJsonResults(text);
-    return answer(text, format, job.maxResultBytes);
-  }
+  if (job.graphResult) return graphAnswer(run(GRAPH_FORMATS.nquads), job);
+  const format = job.accept[0];
+  // Oxigraph's own JSON, CSV and TSV when nothing is to change; everything else from its JSON.
+  const form = solutionForm(job);
+  if (format !== SOLUTION_FORMATS.xml && (form === '1.2' || (form === 'star' && format === SOLUTION_FORMATS.json)))
+    return answer(run(format), format, job.maxResultBytes);
+  return solutionsAnswer(JSON.parse(run(SOLUTION_FORMATS.json)) as JsonResults, job);
+}
+
+/** RDF 1.1 has no triple terms: in solutions they are written as literals. */
+function solutionForm(job: QueryJob): TripleTermForm {
+  return job.tripleTerms === '1.1' ? 'literal' : job.tripleTerms;
+}
+
+export function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
+  let refused: NotXmlError | undefined;
   for (const format of job.accept) {
-    let text: string;
     try {
-      text = run(format) as string;
+      return answer(writeSolutions(results, format, solutionForm(job)), format, job.maxResultBytes);
     } catch (e) {
-      if (e instanceof HttpError && NO_TRIPLE_TERMS.test(e.message)) continue;
-      throw e;
+      if (!(e instanceof NotXmlError)) throw e;
+      refused = e;
     }
-    if (job.tripleTermsAsText && text.includes('<<(')) text = flattenQuads(run() as oxigraph.Quad[], format);
-    return answer(text, format, job.maxResultBytes);
   }
-  throw noFormatLeft(job.accept);
-}
-
-/** Quads with every triple term turned into a literal of its N-Triples text, serialised. */
-export function flattenQuads(quads: oxigraph.Quad[], format: string): string {
-  const flat = (t: oxigraph.Term) => (t.termType === 'Quad' ? oxigraph.literal(termToNt(t)) : t);
-  const out = quads.map((q) =>
-    oxigraph.quad(flat(q.subject) as oxigraph.Quad_Subject, q.predicate, flat(q.object) as oxigraph.Quad_Object, q.graph),
+  throw new HttpError(
+    406,
+    `${refused!.message}, so it cannot be SPARQL XML; accept application/sparql-results+json, text/csv or text/tab-separated-values`,
   );
-  const store = new oxigraph.Store(out);
-  return DATASET_FORMATS.has(format) ? store.dump({ format }) : store.dump({ format, from_graph_name: oxigraph.defaultGraph() });
 }
 
-/** A term in N-Triples syntax, triple terms as `<<( s p o )>>`. */
-export function termToNt(t: oxigraph.Term): string {
-  if (t.termType === 'Quad') {
-    const q = t as oxigraph.Quad;
-    return `<<( ${termToNt(q.subject)} ${termToNt(q.predicate)} ${termToNt(q.object)} )>>`;
+export function graphAnswer(nquads: string, job: QueryJob): JobResult {
+  const reasons = new Set<string>();
+  for (const format of job.accept) {
+    try {
+      return answer(writeGraph(nquads, format, job.tripleTerms), format, job.maxResultBytes);
+    } catch (e) {
+      if (!(e instanceof NoTripleTermsError || e instanceof NotXmlGraphError)) throw e;
+      reasons.add(
+        e instanceof NoTripleTermsError ? 'it holds RDF 1.2 triple terms (ask for rdf=1.1)' : e.message.replace(/^the result /, 'it '),
+      );
+    }
   }
-  return t.toString();
+  throw new HttpError(
+    406,
+    `the result cannot be sent as ${job.accept.join(', ')}: ${[...reasons].join('; ')}; accept text/turtle, application/n-triples or application/n-quads`,
+  );
+}
+
+export async function runFederatedJob(store: OxStore, job: QueryJob): Promise<JobResult> {
+  const { runFederated } = await import('../../../federation/engine.ts');
+  const { FederationError } = await import('../../../federation/allow.ts');
+  let result: Awaited<ReturnType<typeof runFederated>>;
+  try {
+    result = await runFederated(store, job.query, { ...job.federation!, baseIri: job.baseIri, files: false });
+  } catch (e) {
+    if (e instanceof FederationError) throw new HttpError(400, e.message);
+    throw e;
+  }
+  if (result.kind === 'solutions') return solutionsAnswer(result.results, job);
+  const writer = new Writer({ format: 'N-Quads' });
+  writer.addQuads(result.quads);
+  let nquads = '';
+  writer.end((_e, text) => (nquads = text));
+  return graphAnswer(nquads, job);
 }

@@ -1,4 +1,5 @@
 import { HttpError } from '../../errors.ts';
+import { skipOpaque } from '../../sparql-text.ts';
 
 /**
  * `using-graph-uri` and `using-named-graph-uri` (SPARQL Protocol §2.2.3) for a store whose update
@@ -26,7 +27,10 @@ export function applyUsingGraphs(update: string, usingGraphs: string[], usingNam
   for (const op of operations(update)) {
     const words = op.keywords.map((k) => k.word);
     if (words.includes('USING') || words.includes('WITH'))
-      throw new HttpError(400, 'the request names a dataset with using-graph-uri/using-named-graph-uri and the update has its own USING or WITH; give one or the other');
+      throw new HttpError(
+        400,
+        'the request names a dataset with using-graph-uri/using-named-graph-uri and the update has its own USING or WITH; give one or the other',
+      );
     const [first, second] = op.keywords;
     if (!first || (first.word !== 'INSERT' && first.word !== 'DELETE') || second?.word === 'DATA') continue;
     if (first.word === 'DELETE' && second?.word === 'WHERE') {
@@ -85,37 +89,6 @@ function operations(text: string): Operation[] {
   }
   ops.push(current);
   return ops;
-}
-
-/** Past the comment, string or IRI that starts at `i`, whose braces and `;` do not count; `i` when none does. */
-function skipOpaque(text: string, i: number): number {
-  const c = text[i];
-  if (c === '#') {
-    const nl = text.indexOf('\n', i);
-    return nl < 0 ? text.length : nl + 1;
-  }
-  if (c === '"' || c === "'") return skipString(text, i);
-  if (c === '<') return skipIri(text, i);
-  return i;
-}
-
-function skipString(text: string, i: number): number {
-  const q = text[i];
-  const long = text.startsWith(q.repeat(3), i);
-  let j = i + (long ? 3 : 1);
-  while (j < text.length) {
-    if (text[j] === '\\') j += 2;
-    else if (long ? text.startsWith(q.repeat(3), j) : text[j] === q) return j + (long ? 3 : 1);
-    else if (!long && text[j] === '\n') return j;
-    else j++;
-  }
-  return j;
-}
-
-/** An IRI reference, or a lone `<` (a comparison), which is one character. */
-function skipIri(text: string, i: number): number {
-  const m = /^<[^<>"{}|^`\\\x00-\x20]*>/.exec(text.slice(i, i + 4096));
-  return m ? i + m[0].length : i + 1;
 }
 
 /** The `{ … }` group that starts after `from` (spaces and comments allowed before it). */

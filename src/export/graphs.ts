@@ -1,0 +1,83 @@
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { TERM_ALIGNMENT_FILE } from '../align/ravel.ts';
+import { alignmentGraphIri } from '../rdf/iri.ts';
+import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
+import { ONTOLOGY_FILE } from '../store/ontology.ts';
+import { readManifest } from '../store/manifest.ts';
+
+/**
+ * What an export reads: the store's graph files (already N-Quads), the ontology and the term
+ * alignment (Turtle files of this checkout), and the turn alignment, which is derived from the
+ * session graphs' turns as they stream past. Nothing is loaded into a store.
+ */
+
+export type GraphSource =
+  /**
+   * A graph file of the manifest: N-Quads lines, each naming `graph` (or none, for the default
+   * graph). `turnsOnly`: not exported, only read for the turns the alignment graph names.
+   */
+  | { kind: 'nquads'; graph: string | undefined; path: string; bytes: number; turnsOnly?: boolean }
+  /** A Turtle file, loaded into `graph`. */
+  | { kind: 'turtle'; graph: string; path: string; bytes: number };
+
+export interface ExportPlan {
+  sources: GraphSource[];
+  /** Where the turns' owl:sameAs go, when the alignment graph is part of the export. */
+  alignmentGraph?: string;
+  bytes: number;
+}
+
+export interface GraphFilter {
+  /** Only these graphs (IRIs). */
+  graphs?: string[];
+  /** Only the graphs of these sessions: each session's own graph and its readers' graphs. */
+  sessions?: string[];
+}
+
+export class ExportSelectionError extends Error {}
+
+/** The manifest's key for the store's unnamed default graph (written over the Graph Store Protocol). */
+const DEFAULT_KEY = 'default';
+
+/** The graphs to export, in graph-name order, filtered; an unknown graph or session is an error. */
+export async function planExport(storeDir: string, filter: GraphFilter = {}): Promise<ExportPlan> {
+  const manifest = await readManifest(storeDir);
+  const soul = manifest?.soul ?? 'local';
+  const alignment = alignmentGraphIri(soul);
+  const entries = Object.entries(manifest?.graphs ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const wanted = (graph: string, sessionId?: string) =>
+    (!filter.graphs?.length && !filter.sessions?.length) ||
+    !!filter.graphs?.includes(graph) ||
+    (!!sessionId && !!filter.sessions?.includes(sessionId));
+
+  const sources: GraphSource[] = [];
+  for (const [key, entry] of entries) {
+    // The alignment names every turn of the store, so session graphs are read for their turns even when they are not exported.
+    const turnsOnly = !wanted(key, entry.sessionId);
+    if (turnsOnly && !(wanted(alignment) && entry.sessionId && !entry.reader)) continue;
+    const path = join(storeDir, entry.file);
+    sources.push({ kind: 'nquads', graph: key === DEFAULT_KEY ? undefined : key, path, bytes: (await stat(path)).size, turnsOnly });
+  }
+  const addTurtle = async (graph: string, file: URL) => {
+    if (!wanted(graph)) return;
+    const path = fileURLToPath(file);
+    sources.push({ kind: 'turtle', graph, path, bytes: (await stat(path)).size });
+  };
+  await addTurtle(ONTOLOGY_GRAPH, ONTOLOGY_FILE);
+  await addTurtle(alignment, TERM_ALIGNMENT_FILE);
+
+  for (const graph of filter.graphs ?? [])
+    if (graph !== ONTOLOGY_GRAPH && graph !== alignment && !manifest?.graphs[graph])
+      throw new ExportSelectionError(`no graph <${graph}> in the store`);
+  for (const session of filter.sessions ?? [])
+    if (!Object.values(manifest?.graphs ?? {}).some((e) => e.sessionId === session))
+      throw new ExportSelectionError(`no session ${session} in the store`);
+
+  return {
+    sources,
+    alignmentGraph: wanted(alignment) ? alignment : undefined,
+    bytes: sources.reduce((n, s) => n + s.bytes, 0),
+  };
+}

@@ -1,0 +1,48 @@
+import { serviceTargets } from '../query/lexer.ts';
+import { PREFIXES } from '../rdf/vocab.ts';
+
+/**
+ * Which remote endpoints a federated query may contact. Bound values travel to a SERVICE
+ * endpoint (and can carry transcript content), so only endpoints on the allow-list are ever
+ * asked: a query naming another is refused before anything runs, and every HTTP request the
+ * engine makes passes the same check (`guardedFetch`).
+ */
+
+export class FederationError extends Error {}
+
+/** Whether a query or request needs Comunica: it names sources, or a SERVICE clause (checked by the lexer). */
+export function needsFederation(query: string, sources: readonly string[]): boolean {
+  if (sources.length) return true;
+  if (!/\bSERVICE\b/i.test(query)) return false;
+  const targets = serviceTargets(query, PREFIXES);
+  return targets.iris.length > 0 || targets.variable;
+}
+
+/** The endpoints a query's SERVICE clauses name, checked against `allow`. */
+export function checkServices(query: string, allow: readonly string[], base?: string): string[] {
+  const targets = serviceTargets(query, PREFIXES, base);
+  if (targets.variable)
+    throw new FederationError('SERVICE with a variable endpoint is refused: name the endpoint, which must be on the allow-list');
+  const refused = targets.iris.filter((iri) => !allowed(iri, allow));
+  if (refused.length)
+    throw new FederationError(
+      `SERVICE ${refused.map((i) => `<${i}>`).join(', ')} ${refused.length === 1 ? 'is' : 'are'} not on the allow-list${allow.length ? ` (${allow.join(', ')})` : ' (empty: start the server, or run the query, with --service-allow URL)'}`,
+    );
+  return targets.iris;
+}
+
+/** Whether `url` is an allowed endpoint, or a request to one (its query string or fragment aside). */
+export function allowed(url: string, allow: readonly string[]): boolean {
+  const bare = url.replace(/[?#].*$/s, '');
+  return allow.some((a) => a === url || a.replace(/[?#].*$/s, '') === bare);
+}
+
+/** `fetch` that refuses any URL off the allow-list, so nothing else can be contacted however the engine decides to dereference. */
+export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
+  return (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!allowed(url, allow))
+      return Promise.reject(new FederationError(`refused to contact ${url.replace(/[?#].*$/s, '')}: it is not on the allow-list`));
+    return base(input, init);
+  };
+}

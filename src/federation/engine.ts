@@ -1,0 +1,133 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as RDF from '@rdfjs/types';
+import type oxigraph from 'oxigraph';
+import { hasDatasetClause } from '../query/run.ts';
+import type { JsonResults, JsonTerm } from '../query/table.ts';
+import { sparqlPrefixes } from '../rdf/vocab.ts';
+import { allowed, checkServices, FederationError, guardedFetch } from './allow.ts';
+
+export { needsFederation } from './allow.ts';
+import { fileSource, storeSource } from './sources.ts';
+
+/**
+ * Federated queries with Comunica: Weave's store (as an RDF/JS source) joined with remote SPARQL
+ * endpoints, RDF documents on the web and local RDF files, and with the endpoints SERVICE
+ * clauses name. Only allow-listed endpoints are contacted (`allow.ts`). Queries keep Weave's
+ * conventions: the usual prefixes predeclared, and the union of all graphs as the default graph
+ * unless the query names its own dataset. Queries with neither SERVICE nor sources never come
+ * here: they stay on Oxigraph.
+ */
+
+export interface Federation {
+  /** Sources besides the store: `URL` (an endpoint or a document; Comunica tells which), `sparql@URL`, or a file path. */
+  sources: string[];
+  /** Endpoints SERVICE clauses and URL sources may name. */
+  allow: string[];
+  baseIri?: string;
+  /** Whether sources may be local files (the command line: yes; the server: never, its clients name no files). */
+  files?: boolean;
+}
+
+/** A federated answer: solutions as SPARQL JSON results, a boolean, or quads (for CONSTRUCT and DESCRIBE). */
+export type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'quads'; quads: RDF.Quad[] };
+
+type Engine = { query(query: string, context: Record<string, unknown>): Promise<QueryResult> };
+type QueryResult =
+  | { resultType: 'bindings'; execute(): Promise<AsyncIterable<Bindings>>; metadata(): Promise<{ variables: RDF.Variable[] }> }
+  | { resultType: 'quads'; execute(): Promise<AsyncIterable<RDF.Quad>> }
+  | { resultType: 'boolean'; execute(): Promise<boolean> }
+  | { resultType: 'void' };
+type Bindings = Iterable<[RDF.Variable, RDF.Term]>;
+
+let engine: Promise<Engine> | undefined;
+
+/** Comunica loads once per process, on the first federated query (it takes a second). */
+function comunica(): Promise<Engine> {
+  engine ??= import('@comunica/query-sparql').then(({ QueryEngine }) => new QueryEngine() as unknown as Engine);
+  return engine;
+}
+
+export async function runFederated(store: oxigraph.Store, query: string, federation: Federation): Promise<FederatedResult> {
+  checkServices(query, federation.allow, federation.baseIri);
+  const sources: unknown[] = [storeSource(store)];
+  for (const source of federation.sources) sources.push(await resolveSource(source, federation.allow, federation.files ?? true));
+  const context: Record<string, unknown> = {
+    sources,
+    unionDefaultGraph: !hasDatasetClause(query),
+    fetch: guardedFetch(federation.allow),
+    ...(federation.baseIri ? { baseIRI: federation.baseIri } : {}),
+  };
+  let result: QueryResult;
+  try {
+    result = await (await comunica()).query(sparqlPrefixes() + query, context);
+  } catch (e) {
+    throw new FederationError(cleanMessage(e));
+  }
+  try {
+    switch (result.resultType) {
+      case 'boolean':
+        return { kind: 'solutions', results: { head: {}, boolean: await result.execute() } };
+      case 'bindings': {
+        const vars = (await result.metadata()).variables.map((v) => v.value);
+        const bindings: Record<string, JsonTerm>[] = [];
+        for await (const row of await result.execute()) {
+          const out: Record<string, JsonTerm> = {};
+          for (const [variable, term] of row) out[variable.value] = jsonTerm(term);
+          bindings.push(out);
+        }
+        return { kind: 'solutions', results: { head: { vars }, results: { bindings } } };
+      }
+      case 'quads': {
+        const quads: RDF.Quad[] = [];
+        for await (const q of await result.execute()) quads.push(q);
+        return { kind: 'quads', quads };
+      }
+      default:
+        throw new FederationError('a federated request must be a query, not an update');
+    }
+  } catch (e) {
+    if (e instanceof FederationError) throw e;
+    throw new FederationError(cleanMessage(e));
+  }
+}
+
+/** A source as Comunica takes it: a file becomes an rdf-ext dataset; a URL must be allowed. */
+async function resolveSource(source: string, allow: readonly string[], files: boolean): Promise<unknown> {
+  const sparql = /^sparql@(.+)$/i.exec(source)?.[1];
+  const url = sparql ?? source;
+  if (/^https?:\/\//i.test(url)) {
+    if (!allowed(url, allow)) throw new FederationError(`the source ${url} is not on the allow-list (--service-allow)`);
+    return sparql ? { type: 'sparql', value: url } : url;
+  }
+  if (!files) throw new FederationError(`a source is an http(s) URL on the allow-list, not ${JSON.stringify(source.slice(0, 100))}`);
+  const path = url.startsWith('file:') ? fileURLToPath(url) : isAbsolute(url) ? url : resolve(url);
+  return fileSource(path);
+}
+
+function jsonTerm(term: RDF.Term): JsonTerm {
+  switch (term.termType) {
+    case 'NamedNode':
+      return { type: 'uri', value: term.value };
+    case 'BlankNode':
+      return { type: 'bnode', value: term.value };
+    case 'Literal':
+      if (term.language) return { type: 'literal', value: term.value, 'xml:lang': term.language };
+      return term.datatype.value === 'http://www.w3.org/2001/XMLSchema#string'
+        ? { type: 'literal', value: term.value }
+        : { type: 'literal', value: term.value, datatype: term.datatype.value };
+    case 'Quad':
+      return {
+        type: 'triple',
+        value: { subject: jsonTerm(term.subject), predicate: jsonTerm(term.predicate), object: jsonTerm(term.object) },
+      };
+    default:
+      throw new FederationError(`a ${term.termType} cannot be a value in results`);
+  }
+}
+
+/** Comunica's messages, without the query text some of them quote (it may hold transcript content). */
+function cleanMessage(e: unknown): string {
+  const message = (e as Error)?.message ?? String(e);
+  return message.split('\n')[0].slice(0, 500);
+}

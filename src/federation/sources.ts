@@ -1,0 +1,119 @@
+import { createReadStream } from 'node:fs';
+import { extname } from 'node:path';
+import type * as RDF from '@rdfjs/types';
+import { StreamParser } from 'n3';
+import oxigraph from 'oxigraph';
+import rdf from 'rdf-ext';
+
+/**
+ * What a federated query reads besides remote endpoints: Weave's own store and RDF files, each
+ * as an RDF/JS source for Comunica. Both match triple-term patterns themselves (Comunica's own
+ * post-filter loses quads of named graphs under union-default-graph semantics), so a pattern
+ * like `?claim rdf:reifies <<( ?turn weave:exhibits ?what )>>` finds claims in every graph.
+ */
+
+/** The RDF/JS source interface Comunica queries, with the feature flag that keeps quoted patterns whole. */
+export interface PatternSource {
+  features: { quotedTripleFiltering: true };
+  match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Iterable<RDF.Quad>;
+  countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): number;
+}
+
+type Matcher = (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => Iterable<RDF.Quad>;
+
+/** A source from a plain matcher: a triple term with variables inside is matched by its shape here. */
+function patternSource(
+  match: Matcher,
+  count: (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => number,
+): PatternSource {
+  const bound = (t: RDF.Term | null | undefined) =>
+    !t || t.termType === 'Variable' || (t.termType === 'Quad' && hasVariable(t)) ? null : t;
+  return {
+    features: { quotedTripleFiltering: true },
+    *match(s, p, o, g) {
+      const shaped = o?.termType === 'Quad' && hasVariable(o) ? o : undefined;
+      for (const q of match(bound(s), bound(p), bound(o), bound(g))) if (!shaped || fits(q.object, shaped)) yield q;
+    },
+    countQuads(s, p, o, g) {
+      if (o?.termType === 'Quad' && hasVariable(o)) {
+        let n = 0;
+        for (const _ of this.match(s, p, o, g)) n++;
+        return n;
+      }
+      return count(bound(s), bound(p), bound(o), bound(g));
+    },
+  };
+}
+
+function hasVariable(t: RDF.Term): boolean {
+  return (
+    t.termType === 'Variable' || (t.termType === 'Quad' && (hasVariable(t.subject) || hasVariable(t.predicate) || hasVariable(t.object)))
+  );
+}
+
+/** Whether `term` has the shape of `pattern` (variables match anything; repeated ones are checked by Comunica). */
+function fits(term: RDF.Term, pattern: RDF.Term): boolean {
+  if (pattern.termType === 'Variable') return true;
+  if (pattern.termType !== 'Quad') return term.equals(pattern);
+  return (
+    term.termType === 'Quad' &&
+    fits(term.subject, pattern.subject) &&
+    fits(term.predicate, pattern.predicate) &&
+    fits(term.object, pattern.object)
+  );
+}
+
+/**
+ * Weave's store (an in-memory Oxigraph copy) as a source. Quads come back as rdf-ext terms; cardinalities are counted inside Oxigraph, without building terms.
+ */
+export function storeSource(store: oxigraph.Store): PatternSource {
+  const ox = (t: RDF.Term | null) => (t ? (oxigraph.fromTerm(t) as never) : null);
+  return patternSource(
+    (s, p, o, g) => store.match(ox(s), ox(p), ox(o), ox(g)).map((q) => rdf.fromQuad(q as unknown as RDF.Quad)),
+    (s, p, o, g) => {
+      const term = (t: RDF.Term | null, name: string) => (t ? oxigraph.fromTerm(t as never)!.toString() : `?${name}`);
+      const pattern = `${term(s, 's')} ${term(p, 'p')} ${term(o, 'o')}`;
+      const where =
+        g === null
+          ? `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }`
+          : g.termType === 'DefaultGraph'
+            ? pattern
+            : `GRAPH ${term(g, 'g')} { ${pattern} }`;
+      const rows = store.query(`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`) as Map<string, oxigraph.Term>[];
+      return Number(rows[0]?.get('n')?.value ?? 0);
+    },
+  );
+}
+
+/** Syntaxes a file source may be in, by extension (N3's parser reads them all, RDF 1.2 included). */
+const FILE_SYNTAX: Record<string, string> = {
+  '.ttl': 'text/turtle',
+  '.turtle': 'text/turtle',
+  '.trig': 'application/trig',
+  '.nt': 'application/n-triples',
+  '.ntriples': 'application/n-triples',
+  '.nq': 'application/n-quads',
+  '.nquads': 'application/n-quads',
+};
+
+export class SourceFileError extends Error {}
+
+/** An RDF file as a source: parsed once into an rdf-ext dataset (its quads in memory, indexed). */
+export async function fileSource(path: string): Promise<PatternSource> {
+  const format = FILE_SYNTAX[extname(path).toLowerCase()];
+  if (!format)
+    throw new SourceFileError(
+      `${path}: a source file is Turtle, TriG, N-Triples or N-Quads (.ttl, .trig, .nt, .nq); serve other syntaxes over HTTP`,
+    );
+  const dataset = rdf.dataset();
+  const input = createReadStream(path);
+  try {
+    await dataset.import(input.pipe(new StreamParser({ format, baseIRI: new URL(`file://${path}`).href })));
+  } catch (e) {
+    throw new SourceFileError(`${path}: ${(e as Error).message.replace(/"[^"]*"/g, '"…"')}`);
+  }
+  return patternSource(
+    (s, p, o, g) => dataset.match(s, p, o, g),
+    (s, p, o, g) => dataset.match(s, p, o, g).size,
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * SPARQL text as tokens, enough to decide things about a query before it runs: its form (the
+ * first keyword after the prologue) and the endpoints its SERVICE clauses name. Comments,
+ * strings and IRIs are read as whole tokens, so a keyword inside one never counts, and the
+ * prologue may sit on one line or many.
+ */
+
+export type TokenKind = 'iri' | 'pname' | 'var' | 'word' | 'string' | 'number' | 'punct';
+
+export interface Token {
+  kind: TokenKind;
+  text: string;
+}
+
+const IRIREF = /<[^<>"{}|^`\\\x00-\x20]*>/y;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the SPARQL grammar's VARNAME allows combining marks (U+0300–036F) as characters of their own
+const VAR = /[?$][\p{L}\p{N}_\u00B7\u0300-\u036F\u203F-\u2040]+/uy;
+/** A prefixed name (the prefix may be empty) or a bare word (a keyword, `a`, `true`). */
+const NAME = /(?:[\p{L}_][\p{L}\p{N}_.\u00B7-]*)?(?::(?:[\p{L}\p{N}_:%\u00B7-]|\\[^\s]|\.(?=[\p{L}\p{N}_:%\\-]))*)?/uy;
+const NUMBER = /[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)/y;
+
+export function tokenize(query: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  const at = (re: RegExp) => {
+    re.lastIndex = i;
+    return re.exec(query)?.[0];
+  };
+  while (i < query.length) {
+    const c = query[i];
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '#') {
+      const nl = query.indexOf('\n', i);
+      i = nl === -1 ? query.length : nl + 1;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      const long = query.startsWith(c.repeat(3), i);
+      const quote = long ? c.repeat(3) : c;
+      let j = i + quote.length;
+      while (j < query.length && !query.startsWith(quote, j)) j += query[j] === '\\' ? 2 : 1;
+      j = Math.min(query.length, j + quote.length);
+      tokens.push({ kind: 'string', text: query.slice(i, j) });
+      i = j;
+      continue;
+    }
+    let m: string | undefined;
+    if (c === '<' && (m = at(IRIREF))) tokens.push({ kind: 'iri', text: m });
+    else if ((c === '?' || c === '$') && (m = at(VAR))) tokens.push({ kind: 'var', text: m });
+    else if (/[\d.+-]/.test(c) && (m = at(NUMBER))) tokens.push({ kind: 'number', text: m });
+    else if ((m = at(NAME))) tokens.push({ kind: m.includes(':') ? 'pname' : 'word', text: m });
+    else tokens.push({ kind: 'punct', text: (m = c) });
+    i += m.length;
+  }
+  return tokens;
+}
+
+export type QueryForm = 'SELECT' | 'CONSTRUCT' | 'DESCRIBE' | 'ASK';
+
+/** The prologue (BASE and PREFIX declarations) and the index of the first token after it. */
+export function prologue(tokens: Token[]): { base?: string; prefixes: Record<string, string>; end: number } {
+  const prefixes: Record<string, string> = {};
+  let base: string | undefined;
+  let i = 0;
+  for (;;) {
+    const word = tokens[i]?.kind === 'word' ? tokens[i].text.toUpperCase() : '';
+    if (word === 'BASE' && tokens[i + 1]?.kind === 'iri') {
+      base = resolveIri(tokens[i + 1].text.slice(1, -1), base);
+      i += 2;
+    } else if (word === 'PREFIX' && tokens[i + 1]?.kind === 'pname' && tokens[i + 2]?.kind === 'iri') {
+      prefixes[tokens[i + 1].text.slice(0, -1)] = resolveIri(tokens[i + 2].text.slice(1, -1), base);
+      i += 3;
+    } else return { base, prefixes, end: i };
+  }
+}
+
+/** SELECT, CONSTRUCT, DESCRIBE or ASK: the first keyword after the prologue (undefined for anything else). */
+export function queryForm(query: string): QueryForm | undefined {
+  const tokens = tokenize(query);
+  const first = tokens[prologue(tokens).end];
+  const word = first?.kind === 'word' ? first.text.toUpperCase() : '';
+  return word === 'SELECT' || word === 'CONSTRUCT' || word === 'DESCRIBE' || word === 'ASK' ? word : undefined;
+}
+
+export interface ServiceTargets {
+  /** The endpoints SERVICE clauses name, as absolute IRIs. */
+  iris: string[];
+  /** Some SERVICE clause names its endpoint with a variable. */
+  variable: boolean;
+}
+
+/**
+ * The endpoints a query's SERVICE clauses name. `prefixes` are the ones predeclared for the
+ * query (the query's own declarations override them); relative IRIs resolve against the query's
+ * BASE, else `base`.
+ */
+export function serviceTargets(query: string, predeclared: Record<string, string> = {}, base?: string): ServiceTargets {
+  const tokens = tokenize(query);
+  const head = prologue(tokens);
+  const prefixes = { ...predeclared, ...head.prefixes };
+  const iris = new Set<string>();
+  let variable = false;
+  for (let i = head.end; i < tokens.length; i++) {
+    if (tokens[i].kind !== 'word' || tokens[i].text.toUpperCase() !== 'SERVICE') continue;
+    let target = tokens[i + 1];
+    if (target?.kind === 'word' && target.text.toUpperCase() === 'SILENT') target = tokens[i + 2];
+    if (!target) continue;
+    if (target.kind === 'var') variable = true;
+    else if (target.kind === 'iri') iris.add(resolveIri(target.text.slice(1, -1), head.base ?? base));
+    else if (target.kind === 'pname') {
+      const colon = target.text.indexOf(':');
+      const ns = prefixes[target.text.slice(0, colon)];
+      if (ns !== undefined) iris.add(ns + target.text.slice(colon + 1).replace(/\\(.)/g, '$1'));
+    }
+  }
+  return { iris: [...iris], variable };
+}
+
+function resolveIri(iri: string, base: string | undefined): string {
+  if (!base) return iri;
+  try {
+    return new URL(iri, base).href;
+  } catch {
+    return iri;
+  }
+}

@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import oxigraph from 'oxigraph';
+import { type ExportFormat, exportStore } from '../../src/export/export.ts';
+import { planExport } from '../../src/export/graphs.ts';
+import { runQuery } from '../../src/query/run.ts';
+import type { JsonResults } from '../../src/query/table.ts';
+import { isTripleTerm, parseQuadLine } from '../../src/rdf/nquads.ts';
+import type { RdfMode } from '../../src/rdf/rdf-mode.ts';
+import { sparqlPrefixes } from '../../src/rdf/vocab.ts';
+import { detect } from '../../src/readers/detect.ts';
+import { openStore } from '../../src/store/store.ts';
+import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
+import {
+  command,
+  findJena,
+  java,
+  missing,
+  python,
+  rapperCount,
+  riotCounts,
+  roqet,
+  startVirtuoso,
+  tsvRows,
+  type Virtuoso,
+} from './tools.ts';
+
+/**
+ * Weave's exports, in every syntax, loaded by the consumers of the Debian era in `--rdf 1.1`
+ * mode: each holds exactly the statements exported, and answers the same questions as Weave.
+ * The store is three fixture folders with their readers run (claims, tool errors, an MCP tool
+ * whose name holds a space and a `#`), with no text XML 1.0 cannot carry, so RDF/XML is written too.
+ */
+
+const EXPORTS: [ExportFormat, string][] = [
+  ['nquads', 'x.nq'],
+  ['trig', 'x.trig'],
+  ['turtle', 'x.ttl'],
+  ['ntriples', 'x.nt'],
+  ['jsonld', 'x.jsonld'],
+  ['rdfxml', 'x.rdf'],
+];
+const DATASET = new Set<ExportFormat>(['nquads', 'trig', 'jsonld']);
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+
+/** Questions every consumer is asked, with the columns compared (a rate's digits differ between engines). */
+const QUESTIONS: { name: string; text: string; columns: number }[] = [
+  {
+    name: 'turns per session',
+    text: 'SELECT ?session (COUNT(DISTINCT ?turn) AS ?turns) WHERE { ?t a weave:ClaudeCodeTranscript ; weave:sessionId ?session ; weave:hasEvent ?turn . ?turn a weave:Turn } GROUP BY ?session ORDER BY ?session',
+    columns: 2,
+  },
+  {
+    // queries/tool-error-rates.rq counts an unbound variable, which rdflib 6.1 cannot: one row per call first.
+    name: 'tool error rates',
+    text: `SELECT ?tool (COUNT(?use) AS ?calls) (SUM(?failed) AS ?errors) WHERE {
+      { SELECT ?use ?tool (MAX(IF(BOUND(?annotation), 1, 0)) AS ?failed) WHERE {
+          ?use a weave:ToolUseBlock ; weave:toolName ?tool .
+          OPTIONAL { ?annotation weave:eventType "tool/error" ; prov:used ?use }
+        } GROUP BY ?use ?tool }
+    } GROUP BY ?tool ORDER BY DESC(?errors) DESC(?calls) ?tool`,
+    columns: 3,
+  },
+  {
+    name: 'claims per detector',
+    text: 'SELECT ?detector (COUNT(DISTINCT ?claim) AS ?claims) WHERE { ?claim a weave:Claim ; weave:detector ?detector } GROUP BY ?detector ORDER BY ?detector',
+    columns: 2,
+  },
+];
+
+/** A cell as a plain value: TSV writes IRIs in brackets and strings in quotes, with their datatype. */
+function value(cell: string): string {
+  const literal = /^"((?:[^"\\]|\\.)*)"(?:\^\^<[^>]*>|@[\w-]+)?$/.exec(cell);
+  if (literal) return literal[1].replace(/\\(.)/g, '$1');
+  return /^<(.*)>$/.exec(cell)?.[1] ?? cell;
+}
+const project = (rows: string[][], columns: number) => rows.map((r) => r.slice(0, columns).map(value));
+
+describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statement (--rdf 1.1)', () => {
+  let dir: string;
+  let store: oxigraph.Store;
+  const file = (name: string) => join(dir, name);
+  /** Statements written to each file, and the distinct ones a store keeps, derived from the export itself. */
+  const written: Record<string, number> = {};
+  const kept: Record<string, number> = {};
+  const questionFiles: string[] = [];
+  let expected: string[][][];
+
+  before(async () => {
+    ({ dir } = await ingestFresh(['server', 'spine', 'readers'].map((f) => join(FIXTURES, f))));
+    await detect({ storeDir: dir });
+    ({ store } = await openStore(dir));
+    for (const [format, name] of EXPORTS) await writeFile(file(name), await exported(dir, format, '1.1'));
+    await writeFile(file('x12.nq'), await exported(dir, 'nquads', '1.2'));
+    const nquads = await readFile(file('x.nq'), 'utf8');
+    const quads = new oxigraph.Store();
+    quads.load(nquads, { format: 'application/n-quads' });
+    const reifies = store.match(null, oxigraph.namedNode(`${RDF}reifies`), null, null).length;
+    assert.ok(reifies > 50);
+    assert.equal(quads.size, store.size + 3 * reifies, 'RDF 1.1: each reifier four statements');
+    const triples = new Set(quads.match().map((q) => oxigraph.triple(q.subject, q.predicate, q.object).toString()));
+    const lines = (text: string) => text.split('\n').filter(Boolean).length;
+    for (const [format, name] of EXPORTS) {
+      kept[name] = DATASET.has(format) ? quads.size : triples.size;
+      written[name] = DATASET.has(format) ? lines(nquads) : lines(await readFile(file('x.nt'), 'utf8'));
+    }
+    expected = [];
+    for (const [i, q] of QUESTIONS.entries()) {
+      questionFiles.push(file(`q${i}.rq`));
+      await writeFile(questionFiles[i], sparqlPrefixes() + q.text);
+      const json = JSON.parse(runQuery(store, q.text, { results_format: 'json' }) as string) as JsonResults;
+      const vars = json.head.vars!;
+      expected.push(json.results!.bindings.map((b) => vars.slice(0, q.columns).map((v) => String(b[v]?.value ?? ''))));
+      assert.ok(expected[i].length >= 2, q.name);
+    }
+  });
+  after(() => removeDir(dir));
+
+  test("the README's export, rdflib and Jena examples, run as they are written", async (t) => {
+    // weave export --format nquads --rdf 1.1 -o weave.nq, as the README's comment says
+    const exportLine = /# (weave export [^\n]*-o weave\.nq)/.exec(readmeBlock('python', 'rdflib'))![1];
+    await command(join(REPO, 'bin', 'weave'), [...exportLine.split(' ').slice(1), '--store', dir], { cwd: dir });
+    assert.equal(await readFile(file('weave.nq'), 'utf8'), await readFile(file('x.nq'), 'utf8'));
+    if (!missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib')) {
+      const script = `${readmeBlock('python', 'rdflib')}\nprint(sum(len(c) for c in graph.contexts()))\n`;
+      await writeFile(file('readme.py'), script);
+      assert.equal(Number((await command('/usr/bin/python3', [file('readme.py')], { cwd: dir })).stdout), kept['x.nq']);
+    } else t.diagnostic('rdflib is not installed here: its example was not run');
+    const jena = await findJena();
+    const riot = readmeBlock('sh', 'riot --count').trim().split(' ');
+    if (typeof jena !== 'string') assert.deepEqual(await riotCounts(jena, riot.slice(2).map(file)), [written['x.nq']]);
+    else t.diagnostic(jena);
+  });
+
+  test('rdflib 6.1 (python3-rdflib)', { skip: missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib') }, async () => {
+    const script = join(REPO, 'test', 'consumers', 'rdflib-load.py');
+    const formats: Record<string, string> = {
+      'x.nq': 'nquads',
+      'x.trig': 'trig',
+      'x.ttl': 'turtle',
+      'x.nt': 'nt',
+      'x.jsonld': 'json-ld',
+      'x.rdf': 'xml',
+    };
+    for (const [, name] of EXPORTS) {
+      const out = JSON.parse(await python(script, [file(name), formats[name], ...(name === 'x.nq' ? questionFiles : [])])) as {
+        statements: number;
+        answers: string[][][];
+      };
+      assert.equal(out.statements, kept[name], name);
+      if (name === 'x.nq')
+        for (const [i, q] of QUESTIONS.entries()) assert.deepEqual(project(out.answers[i], q.columns), expected[i], q.name);
+    }
+  });
+
+  test('Apache Jena 4.5 riot and sparql (libapache-jena-java)', async (t) => {
+    const jena = await findJena();
+    if (typeof jena === 'string') return t.skip(jena);
+    const names = EXPORTS.map(([, name]) => name).filter((n) => n !== 'x.jsonld');
+    assert.deepEqual(
+      await riotCounts(jena, names.map(file)),
+      names.map((n) => written[n]),
+    );
+    // Debian ships no jakarta.json provider, so Jena's JSON-LD 1.1 reader (Titanium) cannot run; its 1.0 reader can.
+    assert.deepEqual(await riotCounts(jena, [file('x.jsonld')], 'jsonld10'), [written['x.jsonld']]);
+    for (const [i, q] of QUESTIONS.entries())
+      assert.deepEqual(
+        project(
+          tsvRows((await java(jena, 'arq.sparql', ['--data', file('x.nt'), '--query', questionFiles[i], '--results=TSV'])).stdout),
+          q.columns,
+        ),
+        expected[i],
+        q.name,
+      );
+  });
+
+  test('raptor2 rapper and rasqal roqet (raptor2-utils, rasqal-utils); raptor2 has no JSON-LD parser', {
+    skip: missing('rapper', 'roqet'),
+  }, async () => {
+    const syntaxes: Record<string, string> = {
+      'x.nq': 'nquads',
+      'x.trig': 'trig',
+      'x.ttl': 'turtle',
+      'x.nt': 'ntriples',
+      'x.rdf': 'rdfxml',
+    };
+    for (const [name, syntax] of Object.entries(syntaxes)) assert.equal(await rapperCount(file(name), syntax), written[name], name);
+    for (const [i, q] of QUESTIONS.entries())
+      assert.deepEqual(project(tsvRows(await roqet(file('x.ttl'), questionFiles[i])), q.columns), expected[i], q.name);
+  });
+
+  describe('Virtuoso 7.2 (virtuoso-opensource): bulk loader and TTLP', { skip: missing('virtuoso-t', 'isql-vt') }, () => {
+    let virtuoso: Virtuoso;
+    let graphs: string[];
+    before(async () => {
+      virtuoso = await startVirtuoso(dir);
+      graphs = [...new Set(store.match().map((q) => q.graph.value))];
+    });
+    after(() => virtuoso?.stop());
+
+    /** Quads in the export's graphs (or in `urn:export` for graph syntaxes), then cleared for the next load. */
+    const countAndClear = async (): Promise<number> => {
+      const names = [...graphs, 'urn:export'].map((g) => `<${g}>`).join(' ');
+      const [row] = await virtuoso.select(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } VALUES ?g { ${names} } }`);
+      await virtuoso.sql(`${[...graphs, 'urn:export'].map((g) => `SPARQL CLEAR GRAPH <${g}>;`).join(' ')} DELETE FROM DB.DBA.LOAD_LIST;`);
+      return Number(row.n);
+    };
+    const bulk = async (name: string) => {
+      await virtuoso.sql(`ld_dir('${dir}', '${name}', 'urn:export'); rdf_loader_run();`);
+      const errors = await virtuoso.sql(`SELECT ll_error FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL;`);
+      return { errors: /0 Rows/.test(errors) ? '' : errors, quads: await countAndClear() };
+    };
+
+    test('the bulk loader keeps every statement of N-Quads, TriG, Turtle, N-Triples and RDF/XML (it reads no JSON-LD)', async () => {
+      for (const name of ['x.nq', 'x.trig', 'x.ttl', 'x.nt', 'x.rdf'])
+        assert.deepEqual(await bulk(name), { errors: '', quads: kept[name] }, name);
+    });
+
+    test('TTLP reads Turtle, N-Triples, TriG (flag 256) and N-Quads (flag 512); RDF_LOAD_RDFXML reads RDF/XML', async () => {
+      for (const [name, flags] of [
+        ['x.ttl', 0],
+        ['x.nt', 0],
+        ['x.trig', 256],
+        ['x.nq', 512],
+      ] as const) {
+        await virtuoso.sql(`DB.DBA.TTLP(file_to_string_output('${file(name)}'), '', 'urn:export', ${flags});`);
+        assert.equal(await countAndClear(), kept[name], name);
+      }
+      await virtuoso.sql(`DB.DBA.RDF_LOAD_RDFXML(file_to_string_output('${file('x.rdf')}'), '', 'urn:export');`);
+      assert.equal(await countAndClear(), kept['x.rdf']);
+    });
+
+    test('and answers the same questions', async () => {
+      await virtuoso.sql(`ld_dir('${dir}', 'x.nq', 'urn:export'); rdf_loader_run();`);
+      try {
+        for (const [i, q] of QUESTIONS.entries()) {
+          const rows = await virtuoso.select(await readFile(questionFiles[i], 'utf8'));
+          assert.deepEqual(
+            rows.map((r) => Object.values(r).slice(0, q.columns)),
+            expected[i],
+            q.name,
+          );
+        }
+      } finally {
+        await countAndClear();
+      }
+    });
+
+    test("the README's Virtuoso example", async () => {
+      const sql = readmeBlock('sql', 'ld_dir(').replaceAll('/data', dir);
+      for (const statement of sql.split('\n').filter(Boolean)) {
+        await virtuoso.sql(statement);
+        assert.equal(await countAndClear(), kept['x.nq'], statement);
+      }
+    });
+
+    test('RDF 1.2 N-Quads: the bulk loader silently drops every statement with a triple term (why Virtuoso needs --rdf 1.1)', async () => {
+      const text = await readFile(file('x12.nq'), 'utf8');
+      const withTripleTerms = text.split('\n').filter((l) => l && isTripleTerm(parseQuadLine(l)!.o)).length;
+      assert.deepEqual(await bulk('x12.nq'), { errors: '', quads: store.size - withTripleTerms });
+    });
+  });
+});
+
+async function exported(dir: string, format: ExportFormat, mode: RdfMode): Promise<string> {
+  const chunks: Buffer[] = [];
+  await exportStore(
+    await planExport(dir),
+    format,
+    mode,
+    new Writable({
+      write: (c, _e, done) => {
+        chunks.push(Buffer.from(c));
+        done();
+      },
+    }),
+  );
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The README's fenced block in `lang` that holds `marker`: its examples are what these tests run. */
+function readmeBlock(lang: string, marker: string): string {
+  const blocks = [...readmeText.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
+  const block = blocks.find((b) => b.includes(marker));
+  assert.ok(block, `README.md has a ${lang} block with ${marker}`);
+  return block;
+}
+const readmeText = readFileSync(join(REPO, 'README.md'), 'utf8');

@@ -1,0 +1,232 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The consumers of the Debian era, as `.ci/run` installs them: Apache Jena 4.5 (`riot`, `sparql`,
+ * `rsparql`), raptor2 (`rapper`) and rasqal (`roqet`), python3-rdflib 6.1 and SPARQLWrapper 1.8,
+ * and Virtuoso 7.2 (a server of its own per test run, on free loopback ports in a temp
+ * directory). Each says why it is missing instead, so a test can skip saying so.
+ */
+
+const run = promisify(execFile);
+export const PYTHON = '/usr/bin/python3';
+const JAVA_DIR = '/usr/share/java';
+
+export async function command(
+  file: string,
+  args: string[],
+  options: { cwd?: string; timeout?: number; exitCodes?: number[] } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await run(file, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: options.timeout ?? 120_000, cwd: options.cwd });
+  } catch (e) {
+    const failed = e as { code?: number; stdout: string; stderr: string };
+    if (typeof failed.code === 'number' && options.exitCodes?.includes(failed.code))
+      return { stdout: failed.stdout, stderr: failed.stderr };
+    throw e;
+  }
+}
+
+/** Why a program or file is missing, or undefined when it is there. */
+export function missing(...paths: string[]): string | undefined {
+  const absent = paths.filter((p) => !existsSync(p.startsWith('/') ? p : `/usr/bin/${p}`));
+  return absent.length ? `not installed here: ${absent.join(', ')} (.ci/run installs it from Debian)` : undefined;
+}
+
+// ---- Apache Jena 4.5 (libapache-jena-java): commands by class name on Debian's jars
+
+const JENA_JARS = [
+  'jena-arq',
+  'jena-base',
+  'jena-cmds',
+  'jena-core',
+  'jena-dboe-base',
+  'jena-dboe-index',
+  'jena-dboe-storage',
+  'jena-dboe-trans-data',
+  'jena-dboe-transaction',
+  'jena-iri',
+  'jena-rdfconnection',
+  'jena-tdb',
+  'jena-tdb2',
+  'commons-cli',
+  'commons-codec',
+  'commons-compress',
+  'commons-csv',
+  'commons-io',
+  'commons-lang3',
+  'dexx.collection',
+  'gson',
+  'guava',
+  'httpclient',
+  'httpclient-cache',
+  'httpcore',
+  'jackson-annotations',
+  'jackson-core',
+  'jackson-databind',
+  'jakarta.json-api',
+  'jsonld-java',
+  'protobuf',
+  'slf4j-api',
+  'slf4j-simple',
+  'thrift',
+  'titanium-json-ld',
+].map((j) => join(JAVA_DIR, `${j}.jar`));
+
+export interface Jena {
+  /** The classpath, with the Xerces message resources where the relocated classes look for them. */
+  classpath: string;
+}
+
+let jena: Promise<Jena | string> | undefined;
+
+/**
+ * Debian's jena-core relocates Xerces to the package `xerces` but keeps its message resources
+ * under `org/apache/jena/ext/xerces/`, so the first datatype check fails ("internal error").
+ * The resources are copied, once per run, to where the relocated classes look.
+ */
+export function findJena(): Promise<Jena | string> {
+  jena ??= (async () => {
+    const why = missing('java', 'unzip', ...JENA_JARS);
+    if (why) return why;
+    const dir = await mkdtemp(join(tmpdir(), 'weave-jena-'));
+    await command('unzip', ['-q', '-o', join(JAVA_DIR, 'jena-core.jar'), 'org/apache/jena/ext/xerces/*.properties', '-d', dir]);
+    await mkdir(join(dir, 'resources'), { recursive: true });
+    await rename(join(dir, 'org', 'apache', 'jena', 'ext', 'xerces'), join(dir, 'resources', 'xerces'));
+    return { classpath: [...JENA_JARS, join(dir, 'resources')].join(':') };
+  })();
+  return jena;
+}
+
+export async function java(j: Jena, main: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return command('java', ['-cp', j.classpath, main, ...args]);
+}
+
+/** `riot --count` over files in one run: the quads (or triples) Jena parsed in each; any error it logs fails. */
+export async function riotCounts(j: Jena, files: string[], syntax?: string): Promise<number[]> {
+  // riot --count reports on stderr, one line per file.
+  const { stdout, stderr } = await java(j, 'riotcmd.riot', [...(syntax ? [`--syntax=${syntax}`] : []), '--count', ...files]);
+  if (/ERROR|Exception/.test(stderr)) throw new Error(`riot: ${stderr.split('\n').find((l) => /ERROR|Exception/.test(l))}`);
+  const counts = [...(stderr + stdout).matchAll(/: (?:Quads|Triples) = ([\d,]+)/g)].map((m) => Number(m[1].replace(/,/g, '')));
+  if (counts.length !== files.length) throw new Error(`riot counted ${counts.length} of ${files.length} files: ${stdout}${stderr}`);
+  return counts;
+}
+
+/** TSV results as rows of cells (the header row left out). */
+export function tsvRows(tsv: string): string[][] {
+  return tsv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => line.split('\t'));
+}
+
+// ---- raptor2 and rasqal
+
+/** roqet's TSV answer; it exits with 2 when it printed warnings, answers included. */
+export async function roqet(dataFile: string, queryFile: string): Promise<string> {
+  return (await command('roqet', ['-q', '-i', 'sparql', '-r', 'tsv', '-D', dataFile, queryFile], { exitCodes: [2] })).stdout;
+}
+
+export async function rapperCount(file: string, syntax: string): Promise<number> {
+  const { stderr } = await command('rapper', ['-i', syntax, '-c', file]);
+  const m = /Parsing returned (\d+) triples/.exec(stderr);
+  if (!m || /error/i.test(stderr.replace(/Parsing returned.*/, ''))) throw new Error(`rapper: ${stderr}`);
+  return Number(m[1]);
+}
+
+// ---- python3 (Debian's, not a pyenv shim)
+
+export async function python(script: string, args: string[]): Promise<string> {
+  const { stdout } = await command(PYTHON, [script, ...args]);
+  return stdout;
+}
+
+// ---- Virtuoso 7.2 (virtuoso-opensource): a server of its own
+
+export interface Virtuoso {
+  dir: string;
+  sqlPort: number;
+  httpPort: number;
+  /** Runs SQL through isql and returns its output. */
+  sql(statements: string): Promise<string>;
+  /** A SPARQL SELECT over Virtuoso's own endpoint, as rows of values. */
+  select(query: string): Promise<Record<string, string>[]>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts Virtuoso in a temp directory with its own virtuoso.ini, on loopback ports; `files` is where it may read. */
+export async function startVirtuoso(files: string): Promise<Virtuoso> {
+  const dir = await mkdtemp(join(tmpdir(), 'weave-virtuoso-'));
+  const [sqlPort, httpPort] = [await freePort(), await freePort()];
+  const db = (name: string) => join(dir, name);
+  await writeFile(
+    join(dir, 'virtuoso.ini'),
+    `[Database]
+DatabaseFile = ${db('virtuoso.db')}
+ErrorLogFile = ${db('virtuoso.log')}
+LockFile = ${db('virtuoso.lck')}
+TransactionFile = ${db('virtuoso.trx')}
+xa_persistent_file = ${db('virtuoso.pxa')}
+[TempDatabase]
+DatabaseFile = ${db('virtuoso-temp.db')}
+TransactionFile = ${db('virtuoso-temp.trx')}
+[Parameters]
+ServerPort = 127.0.0.1:${sqlPort}
+DisableUnixSocket = 1
+DirsAllowed = ., ${files}
+NumberOfBuffers = 10000
+MaxDirtyBuffers = 6000
+CheckpointInterval = 0
+[HTTPServer]
+ServerPort = 127.0.0.1:${httpPort}
+ServerRoot = /var/lib/virtuoso-opensource-7/vsp
+ServerThreads = 4
+`,
+  );
+  const server = spawn('virtuoso-t', ['+configfile', 'virtuoso.ini', '+foreground'], { cwd: dir, stdio: 'ignore' });
+  const isql = async (statements: string) =>
+    (await command('isql-vt', [`127.0.0.1:${sqlPort}`, 'dba', 'dba', `exec=${statements}`])).stdout;
+  for (let i = 0; ; i++) {
+    try {
+      await isql('SELECT 1;');
+      break;
+    } catch (e) {
+      if (i > 120 || server.exitCode !== null) throw new Error(`Virtuoso did not start in ${dir}: ${(e as Error).message}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  return {
+    dir,
+    sqlPort,
+    httpPort,
+    sql: isql,
+    async select(query) {
+      const res = await fetch(`http://127.0.0.1:${httpPort}/sparql?query=${encodeURIComponent(query)}`, {
+        headers: { accept: 'application/sparql-results+json' },
+      });
+      if (!res.ok) throw new Error(`Virtuoso ${res.status}: ${await res.text()}`);
+      const json = (await res.json()) as { results: { bindings: Record<string, { value: string }>[] } };
+      return json.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
+    },
+    async stop() {
+      server.kill('SIGTERM');
+      if (server.exitCode === null) await new Promise((resolve) => server.once('exit', resolve));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import type oxigraph from 'oxigraph';
+import { FederationError } from '../../src/federation/allow.ts';
+import { runFederated } from '../../src/federation/engine.ts';
+import { runQuery } from '../../src/query/run.ts';
+import { detect } from '../../src/readers/detect.ts';
+import { openStore } from '../../src/store/store.ts';
+import type { JsonResults } from '../../src/query/table.ts';
+import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
+import { startEndpoint, type TestEndpoint } from './endpoint.ts';
+
+const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
+const FEDERATION = join(FIXTURES, 'federation');
+const POOL = join(FEDERATION, 'pool.ttl');
+/** The Soul endpoint the example queries name; the tests put their own in its place. */
+const NAMED_SOUL = 'http://127.0.0.1:7881/sparql';
+const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id}`;
+
+function rows(result: Awaited<ReturnType<typeof runFederated>>, ...vars: string[]): string[][] {
+  assert.equal(result.kind, 'solutions');
+  return (result.kind === 'solutions' ? result.results.results!.bindings : []).map((b) => vars.map((v) => b[v]?.value as string));
+}
+
+describe('one federated query over the store, a Pool file and a Soul endpoint', () => {
+  let dir: string;
+  let store: oxigraph.Store;
+  let soul: TestEndpoint;
+  const example = async (name: string) => (await readFile(join(FEDERATION, name), 'utf8')).replaceAll(NAMED_SOUL, soul.url);
+  const federation = () => ({ sources: [POOL], allow: [soul.url] });
+
+  before(async () => {
+    ({ dir } = await ingestFresh([join(FIXTURES, 'server')]));
+    await detect({ storeDir: dir });
+    ({ store } = await openStore(dir));
+    soul = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig');
+  });
+  after(async () => {
+    await soul.close();
+    await removeDir(dir);
+  });
+
+  test('joins a Weave turn, a Pool moment and a Soul memory by IRI', async (t) => {
+    const started = performance.now();
+    const result = await runFederated(store, await example('turn-moment-memory.rq'), federation());
+    t.diagnostic(`turn-moment-memory.rq: ${Math.round(performance.now() - started)} ms (Comunica loaded in this run)`);
+    // By hand: pool.ttl's m-0001 is derived from ravel's 5e55e55e-0000-4000-8000-000000000004, and soul.trig's first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004.
+    assert.deepEqual(rows(result, 'turn', 'moment', 'caption', 'memory', 'text'), [
+      [
+        TURN('5e55e55e-0000-4000-8000-000000000004'),
+        'https://repolex.ai/pool/Moment/m-0001',
+        'A folder holding README.md and src',
+        'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60',
+        'Listed the weave-server folder: README.md and src.',
+      ],
+    ]);
+  });
+
+  test('joins them by the xsd:dateTime time anchor', async (t) => {
+    const started = performance.now();
+    const result = await runFederated(store, await example('moments-by-time.rq'), federation());
+    t.diagnostic(`moments-by-time.rq: ${Math.round(performance.now() - started)} ms`);
+    // The user turns are 5e55e55e-0000-4000-8000-000000000001 (09:00:00), 5e55e55e-0000-4000-8000-000000000003 (09:00:03) and 7e55e55e-0000-4000-8000-000000000001 (Nov 3, 10:00:00). m-0001 was rendered at
+    // 09:00:07, within ten seconds of the first two; m-0002 shared at 10:00:00.5; the level-1 windows are the hours 09–10 and 10–11.
+    assert.deepEqual(rows(result, 'turn', 'moment', 'summary'), [
+      [TURN('5e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/pool/Moment/m-0001', 'https://repolex.ai/ravel/Memory/w1-489465'],
+      [TURN('5e55e55e-0000-4000-8000-000000000003'), 'https://repolex.ai/pool/Moment/m-0001', 'https://repolex.ai/ravel/Memory/w1-489465'],
+      [TURN('7e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/pool/Moment/m-0002', 'https://repolex.ai/ravel/Memory/w1-489490'],
+    ]);
+  });
+
+  test('triple-term patterns match claims in every named graph, as Oxigraph answers them', async () => {
+    const query = 'SELECT ?claim ?turn WHERE { ?claim rdf:reifies <<( ?turn weave:exhibits "human/authored" )>> } ORDER BY ?claim';
+    const local = JSON.parse(runQuery(store, query, { results_format: 'json' }) as string) as JsonResults;
+    const expected = local.results!.bindings.map((b) => [b.claim.value, b.turn.value]);
+    assert.equal(expected.length, 2, 'the human/authored reader claims the two typed prompts');
+    assert.deepEqual(rows(await runFederated(store, query, federation()), 'claim', 'turn'), expected);
+  });
+
+  test('an endpoint off the allow-list is refused before anything is sent', async () => {
+    const before = soul.requests;
+    await assert.rejects(runFederated(store, await example('turn-moment-memory.rq'), { sources: [POOL], allow: [] }), (e: Error) => {
+      assert.ok(e instanceof FederationError);
+      assert.equal(
+        e.message,
+        `SERVICE <${soul.url}> is not on the allow-list (empty: start the server, or run the query, with --service-allow URL)`,
+      );
+      return true;
+    });
+    await assert.rejects(
+      runFederated(store, 'SELECT * WHERE { ?s ?p ?o }', { sources: [soul.url], allow: [] }),
+      /the source http:\/\/127\.0\.0\.1:\d+\/sparql is not on the allow-list/,
+    );
+    await assert.rejects(
+      runFederated(store, 'SELECT * WHERE { ?e a ?t . SERVICE ?e { ?s ?p ?o } }', federation()),
+      /SERVICE with a variable endpoint is refused/,
+    );
+    assert.equal(soul.requests, before);
+  });
+
+  test("the README's weave query --source --service-allow, run as it is written (with this test's Soul endpoint)", async () => {
+    const line = /^weave query --source .*$/m.exec(await readFile(join(REPO, 'README.md'), 'utf8'))![0];
+    assert.equal(
+      line,
+      `weave query --source fixtures/federation/pool.ttl --service-allow ${NAMED_SOUL} -f fixtures/federation/turn-moment-memory.rq`,
+    );
+    const file = join(dir, 'turn-moment-memory.rq');
+    await writeFile(file, await example('turn-moment-memory.rq'));
+    const args = line.replace(NAMED_SOUL, soul.url).replace('fixtures/federation/turn-moment-memory.rq', file).split(' ').slice(1);
+    const { stdout } = await promisify(execFile)(WEAVE, [...args, '--store', dir, '--format', 'tsv'], { cwd: REPO });
+    assert.equal(
+      stdout,
+      '?turn\t?moment\t?caption\t?memory\t?text\n' +
+        `<${TURN('5e55e55e-0000-4000-8000-000000000004')}>\t<https://repolex.ai/pool/Moment/m-0001>\t"A folder holding README.md and src"\t<https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60>\t"Listed the weave-server folder: README.md and src."\n`,
+    );
+  });
+});

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Parser } from 'n3';
+import oxigraph from 'oxigraph';
+import { documentUrl, startEndpoint, type TestEndpoint } from '../federation/endpoint.ts';
+import { serviceDescription } from '../../src/server/http/descriptions.ts';
+import { REPO, startTestServer, TURN, type TestServer } from './helpers.ts';
+
+/**
+ * The endpoint as the wider world uses it: federated queries (SERVICE and source=) against a
+ * Soul endpoint and a Pool document, within the allow-list and the timeout; triple terms in the
+ * form the client reads (?rdf=); and the protocol details clients of the Debian era depend on.
+ */
+
+const FEDERATION = join(REPO, 'fixtures', 'federation');
+const RAVEL = 'https://repolex.ai/ontology/ravel/';
+let server: TestServer;
+let soul: TestEndpoint;
+let slow: TestEndpoint;
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.base}${path}`, { headers });
+const query = (q: string, params = '', accept = 'application/sparql-results+json') =>
+  get(`/sparql?query=${encodeURIComponent(q)}${params}`, { accept });
+
+before(async () => {
+  soul = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig', {
+    documents: { '/pool.ttl': { file: join(FEDERATION, 'pool.ttl'), type: 'text/turtle' } },
+  });
+  slow = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig', { delayMs: 20_000 });
+  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url] });
+});
+after(async () => {
+  await server?.stop();
+  await soul?.close();
+  await slow?.close();
+});
+
+describe('federated queries at the endpoint', () => {
+  it('SERVICE to an allowed endpoint, joined by IRI through the alignment', async () => {
+    const res = await query(
+      `PREFIX ravel: <${RAVEL}> SELECT ?turn ?memory WHERE { ?turn owl:sameAs ?a . SERVICE <${soul.url}> { ?memory ravel:fromTurn ?a } } ORDER BY ?turn`,
+    );
+    assert.equal(res.status, 200, await res.clone().text());
+    const rows = ((await res.json()) as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings.map((b) => [
+      b.turn.value,
+      b.memory.value,
+    ]);
+    // soul.trig: the first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004, the second on 7e55e55e-0000-4000-8000-000000000002.
+    assert.deepEqual(rows, [
+      [TURN('5e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
+      [TURN('5e55e55e-0000-4000-8000-000000000004'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
+      [TURN('7e55e55e-0000-4000-8000-000000000002'), 'https://repolex.ai/ravel/Memory/m0b7e3f9a1c5d2e84'],
+    ]);
+  });
+
+  it('source= an allowed document on the web, in any result format', async () => {
+    const q =
+      'PREFIX copia: <https://repolex.ai/ontology/kit/copia/> SELECT ?turn ?moment WHERE { ?turn owl:sameAs ?a . ?moment prov:wasDerivedFrom ?a }';
+    const res = await query(q, `&source=${encodeURIComponent(documentUrl(soul, '/pool.ttl'))}`, 'text/csv');
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(
+      await res.text(),
+      `turn,moment\r\n${TURN('5e55e55e-0000-4000-8000-000000000004')},https://repolex.ai/pool/Moment/m-0001\r\n`,
+    );
+  });
+
+  it('an endpoint off the allow-list gets a clear 400 and is never contacted', async () => {
+    const other = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig');
+    try {
+      const res = await query(`SELECT * WHERE { SERVICE <${other.url}> { ?s ?p ?o } }`);
+      assert.equal(res.status, 400);
+      assert.match(
+        await res.text(),
+        new RegExp(`^400 Bad Request: SERVICE <${other.url.replace(/[./]/g, '\\$&')}> is not on the allow-list \\(`),
+      );
+      assert.equal((await query('SELECT * WHERE { ?s ?p ?o } LIMIT 1', `&source=${encodeURIComponent(other.url)}`)).status, 400);
+      assert.equal((await query('SELECT * WHERE { ?s ?p ?o } LIMIT 1', `&source=${encodeURIComponent('/etc/passwd')}`)).status, 400);
+      assert.equal(other.requests, 0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a federated query keeps the server timeout: 504, and the next query is answered', async () => {
+    const started = performance.now();
+    const res = await query(`SELECT * WHERE { SERVICE <${slow.url}> { ?s ?p ?o } }`, '&timeout=2');
+    assert.equal(res.status, 504);
+    assert.ok(performance.now() - started < 15_000);
+    assert.equal((await query('ASK { ?s ?p ?o }')).status, 200);
+  });
+
+  it('the service description claims sd:BasicFederatedQuery only when federation is on', async () => {
+    const sd = await (await get('/sparql', { accept: 'text/turtle' })).text();
+    assert.match(sd, /sd:feature sd:UnionDefaultGraph, sd:BasicFederatedQuery ;/);
+    const facts = { endpoint: 'http://x/sparql', voidUrl: 'http://x/void', allowUpdate: false };
+    assert.doesNotMatch(serviceDescription({ ...facts, federated: false }), /BasicFederatedQuery/);
+  });
+});
+
+describe('triple terms and protocol details for every client', () => {
+  const CLAIMS =
+    'CONSTRUCT { ?c rdf:reifies ?t } WHERE { ?c rdf:reifies ?t FILTER(isTRIPLE(?t) && STRSTARTS(STR(?c), "urn:soul:local:Weave/Claim/")) }';
+
+  it('?rdf=1.1 in RDF/XML, ?rdf=star in N-Triples', async () => {
+    const xml = await query(CLAIMS, '&rdf=1.1', 'application/rdf+xml');
+    assert.equal(xml.headers.get('content-type'), 'application/rdf+xml; charset=utf-8');
+    const loaded = new oxigraph.Store();
+    loaded.load(await xml.text(), { format: 'application/rdf+xml', base_iri: server.base });
+    // Two human/authored claims on the fixtures: each four statements.
+    assert.equal(loaded.size, 8);
+    assert.equal(loaded.match(null, null, oxigraph.namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#Statement')).length, 2);
+    const star = await (await query(CLAIMS, '&rdf=star', 'application/n-triples')).text();
+    assert.equal(
+      star.match(
+        / << <urn:soul:local:Weave\/Turn\/[57]e55e55e-0000-4000-8000-000000000001> <https:\/\/repolex\.ai\/ontology\/weave#exhibits> "human\/authored" >> \.$/gm,
+      )?.length,
+      2,
+    );
+  });
+
+  it('triple-terms=literal reaches SPARQL XML and RDF/XML', async () => {
+    const select = await (
+      await query('SELECT ?t WHERE { ?c rdf:reifies ?t } LIMIT 1', '&triple-terms=literal', 'application/sparql-results+xml')
+    ).text();
+    assert.match(select, /<binding name="t"><literal>&lt;&lt;\( &lt;urn:soul:/);
+    const graph = await query(CLAIMS, '&triple-terms=literal', 'application/rdf+xml');
+    assert.equal(graph.status, 200);
+    assert.match(await graph.text(), /<rdf:reifies>&lt;&lt;\( &lt;urn:soul:local:Weave\/Turn\//);
+  });
+
+  it('the query form is parsed: two prologue declarations on one line still make a CONSTRUCT', async () => {
+    const res = await get(
+      `/sparql?query=${encodeURIComponent('PREFIX a: <urn:a#> PREFIX b: <urn:b#> CONSTRUCT { ?t a:role ?r } WHERE { ?t weave:role ?r }')}`,
+    );
+    assert.equal(res.headers.get('content-type'), 'text/turtle; charset=utf-8');
+    assert.equal(new Parser().parse(await res.text()).length, 6);
+  });
+
+  it('the service description and VoID in every format they advertise', async () => {
+    for (const path of ['/sparql', '/void'])
+      for (const [type, format] of [
+        ['text/turtle', 'text/turtle'],
+        ['application/n-triples', 'application/n-triples'],
+        ['application/rdf+xml', 'application/rdf+xml'],
+        ['application/ld+json', 'application/ld+json'],
+      ]) {
+        const res = await get(path, { accept: type });
+        assert.equal(res.status, 200, `${path} as ${type}`);
+        const loaded = new oxigraph.Store();
+        loaded.load(await res.text(), { format, base_iri: server.base });
+        assert.ok(loaded.size > 5, `${path} as ${type}`);
+      }
+  });
+
+  it("SPARQLWrapper's format names, sent as format=, output= and results=; unknown ones left to Accept", async () => {
+    const ask = (names: string, accept: string, q = CLAIMS) => get(`/sparql?query=${encodeURIComponent(q)}&rdf=1.1&${names}`, { accept });
+    assert.equal(
+      (await ask('format=xml&output=xml&results=xml', 'application/rdf+xml')).headers.get('content-type'),
+      'application/rdf+xml; charset=utf-8',
+    );
+    assert.equal((await ask('format=n3&output=n3&results=n3', 'text/n3')).headers.get('content-type'), 'text/turtle; charset=utf-8');
+    assert.equal(
+      (await ask('format=rdf%2Bxml&format=application%2Frdf%2Bxml', '*/*')).headers.get('content-type'),
+      'application/rdf+xml; charset=utf-8',
+    );
+    const unknown = await ask('format=thrift', 'application/n-triples');
+    assert.equal(unknown.status, 200);
+    assert.equal(unknown.headers.get('content-type'), 'application/n-triples; charset=utf-8');
+    const rows = await ask('format=xml', '*/*', 'SELECT * WHERE { ?s weave:role ?r } LIMIT 1');
+    assert.equal(rows.headers.get('content-type'), 'application/sparql-results+xml; charset=utf-8');
+  });
+});
