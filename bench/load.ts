@@ -65,13 +65,13 @@ try {
   const started = performance.now();
   for (;;) {
     const health = await fetch(`${base}/healthz`)
-      .then((r) => r.json() as Promise<{ workersReady: number; workers: number }>)
+      .then((r) => r.json() as Promise<{ store: string }>)
       .catch(() => undefined);
-    if (health && health.workersReady === health.workers) break;
+    if (health?.store === 'ready') break;
     if (performance.now() - started > 120_000) throw new Error('the server did not get ready in 2 minutes');
     await new Promise((r) => setTimeout(r, 100));
   }
-  console.log(`server ready (${workers} workers loaded the store) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`server ready (the store is open; up to ${workers} copies) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   // A few resources to describe, found through the endpoint itself.
   const turns = (await (

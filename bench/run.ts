@@ -7,6 +7,10 @@
  *      100k-quad chunks, an iterable of chunks, `new Store(quads)`, per-quad `add`.
  *   2. Ingest of a corpus (../shared/corpus, else fixtures/): MB/s, quads, peak RSS; then
  *      opening the store for queries.
+ *   3. The resident store (bench/resident.ts): commands with and without `weave serve` up, serve's
+ *      memory against one copy of the store, opening against Oxigraph's own load, a runaway query.
+ *      BENCH_BEFORE=DIR (a checkout of an earlier Weave, `npm ci` done) adds its `weave serve`.
+ *      BENCH_RESIDENT=0 skips this part.
  */
 import { Worker } from 'node:worker_threads';
 import { STRATEGIES } from './load-worker.ts';
@@ -17,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { openStore } from '../src/store/store.ts';
+import { printRows, residentBench } from './resident.ts';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const corpus = join(repo, '..', 'shared', 'corpus');
@@ -84,6 +89,10 @@ try {
     console.log(
       `  ${r.name.padEnd(28)} ${r.size === undefined ? '>' : ' '}${r.ms.toFixed(0).padStart(7)} ms  ${r.size === undefined ? '>' : '×'}${(r.ms / base).toFixed(2)}  ${r.size === undefined ? '(cut off)' : `(${r.size} quads)`}`,
     );
+  if (process.env.BENCH_RESIDENT !== '0') {
+    console.log(`\nthe resident store, side by side${process.env.BENCH_BEFORE ? ` (before: ${process.env.BENCH_BEFORE})` : ''}:`);
+    printRows(await residentBench(dir, { before: process.env.BENCH_BEFORE }));
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -4,9 +4,8 @@ import { readLines } from './acquire/lines.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
-import { runQuery } from './query/run.ts';
-import type { JsonResults } from './query/table.ts';
-import { openStore, type OxStore } from './store/store.ts';
+import { readManifest } from './store/manifest.ts';
+import { openQueries, selectRows } from './store/queries.ts';
 
 /**
  * `weave verify`: reads the sources again and proves against the store that every non-empty
@@ -20,7 +19,12 @@ export interface VerifyOptions {
   storeDir: string;
   /** Files or folders to check; default: every source the store was built from. */
   paths?: string[];
+  /** Answers the store's SELECTs as rows of plain values (a running server); default: the store opened here. */
+  select?: Select;
 }
+
+/** A SELECT's solutions as rows of plain values, unbound variables absent. */
+export type Select = (query: string) => Promise<Record<string, string>[]>;
 
 export interface LineProblem {
   line: number;
@@ -94,8 +98,9 @@ const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([stat
 
 export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const started = performance.now();
-  const { store, manifest } = await openStore(options.storeDir);
+  const manifest = await readManifest(options.storeDir);
   if (!manifest) throw new Error(`no store in ${options.storeDir}: run weave ingest first`);
+  const select = options.select ?? (await openedHere(options.storeDir));
 
   const named = options.paths?.length
     ? options.paths
@@ -115,7 +120,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
 
   const sessions = present.length ? await discoverSessions(present) : [];
-  const stored = storedTranscripts(store);
+  const stored = await storedTranscripts(select);
   const files: FileCheck[] = [];
   const notTranscripts: string[] = [];
   for (const session of sessions) {
@@ -129,7 +134,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
 }
 
 /** Everything the store says about each transcript file, in two queries. */
-function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
+async function storedTranscripts(select: Select): Promise<Map<string, StoredTranscript>> {
   const transcripts = new Map<string, StoredTranscript>();
   const of = (path: string, session: string) => {
     let t = transcripts.get(path);
@@ -137,9 +142,7 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
     return t;
   };
   // Within one graph: a record copied into two sessions is one IRI in two graphs.
-  for (const row of rows(
-    store,
-    `SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
+  for (const row of await select(`SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
       ?t weave:sourcePath ?path ; weave:sessionId ?session .
       OPTIONAL { ?t weave:byteLength ?bytes }
       OPTIONAL {
@@ -147,22 +150,18 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
         UNION
         { ?x weave:inTranscript ?t ; a ?class ; weave:sourceLine ?line .
           VALUES (?class ?kind) { (weave:ReplayedRecord "replayed") (weave:MalformedLine "malformed") (weave:PendingLine "pending") } }
-      } } }`,
-  )) {
+      } } }`)) {
     const t = of(row.path, row.session);
     if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
     if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
   }
-  for (const row of rows(
-    store,
-    `SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
+  for (const row of await select(`SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
       ?t weave:sourcePath ?path ; weave:sessionId ?session ; weave:hasEvent ?e .
       ?e weave:sourceLine ?line ; weave:hasContentBlock* ?s .
       ?s weave:hasContent ?c .
       ?c weave:jsonPointer ?pointer ; weave:contentOf ?property ; weave:contentState ?state .
       OPTIONAL { ?c weave:byteLength ?bytes }
-      OPTIONAL { ?c weave:sha256 ?sha } } }`,
-  )) {
+      OPTIONAL { ?c weave:sha256 ?sha } } }`)) {
     const t = of(row.path, row.session);
     const line = Number(row.line);
     const list = t.contents.get(line) ?? [];
@@ -178,9 +177,10 @@ function storedTranscripts(store: OxStore): Map<string, StoredTranscript> {
   return transcripts;
 }
 
-function rows(store: OxStore, query: string): Record<string, string>[] {
-  const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
-  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+/** The store opened in this process (or its external store), answering SELECTs. */
+async function openedHere(storeDir: string): Promise<Select> {
+  const queries = await openQueries(storeDir);
+  return (query) => selectRows(queries, query);
 }
 
 async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {

@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultStoreDir } from '../store/paths.ts';
+import { isStoreUrl, remoteStoreDir } from '../store/remote/config.ts';
 
 /** A user-facing error: printed as one line on stderr, exit code 1 (2 for usage errors). */
 export class CliError extends Error {
@@ -20,7 +21,8 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-export const COMMON_HELP = `  --store DIR        the store directory (default $WEAVE_HOME, else the platform data dir)
+export const COMMON_HELP = `  --store DIR        the store directory (default $WEAVE_HOME, else the platform data dir); or
+                     --store http(s)://HOST/sparql: an external SPARQL 1.1 store (Virtuoso, …)
   --soul ID          the soul in instance IRIs urn:soul:<soul>:Weave/… (default "local")
   --soul-repo PATH   take the soul from PATH/.lex/identity.yml (its genesis_sha: line)
   -h, --help         this help`;
@@ -33,8 +35,15 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   }
 }
 
+/** `--store DIR`; `--store http(s)://…/sparql` is an external store, kept in a directory of its own (store/remote/). */
 export function storeDir(values: { store?: unknown }): string {
-  return typeof values.store === 'string' ? values.store : defaultStoreDir();
+  if (typeof values.store !== 'string') return defaultStoreDir();
+  if (!isStoreUrl(values.store)) return values.store;
+  try {
+    return remoteStoreDir(values.store);
+  } catch (e) {
+    throw new CliError((e as Error).message, 2);
+  }
 }
 
 /** `--soul`, else the genesis_sha of `--soul-repo`, else "local". */

@@ -1,24 +1,26 @@
-import { own } from '../own.ts';
-import { readFile } from 'node:fs/promises';
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
+import { answerFromServer, parseQueryArgs, printable, type QueryRequest } from '../client/query.ts';
 import { FederationError } from '../federation/allow.ts';
 import { SourceFileError } from '../federation/sources.ts';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../query/graph-results.ts';
-import { QueryError, returnsGraph, runQuery } from '../query/run.ts';
+import { QueryError, runQuery } from '../query/run.ts';
 import { NotXmlError, writeSolutions } from '../query/solutions.ts';
 import { renderTable, type JsonResults } from '../query/table.ts';
-import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
-import { openStore } from '../store/store.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { openQueries } from '../store/queries.ts';
+import { findServer } from '../store/running.ts';
+import type { OxStore } from '../store/store.ts';
+import { CliError, COMMON_HELP } from './options.ts';
 
 const HELP = `usage: weave query QUERY [options]
        weave query -f FILE.rq [options]
 
 Runs SPARQL over the store: the union of all graphs, with the prefixes weave, rdf, rdfs, xsd,
-owl, prov, oa, skos and dcterms predeclared. With --source, or a SERVICE clause, the query is
-federated with Comunica: the store joined with the sources and the SERVICE endpoints.
+owl, prov, oa, skos and dcterms predeclared. When a weave serve runs for the store, it answers
+(the store is open there); otherwise the store is opened here, which takes longer. With --source,
+or a SERVICE clause, the query is federated with Comunica here: the store joined with the
+sources and the SERVICE endpoints.
 
 options:
   -f, --file FILE        read the query from FILE
@@ -33,59 +35,31 @@ ${COMMON_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, {
-    file: { type: 'string', short: 'f' },
-    format: { type: 'string' },
-    rdf: { type: 'string' },
-    source: { type: 'string', multiple: true },
-    'service-allow': { type: 'string', multiple: true },
-  });
-  if (values.help) {
+  const request = await parseQueryArgs(args);
+  if (!request) {
     process.stdout.write(HELP);
     return 0;
   }
-  const query = values.file ? await readFile(values.file, 'utf8') : positionals.join(' ');
-  if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
-  const format = values.format ?? 'table';
-  if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format))
-    throw new CliError(`unknown --format "${format}"`, 2);
-  const mode = (values.rdf ?? '1.2') as RdfMode;
-  if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
-  const sources = values.source ?? [];
+  // A federated query runs here: the command line's sources and allow-list are not the server's.
+  const server = request.federated ? undefined : await findServer(request.storeDir);
+  const answered = server && (await answerFromServer(server, request));
+  if (answered !== undefined) {
+    process.stdout.write(answered);
+    return 0;
+  }
+  if (server)
+    process.stderr.write(
+      `weave query: the server at ${server.url} does not send this answer (too large, or not in this format); opening the store here\n`,
+    );
 
-  const { store } = await openStore(storeDir(values));
-  const isGraph = returnsGraph(query);
-  const mediaType = isGraph
-    ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle)
-    : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
+  const queries = await openQueries(request.storeDir);
   let text: string;
   try {
-    const { needsFederation, runFederated } = await import('../federation/engine.ts');
-    if (needsFederation(query, sources)) {
-      // Sources named on the command line are allowed by naming them.
-      const allow = [...(values['service-allow'] ?? []), ...sources.map((s) => s.replace(/^sparql@/i, ''))];
-      const result = await runFederated(store, query, { sources, allow });
-      if (result.kind === 'solutions')
-        text =
-          format === 'table' ? renderTable(result.results) : writeSolutions(result.results, mediaType, mode === '1.1' ? 'literal' : mode);
-      else {
-        const writer = new Writer({ format: 'N-Quads' });
-        writer.addQuads(result.quads);
-        let nquads = '';
-        writer.end((_e, out) => (nquads = out));
-        text = writeGraph(nquads, mediaType, mode);
-      }
-    } else if (isGraph) {
-      text = writeGraph(runQuery(store, query, { results_format: GRAPH_FORMATS.nquads }, oxigraph) as string, mediaType, mode);
-    } else {
-      const json = runQuery(store, query, { results_format: SOLUTION_FORMATS.json }, oxigraph) as string;
-      text =
-        format === 'table'
-          ? renderTable(JSON.parse(json) as JsonResults)
-          : mediaType === SOLUTION_FORMATS.json && mode === '1.2'
-            ? json
-            : writeSolutions(JSON.parse(json) as JsonResults, mediaType, mode === '1.1' ? 'literal' : mode);
-    }
+    if (queries.store) text = await runHere(queries.store, request);
+    else if (request.federated)
+      throw new CliError('--source and SERVICE need the store opened here; this store lives in an external SPARQL store');
+    // An external store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked.
+    else text = printable(request, await queries.query(request.query, request.mediaType));
   } catch (e) {
     if (e instanceof QueryError || e instanceof FederationError || e instanceof SourceFileError) throw new CliError(e.message);
     if (e instanceof NotXmlError || e instanceof NotXmlGraphError || e instanceof NoTripleTermsError)
@@ -96,4 +70,30 @@ export async function main(args: string[]): Promise<number> {
   }
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return 0;
+}
+
+/** The query on the store opened here: federated through Comunica when it names sources or SERVICE, else by Oxigraph; written in `--rdf` mode. */
+async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
+  const { query, format, mediaType, mode, sources } = request;
+  const solutionForm = mode === '1.1' ? 'literal' : mode;
+  if (request.federated) {
+    const { runFederated } = await import('../federation/engine.ts');
+    // Sources named on the command line are allowed by naming them.
+    const allow = [...request.serviceAllow, ...sources.map((s) => s.replace(/^sparql@/i, ''))];
+    const result = await runFederated(store, query, { sources, allow });
+    if (result.kind === 'solutions')
+      return format === 'table' ? renderTable(result.results) : writeSolutions(result.results, mediaType, solutionForm);
+    const writer = new Writer({ format: 'N-Quads' });
+    writer.addQuads(result.quads);
+    let nquads = '';
+    writer.end((_e, out) => (nquads = out));
+    return writeGraph(nquads, mediaType, mode);
+  }
+  if (request.isGraph)
+    return writeGraph(runQuery(store, query, { results_format: GRAPH_FORMATS.nquads }, oxigraph) as string, mediaType, mode);
+  const json = runQuery(store, query, { results_format: SOLUTION_FORMATS.json }, oxigraph) as string;
+  if (format === 'table') return renderTable(JSON.parse(json) as JsonResults);
+  return mediaType === SOLUTION_FORMATS.json && mode === '1.2'
+    ? json
+    : writeSolutions(JSON.parse(json) as JsonResults, mediaType, solutionForm);
 }

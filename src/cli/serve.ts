@@ -25,7 +25,8 @@ options:
   --port N             port (default ${DEFAULTS.port}; 0 picks a free one)
   --timeout SECONDS    longest a query may take, queueing included (default ${DEFAULTS.timeoutSeconds}); past it the
                        query's worker is stopped and replaced, and the client gets 504
-  --workers N          query workers, each with its own copy of the store (default: cores, 2 to 4)
+  --workers N          the most copies of the store open at once (default: cores, 2 to 4): one is kept; a
+                       second opens only while a query holds the first too long, and closes after
   --queue N            requests that may wait for a worker before 503 + Retry-After (default ${DEFAULTS.queueLimit})
   --max-result-mb N    largest result served (default ${DEFAULTS.maxResultMb}); bigger answers get 507
   --max-body-mb N      largest request body (default ${DEFAULTS.bodyLimitMb}); bigger requests get 413
@@ -126,7 +127,15 @@ export async function main(args: string[]): Promise<number> {
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  process.stdout.write(`weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir})\n`);
+  process.stdout.write(
+    `weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir}); opening the store\n`,
+  );
+  // Until then /status says how far the store has loaded, and a query that cannot wait gets 503 + Retry-After.
+  void server.ready.then(({ quads, seconds }) =>
+    process.stdout.write(
+      `weave serve: ready ${seconds.toFixed(1)} s after start: the store is open (${quads.toLocaleString('en')} quads)\n`,
+    ),
+  );
   if (config.token && !isLoopback(config.host))
     process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
   watchFirstIngest(server, log);

@@ -1,3 +1,5 @@
+import { selectRows } from '../client/server.ts';
+import { findServer } from '../store/running.ts';
 import { verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
@@ -9,7 +11,7 @@ file is accounted for (an event, a replayed copy, a malformed line or a line sti
 written) and that every stored text's length, and the SHA-256 of every text not held whole
 (cut, hashed, omitted), match the source. Prints a table per session and exits 1 when anything
 is missing or differs. PATH: files or folders to check (default: every source the store was
-built from).
+built from). The store's side is asked of a running weave serve when there is one.
 
 options:
   --json             print the report as JSON
@@ -25,7 +27,10 @@ export async function main(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const report = await verify({ storeDir: storeDir(values), paths: positionals });
+  const dir = storeDir(values);
+  // A running server has the store open: it answers the two queries, and nothing is loaded here.
+  const server = await findServer(dir);
+  const report = await verify({ storeDir: dir, paths: positionals, select: server && ((query) => selectRows(server, query)) });
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report), { keepNewlines: true }));
   return report.ok ? 0 : 1;
 }

@@ -100,12 +100,18 @@ export interface JobResult {
 
 /** Messages from the server to a worker. */
 export type ToWorker =
+  /** A standby opens the store: from here it is a copy that takes jobs once ready. */
+  | { type: 'open' }
   | { type: 'job'; id: number; job: Job }
   /** Graphs that changed on disk (a session landed, another worker wrote): drop and load again. */
   | { type: 'reload'; graphs: ChangedGraph[] };
 
 /** Messages from a worker to the server. */
 export type FromWorker =
+  /** Booted with no store: a standby, waiting for `open`. */
+  | { type: 'booted' }
+  /** Opening the store: quads loaded so far of the manifest's total. */
+  | { type: 'progress'; quads: number; of: number }
   | { type: 'ready'; quads: number }
   | { type: 'init-failed'; message: string }
   /** A write has changed the store and is saving it: from here it must not be cut off. */
@@ -120,6 +126,8 @@ export interface WorkerInit {
   entry: string;
   storeDir: string;
   soul: string;
+  /** Open the store at once; otherwise wait, booted, for an `open` message (a standby). */
+  open: boolean;
 }
 
 // ---- what a `stats` or `describe` job answers with, in `JobResult.data`

@@ -1,4 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { RemoteStore } from '../store/remote/client.ts';
+import { readRemoteConfig } from '../store/remote/config.ts';
+import { findServer, removeRunFile, writeRunFile } from '../store/running.ts';
+import type { StoreBackend } from './backend.ts';
+import { RemoteBackend } from './remote-backend.ts';
 import { isLoopback, type ServerConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import type { ServerContext } from './http/context.ts';
@@ -8,11 +14,11 @@ import { StoreSummary } from './http/store-summary.ts';
 import type { DatasetStats } from './messages.ts';
 import { Ingester } from './workers/ingester.ts';
 import { Mutex } from './workers/mutex.ts';
-import { QueryPool } from './workers/pool.ts';
+import { QueryPool, type PoolEvent } from './workers/pool.ts';
 
 /**
- * Starts `weave serve` (on the main thread): listens at once, loads the store into the query
- * workers, and (when sources are given) ingests them in the background, each session visible as
+ * Starts `weave serve` (on the main thread): listens at once, opens the store in a query worker,
+ * writes the run file that commands find it by (`store/running.ts`), and (when sources are given) ingests them in the background, each session visible as
  * soon as it lands. Here the two halves meet: http/ answers requests, workers/ runs the threads.
  */
 
@@ -20,6 +26,8 @@ export interface RunningServer {
   url: string;
   app: FastifyInstance;
   ctx: ServerContext;
+  /** Resolves when a copy of the store is open, with how long that took from the start. */
+  ready: Promise<{ quads: number; seconds: number }>;
   close(): Promise<void>;
 }
 
@@ -30,27 +38,42 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     );
   if (config.allowUpdate && !config.token)
     throw new Error('--allow-update needs a token (--token or WEAVE_TOKEN): writes are only accepted with it');
+  const running = await findServer(config.storeDir);
+  if (running)
+    throw new Error(
+      `a server for the store ${config.storeDir} already runs at ${running.url} (pid ${running.pid}); stop it or use another --store`,
+    );
+  // Commands that find this server through its run file send this token; on loopback reads need none.
+  config.token ??= randomBytes(24).toString('base64url');
 
   const metrics = new Metrics();
   const lock = new Mutex();
-  const pool = new QueryPool({
-    size: config.workers,
-    storeDir: config.storeDir,
-    soul: config.soul,
-    timeoutMs: config.timeoutMs,
-    queueLimit: config.queueLimit,
-    // Room for a result at the limit, its UTF-8 copy and the JSON work around it.
-    heapMb: Math.max(1024, Math.ceil((config.maxResultBytes / 1e6) * 4)),
-    onEvent: (e) => {
-      if (e.kind === 'finished') {
-        metrics.operations.inc({ op: e.op, status: e.status });
-        metrics.durations.observe({ op: e.op }, e.seconds);
-      } else if (e.kind === 'timeout') metrics.timeouts.inc({ op: e.op, where: e.where });
-      else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
-      else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
-      else if (e.kind === 'open-failed') config.log(`a query worker cannot open the store: ${e.message}`);
-    },
-  });
+  let opened!: (ready: { quads: number; seconds: number }) => void;
+  const ready = new Promise<{ quads: number; seconds: number }>((resolve) => (opened = resolve));
+  const onEvent = (e: PoolEvent) => {
+    if (e.kind === 'finished') {
+      metrics.operations.inc({ op: e.op, status: e.status });
+      metrics.durations.observe({ op: e.op }, e.seconds);
+    } else if (e.kind === 'timeout') metrics.timeouts.inc({ op: e.op, where: e.where });
+    else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
+    else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
+    else if (e.kind === 'ready') opened({ quads: e.quads, seconds: e.seconds });
+    else if (e.kind === 'open-failed') config.log(`a query worker cannot open the store: ${e.message}`);
+  };
+  // The one place that decides where jobs run: this server's copy of the store, or an external store.
+  const remote = await readRemoteConfig(config.storeDir);
+  const pool: StoreBackend = remote
+    ? new RemoteBackend(new RemoteStore(remote), { timeoutMs: config.timeoutMs, onEvent })
+    : new QueryPool({
+        size: config.workers,
+        storeDir: config.storeDir,
+        soul: config.soul,
+        timeoutMs: config.timeoutMs,
+        queueLimit: config.queueLimit,
+        // Room for a result at the limit, its UTF-8 copy and the JSON work around it.
+        heapMb: Math.max(1024, Math.ceil((config.maxResultBytes / 1e6) * 4)),
+        onEvent,
+      });
   const stats = new StatsCache(async () => (await pool.run({ op: 'stats' })).data as DatasetStats);
   const ingester = config.ingest
     ? new Ingester({
@@ -84,11 +107,20 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}/`;
+  try {
+    await writeRunFile(config.storeDir, { pid: process.pid, url, token: config.token, startedAt: new Date().toISOString() });
+  } catch (e) {
+    // Commands then open the store themselves; the server still serves.
+    config.log(`cannot write the run file: ${(e as Error).message}`);
+  }
   return {
-    url: `http://${host}:${port}/`,
+    url,
     app,
     ctx,
+    ready,
     async close() {
+      await removeRunFile(config.storeDir).catch(() => undefined);
       await ingester?.close();
       await app.close();
       await pool.close();
@@ -107,6 +139,7 @@ function registerGauges(ctx: ServerContext): void {
       { labels: { state: 'configured' }, value: pool.stats.workers },
     ],
   });
+  metrics.gauge({ name: 'weave_store_copies', help: 'Copies of the store open or opening (one at rest).', read: () => pool.stats.copies });
   metrics.gauge({ name: 'weave_queue_length', help: 'Jobs waiting for a free worker.', read: () => pool.stats.queued });
   metrics.gauge({ name: 'weave_store_quads', help: 'Quads in the store (all graphs, the ontology included).', read: () => pool.quads });
   metrics.gauge({

@@ -11,7 +11,8 @@ import { tempPathOf } from './layout.ts';
 
 /** The file operations a store write uses; node:fs/promises unless a test hands in another. */
 export interface StoreFs {
-  open(path: string, flags: 'w' | 'r'): Promise<WritableHandle>;
+  /** `mode` sets the permission bits of a file it creates (default 0o666, less the umask). */
+  open(path: string, flags: 'w' | 'r', mode?: number): Promise<WritableHandle>;
   rename(from: string, to: string): Promise<void>;
   rm(path: string, options: { force: true }): Promise<void>;
   mkdir(path: string, options: { recursive: true }): Promise<unknown>;
@@ -41,13 +42,14 @@ export class AtomicFile {
     private readonly fs: StoreFs,
   ) {}
 
-  static async create(path: string, fs: StoreFs = NODE_FS): Promise<AtomicFile> {
+  /** `mode`: the new file's permission bits (0o600 for a file only its user may read). */
+  static async create(path: string, fs: StoreFs = NODE_FS, mode?: number): Promise<AtomicFile> {
     if (writing.has(path)) throw new Error(`${path}: already being written`);
     writing.add(path);
     const temp = tempPathOf(path);
     let handle: WritableHandle;
     try {
-      handle = await fs.open(temp, 'w');
+      handle = mode === undefined ? await fs.open(temp, 'w') : await fs.open(temp, 'w', mode);
     } catch (e) {
       await fs.rm(temp, { force: true }).catch(() => undefined);
       writing.delete(path);
@@ -112,8 +114,8 @@ export class AtomicFile {
 }
 
 /** Writes `data` as the whole content of `path`, or leaves `path` as it was. */
-export async function writeFileAtomically(path: string, data: string | Uint8Array, fs: StoreFs = NODE_FS): Promise<void> {
-  const file = await AtomicFile.create(path, fs);
+export async function writeFileAtomically(path: string, data: string | Uint8Array, fs: StoreFs = NODE_FS, mode?: number): Promise<void> {
+  const file = await AtomicFile.create(path, fs, mode);
   await file.write(data);
   await file.commit();
 }

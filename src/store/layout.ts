@@ -9,6 +9,10 @@ import { threadId } from 'node:worker_threads';
  */
 
 export const MANIFEST_FILE = 'manifest.json';
+/** Written by a running `weave serve` (its pid, URL and token; readable by the user only), removed when it stops. */
+export const RUN_FILE = 'server.json';
+/** Present when the store's graphs live in an external SPARQL store (store/remote/): its endpoints. */
+export const REMOTE_FILE = 'remote.json';
 export const GRAPHS_DIR = 'graphs';
 
 /** A graph's file, relative to the store directory. */
@@ -23,10 +27,10 @@ export function tempPathOf(path: string): string {
 
 /**
  * The pid in the name of a temporary file this layout writes (`<sha1>.nq.<pid>[.<thread>].tmp` or
- * `manifest.json.<pid>[.<thread>].tmp`; the form without the thread is the one older versions
+ * `manifest.json.<pid>[.<thread>].tmp`, `server.json.<pid>.<thread>.tmp`; the form without the thread is the one older versions
  * wrote), else undefined: anything else in the directory is not ours to remove.
  */
 export function tempFileOwner(name: string): number | undefined {
-  const match = /^(?:manifest\.json|[0-9a-f]{40}\.nq)\.(\d+)(?:\.\d+)?\.tmp$/.exec(name);
+  const match = /^(?:manifest\.json|server\.json|remote\.json|[0-9a-f]{40}\.nq)\.(\d+)(?:\.\d+)?\.tmp$/.exec(name);
   return match ? Number(match[1]) : undefined;
 }

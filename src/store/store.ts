@@ -17,10 +17,19 @@ export const LOAD_CHUNK = 10_000;
  * plus the ontology and the alignment with ravel (src/align/ravel.ts), each in its own graph. Oxigraph's JS build has no on-disk storage, so the
  * snapshot files are the persistence and this is the query copy.
  */
-export async function openStore(dir: string): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
+export async function openStore(
+  dir: string,
+  options: { onProgress?: (quads: number, of: number) => void } = {},
+): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
   const store = new oxigraph.Store();
   const manifest = await readManifest(dir);
-  for (const entry of Object.values(manifest?.graphs ?? {})) await loadNQuadsFile(store, join(dir, entry.file));
+  const entries = Object.values(manifest?.graphs ?? {});
+  const of = entries.reduce((n, e) => n + e.quads, 0);
+  let quads = 0;
+  for (const entry of entries) {
+    await loadNQuadsFile(store, join(dir, entry.file));
+    options.onProgress?.((quads += entry.quads), of);
+  }
   await loadOntology(store);
   await loadAlignment(store, manifest?.soul ?? 'local');
   return { store, manifest };

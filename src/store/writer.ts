@@ -1,8 +1,12 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AtomicFile, NODE_FS, syncDirectory, writeFileAtomically, type StoreFs } from './atomic.ts';
 import { graphFileName, GRAPHS_DIR, MANIFEST_FILE, tempFileOwner } from './layout.ts';
 import { emptyManifest, entryProblem, readManifest, renderManifest, type GraphEntry, type Manifest } from './manifest.ts';
+import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
+import { ONTOLOGY_FILE } from './ontology.ts';
+import { RemoteStore } from './remote/client.ts';
+import { readRemoteConfig } from './remote/config.ts';
 
 /**
  * The one writer of a store directory. Ingest, the readers, the links pass and the server's
@@ -31,6 +35,35 @@ export interface StoreWriterOptions {
   fs?: StoreFs;
   /** The fewest changes worth a manifest write (default 64). */
   batch?: number;
+  /** Where committed graphs also go; default: the store's external store when it has one (remote.json). */
+  mirror?: GraphMirror;
+}
+
+/**
+ * A second home for the graphs: an external SPARQL store that queries are sent to (store/remote/).
+ * A graph is put there after its file is in place and before the manifest names it, so the
+ * manifest names only graphs the external store holds; a failed put leaves the session to be read
+ * again by the next ingest.
+ */
+export interface GraphMirror {
+  put(graph: string, path: string): Promise<void>;
+  remove(graph: string): Promise<void>;
+}
+
+/** The manifest's key for the store's own default graph (the server saves writes to it). */
+const DEFAULT_GRAPH_KEY = 'default';
+
+/**
+ * Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. The
+ * ontology goes there too, into its own graph, as opening a local store adds it.
+ */
+export async function remoteMirror(remote: RemoteStore): Promise<GraphMirror> {
+  await remote.putTurtle(ONTOLOGY_GRAPH, await readFile(ONTOLOGY_FILE, 'utf8'), ONTOLOGY_GRAPH);
+  const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
+  return {
+    put: async (graph, path) => remote.putGraph(name(graph), await readFile(path, 'utf8')),
+    remove: (graph) => remote.deleteGraph(name(graph)),
+  };
 }
 
 /** A graph file being written; nothing is visible until `commit`. */
@@ -53,7 +86,9 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
     await removeStaleTemps(dir, fs);
     swept.add(resolve(dir));
   }
-  return new StoreWriter(dir, soul, manifest, fs, options.batch ?? 64);
+  const remote = options.mirror ? undefined : await readRemoteConfig(dir);
+  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote))));
+  return new StoreWriter(dir, soul, manifest, fs, options.batch ?? 64, mirror);
 }
 
 export class StoreWriter {
@@ -69,6 +104,7 @@ export class StoreWriter {
     private view: Manifest,
     private readonly fs: StoreFs,
     private readonly batch: number,
+    private readonly mirror?: GraphMirror,
   ) {
     this.flushAt = this.threshold();
   }
@@ -103,6 +139,7 @@ export class StoreWriter {
         // The folder is flushed once per manifest write, before the manifest names the file.
         await atomic.commit({ syncDirectory: false });
         this.unsyncedRenames = true;
+        await this.mirror?.put(graph, join(this.dir, file));
         await this.record({ graph, entry });
         return entry;
       },
@@ -153,7 +190,11 @@ export class StoreWriter {
       }
       const removed = new Map(taken.map((c) => [c.graph, c.entry]));
       for (const later of this.changes) removed.delete(later.graph);
-      for (const [graph, entry] of removed) if (entry === null) await this.fs.rm(join(this.dir, graphFileName(graph)), { force: true });
+      for (const [graph, entry] of removed) {
+        if (entry !== null) continue;
+        await this.mirror?.remove(graph);
+        await this.fs.rm(join(this.dir, graphFileName(graph)), { force: true });
+      }
     });
   }
 

@@ -373,7 +373,8 @@ describe('service description, Graph Store reads, operations', () => {
   });
 
   it('healthz, status and metrics', async () => {
-    assert.deepEqual(await (await get('/healthz')).json(), { status: 'ok', workersReady: 2, workers: 2, ingest: 'ready' });
+    // The server runs in this process: its pid is ours.
+    assert.deepEqual(await (await get('/healthz')).json(), { status: 'ok', pid: process.pid, store: 'ready', ingest: 'ready' });
     const status = (await (await get('/status')).json()) as {
       ingest: { state: string; progress: { sessionsDone: number; sessionsTotal: number; records: number } };
     };
@@ -386,7 +387,10 @@ describe('service description, Graph Store reads, operations', () => {
     assert.match(metrics, /^weave_sparql_operations_total\{op="query",status="200"\} \d+$/m);
     assert.match(metrics, /^weave_sparql_operation_duration_seconds_count\{op="query"\} \d+$/m);
     assert.match(metrics, /^weave_store_quads [1-9]\d*$/m);
-    assert.match(metrics, /^weave_workers\{state="ready"\} 2$/m);
+    // One copy of the store at rest, whatever --workers allows (2 here).
+    assert.match(metrics, /^weave_workers\{state="ready"\} 1$/m);
+    assert.match(metrics, /^weave_workers\{state="configured"\} 2$/m);
+    assert.match(metrics, /^weave_store_copies 1$/m);
   });
 
   it('CORS: an allowed origin may read, others get no grant', async () => {

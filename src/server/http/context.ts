@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ServerConfig } from '../config.ts';
 import type { Ingester } from '../workers/ingester.ts';
 import type { Mutex } from '../workers/mutex.ts';
-import type { QueryPool } from '../workers/pool.ts';
+import type { StoreBackend } from '../backend.ts';
 import type { Metrics } from './metrics.ts';
 import fp from 'fastify-plugin';
 import type { StatsCache } from './stats-cache.ts';
@@ -12,7 +12,8 @@ import { REQUEST_URL_PLUGIN } from './url.ts';
 /** What every route needs: the configuration, the workers, the write lock, the counters. */
 export interface ServerContext {
   config: ServerConfig;
-  pool: QueryPool;
+  /** The query workers, or the external store this server stands in front of. */
+  pool: StoreBackend;
   /** One writer of the store directory at a time: ingest runs and HTTP writes. */
   lock: Mutex;
   metrics: Metrics;

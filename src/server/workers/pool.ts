@@ -3,14 +3,26 @@ import { HttpError } from '../errors.ts';
 import { isWrite, type ChangedGraph, type FromWorker, type Job, type JobResult, type ToWorker, type WorkerInit } from '../messages.ts';
 
 /**
- * Runs on the main thread: the query workers (query-worker.ts, each in its own thread, each
- * owning a copy of the store) and the queue in front of them. Every job has a deadline counted
- * from its arrival: past it a queued job is refused (503) and a running one is stopped by ending
- * its worker (504), which is replaced by a fresh one loaded from disk. Oxigraph's WebAssembly
- * build cannot be interrupted any other way.
+ * Runs on the main thread: the query workers (query-worker.ts, each in its own thread) and the
+ * queue in front of them. One copy of the store is kept open; memory holds one copy at rest,
+ * whatever `size` is.
+ *
+ * Oxigraph's WebAssembly build cannot be interrupted, so a job past its deadline is stopped by
+ * ending its worker (504). For that not to leave everyone waiting while a replacement opens the
+ * store, a standby thread is kept booted (tsx and Oxigraph loaded, no store: a few tens of MB):
+ * it opens the store only when needed, when a job has run `standbyAfterMs` while others wait, or
+ * has used half its time (it may be cut, and its replacement should be warm by then). So a
+ * second copy exists only while one job holds the first for long; once the queue is empty, extra
+ * copies are retired after `retireAfterMs` idle and a copy still opening is abandoned.
+ * `size` caps the copies open at once (1: no standby; a runaway's replacement opens from disk).
+ *
+ * Every job has a deadline counted from its arrival: past it a queued job is refused (503) and a
+ * running one is stopped (504). While no copy is open yet (the server has just started), jobs wait
+ * for the store; one that cannot be answered before its deadline gets 503 with Retry-After at once.
  */
 
 export interface PoolOptions {
+  /** The most copies of the store open at once. */
   size: number;
   storeDir: string;
   soul: string;
@@ -19,6 +31,10 @@ export interface PoolOptions {
   queueLimit: number;
   /** Each worker's JavaScript heap (results are built there); past it the worker ends cleanly (507). */
   heapMb: number;
+  /** A job running this long while others wait opens the standby (default 500 ms). */
+  standbyAfterMs?: number;
+  /** An extra copy idle this long, with nothing waiting, is closed (default 2 s). */
+  retireAfterMs?: number;
   onEvent?: (event: PoolEvent) => void;
 }
 
@@ -29,52 +45,85 @@ export type PoolEvent =
   | { kind: 'restart'; reason: string }
   /** A worker could not open the store (a graph file that does not load, say): why, by file and line. */
   | { kind: 'open-failed'; message: string }
-  | { kind: 'store'; quads: number };
+  | { kind: 'store'; quads: number }
+  | { kind: 'ready'; quads: number; seconds: number };
 
 interface Pending {
   id: number;
   job: Job;
   arrived: number;
+  timeoutMs: number;
+  /** No copy was open when it came: its wait is the store loading, not other jobs. */
+  arrivedWhileLoading: boolean;
   started?: number;
   timer: NodeJS.Timeout;
   resolve(result: JobResult): void;
   reject(error: HttpError): void;
 }
 
+type SlotState = 'booting' | 'standby' | 'opening' | 'idle' | 'busy' | 'dead';
+
 interface Slot {
   worker: Worker;
-  state: 'starting' | 'idle' | 'busy' | 'dead';
+  state: SlotState;
+  /** When it entered its state. */
+  since: number;
   pending?: Pending;
   /** A write is saving to disk: ending the worker now could leave a half-written store. */
   persisting: boolean;
-  failures: number;
+  /** While opening: quads loaded of the manifest's total. */
+  progress?: { quads: number; of: number };
+}
+
+/** How far the store has loaded while no copy is open yet. */
+export interface LoadProgress {
+  quads: number;
+  of: number;
+  seconds: number;
+  /** Estimated seconds until the copy is open. */
+  remainingSeconds: number;
 }
 
 const WORKER_BOOT = new URL('./boot.mjs', import.meta.url);
 const WORKER_ENTRY = new URL('./query-worker.ts', import.meta.url).href;
+const OPEN: SlotState[] = ['opening', 'idle', 'busy'];
 
 export class QueryPool {
-  private readonly slots: Slot[] = [];
+  private slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
   /** Mean job time, for Retry-After. */
   private meanMs = 50;
+  /** Workers that failed to boot or open in a row: respawns wait longer each time. */
+  private failures = 0;
+  private readonly balancer: NodeJS.Timeout;
+  private readonly started = performance.now();
+  private everReady = false;
   restarts = 0;
   quads = 0;
   /** Why the last worker that tried could not open the store; cleared once one does. */
   private openError?: string;
 
   constructor(private readonly options: PoolOptions) {
-    for (let i = 0; i < options.size; i++) this.slots.push(this.spawn(0));
+    this.spawn(true);
+    if (options.size > 1) this.spawn(false);
+    // Deadlines of running jobs and idle extras are checked on a tick, not only on messages.
+    this.balancer = setInterval(() => this.balance(), 100);
+    this.balancer.unref();
   }
 
   get stats() {
+    const count = (...states: SlotState[]) => this.slots.filter((s) => states.includes(s.state)).length;
     return {
-      workers: this.slots.length,
-      ready: this.slots.filter((s) => s.state === 'idle' || s.state === 'busy').length,
-      busy: this.slots.filter((s) => s.state === 'busy').length,
-      /** Set while no worker is ready because the store cannot be opened. */
+      /** The most copies open at once (`--workers`). */
+      workers: this.options.size,
+      /** Copies of the store open (answering) or opening now. */
+      copies: count(...OPEN),
+      ready: count('idle', 'busy'),
+      busy: count('busy'),
+      standby: count('standby') > 0,
+      /** Set while no copy is open because the store cannot be opened. */
       openError: this.openError,
       queued: this.queue.length,
       queueLimit: this.options.queueLimit,
@@ -82,7 +131,19 @@ export class QueryPool {
     };
   }
 
-  /** Resolves once at least one worker has loaded the store. */
+  /** While no copy is open: how far the first one has loaded; undefined once one answers. */
+  get loading(): LoadProgress | undefined {
+    if (this.slots.some((s) => s.state === 'idle' || s.state === 'busy')) return undefined;
+    const slot = this.slots.find((s) => s.state === 'opening');
+    const now = performance.now();
+    const seconds = (now - (slot?.since ?? this.started)) / 1000;
+    const { quads, of } = slot?.progress ?? { quads: 0, of: 0 };
+    // Until a first graph is in, guess from nothing: a second.
+    const remainingSeconds = quads > 0 && of > 0 ? (seconds * Math.max(0, of - quads)) / quads : Math.max(1, seconds);
+    return { quads, of, seconds, remainingSeconds };
+  }
+
+  /** Resolves once a copy of the store is open. */
   whenReady(): Promise<void> {
     return new Promise((resolve) => {
       const check = () =>
@@ -94,19 +155,23 @@ export class QueryPool {
   run(job: Job, timeoutMs = this.options.timeoutMs): Promise<JobResult> {
     if (this.closed) return Promise.reject(new HttpError(503, 'the server is shutting down'));
     return new Promise<JobResult>((resolve, reject) => {
+      const loading = this.loading;
       const pending: Pending = {
         id: this.nextId++,
         job,
         arrived: performance.now(),
+        timeoutMs,
+        arrivedWhileLoading: loading !== undefined,
         resolve,
         reject,
         timer: undefined as unknown as NodeJS.Timeout,
       };
-      pending.timer = setTimeout(() => this.deadline(pending, timeoutMs), timeoutMs);
       const slot = this.slots.find((s) => s.state === 'idle');
-      if (slot) return this.start(slot, pending);
+      if (slot) {
+        pending.timer = setTimeout(() => this.deadline(pending), timeoutMs);
+        return this.start(slot, pending);
+      }
       if (this.queue.length >= this.options.queueLimit) {
-        clearTimeout(pending.timer);
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
         return reject(
           new HttpError(503, `the server is busy (${this.queue.length} requests waiting); try again shortly`, {
@@ -114,19 +179,27 @@ export class QueryPool {
           }),
         );
       }
+      // The store cannot be open in time: say so now rather than at the deadline.
+      if (loading && loading.remainingSeconds * 1000 > timeoutMs && loading.quads > 0) {
+        this.options.onEvent?.({ kind: 'rejected', op: job.op });
+        return reject(loadingError(loading));
+      }
+      pending.timer = setTimeout(() => this.deadline(pending), timeoutMs);
       this.queue.push(pending);
+      this.balance();
     });
   }
 
-  /** Tells every worker but `except` to reload graphs that changed on disk. */
+  /** Tells every open or opening copy but `except`'s to reload graphs that changed on disk. */
   reload(graphs: ChangedGraph[], except?: Worker): void {
     if (!graphs.length) return;
     const message: ToWorker = { type: 'reload', graphs };
-    for (const slot of this.slots) if (slot.worker !== except && slot.state !== 'dead') slot.worker.postMessage(message);
+    for (const slot of this.slots) if (slot.worker !== except && OPEN.includes(slot.state)) slot.worker.postMessage(message);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.balancer);
     for (const p of this.queue.splice(0)) this.settle(p, new HttpError(503, 'the server is shutting down'));
     await Promise.all(
       this.slots.map((s) => {
@@ -142,31 +215,50 @@ export class QueryPool {
     return String(Math.max(1, Math.ceil(((this.queue.length + 1) * this.meanMs) / ready / 1000)));
   }
 
-  private spawn(failures: number): Slot {
-    const init: WorkerInit = { entry: WORKER_ENTRY, storeDir: this.options.storeDir, soul: this.options.soul };
+  private spawn(open: boolean): Slot {
+    const init: WorkerInit = { entry: WORKER_ENTRY, storeDir: this.options.storeDir, soul: this.options.soul, open };
     // Without a heap limit a worker that runs out of memory thrashes instead of failing.
     const worker = new Worker(WORKER_BOOT, {
       workerData: init,
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb },
     });
-    const slot: Slot = { worker, state: 'starting', persisting: false, failures };
+    const slot: Slot = { worker, state: open ? 'opening' : 'booting', since: performance.now(), persisting: false };
     worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
     worker.on('error', (e: Error & { code?: string }) =>
       this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`),
     );
     worker.on('exit', () => this.onDeath(slot, 'exited'));
+    this.slots.push(slot);
     return slot;
+  }
+
+  private enter(slot: Slot, state: SlotState): void {
+    slot.state = state;
+    slot.since = performance.now();
   }
 
   private onMessage(slot: Slot, m: FromWorker): void {
     switch (m.type) {
+      case 'booted':
+        if (slot.state === 'booting') this.enter(slot, 'standby');
+        this.balance();
+        return;
+      case 'progress':
+        slot.progress = { quads: m.quads, of: m.of };
+        return;
       case 'ready':
-        slot.state = 'idle';
-        slot.failures = 0;
+        if (slot.state !== 'opening') return;
+        this.enter(slot, 'idle');
+        this.failures = 0;
         this.openError = undefined;
         this.noteQuads(m.quads);
+        if (!this.everReady) {
+          this.everReady = true;
+          this.options.onEvent?.({ kind: 'ready', quads: m.quads, seconds: (performance.now() - this.started) / 1000 });
+        }
         this.pump(slot);
+        this.balance();
         return;
       case 'reloaded':
         this.noteQuads(m.quads);
@@ -185,14 +277,15 @@ export class QueryPool {
         if (!pending || pending.id !== m.id) return;
         slot.pending = undefined;
         slot.persisting = false;
-        slot.state = 'idle';
+        this.enter(slot, 'idle');
         if (m.type === 'done') {
-          // Other workers hear of a write before they can take another job, so no later read misses it.
+          // Other copies hear of a write before they can take another job, so no later read misses it.
           if (m.result.changed?.length) this.reload(m.result.changed, slot.worker);
           this.settle(pending, m.result);
         } else this.settle(pending, new HttpError(m.status, m.message, m.headers));
         if (m.type === 'failed' && m.fatal) this.replace(slot, 'the store failed inside a job');
         else this.pump(slot);
+        this.balance();
       }
     }
   }
@@ -215,24 +308,76 @@ export class QueryPool {
       );
       slot.pending = undefined;
     }
+    if (slot.state === 'booting' || slot.state === 'opening') this.failures++;
     this.replace(slot, reason);
   }
 
-  /** Ends a worker and puts a fresh one in its place (after a pause if they keep failing to start). */
+  /** Ends a worker; the standby (or a new worker) opens the store if no other copy is open. */
   private replace(slot: Slot, reason: string): void {
-    const index = this.slots.indexOf(slot);
-    if (index < 0 || this.closed) return;
-    const failures = slot.state === 'starting' ? slot.failures + 1 : 0;
-    slot.state = 'dead';
-    void slot.worker.terminate();
+    if (this.closed || !this.slots.includes(slot)) return;
+    this.drop(slot);
     this.restarts++;
     this.options.onEvent?.({ kind: 'restart', reason });
-    const respawn = () => {
-      if (this.closed) return;
-      this.slots[index] = this.spawn(failures);
-    };
-    if (failures) setTimeout(respawn, Math.min(30_000, 500 * 2 ** failures)).unref();
-    else respawn();
+    if (this.failures) {
+      const retry = setTimeout(() => this.balance(), Math.min(30_000, 500 * 2 ** this.failures));
+      retry.unref();
+    } else this.balance();
+  }
+
+  private drop(slot: Slot): void {
+    slot.state = 'dead';
+    void slot.worker.terminate();
+    this.slots = this.slots.filter((s) => s !== slot);
+  }
+
+  /**
+   * Keeps the copies to what is needed: one open (or opening) always; a second while a job holds
+   * the first too long; a booted standby while fewer than `size` are open; nothing idle beyond one.
+   */
+  private balance(): void {
+    if (this.closed) return;
+    const now = performance.now();
+    const open = this.slots.filter((s) => OPEN.includes(s.state));
+    const idle = open.filter((s) => s.state === 'idle');
+    const opening = open.filter((s) => s.state === 'opening');
+    const waiting = this.queue.length > 0;
+    const slow = open.some(
+      (s) =>
+        s.state === 'busy' &&
+        s.pending?.started !== undefined &&
+        ((waiting && now - s.pending.started >= (this.options.standbyAfterMs ?? 500)) ||
+          now - s.pending.arrived >= s.pending.timeoutMs / 2),
+    );
+    // A respawn after failures waits for its pause; balance runs again then.
+    const mayStart = !this.failures || now - this.lastSpawn >= Math.min(30_000, 500 * 2 ** this.failures);
+
+    if (!open.length || (slow && !idle.length && !opening.length && open.length < this.options.size)) {
+      const standby = this.slots.find((s) => s.state === 'standby');
+      if (standby) this.openStore(standby);
+      else if (mayStart && !this.slots.some((s) => s.state === 'booting')) this.spawnNow(true);
+    } else if (!waiting && !slow) {
+      // Nothing needs more than one copy: abandon copies still opening, retire idle extras.
+      const answering = open.filter((s) => s.state === 'idle' || s.state === 'busy');
+      if (answering.length) for (const s of opening) this.drop(s);
+      const extras = answering.length - 1;
+      const retirable = idle.filter((s) => now - s.since >= (this.options.retireAfterMs ?? 2000)).slice(0, Math.max(0, extras));
+      for (const s of retirable) this.drop(s);
+    }
+    const openNow = this.slots.filter((s) => OPEN.includes(s.state)).length;
+    const warm = this.slots.some((s) => s.state === 'standby' || s.state === 'booting');
+    if (!warm && openNow < this.options.size && openNow > 0 && mayStart) this.spawnNow(false);
+  }
+
+  private lastSpawn = 0;
+
+  private spawnNow(open: boolean): void {
+    this.lastSpawn = performance.now();
+    this.spawn(open);
+  }
+
+  private openStore(slot: Slot): void {
+    this.enter(slot, 'opening');
+    slot.worker.postMessage({ type: 'open' } satisfies ToWorker);
   }
 
   private pump(slot: Slot): void {
@@ -241,24 +386,24 @@ export class QueryPool {
   }
 
   private start(slot: Slot, pending: Pending): void {
-    slot.state = 'busy';
+    this.enter(slot, 'busy');
     slot.pending = pending;
     pending.started = performance.now();
     slot.worker.postMessage({ type: 'job', id: pending.id, job: pending.job } satisfies ToWorker);
   }
 
-  private deadline(pending: Pending, timeoutMs: number): void {
+  private deadline(pending: Pending): void {
+    const { timeoutMs } = pending;
     const seconds = (timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0);
     const queued = this.queue.indexOf(pending);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
-      this.settle(
-        pending,
-        new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
-          'retry-after': this.retryAfter(),
-        }),
-      );
+      const loading = this.loading;
+      const busy = new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
+        'retry-after': this.retryAfter(),
+      });
+      this.settle(pending, pending.arrivedWhileLoading && loading ? loadingError(loading) : busy);
       return;
     }
     const slot = this.slots.find((s) => s.pending === pending);
@@ -278,4 +423,11 @@ export class QueryPool {
     if (outcome instanceof HttpError) pending.reject(outcome);
     else pending.resolve(outcome);
   }
+}
+
+/** The one 503 a load in progress gives: how far it is, and when to come back. */
+export function loadingError(loading: LoadProgress): HttpError {
+  const left = Math.max(1, Math.ceil(loading.remainingSeconds));
+  const done = loading.of ? ` (${Math.floor((100 * loading.quads) / loading.of)}% of ${loading.of.toLocaleString('en')} quads)` : '';
+  return new HttpError(503, `the store is still loading${done}; it should answer in about ${left} s`, { 'retry-after': String(left) });
 }

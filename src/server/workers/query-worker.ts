@@ -7,17 +7,18 @@ import { describeData, describeGraphJob } from './operations/describe.ts';
 import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
 import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
 import { runFederatedJob, runQueryJob } from './operations/query.ts';
+import { storeSelect } from './operations/rows.ts';
 import { datasetStats } from './operations/stats.ts';
 import { isTrap } from './operations/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
- * store and runs one job at a time, off the server's event loop, so the server can cut a
+ * store (from its start, or from an `open` message when it was booted as a standby) and runs one job at a time, off the server's event loop, so the server can cut a
  * runaway query off by ending this thread. The operations it runs are in operations/.
  */
 
-const { storeDir, soul } = workerData as WorkerInit;
+const { storeDir, soul, open } = workerData as WorkerInit;
 const port = parentPort!;
 const digests = new GraphDigests();
 let store: OxStore;
@@ -25,7 +26,15 @@ let store: OxStore;
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 async function init(): Promise<void> {
-  const opened = await openStore(storeDir);
+  let last = 0;
+  const opened = await openStore(storeDir, {
+    onProgress: (quads, of) => {
+      // A few messages a second at most: the pool only shows them.
+      if (performance.now() - last < 200) return;
+      last = performance.now();
+      post({ type: 'progress', quads, of });
+    },
+  });
   store = opened.store;
   await applySavedGraphs(store, storeDir, opened.manifest);
   post({ type: 'ready', quads: store.size });
@@ -38,9 +47,9 @@ async function run(id: number, job: Job): Promise<JobResult> {
     case 'graph-read':
       return readGraphJob(store, job);
     case 'stats':
-      return { status: 200, data: datasetStats(store) };
+      return { status: 200, data: await datasetStats(storeSelect(store), store.size) };
     case 'describe':
-      return job.accept.length ? describeGraphJob(store, job) : { status: 200, data: describeData(store, job.iri) };
+      return job.accept.length ? describeGraphJob(store, job) : { status: 200, data: await describeData(storeSelect(store), job.iri) };
     case 'update':
     case 'graph-write': {
       const before = digests.before(store);
@@ -56,7 +65,7 @@ async function run(id: number, job: Job): Promise<JobResult> {
   }
 }
 
-async function handle(message: ToWorker): Promise<void> {
+async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<void> {
   if (message.type === 'reload') {
     for (const change of message.graphs) {
       digests.forget(change.graph);
@@ -80,10 +89,13 @@ async function handle(message: ToWorker): Promise<void> {
   }
 }
 
-let chain = init().catch((e) => {
-  post({ type: 'init-failed', message: (e as Error).message });
-  process.exit(1);
-});
+const opening = () =>
+  init().catch((e) => {
+    post({ type: 'init-failed', message: (e as Error).message });
+    process.exit(1);
+  });
+// A standby is booted (tsx and Oxigraph loaded) but holds no store until it is told to open it.
+let chain: Promise<void> = open ? opening() : Promise.resolve(post({ type: 'booted' }));
 port.on('message', (message: ToWorker) => {
-  chain = chain.then(() => handle(message));
+  chain = chain.then(() => (message.type === 'open' ? opening() : handle(message)));
 });

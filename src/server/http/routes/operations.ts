@@ -14,17 +14,17 @@ export default routePlugin('weave-routes-operations', async (app) => {
   // "starting" while the store loads, "failing" if it cannot (the log names the file and line;
   // /healthz answers without the token, so it does not).
   app.get('/healthz', async (_request, reply) => {
-    const workers = ctx.pool.stats;
+    // The pid lets a command tell this server from another that took over its port (store/running.ts).
     const ingest = ctx.ingester?.status.state ?? 'off';
-    if (workers.ready) return reply.send({ status: 'ok', workersReady: workers.ready, workers: workers.workers, ingest });
-    const failing = workers.openError !== undefined;
+    if (!ctx.pool.loading) return reply.send({ status: 'ok', pid: process.pid, store: 'ready', ingest });
+    const failing = ctx.pool.stats.openError !== undefined;
     return reply
       .code(503)
       .header('retry-after', '5')
       .send({
         status: failing ? 'failing' : 'starting',
-        workersReady: 0,
-        workers: workers.workers,
+        pid: process.pid,
+        store: failing ? 'failing' : 'loading',
         ingest,
         ...(failing ? { problem: 'the store cannot be opened; the server log says which file' } : {}),
       });
@@ -32,10 +32,18 @@ export default routePlugin('weave-routes-operations', async (app) => {
 
   app.get('/status', async (request, reply) => {
     const { graphs, sessions } = await ctx.summary.get();
+    const loading = ctx.pool.loading;
     return reply.header('cache-control', 'no-store').send({
       endpoint: requestUrl(request, '/sparql'),
       soul: ctx.config.soul,
-      store: { dir: ctx.config.storeDir, quads: ctx.pool.quads, graphs, sessions },
+      store: {
+        dir: ctx.config.storeDir,
+        state: loading ? 'loading' : 'ready',
+        quads: ctx.pool.quads,
+        graphs,
+        sessions,
+        ...(loading && { loading }),
+      },
       workers: ctx.pool.stats,
       ingest: ctx.ingester?.status ?? { state: 'off' },
       allowUpdate: ctx.config.allowUpdate,

@@ -1,6 +1,5 @@
-import type { OxStore } from '../../../store/store.ts';
 import type { DatasetStats } from '../../messages.ts';
-import { num, rows, str } from './rows.ts';
+import { num, str, type Select } from './rows.ts';
 
 /**
  * The counts behind VoID and the service description, on a query worker's copy of the store
@@ -14,27 +13,27 @@ import { num, rows, str } from './rows.ts';
  */
 export const SESSION_COUNT = 'SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE { ?t weave:sessionId ?id }';
 
-export function datasetStats(store: OxStore): DatasetStats {
-  const graphs = rows(store, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g', false)
+export async function datasetStats(select: Select, quads: number): Promise<DatasetStats> {
+  const graphs = (await select('SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g', false))
     .filter((r) => r.g?.type === 'uri')
     .map((r) => ({ name: str(r.g), triples: num(r.n) }));
   const counted = new Set(graphs.map((g) => g.name));
   // Empty named graphs exist too.
-  for (const r of rows(store, 'SELECT DISTINCT ?g WHERE { GRAPH ?g { } }', false))
+  for (const r of await select('SELECT DISTINCT ?g WHERE { GRAPH ?g { } }', false))
     if (r.g?.type === 'uri' && !counted.has(str(r.g))) graphs.push({ name: str(r.g), triples: 0 });
   graphs.sort((a, b) => a.name.localeCompare(b.name));
-  const one = (q: string, union = true) => num(rows(store, q, union)[0]?.n);
+  const one = async (q: string, union = true) => num((await select(q, union))[0]?.n);
   return {
-    quads: store.size,
-    defaultGraphTriples: one('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', false),
+    quads,
+    defaultGraphTriples: await one('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', false),
     graphs,
-    classes: rows(store, 'SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a ?c } GROUP BY ?c ORDER BY DESC(?n) ?c')
+    classes: (await select('SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a ?c } GROUP BY ?c ORDER BY DESC(?n) ?c'))
       .filter((r) => r.c?.type === 'uri')
       .map((r) => ({ iri: str(r.c), entities: num(r.n) })),
-    properties: rows(store, 'SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY DESC(?n) ?p').map((r) => ({
+    properties: (await select('SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY DESC(?n) ?p')).map((r) => ({
       iri: str(r.p),
       triples: num(r.n),
     })),
-    sessions: one(SESSION_COUNT),
+    sessions: await one(SESSION_COUNT),
   };
 }

@@ -1,0 +1,102 @@
+import { readFile } from 'node:fs/promises';
+import { CliError, parse, storeDir } from '../cli/options.ts';
+import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
+import { needsFederation } from '../federation/allow.ts';
+import { own } from '../own.ts';
+import { returnsGraph } from '../query/run.ts';
+import { renderTable, type JsonResults } from '../query/table.ts';
+import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
+import type { FoundServer } from '../store/running.ts';
+import { queryServer, ServerError } from './server.ts';
+
+/**
+ * `weave query` without the store: its arguments, and its answer from a running server. This
+ * module imports no Oxigraph, so the light entry (client/fast.ts) can run it with nothing else.
+ */
+
+export interface QueryRequest {
+  query: string;
+  format: string;
+  storeDir: string;
+  /** CONSTRUCT or DESCRIBE: the answer is a graph. */
+  isGraph: boolean;
+  /** The media type asked of the store. */
+  mediaType: string;
+  /** `--rdf`: how triple terms are written in the answer. */
+  mode: RdfMode;
+  /** `--source`: endpoints and documents joined with the store. */
+  sources: string[];
+  /** `--service-allow`: the endpoints SERVICE clauses may name. */
+  serviceAllow: string[];
+  /** Sources or SERVICE: the query runs here, through the federation engine, never on a server. */
+  federated: boolean;
+}
+
+/** `weave query` arguments; undefined for `--help`. */
+export async function parseQueryArgs(args: string[]): Promise<QueryRequest | undefined> {
+  const { values, positionals } = parse(args, {
+    file: { type: 'string', short: 'f' },
+    format: { type: 'string' },
+    rdf: { type: 'string' },
+    source: { type: 'string', multiple: true },
+    'service-allow': { type: 'string', multiple: true },
+  });
+  if (values.help) return undefined;
+  const query = values.file ? await readFile(values.file, 'utf8') : positionals.join(' ');
+  if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
+  const format = values.format ?? 'table';
+  if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format))
+    throw new CliError(`unknown --format "${format}"`, 2);
+  const mode = (values.rdf ?? '1.2') as RdfMode;
+  if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
+  const sources = values.source ?? [];
+  const isGraph = returnsGraph(query);
+  const mediaType = isGraph
+    ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle)
+    : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
+  const serviceAllow = values['service-allow'] ?? [];
+  return {
+    query,
+    format,
+    storeDir: storeDir(values),
+    isGraph,
+    mediaType,
+    mode,
+    sources,
+    serviceAllow,
+    federated: needsFederation(query, sources),
+  };
+}
+
+/** The text `weave query` prints for an answer in `request.mediaType`. */
+export function printable(request: QueryRequest, text: string): string {
+  if (request.format === 'table' && !request.isGraph) return renderTable(JSON.parse(text) as JsonResults);
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/**
+ * The `rdf=` the server is asked for: `--rdf`, except that a table is drawn from the store's own
+ * JSON (RDF 1.2), as a local run draws it. Always sent, so the server's own `--rdf` never applies.
+ */
+function serverMode(request: QueryRequest): RdfMode {
+  return request.format === 'table' && !request.isGraph ? '1.2' : request.mode;
+}
+
+/**
+ * Asks the server; undefined when it cannot give this answer whole (over its result limit, 507)
+ * or cannot write it in the format and `--rdf` mode asked (406: XML that cannot carry the
+ * result, triple terms in a syntax without them), so the caller runs it here, which gives the
+ * same answer or the CLI's own error. A query error is the CLI's error, as a local run gives it.
+ * A federated query is never sent (the server's allow-list is not the command line's).
+ */
+export async function answerFromServer(server: FoundServer, request: QueryRequest): Promise<string | undefined> {
+  if (request.federated) return undefined;
+  try {
+    return printable(request, (await queryServer(server, request.query, request.mediaType, serverMode(request))).text);
+  } catch (e) {
+    if (!(e instanceof ServerError)) throw e;
+    if (e.status === 507 || e.status === 406) return undefined;
+    // `400 Bad Request: error at line 1, …` reads as a local run does: `error at line 1, …`.
+    throw new CliError(e.status === 400 ? e.message.replace(/^400 Bad Request: /, '') : `the server at ${server.url}: ${e.message}`);
+  }
+}

@@ -1,0 +1,54 @@
+import type { FoundServer } from '../store/running.ts';
+
+/**
+ * Talking to a running `weave serve` found through its run file (store/running.ts): requests
+ * carry its token, and a server still opening its store is waited for, as its Retry-After says,
+ * since it will be open sooner than this process could open the store itself.
+ */
+
+/** An answer the server refused: its status and its one-line message (`400 Bad Request: …`). */
+export class ServerError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ServerAnswer {
+  mediaType: string;
+  text: string;
+}
+
+/** The longest this process waits in all for a server that is still loading its store. */
+const LOADING_PATIENCE_MS = 10 * 60_000;
+
+export async function askServer(server: FoundServer, path: string, init: RequestInit = {}): Promise<ServerAnswer> {
+  const started = performance.now();
+  for (;;) {
+    const res = await fetch(new URL(path, server.url), { ...init, headers: { ...init.headers, authorization: `Bearer ${server.token}` } });
+    const text = await res.text();
+    if (res.ok) return { mediaType: (res.headers.get('content-type') ?? '').split(';')[0].trim(), text };
+    const retryAfter = Number(res.headers.get('retry-after'));
+    const loading = res.status === 503 && /the store is still loading/.test(text);
+    if (!loading || !(retryAfter > 0) || performance.now() - started > LOADING_PATIENCE_MS) throw new ServerError(res.status, text.trim());
+    await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 5) * 1000));
+  }
+}
+
+/** A SPARQL query by POST, answered in `mediaType`, triple terms written as `rdf` says (the server's `--rdf` if absent). */
+export function queryServer(server: FoundServer, query: string, mediaType: string, rdf?: string): Promise<ServerAnswer> {
+  return askServer(server, rdf ? `sparql?rdf=${encodeURIComponent(rdf)}` : 'sparql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/sparql-query', accept: mediaType },
+    body: query,
+  });
+}
+
+/** Solutions of a SELECT as rows of plain values (unbound variables absent). */
+export async function selectRows(server: FoundServer, query: string): Promise<Record<string, string>[]> {
+  const { text } = await queryServer(server, query, 'application/sparql-results+json');
+  const json = JSON.parse(text) as { results?: { bindings: Record<string, { value: string }>[] } };
+  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+}

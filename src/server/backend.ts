@@ -1,0 +1,31 @@
+import type { ChangedGraph, Job, JobResult } from './messages.ts';
+import type { LoadProgress } from './workers/pool.ts';
+
+/**
+ * What the routes run jobs on: the store held in this server's query workers (workers/pool.ts),
+ * or an external SPARQL store the server stands in front of (remote-backend.ts). The server
+ * chooses once, in server.ts; nothing else asks which.
+ */
+export interface StoreBackend {
+  run(job: Job, timeoutMs?: number): Promise<JobResult>;
+  /** Graphs that changed on disk (ingest, readers): those holding a copy load them again. */
+  reload(graphs: ChangedGraph[]): void;
+  /** Resolves once jobs can be answered. */
+  whenReady(): Promise<void>;
+  close(): Promise<void>;
+  readonly stats: {
+    workers: number;
+    copies: number;
+    ready: number;
+    busy: number;
+    standby: boolean;
+    queued: number;
+    queueLimit: number;
+    restarts: number;
+    /** Set while nothing answers because the store cannot be opened. */
+    openError?: string;
+  };
+  /** While the store is still opening: how far; undefined once it answers. */
+  readonly loading: LoadProgress | undefined;
+  readonly quads: number;
+}

@@ -1,0 +1,142 @@
+import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
+import type { JsonTerm } from '../query/table.ts';
+import type { StoreBackend } from './backend.ts';
+import { HttpError } from './errors.ts';
+import { isWrite, type Job, type JobResult } from './messages.ts';
+import { describeData, describeQueryJob } from './workers/operations/describe.ts';
+import type { Select } from './workers/operations/rows.ts';
+import { datasetStats } from './workers/operations/stats.ts';
+import type { PoolEvent } from './workers/pool.ts';
+
+/**
+ * The server in front of an external SPARQL store: the same routes, page, describe pages, access
+ * rules and timeouts, with each job sent over HTTP instead of to a query worker (no copy of the
+ * store is held here). A job past its deadline has its request aborted (504). Writes are not
+ * forwarded: the external store takes them from `weave ingest` and `weave detect`, whose
+ * manifest then stays true.
+ */
+export class RemoteBackend implements StoreBackend {
+  quads = 0;
+  private running = 0;
+  private readonly counting: Promise<void>;
+
+  constructor(
+    private readonly remote: RemoteStore,
+    private readonly options: { timeoutMs: number; onEvent?: (event: PoolEvent) => void },
+  ) {
+    const started = performance.now();
+    this.counting = this.count().then(() =>
+      options.onEvent?.({ kind: 'ready', quads: this.quads, seconds: (performance.now() - started) / 1000 }),
+    );
+  }
+
+  get stats() {
+    return { workers: 0, copies: 0, ready: 1, busy: this.running, standby: false, queued: 0, queueLimit: 0, restarts: 0 };
+  }
+
+  get loading() {
+    return undefined;
+  }
+
+  whenReady(): Promise<void> {
+    return this.counting;
+  }
+
+  reload(): void {
+    void this.count();
+  }
+
+  async close(): Promise<void> {}
+
+  async run(job: Job, timeoutMs = this.options.timeoutMs): Promise<JobResult> {
+    const started = performance.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    this.running++;
+    let outcome: JobResult | HttpError;
+    try {
+      outcome = await this.perform(job, signal);
+    } catch (e) {
+      outcome = this.failure(job, e, timeoutMs);
+    } finally {
+      this.running--;
+    }
+    this.options.onEvent?.({ kind: 'finished', op: job.op, status: outcome.status, seconds: (performance.now() - started) / 1000 });
+    if (outcome instanceof HttpError) throw outcome;
+    return outcome;
+  }
+
+  private async perform(job: Job, signal: AbortSignal): Promise<JobResult> {
+    if (isWrite(job))
+      throw new HttpError(
+        403,
+        `this server stands in front of the external store ${this.remote.config.endpoint}; weave ingest and weave detect write to it`,
+      );
+    switch (job.op) {
+      case 'query': {
+        const answer = await this.remote.query(job.query, job.accept, {
+          defaultGraphs: job.defaultGraphs,
+          namedGraphs: job.namedGraphs,
+          signal,
+        });
+        return this.bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
+      }
+      case 'graph-read': {
+        try {
+          const answer = await this.remote.getGraph(job.graph, job.accept.join(', '), signal);
+          return this.bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
+        } catch (e) {
+          if (e instanceof RemoteStoreError && e.status === 404) throw new HttpError(404, `there is no graph <${job.graph}>`);
+          throw e;
+        }
+      }
+      case 'stats':
+        return { status: 200, data: await datasetStats(this.select(signal), this.quads) };
+      case 'describe': {
+        if (!job.accept.length) return { status: 200, data: await describeData(this.select(signal), job.iri) };
+        const query = describeQueryJob(job);
+        const answer = await this.remote.query(query.query, query.accept, { signal });
+        return this.bounded(answer.body, answer.mediaType || query.accept[0], job.maxResultBytes);
+      }
+    }
+  }
+
+  /** SELECTs for the describe page and VoID. */
+  private select(signal: AbortSignal): Select {
+    return async (query) => {
+      const { body } = await this.remote.query(query, ['application/sparql-results+json'], { signal });
+      return (JSON.parse(new TextDecoder().decode(body)) as { results?: { bindings: Record<string, JsonTerm>[] } }).results?.bindings ?? [];
+    };
+  }
+
+  private bounded(body: Uint8Array, mediaType: string, limit: number): JobResult {
+    if (body.length > limit)
+      throw new HttpError(
+        507,
+        `the result is ${(body.length / 1e6).toFixed(1)} MB, over the limit of ${(limit / 1e6).toFixed(1)} MB; narrow the query or add LIMIT`,
+      );
+    return { status: 200, mediaType, body };
+  }
+
+  private failure(job: Job, e: unknown, timeoutMs: number): HttpError {
+    if (e instanceof HttpError) return e;
+    if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') {
+      this.options.onEvent?.({ kind: 'timeout', op: job.op, where: 'running' });
+      const seconds = (timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0);
+      return new HttpError(504, `the query ran longer than the timeout of ${seconds} s and was stopped`);
+    }
+    if (e instanceof RemoteStoreError) return new HttpError(e.status === 400 ? 400 : 502, e.message);
+    return new HttpError(502, `the external store failed (${(e as Error).name})`);
+  }
+
+  private async count(): Promise<void> {
+    try {
+      const rows = await this.select(AbortSignal.timeout(this.options.timeoutMs))(
+        'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }',
+      );
+      this.quads = Number(rows[0]?.n?.value ?? 0);
+      this.options.onEvent?.({ kind: 'store', quads: this.quads });
+    } catch {
+      // The count is for /status only; queries say what is wrong with the store.
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import oxigraph from 'oxigraph';
+import { QueryError, runQuery } from '../query/run.ts';
+import { RemoteStore, RemoteStoreError } from './remote/client.ts';
+import { readRemoteConfig } from './remote/config.ts';
+import { openStore } from './store.ts';
+
+/**
+ * Queries on a store, for a command with no server to ask: the store opened in this process, or,
+ * for a store whose graphs live in an external SPARQL store, that store over HTTP. Either way
+ * the union of all graphs is the default graph and Weave's prefixes are predeclared; a query the
+ * store rejects is a QueryError with its message.
+ */
+export interface StoreQueries {
+  /** The result serialised as `mediaType`. */
+  query(query: string, mediaType: string): Promise<string>;
+  /** The Oxigraph store when it is opened here (not an external store), for what needs it whole: federation, RDF 1.2 result modes. */
+  store?: oxigraph.Store;
+}
+
+export async function openQueries(dir: string): Promise<StoreQueries> {
+  const remote = await readRemoteConfig(dir);
+  return remote ? externalQueries(new RemoteStore(remote)) : openedHere(dir);
+}
+
+async function openedHere(dir: string): Promise<StoreQueries> {
+  const { store } = await openStore(dir);
+  return { store, query: async (query, mediaType) => runQuery(store, query, { results_format: mediaType }, oxigraph) as string };
+}
+
+function externalQueries(remote: RemoteStore): StoreQueries {
+  return {
+    async query(query, mediaType) {
+      try {
+        return new TextDecoder().decode((await remote.query(query, [mediaType])).body);
+      } catch (e) {
+        if (e instanceof RemoteStoreError && e.status === 400) throw new QueryError(e.message);
+        throw e;
+      }
+    },
+  };
+}
+
+/** A SELECT's solutions as rows of plain values (unbound variables absent). */
+export async function selectRows(queries: StoreQueries, query: string): Promise<Record<string, string>[]> {
+  const json = JSON.parse(await queries.query(query, 'application/sparql-results+json')) as {
+    results?: { bindings: Record<string, { value: string }>[] };
+  };
+  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+}

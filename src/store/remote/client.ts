@@ -1,0 +1,134 @@
+import oxigraph from 'oxigraph';
+import { sparqlPrefixes } from '../../rdf/vocab.ts';
+import type { RemoteConfig } from './config.ts';
+import { graphPayload } from './rdf11.ts';
+
+/**
+ * The HTTP side of an external store: graphs by the Graph Store Protocol (a PUT replaces a graph
+ * whole, in one request), queries by the SPARQL 1.1 Protocol with Weave's prefixes predeclared.
+ * A user and password in the URL are sent as Basic authentication, never logged.
+ */
+
+export class RemoteStoreError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RemoteAnswer {
+  status: number;
+  mediaType: string;
+  body: Uint8Array;
+}
+
+export class RemoteStore {
+  constructor(readonly config: RemoteConfig) {}
+
+  /** Replaces `graph` (null: the default graph) with the quads of a graph file's text. */
+  async putGraph(graph: string | null, nquads: string): Promise<void> {
+    const body = graphPayload(nquads, graph, this.config.tripleTerms);
+    const res = await this.fetch(this.graphUrl(graph), { method: 'PUT', headers: { 'content-type': 'application/n-triples' }, body });
+    if (!res.ok) throw await this.failure(res, `PUT of graph ${graph ?? 'default'}`);
+  }
+
+  /** Replaces `graph` with a Turtle document (the ontology), parsed here so relative IRIs resolve against `base`. */
+  async putTurtle(graph: string, turtle: string, base: string): Promise<void> {
+    const lines = oxigraph.parse(turtle, { format: 'text/turtle', base_iri: base }).map((q) => `${q.subject} ${q.predicate} ${q.object} .`);
+    const res = await this.fetch(this.graphUrl(graph), {
+      method: 'PUT',
+      headers: { 'content-type': 'application/n-triples' },
+      body: `${lines.join('\n')}\n`,
+    });
+    if (!res.ok) throw await this.failure(res, `PUT of graph ${graph}`);
+  }
+
+  /** Drops `graph`; one that is not there is already gone. */
+  async deleteGraph(graph: string | null): Promise<void> {
+    const res = await this.fetch(this.graphUrl(graph), { method: 'DELETE' });
+    if (!res.ok && res.status !== 404) throw await this.failure(res, `DELETE of graph ${graph ?? 'default'}`);
+  }
+
+  async getGraph(graph: string | null, accept: string, signal?: AbortSignal): Promise<RemoteAnswer> {
+    return this.answer(await this.fetch(this.graphUrl(graph), { headers: { accept }, signal }));
+  }
+
+  /**
+   * A query, its result in the first of `accept` the store gives. Errors are the store's status
+   * and its first line of text, as it gave them.
+   */
+  async query(
+    query: string,
+    accept: string[],
+    options: { defaultGraphs?: string[]; namedGraphs?: string[]; signal?: AbortSignal } = {},
+  ): Promise<RemoteAnswer> {
+    const form = new URLSearchParams({ query: sparqlPrefixes() + query });
+    for (const g of options.defaultGraphs ?? []) form.append('default-graph-uri', g);
+    for (const g of options.namedGraphs ?? []) form.append('named-graph-uri', g);
+    const res = await this.fetch(this.config.endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: accept.map((t, i) => `${t};q=${(1 - i / 100).toFixed(2)}`).join(', '),
+      },
+      body: form.toString(),
+      signal: options.signal,
+    });
+    return this.answer(res);
+  }
+
+  private async answer(res: Response): Promise<RemoteAnswer> {
+    if (!res.ok) throw await this.failure(res, 'query');
+    const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
+    const body = new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, mediaType, body: mediaType === 'application/sparql-results+json' ? standardJson(body) : body };
+  }
+
+  private graphUrl(graph: string | null): string {
+    const url = new URL(this.config.graphStore);
+    url.username = '';
+    url.password = '';
+    if (graph === null) url.searchParams.set('default', '');
+    else url.searchParams.set('graph', graph);
+    return url.href.replace(/default=$/, 'default');
+  }
+
+  private fetch(address: string, init: RequestInit): Promise<Response> {
+    const url = new URL(address);
+    const credentials = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+    url.username = '';
+    url.password = '';
+    const headers = {
+      ...(init.headers as Record<string, string>),
+      ...(credentials && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }),
+    };
+    return fetch(url, { ...init, headers }).catch((e) => {
+      if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw e;
+      throw new RemoteStoreError(
+        502,
+        `the external store at ${url.origin} cannot be reached (${(e as Error).cause ?? (e as Error).message})`,
+      );
+    });
+  }
+
+  private async failure(res: Response, what: string): Promise<RemoteStoreError> {
+    // The store's own message, first line only: it may quote the query, never data we log.
+    const text = (await res.text().catch(() => '')).trim().split('\n')[0].slice(0, 300);
+    return new RemoteStoreError(res.status, `the external store answered the ${what} with ${res.status}${text ? `: ${text}` : ''}`);
+  }
+}
+
+/**
+ * SPARQL 1.1 JSON results as the Recommendation has them: Virtuoso still writes the 2008 draft's
+ * `typed-literal` for a literal with a datatype, which clients of 1.1 (and our table) do not know.
+ */
+export function standardJson(body: Uint8Array): Uint8Array {
+  const text = new TextDecoder().decode(body);
+  if (!text.includes('"typed-literal"')) return body;
+  const json = JSON.parse(text) as { results?: { bindings: Record<string, { type: string }>[] } };
+  for (const row of json.results?.bindings ?? [])
+    for (const term of Object.values(row)) if (term.type === 'typed-literal') term.type = 'literal';
+  return new TextEncoder().encode(JSON.stringify(json));
+}

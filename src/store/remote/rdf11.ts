@@ -1,0 +1,70 @@
+import oxigraph from 'oxigraph';
+import { RDF } from '../../rdf/terms.ts';
+
+/**
+ * Graph text for a store without RDF 1.2: every triple term in the RDF 1.1 form of reification.
+ * `R rdf:reifies <<( s p o )>>` becomes `R a rdf:Statement ; rdf:subject s ; rdf:predicate p ;
+ * rdf:object o` on the same reifier R, so annotations on R keep their subject; a triple term under
+ * any other predicate gets a blank node as its reifier. (The interop issue's mapping; this small
+ * one stands until src/rdf/ has it.)
+ */
+
+const REIFIES = `${RDF}reifies`;
+const TYPE = `<${RDF}type>`;
+const STATEMENT = `<${RDF}Statement>`;
+
+/**
+ * A graph file's N-Quads as N-Triples (a Graph Store PUT names the graph itself), triple terms in
+ * RDF 1.1 form unless the store takes them. `graph` is the graph every line names (null: the
+ * default graph, whose lines name none).
+ */
+export function graphPayload(text: string, graph: string | null, tripleTerms: boolean): string {
+  const out: string[] = [];
+  let fresh = 0;
+  const statement = (reifier: string, t: oxigraph.Quad) => {
+    out.push(
+      `${reifier} ${TYPE} ${STATEMENT} .`,
+      `${reifier} <${RDF}subject> ${term(t.subject)} .`,
+      `${reifier} <${RDF}predicate> ${t.predicate} .`,
+    );
+    out.push(`${reifier} <${RDF}object> ${term(t.object)} .`);
+  };
+  // A nested triple term gets a blank node of its own.
+  const term = (t: oxigraph.Term): string => {
+    if (t.termType !== 'Quad') return t.toString();
+    const q = t as oxigraph.Quad;
+    // Oxigraph writes a quad term without its <<( )>>.
+    if (tripleTerms) return `<<( ${term(q.subject)} ${q.predicate} ${term(q.object)} )>>`;
+    const node = `_:weaveTripleTerm${++fresh}`;
+    statement(node, q);
+    return node;
+  };
+  const suffix = graph === null ? ' .' : ` ${oxigraph.namedNode(graph)} .`;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    // Most lines hold no triple term: their graph is cut off as text, since parsing every line would cost the most.
+    if (!line.includes('<<(') && line.endsWith(suffix)) {
+      out.push(`${line.slice(0, -suffix.length)} .`);
+      continue;
+    }
+    for (const q of oxigraph.parse(line, { format: 'application/n-quads' })) {
+      if (!tripleTerms && q.object.termType === 'Quad' && q.predicate.value === REIFIES && q.subject.termType !== 'Quad')
+        statement(q.subject.toString(), q.object as oxigraph.Quad);
+      else out.push(`${term(q.subject)} ${q.predicate} ${term(q.object)} .`);
+    }
+  }
+  return out.length ? `${out.map(maskMarkup).join('\n')}\n` : '';
+}
+
+/**
+ * `<` inside a literal as its escape `\u003C`: the same literal, but a payload whose texts quote
+ * HTML (`<!DOCTYPE html>`) is otherwise taken by Virtuoso's Graph Store for an HTML page and
+ * refused (500, "unsupported type text/html"), whatever its Content-Type says.
+ */
+export function maskMarkup(line: string): string {
+  const open = line.indexOf('"');
+  const close = line.lastIndexOf('"');
+  if (open < 0 || close <= open) return line;
+  const lexical = line.slice(open, close);
+  return lexical.includes('<') ? `${line.slice(0, open)}${lexical.replaceAll('<', '\\u003C')}${line.slice(close)}` : line;
+}

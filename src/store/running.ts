@@ -1,0 +1,94 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomically } from './atomic.ts';
+import { RUN_FILE } from './layout.ts';
+
+/**
+ * The run file: a `weave serve` that has the store open writes `<store>/server.json` (its pid,
+ * URL and token; mode 0600, since the token authorises writes) and removes it when it stops.
+ * Commands call `findServer(storeDir)` and, when it answers, ask that server instead of opening
+ * the store themselves. A run file whose pid is gone, or whose server does not answer as that
+ * pid, is stale: ignored here, and replaced by the next `weave serve`.
+ */
+
+export const RUN_FORMAT = 'weave-server/1';
+
+export interface RunFile {
+  format: typeof RUN_FORMAT;
+  pid: number;
+  /** The server's base URL, ending in `/` (`http://127.0.0.1:7878/`). */
+  url: string;
+  /** A bearer token the server accepts. */
+  token: string;
+  startedAt: string;
+}
+
+/** A server that answered for this store: where it is and the token to send. */
+export interface FoundServer {
+  url: string;
+  token: string;
+  pid: number;
+}
+
+export async function writeRunFile(dir: string, run: Omit<RunFile, 'format'>): Promise<void> {
+  const file: RunFile = { format: RUN_FORMAT, ...run };
+  // A server may start on a store not built yet (its first ingest makes the rest).
+  await mkdir(dir, { recursive: true });
+  await writeFileAtomically(join(dir, RUN_FILE), `${JSON.stringify(file, null, 1)}\n`, undefined, 0o600);
+}
+
+/** Removes the run file if it still names `pid` (a newer server may have replaced it). */
+export async function removeRunFile(dir: string, pid = process.pid): Promise<void> {
+  const run = await readRunFile(dir);
+  if (run?.pid === pid) await rm(join(dir, RUN_FILE), { force: true });
+}
+
+/** The run file, or undefined when there is none or it is not one (a damaged file counts as stale). */
+export async function readRunFile(dir: string): Promise<RunFile | undefined> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(join(dir, RUN_FILE), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const r = json as Partial<RunFile>;
+  const sound =
+    r?.format === RUN_FORMAT &&
+    Number.isInteger(r.pid) &&
+    (r.pid as number) > 0 &&
+    typeof r.url === 'string' &&
+    /^https?:\/\/.+\/$/.test(r.url) &&
+    typeof r.token === 'string' &&
+    typeof r.startedAt === 'string';
+  return sound ? (r as RunFile) : undefined;
+}
+
+/**
+ * The server running for the store in `storeDir`, or undefined: its run file names a live pid
+ * and `/healthz` at its URL answers, within `timeoutMs`, with that same pid and a store that is
+ * open or opening.
+ */
+export async function findServer(storeDir: string, options: { timeoutMs?: number } = {}): Promise<FoundServer | undefined> {
+  const run = await readRunFile(storeDir);
+  if (!run || !isRunning(run.pid)) return undefined;
+  try {
+    const res = await fetch(`${run.url}healthz`, { signal: AbortSignal.timeout(options.timeoutMs ?? 3000) });
+    const health = (await res.json()) as { pid?: number; store?: string };
+    // A server still loading is found (its queries wait for the store); one that cannot open it is
+    // not, so the command opens the store itself and says which file is wrong.
+    if (health.pid !== run.pid || health.store === 'failing') return undefined;
+  } catch {
+    return undefined;
+  }
+  return { url: run.url, token: run.token, pid: run.pid };
+}
+
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import oxigraph from 'oxigraph';
+import { graphPayload, maskMarkup } from '../../src/store/remote/rdf11.ts';
+
+/** What an external store is sent: graph names dropped, triple terms in RDF 1.1 form, markup in literals escaped. */
+
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+const G = 'urn:g:1';
+const line = (s: string) => `${s} <${G}> .`;
+
+describe('graphPayload', () => {
+  it('drops the graph name of plain lines', () => {
+    assert.equal(
+      graphPayload(`${line('<urn:s> <urn:p> "x"')}\n${line('<urn:s> <urn:q> <urn:o>')}\n`, G, false),
+      '<urn:s> <urn:p> "x" .\n<urn:s> <urn:q> <urn:o> .\n',
+    );
+    assert.equal(graphPayload('<urn:s> <urn:p> "x" .\n', null, false), '<urn:s> <urn:p> "x" .\n');
+  });
+
+  it('writes rdf:reifies <<( s p o )>> as rdf:Statement on the same reifier, its annotations untouched', () => {
+    const text = `${line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> "o" )>>`)}\n${line('<urn:r> <urn:evidence> <urn:exact>')}\n`;
+    assert.equal(
+      graphPayload(text, G, false),
+      [
+        `<urn:r> <${RDF}type> <${RDF}Statement> .`,
+        `<urn:r> <${RDF}subject> <urn:s> .`,
+        `<urn:r> <${RDF}predicate> <urn:p> .`,
+        `<urn:r> <${RDF}object> "o" .`,
+        '<urn:r> <urn:evidence> <urn:exact> .',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('gives a triple term under another predicate a blank node of its own', () => {
+    const out = graphPayload(`${line('<urn:a> <urn:claims> <<( <urn:s> <urn:p> <urn:o> )>>')}\n`, G, false)
+      .trim()
+      .split('\n');
+    const [statement] = out.filter((l) => l.includes(`<${RDF}type>`));
+    const node = statement.split(' ')[0];
+    assert.match(node, /^_:\w+$/);
+    assert.deepEqual(
+      out.sort(),
+      [
+        `${node} <${RDF}object> <urn:o> .`,
+        `${node} <${RDF}predicate> <urn:p> .`,
+        `${node} <${RDF}subject> <urn:s> .`,
+        `${node} <${RDF}type> <${RDF}Statement> .`,
+        `<urn:a> <urn:claims> ${node} .`,
+      ].sort(),
+    );
+  });
+
+  it('keeps triple terms for a store that takes RDF 1.2', () => {
+    assert.equal(
+      graphPayload(`${line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> "o" )>>`)}\n`, G, true),
+      `<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> "o" )>> .\n`,
+    );
+  });
+
+  it('escapes < in literals only, and the literal reads back the same', () => {
+    const text = line('<urn:s> <urn:text> "<!DOCTYPE html>\\n<html lang=\'en\'>"@en');
+    const sent = graphPayload(`${text}\n`, G, false);
+    assert.equal(sent, '<urn:s> <urn:text> "\\u003C!DOCTYPE html>\\n\\u003Chtml lang=\'en\'>"@en .\n');
+    const [before] = oxigraph.parse(text, { format: 'application/n-quads' });
+    const [after] = oxigraph.parse(sent, { format: 'application/n-triples' });
+    assert.equal(after.object.value, before.object.value);
+    assert.equal(maskMarkup('<urn:s> <urn:p> <urn:o> .'), '<urn:s> <urn:p> <urn:o> .');
+  });
+});

@@ -1,0 +1,104 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * A real Virtuoso (Debian's virtuoso-opensource 7.2.5, which .ci/run installs) for the external
+ * store tests: started in a temp directory with its own virtuoso.ini on free loopback ports,
+ * SPARQL_UPDATE granted to the SPARQL user (so `/sparql-graph-crud` takes Graph Store writes),
+ * and stopped with its files removed. Undefined, with the reason, where the binaries are missing.
+ */
+
+const SERVER = '/usr/bin/virtuoso-t';
+const ISQL = '/usr/bin/isql-vt';
+/** The HTTP server's documents; Virtuoso wants a ServerRoot even though /sparql needs none of them. */
+const VSP = '/var/lib/virtuoso-opensource-7/vsp';
+
+export interface Virtuoso {
+  /** The SPARQL endpoint, `http://127.0.0.1:PORT/sparql`. */
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export function virtuosoMissing(): string | undefined {
+  return existsSync(SERVER) && existsSync(ISQL)
+    ? undefined
+    : `${SERVER} is not installed (apt-get install virtuoso-opensource; .ci/run does)`;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startVirtuoso(): Promise<Virtuoso> {
+  const dir = await mkdtemp(join(tmpdir(), 'weave-virtuoso-'));
+  const [sqlPort, httpPort] = [await freePort(), await freePort()];
+  const file = (name: string) => join(dir, name);
+  await writeFile(
+    file('virtuoso.ini'),
+    `[Database]
+DatabaseFile = ${file('virtuoso.db')}
+ErrorLogFile = ${file('virtuoso.log')}
+LockFile = ${file('virtuoso.lck')}
+TransactionFile = ${file('virtuoso.trx')}
+xa_persistent_file = ${file('virtuoso.pxa')}
+TempStorage = TempDatabase
+[TempDatabase]
+DatabaseFile = ${file('virtuoso-temp.db')}
+TransactionFile = ${file('virtuoso-temp.trx')}
+[Parameters]
+ServerPort = 127.0.0.1:${sqlPort}
+DisableUnixSocket = 1
+DirsAllowed = .
+CaseMode = 2
+NumberOfBuffers = 20000
+MaxDirtyBuffers = 15000
+ThreadsPerQuery = 2
+MaxQueryMem = 500M
+[HTTPServer]
+ServerPort = 127.0.0.1:${httpPort}
+ServerRoot = ${VSP}
+ServerThreads = 8
+MaxClientConnections = 8
+Charset = UTF-8
+[SPARQL]
+; Virtuoso cuts results at 10,000 rows unless told otherwise: figures would silently differ.
+ResultSetMaxRows = 100000000
+MaxQueryExecutionTime = 600
+MaxQueryCostEstimationTime = 0
+`,
+  );
+  const child: ChildProcess = spawn(SERVER, ['+configfile', file('virtuoso.ini'), '+foreground'], { cwd: dir, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  };
+  const endpoint = `http://127.0.0.1:${httpPort}/sparql`;
+  try {
+    for (let i = 0; ; i++) {
+      const up = await fetch(`${endpoint}?query=ASK%7B%7D`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      if (i > 600 || child.exitCode !== null) throw new Error(`Virtuoso did not start (see ${file('virtuoso.log')})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await promisify(execFile)(ISQL, [String(sqlPort), 'dba', 'dba', 'exec=GRANT SPARQL_UPDATE TO "SPARQL";']);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { endpoint, stop };
+}
