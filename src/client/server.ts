@@ -1,4 +1,5 @@
 import type { FoundServer } from '../store/running.ts';
+import { httpRequest } from './http.ts';
 
 /**
  * Talking to a running `weave serve` found through its run file (store/running.ts): requests
@@ -24,15 +25,28 @@ export interface ServerAnswer {
 /** The longest this process waits in all for a server that is still loading its store. */
 const LOADING_PATIENCE_MS = 10 * 60_000;
 
-export async function askServer(server: FoundServer, path: string, init: RequestInit = {}): Promise<ServerAnswer> {
+export async function askServer(
+  server: FoundServer,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<ServerAnswer> {
   const started = performance.now();
   for (;;) {
-    const res = await fetch(new URL(path, server.url), { ...init, headers: { ...init.headers, authorization: `Bearer ${server.token}` } });
-    const text = await res.text();
-    if (res.ok) return { mediaType: (res.headers.get('content-type') ?? '').split(';')[0].trim(), text };
-    const retryAfter = Number(res.headers.get('retry-after'));
-    const loading = res.status === 503 && /the store is still loading/.test(text);
-    if (!loading || !(retryAfter > 0) || performance.now() - started > LOADING_PATIENCE_MS) throw new ServerError(res.status, text.trim());
+    const res = await httpRequest(new URL(path, server.url).href, {
+      ...init,
+      headers: { ...init.headers, authorization: `Bearer ${server.token}` },
+    });
+    const { status, text } = res;
+    if (status >= 200 && status < 300)
+      return {
+        mediaType: String(res.headers['content-type'] ?? '')
+          .split(';')[0]
+          .trim(),
+        text,
+      };
+    const retryAfter = Number(res.headers['retry-after']);
+    const loading = status === 503 && /the store is still loading/.test(text);
+    if (!loading || !(retryAfter > 0) || performance.now() - started > LOADING_PATIENCE_MS) throw new ServerError(status, text.trim());
     await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 5) * 1000));
   }
 }

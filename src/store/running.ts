@@ -1,5 +1,6 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { httpRequest } from '../client/http.ts';
 import { writeFileAtomically } from './atomic.ts';
 import { RUN_FILE } from './layout.ts';
 
@@ -72,8 +73,8 @@ export async function findServer(storeDir: string, options: { timeoutMs?: number
   const run = await readRunFile(storeDir);
   if (!run || !isRunning(run.pid)) return undefined;
   try {
-    const res = await fetch(`${run.url}healthz`, { signal: AbortSignal.timeout(options.timeoutMs ?? 3000) });
-    const health = (await res.json()) as { pid?: number; store?: string };
+    const res = await httpRequest(`${run.url}healthz`, { timeoutMs: options.timeoutMs ?? 3000 });
+    const health = JSON.parse(res.text) as { pid?: number; store?: string };
     // A server still loading is found (its queries wait for the store); one that cannot open it is
     // not, so the command opens the store itself and says which file is wrong.
     if (health.pid !== run.pid || health.store === 'failing') return undefined;
