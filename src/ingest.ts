@@ -6,11 +6,13 @@ import { sessionGraphIri } from './rdf/iri.ts';
 import type { SessionCounts } from './emit/contract.ts';
 import { SessionEmitter } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
-import { iri, nquad } from './rdf/terms.ts';
+import { iri, nquad, type Triple } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
 import type { GraphEntry, SourceStamp } from './store/manifest.ts';
 import { openStoreForWriting, type StoreWriter } from './store/writer.ts';
+import { DocCollector } from './search/docs.ts';
+import { SearchIndex } from './search/index.ts';
 
 /** A line that could not be read, named by file and line. Never carries the line's content. */
 export interface LineProblem {
@@ -43,6 +45,8 @@ export interface IngestOptions {
   content?: ContentPolicy;
   /** The dialects that find and read the sources; default every one Weave knows (src/dialect/index.ts). */
   dialects?: readonly Dialect[];
+  /** Keep the store's full-text index (`<store>/search/`) current, session by session; default true. */
+  search?: boolean;
 }
 
 export interface IngestReport {
@@ -57,10 +61,12 @@ export interface IngestReport {
   replayed: number;
   problems: LineProblem[];
   millis: number;
+  /** Why the search index could not be kept current this run (weave search rebuilds it), if it could not. */
+  searchIndex?: string;
 }
 
 /** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
-const WEAVE = 'weave/0.8';
+const WEAVE = 'weave/0.9'; // 0.8: the conversation layer; 0.9: a session without a runtime title takes its first prompt as its title
 const WRITE_BATCH = 1 << 20;
 
 /** Reads transcripts into the store directory, one graph per session. */
@@ -84,6 +90,8 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
   const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
   // A store built under another content policy holds other texts: it is rebuilt.
   const policy = contentPolicyKey(options.content);
+  // The search index, opened when the first session is written (an unchanged store never loads it).
+  let index: SearchIndex | undefined;
 
   try {
     for (const session of sessions) {
@@ -97,6 +105,7 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
         options.onProgress?.(progress);
         continue;
       }
+      const docs = options.search === false ? undefined : new DocCollector(session.sessionId);
       const { counts, entry } = await ingestSession(
         session,
         graph,
@@ -105,7 +114,17 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
         options,
         report,
         progress,
+        docs,
       );
+      if (docs && !report.searchIndex) {
+        // The index is derived: a failure to keep it is reported, never a failed ingest.
+        try {
+          index ??= await SearchIndex.open(options.storeDir);
+          await index.replaceSession(session.sessionId, entry, docs.docs(), docs.title());
+        } catch (e) {
+          report.searchIndex = (e as Error).message;
+        }
+      }
       report.sessions++;
       report.quads += counts.triples;
       report.malformed += counts.malformed;
@@ -117,6 +136,7 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
     }
     // Links whose target is in another session's graph (a compaction's tail in an earlier file).
     if (report.sessions) await linkAcrossSessions(store);
+    if (!report.searchIndex) await index?.save().catch((e: Error) => (report.searchIndex = e.message));
   } catch (e) {
     // The sessions stored before the failure keep their entries; the error is the one to report.
     await store.close().catch(() => undefined);
@@ -135,15 +155,20 @@ async function ingestSession(
   options: IngestOptions,
   report: IngestReport,
   progress: IngestProgress,
+  docs?: DocCollector,
 ): Promise<{ counts: SessionCounts; entry: GraphEntry }> {
   const { dialect } = session;
   const writer = await store.beginGraph(graph);
   const graphTerm = iri(graph);
   let buffer = '';
+  const sink = (t: Triple) => {
+    buffer += nquad(t, graphTerm);
+    docs?.triple(t.s, t.p, t.o);
+  };
   const emitter = new SessionEmitter(
     options.soul,
     session,
-    (t) => (buffer += nquad(t, graphTerm)),
+    sink,
     (options.observers ?? conversationModel)(session, options.soul),
     options.content,
   );

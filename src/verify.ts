@@ -54,6 +54,8 @@ export interface FileCheck {
 
 export interface SessionRow {
   session: string;
+  /** The session's title (weave:title of its main transcript), where it has one. */
+  title?: string;
   files: number;
   lines: number;
   events: number;
@@ -129,6 +131,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   }
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
   const rows = sessionRows(files);
+  const titles = await sessionTitles(select);
+  for (const row of rows) if (titles.has(row.session)) row.title = titles.get(row.session);
   const ok = files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
   return { ok, sessions: rows, files, gone: gone.sort(), notTranscripts: notTranscripts.sort(), millis: performance.now() - started };
 }
@@ -181,6 +185,14 @@ async function storedTranscripts(select: Select): Promise<Map<string, StoredTran
 async function openedHere(storeDir: string): Promise<Select> {
   const queries = await openQueries(storeDir);
   return (query) => selectRows(queries, query);
+}
+
+/** Each session's title, from its main transcript (a sub-agent's transcript has a parent). */
+async function sessionTitles(select: Select): Promise<Map<string, string>> {
+  const rows = await select(
+    `SELECT ?session ?title WHERE { GRAPH ?g { ?t weave:sessionId ?session ; weave:title ?title FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }`,
+  );
+  return new Map(rows.map((r) => [r.session, r.title]));
 }
 
 async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {

@@ -198,7 +198,7 @@ test('command errors are one clear line and a non-zero exit', async () => {
       return true;
     });
     await assert.rejects(run(WEAVE, ['ingest', join(dir, 'nowhere')]), (e: { code: number; stderr: string }) => {
-      assert.match(e.stderr, /^weave ingest: ENOENT/);
+      assert.match(e.stderr, /^weave ingest: \S+nowhere: no such file or folder; name a projects root/);
       return true;
     });
     await assert.rejects(run(WEAVE, ['export', '--bogus']), (e: { code: number }) => e.code === 2);

@@ -6,6 +6,8 @@ import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { conversationDocument, conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
+import { runQuery } from '../query/run.ts';
+import type { JsonResults } from '../query/table.ts';
 import { loadNQuadsFile, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
@@ -63,7 +65,8 @@ export async function main(args: string[]): Promise<number> {
   await loadOntology(store);
   const view = conversationView(store, graph, entry.sessionId!);
   const glossary = glossaryOf(store, graph);
-  if (format === 'text') process.stdout.write(printable(render(view, namer(terms, glossary), depth, width), { keepNewlines: true }));
+  if (format === 'text')
+    process.stdout.write(printable(render(view, namer(terms, glossary), depth, width, titleOf(store, graph)), { keepNewlines: true }));
   else {
     const document = conversationDocument(view, glossary?.dialect ?? 'unknown');
     process.stdout.write(
@@ -112,12 +115,13 @@ function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => 
   };
 }
 
-export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number): string {
+export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number, title?: string): string {
   const out: string[] = [];
   const { streams } = view;
   const { segments } = view;
   const open = segments.filter((s) => s.state === 'open').length;
   out.push(`conversation ${view.conversation.id}`);
+  if (title) out.push(`  title      ${title}`);
   out.push(`  segments   ${segments.length} (${open} open, ${segments.length - open} candidate), policy ${segments[0]?.policy ?? '-'}`);
   out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
   out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
@@ -157,4 +161,11 @@ export function render(view: ConversationView, name: (term: string) => string, d
   };
   walk(view.root, 0);
   return `${out.join('\n')}\n`;
+}
+
+/** The session's title: weave:title of its main transcript. */
+function titleOf(store: oxigraph.Store, graph: string): string | undefined {
+  const query = `SELECT ?title WHERE { GRAPH <${graph}> { ?t weave:title ?title FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }`;
+  const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
+  return json.results?.bindings[0]?.title?.value as string | undefined;
 }

@@ -1,9 +1,10 @@
 import type { Dialect } from '../dialect/dialect.ts';
 import { glossaries, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
+import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
 import { CliError, parse } from './options.ts';
 
-const help = (known: string[]) => `usage: weave glossary [DIALECT] [--json]
+const help = (known: string[]) => `usage: weave glossary [DIALECT] [--json] [--wide]
 
 Prints what the runtime calls each term of the conversation model, and where it writes it:
 MODEL, RUNTIME, WHERE, NOTE, sorted by the model's term. A term the runtime has no word for is
@@ -14,6 +15,7 @@ DIALECT defaults to ${known[0]}; known: ${known.join(', ')}.
 
 options:
   --json             print the glossary as JSON
+  --wide             print every column in full, whatever the terminal's width
   -h, --help         this help
 `;
 
@@ -24,7 +26,7 @@ export async function main(args: string[]): Promise<number> {
 
 /** What `weave glossary ARGS` prints, from the glossaries of `dialects` (the first is the default). */
 export function glossaryCommand(args: string[], dialects: readonly Dialect[] = DIALECTS): string {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, wide: { type: 'boolean' } });
   const known = glossaries(dialects);
   const ids = Object.keys(known);
   if (values.help) return help(ids);
@@ -32,7 +34,9 @@ export function glossaryCommand(args: string[], dialects: readonly Dialect[] = D
   const dialect = positionals[0] ?? ids[0];
   const glossary = Object.hasOwn(known, dialect) ? known[dialect] : undefined;
   if (!glossary) throw new CliError(`no glossary for dialect "${dialect}"; known: ${ids.join(', ')}`, 2);
-  return values.json ? `${JSON.stringify(asJson(glossary, ids), null, 2)}\n` : renderGlossary(glossary);
+  return values.json
+    ? `${JSON.stringify(asJson(glossary, ids), null, 2)}\n`
+    : renderGlossary(glossary, values.wide ? Number.POSITIVE_INFINITY : terminalWidth());
 }
 
 export function counts(glossary: Glossary): { terms: number; native: number; derived: number } {
@@ -62,18 +66,13 @@ export function asJson(glossary: Glossary, dialects: string[]) {
   };
 }
 
-/** Rows as space-aligned columns, two spaces apart; the last column is not padded. */
-function columns(rows: string[][]): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) =>
-    r
-      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] + 2)))
-      .join('')
-      .trimEnd(),
-  );
+/** Rows as space-aligned columns, two spaces apart, the text columns cut to fit `width`. */
+function columns([head, ...rows]: string[][], width: number): string[] {
+  const cols: Column[] = head.map((h, i) => ({ head: h, shrink: i > 0 }));
+  return fitTable(cols, rows, width, { rule: false });
 }
 
-export function renderGlossary(glossary: Glossary): string {
+export function renderGlossary(glossary: Glossary, width = Number.POSITIVE_INFINITY): string {
   const { terms, native, derived } = counts(glossary);
   const rows = sorted(glossary).map((t) => [
     t.model,
@@ -84,17 +83,17 @@ export function renderGlossary(glossary: Glossary): string {
   return [
     `dialect ${glossary.dialect}`,
     '',
-    ...columns([['MODEL', 'RUNTIME', 'WHERE', 'NOTE'], ...rows]),
+    ...columns([['MODEL', 'RUNTIME', 'WHERE', 'NOTE'], ...rows], width),
     '',
     `${terms} terms: ${native} named by ${glossary.label}, ${derived} derived`,
     '',
     `What ${glossary.label} records that the model does not carry:`,
     '',
-    ...columns([['FIELD', 'WHY'], ...glossary.notCarried.map((r) => [r.field, r.why])]),
+    ...columns([['FIELD', 'WHY'], ...glossary.notCarried.map((r) => [r.field, r.why])], width),
     '',
     `What ${glossary.label} does not supply at all:`,
     '',
-    ...columns([['WHAT', 'WHY'], ...glossary.notSupplied.map((r) => [r.what, r.why])]),
+    ...columns([['WHAT', 'WHY'], ...glossary.notSupplied.map((r) => [r.what, r.why])], width),
     '',
   ].join('\n');
 }

@@ -4,8 +4,8 @@ import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
-import { progressBar } from './progress.ts';
-import { defaultSources } from './sources.ts';
+import { progressBar, readersBar } from './progress.ts';
+import { checkSources, defaultSources, inFixtures } from './sources.ts';
 
 const HELP = `usage: weave ingest [PATH...] [options]
 
@@ -34,6 +34,7 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   const paths = positionals.length ? positionals : (await defaultSources(false)).paths;
+  await checkSources(paths);
   const bar = progressBar();
   const report = await ingest(paths, {
     storeDir: storeDir(values),
@@ -43,12 +44,36 @@ export async function main(args: string[]): Promise<number> {
     onProgress: bar.update,
     onProblem: (p) => {
       bar.done();
-      process.stderr.write(`${printable(p.path)}:${p.lineNo}: ${p.kind}: ${printable(p.message)}\n`);
+      process.stderr.write(
+        `${printable(p.path)}:${p.lineNo}: ${p.kind}: ${printable(p.message)}${inFixtures(p.path) ? ' (broken on purpose in the fixtures)' : ''}\n`,
+      );
     },
   });
   bar.done();
+  if (report.searchIndex)
+    process.stderr.write(
+      `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again\n`,
+    );
+  if (report.sessions + report.skipped === 0) {
+    process.stderr.write(
+      `weave ingest: no Claude Code transcripts (.jsonl files) under ${paths.join(', ')}; name a projects root (~/.claude/projects), a project folder or one .jsonl file\n`,
+    );
+    return 1;
+  }
   // Readers rerun only where a session graph or a reader changed since they last ran.
-  const detected = values['no-detect'] ? undefined : await detect({ storeDir: storeDir(values), onlyStale: true, onProblem: printProblem });
+  const readers = readersBar();
+  const detected = values['no-detect']
+    ? undefined
+    : await detect({
+        storeDir: storeDir(values),
+        onlyStale: true,
+        onProblem: (p) => {
+          readers.done();
+          printProblem(p);
+        },
+        onProgress: readers.update,
+      });
+  readers.done();
   process.stdout.write(
     values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`,
   );

@@ -1,24 +1,51 @@
 import type { IngestProgress } from '../ingest.ts';
 
-/** A one-line progress bar on a terminal (files, records, MB/s); silent elsewhere. */
-export function progressBar(stream: NodeJS.WriteStream = process.stderr): { update(p: IngestProgress): void; done(): void } {
-  if (!stream.isTTY) return { update() {}, done() {} };
-  const started = performance.now();
+/** One line rewritten in place on a terminal, at most every 100 ms; silent elsewhere. */
+function liveLine(stream: NodeJS.WriteStream): { show(text: string, force?: boolean): void; done(): void } {
+  if (!stream.isTTY) return { show() {}, done() {} };
   let last = 0;
   return {
-    update(p) {
+    show(text, force = false) {
       const now = performance.now();
-      if (now - last < 100 && p.sessionsDone < p.sessionsTotal) return;
+      if (now - last < 100 && !force) return;
       last = now;
-      const width = 24;
-      const filled = Math.round((p.sessionsDone / Math.max(1, p.sessionsTotal)) * width);
-      const mbs = p.bytes / 1e6 / Math.max(0.001, (now - started) / 1000);
-      stream.write(
-        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.sessionsDone}/${p.sessionsTotal} sessions · ${p.files} files · ${p.records.toLocaleString('en')} records · ${mbs.toFixed(1)} MB/s\x1b[K`,
-      );
+      const width = stream.columns || 80;
+      stream.write(`\r${text.length >= width ? `${text.slice(0, width - 2)}…` : text}\x1b[K`);
     },
     done() {
       stream.write('\r\x1b[K');
     },
+  };
+}
+
+function bar(done: number, total: number, width = 24): string {
+  const filled = Math.round((done / Math.max(1, total)) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}
+
+/** The ingest phase: sessions, files, records, MB/s. */
+export function progressBar(stream: NodeJS.WriteStream = process.stderr): { update(p: IngestProgress): void; done(): void } {
+  const line = liveLine(stream);
+  const started = performance.now();
+  return {
+    update(p) {
+      const mbs = p.bytes / 1e6 / Math.max(0.001, (performance.now() - started) / 1000);
+      line.show(
+        `reading transcripts ${bar(p.sessionsDone, p.sessionsTotal)} ${p.sessionsDone}/${p.sessionsTotal} sessions · ${p.files} files · ${p.records.toLocaleString('en')} records · ${mbs.toFixed(1)} MB/s`,
+        p.sessionsDone === p.sessionsTotal,
+      );
+    },
+    done: line.done,
+  };
+}
+
+/** The readers' phase (weave detect, also run after ingest): sessions read so far. */
+export function readersBar(stream: NodeJS.WriteStream = process.stderr): { update(done: number, total: number): void; done(): void } {
+  const line = liveLine(stream);
+  return {
+    update(done, total) {
+      line.show(`running readers ${bar(done, total)} ${done}/${total} sessions`, done === total);
+    },
+    done: line.done,
   };
 }

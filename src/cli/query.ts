@@ -1,17 +1,18 @@
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
-import { answerFromServer, parseQueryArgs, printable, type QueryRequest } from '../client/query.ts';
+import { answerFromServer, parseQueryArgs, printable, table, type QueryRequest } from '../client/query.ts';
 import { FederationError } from '../federation/allow.ts';
 import { SourceFileError } from '../federation/sources.ts';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../query/graph-results.ts';
 import { QueryError, runQuery } from '../query/run.ts';
 import { NotXmlError, writeSolutions } from '../query/solutions.ts';
-import { renderTable, type JsonResults } from '../query/table.ts';
+import type { JsonResults } from '../query/table.ts';
 import { openQueries } from '../store/queries.ts';
+import { readRemoteConfig } from '../store/remote/config.ts';
 import { findServer } from '../store/running.ts';
 import type { OxStore } from '../store/store.ts';
-import { CliError, COMMON_HELP } from './options.ts';
+import { CliError, COMMON_HELP, requireStore } from './options.ts';
 
 const HELP = `usage: weave query QUERY [options]
        weave query -f FILE.rq [options]
@@ -31,6 +32,7 @@ options:
   --source S             also query S (repeatable): a SPARQL endpoint or RDF document by URL
                          (sparql@URL forces an endpoint), or a Turtle, TriG, N-Triples or N-Quads file
   --service-allow URL    an endpoint SERVICE clauses may name (repeatable); no other is contacted
+  --wide                 table: print every cell in full, whatever the terminal's width
 ${COMMON_HELP}
 `;
 
@@ -40,6 +42,7 @@ export async function main(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  for (const warning of request.warnings) process.stderr.write(warning);
   // A federated query runs here: the command line's sources and allow-list are not the server's.
   const server = request.federated ? undefined : await findServer(request.storeDir);
   const answered = server && (await answerFromServer(server, request));
@@ -52,24 +55,46 @@ export async function main(args: string[]): Promise<number> {
       `weave query: the server at ${server.url} does not send this answer (too large, or not in this format); opening the store here\n`,
     );
 
+  // The query's syntax first, on an empty store: a typo is reported before the store loads.
+  // (A federated query is left to Comunica: an empty Oxigraph store cannot run its SERVICE clauses.)
+  if (!request.federated)
+    told(() =>
+      runQuery(
+        new oxigraph.Store(),
+        request.query,
+        { results_format: request.isGraph ? GRAPH_FORMATS.nquads : SOLUTION_FORMATS.json },
+        oxigraph,
+      ),
+    );
+  if (!(await readRemoteConfig(request.storeDir))) await requireStore(request.storeDir);
   const queries = await openQueries(request.storeDir);
-  let text: string;
-  try {
-    if (queries.store) text = await runHere(queries.store, request);
-    else if (request.federated)
+  const text = await told(async () => {
+    if (queries.store) return runHere(queries.store, request);
+    if (request.federated)
       throw new CliError('--source and SERVICE need the store opened here; this store lives in an external SPARQL store');
     // An external store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked.
-    else text = printable(request, await queries.query(request.query, request.mediaType));
-  } catch (e) {
+    return printable(request, await queries.query(request.query, request.mediaType));
+  });
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  return 0;
+}
+
+/** Runs `job`, its errors told as the CLI tells them. */
+function told<T>(job: () => T): T {
+  const tell = (e: unknown): never => {
     if (e instanceof QueryError || e instanceof FederationError || e instanceof SourceFileError) throw new CliError(e.message);
     if (e instanceof NotXmlError || e instanceof NotXmlGraphError || e instanceof NoTripleTermsError)
       throw new CliError(
         `${e.message}; use --format json, tsv, turtle or ntriples${e instanceof NoTripleTermsError ? ', or --rdf 1.1' : ''}`,
       );
     throw e;
+  };
+  try {
+    const result = job();
+    return (result instanceof Promise ? result.catch(tell) : result) as T;
+  } catch (e) {
+    return tell(e);
   }
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-  return 0;
 }
 
 /** The query on the store opened here: federated through Comunica when it names sources or SERVICE, else by Oxigraph; written in `--rdf` mode. */
@@ -82,7 +107,7 @@ async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
     const allow = [...request.serviceAllow, ...sources.map((s) => s.replace(/^sparql@/i, ''))];
     const result = await runFederated(store, query, { sources, allow });
     if (result.kind === 'solutions')
-      return format === 'table' ? renderTable(result.results) : writeSolutions(result.results, mediaType, solutionForm);
+      return format === 'table' ? table(request, result.results) : writeSolutions(result.results, mediaType, solutionForm);
     const writer = new Writer({ format: 'N-Quads' });
     writer.addQuads(result.quads);
     let nquads = '';
@@ -92,7 +117,7 @@ async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
   if (request.isGraph)
     return writeGraph(runQuery(store, query, { results_format: GRAPH_FORMATS.nquads }, oxigraph) as string, mediaType, mode);
   const json = runQuery(store, query, { results_format: SOLUTION_FORMATS.json }, oxigraph) as string;
-  if (format === 'table') return renderTable(JSON.parse(json) as JsonResults);
+  if (format === 'table') return table(request, JSON.parse(json) as JsonResults);
   return mediaType === SOLUTION_FORMATS.json && mode === '1.2'
     ? json
     : writeSolutions(JSON.parse(json) as JsonResults, mediaType, solutionForm);

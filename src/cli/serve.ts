@@ -9,7 +9,7 @@ import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 import { progressBar } from './progress.ts';
-import { defaultSources, FIXTURES_DIR } from './sources.ts';
+import { defaultSources, FIXTURES_DIR, fixturesNote } from './sources.ts';
 
 const HELP = `usage: weave serve [PATH...] [options]
 
@@ -166,7 +166,7 @@ function rdfMode(value: string | undefined): RdfMode {
 async function sourcesToServe(): Promise<{ paths: string[]; note?: string }> {
   const found = await defaultSources(true);
   if (found.note || (await holdsTranscript(found.paths[0]))) return found;
-  return { paths: [FIXTURES_DIR], note: `no transcripts under ${found.paths[0]}: serving the bundled fixtures in ${FIXTURES_DIR}` };
+  return { paths: [FIXTURES_DIR], note: await fixturesNote(`no transcripts under ${found.paths[0]}`) };
 }
 
 /** Whether a folder holds a `.jsonl` file anywhere below it (stops at the first). */

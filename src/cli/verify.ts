@@ -1,6 +1,7 @@
 import { selectRows } from '../client/server.ts';
 import { findServer } from '../store/running.ts';
 import { verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
+import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
 import { COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 
@@ -31,7 +32,9 @@ export async function main(args: string[]): Promise<number> {
   // A running server has the store open: it answers the two queries, and nothing is loaded here.
   const server = await findServer(dir);
   const report = await verify({ storeDir: dir, paths: positionals, select: server && ((query) => selectRows(server, query)) });
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report), { keepNewlines: true }));
+  process.stdout.write(
+    values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report, terminalWidth()), { keepNewlines: true }),
+  );
   return report.ok ? 0 : 1;
 }
 
@@ -49,7 +52,7 @@ const COLUMNS: [keyof SessionRow, string][] = [
   ['mismatched', 'DIFFER'],
 ];
 
-export function render(report: VerifyReport): string {
+export function render(report: VerifyReport, width = Number.POSITIVE_INFINITY): string {
   const total: SessionRow = {
     session: 'total',
     files: 0,
@@ -64,19 +67,12 @@ export function render(report: VerifyReport): string {
     mismatched: 0,
   };
   for (const row of report.sessions) for (const [key] of COLUMNS.slice(1)) (total[key] as number) += row[key] as number;
-  const table = [...report.sessions, total].map((row) => COLUMNS.map(([key]) => String(row[key])));
-  const widths = COLUMNS.map(([, head], i) => Math.max(head.length, ...table.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
-  const out = [
-    line(COLUMNS.map(([, head]) => head)),
-    ...table.slice(0, -1).map(line),
-    line(widths.map((w) => '-'.repeat(w))),
-    line(table[table.length - 1]),
+  const cells = (row: SessionRow) => [...COLUMNS.map(([key]) => String(row[key])), row.title ?? ''];
+  const columns: Column[] = [
+    ...COLUMNS.map(([, head], i): Column => ({ head, align: i ? 'right' : 'left' })),
+    { head: 'TITLE', shrink: true },
   ];
+  const out = fitTable(columns, [...report.sessions.map(cells), 'rule', cells(total)], width, { rule: false });
   for (const file of report.files) out.push(...problems(file));
   if (report.gone.length) out.push(`${report.gone.length} source file(s) the store was built from are gone; not checked`);
   if (report.notTranscripts.length)

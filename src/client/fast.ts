@@ -21,10 +21,12 @@ export async function answerQuickly(argv: string[]): Promise<number | undefined>
   try {
     text = await answerFromServer(server, request);
   } catch (e) {
+    for (const warning of request.warnings) process.stderr.write(warning);
     process.stderr.write(`weave query: ${(e as Error).message}\n`);
     return 1;
   }
   if (text === undefined) return undefined;
+  for (const warning of request.warnings) process.stderr.write(warning);
   await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
   return 0;
 }

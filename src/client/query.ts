@@ -3,7 +3,9 @@ import { CliError, parse, storeDir } from '../cli/options.ts';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
 import { needsFederation } from '../federation/allow.ts';
 import { own } from '../own.ts';
+import { terminalWidth } from '../query/fit.ts';
 import { returnsGraph } from '../query/run.ts';
+import { unknownWeaveTerms } from '../query/terms.ts';
 import { renderTable, type JsonResults } from '../query/table.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import type { FoundServer } from '../store/running.ts';
@@ -30,6 +32,10 @@ export interface QueryRequest {
   serviceAllow: string[];
   /** Sources or SERVICE: the query runs here, through the federation engine, never on a server. */
   federated: boolean;
+  /** `--wide`: a table printed in full, whatever the terminal's width. */
+  wide: boolean;
+  /** Lines for stderr before the answer (weave: names the ontology does not declare). */
+  warnings: string[];
 }
 
 /** `weave query` arguments; undefined for `--help`. */
@@ -40,21 +46,38 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
     rdf: { type: 'string' },
     source: { type: 'string', multiple: true },
     'service-allow': { type: 'string', multiple: true },
+    wide: { type: 'boolean' },
   });
   if (values.help) return undefined;
-  const query = values.file ? await readFile(values.file, 'utf8') : positionals.join(' ');
+  const query = values.file
+    ? await readFile(values.file, 'utf8').catch(() => {
+        throw new CliError(`${values.file}: cannot read the query file`);
+      })
+    : positionals.join(' ');
   if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
-  const format = values.format ?? 'table';
+  const isGraph = returnsGraph(query);
+  const format = values.format ?? (isGraph ? 'turtle' : 'table');
   if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format))
-    throw new CliError(`unknown --format "${format}"`, 2);
+    throw new CliError(
+      `unknown --format "${format}": table, ${names(SOLUTION_FORMATS)} for SELECT and ASK; ${names(GRAPH_FORMATS)} for CONSTRUCT and DESCRIBE`,
+      2,
+    );
+  if (isGraph && !own(GRAPH_FORMATS, format))
+    throw new CliError(
+      `--format ${format} is for SELECT and ASK results; a CONSTRUCT or DESCRIBE answers with a graph: use ${names(GRAPH_FORMATS)}`,
+      2,
+    );
+  if (!isGraph && own(GRAPH_FORMATS, format))
+    throw new CliError(
+      `--format ${format} is for graphs (CONSTRUCT, DESCRIBE); a SELECT or ASK answers with solutions: use table, ${names(SOLUTION_FORMATS)}`,
+      2,
+    );
   const mode = (values.rdf ?? '1.2') as RdfMode;
   if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
   const sources = values.source ?? [];
-  const isGraph = returnsGraph(query);
   const mediaType = isGraph
     ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle)
     : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
-  const serviceAllow = values['service-allow'] ?? [];
   return {
     query,
     format,
@@ -63,14 +86,26 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
     mediaType,
     mode,
     sources,
-    serviceAllow,
+    serviceAllow: values['service-allow'] ?? [],
     federated: needsFederation(query, sources),
+    wide: values.wide ?? false,
+    warnings: unknownWeaveTerms(query).map(
+      (term) => `weave query: weave:${term} is not a term of the ontology (ontology/weave.ttl); nothing will match it\n`,
+    ),
   };
+}
+
+const names = (formats: Record<string, string>) => Object.keys(formats).join(', ');
+
+/** A SELECT's table, cut to the terminal unless `--wide`. */
+export function table(request: QueryRequest, results: JsonResults): string {
+  const width = request.wide ? Number.POSITIVE_INFINITY : terminalWidth();
+  return renderTable(results, { width, cell: request.wide ? width : 60 });
 }
 
 /** The text `weave query` prints for an answer in `request.mediaType`. */
 export function printable(request: QueryRequest, text: string): string {
-  if (request.format === 'table' && !request.isGraph) return renderTable(JSON.parse(text) as JsonResults);
+  if (request.format === 'table' && !request.isGraph) return table(request, JSON.parse(text) as JsonResults);
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 

@@ -1,4 +1,5 @@
 import type { SourceLine } from '../acquire/lines.ts';
+import type { ContentPolicy } from '../emit/content.ts';
 import type { Where, RecordOut, Resolve } from '../emit/contract.ts';
 import type { BatchJournal, RecordFacts, StreamFacts } from '../model/facts.ts';
 import type { Term, Triple } from '../rdf/terms.ts';
@@ -41,8 +42,11 @@ export interface Dialect<R extends object = object, T extends TranscriptSource =
   recordId(record: R): string | undefined;
   /** One record as triples (pure): its Event, the spine below it, and the links left to resolve. */
   emitRecord(record: R, where: Where & { streamKey: string }): RecordOut;
-  /** Fresh per session: what the dialect can only write with the whole session in hand. */
-  observers(): RecordObserver<R>[];
+  /**
+   * Fresh per session: what the dialect can only write with the whole session in hand. Texts
+   * they derive (a title from a prompt) follow the content policy the session is read with.
+   */
+  observers(content: ContentPolicy): RecordObserver<R>[];
   /** What the model is handed of one record. */
   facts(record: R, at: { source: T; stream: number; line: number; event: Term; session: string }): RecordFacts;
 }

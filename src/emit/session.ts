@@ -42,7 +42,7 @@ export class SessionEmitter {
   ) {
     this.mainTranscript = instanceIri(soul, 'Transcript', session.sessionId);
     this.dialect = session.dialect;
-    this.recordObservers = this.dialect.observers();
+    this.recordObservers = this.dialect.observers(this.content);
     this.transcripts = transcriptsOf(session);
   }
 

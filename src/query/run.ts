@@ -1,6 +1,7 @@
 import type oxigraph from 'oxigraph';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { queryForm } from './lexer.ts';
+import { explainSyntaxError } from './errors.ts';
 
 type OxStore = oxigraph.Store;
 
@@ -28,13 +29,16 @@ export function runQuery(
   try {
     return store.query(sparqlPrefixes() + query, opts);
   } catch (e) {
-    throw new QueryError(userPosition((e as Error).message));
+    throw new QueryError(explainSyntaxError(query, (e as Error).message, PREFIX_LINES));
   }
 }
 
-/** Oxigraph says "error at LINE:COL: …"; subtract the prefix lines we added. */
+/** Oxigraph says "error at LINE:COL: …"; subtract the prefix lines we added, and drop its character classes. */
 export function userPosition(message: string): string {
-  return message.replace(/^error at (\d+):(\d+)/, (_, line, col) => `error at line ${Math.max(1, +line - PREFIX_LINES)}, column ${col}`);
+  return message
+    .replace(/^error at (\d+):(\d+)/, (_, line, col) => `error at line ${Math.max(1, +line - PREFIX_LINES)}, column ${col}`)
+    .replace(/,?\s*\[[^\]]*\]/gs, '')
+    .replace(/expected one of\s*$/, 'the text cannot go on here');
 }
 
 /** Whether the query names its own dataset (FROM / FROM NAMED), outside comments, strings and IRIs. */

@@ -1,5 +1,6 @@
 import { PREFIXES } from '../rdf/vocab.ts';
 import { printable } from '../terminal.ts';
+import { cut, cutNote, fit, type Column } from './fit.ts';
 
 /** A term of the SPARQL 1.1 JSON results format (with RDF 1.2 triple terms). */
 export type JsonTerm =
@@ -15,6 +16,7 @@ export interface JsonResults {
 }
 
 const XSD = PREFIXES.xsd;
+const NUMBERS = new Set([`${XSD}integer`, `${XSD}decimal`, `${XSD}double`]);
 const PLAIN = new Set([`${XSD}integer`, `${XSD}decimal`, `${XSD}double`, `${XSD}boolean`, `${XSD}string`, `${XSD}dateTime`]);
 
 /** A term as a person reads it: prefixed names, bare numbers and dates, other datatypes named. */
@@ -39,24 +41,28 @@ export function compact(value: string): string {
   return `<${value}>`;
 }
 
-/** A plain-text table of solutions, cells cut at `width` characters, one line each. */
-export function renderTable(results: JsonResults, width = 60): string {
+/**
+ * A plain-text table of solutions, one line per row: cells cut at `cell` characters, then the
+ * widest columns cut until the table fits `width` (Infinity for both prints everything).
+ */
+export function renderTable(
+  results: JsonResults,
+  { width = Number.POSITIVE_INFINITY, cell = 60 }: { width?: number; cell?: number } = {},
+): string {
   if (typeof results.boolean === 'boolean') return `${results.boolean}\n`;
   const vars = results.head.vars ?? [];
   const rows = results.results?.bindings ?? [];
-  const cell = (t: JsonTerm | undefined) => {
-    // A cell is shown on a terminal: whitespace runs become one space, control bytes escapes.
-    const text = printable(shortTerm(t).replace(/\s+/g, ' '));
-    return text.length > width ? `${text.slice(0, width - 1)}…` : text;
-  };
-  const cells = rows.map((row) => vars.map((v) => cell(row[v])));
-  const widths = vars.map((v, i) => Math.max(v.length + 1, ...cells.map((r) => r[i].length)));
-  const line = (values: string[]) =>
-    values
-      .map((v, i) => v.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
-  const out = [line(vars.map((v) => `?${v}`)), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
-  out.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`);
-  return `${out.join('\n')}\n`;
+  // A cell is shown on a terminal: whitespace runs become one space, control bytes escapes.
+  const text = (t: JsonTerm | undefined) => cut(printable(shortTerm(t).replace(/\s+/g, ' ')), cell);
+  const numeric = (v: string) =>
+    rows.length > 0 &&
+    rows.every((row) => !row[v] || (row[v].type === 'literal' && NUMBERS.has((row[v] as { datatype?: string }).datatype ?? '')));
+  const columns: Column[] = vars.map((v) => ({ head: `?${v}`, shrink: true, align: numeric(v) ? 'right' : 'left' }));
+  const { lines, cut: narrowed } = fit(
+    columns,
+    rows.map((row) => vars.map((v) => text(row[v]))),
+    width,
+  );
+  lines.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${narrowed ? `; ${cutNote(width)}` : ''})`);
+  return `${lines.join('\n')}\n`;
 }

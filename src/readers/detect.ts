@@ -31,6 +31,8 @@ export interface DetectOptions {
   /** Called after each reader graph is written, e.g. to load it into a live store. */
   onGraph?: (graph: DetectedGraph) => void | Promise<void>;
   onProblem?: (problem: DetectProblem) => void;
+  /** Called as each session is done (read or skipped), for a progress line. */
+  onProgress?: (done: number, total: number) => void;
   readers?: readonly Reader[];
 }
 
@@ -99,7 +101,9 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     await options.onGraph?.({ reader: reader.name, graph, file, quads, findings: 0 });
   }
 
+  let done = 0;
   for (const { sessionId, graph, entry } of sessions) {
+    options.onProgress?.(done++, sessions.length);
     const stamp = await stampOf(storeDir, entry);
     const due = readers.filter(
       (r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp),
@@ -152,6 +156,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     report.sessions++;
   }
   await writer.close();
+  options.onProgress?.(done, sessions.length);
   report.millis = performance.now() - started;
   return report;
 }

@@ -35,13 +35,13 @@ test('session-titles.rq: the last-written titles, agent name and permission mode
   assert.deepEqual(rows(await query('session-titles'), 'session', 'title', 'customTitle', 'aiTitle', 'agentName', 'permissionMode'), [
     // An AI title only; the permission mode last written is the prompt's, after the record's "default".
     `${S3} · Tidy the README · - · Tidy the README · - · acceptEdits`,
-    `${S4} · - · - · - · - · -`,
+    `${S4} · List the files · - · - · - · -`, // no runtime title: the first prompt
     // Two AI titles: the last stands; the user's custom title wins over it.
     `${S5} · records-demo: tests · records-demo: tests · Run the tests · records-demo: tests · acceptEdits`,
-    `${S6} · - · - · - · - · -`,
+    `${S6} · Plan the migration · - · - · - · -`,
     // Its summaries describe records of other sessions: not its title.
-    `${S7} · - · - · - · - · -`,
-    `${S8} · - · - · - · - · -`,
+    `${S7} · Continuing with step two. · - · - · - · -`,
+    `${S8} · What is in this picture? · - · - · - · -`,
   ]);
   const prs = select(store, `SELECT ?url WHERE { <urn:soul:local:Weave/Transcript/${S5}> weave:prUrl ?url } ORDER BY ?url`).map(
     (r) => r.url,
@@ -185,11 +185,11 @@ test('session-overview.rq: the whole picture, one row per session', async () => 
   assert.deepEqual(overview, [
     `${S3} · Tidy the README · - · PostToolUse:Edit cancelled | PostToolUse:Edit non_blocking_error | PreToolUse:Edit blocking_error | Stop error_during_execution · github · pdf | xlsx · ` +
       '/home/ada/.claude/plans/tidy-readme.md | /home/ada/records-demo/README.md | /home/ada/records-demo/src | /home/ada/records-demo/src/CLAUDE.md | /home/ada/records-demo/src/main.ts',
-    `${S4} · - · auto 71221 tokens | manual 142431 tokens · Stop check-tests: 3 failing · - · - · -`,
+    `${S4} · List the files · auto 71221 tokens | manual 142431 tokens · Stop check-tests: 3 failing · - · - · -`,
     `${S5} · records-demo: tests · - · - · - · - · -`,
-    `${S6} · - · - · - · - · - · -`,
-    `${S7} · - · auto 167117 tokens | manual 52777 tokens · - · - · - · -`,
-    `${S8} · - · - · - · - · - · -`,
+    `${S6} · Plan the migration · - · - · - · - · -`,
+    `${S7} · Continuing with step two. · auto 167117 tokens | manual 52777 tokens · - · - · - · -`,
+    `${S8} · What is in this picture? · - · - · - · - · -`,
   ]);
 });
 

@@ -86,6 +86,7 @@ describe('weave conversation', () => {
     assert.equal(
       stdout,
       `conversation 80000000-0000-4000-8000-000000000001
+  title      Summarize the open issues.
   segments   1 (1 open, 0 candidate), policy v1+idle=10m0s
   streams    2 (1 main, 1 child)
   entities   30 nodes, 8 relations, 1 unresolved

@@ -81,11 +81,13 @@ describe('weave serve from the command line', () => {
       await turnsAt(url);
       assert.match(
         run.output().stderr,
-        new RegExp(`no transcripts under ${join(home, '.claude', 'projects')}: serving the bundled fixtures`),
+        new RegExp(
+          `no transcripts under ${join(home, '.claude', 'projects')}: using the bundled fixtures in \\S+; 8 of their lines are broken on purpose`,
+        ),
       );
       assert.match(run.output().stdout, new RegExp(`store ${join(tmp, 'weave-fixtures-store')}\\)`));
       const status = (await (await fetch(`${url}status`)).json()) as { ingest: { note: string } };
-      assert.match(status.ingest.note, /serving the bundled fixtures/);
+      assert.match(status.ingest.note, /using the bundled fixtures in \S+; 8 of their lines are broken on purpose/);
       assert.equal((await fetch(url)).status, 200);
     } finally {
       run.child.kill('SIGTERM');

@@ -22,7 +22,8 @@ const execute = promisify(execFile);
 const WEAVE = join(REPO, 'bin', 'weave');
 const TURNS = 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }';
 /** The server fixtures hold 6 turns (helpers.ts: EXPECTED_TURNS), as `weave query` prints them: the rule as wide as "?n". */
-const TURNS_TABLE = '?n\n--\n6\n(1 row)\n';
+// Numbers are right-aligned under their header.
+const TURNS_TABLE = '?n\n--\n 6\n(1 row)\n';
 
 let store: string;
 before(async () => {
@@ -128,7 +129,7 @@ describe('weave query --rdf, --format and --source with a server up', () => {
       served.star = await weave('--rdf', 'star', '--format', 'ntriples', REIFIED);
       assert.equal(await queryCount(server.base), before + 2);
       // Sources on the command line: Comunica here, never the server (its count stays).
-      assert.equal(await weave('--source', POOL, MOMENTS), '?n\n--\n3\n(1 row)\n');
+      assert.equal(await weave('--source', POOL, MOMENTS), '?n\n--\n 3\n(1 row)\n');
       assert.equal(await queryCount(server.base), before + 2);
     } finally {
       await server.stop();

@@ -36,5 +36,7 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
   app.register(import('./routes/describe.ts'));
   app.register(import('./routes/operations.ts'));
   app.register(import('./routes/page.ts'));
+  app.register(import('./routes/overview.ts'));
+  app.register(import('./routes/search.ts'));
   return app;
 }

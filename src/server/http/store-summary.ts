@@ -1,6 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { alignmentGraphIri } from '../../rdf/iri.ts';
+import { ONTOLOGY_GRAPH } from '../../rdf/vocab.ts';
 import { readManifest } from '../../store/manifest.ts';
+import { DEFAULT_GRAPH_KEY } from '../workers/operations/persist.ts';
 
 /**
  * Graph and session counts for /status, the page and /metrics, read from the store's manifest
@@ -18,8 +21,15 @@ export class StoreSummary {
       () => 0,
     );
     if (!this.cached || this.cached.mtimeMs !== mtimeMs) {
-      const graphs = Object.values((await readManifest(this.dir).catch(() => undefined))?.graphs ?? {});
-      this.cached = { mtimeMs, graphs: graphs.length, sessions: new Set(graphs.map((g) => g.sessionId).filter(Boolean)).size };
+      const manifest = await readManifest(this.dir).catch(() => undefined);
+      const entries = Object.entries(manifest?.graphs ?? {});
+      // The named graphs a query sees, as VoID counts them: every graph the manifest names (the
+      // workers load an empty one too) but the stored default graph, and the ontology's and the
+      // alignment's, which every opened store holds beside them.
+      const named = new Set(entries.filter(([name]) => name !== DEFAULT_GRAPH_KEY).map(([name]) => name));
+      named.add(ONTOLOGY_GRAPH);
+      named.add(alignmentGraphIri(manifest?.soul ?? 'local'));
+      this.cached = { mtimeMs, graphs: named.size, sessions: new Set(entries.map(([, g]) => g.sessionId).filter(Boolean)).size };
     }
     return { graphs: this.cached.graphs, sessions: this.cached.sessions };
   }

@@ -1,7 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Dialect } from '../../dialect/dialect.ts';
 import { ingest } from '../../ingest.ts';
+import { linksGraphIri } from '../../rdf/iri.ts';
 import { detect } from '../../readers/detect.ts';
+import { readManifest } from '../../store/manifest.ts';
 import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
 
 /**
@@ -38,6 +40,9 @@ async function runOnce(): Promise<void> {
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
       onSession: (_session, graph, stored) => post({ type: 'session', graph, file: stored.file }),
     });
+    // The links across sessions are rebuilt after the sessions: the workers load that graph too.
+    const links = report.sessions ? (await readManifest(storeDir))?.graphs[linksGraphIri(soul)] : undefined;
+    if (links) post({ type: 'session', graph: linksGraphIri(soul), file: links.file });
     if (runReaders)
       await detect({
         storeDir,

@@ -1,5 +1,7 @@
 import type { SourceLine } from '../../../acquire/lines.ts';
-import type { JsonObject, ReadRecord } from '../records.ts';
+import type { JsonObject, ReadRecord, UserRecord } from '../records.ts';
+import { anyText, promptText, titleOf } from '../prompt.ts';
+import { DEFAULT_POLICY, type ContentPolicy } from '../../../emit/content.ts';
 import { localName } from '../../../emit/content.ts';
 import type { Resolve } from '../../../emit/contract.ts';
 import type { RecordObserver, TranscriptContext } from '../../dialect.ts';
@@ -12,8 +14,8 @@ import { related } from '../../../rdf/iri.ts';
  * on each transcript, the summary turn each compaction generated, and the links whose target is
  * in no record of the session (left for the pass across sessions, see src/link/).
  */
-export function dialectObservers(): RecordObserver<ReadRecord>[] {
-  return [new TranscriptMetadata(), new SessionLinks()];
+export function dialectObservers(content: ContentPolicy = DEFAULT_POLICY): RecordObserver<ReadRecord>[] {
+  return [new TranscriptMetadata(content), new SessionLinks()];
 }
 
 interface LastWritten {
@@ -24,15 +26,24 @@ interface LastWritten {
   prUrls: string[];
   /** Legacy summaries: a title for the session only when their leaf is one of its records. */
   summaries: { text: string; leaf?: string }[];
+  /** The first prompt a person typed in this transcript. */
+  prompt?: string;
+  /** Else its first text of any kind, tags taken out. */
+  text?: string;
 }
 
 /**
  * Metadata records are rewritten many times and read last-wins: the last title, AI title, agent
  * name and permission mode, and every PR linked, go on the transcript the records sit in, plus
- * `weave:title`: the user's title, else the AI's, else the last summary of one of its own leaves.
+ * `weave:title`: the user's title, else the AI's, else the last summary of one of its own leaves,
+ * else the first prompt a person typed, else the first text of any kind, shortened (see
+ * prompt.ts) — unless the content policy
+ * keeps no message text, when a title from a prompt would carry what the graph was told not to.
  */
 export class TranscriptMetadata implements RecordObserver<ReadRecord> {
   private readonly transcripts = new Map<Term, LastWritten>();
+
+  constructor(private readonly content: ContentPolicy = DEFAULT_POLICY) {}
 
   record(transcript: TranscriptContext, _line: SourceLine, { record }: ReadRecord): void {
     const r = record as unknown as JsonObject;
@@ -42,6 +53,14 @@ export class TranscriptMetadata implements RecordObserver<ReadRecord> {
       return last;
     };
     const text = (key: string) => (typeof r[key] === 'string' ? (r[key] as string) : undefined);
+    if (this.content.modes.text === 'keep' && last?.prompt === undefined) {
+      const prompt = record.type === 'user' ? promptText(record as UserRecord) : undefined;
+      if (prompt !== undefined) state().prompt = cutToBytes(prompt, this.content.textLimit);
+      else if (last?.text === undefined) {
+        const any = anyText(record as { type?: string; message?: { content?: unknown } });
+        if (any !== undefined) state().text = cutToBytes(any, this.content.textLimit);
+      }
+    }
     switch (record.type) {
       case 'custom-title':
         if (text('customTitle') !== undefined) state().customTitle = text('customTitle');
@@ -75,10 +94,20 @@ export class TranscriptMetadata implements RecordObserver<ReadRecord> {
       if (last.permissionMode !== undefined) yield { s: node, p: weave.permissionMode, o: str(last.permissionMode) };
       for (const url of last.prUrls) yield { s: node, p: weave.prUrl, o: str(url) };
       const own = last.summaries.filter((s) => s.leaf && resolve('event', s.leaf)).pop();
-      const title = last.customTitle ?? last.aiTitle ?? own?.text;
+      const derived = last.prompt ?? last.text;
+      const title = last.customTitle ?? last.aiTitle ?? own?.text ?? (derived === undefined ? undefined : titleOf(derived));
       if (title !== undefined) yield { s: node, p: weave.title, o: str(title) };
     }
   }
+}
+
+/** A text as the graph would hold it under a limit of `bytes` UTF-8 bytes (0: no limit). */
+function cutToBytes(text: string, bytes: number): string {
+  if (!bytes || Buffer.byteLength(text) <= bytes) return text;
+  return Buffer.from(text)
+    .subarray(0, bytes)
+    .toString()
+    .replace(/\uFFFD$/, '');
 }
 
 /**

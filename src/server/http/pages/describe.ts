@@ -2,6 +2,8 @@ import { instancePath } from '../../../rdf/iri.ts';
 import { PREFIXES, WEAVE_NS } from '../../../rdf/vocab.ts';
 import type { JsonTerm } from '../../../query/table.ts';
 import type { DescribedBlock, Description, Statement } from '../../messages.ts';
+import { topBar } from './chrome.ts';
+import { describeHref, escapeHtml } from './html.ts';
 
 /**
  * The describe page: one resource as HTML, for a person following links. A Turn shows its
@@ -24,13 +26,7 @@ const BLOCK_SHOWN = new Set([
   W('toolUseRef'),
 ]);
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-export function describeHref(iri: string, format?: string): string {
-  return `/describe?iri=${encodeURIComponent(iri)}${format ? `&format=${format}` : ''}`;
-}
+export { describeHref, escapeHtml };
 
 /** A short name: a known prefix, or the `Kind/id` part of an instance IRI. */
 export function shortName(iri: string): string {
@@ -90,8 +86,26 @@ export function termHtml(term: JsonTerm, labels: Record<string, string>): string
   }
 }
 
-function statementRows(statements: Statement[], labels: Record<string, string>): string {
-  return statements.map((s) => `<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels)}</td></tr>`).join('\n');
+/** Values shown per predicate before the rest fold away (a session lists thousands of events). */
+const SHOWN_VALUES = 12;
+const FOLDED_VALUES = 500;
+
+function statementRows(statements: Statement[], labels: Record<string, string>, subject?: string): string {
+  const byPredicate = new Map<string, Statement[]>();
+  for (const s of statements) byPredicate.set(s.p, [...(byPredicate.get(s.p) ?? []), s]);
+  const out: string[] = [];
+  for (const [p, list] of byPredicate) {
+    for (const s of list.slice(0, SHOWN_VALUES)) out.push(`<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels)}</td></tr>`);
+    if (list.length <= SHOWN_VALUES) continue;
+    const rest = list.slice(SHOWN_VALUES, SHOWN_VALUES + FOLDED_VALUES);
+    const all = subject
+      ? ` · <a href="/#query=${escapeHtml(encodeURIComponent(`SELECT ?o WHERE {\n  <${subject}> <${p}> ?o\n}`))}">all ${list.length.toLocaleString('en')} in the query editor</a>`
+      : '';
+    out.push(
+      `<tr class="folded"><th>${link(p, labels)}</th><td><details><summary>${(list.length - SHOWN_VALUES).toLocaleString('en')} more</summary>${rest.map((s) => `<div>${termHtml(s.o, labels)}</div>`).join('')}${list.length > SHOWN_VALUES + FOLDED_VALUES ? '<div>…</div>' : ''}</details>${all}</td></tr>`,
+    );
+  }
+  return out.join('\n');
 }
 
 const values = (statements: Statement[], p: string) => statements.filter((s) => s.p === p).map((s) => s.o);
@@ -131,9 +145,61 @@ function childBlocks(parent: string, all: DescribedBlock[]): DescribedBlock[] {
     .sort((a, b) => Number(first(a.statements, W('blockOrder')) ?? 0) - Number(first(b.statements, W('blockOrder')) ?? 0));
 }
 
-export function renderDescribePage(d: Description, soul?: string): string {
+/** What the session page shows of a transcript's session, above its statements. */
+export interface SessionSummary {
+  id: string;
+  title?: string;
+  project?: string;
+  start?: string;
+  end?: string;
+  counts: [string, number][];
+  tokens?: { input: number; output: number; cacheCreation: number; cacheRead: number; total: number; cost: number; models: string[] };
+  prompts: { turn: string; time: string; text?: string }[];
+  queries: { facts: string; prompts: string; usage: string };
+}
+
+function sessionHtml(s: SessionSummary): string {
+  const n = (v: number) => v.toLocaleString('en');
+  const span =
+    s.start && s.end
+      ? `${s.start.replace('T', ' ').slice(0, 19)} → ${s.end.replace('T', ' ').slice(0, 19)} UTC (${duration(s.start, s.end)})`
+      : '—';
+  const t = s.tokens;
+  const rows: [string, string][] = [
+    ['title', escapeHtml(s.title || '(untitled)')],
+    ['session', `<code>${escapeHtml(s.id)}</code>`],
+    ['project', escapeHtml(s.project ?? '—')],
+    ['time span', escapeHtml(span)],
+    ['counts', s.counts.map(([k, v]) => `${n(v)} ${escapeHtml(k)}`).join(' · ')],
+    [
+      'tokens and cost',
+      t
+        ? `<span id="session-tokens" data-input="${t.input}" data-output="${t.output}" data-cache-creation="${t.cacheCreation}" data-cache-read="${t.cacheRead}" data-cost="${t.cost}">${n(t.input)} input · ${n(t.output)} output · ${n(t.cacheCreation)} cache writes · ${n(t.cacheRead)} cache reads · <strong>$${t.cost.toFixed(t.cost >= 1 ? 2 : 4)}</strong></span> <span class="muted">(${escapeHtml(t.models.join(', '))}; <a href="/#query=${escapeHtml(encodeURIComponent(s.queries.usage))}">query</a>)</span>`
+        : 'no API calls counted in this session',
+    ],
+  ];
+  const prompts = s.prompts.length
+    ? `<h3>Prompts <small><a href="/#query=${escapeHtml(encodeURIComponent(s.queries.prompts))}">query</a></small></h3><ol class="prompts">${s.prompts
+        .map(
+          (p) =>
+            `<li><time>${escapeHtml(p.time.replace('T', ' ').slice(0, 19))}</time><a href="${escapeHtml(describeHref(p.turn))}">${escapeHtml(p.text ? (p.text.length > 160 ? `${p.text.slice(0, 159)}…` : p.text) : shortName(p.turn))}</a></li>`,
+        )
+        .join('')}</ol>`
+    : '';
+  return `<section class="session-summary"><h2>Session <small><a href="/#query=${escapeHtml(encodeURIComponent(s.queries.facts))}">query</a></small></h2><dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>${prompts}</section>`;
+}
+
+function duration(from: string, to: string): string {
+  const minutes = Math.round((Date.parse(to) - Date.parse(from)) / 60_000);
+  if (!Number.isFinite(minutes)) return '?';
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  return `${days ? `${days}d ` : ''}${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+export function renderDescribePage(d: Description, soul?: string, session?: SessionSummary): string {
   const { labels } = d;
-  const title = shortName(d.iri);
+  const title = session?.title ? `${session.title} · ${shortName(d.iri)}` : shortName(d.iri);
   const types = values(d.statements, RDF_TYPE).map((t) => link(t.value as string, labels));
   const facts: string[] = [];
   for (const [p, label] of [
@@ -156,16 +222,17 @@ export function renderDescribePage(d: Description, soul?: string): string {
 <link rel="alternate" type="text/turtle" href="${escapeHtml(describeHref(d.iri, 'turtle'))}">
 <link rel="alternate" type="application/ld+json" href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">
 </head><body class="describe">
-<header class="top"><a class="home" href="/">Weave</a><span>describe</span>${soul ? `<span class="soul">soul ${escapeHtml(soul)}</span>` : ''}</header>
+${topBar(soul ? `describe · soul ${soul}` : 'describe')}
 <main>
-<h1>${escapeHtml(title)}</h1>
+<h1>${escapeHtml(session?.title || shortName(d.iri))}</h1>
 <p class="iri"><code>${escapeHtml(d.iri)}</code></p>
 ${types.length ? `<p class="types">${types.join(' · ')}</p>` : ''}
 ${facts.length ? `<p class="facts">${facts.join(' ')}</p>` : ''}
 <p class="formats">as <a href="${escapeHtml(describeHref(d.iri, 'turtle'))}">Turtle</a> · <a href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">JSON-LD</a> · <a href="${escapeHtml(describeHref(d.iri, 'ntriples'))}">N-Triples</a> · <a href="/#query=${escapeHtml(encodeURIComponent(query))}">in the query editor</a></p>
 ${empty ? '<p class="empty">The store says nothing about this IRI.</p>' : ''}
+${session ? sessionHtml(session) : ''}
 ${blocks.length ? `<section class="content"><h2>Content</h2>${blocks.map((b) => blockHtml(b, d.blocks, labels)).join('\n')}</section>` : ''}
-${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels)}</table></section>` : ''}
+${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels, d.iri)}</table></section>` : ''}
 ${d.incoming.length ? `<section><h2>Linked from</h2><table class="statements">${d.incoming.map((r) => `<tr><td>${link(r.s, labels)}</td><th>${link(r.p, labels)}</th></tr>`).join('\n')}</table>${d.incomingTruncated ? `<p class="note">The first ${d.incoming.length} links only.</p>` : ''}</section>` : ''}
 ${d.graphs.length ? `<section><h2>In graphs</h2><ul class="graphs">${d.graphs.map((g) => `<li>${link(g, labels)}</li>`).join('')}</ul></section>` : ''}
 </main></body></html>

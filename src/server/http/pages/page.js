@@ -69,12 +69,32 @@
 
   // IRIs in the results table link to their describe page here: urn:soul:… IRIs resolve nowhere
   // else, and YASR's sanitiser drops an href in a scheme it does not know. The link text stays.
+  // IRIs and datatypes are abbreviated with the prefixes the server predeclares, besides the
+  // query's own: xsd:integer, not <http://www.w3.org/2001/XMLSchema#integer>.
   const Table = YasguiClass.Yasr.plugins.table;
   const linkFromBinding = Table.prototype.getUriLinkFromBinding;
+  const withDeclared = (prefixes) => Object.assign({}, config.prefixes, prefixes || {});
   Table.prototype.getUriLinkFromBinding = function (binding, prefixes) {
-    const html = linkFromBinding.call(this, binding, prefixes);
+    const html = linkFromBinding.call(this, binding, withDeclared(prefixes));
     const href = `/describe?iri=${encodeURIComponent(binding.value)}`;
     return html.replace(/ href='[^']*'/, '').replace('<a ', `<a href="${href}" `);
+  };
+  // Numbers, booleans, strings and dates read as themselves; another datatype is named, shortly.
+  const XSD = config.prefixes.xsd;
+  const PLAIN = new Set(
+    ['integer', 'decimal', 'double', 'float', 'boolean', 'string', 'dateTime', 'date', 'long', 'int'].map((t) => XSD + t),
+  );
+  const escapeText = (text) =>
+    String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  const formatLiteral = Table.prototype.formatLiteral;
+  Table.prototype.formatLiteral = function (binding, prefixes) {
+    if (this.persistentConfig.compact || binding['xml:lang'] || !binding.datatype) return formatLiteral.call(this, binding, prefixes);
+    const value = escapeText(binding.value);
+    if (PLAIN.has(binding.datatype)) return value;
+    const all = withDeclared(prefixes);
+    const prefix = Object.keys(all).find((p) => binding.datatype.startsWith(all[p]) && binding.datatype.length > all[p].length);
+    const name = prefix ? `${prefix}:${binding.datatype.slice(all[prefix].length)}` : `<${binding.datatype}>`;
+    return `${value}<sup class="weave-datatype">^^${escapeText(name)}</sup>`;
   };
 
   fetch('/examples')

@@ -8,6 +8,15 @@ import { renderDescribePage } from '../pages/describe.ts';
 import { isAbsoluteIri } from '../protocol.ts';
 import { notAcceptable, sendResult } from '../reply.ts';
 import { runJob } from '../run-job.ts';
+import { sessionFactsQuery, sessionPromptsQuery } from '../../../overview/session.ts';
+import { sessionGraphIri } from '../../../rdf/iri.ts';
+import { WEAVE_NS } from '../../../rdf/vocab.ts';
+import { loadPrices } from '../../../usage/prices.ts';
+import { reportFromRows, reportQuery } from '../../../usage/report.ts';
+import type { ServerContext } from '../context.ts';
+import type { SessionSummary } from '../pages/describe.ts';
+import { selectRows } from '../select.ts';
+import type { FastifyRequest } from 'fastify';
 
 /**
  * The describe page is static HTML with the page's stylesheet: no script at all may run in it,
@@ -30,7 +39,8 @@ export default routePlugin('weave-routes-describe', async (app) => {
     const html = !format && negotiate(request.headers.accept, ['text/html', ...GRAPH_TYPES]) === 'text/html';
     if (html) {
       const result = await runJob(ctx, { op: 'describe', iri, accept: [], maxResultBytes: ctx.config.maxResultBytes }, request);
-      const page = renderDescribePage(result.data as Description, ctx.config.soul);
+      const description = result.data as Description;
+      const page = renderDescribePage(description, ctx.config.soul, await sessionSummary(ctx, description, request));
       return reply
         .header('content-type', 'text/html; charset=utf-8')
         .header('content-security-policy', DESCRIBE_CSP)
@@ -42,3 +52,51 @@ export default routePlugin('weave-routes-describe', async (app) => {
     return sendResult(reply, await runJob(ctx, { op: 'describe', iri, accept, maxResultBytes: ctx.config.maxResultBytes }, request));
   });
 });
+
+/** For a transcript, its session at a glance: title, project, time span, counts, prompts, tokens and cost. */
+async function sessionSummary(ctx: ServerContext, d: Description, request: FastifyRequest): Promise<SessionSummary | undefined> {
+  const session = d.statements.find((s) => s.p === `${WEAVE_NS}sessionId`)?.o.value;
+  if (typeof session !== 'string') return undefined;
+  const graph = sessionGraphIri(ctx.config.soul, session);
+  const prices = await loadPrices();
+  const queries = {
+    facts: sessionFactsQuery(graph, session),
+    prompts: sessionPromptsQuery(graph),
+    usage: reportQuery('session', prices, { session }),
+  };
+  const [[facts], prompts, usageRows] = await Promise.all([
+    selectRows(ctx, queries.facts, request),
+    selectRows(ctx, queries.prompts, request),
+    selectRows(ctx, queries.usage, request),
+  ]);
+  const usage = reportFromRows('session', usageRows, prices).report;
+  const spent = 'sessions' in usage ? usage.sessions[0] : undefined;
+  const count = (key: string) => Number(facts?.[key] ?? 0);
+  return {
+    id: session,
+    title: facts?.title || undefined,
+    project: facts?.project,
+    start: facts?.start,
+    end: facts?.end,
+    counts: [
+      ['transcripts', count('transcripts')],
+      ['records', count('events')],
+      ['turns', count('turns')],
+      ['prompts', count('prompts')],
+      ['API calls', count('calls')],
+      ['tool calls', count('tools')],
+      ['compactions', count('compactions')],
+    ],
+    tokens: spent && {
+      input: spent.inputTokens,
+      output: spent.outputTokens,
+      cacheCreation: spent.cacheCreationTokens,
+      cacheRead: spent.cacheReadTokens,
+      total: spent.totalTokens,
+      cost: spent.totalCost,
+      models: spent.modelsUsed,
+    },
+    prompts: prompts.map((p) => ({ turn: p.turn, time: p.time, text: p.text })),
+    queries,
+  };
+}

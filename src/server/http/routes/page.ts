@@ -1,7 +1,7 @@
 import { own } from '../../../own.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { PREFIXES } from '../../../rdf/vocab.ts';
 import { HttpError } from '../../errors.ts';
 import { sameToken, TOKEN_COOKIE } from '../auth.ts';
@@ -27,17 +27,25 @@ const ASSETS: Record<string, { path: () => string | URL; type: string }> = {
   'yasgui.min.css': { path: () => require.resolve('@zazuko/yasgui/build/yasgui.min.css'), type: 'text/css; charset=utf-8' },
   'page.js': { path: () => new URL('page.js', PAGE_DIR), type: 'text/javascript; charset=utf-8' },
   'weave.css': { path: () => new URL('weave.css', PAGE_DIR), type: 'text/css; charset=utf-8' },
+  'overview.js': { path: () => new URL('overview.js', PAGE_DIR), type: 'text/javascript; charset=utf-8' },
+  // chart.js exports no path to its UMD build: it sits beside the CommonJS entry in dist/.
+  'chart.umd.js': { path: () => join(dirname(require.resolve('chart.js')), 'chart.umd.js'), type: 'text/javascript; charset=utf-8' },
 };
 
-export const STARTER_QUERY = `# Sessions, newest first, with how many turns each holds
-SELECT ?session (COUNT(DISTINCT ?turn) AS ?turns) (MIN(?time) AS ?started)
+export const STARTER_QUERY = `# Sessions, newest first, with their titles and how many turns each holds
+SELECT ?session ?title ?turns ?started
 WHERE {
-  ?transcript weave:sessionId ?session ;
-              weave:hasEvent ?turn .
-  ?turn a weave:Turn ;
-        weave:timestamp ?time .
+  {
+    SELECT ?session (COUNT(DISTINCT ?turn) AS ?turns) (MIN(?time) AS ?started) WHERE {
+      ?transcript weave:sessionId ?session ;
+                  weave:hasEvent ?turn .
+      ?turn a weave:Turn ;
+            weave:timestamp ?time .
+    }
+    GROUP BY ?session
+  }
+  OPTIONAL { ?main weave:sessionId ?session ; weave:title ?title FILTER NOT EXISTS { ?main weave:parentTranscript ?parent } }
 }
-GROUP BY ?session
 ORDER BY DESC(?started)
 LIMIT 50
 `;

@@ -1,0 +1,84 @@
+import { PROJECT_OF_PATH } from '../usage/query.ts';
+
+/**
+ * The questions /overview answers, each one SPARQL query aggregated by the store (the page only
+ * draws what comes back, and links each chart to its query in the query page). Token and cost
+ * figures are `weave usage`'s own queries (src/usage/query.ts), so the page and the CLI agree.
+ * Patterns sit in GRAPH ?g: Oxigraph plans them far better than over the union default graph.
+ */
+
+export const SESSIONS = `# Every session: its title, project folder, first and last record, and how many turns it holds.
+SELECT ?session ?title ?project ?start ?end ?turns WHERE {
+  {
+    SELECT ?session (MIN(?time) AS ?start) (MAX(?time) AS ?end) (COUNT(DISTINCT ?turn) AS ?turns) WHERE {
+      GRAPH ?g { ?transcript weave:sessionId ?session ; weave:hasEvent ?turn . ?turn a weave:Turn ; weave:timestamp ?time }
+    } GROUP BY ?session
+  }
+  OPTIONAL {
+    SELECT ?session (MIN(?folder) AS ?project) (MAX(?named) AS ?title) WHERE {
+      GRAPH ?g {
+        ?transcript weave:sessionId ?session ; weave:sourcePath ?path .
+        OPTIONAL { ?transcript weave:title ?name FILTER NOT EXISTS { ?transcript weave:parentTranscript ?parent } }
+      }
+      BIND(${PROJECT_OF_PATH} AS ?folder)
+      BIND(COALESCE(?name, "") AS ?named)
+    } GROUP BY ?session
+  }
+}
+ORDER BY DESC(?start)
+`;
+
+/** Tool calls, and how many the runtime marked as errors (is_error on their result), per `key`. */
+function toolUse(key: 'tool' | 'server'): string {
+  const server =
+    key === 'server'
+      ? `
+  FILTER(STRSTARTS(?tool, "mcp__"))
+  BIND(STRAFTER(?tool, "mcp__") AS ?rest)
+  BIND(IF(CONTAINS(?rest, "__"), STRBEFORE(?rest, "__"), ?rest) AS ?server)`
+      : '';
+  return `# Calls per ${key === 'tool' ? 'tool' : 'MCP server (mcp__<server>__<tool>)'}, and the share whose result the runtime marked as an error.
+SELECT ?${key} (COUNT(DISTINCT ?use) AS ?calls) (COUNT(DISTINCT ?failed) AS ?errors)
+       (ROUND(1000 * COUNT(DISTINCT ?failed) / COUNT(DISTINCT ?use)) / 1000 AS ?failureRate)
+WHERE {
+  GRAPH ?g {
+    ?use a weave:ToolUseBlock ; weave:toolName ?tool .
+    OPTIONAL { ?result weave:toolUseRef ?use ; weave:toolIsError true . BIND(?use AS ?failed) }
+  }${server}
+}
+GROUP BY ?${key}
+ORDER BY DESC(?calls) ?${key}
+`;
+}
+
+export const TOOLS = toolUse('tool');
+export const MCP_SERVERS = toolUse('server');
+
+export const COMPACTIONS = `# Compactions per day (UTC): whole-context compactions, and microcompactions (old tool output cleared in place).
+SELECT ?day ?kind (COUNT(DISTINCT ?compaction) AS ?compactions) WHERE {
+  GRAPH ?g {
+    ?compaction a weave:Compaction ; prov:generated ?boundary .
+    ?boundary a weave:SystemEvent ; weave:timestamp ?at .
+    BIND(IF(EXISTS { ?compaction a weave:Microcompaction }, "microcompact", "compact") AS ?kind)
+  }
+  BIND(SUBSTR(STR(?at), 1, 10) AS ?day)
+}
+GROUP BY ?day ?kind
+ORDER BY ?day ?kind
+`;
+
+export const FILES = `# The files edited most: Edit, MultiEdit, Write and NotebookEdit calls per file path, and in how many sessions.
+SELECT ?path (COUNT(DISTINCT ?use) AS ?edits) (COUNT(DISTINCT ?session) AS ?sessions) WHERE {
+  GRAPH ?g {
+    ?use a weave:ToolUseBlock ; weave:toolName ?tool ; weave:toolInput ?input .
+    VALUES ?tool { "Edit" "MultiEdit" "Write" "NotebookEdit" }
+    ?event weave:hasContentBlock ?use .
+    ?transcript weave:hasEvent ?event ; weave:sessionId ?session .
+  }
+  BIND(REPLACE(STR(?input), "^.*?\\"(file_path|notebook_path)\\"\\\\s*:\\\\s*\\"([^\\"]*)\\".*$", "$2", "s") AS ?path)
+  FILTER(?path != STR(?input))
+}
+GROUP BY ?path
+ORDER BY DESC(?edits) ?path
+LIMIT 20
+`;

@@ -1,0 +1,50 @@
+import { PROJECT_OF_PATH } from '../usage/query.ts';
+
+/**
+ * What the session page (/describe of a transcript) shows above its statements: the session's
+ * title, project, time span and counts, and its prompts in time order; tokens and cost come from
+ * `weave usage`'s session query narrowed to it. Each is one SPARQL query over the session's graph.
+ */
+
+const literal = (text: string) => JSON.stringify(text);
+
+export function sessionFactsQuery(graph: string, session: string): string {
+  return `# One session at a glance: title, project, first and last record, and how many of each kind it holds.
+SELECT ?title ?project ?start ?end ?transcripts ?events ?turns ?prompts ?calls ?tools ?compactions WHERE {
+  # (Oxigraph's MIN and MAX are unbound over a group holding an unbound value: times are required here.)
+  { SELECT (MIN(?time) AS ?start) (MAX(?time) AS ?end) WHERE { GRAPH <${graph}> { ?t weave:sessionId ${literal(session)} ; weave:hasEvent ?e . ?e weave:timestamp ?time } } }
+  { SELECT (COUNT(DISTINCT ?event) AS ?events) WHERE { GRAPH <${graph}> { ?t weave:sessionId ${literal(session)} ; weave:hasEvent ?event } } }
+  { SELECT (COUNT(DISTINCT ?t) AS ?transcripts) WHERE { GRAPH <${graph}> { ?t weave:sessionId ${literal(session)} } } }
+  { SELECT (COUNT(DISTINCT ?turn) AS ?turns) WHERE { GRAPH <${graph}> { ?turn a weave:Turn } } }
+  { SELECT (COUNT(DISTINCT ?prompt) AS ?prompts) WHERE { GRAPH <${graph}> { ?prompt a weave:ExternalMessage } } }
+  { SELECT (COUNT(DISTINCT ?call) AS ?calls) WHERE { GRAPH <${graph}> { ?call a weave:LlmCall FILTER NOT EXISTS { ?call a weave:SyntheticMessage } } } }
+  { SELECT (COUNT(DISTINCT ?use) AS ?tools) WHERE { GRAPH <${graph}> { ?use a weave:ToolUseBlock } } }
+  { SELECT (COUNT(DISTINCT ?c) AS ?compactions) WHERE { GRAPH <${graph}> { ?c a weave:Compaction } } }
+  OPTIONAL {
+    SELECT (MIN(?folder) AS ?project) (MAX(?named) AS ?title) WHERE {
+      GRAPH <${graph}> {
+        ?t weave:sessionId ${literal(session)} ; weave:sourcePath ?path .
+        OPTIONAL { ?t weave:title ?name FILTER NOT EXISTS { ?t weave:parentTranscript ?parent } }
+      }
+      BIND(${PROJECT_OF_PATH} AS ?folder)
+      BIND(COALESCE(?name, "") AS ?named)
+    }
+  }
+}
+`;
+}
+
+/** The session's prompts (what came from outside the agent: typed, or the text that opened a run), in time order. */
+export function sessionPromptsQuery(graph: string): string {
+  return `# The prompts of a session, in time order: each external message with its first text.
+SELECT ?turn ?time (SAMPLE(?words) AS ?text) WHERE {
+  GRAPH <${graph}> {
+    ?turn a weave:ExternalMessage ; weave:timestamp ?time .
+    OPTIONAL { ?turn weave:hasContentBlock ?block . ?block weave:blockOrder 0 ; weave:text ?words }
+  }
+}
+GROUP BY ?turn ?time
+ORDER BY ?time ?turn
+LIMIT 200
+`;
+}

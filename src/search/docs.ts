@@ -1,0 +1,177 @@
+import { RDF } from '../rdf/terms.ts';
+import { WEAVE_NS } from '../rdf/vocab.ts';
+
+/**
+ * What `weave search` finds: the texts of turns (what a person or the model wrote), tool inputs
+ * and tool results, one document per content block. Documents are gathered from a session's
+ * triples as they stream to its graph file (or read back from one), so the index never needs
+ * the store loaded.
+ */
+
+export type DocKind = 'text' | 'tool input' | 'tool result';
+
+export interface SearchDoc {
+  /** `<session> <block IRI>`: a block copied into two sessions (a fork) is a document in each. */
+  id: string;
+  session: string;
+  /** The IRI of the record (turn) the block belongs to: its page is /describe of it. */
+  event: string;
+  block: string;
+  kind: DocKind;
+  /** user or assistant, for texts. */
+  role?: string;
+  tool?: string;
+  time?: string;
+  text: string;
+}
+
+const W = (name: string) => `<${WEAVE_NS}${name}>`;
+const P = {
+  type: `<${RDF}type>`,
+  hasContentBlock: W('hasContentBlock'),
+  text: W('text'),
+  toolInput: W('toolInput'),
+  toolName: W('toolName'),
+  toolUseRef: W('toolUseRef'),
+  title: W('title'),
+  parentTranscript: W('parentTranscript'),
+  role: W('role'),
+  timestamp: W('timestamp'),
+};
+const KINDS: Record<string, DocKind> = {
+  [W('TextBlock')]: 'text',
+  [W('ToolUseBlock')]: 'tool input',
+  [W('ToolResultBlock')]: 'tool result',
+};
+
+interface Block {
+  kind?: DocKind;
+  text?: string;
+  input?: string;
+  tool?: string;
+  useRef?: string;
+  parent?: string;
+}
+
+/** Gathers one session's documents from its triples (N-Triples terms), in any order. */
+export class DocCollector {
+  private readonly blocks = new Map<string, Block>();
+  private readonly events = new Map<string, { role?: string; time?: string }>();
+  private readonly titles = new Map<string, string>();
+  private readonly children = new Set<string>();
+
+  constructor(readonly session: string) {}
+
+  triple(s: string, p: string, o: string): void {
+    switch (p) {
+      case P.type:
+        if (KINDS[o]) this.block(s).kind = KINDS[o];
+        break;
+      case P.hasContentBlock:
+        this.block(o).parent = s;
+        break;
+      case P.text:
+        this.block(s).text = literalValue(o);
+        break;
+      case P.toolInput:
+        this.block(s).input = literalValue(o);
+        break;
+      case P.toolName:
+        this.block(s).tool = literalValue(o);
+        break;
+      case P.toolUseRef:
+        this.block(s).useRef = s === o ? undefined : o;
+        break;
+      case P.role:
+        this.event(s).role = literalValue(o);
+        break;
+      case P.timestamp:
+        this.event(s).time = literalValue(o);
+        break;
+      case P.title:
+        this.titles.set(s, literalValue(o));
+        break;
+      case P.parentTranscript:
+        this.children.add(s);
+        break;
+    }
+  }
+
+  /** The session's title: that of its main transcript, else (a session of child files only) a child's. */
+  title(): string | undefined {
+    for (const [transcript, title] of this.titles) if (!this.children.has(transcript)) return title;
+    return this.titles.values().next().value;
+  }
+
+  docs(): SearchDoc[] {
+    const out: SearchDoc[] = [];
+    for (const [iri, b] of this.blocks) {
+      if (!b.kind) continue;
+      const text = b.kind === 'tool input' ? b.input : b.text;
+      if (!text?.trim()) continue;
+      // A block inside a tool result belongs to the result's record.
+      let event = b.parent;
+      while (event && this.blocks.get(event)?.parent) event = this.blocks.get(event)!.parent;
+      if (!event) continue;
+      const e = this.events.get(event);
+      const tool = b.tool ?? (b.useRef ? this.blocks.get(b.useRef)?.tool : undefined);
+      out.push({
+        id: `${this.session} ${unwrap(iri)}`,
+        session: this.session,
+        event: unwrap(event),
+        block: unwrap(iri),
+        kind: b.kind,
+        ...(e?.role && b.kind === 'text' ? { role: e.role } : {}),
+        ...(tool ? { tool } : {}),
+        ...(e?.time ? { time: e.time } : {}),
+        text,
+      });
+    }
+    return out.sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '') || a.block.localeCompare(b.block));
+  }
+
+  private block(iri: string): Block {
+    let b = this.blocks.get(iri);
+    if (!b) this.blocks.set(iri, (b = {}));
+    return b;
+  }
+
+  private event(iri: string): { role?: string; time?: string } {
+    let e = this.events.get(iri);
+    if (!e) this.events.set(iri, (e = {}));
+    return e;
+  }
+}
+
+const unwrap = (iri: string) => (iri.startsWith('<') ? iri.slice(1, -1) : iri);
+
+/** The lexical value of an N-Triples literal (`"a\nb"^^<dt>` → a, newline, b). */
+export function literalValue(term: string): string {
+  const end = term.lastIndexOf('"');
+  const body = term.slice(1, end);
+  if (!body.includes('\\')) return body;
+  return body.replace(/\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))/g, (_, u4, u8, c) =>
+    u4
+      ? String.fromCharCode(parseInt(u4, 16))
+      : u8
+        ? String.fromCodePoint(parseInt(u8, 16))
+        : (({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' } as Record<string, string>)[c] ?? c),
+  );
+}
+
+/** The triples of an N-Quads text this project wrote (IRIs hold no spaces; literals may). */
+export function* quadsOf(text: string): Generator<[string, string, string]> {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (line[0] !== '<') continue; // a blank line, or one this project never writes
+    const s = line.slice(0, line.indexOf('> ') + 1);
+    const rest = line.slice(s.length + 1);
+    const p = rest.slice(0, rest.indexOf('> ') + 1);
+    const tail = rest.slice(p.length + 1).replace(/ \.\s*$/, '');
+    yield [s, p, tail.slice(0, tail.lastIndexOf(' <'))];
+  }
+}

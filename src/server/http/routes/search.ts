@@ -1,0 +1,91 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readManifest } from '../../../store/manifest.ts';
+import { SearchIndex, type Hit } from '../../../search/index.ts';
+import { HttpError } from '../../errors.ts';
+import { routePlugin } from '../context.ts';
+import { negotiate } from '../negotiate.ts';
+import { page, topBar } from '../pages/chrome.ts';
+import { describeHref, escapeHtml } from '../pages/html.ts';
+
+/**
+ * /search?q=TEXT: the store's full-text index (src/search/), held in this thread and read again
+ * when ingest rewrites it. HTML for a browser (hits linking to the turn's page), JSON otherwise.
+ * A store the index lags behind (built before it, or written by another tool) is brought up to
+ * date under the store lock, between ingest runs.
+ */
+export default routePlugin('weave-routes-search', async (app) => {
+  const ctx = app.weave;
+  const file = join(ctx.config.storeDir, 'search', 'index.json');
+  let loaded: { mtimeMs: number; index: Promise<SearchIndex> } | undefined;
+
+  const mtime = () =>
+    stat(file).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+
+  async function current(): Promise<SearchIndex> {
+    const mtimeMs = await mtime();
+    if (!loaded || loaded.mtimeMs !== mtimeMs) loaded = { mtimeMs, index: SearchIndex.open(ctx.config.storeDir) };
+    const index = await loaded.index;
+    const ingest = ctx.ingester?.status;
+    if (ingest?.state === 'ingesting' || ingest?.refreshing) return index;
+    const manifest = await readManifest(ctx.config.storeDir).catch(() => undefined);
+    if (!manifest) return index;
+    const saved = await ctx.lock.run(async () => {
+      if (!(await index.refresh(manifest))) return false;
+      await index.save();
+      return true;
+    });
+    if (saved) loaded = { mtimeMs: await mtime(), index: Promise.resolve(index) };
+    return index;
+  }
+
+  app.get('/search', async (request, reply) => {
+    const q = (request.searchParams.get('q') ?? '').trim();
+    const limit = Math.min(100, Math.max(1, Number(request.searchParams.get('limit')) || 20));
+    const html =
+      request.searchParams.get('format') !== 'json' && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'text/html';
+    if (!q && !html) throw new HttpError(400, 'give the text to search for as ?q=');
+    const started = performance.now();
+    const found = q ? await (await current()).search(q, { limit }) : { hits: [], total: 0 };
+    const millis = performance.now() - started;
+    if (!html)
+      return reply
+        .header('cache-control', 'no-cache')
+        .send({ query: q, total: found.total, millis: Math.round(millis * 10) / 10, hits: found.hits });
+    return reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send(renderSearchPage(q, found.hits, found.total, millis));
+  });
+});
+
+function highlight(snippet: string, terms: string[]): string {
+  const words = [...new Set(terms)].filter(Boolean).sort((a, b) => b.length - a.length);
+  if (!words.length) return escapeHtml(snippet);
+  const pattern = new RegExp(`(${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'gi');
+  return snippet
+    .split(pattern)
+    .map((part, i) => (i % 2 ? `<mark>${escapeHtml(part)}</mark>` : escapeHtml(part)))
+    .join('');
+}
+
+export function renderSearchPage(q: string, hits: Hit[], total: number, millis: number): string {
+  const items = hits.map((h) => {
+    const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` · ${h.tool}` : ''}`;
+    const copies = h.alsoIn ? ` · also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''}` : '';
+    return `<li class="hit"><a class="turn" href="${escapeHtml(describeHref(h.event))}">${escapeHtml(h.title ?? '(untitled session)')}</a>
+<span class="meta">${escapeHtml((h.time ?? '').slice(0, 16).replace('T', ' '))} · ${escapeHtml(what)} · session <code>${escapeHtml(h.session.slice(0, 8))}</code>${escapeHtml(copies)}</span>
+<p class="snippet">${highlight(h.snippet, h.terms)}</p></li>`;
+  });
+  const summary = q
+    ? `${hits.length} of ${total} hits for “${escapeHtml(q)}” · ${millis.toFixed(0)} ms`
+    : 'Type words to find in turns, tool inputs and tool results.';
+  const body = `${topBar('search', q)}
+<main class="search-results"><p class="summary">${summary}</p>
+${hits.length ? `<ol class="hits">${items.join('\n')}</ol>` : q ? '<p class="muted">No hits.</p>' : ''}
+</main>`;
+  return page(q ? `${q} · search` : 'Search', 'search', body);
+}

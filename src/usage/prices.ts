@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+
+/**
+ * The price table, `data/prices.json`: USD per million tokens per model, with its source and the
+ * date it was taken. One file, so a price change is one reviewed diff.
+ */
+
+export const PRICES_FILE = new URL('../../data/prices.json', import.meta.url);
+
+export interface Price {
+  input: number;
+  output: number;
+  /** Cache writes (`cache_creation_input_tokens`), at the 5-minute rate. */
+  cacheWrite: number;
+  cacheRead: number;
+}
+
+export interface PriceTable {
+  source: string;
+  retrieved: string;
+  models: Record<string, Price>;
+}
+
+export interface Tokens {
+  input: number;
+  output: number;
+  cacheCreation: number;
+  cacheRead: number;
+}
+
+export async function loadPrices(file: URL | string = PRICES_FILE): Promise<PriceTable> {
+  const table = JSON.parse(await readFile(file, 'utf8')) as PriceTable;
+  for (const [model, price] of Object.entries(table.models))
+    for (const key of ['input', 'output', 'cacheWrite', 'cacheRead'] as const)
+      if (typeof price[key] !== 'number' || !(price[key] >= 0)) throw new Error(`${String(file)}: ${model}.${key} is not a price`);
+  return table;
+}
+
+const DATE_SUFFIX = /-\d{8}$/;
+
+/** A model's entry: its own, else its family's (the id without a -YYYYMMDD date suffix). */
+export function priceOf(table: PriceTable, model: string): Price | undefined {
+  return table.models[model] ?? table.models[model.replace(DATE_SUFFIX, '')];
+}
+
+/** USD for some tokens at a price (per million tokens). */
+export function costOf(price: Price | undefined, t: Tokens): number {
+  if (!price) return 0;
+  return (t.input * price.input + t.output * price.output + t.cacheCreation * price.cacheWrite + t.cacheRead * price.cacheRead) / 1e6;
+}
+
+/**
+ * The table as a SPARQL VALUES block, so a query prices calls itself by the same rule as
+ * `priceOf` (`?priced` is the model id or its family), in whole US cents per million tokens:
+ * integer arithmetic is exact, and Oxigraph 0.5 leaves 0 × a fractional decimal unbound.
+ */
+export function pricesValues(table: PriceTable): string {
+  const rows = Object.entries(table.models).map(
+    ([model, p]) => `    (${JSON.stringify(model)} ${cents(p.input)} ${cents(p.output)} ${cents(p.cacheWrite)} ${cents(p.cacheRead)})`,
+  );
+  return `VALUES (?priced ?pIn ?pOut ?pCacheWrite ?pCacheRead) {\n${rows.join('\n')}\n  }`;
+}
+
+/** USD cents per million tokens per USD per million tokens: the query's divisor is 1e6 × 100. */
+export const CENTS_DIVISOR = 100_000_000;
+
+function cents(usd: number): number {
+  const c = Math.round(usd * 100);
+  if (Math.abs(c - usd * 100) > 1e-6) throw new Error(`price ${usd} is finer than a cent per million tokens`);
+  return c;
+}

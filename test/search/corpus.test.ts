@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ingest } from '../../src/ingest.ts';
+import { SearchIndex } from '../../src/search/index.ts';
+import { CORPUS, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
+
+/** Search on the real corpus: every query answered in under 200 ms once the index is open. */
+
+const QUERIES = [
+  'README',
+  'pagination coderabbit',
+  'git worktree',
+  'TypeError undefined',
+  'parser lexer token',
+  'npm install',
+  'pytest fixture',
+  'claude code hooks',
+  'refactor timeline filtering',
+  'docker compose',
+  'SELECT',
+  'emojikey',
+];
+
+describe('weave search on the corpus', { skip: HAS_CORPUS ? false : 'no corpus at ../shared/corpus' }, () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDir();
+    await ingest([CORPUS], { storeDir: dir, soul: 'local' });
+  });
+  after(() => removeDir(dir));
+
+  test('each query under 200 ms (median and slowest reported)', async (t) => {
+    const opened = performance.now();
+    const index = await SearchIndex.open(dir);
+    const openMs = performance.now() - opened;
+    const times: number[] = [];
+    for (const q of QUERIES) {
+      const started = performance.now();
+      const { hits } = await index.search(q, { limit: 10 });
+      times.push(performance.now() - started);
+      if (q !== 'emojikey') assert.ok(hits.length > 0, `no hits for "${q}"`);
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    t.diagnostic(
+      `${index.documentCount} documents; open ${openMs.toFixed(0)} ms; per search median ${median.toFixed(1)} ms, slowest ${sorted[sorted.length - 1].toFixed(1)} ms`,
+    );
+    assert.ok(median < 200, `median ${median.toFixed(1)} ms`);
+  });
+});

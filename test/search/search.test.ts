@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { ingest } from '../../src/ingest.ts';
+import { SearchIndex } from '../../src/search/index.ts';
+import { readManifest } from '../../src/store/manifest.ts';
+import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+
+/** weave search over the fixtures: what is indexed, how hits rank, and that ingest keeps it current. */
+
+const WEAVE = join(REPO, 'bin', 'weave');
+const exec = promisify(execFile);
+
+describe('weave search on the fixtures', () => {
+  let dir: string;
+  let index: SearchIndex;
+  before(async () => {
+    dir = await tempDir();
+    await ingest([FIXTURES], { storeDir: dir, soul: 'local' });
+    index = await SearchIndex.open(dir);
+  });
+  after(() => removeDir(dir));
+
+  test('ingest writes the index into the store: one document per text, tool input and tool result', async () => {
+    assert.ok((await stat(join(dir, 'search', 'index.json'))).size > 0);
+    // Refreshing against the manifest finds nothing to read again: ingest kept it current.
+    assert.equal(await index.refresh((await readManifest(dir))!), 0);
+    assert.ok(index.documentCount > 100, `${index.documentCount} documents`);
+  });
+
+  test('a tool input, with its tool, session title and turn', async () => {
+    const { hits } = await index.search('README.md', { kinds: ['tool input'] });
+    const read = hits.find((h) => h.tool === 'Read' && h.session === '11111111-1111-4111-8111-111111111111');
+    assert.ok(read, JSON.stringify(hits.map((h) => [h.tool, h.session])));
+    assert.equal(read.title, 'Fix README typo');
+    // The fixture's ids are hand-written, not minted at random, so the turn's IRI is scoped by its session.
+    assert.match(read.event, /^urn:soul:local:Weave\/Turn\/11111111-1111-4111-8111-111111111111\/[^/]+$/);
+    assert.match(read.snippet, /README\.md/);
+  });
+
+  test('every word must match, the last as a prefix; else any word', async () => {
+    const both = await index.search('cart checkout');
+    assert.ok(both.hits.length > 0);
+    for (const h of both.hits)
+      assert.ok(h.terms.some((t) => t.startsWith('cart')) && h.terms.some((t) => t.startsWith('checkout')), h.snippet);
+    const prefix = await index.search('checko');
+    assert.ok(prefix.hits.some((h) => /checkout/i.test(h.snippet)));
+    const either = await index.search('checkout zzzznothing');
+    assert.ok(either.hits.length > 0 && either.hits.every((h) => h.terms.includes('checkout')));
+    assert.deepEqual((await index.search('zzzznothing')).hits, []);
+  });
+
+  test('ranked: the text that says it most, and most briefly, first', async () => {
+    const { hits } = await index.search('emojikey', { kinds: ['tool input'] });
+    assert.ok(hits.length >= 2);
+    for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score);
+  });
+
+  test('the CLI: hits with title, session, kind, snippet and turn; --json; --session; no hits exits 1', async () => {
+    const { stdout } = await exec(WEAVE, ['search', 'cart', 'total', '--limit', '2', '--store', dir]);
+    const lines = stdout.trimEnd().split('\n');
+    assert.match(lines[0], /^1\. Add a cart total to the checkout page\. · 10000000 · 20\d\d-\d\d-\d\d \d\d:\d\d · (user|assistant) text/);
+    assert.match(lines[2], /^ {3}urn:soul:local:Weave\/Turn\//);
+    assert.match(lines[lines.length - 1], /^\d+ of \d+ hits · \d+ ms$/);
+    const json = JSON.parse((await exec(WEAVE, ['search', 'README', '--json', '--session', '1111', '--store', dir])).stdout);
+    assert.ok(json.hits.length > 0 && json.hits.every((h: { session: string }) => h.session === '11111111-1111-4111-8111-111111111111'));
+    assert.equal(typeof json.millis, 'number');
+    await assert.rejects(
+      exec(WEAVE, ['search', 'zzzznothing', '--store', dir]),
+      (e: { code: number; stdout: string }) => e.code === 1 && /^no hits/.test(e.stdout),
+    );
+  });
+});
+
+test("ingest replaces a changed session's documents; a store without an index is indexed on first search", async () => {
+  const work = await tempDir();
+  const dir = await tempDir();
+  try {
+    const project = join(work, '-home-dev-cli');
+    await cp(join(FIXTURES, 'model', 'legacy-runs', '-home-dev-cli'), project, { recursive: true });
+    await ingest([project], { storeDir: dir, soul: 'local' });
+    assert.ok((await (await SearchIndex.open(dir)).search('issues')).hits.length > 0);
+    for (const name of ['80000000-0000-4000-8000-000000000001.jsonl', 'agent-5e6f7a8b.jsonl']) {
+      const file = join(project, name);
+      await writeFile(file, (await readFile(file, 'utf8')).replaceAll('open issues', 'pelican sightings'));
+    }
+    await ingest([project], { storeDir: dir, soul: 'local' });
+    const after = await SearchIndex.open(dir);
+    assert.deepEqual(
+      (await after.search('issues')).hits.filter((h) => /open issues/.test(h.snippet)),
+      [],
+    );
+    assert.ok((await after.search('pelican')).hits.length > 0);
+
+    await rm(join(dir, 'search'), { recursive: true });
+    const { stdout, stderr } = await exec(WEAVE, ['search', 'pelican', '--store', dir]);
+    assert.match(stderr, /^weave search: indexed 1 session\(s\) the index did not have yet/);
+    assert.match(stdout, /pelican sightings/);
+  } finally {
+    await removeDir(work);
+    await removeDir(dir);
+  }
+});
