@@ -1,7 +1,6 @@
 import oxigraph from 'oxigraph';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import type { Dialect } from '../dialect/dialect.ts';
 import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { conversationDocument, conversationView, type ConversationView, type TreeNode } from '../model/view.ts';
@@ -64,11 +63,11 @@ export async function main(args: string[]): Promise<number> {
   await loadNQuadsFile(store, join(dir, entry.file));
   await loadOntology(store);
   const view = conversationView(store, graph, entry.sessionId!);
-  const glossary = glossaryOf(store, graph);
+  const glossary = DIALECTS.find((d) => d.glossary.dialect === view.dialect)?.glossary;
   if (format === 'text')
     process.stdout.write(printable(render(view, namer(terms, glossary), depth, width, titleOf(store, graph)), { keepNewlines: true }));
   else {
-    const document = conversationDocument(view, glossary?.dialect ?? 'unknown');
+    const document = conversationDocument(view);
     process.stdout.write(
       format === 'json'
         ? `${JSON.stringify(document, null, 2)}
@@ -98,11 +97,6 @@ function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: str
     .map(([, e]) => e.sessionId)
     .join(', ');
   throw new CliError(`"${id}" names ${matches.length} sessions (${shown}${matches.length > 5 ? ', …' : ''}); give more of the id`);
-}
-
-/** The glossary of the dialect whose transcripts the session's graph holds. */
-function glossaryOf(store: oxigraph.Store, graph: string, dialects: readonly Dialect[] = DIALECTS): Glossary | undefined {
-  return dialects.find((d) => store.query(`ASK { GRAPH <${graph}> { ?t a ${d.transcriptClass} } }`) === true)?.glossary;
 }
 
 /** How a model term is printed: the model's word, the runtime's, or both. */

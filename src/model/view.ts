@@ -1,13 +1,17 @@
 import type oxigraph from 'oxigraph';
+import { DIALECTS } from '../dialect/index.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 import { runQuery } from '../query/run.ts';
-import type { JsonResults, JsonTerm } from '../query/table.ts';
+import type { JsonResults } from '../query/table.ts';
 import { EVIDENCE_LEVELS } from './evidence.ts';
 import { MODEL_TERMS } from './vocabulary.ts';
 
 /**
  * One session's conversation model as read back from the graph with SPARQL: what
- * `weave conversation` prints. Nothing here looks at the transcripts themselves.
+ * `weave conversation` prints and the server's /conversation page shows. The SELECTs
+ * (`conversationQueries`) run wherever the store is, on a local copy or by the server's query
+ * workers; one pure function (`conversationFromRows`) turns their rows into the view, so the
+ * command and the page read the same model. Nothing here looks at the transcripts themselves.
  */
 
 export interface TreeNode {
@@ -41,8 +45,17 @@ export interface UnresolvedView {
   reason: string;
 }
 
+/** A call that started a stream: the flow across streams the tree leaves out. */
+export interface StartView {
+  call: string;
+  stream: string;
+  evidence: string;
+}
+
 export interface ConversationView {
   sessionId: string;
+  /** The dialect of the session's transcripts (`claude-code/1`), `unknown` if none is known. */
+  dialect: string;
   conversation: { iri: string; id: string; continuesFrom: string[] };
   streams: { main: number; child: number };
   nodes: number;
@@ -53,6 +66,8 @@ export interface ConversationView {
   evidence: [string, number][];
   segments: SegmentView[];
   unresolved: UnresolvedView[];
+  /** Which call started which stream; a stream may be claimed by two (a conflict). */
+  starts: StartView[];
   root: TreeNode;
 }
 
@@ -79,77 +94,75 @@ const RELATION_TERMS = MODEL_TERMS.filter((t) => t.category === 'relation');
 /** Where a node has two kinds, the narrower one names it. */
 const NARROWER: Record<string, string> = { tool: 'agent.call', 'llm.call': 'message.synthetic' };
 
-function select(store: Store, query: string): Record<string, JsonTerm>[] {
-  const text = runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string;
-  return (JSON.parse(text) as JsonResults).results?.bindings ?? [];
-}
+/** A solution as plain values: a variable left unbound is absent. */
+export type Row = Record<string, string>;
 
-const value = (t: JsonTerm | undefined) => (t && t.type !== 'triple' ? t.value : undefined);
+/** The SELECTs the view is read from, by name. */
+export type ViewQueries = ReturnType<typeof conversationQueries>;
+export type ViewRows = Record<keyof ViewQueries, Row[]>;
+
 const local = (iri: string) => (iri.startsWith(WEAVE_NS) ? iri.slice(WEAVE_NS.length) : iri);
 
-export function conversationView(store: Store, graph: string, sessionId: string): ConversationView {
+/** The queries over one session's graph that the view is built from. */
+export function conversationQueries(graph: string) {
   const g = `<${graph}>`;
-  const kinds = countBy(
-    store,
-    `SELECT ?x (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { ?n a ?x FILTER NOT EXISTS { ?n a weave:Unresolved } }
+  return {
+    kinds: `SELECT ?x (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { ?n a ?x FILTER NOT EXISTS { ?n a weave:Unresolved } }
       VALUES ?x { ${KIND_TERMS.map((t) => `weave:${t.iris[0]}`).join(' ')} } } GROUP BY ?x`,
-  );
-  const relations = countBy(
-    store,
-    `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?s ?x ?o }
+    relations: `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?s ?x ?o }
       VALUES ?x { ${RELATION_TERMS.map((t) => `weave:${t.iris[0]}`).join(' ')} } } GROUP BY ?x`,
-  );
-  const evidence = countBy(store, `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?r weave:evidence ?x } } GROUP BY ?x`);
-  const unresolved = select(
-    store,
-    `SELECT ?kind ?id WHERE { GRAPH ${g} { ?u a weave:Unresolved ; weave:unresolvedKind ?kind ; weave:missingId ?id } } ORDER BY ?kind ?id`,
-  ).map((b) => ({ kind: value(b.kind)!, id: value(b.id)!, reason: UNRESOLVED_REASONS[value(b.kind)!] ?? '' }));
-  const conversation = select(
-    store,
-    `SELECT ?c ?id WHERE { GRAPH ${g} { ?s a weave:Session ; weave:inConversation ?c . ?c dcterms:identifier ?id } }`,
-  )[0];
-  const continuesFrom = select(
-    store,
-    `SELECT ?id WHERE { GRAPH ${g} { ?r weave:referenceProperty weave:continuesFrom ; weave:referenceTargetId ?id } } ORDER BY ?id`,
-  ).map((b) => value(b.id)!);
-  const segments = select(
-    store,
-    `SELECT ?s ?state ?policy ?line ?from ?until (COUNT(?t) AS ?talks) WHERE { GRAPH ${g} {
+    evidence: `SELECT ?x (COUNT(*) AS ?k) WHERE { GRAPH ${g} { ?r weave:evidence ?x } } GROUP BY ?x`,
+    unresolved: `SELECT ?kind ?id WHERE { GRAPH ${g} { ?u a weave:Unresolved ; weave:unresolvedKind ?kind ; weave:missingId ?id } } ORDER BY ?kind ?id`,
+    conversation: `SELECT ?c ?id WHERE { GRAPH ${g} { ?s a weave:Session ; weave:inConversation ?c . ?c dcterms:identifier ?id } }`,
+    continuesFrom: `SELECT ?id WHERE { GRAPH ${g} { ?r weave:referenceProperty weave:continuesFrom ; weave:referenceTargetId ?id } } ORDER BY ?id`,
+    segments: `SELECT ?s ?state ?policy ?line ?from ?until (COUNT(?t) AS ?talks) WHERE { GRAPH ${g} {
       ?s a weave:Segment ; weave:segmentState ?state ; weave:segmentPolicy ?policy ; weave:firstLine ?line
       OPTIONAL { ?s weave:activeFrom ?from } OPTIONAL { ?s weave:activeUntil ?until } OPTIONAL { ?t weave:inSegment ?s } } }
     GROUP BY ?s ?state ?policy ?line ?from ?until`,
-  )
+    nodes: `SELECT (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { { ?n a weave:ModelNode } UNION { ?n a weave:Step } FILTER NOT EXISTS { ?n a weave:Unresolved } } }`,
+    streams: `SELECT ?role (COUNT(?s) AS ?k) WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:streamRole ?role } } GROUP BY ?role`,
+    dialect: `SELECT DISTINCT ?class WHERE { GRAPH ${g} { ?t a ?class } VALUES ?class { ${DIALECTS.map((d) => d.transcriptClass).join(' ')} } }`,
+    session: `SELECT ?s WHERE { GRAPH ${g} { ?s a weave:Session } }`,
+    tree: `SELECT ?n ?p ?c ?ev ?line ?src ?bad WHERE { GRAPH ${g} {
+      ?n weave:within ?p ~ ?r {| weave:evidence ?ev |} .
+      ?n a ?c .
+      OPTIONAL { ?n weave:firstLine ?line } OPTIONAL { ?n weave:sourceLine ?src }
+      OPTIONAL { ?n weave:unresolvedKind ?bad } } }`,
+    labels: LABELS.replace('$G', g),
+    starts: `SELECT ?c ?s ?tool ?ev WHERE { GRAPH ${g} {
+      ?c weave:starts ?s ~ ?r {| weave:evidence ?ev |} OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
+  };
+}
+
+/** The view from the rows of `conversationQueries`, however they were run. */
+export function conversationFromRows(rows: ViewRows, sessionId: string): ConversationView {
+  const kinds = countBy(rows.kinds);
+  const relations = countBy(rows.relations);
+  const evidence = countBy(rows.evidence);
+  const unresolved = rows.unresolved.map((b) => ({ kind: b.kind, id: b.id, reason: UNRESOLVED_REASONS[b.kind] ?? '' }));
+  const conversation = rows.conversation[0];
+  const segments = rows.segments
     .map((b) => ({
-      iri: value(b.s)!,
-      state: value(b.state)!,
-      policy: value(b.policy)!,
-      firstLine: Number(value(b.line)),
-      from: value(b.from),
-      until: value(b.until),
-      talks: Number(value(b.talks)),
+      iri: b.s,
+      state: b.state,
+      policy: b.policy,
+      firstLine: Number(b.line),
+      from: b.from,
+      until: b.until,
+      talks: Number(b.talks),
     }))
     .sort((x, y) => segmentIndex(x.iri) - segmentIndex(y.iri))
     .map((s, i) => ({ index: i + 1, ...s }));
-  const nodes = Number(
-    value(
-      select(
-        store,
-        `SELECT (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { { ?n a weave:ModelNode } UNION { ?n a weave:Step } FILTER NOT EXISTS { ?n a weave:Unresolved } } }`,
-      )[0]?.k,
-    ) ?? 0,
-  );
-  const streamRoles = select(
-    store,
-    `SELECT ?role (COUNT(?s) AS ?k) WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:streamRole ?role } } GROUP BY ?role`,
-  );
-  const roleCount = (role: string) => Number(value(streamRoles.find((b) => value(b.role) === role)?.k) ?? 0);
+  const roleCount = (role: string) => Number(rows.streams.find((b) => b.role === role)?.k ?? 0);
+  const classes = new Set(rows.dialect.map((b) => `<${b.class}>`));
 
   return {
     sessionId,
-    conversation: { iri: value(conversation?.c) ?? '', id: value(conversation?.id) ?? sessionId, continuesFrom },
+    dialect: DIALECTS.find((d) => classes.has(d.transcriptClass))?.glossary.dialect ?? 'unknown',
+    conversation: { iri: conversation?.c ?? '', id: conversation?.id ?? sessionId, continuesFrom: rows.continuesFrom.map((b) => b.id) },
     segments,
     streams: { main: roleCount('main'), child: roleCount('child') },
-    nodes,
+    nodes: Number(rows.nodes[0]?.k ?? 0),
     relations: [...relations].filter(([iri]) => iri !== 'within').reduce((n, [, k]) => n + k, 0),
     kinds: KIND_TERMS.flatMap((t) => (kinds.get(t.iris[0]) ? [[t.term, kinds.get(t.iris[0])!] as [string, number]] : [])),
     relationCounts: RELATION_TERMS.flatMap((t) =>
@@ -157,33 +170,40 @@ export function conversationView(store: Store, graph: string, sessionId: string)
     ),
     evidence: EVIDENCE_LEVELS.flatMap((e) => (evidence.get(e) ? [[e, evidence.get(e)!] as [string, number]] : [])),
     unresolved,
-    root: tree(store, g, sessionId),
+    starts: rows.starts.map((b) => ({ call: b.c, stream: b.s, evidence: local(b.ev) })),
+    root: tree(rows, sessionId),
   };
+}
+
+/** The view of one session from a store holding its graph: every query run here, synchronously. */
+export function conversationView(store: Store, graph: string, sessionId: string): ConversationView {
+  const queries = conversationQueries(graph);
+  const rows = Object.fromEntries(Object.entries(queries).map(([name, query]) => [name, select(store, query)])) as ViewRows;
+  return conversationFromRows(rows, sessionId);
+}
+
+function select(store: Store, query: string): Row[] {
+  const text = runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string;
+  return ((JSON.parse(text) as JsonResults).results?.bindings ?? []).map((b) =>
+    Object.fromEntries(Object.entries(b).flatMap(([k, t]) => (t.type === 'triple' ? [] : [[k, t.value]]))),
+  );
 }
 
 /** A segment's place, from its IRI (`…/Segment/<session>/<n>`): their order is their number. */
 const segmentIndex = (iri: string) => Number(iri.slice(iri.lastIndexOf('/') + 1));
 
-function countBy(store: Store, query: string): Map<string, number> {
-  return new Map(select(store, query).map((b) => [local(value(b.x)!), Number(value(b.k))]));
+function countBy(rows: Row[]): Map<string, number> {
+  return new Map(rows.map((b) => [local(b.x), Number(b.k)]));
 }
 
 /** The containment tree: every node with its one `within` parent, kind, order and label. */
-function tree(store: Store, g: string, sessionId: string): TreeNode {
+function tree(rows: ViewRows, sessionId: string): TreeNode {
   const nodes = new Map<string, TreeNode & { parent?: string }>();
-  const rows = select(
-    store,
-    `SELECT ?n ?p ?c ?ev ?line ?src ?bad WHERE { GRAPH ${g} {
-      ?n weave:within ?p ~ ?r {| weave:evidence ?ev |} .
-      ?n a ?c .
-      OPTIONAL { ?n weave:firstLine ?line } OPTIONAL { ?n weave:sourceLine ?src }
-      OPTIONAL { ?n weave:unresolvedKind ?bad } } }`,
-  );
-  for (const b of rows) {
+  for (const b of rows.tree) {
     // A placeholder is typed Unresolved and nothing else: its kind says what it stands in for.
-    const term = b.bad ? value(b.bad)! : termOfIri.get(value(b.c)!);
+    const term = b.bad !== undefined ? b.bad : termOfIri.get(b.c);
     if (!term || !KIND_TERMS.some((t) => t.term === term)) continue;
-    const iri = value(b.n)!;
+    const iri = b.n;
     const found = nodes.get(iri);
     if (found) {
       if (NARROWER[found.kind] === term || found.kind === 'step') found.kind = term;
@@ -193,27 +213,23 @@ function tree(store: Store, g: string, sessionId: string): TreeNode {
       iri,
       kind: term,
       label: '',
-      order: Number(value(b.line) ?? value(b.src) ?? 0),
-      evidence: value(b.ev)?.slice(WEAVE_NS.length),
-      unresolved: !!b.bad,
+      order: Number(b.line ?? b.src ?? 0),
+      evidence: b.ev?.slice(WEAVE_NS.length),
+      unresolved: b.bad !== undefined,
       children: [],
-      parent: value(b.p),
+      parent: b.p,
     });
   }
-  for (const b of select(store, LABELS.replace('$G', g))) {
-    const node = nodes.get(value(b.n)!);
+  for (const b of rows.labels) {
+    const node = nodes.get(b.n);
     if (node) node.label = labelOf(b);
   }
   // A child stream names the call that started it: the flow across streams, in one line.
-  for (const b of select(
-    store,
-    `SELECT ?s ?tool ?ev WHERE { GRAPH ${g} {
-      ?c weave:starts ?s ~ ?r {| weave:evidence ?ev |} OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
-  )) {
-    const stream = nodes.get(value(b.s)!);
-    if (stream) stream.label += `  ← ${value(b.tool) ?? 'an unresolved call'} (${local(value(b.ev)!)})`;
+  for (const b of rows.starts) {
+    const stream = nodes.get(b.s);
+    if (stream) stream.label += `  ← ${b.tool ?? 'an unresolved call'} (${local(b.ev)})`;
   }
-  const session = value(select(store, `SELECT ?s WHERE { GRAPH ${g} { ?s a weave:Session } }`)[0]?.s);
+  const session = rows.session[0]?.s;
   const root: TreeNode = { iri: session ?? '', kind: 'session', label: sessionId, order: 0, unresolved: false, children: [] };
   for (const node of nodes.values()) {
     const parent = node.parent === session ? root : nodes.get(node.parent!);
@@ -242,14 +258,14 @@ const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?rule ?frags ?model ?tool ?te
   UNION { ?n weave:unresolvedKind ?kind ; weave:missingId ?missing }
 } }`;
 
-function labelOf(b: Record<string, JsonTerm>): string {
-  if (b.name) return value(b.name)!;
-  if (b.key)
-    return `${value(b.key)}${b.trigger ? `  ${local(value(b.trigger)!)}${inferred(b.tev)}` : ''}${b.rule && !STATED_RULES.has(local(value(b.rule)!)) ? `  rule ${local(value(b.rule)!)}` : ''}`;
-  if (b.frags) return `${value(b.frags)} fragment${value(b.frags) === '1' ? '' : 's'}${b.model ? `  ${value(b.model)}` : ''}`;
-  if (b.tool) return `${value(b.tool)}${b.agent ? ` → ${value(b.agent)}` : ''}`;
-  if (b.text) return quote(value(b.text)!);
-  if (b.kind) return `${value(b.kind)} ${value(b.missing)}`;
+function labelOf(b: Row): string {
+  if (b.name !== undefined) return b.name;
+  if (b.key !== undefined)
+    return `${b.key}${b.trigger ? `  ${local(b.trigger)}${inferred(b.tev)}` : ''}${b.rule && !STATED_RULES.has(local(b.rule)) ? `  rule ${local(b.rule)}` : ''}`;
+  if (b.frags !== undefined) return `${b.frags} fragment${b.frags === '1' ? '' : 's'}${b.model ? `  ${b.model}` : ''}`;
+  if (b.tool !== undefined) return `${b.tool}${b.agent ? ` → ${b.agent}` : ''}`;
+  if (b.text !== undefined) return quote(b.text);
+  if (b.kind !== undefined) return `${b.kind} ${b.missing}`;
   return '';
 }
 
@@ -257,7 +273,7 @@ function labelOf(b: Record<string, JsonTerm>): string {
 const STATED_RULES = new Set(['byPromptId', 'byOpeningRecord']);
 
 /** How sure a value is, when it is less than an exact match. */
-const inferred = (t: JsonTerm | undefined) => (t && value(t) !== `${WEAVE_NS}exact_unique` ? ` (${local(value(t)!)})` : '');
+const inferred = (t: string | undefined) => (t && t !== `${WEAVE_NS}exact_unique` ? ` (${local(t)})` : '');
 
 /** A talk's label: its first line of text, a slash command by its name. */
 function quote(text: string, width = 60): string {
@@ -285,7 +301,7 @@ export interface TreeDocument {
  * evidence levels, the segments, what stayed unresolved, and the whole containment tree. Every
  * key is always present; the README describes each.
  */
-export function conversationDocument(view: ConversationView, dialect: string) {
+export function conversationDocument(view: ConversationView, dialect = view.dialect) {
   const object = (rows: [string, number][]) => Object.fromEntries(rows);
   const node = (n: TreeNode): TreeDocument => ({
     kind: n.kind,
