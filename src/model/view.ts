@@ -338,3 +338,6 @@ export function conversationDocument(view: ConversationView, dialect = view.dial
     tree: node(view.root),
   };
 }
+
+/** What `weave conversation --json` prints. */
+export type ConversationDocument = ReturnType<typeof conversationDocument>;

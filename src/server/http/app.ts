@@ -38,5 +38,6 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
   app.register(import('./routes/page.ts'));
   app.register(import('./routes/overview.ts'));
   app.register(import('./routes/search.ts'));
+  app.register(import('./routes/conversation.ts'));
   return app;
 }

@@ -19,10 +19,10 @@ import { selectRows } from '../select.ts';
 import type { FastifyRequest } from 'fastify';
 
 /**
- * The describe page is static HTML with the page's stylesheet: no script at all may run in it,
- * whatever a transcript's text holds, and nothing may frame it.
+ * The describe page (and the conversation page) is static HTML with the page's stylesheet: no
+ * script at all may run in it, whatever a transcript's text holds, and nothing may frame it.
  */
-const DESCRIBE_CSP =
+export const STATIC_PAGE_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /**
@@ -43,7 +43,7 @@ export default routePlugin('weave-routes-describe', async (app) => {
       const page = renderDescribePage(description, ctx.config.soul, await sessionSummary(ctx, description, request));
       return reply
         .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', DESCRIBE_CSP)
+        .header('content-security-policy', STATIC_PAGE_CSP)
         .header('vary', 'Accept')
         .send(page);
     }

@@ -1,0 +1,391 @@
+import { type ConversationDocument, type StartView, type TreeDocument, UNRESOLVED_REASONS } from '../../../model/view.ts';
+import type { Clipped, NodeDetails, ToolDetails } from '../conversation-details.ts';
+import { page, queryLink, topBar } from './chrome.ts';
+import { describeHref, escapeHtml } from './html.ts';
+
+/**
+ * /conversation/<session>: one session as it happened, read from the conversation model (the
+ * document `weave conversation --json` prints): talk → run → llm.call → tool, with times, tokens,
+ * the model's words, thinking and tool inputs and results folded, each sub-agent's stream nested
+ * under the call that started it, and compactions as dividers between epochs. Static HTML: every
+ * value from the graph is escaped, and no script runs.
+ */
+
+export interface ConversationPageData {
+  document: ConversationDocument;
+  starts: StartView[];
+  details: Map<string, NodeDetails>;
+  title?: string;
+  project?: string;
+  start?: string;
+  end?: string;
+  /** The session's main transcript: its describe page is the session page. */
+  transcript: string;
+  /** The tree's own query, opened in the query page from the page. */
+  treeQuery: string;
+}
+
+const e = escapeHtml;
+const n = (v: number) => v.toLocaleString('en');
+const plural = (count: number, word: string, words = `${word}s`) => `${n(count)} ${count === 1 ? word : words}`;
+/** Evidence a reader should see: anything less than an exact or strong link. */
+const DOUBTFUL = new Set(['exact_ambiguous', 'weak_inference', 'unresolved', 'conflict']);
+const CALL_KINDS = new Set(['llm.call', 'message.synthetic']);
+const TOOL_KINDS = new Set(['tool', 'agent.call']);
+
+function time(iso: string | undefined, withDate = false): string {
+  if (!iso) return '';
+  const shown = withDate ? iso.replace('T', ' ').slice(0, 19) : iso.slice(11, 19);
+  return `<time datetime="${e(iso)}" title="${e(iso)}">${e(shown)}</time>`;
+}
+
+function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+function self(iri: string, text = '↗'): string {
+  return `<a class="self" href="${e(describeHref(iri))}" title="${e(iri)}">${e(text)}</a>`;
+}
+
+/** A text cut by the query: what is shown, and how to reach the rest. */
+function clipNote(c: Clipped, iri: string): string {
+  return c.length > c.text.length
+    ? `<p class="clip">… ${n(c.length - c.text.length)} more characters of ${n(c.length)}: ${self(iri, 'the whole text on its page')}</p>`
+    : '';
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** One line that says what a tool was asked to do: its command, path, pattern or first string. */
+function gist(input: Clipped | undefined): string {
+  if (!input) return '';
+  let value: unknown;
+  try {
+    value = JSON.parse(input.text);
+  } catch {
+    return '';
+  }
+  if (!value || typeof value !== 'object') return '';
+  const fields = value as Record<string, unknown>;
+  const key = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt', 'skill'].find(
+    (k) => typeof fields[k] === 'string',
+  );
+  const text = key ? (fields[key] as string) : Object.values(fields).find((v) => typeof v === 'string');
+  if (typeof text !== 'string') return '';
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+interface Tally {
+  runs: number;
+  calls: number;
+  tools: number;
+  tokens: number;
+}
+
+/** What a subtree of the document holds: its runs, calls, tools and the tokens of its calls. */
+function tally(node: TreeDocument, details: Map<string, NodeDetails>, into: Tally = { runs: 0, calls: 0, tools: 0, tokens: 0 }): Tally {
+  if (node.kind === 'run' && !node.unresolved) into.runs++;
+  if (CALL_KINDS.has(node.kind)) {
+    into.calls++;
+    const t = details.get(node.iri)?.call?.tokens;
+    if (t) into.tokens += t.input + t.output + t.cacheCreation + t.cacheRead;
+  }
+  if (TOOL_KINDS.has(node.kind)) into.tools++;
+  for (const child of node.children) tally(child, details, into);
+  return into;
+}
+
+class Renderer {
+  private readonly anchors = new Map<string, string>();
+  /** Child streams by the call that started them (the first claimant, where two claim one). */
+  private readonly nested = new Map<string, { stream: TreeDocument; start: StartView }[]>();
+  /** Calls that claim a stream another call already holds (a conflict in the model). */
+  private readonly alsoClaims = new Map<string, { stream: TreeDocument; start: StartView }[]>();
+  private readonly nestedStreams = new Set<string>();
+  private readonly prompts = new Set<string>();
+  private readonly rendered = new Set<string>();
+
+  constructor(private readonly d: ConversationPageData) {
+    const nodes = new Map<string, TreeDocument>();
+    const walk = (node: TreeDocument) => {
+      if (!this.anchors.has(node.iri)) this.anchors.set(node.iri, `node-${this.anchors.size + 1}`);
+      nodes.set(node.iri, node);
+      const label = d.details.get(node.iri)?.labelledBy;
+      if (node.kind === 'talk' && label) this.prompts.add(label);
+      node.children.forEach(walk);
+    };
+    walk(d.document.tree);
+    const order = [...this.anchors.keys()];
+    const place = (iri: string) => order.indexOf(iri);
+    const starts = [...d.starts].sort((x, y) => place(x.call) - place(y.call) || place(x.stream) - place(y.stream));
+    for (const start of starts) {
+      const stream = nodes.get(start.stream);
+      if (stream?.kind !== 'stream' || !nodes.has(start.call) || start.stream === d.document.tree.iri) continue;
+      const into = this.nestedStreams.has(start.stream) ? this.alsoClaims : this.nested;
+      into.set(start.call, [...(into.get(start.call) ?? []), { stream, start }]);
+      this.nestedStreams.add(start.stream);
+    }
+  }
+
+  private attrs(node: TreeDocument, cls: string): string {
+    const evidence = node.evidence ? ` data-evidence="${e(node.evidence)}"` : '';
+    return `class="${cls}${node.unresolved ? ' unresolved' : ''}" data-kind="${e(node.kind)}" id="${this.anchors.get(node.iri)}"${evidence}`;
+  }
+
+  private badge(node: TreeDocument): string {
+    return node.evidence && DOUBTFUL.has(node.evidence)
+      ? ` <span class="evidence" title="the evidence of its place in the tree">${e(node.evidence)}</span>`
+      : '';
+  }
+
+  page(): string {
+    const { document: doc } = this.d;
+    const [main, ...others] = doc.tree.children;
+    const shown = main ? this.node(main) : '<p class="empty">The model holds no stream for this session.</p>';
+    // Streams no call of the session started; then any a call claims but that was not reached (a loop of claims).
+    const loose = others.filter((s) => !this.nestedStreams.has(s.iri)).map((s) => this.node(s));
+    loose.push(...others.filter((s) => !this.rendered.has(s.iri)).map((s) => this.node(s)));
+    const body = loose.length
+      ? `${shown}\n<h2 class="loose">Sub-agent streams no call of this session started (${loose.length})</h2>${loose.join('\n')}`
+      : shown;
+    return `${this.header()}<div class="tree">${body}</div>${this.unresolved()}`;
+  }
+
+  private header(): string {
+    const { document: doc, title, project, start, end, transcript, treeQuery } = this.d;
+    const h = doc.header;
+    const kinds = doc.counts.kinds as Record<string, number>;
+    const count = (kind: string, word: string, words?: string) =>
+      `<li data-count="${e(kind)}"><strong>${n(kinds[kind] ?? 0)}</strong> ${e((kinds[kind] ?? 0) === 1 ? word : (words ?? `${word}s`))}</li>`;
+    const open = doc.segments.filter((s) => s.state === 'open').length;
+    const compactions = doc.tree.children.reduce(
+      (k, stream) => k + stream.children.reduce((m, epoch) => m + epoch.children.filter((c) => c.kind === 'epoch.boundary').length, 0),
+      0,
+    );
+    const continues = h.continuesFrom.length ? ` · continues from ${h.continuesFrom.map((id) => `<code>${e(id)}</code>`).join(', ')}` : '';
+    const span = start && end ? `${time(start, true)} → ${time(end, true)} UTC` : '';
+    return `<h1>${e(title || h.session)}</h1>
+<p class="iri">session <code>${e(h.session)}</code> · conversation <code>${e(h.conversation)}</code>${continues} · ${e(h.dialect)}</p>
+${project || span ? `<p class="facts">${project ? `<span><span class="label">project</span> ${e(project)}</span>` : ''}${span ? `<span><span class="label">time</span> ${span}</span>` : ''}</p>` : ''}
+<ul class="counts" id="counts">${count('talk', 'talk')}${count('run', 'run')}${count('llm.call', 'llm.call')}${count('tool', 'tool call')}<li data-count="unresolved"><strong>${n(h.entities.unresolved)}</strong> unresolved</li>
+<li class="muted">${plural(h.streams.main + h.streams.child, 'stream')} (${h.streams.child} sub-agent) · ${plural(doc.segments.length, 'segment')} (${open} open) · ${plural(compactions, 'compaction')}</li></ul>
+<p class="formats"><a href="${e(describeHref(transcript))}">the session page</a> · <a href="?format=json">as JSON</a> (what <code>weave conversation --json</code> prints) · ${queryLink(treeQuery, 'the tree in the query editor')}</p>
+${this.segments()}`;
+  }
+
+  private segments(): string {
+    const { segments } = this.d.document;
+    if (!segments.length) return '';
+    const rows = segments
+      .map(
+        (s) =>
+          `<tr><td>${s.segment}</td><td>${e(s.state)}</td><td>${e(String(s.firstLine))}</td><td>${s.from ? `${time(s.from, true)} – ${time(s.until ?? s.from, true)}` : '—'}</td><td class="n">${n(s.talks)}</td></tr>`,
+      )
+      .join('');
+    return `<details class="segments"><summary>Segments: activity windows cut at an idle gap, policy <code>${e(segments[0].policy)}</code></summary><table class="data"><thead><tr><th>segment</th><th>state</th><th>from line</th><th>active</th><th>talks</th></tr></thead><tbody>${rows}</tbody></table></details>`;
+  }
+
+  private unresolved(): string {
+    const list = this.d.document.unresolved;
+    if (!list.length) return '';
+    return `<section id="unresolved"><h2>Still unresolved (${list.length})</h2><table class="data"><thead><tr><th>kind</th><th>missing id</th><th>what it stands for</th></tr></thead><tbody>${list
+      .map((u) => `<tr class="unresolved-item"><td>${e(u.kind)}</td><td><code>${e(u.id)}</code></td><td>${e(u.reason)}</td></tr>`)
+      .join('')}</tbody></table></section>`;
+  }
+
+  private node(node: TreeDocument): string {
+    if (node.kind === 'stream') return this.stream(node);
+    if (node.kind === 'talk') return this.talk(node);
+    if (node.kind === 'run') return this.run(node);
+    if (CALL_KINDS.has(node.kind)) return this.call(node);
+    if (TOOL_KINDS.has(node.kind)) return this.tool(node);
+    if (node.kind === 'message.assistant') return this.say(node);
+    if (node.kind === 'thinking') return this.thinking(node);
+    return this.step(node);
+  }
+
+  private stream(node: TreeDocument, start?: StartView, by?: TreeDocument): string {
+    if (this.rendered.has(node.iri))
+      return `<p class="muted">stream <a href="#${this.anchors.get(node.iri)}">${e(node.label)}</a>, shown above</p>`;
+    this.rendered.add(node.iri);
+    const [name] = node.label.split('  ← ');
+    const main = name === 'main' && !start;
+    const t = tally(node, this.d.details);
+    const head = main
+      ? ''
+      : `<h2 class="stream-head">sub-agent <code>${e(name)}</code> <span class="muted">${start ? `started by ${e(by ? this.toolName(by) : 'a call')} (${e(start.evidence)}) · ` : ''}${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`;
+    const epochs = node.children.map((epoch, i) => (epoch.kind === 'epoch' ? this.epoch(epoch, i) : this.node(epoch))).join('\n');
+    return `<section ${this.attrs(node, `stream ${main ? 'main' : 'child'}`)}>${head}${epochs}</section>`;
+  }
+
+  /** An epoch, after a divider saying how the one before it ended: a compaction. */
+  private epoch(node: TreeDocument, index: number): string {
+    const boundaries = node.children.filter((c) => c.kind === 'epoch.boundary' || c.kind === 'epoch.summary');
+    const divider = index > 0 || boundaries.length ? this.divider(node, boundaries) : '';
+    const rest = node.children.filter((c) => !boundaries.includes(c)).map((c) => this.node(c));
+    return `<div ${this.attrs(node, 'epoch')}>${divider}${rest.join('\n')}</div>`;
+  }
+
+  private divider(epoch: TreeDocument, steps: TreeDocument[]): string {
+    const boundary = steps.find((s) => s.kind === 'epoch.boundary');
+    const facts = boundary ? this.d.details.get(boundary.iri) : undefined;
+    const what = boundary
+      ? [
+          'compaction',
+          facts?.compaction?.trigger,
+          facts?.compaction?.preTokens !== undefined ? `${n(facts.compaction.preTokens)} tokens before` : undefined,
+        ]
+          .filter(Boolean)
+          .map((s) => e(String(s)))
+          .join(' · ')
+      : `epoch ${e(epoch.label)}, begun without a compaction record`;
+    const summaries = steps
+      .filter((s) => s.kind === 'epoch.summary')
+      .map((s) => {
+        const text = this.d.details.get(s.iri)?.text;
+        return `<details class="summary" data-kind="epoch.summary"><summary>the summary it left${text ? ` (${plural(text.length, 'character')})` : ''}</summary>${text ? `<div class="say">${e(text.text)}</div>${clipNote(text, s.iri)}` : '<p class="muted">(no text)</p>'}</details>`;
+      });
+    return `<div class="compaction" role="separator"${boundary ? ` data-kind="epoch.boundary" data-iri="${e(boundary.iri)}"` : ''}><span class="what">${what}</span> ${time(facts?.time)} ${boundary ? self(boundary.iri) : ''}${summaries.join('')}</div>`;
+  }
+
+  private talk(node: TreeDocument): string {
+    const facts = this.d.details.get(node.iri);
+    const t = tally(node, this.d.details);
+    const text = facts?.text;
+    const prompt = text
+      ? `<div class="prompt">${e(text.text)}</div>${clipNote(text, facts?.labelledBy ?? node.iri)}`
+      : `<div class="prompt muted">${e(node.label || '(no text)')}</div>`;
+    return `<section ${this.attrs(node, 'talk')}><header class="talk-head">${time(facts?.time, true)} <span class="muted">talk · ${plural(t.runs, 'run')} · ${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span>${this.badge(node)} ${self(node.iri)}</header>${prompt}${node.children.map((c) => this.node(c)).join('\n')}</section>`;
+  }
+
+  private run(node: TreeDocument): string {
+    const head = node.unresolved
+      ? `records outside any run <span class="muted">— ${e(UNRESOLVED_REASONS.run)}</span>`
+      : runHead(node.label);
+    return `<div ${this.attrs(node, 'run')}><div class="run-head">${head}${this.badge(node)} ${self(node.iri)}</div>${node.children.map((c) => this.node(c)).join('\n')}</div>`;
+  }
+
+  private call(node: TreeDocument): string {
+    const c = this.d.details.get(node.iri)?.call;
+    const t = c?.tokens;
+    const tokens = t
+      ? `<span class="tokens" data-input="${t.input}" data-output="${t.output}" data-cache-creation="${t.cacheCreation}" data-cache-read="${t.cacheRead}" title="input · output · cache writes · cache reads">${n(t.input)} in · ${n(t.output)} out${t.cacheCreation ? ` · ${n(t.cacheCreation)} cache write` : ''}${t.cacheRead ? ` · ${n(t.cacheRead)} cache read` : ''}</span>`
+      : '';
+    const fragments = /^(\d+) fragments?/.exec(node.label)?.[0] ?? '';
+    const head = `<div class="call-head">${time(c?.start)} <span class="model">${e(c?.model ?? node.kind)}</span> ${tokens} <span class="muted">${e(fragments)}</span>${this.badge(node)} ${self(node.iri)}</div>`;
+    return `<div ${this.attrs(node, 'call')}>${head}${node.children.map((child) => this.node(child)).join('\n')}</div>`;
+  }
+
+  private toolName(node: TreeDocument): string {
+    return this.d.details.get(node.iri)?.tool?.name ?? node.label.split(' → ')[0];
+  }
+
+  private tool(node: TreeDocument): string {
+    const tool = this.d.details.get(node.iri)?.tool;
+    const status = toolStatus(tool);
+    const summary = `<summary><strong class="tool-name">${e(this.toolName(node))}</strong> <code class="gist">${e(gist(tool?.input))}</code> ${status}${tool?.durationMs !== undefined ? ` <span class="muted">${duration(tool.durationMs)}</span>` : ''}${this.badge(node)}</summary>`;
+    const input = tool?.input
+      ? `<div class="label">input</div><pre class="json">${e(tool.input.length > tool.input.text.length ? tool.input.text : prettyJson(tool.input.text))}</pre>${clipNote(tool.input, node.iri)}`
+      : '';
+    const responses = [...new Set((tool?.results ?? []).map((p) => p.response))];
+    const results = responses.length
+      ? responses
+          .map((response, i) => {
+            const parts = tool!.results.filter((p) => p.response === response);
+            const label = responses.length > 1 ? `result ${i + 1} of ${responses.length}` : 'result';
+            return `<div class="label">${label} ${self(response)}</div>${parts
+              .map((p) =>
+                p.text ? `<pre>${e(p.text.text)}</pre>${clipNote(p.text, response)}` : `<p class="muted">(${e(p.kind ?? 'no text')})</p>`,
+              )
+              .join('')}`;
+          })
+          .join('')
+      : '<p class="muted">no result in this session</p>';
+    const nested = (this.nested.get(node.iri) ?? []).map(({ stream, start }) => this.stream(stream, start, node));
+    const claims = (this.alsoClaims.get(node.iri) ?? []).map(
+      ({ stream, start }) =>
+        `<p class="conflict">also claims the sub-agent stream <a href="#${this.anchors.get(stream.iri)}">${e(stream.label.split('  ← ')[0])}</a> (${e(start.evidence)})</p>`,
+    );
+    const more = node.children.map((c) => this.node(c)).join('\n');
+    return `<details ${this.attrs(node, `tool${tool?.error ? ' failed' : ''}`)}>${summary}<div class="io">${input}${results}${self(node.iri, 'the call’s page')}</div></details>${more}${claims.join('')}${nested.length ? `<div class="substreams">${nested.join('\n')}</div>` : ''}`;
+  }
+
+  private say(node: TreeDocument): string {
+    const text = this.d.details.get(node.iri)?.text;
+    return `<div ${this.attrs(node, 'say')}>${text ? `${e(text.text)}${clipNote(text, node.iri)}` : '<span class="muted">(no text)</span>'}</div>`;
+  }
+
+  private thinking(node: TreeDocument): string {
+    const text = this.d.details.get(node.iri)?.text;
+    return `<details ${this.attrs(node, 'thinking')}><summary>thinking${text ? ` <span class="muted">(${plural(text.length, 'character')})</span>` : ' <span class="muted">(not kept)</span>'}</summary>${text ? `<div class="say">${e(text.text)}</div>${clipNote(text, node.iri)}` : ''}</details>`;
+  }
+
+  private step(node: TreeDocument): string {
+    if (this.prompts.has(node.iri)) return ''; // the talk shows its prompt once, above its runs
+    const facts = this.d.details.get(node.iri);
+    const text = facts?.text;
+    const line = text ? text.text.replace(/\s+/g, ' ').trim() : '';
+    const short = line.length > 160 ? `${line.slice(0, 159)}…` : line;
+    const body =
+      text && (line.length > 160 || text.text.includes('\n'))
+        ? `<details><summary>${e(short)}</summary><div class="say">${e(text.text)}</div>${clipNote(text, node.iri)}</details>`
+        : `<span class="text">${e(short)}</span>`;
+    return `<div ${this.attrs(node, 'step')}><span class="kind">${e(node.kind)}</span> ${time(facts?.time)} ${body}${this.badge(node)} ${self(node.iri, node.line ? `line ${node.line}` : '↗')}${node.children.map((c) => this.node(c)).join('')}</div>`;
+  }
+}
+
+/** A run's label (`key  trigger (evidence)  rule R`, as the text tree prints it) as a heading. */
+function runHead(label: string): string {
+  const [key, trigger, ...rest] = label.split('  ');
+  return `run <code>${e(key)}</code>${trigger ? ` · trigger ${e(trigger)}` : ''}${rest.map((r) => ` · ${e(r)}`).join('')}`;
+}
+
+function toolStatus(tool: ToolDetails | undefined): string {
+  if (tool?.interrupted) return '<span class="status failed">interrupted</span>';
+  if (tool?.error) return '<span class="status failed">error</span>';
+  if (tool && !tool.results.length) return '<span class="status muted">no result</span>';
+  return '';
+}
+
+export function renderConversationPage(d: ConversationPageData): string {
+  const body = `${topBar('conversation')}
+<main class="conversation">
+${new Renderer(d).page()}
+</main>`;
+  return page(d.title ? `${d.title} · conversation` : `conversation ${d.document.header.session}`, 'conversation', body);
+}
+
+/** Where a session id names no session, or a prefix several: the sessions it could be. */
+export function renderSessionChoice(given: string, sessions: { id: string; title?: string }[]): string {
+  const list = sessions.length
+    ? `<p>“${e(given)}” names ${sessions.length} sessions:</p><ul class="sessions">${sessions
+        .map((s) => `<li><a href="/conversation/${e(encodeURIComponent(s.id))}">${e(s.title || s.id)}</a> <code>${e(s.id)}</code></li>`)
+        .join('')}</ul>`
+    : `<p class="empty">No session ${e(given)} in this store.</p>`;
+  return page('conversation', 'conversation', `${topBar('conversation')}<main class="conversation"><h1>Conversation</h1>${list}</main>`);
+}
+
+/** /conversation: every session, newest first, each linking to its conversation page. */
+export function renderConversationList(sessions: { id: string; title?: string; start?: string; turns: number }[]): string {
+  const rows = sessions
+    .map(
+      (s) =>
+        `<tr><td><a href="/conversation/${e(encodeURIComponent(s.id))}">${e(s.title || '(untitled)')}</a><br><code>${e(s.id)}</code></td><td class="time">${e((s.start ?? '').slice(0, 16).replace('T', ' '))}</td><td class="n">${n(s.turns)}</td></tr>`,
+    )
+    .join('\n');
+  return page(
+    'conversations',
+    'conversation',
+    `${topBar('conversations')}<main class="conversation"><h1>Conversations (${sessions.length})</h1><table id="conversations" class="data"><thead><tr><th>session</th><th>started</th><th>turns</th></tr></thead><tbody>${rows}</tbody></table></main>`,
+  );
+}

@@ -1,0 +1,109 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { conversationDocument, conversationFromRows, conversationQueries, type Row } from '../../../model/view.ts';
+import { sessionFactsQuery } from '../../../overview/session.ts';
+import { SESSIONS } from '../../../overview/queries.ts';
+import { instanceIri, sessionGraphIri } from '../../../rdf/iri.ts';
+import { HttpError } from '../../errors.ts';
+import { routePlugin, type ServerContext } from '../context.ts';
+import { conversationDetailsQueries, detailsFromRows } from '../conversation-details.ts';
+import { negotiate } from '../negotiate.ts';
+import { renderConversationList, renderConversationPage, renderSessionChoice } from '../pages/conversation.ts';
+import { selectRows } from '../select.ts';
+import { STATIC_PAGE_CSP } from './describe.ts';
+
+/**
+ * /conversation/<session>: one session's conversation model as a page, read by the query workers
+ * with the same SELECTs and the same function `weave conversation` uses (src/model/view.ts), so
+ * the page and `weave conversation --json` show one model; `?format=json` (or Accept:
+ * application/json) answers with that document itself. The session is its id or a unique prefix
+ * of one. /conversation lists the sessions.
+ */
+
+/** A session id as ingest writes them (a UUID, maybe `~` and a hash): nothing else reaches a query. */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
+
+export default routePlugin('weave-routes-conversation', async (app) => {
+  const ctx = app.weave;
+
+  app.get('/conversation', async (request, reply) => {
+    const rows = await selectRows(ctx, SESSIONS, request);
+    return html(
+      reply,
+      renderConversationList(rows.map((r) => ({ id: r.session, title: r.title || undefined, start: r.start, turns: +r.turns }))),
+    );
+  });
+
+  app.get('/conversation/:session', async (request, reply) => {
+    const { session: given } = request.params as { session: string };
+    if (!SESSION_ID.test(given)) throw new HttpError(400, 'a session is named by its id, or the first characters of it');
+    const found = await findSession(ctx, given, request);
+    if (found.length !== 1) return html(reply.code(found.length ? 300 : 404), renderSessionChoice(given, found));
+    const [{ id, graph }] = found;
+    const queries = conversationQueries(graph);
+    const detailQueries = conversationDetailsQueries(graph);
+    const [rows, detailRows, [facts]] = await Promise.all([
+      selectAll(ctx, queries, request),
+      selectAll(ctx, detailQueries, request),
+      selectRows(ctx, sessionFactsQuery(graph, id), request),
+    ]);
+    const view = conversationFromRows(rows, id);
+    const document = conversationDocument(view);
+    const format = request.searchParams.get('format');
+    if (format === 'json' || (!format && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'application/json'))
+      return reply
+        .header('content-type', 'application/json; charset=utf-8')
+        .header('vary', 'Accept')
+        .send(`${JSON.stringify(document, null, 2)}\n`);
+    if (format && format !== 'html') throw new HttpError(400, 'format is html or json');
+    const page = renderConversationPage({
+      document,
+      starts: view.starts,
+      details: detailsFromRows(detailRows),
+      title: facts?.title || undefined,
+      project: facts?.project,
+      start: facts?.start,
+      end: facts?.end,
+      transcript: instanceIri(ctx.config.soul, 'Transcript', id).slice(1, -1),
+      treeQuery: queries.tree,
+    });
+    return html(reply.header('vary', 'Accept'), page);
+  });
+});
+
+function html(reply: FastifyReply, page: string) {
+  return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', STATIC_PAGE_CSP).send(page);
+}
+
+/** Every query of a set, run by the workers at once, as rows by name. */
+async function selectAll<Q extends Record<string, string>>(
+  ctx: ServerContext,
+  queries: Q,
+  request: FastifyRequest,
+): Promise<Record<keyof Q, Row[]>> {
+  const names = Object.keys(queries) as (keyof Q)[];
+  const rows = await Promise.all(names.map((name) => selectRows(ctx, queries[name], request)));
+  return Object.fromEntries(names.map((name, i) => [name, rows[i]])) as Record<keyof Q, Row[]>;
+}
+
+/** The session an id names: the one with exactly that id, else every one it begins. */
+async function findSession(
+  ctx: ServerContext,
+  given: string,
+  request: FastifyRequest,
+): Promise<{ id: string; graph: string; title?: string }[]> {
+  // The id passed SESSION_ID: it holds no quote or backslash, so it is safe inside a literal.
+  const rows = await selectRows(
+    ctx,
+    `SELECT ?id ?g (SAMPLE(?name) AS ?title) WHERE {
+  GRAPH ?g { ?s a weave:Session ; dcterms:identifier ?id FILTER(STRSTARTS(?id, "${given}"))
+    OPTIONAL { ?t weave:sessionId ?id ; weave:title ?name FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }
+} GROUP BY ?id ?g ORDER BY ?id LIMIT 50`,
+    request,
+  );
+  // A session's own graph only: its node is stated nowhere else, but a copy would list it twice.
+  const sessions = rows
+    .map((r) => ({ id: r.id, graph: r.g, title: r.title }))
+    .filter((s) => s.graph === sessionGraphIri(ctx.config.soul, s.id));
+  const exact = sessions.filter((s) => s.id === given);
+  return exact.length ? exact : sessions;
+}
