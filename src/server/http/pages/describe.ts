@@ -177,6 +177,7 @@ function sessionHtml(s: SessionSummary): string {
         ? `<span id="session-tokens" data-input="${t.input}" data-output="${t.output}" data-cache-creation="${t.cacheCreation}" data-cache-read="${t.cacheRead}" data-cost="${t.cost}">${n(t.input)} input · ${n(t.output)} output · ${n(t.cacheCreation)} cache writes · ${n(t.cacheRead)} cache reads · <strong>$${t.cost.toFixed(t.cost >= 1 ? 2 : 4)}</strong></span> <span class="muted">(${escapeHtml(t.models.join(', '))}; <a href="/#query=${escapeHtml(encodeURIComponent(s.queries.usage))}">query</a>)</span>`
         : 'no API calls counted in this session',
     ],
+    ['conversation', conversationLink(s.id, 'its talks, runs, llm.calls and tools')],
   ];
   const prompts = s.prompts.length
     ? `<h3>Prompts <small><a href="/#query=${escapeHtml(encodeURIComponent(s.queries.prompts))}">query</a></small></h3><ol class="prompts">${s.prompts
@@ -187,6 +188,11 @@ function sessionHtml(s: SessionSummary): string {
         .join('')}</ol>`
     : '';
   return `<section class="session-summary"><h2>Session <small><a href="/#query=${escapeHtml(encodeURIComponent(s.queries.facts))}">query</a></small></h2><dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>${prompts}</section>`;
+}
+
+/** The conversation page of a session (/conversation/<id>). */
+function conversationLink(session: string, text: string): string {
+  return `<a class="conversation-link" href="/conversation/${escapeHtml(encodeURIComponent(session))}">${escapeHtml(text)}</a>`;
 }
 
 function duration(from: string, to: string): string {
@@ -214,6 +220,10 @@ export function renderDescribePage(d: Description, soul?: string, session?: Sess
   const shown = d.statements.filter((s) => s.p !== W('hasContentBlock') || !blocks.length);
   const query = `SELECT ?p ?o WHERE {\n  <${d.iri}> ?p ?o\n}`;
   const empty = !d.statements.length && !d.incoming.length;
+  // A session node (not only its transcript) links to its conversation too.
+  const sessionNode = values(d.statements, RDF_TYPE).some((t) => t.value === W('Session'))
+    ? first(d.statements, `${PREFIXES.dcterms}identifier`)
+    : undefined;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Weave</title>
@@ -228,7 +238,7 @@ ${topBar(soul ? `describe · soul ${soul}` : 'describe')}
 <p class="iri"><code>${escapeHtml(d.iri)}</code></p>
 ${types.length ? `<p class="types">${types.join(' · ')}</p>` : ''}
 ${facts.length ? `<p class="facts">${facts.join(' ')}</p>` : ''}
-<p class="formats">as <a href="${escapeHtml(describeHref(d.iri, 'turtle'))}">Turtle</a> · <a href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">JSON-LD</a> · <a href="${escapeHtml(describeHref(d.iri, 'ntriples'))}">N-Triples</a> · <a href="/#query=${escapeHtml(encodeURIComponent(query))}">in the query editor</a></p>
+<p class="formats">as <a href="${escapeHtml(describeHref(d.iri, 'turtle'))}">Turtle</a> · <a href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">JSON-LD</a> · <a href="${escapeHtml(describeHref(d.iri, 'ntriples'))}">N-Triples</a> · <a href="/#query=${escapeHtml(encodeURIComponent(query))}">in the query editor</a>${sessionNode ? ` · ${conversationLink(sessionNode, 'its conversation')}` : ''}</p>
 ${empty ? '<p class="empty">The store says nothing about this IRI.</p>' : ''}
 ${session ? sessionHtml(session) : ''}
 ${blocks.length ? `<section class="content"><h2>Content</h2>${blocks.map((b) => blockHtml(b, d.blocks, labels)).join('\n')}</section>` : ''}

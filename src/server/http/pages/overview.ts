@@ -80,7 +80,7 @@ function usagePanel(d: OverviewData): string {
 function sessionsPanel(d: OverviewData): string {
   const rows = d.sessions.map(
     (s) =>
-      `<tr><td data-value="${escapeHtml(s.title ?? s.id)}"><a href="${escapeHtml(describeHref(s.transcript))}">${escapeHtml(s.title || '(untitled)')}</a><br><code>${escapeHtml(s.id)}</code></td>${cell(s.project ?? '', s.project ?? '', '')}${cell((s.start ?? '').slice(0, 16).replace('T', ' '), s.start ?? '', 'time')}${cell((s.end ?? '').slice(0, 16).replace('T', ' '), s.end ?? '', 'time')}${cell(n(s.turns), s.turns)}${cell(n(s.calls), s.calls)}${cell(n(s.tokens), s.tokens)}${cell(usd(s.cost), s.cost)}</tr>`,
+      `<tr><td data-value="${escapeHtml(s.title ?? s.id)}"><a href="${escapeHtml(describeHref(s.transcript))}">${escapeHtml(s.title || '(untitled)')}</a><br><code>${escapeHtml(s.id)}</code> · <a class="conversation-link" href="/conversation/${escapeHtml(encodeURIComponent(s.id))}">conversation</a></td>${cell(s.project ?? '', s.project ?? '', '')}${cell((s.start ?? '').slice(0, 16).replace('T', ' '), s.start ?? '', 'time')}${cell((s.end ?? '').slice(0, 16).replace('T', ' '), s.end ?? '', 'time')}${cell(n(s.turns), s.turns)}${cell(n(s.calls), s.calls)}${cell(n(s.tokens), s.tokens)}${cell(usd(s.cost), s.cost)}</tr>`,
   );
   return section(
     'sessions',

@@ -77,7 +77,17 @@
   Table.prototype.getUriLinkFromBinding = function (binding, prefixes) {
     const html = linkFromBinding.call(this, binding, withDeclared(prefixes));
     const href = `/describe?iri=${encodeURIComponent(binding.value)}`;
-    return html.replace(/ href='[^']*'/, '').replace('<a ', `<a href="${href}" `);
+    const linked = html.replace(/ href='[^']*'/, '').replace('<a ', `<a href="${href}" `);
+    // A session's node also opens its conversation page.
+    const session = /^urn:soul:[^:]+:Weave\/Session\/([^/]+)$/.exec(binding.value);
+    if (!session) return linked;
+    let id;
+    try {
+      id = decodeURIComponent(session[1]);
+    } catch {
+      return linked;
+    }
+    return `${linked} <a class="conversation-link" href="/conversation/${encodeURIComponent(id)}">conversation</a>`;
   };
   // Numbers, booleans, strings and dates read as themselves; another datatype is named, shortly.
   const XSD = config.prefixes.xsd;
