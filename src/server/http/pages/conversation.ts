@@ -269,9 +269,7 @@ ${this.segments()}`;
   }
 
   private run(node: TreeDocument): string {
-    const head = node.unresolved
-      ? `records outside any run <span class="muted">— ${e(UNRESOLVED_REASONS.run)}</span>`
-      : runHead(node.label);
+    const head = node.unresolved ? `outside any run <span class="muted">— ${e(UNRESOLVED_REASONS.run)}</span>` : runHead(node.label);
     return `<div ${this.attrs(node, 'run')}><div class="run-head">${head}${this.badge(node)} ${self(node.iri)}</div>${node.children.map((c) => this.node(c)).join('\n')}</div>`;
   }
 
@@ -317,7 +315,7 @@ ${this.segments()}`;
         `<p class="conflict">also claims the sub-agent stream <a href="#${this.anchors.get(stream.iri)}">${e(stream.label.split('  ← ')[0])}</a> (${e(start.evidence)})</p>`,
     );
     const more = node.children.map((c) => this.node(c)).join('\n');
-    return `<details ${this.attrs(node, `tool${tool?.error ? ' failed' : ''}`)}>${summary}<div class="io">${input}${results}${self(node.iri, 'the call’s page')}</div></details>${more}${claims.join('')}${nested.length ? `<div class="substreams">${nested.join('\n')}</div>` : ''}`;
+    return `<details ${this.attrs(node, `tool${tool?.error ? ' failed' : ''}`)}>${summary}<div class="io">${input}${results}${self(node.iri, 'the call’s page')}</div></details>${nested.length ? `<div class="substreams">${nested.join('\n')}</div>` : ''}${claims.join('')}${more}`;
   }
 
   private say(node: TreeDocument): string {
