@@ -27,6 +27,8 @@ interface El {
   previousElementSibling: El | null;
   querySelector(selector: string): El | null;
   querySelectorAll(selector: string): El[];
+  getAttribute(name: string): string | null;
+  classList: { contains(name: string): boolean };
 }
 declare const document: { querySelectorAll(selector: string): El[]; querySelector(selector: string): El | null };
 declare const window: Record<string, unknown>;
@@ -188,26 +190,47 @@ describe('the conversation page in headless Chromium, over all the fixtures', {
     ]);
   });
 
-  it('compactions divide the epochs (fixtures/model/compaction-replay), with the trigger and size their records state', async () => {
+  it('compactions divide the epochs (fixtures/model/compaction-replay) where they happened, with the trigger and size their records state', async () => {
     const file = join(REPO, 'fixtures/model/compaction-replay/-home-dev-etl/60000000-0000-4000-8000-000000000001.jsonl');
-    const boundaries = (await records(file)).filter((r) => r.subtype === 'compact_boundary');
+    const lines = await records(file);
+    const boundaries = lines.filter((r) => r.subtype === 'compact_boundary');
     assert.equal(boundaries.length, 2);
     await page.goto(`${server.base}/conversation/60000000-0000-4000-8000-000000000001`);
     const dividers = await page.$$eval('.compaction[data-kind="epoch.boundary"]', (ds) =>
       ds.map((d) => [d.querySelector('.what')?.textContent, d.querySelector('time')?.getAttribute('datetime')]),
     );
+    const iso = (t: string | null | undefined) => (t ? new Date(t).toISOString() : t);
     assert.deepEqual(
-      dividers,
+      dividers.map(([what, when]) => [what, iso(when)]),
       boundaries.map((b) => [
         `compaction · ${b.compactMetadata.trigger} · ${b.compactMetadata.preTokens.toLocaleString('en')} tokens before`,
-        b.timestamp.replace('.000Z', 'Z'),
+        iso(b.timestamp),
       ]),
     );
-    // Each divider comes between the talks of two epochs: 1 talk, divider, 1 talk, divider.
-    const order = await page.$$eval('.tree .talk, .tree .compaction', (els) =>
-      els.map((el) => (el.classList.contains('talk') ? 'talk' : 'compaction')),
+    // In the file's order: each call where its message id first appears (line 6 replays line 2's),
+    // each compaction inside the talk of the prompt typed last before it: the talk goes on after it.
+    const expected: (string | null | undefined)[][] = [];
+    const seen = new Set<string>();
+    let prompt: string | undefined;
+    for (const r of lines) {
+      if (r.type === 'user' && typeof r.message?.content === 'string' && !r.isCompactSummary) prompt = r.message.content;
+      if (r.subtype === 'compact_boundary') expected.push(['compaction', prompt]);
+      if (r.type === 'assistant' && !seen.has(r.message.id)) {
+        seen.add(r.message.id);
+        expected.push(['call', iso(r.timestamp)]);
+      }
+    }
+    const shown = await page.$$eval('.compaction[data-kind="epoch.boundary"], div.call', (els) =>
+      els.map((el) =>
+        el.classList.contains('compaction')
+          ? ['compaction', el.closest('section.talk')?.querySelector('.prompt')?.textContent ?? null]
+          : ['call', el.querySelector('.call-head time')?.getAttribute('datetime')],
+      ),
     );
-    assert.deepEqual(order, ['talk', 'compaction', 'talk', 'compaction']);
+    assert.deepEqual(
+      shown.map(([kind, value]) => [kind, kind === 'call' ? iso(value) : value]),
+      expected,
+    );
   });
 
   it("the spine session: tool inputs and results folded, as the fixture wrote them; the calls' tokens are the fixture's usage", async () => {

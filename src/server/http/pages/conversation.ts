@@ -65,21 +65,26 @@ function prettyJson(text: string): string {
   }
 }
 
+const GIST_KEYS = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt', 'skill'];
+
 /** One line that says what a tool was asked to do: its command, path, pattern or first string. */
 function gist(input: Clipped | undefined): string {
   if (!input) return '';
-  let value: unknown;
+  let text: unknown;
   try {
-    value = JSON.parse(input.text);
+    const fields = JSON.parse(input.text) as Record<string, unknown>;
+    if (!fields || typeof fields !== 'object') return '';
+    const key = GIST_KEYS.find((k) => typeof fields[k] === 'string');
+    text = key ? fields[key] : Object.values(fields).find((v) => typeof v === 'string');
   } catch {
-    return '';
+    // An input cut by the query is no JSON: its first such field, read as a JSON string.
+    const match = new RegExp(`"(?:${GIST_KEYS.join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`).exec(input.text);
+    try {
+      text = match ? JSON.parse(match[1]) : undefined;
+    } catch {
+      text = undefined;
+    }
   }
-  if (!value || typeof value !== 'object') return '';
-  const fields = value as Record<string, unknown>;
-  const key = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt', 'skill'].find(
-    (k) => typeof fields[k] === 'string',
-  );
-  const text = key ? (fields[key] as string) : Object.values(fields).find((v) => typeof v === 'string');
   if (typeof text !== 'string') return '';
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 100 ? `${line.slice(0, 99)}…` : line;
@@ -114,6 +119,9 @@ class Renderer {
   private readonly nestedStreams = new Set<string>();
   private readonly prompts = new Set<string>();
   private readonly rendered = new Set<string>();
+  /** Per stream being drawn (sub-agents nest), its epochs' dividers and the line each falls at. */
+  private readonly dividers: { epoch: string; line: number; html: () => string }[][] = [];
+  private readonly drawn = new Set<string>();
 
   constructor(private readonly d: ConversationPageData) {
     const nodes = new Map<string, TreeDocument>();
@@ -224,14 +232,43 @@ ${this.segments()}`;
     const head = main
       ? ''
       : `<h2 class="stream-head">sub-agent <code>${e(name)}</code> <span class="muted">${start ? `started by ${e(by ? this.toolName(by) : 'a call')} (${e(start.evidence)}) · ` : ''}${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`;
-    const epochs = node.children.map((epoch, i) => (epoch.kind === 'epoch' ? this.epoch(epoch, i) : this.node(epoch))).join('\n');
+    // A compaction can fall inside a talk that goes on after it (its runs continue the talk in
+    // progress): its divider is drawn where its line falls, among the talk's runs and calls.
+    this.dividers.push(
+      node.children.flatMap((epoch, i) => {
+        const steps = epoch.children.filter((c) => c.kind === 'epoch.boundary' || c.kind === 'epoch.summary');
+        const line = steps.find((c) => c.kind === 'epoch.boundary')?.line ?? 0;
+        return epoch.kind === 'epoch' && (i > 0 || steps.length)
+          ? [{ epoch: epoch.iri, line, html: () => this.divider(epoch, steps) }]
+          : [];
+      }),
+    );
+    const epochs = node.children.map((epoch) => (epoch.kind === 'epoch' ? this.epoch(epoch) : this.node(epoch))).join('\n');
+    this.dividers.pop();
     return `<section ${this.attrs(node, `stream ${main ? 'main' : 'child'}`)}>${head}${epochs}</section>`;
   }
 
+  /** The dividers of the stream being drawn at or before `line` (a compaction may open a run), not drawn yet. */
+  private dividersBefore(line: number): string {
+    const pending = this.dividers.at(-1)?.filter((d) => d.line > 0 && d.line <= line && !this.drawn.has(d.epoch)) ?? [];
+    for (const d of pending) this.drawn.add(d.epoch);
+    return pending.map((d) => d.html()).join('');
+  }
+
+  /** Children in line order, each after any compaction that came before it. */
+  private children(node: TreeDocument): string {
+    return node.children.map((c) => `${this.dividersBefore(c.line)}${this.node(c)}`).join('\n');
+  }
+
   /** An epoch, after a divider saying how the one before it ended: a compaction. */
-  private epoch(node: TreeDocument, index: number): string {
+  private epoch(node: TreeDocument): string {
     const boundaries = node.children.filter((c) => c.kind === 'epoch.boundary' || c.kind === 'epoch.summary');
-    const divider = index > 0 || boundaries.length ? this.divider(node, boundaries) : '';
+    const own = this.dividers.at(-1)?.find((d) => d.epoch === node.iri);
+    let divider = '';
+    if (own && !this.drawn.has(node.iri)) {
+      this.drawn.add(node.iri);
+      divider = own.html();
+    }
     const rest = node.children.filter((c) => !boundaries.includes(c)).map((c) => this.node(c));
     return `<div ${this.attrs(node, 'epoch')}>${divider}${rest.join('\n')}</div>`;
   }
@@ -253,7 +290,7 @@ ${this.segments()}`;
       .filter((s) => s.kind === 'epoch.summary')
       .map((s) => {
         const text = this.d.details.get(s.iri)?.text;
-        return `<details class="summary" data-kind="epoch.summary"><summary>the summary it left${text ? ` (${plural(text.length, 'character')})` : ''}</summary>${text ? `<div class="say">${e(text.text)}</div>${clipNote(text, s.iri)}` : '<p class="muted">(no text)</p>'}</details>`;
+        return `<details class="summary" data-kind="epoch.summary"><summary>the summary it left${text ? ` (${plural(text.length, 'character')})` : ''}</summary>${text ? `<div class="say">${e(text.text.trim())}</div>${clipNote(text, s.iri)}` : '<p class="muted">(no text)</p>'}</details>`;
       });
     return `<div class="compaction" role="separator"${boundary ? ` data-kind="epoch.boundary" data-iri="${e(boundary.iri)}"` : ''}><span class="what">${what}</span> ${time(facts?.time)} ${boundary ? self(boundary.iri) : ''}${summaries.join('')}</div>`;
   }
@@ -263,14 +300,14 @@ ${this.segments()}`;
     const t = tally(node, this.d.details);
     const text = facts?.text;
     const prompt = text
-      ? `<div class="prompt">${e(text.text)}</div>${clipNote(text, facts?.labelledBy ?? node.iri)}`
+      ? `<div class="prompt">${e(text.text.trim())}</div>${clipNote(text, facts?.labelledBy ?? node.iri)}`
       : `<div class="prompt muted">${e(node.label || '(no text)')}</div>`;
-    return `<section ${this.attrs(node, 'talk')}><header class="talk-head">${time(facts?.time, true)} <span class="muted">talk · ${plural(t.runs, 'run')} · ${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span>${this.badge(node)} ${self(node.iri)}</header>${prompt}${node.children.map((c) => this.node(c)).join('\n')}</section>`;
+    return `<section ${this.attrs(node, 'talk')}><header class="talk-head">${time(facts?.time, true)} <span class="muted">talk · ${plural(t.runs, 'run')} · ${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span>${this.badge(node)} ${self(node.iri)}</header>${prompt}${this.children(node)}</section>`;
   }
 
   private run(node: TreeDocument): string {
     const head = node.unresolved ? `outside any run <span class="muted">— ${e(UNRESOLVED_REASONS.run)}</span>` : runHead(node.label);
-    return `<div ${this.attrs(node, 'run')}><div class="run-head">${head}${this.badge(node)} ${self(node.iri)}</div>${node.children.map((c) => this.node(c)).join('\n')}</div>`;
+    return `<div ${this.attrs(node, 'run')}><div class="run-head">${head}${this.badge(node)} ${self(node.iri)}</div>${this.children(node)}</div>`;
   }
 
   private call(node: TreeDocument): string {
@@ -320,12 +357,12 @@ ${this.segments()}`;
 
   private say(node: TreeDocument): string {
     const text = this.d.details.get(node.iri)?.text;
-    return `<div ${this.attrs(node, 'say')}>${text ? `${e(text.text)}${clipNote(text, node.iri)}` : '<span class="muted">(no text)</span>'}</div>`;
+    return `<div ${this.attrs(node, 'say')}>${text ? `${e(text.text.trim())}${clipNote(text, node.iri)}` : '<span class="muted">(no text)</span>'}</div>`;
   }
 
   private thinking(node: TreeDocument): string {
     const text = this.d.details.get(node.iri)?.text;
-    return `<details ${this.attrs(node, 'thinking')}><summary>thinking${text ? ` <span class="muted">(${plural(text.length, 'character')})</span>` : ' <span class="muted">(not kept)</span>'}</summary>${text ? `<div class="say">${e(text.text)}</div>${clipNote(text, node.iri)}` : ''}</details>`;
+    return `<details ${this.attrs(node, 'thinking')}><summary>thinking${text ? ` <span class="muted">(${plural(text.length, 'character')})</span>` : ' <span class="muted">(not kept)</span>'}</summary>${text ? `<div class="say">${e(text.text.trim())}</div>${clipNote(text, node.iri)}` : ''}</details>`;
   }
 
   private step(node: TreeDocument): string {
@@ -336,7 +373,7 @@ ${this.segments()}`;
     const short = line.length > 160 ? `${line.slice(0, 159)}…` : line;
     const body =
       text && (line.length > 160 || text.text.includes('\n'))
-        ? `<details><summary>${e(short)}</summary><div class="say">${e(text.text)}</div>${clipNote(text, node.iri)}</details>`
+        ? `<details><summary>${e(short)}</summary><div class="say">${e(text.text.trim())}</div>${clipNote(text, node.iri)}</details>`
         : `<span class="text">${e(short)}</span>`;
     return `<div ${this.attrs(node, 'step')}><span class="kind">${e(node.kind)}</span> ${time(facts?.time)} ${body}${this.badge(node)} ${self(node.iri, node.line ? `line ${node.line}` : '↗')}${node.children.map((c) => this.node(c)).join('')}</div>`;
   }
