@@ -242,6 +242,6 @@ function releaseAll(): void {
 /** `weave ingest`, `weave serve`, …: the command as typed, without its arguments (they may name paths). */
 function commandLine(): string {
   const script = process.argv[1] ?? '';
-  if (/(?:^|\/)(?:weave|cli\/main\.ts)$/.test(script) && process.argv[2]) return `weave ${process.argv[2]}`;
+  if (/(?:^|\/)(?:weave|cli\/main\.ts|cli\/launch\.mjs)$/.test(script) && process.argv[2]) return `weave ${process.argv[2]}`;
   return `node ${basename(script)}`;
 }

@@ -14,6 +14,7 @@ import { lockStore } from '../../src/store/writer.ts';
 import { verify } from '../../src/verify.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 import { canonicalNQuads, type RdfTerm } from '../nquads.ts';
+import { SECRET_KEY_FILE } from '../../src/readers/secret/key.ts';
 
 /**
  * kill -9 at random moments of a real `weave ingest`, of `weave ingest --watch` while the sources
@@ -338,6 +339,9 @@ test(`kill -9 at ${WATCH_KILLS} random moments of weave ingest --watch while the
       const sizes = await Promise.all(grown.map(async (f) => stat(f)));
       const once = join(work, `watch-${index}`, 'once');
       await sources(root, 'B');
+      // The same secret key as the store carried on (a store's key is its own; the digests depend on it).
+      await mkdir(once, { recursive: true });
+      await cp(join(storeA, SECRET_KEY_FILE), join(once, SECRET_KEY_FILE));
       await ingest([root], { storeDir: once, soul: 'local' });
       await detect({ storeDir: once });
       const expected = graphsOf((await openStore(once)).store);
