@@ -1,26 +1,20 @@
-import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { archiveUnread } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
-import { readLines } from './acquire/lines.ts';
-import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
-import { sessionGraphIri } from './rdf/iri.ts';
+import { planSessions } from './acquire/sessions.ts';
+import { sameStamps } from './acquire/stamps.ts';
+import { readSession, type LineProblem, type ReadTally } from './session-read.ts';
+import type { Dialect, FactObserver, SessionSource } from './dialect/dialect.ts';
 import type { SessionCounts } from './emit/contract.ts';
-import { SessionEmitter } from './emit/session.ts';
-import { conversationModel } from './model/observer.ts';
-import { iri, nquad, type Triple } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
-import type { GraphEntry, SourceStamp } from './store/manifest.ts';
-import { openStoreForWriting, type StoreWriter } from './store/writer.ts';
+import { linksGraphIri } from './rdf/iri.ts';
+import type { GraphDelta, GraphEntry } from './store/manifest.ts';
+import { lockStore, openStoreForWriting } from './store/writer.ts';
+import { collectGraphFile, SearchIndex } from './search/index.ts';
 import { DocCollector } from './search/docs.ts';
-import { SearchIndex } from './search/index.ts';
 
-/** A line that could not be read, named by file and line. Never carries the line's content. */
-export interface LineProblem {
-  path: string;
-  lineNo: number;
-  kind: 'malformed' | 'pending';
-  message: string;
-}
+export type { LineProblem } from './session-read.ts';
 
 export interface IngestProgress {
   sessionsDone: number;
@@ -38,7 +32,13 @@ export interface IngestOptions {
   onProgress?: (progress: IngestProgress) => void;
   onProblem?: (problem: LineProblem) => void;
   /** Called after each session's graph file is in place (its manifest entry may still be pending). */
-  onSession?: (session: SessionSource, graph: string, counts: SessionCounts & { file: string }) => void | Promise<void>;
+  onSession?: (
+    session: SessionSource,
+    graph: string,
+    counts: SessionCounts & { entry: GraphEntry; delta?: GraphDelta },
+  ) => void | Promise<void>;
+  /** Called when a graph other than a session's changed (the links across sessions); no entry: it went. */
+  onGraph?: (graph: string, entry: GraphEntry | undefined) => void | Promise<void>;
   /** Per-session observers of the records' facts; the conversation model when not given. */
   observers?: (session: SessionSource, soul: string) => FactObserver[];
   /** How much of each text to store (`--content`, `--text-limit`); default DEFAULT_POLICY. */
@@ -47,11 +47,19 @@ export interface IngestOptions {
   dialects?: readonly Dialect[];
   /** Keep the store's full-text index (`<store>/search/`) current, session by session; default true. */
   search?: boolean;
+  /** Told when the store lock is taken over from a process that no longer runs, and what it left is removed. */
+  onNote?: (note: string) => void;
+  /** Keep a compressed copy of every source line read in the store (default true; `--no-archive` says false). */
+  archive?: boolean;
+  /** Read every session the store holds again: from its files, or from the archive where they are gone. */
+  rebuild?: boolean;
 }
 
 export interface IngestReport {
   sessions: number;
   skipped: number;
+  /** Sessions read before whose files only grew: only their appended lines were read. */
+  carriedOn: number;
   files: number;
   records: number;
   bytes: number;
@@ -59,6 +67,12 @@ export interface IngestReport {
   malformed: number;
   pending: number;
   replayed: number;
+  /** Source bytes newly copied into the archive. */
+  archived: number;
+  /** Sessions read with files that are gone, from the archive: their transcripts are marked archived-only. */
+  archivedOnly: number;
+  /** Sessions whose files are gone without an archive to read them from: their graphs stay as they are. */
+  unarchived: string[];
   problems: LineProblem[];
   millis: number;
   /** Why the search index could not be kept current this run (weave search rebuilds it), if it could not. */
@@ -67,16 +81,27 @@ export interface IngestReport {
 
 /** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
 const WEAVE = 'weave/0.9'; // 0.8: the conversation layer; 0.9: a session without a runtime title takes its first prompt as its title
-const WRITE_BATCH = 1 << 20;
 
-/** Reads transcripts into the store directory, one graph per session. */
+/** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
+  const lock = await lockStore(options.storeDir, { onNote: options.onNote });
+  try {
+    return await ingestLocked(paths, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function ingestLocked(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
-  const sessions = await discoverSessions(paths, options.dialects);
+  const discovered = await discoverSessions(paths, options.dialects);
   const store = await openStoreForWriting(options.storeDir, options.soul);
+  const roots = paths.map((p) => resolve(p));
+  store.addRoots(roots);
   const report: IngestReport = {
     sessions: 0,
     skipped: 0,
+    carriedOn: 0,
     files: 0,
     records: 0,
     bytes: 0,
@@ -84,151 +109,98 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
     malformed: 0,
     pending: 0,
     replayed: 0,
+    archived: 0,
+    archivedOnly: 0,
+    unarchived: [],
     problems: [],
     millis: 0,
   };
-  const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: sessions.length, files: 0, records: 0, bytes: 0 };
+  const keep = options.archive ?? true;
   // A store built under another content policy holds other texts: it is rebuilt.
   const policy = contentPolicyKey(options.content);
   // The search index, opened when the first session is written (an unchanged store never loads it).
   let index: SearchIndex | undefined;
 
   try {
-    for (const session of sessions) {
-      const graph = sessionGraphIri(options.soul, session.sessionId);
+    const plan = await planSessions(discovered, store.manifest, options.storeDir, { roots, rebuild: options.rebuild });
+    report.unarchived = plan.unarchived;
+    for (const graph of plan.regrouped) {
+      const sessionId = store.manifest.graphs[graph].sessionId;
+      // With the readers' graphs of it: they read a session that is now part of another.
+      for (const [name, entry] of Object.entries(store.manifest.graphs))
+        if (name === graph || (entry.reader && entry.sessionId === sessionId)) await store.removeGraph(name);
+    }
+    const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: plan.sessions.length, files: 0, records: 0, bytes: 0 };
+    const tally: ReadTally = { files: 0, records: 0, bytes: 0, archived: 0, problems: report.problems };
+    const read = {
+      storeDir: options.storeDir,
+      soul: options.soul,
+      content: options.content,
+      observers: options.observers,
+      onProblem: options.onProblem,
+    };
+    const onFile = () => {
+      Object.assign(progress, { files: tally.files, records: tally.records, bytes: tally.bytes });
+      options.onProgress?.(progress);
+    };
+    for (const { session, graph, stamps } of plan.sessions) {
       const builtWith = `${session.dialect.id}+${WEAVE} ${policy}`;
-      const stamps = await stampsOf(session);
       const previous = store.manifest.graphs[graph];
-      if (!options.force && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
+      if (!options.force && !options.rebuild && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
         report.skipped++;
+        // A session read before the archive was kept (or without it) is copied in now, unread.
+        if (keep) report.archived += await archiveUnread(store, graph, previous, session, stamps);
         progress.sessionsDone++;
         options.onProgress?.(progress);
         continue;
       }
       const docs = options.search === false ? undefined : new DocCollector(session.sessionId);
-      const { counts, entry } = await ingestSession(
-        session,
-        graph,
+      const whole = options.force || options.rebuild;
+      const { counts, entry, carriedOn, delta } = await readSession(
         store,
-        { sources: stamps, sessionId: session.sessionId, builtWith },
-        options,
-        report,
-        progress,
-        docs,
+        { session, graph, stamps, sessionId: session.sessionId, builtWith, previous, keep, whole },
+        { ...read, onFile, onTriple: docs && ((t) => docs.triple(t.s, t.p, t.o)) },
+        tally,
       );
       if (docs && !report.searchIndex) {
         // The index is derived: a failure to keep it is reported, never a failed ingest.
         try {
           index ??= await SearchIndex.open(options.storeDir);
-          await index.replaceSession(session.sessionId, entry, docs.docs(), docs.title());
+          // A read carried on saw only the new lines: the session's documents come from its whole graph.
+          const collected = carriedOn ? await collectGraphFile(options.storeDir, session.sessionId, entry) : docs;
+          await index.replaceSession(session.sessionId, entry, collected.docs(), collected.title());
         } catch (e) {
           report.searchIndex = (e as Error).message;
         }
       }
       report.sessions++;
+      if (carriedOn) report.carriedOn++;
+      if (stamps.some((s) => s.gone)) report.archivedOnly++;
       report.quads += counts.triples;
       report.malformed += counts.malformed;
       report.pending += counts.pending;
       report.replayed += counts.replayed;
       progress.sessionsDone++;
       options.onProgress?.(progress);
-      await options.onSession?.(session, graph, { ...counts, file: entry.file });
+      await options.onSession?.(session, graph, { ...counts, entry, delta });
     }
+    Object.assign(report, { files: tally.files, records: tally.records, bytes: tally.bytes });
+    report.archived += tally.archived;
     // Links whose target is in another session's graph (a compaction's tail in an earlier file).
-    if (report.sessions) await linkAcrossSessions(store);
+    if (report.sessions) {
+      const links = linksGraphIri(options.soul);
+      const before = JSON.stringify(store.manifest.graphs[links] ?? null);
+      await linkAcrossSessions(store);
+      const after = store.manifest.graphs[links];
+      if (JSON.stringify(after ?? null) !== before) await options.onGraph?.(links, after);
+    }
     if (!report.searchIndex) await index?.save().catch((e: Error) => (report.searchIndex = e.message));
   } catch (e) {
     // The sessions stored before the failure keep their entries; the error is the one to report.
-    await store.close().catch(() => undefined);
+    await store.close().catch(() => store.abandon());
     throw e;
   }
   await store.close();
   report.millis = performance.now() - started;
   return report;
-}
-
-async function ingestSession(
-  session: SessionSource,
-  graph: string,
-  store: StoreWriter,
-  fields: Pick<GraphEntry, 'sources' | 'sessionId' | 'builtWith'>,
-  options: IngestOptions,
-  report: IngestReport,
-  progress: IngestProgress,
-  docs?: DocCollector,
-): Promise<{ counts: SessionCounts; entry: GraphEntry }> {
-  const { dialect } = session;
-  const writer = await store.beginGraph(graph);
-  const graphTerm = iri(graph);
-  let buffer = '';
-  const sink = (t: Triple) => {
-    buffer += nquad(t, graphTerm);
-    docs?.triple(t.s, t.p, t.o);
-  };
-  const emitter = new SessionEmitter(
-    options.soul,
-    session,
-    sink,
-    (options.observers ?? conversationModel)(session, options.soul),
-    options.content,
-  );
-  const flush = async (force: boolean) => {
-    if (buffer.length >= WRITE_BATCH || (force && buffer)) {
-      await writer.write(buffer);
-      buffer = '';
-    }
-  };
-  try {
-    for (const source of transcriptsOf(session)) {
-      // A side file the dialect cannot read is reported, never counted as a line of the transcript.
-      const opening = await dialect.openTranscript(source, (p) => options.onProblem?.({ ...p, kind: 'malformed' }));
-      const ctx = emitter.beginTranscript(source, opening);
-      let lines = 0;
-      let bytes = 0;
-      for await (const line of readLines(source.path)) {
-        lines = line.lineNo;
-        bytes = line.offset + line.byteLength + (line.terminated ? 1 : 0);
-        const result = dialect.readLine(line);
-        if (result.kind === 'record') emitter.record(ctx, line, result);
-        else if (result.kind !== 'blank') {
-          const message = result.kind === 'malformed' ? result.error : 'the last line is incomplete (still being written?)';
-          emitter.unreadable(ctx, line, result.kind, message);
-          const problem = { path: source.path, lineNo: line.lineNo, kind: result.kind, message };
-          report.problems.push(problem);
-          options.onProblem?.(problem);
-        }
-        if (result.kind === 'record') {
-          report.records++;
-          progress.records++;
-        }
-        await flush(false);
-      }
-      emitter.endTranscript(ctx, { lines, bytes });
-      report.files++;
-      report.bytes += bytes;
-      progress.files++;
-      progress.bytes += bytes;
-      options.onProgress?.(progress);
-    }
-    const counts = emitter.finish();
-    await flush(true);
-    return { counts, entry: await writer.commit({ quads: counts.triples, ...fields }) };
-  } catch (e) {
-    await writer.abort();
-    throw e;
-  }
-}
-
-async function stampsOf(session: SessionSource): Promise<SourceStamp[]> {
-  const paths = [...transcriptsOf(session).flatMap((t) => (t.metaPath ? [t.path, t.metaPath] : [t.path])), ...session.journals];
-  return Promise.all(
-    paths.map(async (path) => {
-      const info = await stat(path);
-      return { path, size: info.size, mtimeMs: info.mtimeMs };
-    }),
-  );
-}
-
-function sameStamps(a: SourceStamp[] | undefined, b: SourceStamp[]): boolean {
-  return !!a && a.length === b.length && a.every((s, i) => s.path === b[i].path && s.size === b[i].size && s.mtimeMs === b[i].mtimeMs);
 }

@@ -1,11 +1,14 @@
 import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
-import { readLines } from './acquire/lines.ts';
+import { archivedLines } from './acquire/archived.ts';
+import { readLines, type SourceLine } from './acquire/lines.ts';
+import type { ArchivedFile } from './store/manifest.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
 import { readManifest } from './store/manifest.ts';
 import { openQueries, selectRows } from './store/queries.ts';
+import { checkStore, type StoreCheck } from './store/check.ts';
 
 /**
  * `weave verify`: reads the sources again and proves against the store that every non-empty
@@ -17,10 +20,12 @@ import { openQueries, selectRows } from './store/queries.ts';
 
 export interface VerifyOptions {
   storeDir: string;
-  /** Files or folders to check; default: every source the store was built from. */
+  /** Files or folders to check; default: every source the store was built from, and the folders it was read from. */
   paths?: string[];
   /** Answers the store's SELECTs as rows of plain values (a running server); default: the store opened here. */
   select?: Select;
+  /** Check only the store against itself (manifest and graph files); read no source. */
+  selfOnly?: boolean;
 }
 
 /** A SELECT's solutions as rows of plain values, unbound variables absent. */
@@ -39,6 +44,8 @@ export interface FileCheck {
   inStore: boolean;
   /** The file is not the size it was when it was read (it grew, or was rewritten). */
   changedSinceIngest: boolean;
+  /** The file is gone from its folder: its lines were read from the store's archive of it. */
+  fromArchive?: boolean;
   lines: number;
   events: number;
   replayed: number;
@@ -70,9 +77,11 @@ export interface SessionRow {
 
 export interface VerifyReport {
   ok: boolean;
+  /** The store against itself: the manifest's files, their lengths and quad counts, and files it does not name. */
+  store: StoreCheck;
   sessions: SessionRow[];
   files: FileCheck[];
-  /** Sources the store names that are no longer on disk: not checked. */
+  /** Sources the store names that are no longer on disk, and that the archive does not hold: not checked. */
   gone: string[];
   /** Files that are not transcripts (workflow journals): not checked line by line. */
   notTranscripts: string[];
@@ -100,6 +109,9 @@ const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([stat
 
 export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const started = performance.now();
+  const self = await checkStore(options.storeDir);
+  if (options.selfOnly)
+    return { ok: self.ok, store: self, sessions: [], files: [], gone: [], notTranscripts: [], millis: performance.now() - started };
   const manifest = await readManifest(options.storeDir);
   if (!manifest) throw new Error(`no store in ${options.storeDir}: run weave ingest first`);
   const select = options.select ?? (await openedHere(options.storeDir));
@@ -110,7 +122,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         p.endsWith('.jsonl'),
       );
   const present: string[] = [];
-  const gone: string[] = [];
+  let gone: string[] = [];
   for (const path of named)
     ((await stat(path).then(
       () => true,
@@ -120,8 +132,16 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       : gone
     ).push(path);
   if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
+  // A transcript Claude Code deleted is checked against the archive's copy of it.
+  const archives = new Map<string, ArchivedFile>();
+  for (const entry of Object.values(manifest.graphs))
+    if (entry.sessionId && !entry.reader) for (const s of entry.sources ?? []) if (s.archive) archives.set(s.path, s.archive);
+  const archivedGone = gone.filter((path) => archives.has(path));
+  gone = gone.filter((path) => !archives.has(path));
+  // The folders the store was read from: a transcript there that the store lacks is missing from it.
+  const roots = options.paths?.length ? [] : await existing(manifest.roots ?? []);
 
-  const sessions = present.length ? await discoverSessions(present) : [];
+  const sessions = present.length || roots.length ? await discoverSessions([...present, ...roots]) : [];
   const stored = await storedTranscripts(select);
   const files: FileCheck[] = [];
   const notTranscripts: string[] = [];
@@ -129,12 +149,47 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     notTranscripts.push(...session.journals);
     for (const { path } of transcriptsOf(session)) files.push(await checkFile(path, stored.get(path), session.sessionId));
   }
+  for (const path of archivedGone) {
+    // What the store holds as a transcript; anything else archived is a journal.
+    if (!stored.has(path)) {
+      notTranscripts.push(path);
+      continue;
+    }
+    const check = await checkFile(
+      path,
+      stored.get(path),
+      stored.get(path)?.session ?? '',
+      archivedLines(options.storeDir, archives.get(path)!),
+    );
+    files.push({ ...check, fromArchive: true });
+  }
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
   const rows = sessionRows(files);
   const titles = await sessionTitles(select);
   for (const row of rows) if (titles.has(row.session)) row.title = titles.get(row.session);
-  const ok = files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
-  return { ok, sessions: rows, files, gone: gone.sort(), notTranscripts: notTranscripts.sort(), millis: performance.now() - started };
+  const ok = self.ok && files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
+  return {
+    ok,
+    store: self,
+    sessions: rows,
+    files,
+    gone: gone.sort(),
+    notTranscripts: notTranscripts.sort(),
+    millis: performance.now() - started,
+  };
+}
+
+async function existing(paths: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of paths)
+    if (
+      await stat(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      found.push(path);
+  return found;
 }
 
 /** Everything the store says about each transcript file, in two queries. */
@@ -195,7 +250,12 @@ async function sessionTitles(select: Select): Promise<Map<string, string>> {
   return new Map(rows.map((r) => [r.session, r.title]));
 }
 
-async function checkFile(path: string, stored: StoredTranscript | undefined, discovered: string): Promise<FileCheck> {
+async function checkFile(
+  path: string,
+  stored: StoredTranscript | undefined,
+  discovered: string,
+  source: AsyncIterable<SourceLine> = readLines(path),
+): Promise<FileCheck> {
   const check: FileCheck = {
     path,
     session: stored?.session ?? discovered,
@@ -212,7 +272,7 @@ async function checkFile(path: string, stored: StoredTranscript | undefined, dis
     mismatches: [],
   };
   let size = 0;
-  for await (const line of readLines(path)) {
+  for await (const line of source) {
     size = line.offset + line.byteLength + (line.terminated ? 1 : 0);
     if (!line.text.trim()) continue;
     check.lines++;

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { Parser } from 'n3';
 import oxigraph from 'oxigraph';
 import { ingest } from '../src/ingest.ts';
-import { openStore } from '../src/store/store.ts';
+import type { GraphEntry } from '../src/store/manifest.ts';
+import { openStore, readGraphBytes } from '../src/store/store.ts';
 import { count, FIXTURES, ingestFresh, removeDir, REPO, select, tempDir } from './helpers.ts';
 import { canonicalNQuads } from './nquads.ts';
 
@@ -146,11 +147,12 @@ test('ingest, then query and export from other processes; the export parses back
     // it equals the store.
     const { store } = await openStore(dir);
     const stored = canonicalNQuads(store.match(null, null, null, null));
-    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { graphs: Record<string, { file: string }> };
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { graphs: Record<string, GraphEntry> };
+    // Each graph's files (a session's spine and derived part), each as long as the manifest names.
     const files = (
       await Promise.all(
         Object.values(manifest.graphs).map(async (g) =>
-          new Parser({ format: 'application/n-quads' }).parse(await readFile(join(dir, g.file), 'utf8')),
+          new Parser({ format: 'application/n-quads' }).parse((await readGraphBytes(dir, g)).toString('utf8')),
         ),
       )
     ).flat();

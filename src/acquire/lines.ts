@@ -16,16 +16,37 @@ export interface SourceLine {
 
 const NL = 0x0a;
 
+export interface ReadFrom {
+  /** The byte to start at (the start of a line), and the number of the line that starts there. */
+  start?: number;
+  firstLine?: number;
+  /** Where to stop (exclusive), as if the file ended there. */
+  end?: number;
+  /** Handed every byte read, in order, as it is read (for a copy of what was read). */
+  tap?: (bytes: Buffer) => void;
+}
+
 /**
  * Streams a file line by line without reading it whole; memory stays bounded by the longest line.
  * Byte offsets are exact because splitting happens on bytes, before decoding.
  */
-export async function* readLines(path: string, start = 0): AsyncGenerator<SourceLine> {
-  let lineNo = 0;
+export function readLines(path: string, from: ReadFrom = {}): AsyncGenerator<SourceLine> {
+  const { start = 0, end } = from;
+  if (end !== undefined && end <= start) return readLinesFrom([], from);
+  return readLinesFrom(createReadStream(path, { start, end: end === undefined ? undefined : end - 1, highWaterMark: 1 << 20 }), from);
+}
+
+/** The lines of a stream of bytes (a file, or the archive's copy of one), `start` being the offset of its first byte. */
+export async function* readLinesFrom(
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  { start = 0, firstLine = 1, tap }: ReadFrom = {},
+): AsyncGenerator<SourceLine> {
+  let lineNo = firstLine - 1;
   let offset = start;
   let pending: Buffer[] = [];
   let pendingLength = 0;
-  for await (const chunk of createReadStream(path, { start, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of chunks) {
+    tap?.(chunk);
     let from = 0;
     for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
       const piece = chunk.subarray(from, nl);

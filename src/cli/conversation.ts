@@ -1,5 +1,4 @@
 import oxigraph from 'oxigraph';
-import { join } from 'node:path';
 import YAML from 'yaml';
 import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
@@ -7,7 +6,7 @@ import { conversationDocument, conversationView, type ConversationView, type Tre
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
-import { loadNQuadsFile, loadOntology } from '../store/store.ts';
+import { loadGraph, loadOntology } from '../store/store.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 
@@ -60,7 +59,7 @@ export async function main(args: string[]): Promise<number> {
   const [graph, entry] = findSession(await readManifest(dir), positionals[0], dir);
   // Only this session's graph and the ontology: a store of thousands of sessions opens as fast as one.
   const store = new oxigraph.Store();
-  await loadNQuadsFile(store, join(dir, entry.file));
+  await loadGraph(store, dir, entry);
   await loadOntology(store);
   const view = conversationView(store, graph, entry.sessionId!);
   const glossary = DIALECTS.find((d) => d.glossary.dialect === view.dialect)?.glossary;

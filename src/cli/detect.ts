@@ -47,6 +47,7 @@ export async function main(args: string[]): Promise<number> {
       sessions: positionals,
       onlyStale: values.stale,
       onProblem: printProblem,
+      onNote: (text) => process.stderr.write(`weave detect: note: ${text}\n`),
     });
   } catch (e) {
     if (/^no session /.test((e as Error).message)) throw new CliError((e as Error).message);

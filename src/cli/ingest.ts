@@ -4,6 +4,10 @@ import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
+import { lockStore } from '../store/writer.ts';
+import { keepReading } from './watching.ts';
+import { readManifest } from '../store/manifest.ts';
+import { exists } from '../acquire/files.ts';
 import { progressBar, readersBar } from './progress.ts';
 import { checkSources, defaultSources, inFixtures } from './sources.ts';
 
@@ -12,34 +16,90 @@ const HELP = `usage: weave ingest [PATH...] [options]
 Reads Claude Code transcripts into the store, one named graph per session. A PATH may be a
 projects root, a project folder or one .jsonl file (default: $CLAUDE_CONFIG_DIR/projects,
 else ~/.claude/projects). Sessions whose files have not changed since the last ingest are
-skipped; a changed session replaces its graph whole.
+skipped; a session whose files only grew is carried on (only its new lines are read); any
+other changed session replaces its graph whole.
+
+Every line read is kept, compressed, in the store's archive (archive/), so a session whose
+files Claude Code has deleted stays in the store, verifies and can be read again; such a
+session is read once more from the archive and its transcripts marked weave:archivedOnly.
 
 options:
   --force            read every session again
+  --rebuild          read every session the store holds again, from its files or, where they
+                     are gone, from the archive (after an upgrade of Weave)
+  --no-archive       do not keep a copy of what is read (sessions read so lose their archive)
+  --watch            keep reading: after this run, read what changes as the file events tell of
+                     it (only the new lines of a grown session), the readers once things are
+                     quiet; Ctrl-C ends it
   --no-detect        do not run the readers (weave detect) on what changed
   --json             print the report as JSON
 ${CONTENT_HELP}
 ${COMMON_HELP}
 `;
 
+const OPTIONS = {
+  ...CONTENT_OPTIONS,
+  force: { type: 'boolean' },
+  rebuild: { type: 'boolean' },
+  'no-archive': { type: 'boolean' },
+  watch: { type: 'boolean' },
+  json: { type: 'boolean' },
+  'no-detect': { type: 'boolean' },
+} as const;
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, {
-    ...CONTENT_OPTIONS,
-    force: { type: 'boolean' },
-    json: { type: 'boolean' },
-    'no-detect': { type: 'boolean' },
-  });
+  const { values, positionals } = parse(args, OPTIONS);
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
-  const paths = positionals.length ? positionals : (await defaultSources(false)).paths;
+  const dir = storeDir(values);
+  // A rebuild with no PATH reads the store's sessions where it read them from.
+  const paths = positionals.length ? positionals : values.rebuild ? await existingRoots(dir) : (await defaultSources(false)).paths;
   await checkSources(paths);
-  const bar = progressBar();
+  const note = (text: string) => process.stderr.write(`weave ingest: note: ${text}\n`);
+  // One hold of the lock for the ingest and the readers after it: no other writer comes between.
+  const lock = await lockStore(dir, { onNote: note });
+  try {
+    const code = await ingestAndDetect(paths, dir, values, { readers: !values['no-detect'] });
+    // Watching an empty folder waits for its first session; a single run with nothing to read is an error.
+    if (code && !values.watch) return code;
+    if (values.watch) {
+      // Later runs say only what they read, one line each.
+      const log = (line: string) => process.stderr.write(`weave ingest: ${line}\n`);
+      await keepReading(
+        paths,
+        async (readers) => {
+          await ingestAndDetect(
+            paths,
+            dir,
+            { ...values, rebuild: false, force: false },
+            { readers: readers && !values['no-detect'], quiet: true },
+          );
+        },
+        { log },
+      );
+    }
+    return 0;
+  } finally {
+    await lock.release();
+  }
+}
+
+async function ingestAndDetect(
+  paths: string[],
+  dir: string,
+  values: Values,
+  { readers, quiet = false }: { readers: boolean; quiet?: boolean },
+): Promise<number> {
+  const bar = quiet ? { update: () => undefined, done: () => undefined } : progressBar();
   const report = await ingest(paths, {
-    storeDir: storeDir(values),
+    storeDir: dir,
     soul: await soul(values),
     force: values.force,
+    rebuild: values.rebuild,
+    archive: !values['no-archive'],
     content: policyFrom(values),
     onProgress: bar.update,
     onProblem: (p) => {
@@ -55,37 +115,46 @@ export async function main(args: string[]): Promise<number> {
       `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again\n`,
     );
   if (report.sessions + report.skipped === 0) {
+    if (quiet) return 1;
     process.stderr.write(
       `weave ingest: no Claude Code transcripts (.jsonl files) under ${paths.join(', ')}; name a projects root (~/.claude/projects), a project folder or one .jsonl file\n`,
     );
     return 1;
   }
   // Readers rerun only where a session graph or a reader changed since they last ran.
-  const readers = readersBar();
-  const detected = values['no-detect']
-    ? undefined
-    : await detect({
-        storeDir: storeDir(values),
+  const bars = quiet ? undefined : readersBar();
+  const detected = readers
+    ? await detect({
+        storeDir: dir,
         onlyStale: true,
         onProblem: (p) => {
-          readers.done();
+          bars?.done();
           printProblem(p);
         },
-        onProgress: readers.update,
-      });
-  readers.done();
-  process.stdout.write(
-    values.json ? `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n` : `${summary(report)}\n`,
-  );
-  if (detected && !values.json) process.stdout.write(`${detectSummary(detected)}\n`);
+        onProgress: bars?.update,
+      })
+    : undefined;
+  bars?.done();
+  if (values.json) process.stdout.write(`${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n`);
+  else {
+    // A run while watching says only what it did.
+    if (!quiet || report.sessions) process.stdout.write(`${summary(report)}\n`);
+    if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected)}\n`);
+  }
   return 0;
+}
+
+async function existingRoots(dir: string): Promise<string[]> {
+  const roots: string[] = [];
+  for (const root of (await readManifest(dir))?.roots ?? []) if (await exists(root)) roots.push(root);
+  return roots;
 }
 
 export function summary(r: IngestReport): string {
   const mb = r.bytes / 1e6;
   const secs = r.millis / 1000;
   const parts = [
-    `${r.sessions} sessions read (${r.skipped} unchanged)`,
+    `${r.sessions} sessions read (${r.carriedOn ? `${r.carriedOn} of them only their new lines; ` : ''}${r.skipped} unchanged)`,
     `${r.files} files`,
     `${r.records.toLocaleString('en')} records`,
     `${r.quads.toLocaleString('en')} quads`,
@@ -93,5 +162,8 @@ export function summary(r: IngestReport): string {
   ];
   if (r.malformed) parts.push(`${r.malformed} malformed lines`);
   if (r.pending) parts.push(`${r.pending} lines still being written`);
+  if (r.archived) parts.push(`${(r.archived / 1e6).toFixed(1)} MB archived`);
+  if (r.archivedOnly) parts.push(`${r.archivedOnly} sessions read from the archive (their files are gone)`);
+  if (r.unarchived.length) parts.push(`${r.unarchived.length} sessions with files gone and no archive (kept as they are)`);
   return `ingested: ${parts.join(' · ')}`;
 }

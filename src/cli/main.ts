@@ -16,6 +16,10 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   detect: ['run readers over the stored spine: annotations and claims', async () => (await import('./detect.ts')).main],
   verify: ['prove every source line and stored text is accounted for in the store', async () => (await import('./verify.ts')).main],
   validate: ['check the store against the SHACL shapes of ontology/shapes.ttl', async () => (await import('./validate.ts')).main],
+  status: [
+    'what the store holds and how current it is: sessions, sources, archive, pending lines',
+    async () => (await import('./status.ts')).main,
+  ],
 };
 
 export function usage(): string {

@@ -1,6 +1,5 @@
 import oxigraph from 'oxigraph';
-import { join } from 'node:path';
-import { loadNQuadsFile, type OxStore } from '../store/store.ts';
+import { loadGraph, type OxStore } from '../store/store.ts';
 import { requireStore } from './options.ts';
 
 /**
@@ -11,6 +10,6 @@ export async function openSessionGraphs(dir: string): Promise<OxStore> {
   const manifest = await requireStore(dir);
   const store = new oxigraph.Store();
   for (const entry of Object.values(manifest.graphs))
-    if (entry.sessionId !== undefined && !entry.reader) await loadNQuadsFile(store, join(dir, entry.file));
+    if (entry.sessionId !== undefined && !entry.reader) await loadGraph(store, dir, entry);
   return store;
 }

@@ -18,7 +18,8 @@ Protocol at /store, a query page (YASGUI) at /, describe pages for every resourc
 /void, /healthz, /status and Prometheus /metrics. It listens at once, then ingests PATH...
 (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects; the bundled fixtures, in a store
 of their own, when those hold no transcript) in the background, runs the readers (weave detect)
-on what changed, as weave ingest does, and keeps the store current as sessions are written.
+on what changed, as weave ingest does, and keeps the store live as sessions are written: the
+file events bring new lines into the graph within two seconds (polling where they do not arrive).
 
 options:
   --host HOST          address to listen on (default ${DEFAULTS.host}); beyond loopback a token is required
@@ -39,9 +40,12 @@ options:
                        federation off)
   --rdf MODE           how triple terms are written for clients that do not say (?rdf= overrides):
                        1.2 (default), 1.1 (RDF 1.1 reification; literals in solutions), star
-  --refresh SECONDS    how often to look for new or grown sessions (default ${DEFAULTS.refreshSeconds}; 0: never)
+  --refresh SECONDS    how often to look for new or grown sessions whatever the file events say
+                       (default ${DEFAULTS.refreshSeconds}; 0: never)
+  --no-watch           read changes only every --refresh, not as the file events tell of them
   --no-ingest          serve the store as it is; read no transcripts
   --no-detect          do not run the readers (weave detect) after each ingest run
+  --no-archive         do not keep a copy of what is read in the store's archive
   --queries DIR        example queries for the page (default: the queries/ folder of this checkout)
   --verbose            log each request (method, route, status, time; never the query)
 ${CONTENT_HELP}
@@ -69,6 +73,8 @@ export async function main(args: string[]): Promise<number> {
     queries: { type: 'string' },
     verbose: { type: 'boolean' },
     'no-detect': { type: 'boolean' },
+    'no-archive': { type: 'boolean' },
+    'no-watch': { type: 'boolean' },
     ...CONTENT_OPTIONS,
   });
   if (values.help) {
@@ -117,7 +123,15 @@ export async function main(args: string[]): Promise<number> {
     const sources = positionals.length ? { paths: positionals } : await sourcesToServe();
     // The bundled fixtures get a store of their own, so they never mix with real sessions.
     if (sources.note && values.store === undefined) config.storeDir = join(tmpdir(), 'weave-fixtures-store');
-    config.ingest = { paths: sources.paths, note: sources.note, refreshMs, content, detect: !values['no-detect'] };
+    config.ingest = {
+      paths: sources.paths,
+      note: sources.note,
+      refreshMs,
+      content,
+      detect: !values['no-detect'],
+      archive: !values['no-archive'],
+      watch: !values['no-watch'],
+    };
     if (sources.note) log(sources.note);
   }
 

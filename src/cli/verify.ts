@@ -2,7 +2,7 @@ import { selectRows } from '../client/server.ts';
 import { findServer } from '../store/running.ts';
 import { verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
-import { COMMON_HELP, parse, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
@@ -10,11 +10,15 @@ const HELP = `usage: weave verify [PATH...] [options]
 Reads the transcripts again and proves against the store that every non-empty line of every
 file is accounted for (an event, a replayed copy, a malformed line or a line still being
 written) and that every stored text's length, and the SHA-256 of every text not held whole
-(cut, hashed, omitted), match the source. Prints a table per session and exits 1 when anything
-is missing or differs. PATH: files or folders to check (default: every source the store was
-built from). The store's side is asked of a running weave serve when there is one.
+(cut, hashed, omitted), match the source. First it checks the store against itself: every
+file the manifest names is there, as long as it says, with as many quads as it counts, and
+every graph file is named by the manifest. Prints a table per session and exits 1 when
+anything is missing or differs. PATH: files or folders to check (default: every source the
+store was built from, and every transcript in the folders it was read from). The store's side
+is asked of a running weave serve when there is one.
 
 options:
+  --self             check only the store against itself; read no source
   --json             print the report as JSON
 ${COMMON_HELP}
 `;
@@ -23,17 +27,23 @@ ${COMMON_HELP}
 const SHOWN = 5;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, self: { type: 'boolean' } });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
+  if (values.self && positionals.length) throw new CliError('--self checks the store against itself; it takes no PATH', 2);
   const dir = storeDir(values);
   // A running server has the store open: it answers the two queries, and nothing is loaded here.
-  const server = await findServer(dir);
-  const report = await verify({ storeDir: dir, paths: positionals, select: server && ((query) => selectRows(server, query)) });
+  const server = values.self ? undefined : await findServer(dir);
+  const report = await verify({
+    storeDir: dir,
+    paths: positionals,
+    selfOnly: values.self,
+    select: server && ((query) => selectRows(server, query)),
+  });
   process.stdout.write(
-    values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report, terminalWidth()), { keepNewlines: true }),
+    values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report, terminalWidth(), values.self), { keepNewlines: true }),
   );
   return report.ok ? 0 : 1;
 }
@@ -52,7 +62,17 @@ const COLUMNS: [keyof SessionRow, string][] = [
   ['mismatched', 'DIFFER'],
 ];
 
-export function render(report: VerifyReport, width = Number.POSITIVE_INFINITY): string {
+/** Lines of one kind shown before "… N more". */
+const LISTED = 20;
+
+export function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly = false): string {
+  const self = report.store;
+  const listed = (lines: string[]) => (lines.length > LISTED ? [...lines.slice(0, LISTED), `… ${lines.length - LISTED} more`] : lines);
+  const store = [...listed(self.problems), ...listed(self.notes.map((n) => `note: ${n}`))];
+  const storeLine = self.ok
+    ? `store: ${self.graphs} graphs in ${self.files} files, each as long as the manifest says, with the quads it counts; no file it does not name`
+    : `store NOT consistent: ${self.problems.length} problem(s)`;
+  if (selfOnly) return `${[...store, storeLine].join('\n')}\n`;
   const total: SessionRow = {
     session: 'total',
     files: 0,
@@ -73,14 +93,18 @@ export function render(report: VerifyReport, width = Number.POSITIVE_INFINITY): 
     { head: 'TITLE', shrink: true },
   ];
   const out = fitTable(columns, [...report.sessions.map(cells), 'rule', cells(total)], width, { rule: false });
-  for (const file of report.files) out.push(...problems(file));
-  if (report.gone.length) out.push(`${report.gone.length} source file(s) the store was built from are gone; not checked`);
+  out.push(...listed(report.files.flatMap(problems)));
+  out.push(...store, storeLine);
+  const archived = report.files.filter((f) => f.fromArchive).length;
+  if (archived) out.push(`${archived} file(s) the store was built from are gone: checked against the archive's copy`);
+  if (report.gone.length)
+    out.push(`${report.gone.length} source file(s) the store was built from are gone, and not in the archive; not checked`);
   if (report.notTranscripts.length)
     out.push(`${report.notTranscripts.length} workflow journal(s) are not transcripts; not checked line by line`);
   out.push(
     report.ok
       ? `verified: ${total.lines.toLocaleString('en')} lines in ${total.files} files accounted for; ${total.contents.toLocaleString('en')} texts match their source (${total.cut} not held whole)`
-      : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store`,
+      : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${self.ok ? '' : ', the store not consistent'}`,
   );
   return `${out.join('\n')}\n`;
 }

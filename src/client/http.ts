@@ -4,6 +4,8 @@ import { request, type IncomingHttpHeaders } from 'node:http';
  * One HTTP/1.1 exchange with node:http. Node 20's global fetch loads undici on first use, some
  * 100–200 ms on a busy machine: most of what a command asking a local server spends beyond
  * starting node. HTTPS goes through fetch (a server found by its run file is plain HTTP).
+ * Without `timeoutMs` it waits as long as the answer takes: Node 20's global agent times its
+ * keep-alive sockets out after 5 s, which cut a query a busy server answered in 6 (so no agent).
  */
 export interface HttpAnswer {
   status: number;
@@ -20,15 +22,16 @@ export async function httpRequest(
     return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
   }
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, timeout: init.timeoutMs }, (res) => {
+    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, timeout: init.timeoutMs, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    req.on('timeout', () =>
-      req.destroy(Object.assign(new Error(`no answer from ${url} in ${init.timeoutMs} ms`), { name: 'TimeoutError' })),
-    );
+    if (init.timeoutMs)
+      req.on('timeout', () =>
+        req.destroy(Object.assign(new Error(`no answer from ${url} in ${init.timeoutMs} ms`), { name: 'TimeoutError' })),
+      );
     req.on('error', reject);
     req.end(init.body);
   });

@@ -126,17 +126,29 @@ export interface TranscriptContext {
 }
 
 /** A dialect's own observer: sees each record of a session in the dialect's type as it streams past. */
-export interface RecordObserver<R = object> {
+export interface RecordObserver<R = object> extends Resumable {
   record(transcript: TranscriptContext, line: SourceLine, record: R, event: Term): void;
   /** Called once all files are read; returns derived triples. */
   finish?(resolve: Resolve): Iterable<Triple>;
 }
 
 /** Sees each record as the runtime-neutral facts its dialect hands over (the conversation model). */
-export interface FactObserver {
+export interface FactObserver extends Resumable {
   /** A transcript file begins: its node, and what the dialect read about its stream. */
   transcript?(transcript: TranscriptContext, stream: StreamFacts): void;
   record(transcript: TranscriptContext, facts: RecordFacts): void;
-  /** Called once all files are read; returns derived triples. */
+  /** Called once all files are read; returns derived triples (again after each load and more records). */
   finish?(resolve: Resolve): Iterable<Triple>;
+}
+
+/**
+ * An observer whose reading can carry on: when a session's files grow, the lines appended are read
+ * without the rest, starting from what `save` said after the last read (plain JSON), given back to
+ * `load` on a fresh observer. `finish` must not change what `save` would say. An observer without
+ * them makes every change to its session a whole read.
+ */
+export interface Resumable {
+  save?(): unknown;
+  /** `stream` maps a stream index at the save to its index now: files of a session are only ever added. */
+  load?(state: unknown, stream: (indexAtSave: number) => number): void;
 }

@@ -10,24 +10,56 @@ import type {
 } from '../dialect/dialect.ts';
 import { transcriptsOf } from '../dialect/dialect.ts';
 import { instanceIri, related } from '../rdf/iri.ts';
-import { int, str, type Term, type Triple } from '../rdf/terms.ts';
+import { bool, int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
 import type { Reference, Resolve, SessionCounts } from './contract.ts';
+
+/** Where a record sits: its file and line. The session's files in order, then lines, is the reading order. */
+type Position = [path: string, line: number];
+
+/**
+ * A read carried on after lines were appended met a record that the whole read would have taken
+ * otherwise (an id first seen in a file read later than this one): the session is read whole.
+ */
+export class WholeReadNeeded extends Error {}
+
+/** The emitter's state after the lines read so far, as JSON (see `save`). */
+interface EmitterState {
+  version: 1;
+  transcripts: string[];
+  counts: SessionCounts;
+  events: [string, Term, Position][];
+  toolUses: [string, Term, Position][];
+  references: Reference[];
+  replays: [string, Position[]][];
+  described: Term[];
+  observers: unknown[];
+}
 
 /**
  * Assembles one session's graph from its files, whatever its dialect: describes each transcript,
  * streams each record's triples (the dialect writes them) to `sink`, keeps the first copy of a
  * replayed record, hands each record to the dialect's observers and its facts to the model, and
  * resolves references by id across all of the session's files once they are read.
+ *
+ * A read can carry on: `save` gives the state after the lines read so far, `load` takes it back in
+ * a fresh emitter, and lines appended since are read as if they had followed in one read. Where a
+ * first-seen-wins choice (an event's uuid, a tool use's id, a replay's number) would fall
+ * otherwise than in one read, `record` throws `WholeReadNeeded`.
  */
 export class SessionEmitter {
   readonly counts: SessionCounts = { records: 0, malformed: 0, pending: 0, replayed: 0, triples: 0 };
   private readonly events = new Map<string, Term>();
   private readonly toolUses = new Map<string, Term>();
   private readonly references: Reference[] = [];
-  private readonly replays = new Map<string, number>();
+  /** uuid → where each replayed copy sits, in the order they were numbered. */
+  private readonly replays = new Map<string, Position[]>();
   private readonly described = new Set<Term>();
+  private readonly eventAt = new Map<string, Position>();
+  private readonly toolUseAt = new Map<string, Position>();
+  /** Carrying on a saved read: records may come before others in reading order. */
+  private continuing = false;
   private readonly dialect: Dialect;
   private readonly recordObservers: RecordObserver[];
   private readonly transcripts: TranscriptSource[];
@@ -51,8 +83,15 @@ export class SessionEmitter {
     this.sink({ s, p, o });
   }
 
-  /** A transcript file begins: its node, with what its dialect says about it (`opening`). */
-  beginTranscript(source: TranscriptSource, opening: TranscriptOpening = { about: [], stream: {} }): TranscriptContext {
+  /**
+   * A transcript file begins: its node, with what its dialect says about it (`opening`). A file
+   * that is gone from its folder, read from the archive, is marked `archivedOnly`.
+   */
+  beginTranscript(
+    source: TranscriptSource,
+    opening: TranscriptOpening = { about: [], stream: {} },
+    { archivedOnly = false } = {},
+  ): TranscriptContext {
     const { sessionId } = this.session;
     const isMain = source === this.session.main;
     const streamKey = isMain ? sessionId : `agent-${source.agentId ?? source.path}`;
@@ -70,20 +109,46 @@ export class SessionEmitter {
       if (source.agentId) t(node, weave.agentId, str(source.agentId));
     }
     for (const [p, o] of opening.about) t(node, p, o);
+    if (archivedOnly) t(node, weave.archivedOnly, bool(true));
     const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
     for (const observer of this.factObservers) observer.transcript?.(ctx, opening.stream);
     return ctx;
   }
 
+  /** A transcript read before, carried on: its context, without describing it again. */
+  resumeTranscript(source: TranscriptSource): TranscriptContext {
+    const isMain = source === this.session.main;
+    const streamKey = isMain ? this.session.sessionId : `agent-${source.agentId ?? source.path}`;
+    const node = isMain ? this.mainTranscript : instanceIri(this.soul, 'Transcript', this.session.sessionId, streamKey);
+    return { source, node, streamKey, index: this.transcripts.indexOf(source) };
+  }
+
+  /** Whether `a` comes after `b` in reading order (the session's files in order, then lines). */
+  private after(a: Position, b: Position): boolean {
+    const fileA = this.transcripts.findIndex((t) => t.path === a[0]);
+    const fileB = this.transcripts.findIndex((t) => t.path === b[0]);
+    return fileA > fileB || (fileA === fileB && a[1] > b[1]);
+  }
+
   /** One record of the transcript `ctx` (a `kind: 'record'` line of the session's dialect). */
   record(ctx: TranscriptContext, line: SourceLine, record: object): void {
-    this.counts.records++;
+    const at: Position = [ctx.source.path, line.lineNo];
     const uuid = this.dialect.recordId(record);
+    if (this.continuing && uuid) {
+      const first = this.eventAt.get(uuid);
+      if (first && this.after(first, at))
+        throw new WholeReadNeeded(`${ctx.source.path}:${line.lineNo}: a record read before one later in the session`);
+      if (first && (this.replays.get(uuid) ?? []).some((r) => this.after(r, at)))
+        throw new WholeReadNeeded(`${ctx.source.path}:${line.lineNo}: a replay read before one later in the session`);
+    }
+    this.counts.records++;
     if (uuid && this.events.has(uuid)) {
       // A replay (resume, compaction, a copied record): the first copy stands, this one is noted.
       this.counts.replayed++;
-      const n = (this.replays.get(uuid) ?? 0) + 1;
-      this.replays.set(uuid, n);
+      const copies = this.replays.get(uuid) ?? [];
+      copies.push(at);
+      this.replays.set(uuid, copies);
+      const n = copies.length;
       const node = related(this.events.get(uuid)!, 'ReplayedRecord', n);
       const t = this.emit.bind(this);
       t(node, a, weave.ReplayedRecord);
@@ -104,10 +169,29 @@ export class SessionEmitter {
       described: this.described,
     });
     const { event } = out;
-    if (uuid) this.events.set(uuid, event);
+    if (this.continuing)
+      for (const [id] of out.toolUses) {
+        const first = this.toolUseAt.get(id);
+        if (first && this.after(first, at))
+          throw new WholeReadNeeded(`${ctx.source.path}:${line.lineNo}: a tool use read before one later in the session`);
+      }
+    if (uuid) {
+      this.events.set(uuid, event);
+      this.eventAt.set(uuid, at);
+    }
     for (const triple of out.triples) this.emit(triple.s, triple.p, triple.o);
-    for (const [id, block] of out.toolUses) if (!this.toolUses.has(id)) this.toolUses.set(id, block);
-    this.references.push(...out.references);
+    for (const [id, block] of out.toolUses)
+      if (!this.toolUses.has(id)) {
+        this.toolUses.set(id, block);
+        this.toolUseAt.set(id, at);
+      }
+    // A link whose target was read already is written now: the first copy of an id stays the
+    // one it names. Only links to what comes later wait for the whole session.
+    for (const ref of out.references) {
+      const target = (ref.space === 'event' ? this.events : this.toolUses).get(ref.id);
+      if (target) this.emit(ref.subject, ref.predicate, target);
+      else this.references.push(ref);
+    }
     for (const observer of this.recordObservers) observer.record(ctx, line, record, event);
     if (!this.factObservers.length) return;
     const facts = this.dialect.facts(record, {
@@ -137,6 +221,63 @@ export class SessionEmitter {
   endTranscript(ctx: TranscriptContext, stats: { lines: number; bytes: number }): void {
     this.emit(ctx.node, weave.lineCount, int(stats.lines));
     this.emit(ctx.node, weave.byteLength, int(stats.bytes));
+  }
+
+  /**
+   * The complete lines are read; what comes now (a last line still being written, the end of each
+   * file, what `finish` derives) is read again at every read, so it is read last, on the state the
+   * complete lines left, whichever read this is.
+   */
+  beginTails(): void {
+    this.continuing = false;
+  }
+
+  /**
+   * The state after the lines read so far, as JSON: the ids seen and where, the links waiting to be
+   * resolved, the counts, and each observer's own state. Undefined when an observer cannot save.
+   */
+  save(): string | undefined {
+    const observers = [...this.recordObservers, ...this.factObservers];
+    if (!observers.every((o) => o.save)) return undefined;
+    const state: EmitterState = {
+      version: 1,
+      transcripts: this.transcripts.map((t) => t.path),
+      counts: { ...this.counts },
+      events: [...this.events].map(([uuid, term]) => [uuid, term, this.eventAt.get(uuid)!]),
+      toolUses: [...this.toolUses].map(([id, term]) => [id, term, this.toolUseAt.get(id)!]),
+      references: this.references,
+      replays: [...this.replays],
+      described: [...this.described],
+      observers: observers.map((o) => o.save!()),
+    };
+    return JSON.stringify(state);
+  }
+
+  /**
+   * Carries on from a saved read (in a fresh emitter for the same session, whose files may since
+   * have grown, or gained new files). False when the state cannot be carried on here.
+   */
+  load(text: string): boolean {
+    const state = JSON.parse(text) as EmitterState;
+    const observers = [...this.recordObservers, ...this.factObservers];
+    if (state.version !== 1 || state.observers.length !== observers.length || !observers.every((o) => o.load)) return false;
+    const index = state.transcripts.map((path) => this.transcripts.findIndex((t) => t.path === path));
+    if (index.some((i) => i === -1)) return false;
+    Object.assign(this.counts, state.counts);
+    for (const [uuid, term, at] of state.events) {
+      this.events.set(uuid, term);
+      this.eventAt.set(uuid, at);
+    }
+    for (const [id, term, at] of state.toolUses) {
+      this.toolUses.set(id, term);
+      this.toolUseAt.set(id, at);
+    }
+    this.references.push(...state.references);
+    for (const [uuid, copies] of state.replays) this.replays.set(uuid, copies);
+    for (const node of state.described) this.described.add(node);
+    for (const [i, o] of observers.entries()) o.load!(state.observers[i], (at) => index[at]);
+    this.continuing = true;
+    return true;
   }
 
   /** Resolves what could only be resolved with the whole session in hand. */

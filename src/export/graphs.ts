@@ -5,7 +5,7 @@ import { TERM_ALIGNMENT_FILE } from '../align/ravel.ts';
 import { alignmentGraphIri } from '../rdf/iri.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../store/ontology.ts';
-import { readManifest } from '../store/manifest.ts';
+import { filesOf, readManifest } from '../store/manifest.ts';
 
 /**
  * What an export reads: the store's graph files (already N-Quads), the ontology and the term
@@ -16,7 +16,8 @@ import { readManifest } from '../store/manifest.ts';
 export type GraphSource =
   /**
    * A graph file of the manifest: N-Quads lines, each naming `graph` (or none, for the default
-   * graph). `turnsOnly`: not exported, only read for the turns the alignment graph names.
+   * graph), read to `bytes` (bytes past it are an append the manifest does not name yet).
+   * `turnsOnly`: not exported, only read for the turns the alignment graph names.
    */
   | { kind: 'nquads'; graph: string | undefined; path: string; bytes: number; turnsOnly?: boolean }
   /** A Turtle file, loaded into `graph`. */
@@ -57,8 +58,17 @@ export async function planExport(storeDir: string, filter: GraphFilter = {}): Pr
     // The alignment names every turn of the store, so session graphs are read for their turns even when they are not exported.
     const turnsOnly = !wanted(key, entry.sessionId);
     if (turnsOnly && !(wanted(alignment) && entry.sessionId && !entry.reader)) continue;
-    const path = join(storeDir, entry.file);
-    sources.push({ kind: 'nquads', graph: key === DEFAULT_KEY ? undefined : key, path, bytes: (await stat(path)).size, turnsOnly });
+    // A session graph kept in parts is its spine and derived part, each as long as the entry names.
+    for (const { file, bytes } of filesOf(entry)) {
+      const path = join(storeDir, file);
+      sources.push({
+        kind: 'nquads',
+        graph: key === DEFAULT_KEY ? undefined : key,
+        path,
+        bytes: bytes ?? (await stat(path)).size,
+        turnsOnly,
+      });
+    }
   }
   const addTurtle = async (graph: string, file: URL) => {
     if (!wanted(graph)) return;

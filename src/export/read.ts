@@ -89,9 +89,10 @@ async function* sourceLines(source: GraphSource): AsyncGenerator<{ lines: Buffer
     yield { lines: Buffer.from(turtleAsNQuads(await readFile(source.path, 'utf8'), source.graph)), read: source.bytes };
     return;
   }
+  if (!source.bytes) return;
   let rest: Buffer | undefined;
   let read = 0;
-  for await (const chunk of createReadStream(source.path, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(source.path, { highWaterMark: CHUNK, end: source.bytes - 1 }) as AsyncIterable<Buffer>) {
     const bytes = rest ? Buffer.concat([rest, chunk]) : chunk;
     read += chunk.length;
     const end = bytes.lastIndexOf(NL) + 1;

@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { linksGraphIri } from '../rdf/iri.ts';
 import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
+import { join } from 'node:path';
 import type { StoreWriter } from '../store/writer.ts';
+import { filesOf, type NamedFile } from '../store/manifest.ts';
+import { readRange } from '../store/store.ts';
 
 /**
  * Links across sessions. A compaction's tail or a summary's leaf can be a record of an earlier
@@ -34,24 +36,48 @@ const MARK = {
   eventId: ` ${weave.eventId} "`,
 };
 
+/**
+ * What was found in one graph file: the references it holds (pass 1) and, of the ids searched
+ * for, where each is an event (pass 2), up to `bytes`. Files of a version never change, and a
+ * spine only grows, so a later pass reads only what it has not read: while a server keeps a
+ * session current, the pass reads the appended lines, not the session. Kept per store, per thread.
+ */
+interface FileScan {
+  bytes: number;
+  references?: PendingReference[];
+  searched: Set<string>;
+  hits: Map<string, Term[]>;
+}
+
+const scans = new Map<string, Map<string, FileScan>>();
+
 /** Rebuilds the links graph of the store `store` writes, from the session graphs its manifest names. */
 export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport> {
   const graph = linksGraphIri(store.soul);
   const sessions = Object.entries(store.manifest.graphs).filter(([, e]) => e.sessionId && !e.reader);
+  const known = scans.get(store.dir) ?? new Map<string, FileScan>();
+  const seen = new Map<string, FileScan>();
+  scans.set(store.dir, seen);
+  // A file written before lengths were recorded may change under its name: it is read each time.
+  const cached = (f: NamedFile) => (f.bytes === undefined ? undefined : known.get(f.file));
 
-  // Pass 1: the references, which are few. Graph files are searched as bytes (decoding them all
-  // would cost more than the search); only the files that hold a reference are decoded.
+  // Pass 1: the references, which are few, and written with what the whole session derives (in
+  // the derived part of a graph kept in parts). Graph files are searched as bytes (decoding them
+  // all would cost more than the search); only the files that hold a reference are decoded.
   const pending = new Map<Term, PendingReference>();
   for (const [name, entry] of sessions) {
-    const bytes = await readFile(store.pathOf(entry));
-    if (bytes.indexOf(MARK.type) === -1) continue;
-    for (const line of linesWith(bytes.toString('utf8'), [MARK.from, MARK.property, MARK.id])) {
-      const [s, p, o] = splitQuad(line);
-      const ref = pending.get(s) ?? { node: s, graph: name };
-      pending.set(s, ref);
-      if (` ${p} ` === MARK.from) ref.from = o;
-      else if (` ${p} ` === MARK.property) ref.property = o;
-      else ref.id = JSON.parse(o) as string;
+    const files = filesOf(entry);
+    for (const f of entry.derived ? files.slice(1) : files) {
+      let scan = cached(f);
+      if (!scan?.references || scan.bytes !== f.bytes) {
+        const bytes = await readRange(join(store.dir, f.file), 0, f.bytes);
+        scan = { bytes: bytes.length, references: referencesIn(bytes), searched: new Set(), hits: new Map() };
+      }
+      seen.set(f.file, scan);
+      for (const ref of scan.references!) {
+        const merged = pending.get(ref.node) ?? { node: ref.node, graph: name };
+        pending.set(ref.node, Object.assign(merged, { ...ref, graph: name }));
+      }
     }
   }
   const references = [...pending.values()].filter((r) => r.from && r.property && r.id);
@@ -60,17 +86,22 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
   const found = new Map<string, { event: Term; graph: string }[]>();
   const wanted = new Set(references.map((r) => r.id!));
   if (wanted.size)
-    for (const [name, entry] of sessions) {
-      const bytes = await readFile(store.pathOf(entry));
-      // One search per file for the event-id predicate; each hit's uuid is checked against the set.
-      for (let at = bytes.indexOf(MARK.eventId); at !== -1; at = bytes.indexOf(MARK.eventId, at + 1)) {
-        const from = at + Buffer.byteLength(MARK.eventId);
-        const id = bytes.toString('utf8', from, bytes.indexOf(0x22, from));
-        if (!wanted.has(id)) continue;
-        const start = bytes.lastIndexOf(0x0a, at) + 1;
-        found.set(id, [...(found.get(id) ?? []), { event: asTerm(bytes.toString('utf8', start, at)), graph: name }]);
+    for (const [name, entry] of sessions)
+      for (const f of filesOf(entry)) {
+        const before = seen.get(f.file) ?? cached(f);
+        // What was searched before, for every id wanted now, need not be read again.
+        const fresh = !!before && [...wanted].every((id) => before.searched.has(id)) && before.bytes <= (f.bytes ?? -1);
+        const scan: FileScan = fresh ? before! : { bytes: 0, references: before?.references, searched: wanted, hits: new Map() };
+        if (scan.bytes !== f.bytes || !fresh) {
+          const from = fresh ? scan.bytes : 0;
+          const bytes = await readRange(join(store.dir, f.file), from, f.bytes);
+          for (const [id, events] of eventsIn(bytes, wanted)) scan.hits.set(id, [...(scan.hits.get(id) ?? []), ...events]);
+          scan.bytes = from + bytes.length;
+        }
+        seen.set(f.file, scan);
+        for (const [id, events] of scan.hits)
+          if (wanted.has(id)) for (const event of events) found.set(id, [...(found.get(id) ?? []), { event, graph: name }]);
       }
-    }
 
   const triples: Triple[] = [];
   let resolved = 0;
@@ -90,6 +121,34 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
   const lines = [...new Set(triples.map((t) => nquad(t, iri(graph))))].sort();
   await store.writeGraph(graph, lines.join(''), { quads: lines.length, builtWith: 'weave-links/1' });
   return { references: references.length, resolved };
+}
+
+/** The references a graph file holds (its CrossSessionReference nodes, whole or in part). */
+function referencesIn(bytes: Buffer): PendingReference[] {
+  if (bytes.indexOf(MARK.type) === -1) return [];
+  const refs = new Map<Term, PendingReference>();
+  for (const line of linesWith(bytes.toString('utf8'), [MARK.from, MARK.property, MARK.id])) {
+    const [s, p, o] = splitQuad(line);
+    const ref = refs.get(s) ?? { node: s, graph: '' };
+    refs.set(s, ref);
+    if (` ${p} ` === MARK.from) ref.from = o;
+    else if (` ${p} ` === MARK.property) ref.property = o;
+    else ref.id = JSON.parse(o) as string;
+  }
+  return [...refs.values()];
+}
+
+/** The events whose uuid is wanted, by uuid: one search for the event-id predicate, each hit checked against the set. */
+function eventsIn(bytes: Buffer, wanted: Set<string>): Map<string, Term[]> {
+  const events = new Map<string, Term[]>();
+  for (let at = bytes.indexOf(MARK.eventId); at !== -1; at = bytes.indexOf(MARK.eventId, at + 1)) {
+    const from = at + Buffer.byteLength(MARK.eventId);
+    const id = bytes.toString('utf8', from, bytes.indexOf(0x22, from));
+    if (!wanted.has(id)) continue;
+    const start = bytes.lastIndexOf(0x0a, at) + 1;
+    events.set(id, [...(events.get(id) ?? []), asTerm(bytes.toString('utf8', start, at))]);
+  }
+  return events;
 }
 
 /** The lines of an N-Quads text that contain one of `marks`, found by search rather than by split. */

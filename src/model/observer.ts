@@ -1,5 +1,5 @@
 import type { FactObserver, FoundSession, TranscriptContext } from '../dialect/dialect.ts';
-import type { Triple } from '../rdf/terms.ts';
+import type { Term, Triple } from '../rdf/terms.ts';
 import { assemble } from './assemble.ts';
 import { summaryTextMatches } from './compactions.ts';
 import { Derivation } from './evidence.ts';
@@ -11,15 +11,13 @@ import { streamsOf, type StreamInfo } from './streams.ts';
  * while the files stream through the emitter, and derives the model once all of them are read.
  */
 class ConversationObserver implements FactObserver {
-  private readonly facts: RecordFact[] = [];
-  private readonly byUuid = new Map<string, number>();
-  private readonly streams: StreamInfo[];
   /**
-   * The only texts the model holds, until finish compares them: each compaction summary, and each
-   * summariser's final summary body. Nothing of them reaches the graph.
+   * Every record's fact as handed over. The only texts the model holds, until finish compares
+   * them, ride along: each compaction summary, and each summariser's summary body. Nothing of them
+   * reaches the graph.
    */
-  private readonly summaries = new Map<number, string>();
-  private readonly summariserBodies = new Map<number, string>();
+  private readonly records: RecordFacts[] = [];
+  private readonly streams: StreamInfo[];
 
   constructor(
     private readonly session: FoundSession,
@@ -35,22 +33,45 @@ class ConversationObserver implements FactObserver {
     if (stream.launchedBy) s.metaToolUseId = stream.launchedBy;
   }
 
-  record(transcript: TranscriptContext, { fact, summaryText, summaryBody }: RecordFacts): void {
-    if (!this.streams[transcript.index]) return;
-    if (fact.uuid !== undefined && !this.byUuid.has(fact.uuid)) this.byUuid.set(fact.uuid, this.facts.length);
-    if (summaryText !== undefined) this.summaries.set(this.facts.length, summaryText);
-    if (summaryBody !== undefined) this.summariserBodies.set(fact.stream, summaryBody);
-    this.facts.push(fact);
+  record(transcript: TranscriptContext, facts: RecordFacts): void {
+    if (this.streams[transcript.index]) this.records.push(facts);
   }
 
   finish(): Iterable<Triple> {
+    // In reading order, stream by stream and line by line, however the lines came (appended ones
+    // are read after the rest of the session).
+    const records = [...this.records].sort((x, y) => x.fact.stream - y.fact.stream || x.fact.line - y.fact.line);
+    const facts: RecordFact[] = [];
+    const byUuid = new Map<string, number>();
+    const summaries = new Map<number, string>();
+    const summariserBodies = new Map<number, string>();
+    for (const { fact, summaryText, summaryBody } of records) {
+      if (fact.uuid !== undefined && !byUuid.has(fact.uuid)) byUuid.set(fact.uuid, facts.length);
+      if (summaryText !== undefined) summaries.set(facts.length, summaryText);
+      if (summaryBody !== undefined) summariserBodies.set(fact.stream, summaryBody);
+      facts.push(fact);
+    }
     return assemble({
       d: new Derivation(this.soul, this.session.sessionId),
       streams: this.streams,
-      facts: this.facts,
-      byUuid: this.byUuid,
+      facts,
+      byUuid,
       batches: this.session.batches,
-      summaryMatches: summaryTextMatches(this.summariserBodies, this.summaries),
+      summaryMatches: summaryTextMatches(summariserBodies, summaries),
+    });
+  }
+
+  save(): unknown {
+    return { records: this.records, streams: this.streams.map((s) => ({ transcript: s.transcript, metaToolUseId: s.metaToolUseId })) };
+  }
+
+  load(state: unknown, stream: (indexAtSave: number) => number): void {
+    const saved = state as { records: RecordFacts[]; streams: { transcript?: Term; metaToolUseId?: string }[] };
+    for (const r of saved.records) this.records.push({ ...r, fact: { ...r.fact, stream: stream(r.fact.stream) } });
+    saved.streams.forEach((s, i) => {
+      const now = this.streams[stream(i)];
+      if (s.transcript) now.transcript = s.transcript;
+      if (s.metaToolUseId) now.metaToolUseId = s.metaToolUseId;
     });
   }
 }

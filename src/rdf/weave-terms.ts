@@ -125,6 +125,7 @@ export const WEAVE_TERMS = [
   'aiTitle',
   'angle',
   'apiError',
+  'archivedOnly',
   'atBlock',
   'atEvent',
   'attachmentJson',

@@ -2,9 +2,9 @@ import oxigraph from 'oxigraph';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { detectorGraphIri, readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
-import { readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
-import { loadNQuadsFile, type OxStore } from '../store/store.ts';
-import { openStoreForWriting } from '../store/writer.ts';
+import { filesOf, readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
+import { loadGraph, type OxStore } from '../store/store.ts';
+import { lockStore, openStoreForWriting } from '../store/writer.ts';
 import { detectorGraphText, FINDINGS_FORMAT, readerGraphText } from './emit.ts';
 import type { Finding, Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
@@ -33,6 +33,8 @@ export interface DetectOptions {
   onProblem?: (problem: DetectProblem) => void;
   /** Called as each session is done (read or skipped), for a progress line. */
   onProgress?: (done: number, total: number) => void;
+  /** Told when the store lock is taken over from a process that no longer runs. */
+  onNote?: (note: string) => void;
   readers?: readonly Reader[];
 }
 
@@ -41,8 +43,8 @@ export interface DetectedGraph {
   sessionId?: string;
   reader: string;
   graph: string;
-  /** The graph file, relative to the store directory. */
-  file: string;
+  /** Its manifest entry, which names its file. */
+  entry: GraphEntry;
   quads: number;
   findings: number;
 }
@@ -86,9 +88,25 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
   const existing = await readManifest(storeDir);
   // An empty store (nothing ingested yet) has nothing to read.
   if (!existing) return report;
+  const lock = await lockStore(storeDir, { onNote: options.onNote });
+  try {
+    return await detectLocked(options, readers, report, problem, existing.soul, started);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function detectLocked(
+  options: DetectOptions,
+  readers: readonly Reader[],
+  report: DetectReport,
+  problem: (p: DetectProblem) => void,
+  soul: string,
+  started: number,
+): Promise<DetectReport> {
+  const { storeDir } = options;
   // Entries are merged into the manifest in batches; were this run to fail, the next reruns what it lost.
-  const writer = await openStoreForWriting(storeDir, existing.soul);
-  const { soul } = writer;
+  const writer = await openStoreForWriting(storeDir, soul);
   const sessions = sessionGraphs(writer.manifest, options.sessions);
   const context = { secretKey: await storeSecretKey(storeDir) };
 
@@ -97,8 +115,8 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     const graph = detectorGraphIri(soul, reader);
     if (options.onlyStale && writer.manifest.graphs[graph]?.builtWith === builtWith(reader)) continue;
     const { text, quads } = detectorGraphText(soul, reader);
-    const { file } = await writer.writeGraph(graph, text, { quads, reader: reader.name, builtWith: builtWith(reader) });
-    await options.onGraph?.({ reader: reader.name, graph, file, quads, findings: 0 });
+    const entry = await writer.writeGraph(graph, text, { quads, reader: reader.name, builtWith: builtWith(reader) });
+    await options.onGraph?.({ reader: reader.name, graph, entry, quads, findings: 0 });
   }
 
   let done = 0;
@@ -116,7 +134,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
     try {
       let spine: SessionSpine;
       try {
-        if (scratch) await loadNQuadsFile(scratch, join(storeDir, entry.file));
+        if (scratch) await loadGraph(scratch, storeDir, entry);
         spine = loadSpine(options.store ?? scratch!, graph, sessionId);
       } catch (e) {
         // A graph file that does not load is named by its loader already.
@@ -139,7 +157,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
           problem({ sessionId, reader: reader.name, message: (e as Error).message });
           continue;
         }
-        const { file } = await writer.writeGraph(readerGraph, text, {
+        const written = await writer.writeGraph(readerGraph, text, {
           quads,
           sessionId,
           reader: reader.name,
@@ -148,7 +166,7 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
         });
         report.graphs++;
         report.findings[reader.name] += findings.length;
-        await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, file, quads, findings: findings.length });
+        await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, entry: written, quads, findings: findings.length });
       }
     } finally {
       (scratch as { free?: () => void } | undefined)?.free?.();
@@ -177,7 +195,15 @@ function builtWith(reader: Reader): string {
   return `${reader.name}@${reader.version} ${FINDINGS_FORMAT}`;
 }
 
+/**
+ * What a reader graph was read from: the session graph's version. Every version is a new file and
+ * appends move the length the manifest names, so the files and lengths tell one version from
+ * another; an entry from before lengths were recorded is told by its file's size and time.
+ */
 async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {
+  const files = filesOf(entry);
+  if (files.every((f) => f.bytes !== undefined))
+    return { path: files.map((f) => f.file).join(' '), size: files.reduce((n, f) => n + f.bytes!, 0), mtimeMs: 0 };
   const info = await stat(join(storeDir, entry.file));
   return { path: entry.file, size: info.size, mtimeMs: info.mtimeMs };
 }

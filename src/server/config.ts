@@ -29,7 +29,17 @@ export interface ServerConfig {
    * Sources to ingest and keep current (readers run after each run unless `detect` is false), read
    * by `dialects` (default src/dialect/index.ts); absent serves the store as it is.
    */
-  ingest?: { paths: string[]; note?: string; refreshMs: number; content?: ContentPolicy; detect?: boolean; dialects?: readonly Dialect[] };
+  ingest?: {
+    paths: string[];
+    note?: string;
+    refreshMs: number;
+    content?: ContentPolicy;
+    detect?: boolean;
+    dialects?: readonly Dialect[];
+    archive?: boolean;
+    /** Watch the sources and read what changes at once (else only every `refreshMs`). */
+    watch?: boolean;
+  };
   /**
    * Endpoints federated queries may contact (SERVICE targets and `source=` parameters). Empty:
    * federation is off, and the service description does not claim it.

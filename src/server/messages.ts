@@ -1,6 +1,7 @@
 import type { ContentPolicy } from '../emit/content.ts';
 import type { IngestProgress, IngestReport } from '../ingest.ts';
 import type { GraphForm } from '../query/graph-results.ts';
+import type { GraphDelta, NamedFile } from '../store/manifest.ts';
 import type { JsonTerm } from '../query/table.ts';
 
 /**
@@ -81,10 +82,12 @@ export function isWrite(job: Job): job is UpdateJob | GraphWriteJob {
   return job.op === 'update' || job.op === 'graph-write';
 }
 
-/** A graph a write changed: its new file, or null when it is gone. */
+/** A graph a write changed: the files of its new version (as much of each as the manifest names), none when it is gone. */
 export interface ChangedGraph {
   graph: string | null;
-  file: string | null;
+  files: NamedFile[];
+  /** What changed, for a graph a read carried on: a worker that holds the graph applies it instead of loading the graph again. */
+  delta?: GraphDelta;
 }
 
 export interface JobResult {
@@ -180,17 +183,23 @@ export interface IngestWorkerInit {
   content?: ContentPolicy;
   /** Run the readers (`weave detect`) after each ingest run. */
   detect: boolean;
+  /** Keep a copy of what is read in the store's archive (default true). */
+  archive?: boolean;
   /** Module URLs of the dialects to read with, each exporting `dialect`; default src/dialect/index.ts. */
   dialects?: string[];
 }
 
 /** Messages from the main thread to the ingest thread. */
-export type ToIngest = { type: 'run' };
+export type ToIngest = {
+  type: 'run';
+  /** Run the readers after this run (default: as the thread was started); runs for a change seen leave them for later. */
+  detect?: boolean;
+};
 
 /** Messages from the ingest thread: never a line's content, only where it was. */
 export type FromIngest =
   | { type: 'progress'; progress: IngestProgress }
-  | { type: 'session'; graph: string; file: string }
+  | { type: 'session'; graph: string; files: NamedFile[]; delta?: GraphDelta }
   | { type: 'problem'; path: string; lineNo: number; kind: string }
   | { type: 'reader-problem'; sessionId: string; reader?: string }
   | {

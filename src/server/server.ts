@@ -15,6 +15,8 @@ import type { DatasetStats } from './messages.ts';
 import { Ingester } from './workers/ingester.ts';
 import { Mutex } from './workers/mutex.ts';
 import { QueryPool, type PoolEvent } from './workers/pool.ts';
+import type { StoreLock } from '../store/lock.ts';
+import { lockStore } from '../store/writer.ts';
 
 /**
  * Starts `weave serve` (on the main thread): listens at once, opens the store in a query worker,
@@ -44,8 +46,20 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       `a server for the store ${config.storeDir} already runs at ${running.url} (pid ${running.pid}); stop it or use another --store`,
     );
   // Commands that find this server through its run file send this token; on loopback reads need none.
-  config.token ??= randomBytes(24).toString('base64url');
+  const token = (config.token ??= randomBytes(24).toString('base64url'));
 
+  // A server that writes the store (ingest, or writes over HTTP) holds its lock while it runs.
+  const storeLock =
+    config.ingest || config.allowUpdate ? await lockStore(config.storeDir, { onNote: (note) => config.log(note) }) : undefined;
+  try {
+    return await start({ ...config, token }, storeLock);
+  } catch (e) {
+    await storeLock?.release();
+    throw e;
+  }
+}
+
+async function start(config: ServerConfig & { token: string }, storeLock: StoreLock | undefined): Promise<RunningServer> {
   const metrics = new Metrics();
   const lock = new Mutex();
   let opened!: (ready: { quads: number; seconds: number }) => void;
@@ -87,6 +101,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
           stats.invalidate();
         },
         onProblem: (where) => config.log(`ingest: ${where}`),
+        onNote: (note) => config.log(note),
       })
     : undefined;
   const ctx: ServerContext = { config, pool, lock, metrics, stats, summary: new StoreSummary(config.storeDir), ingester };
@@ -124,6 +139,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       await ingester?.close();
       await app.close();
       await pool.close();
+      await storeLock?.release();
     },
   };
 }

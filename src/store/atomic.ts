@@ -1,4 +1,4 @@
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { tempPathOf } from './layout.ts';
 
@@ -11,11 +11,15 @@ import { tempPathOf } from './layout.ts';
 
 /** The file operations a store write uses; node:fs/promises unless a test hands in another. */
 export interface StoreFs {
-  /** `mode` sets the permission bits of a file it creates (default 0o666, less the umask). */
-  open(path: string, flags: 'w' | 'r', mode?: number): Promise<WritableHandle>;
+  /**
+   * `w` a file written whole, `r` a directory to flush, `wx` a new file appended to later, `a`
+   * appending to one. `mode` sets the permission bits of a file it creates (default 0o666, less the umask).
+   */
+  open(path: string, flags: 'w' | 'r' | 'wx' | 'a', mode?: number): Promise<WritableHandle>;
   rename(from: string, to: string): Promise<void>;
   rm(path: string, options: { force: true }): Promise<void>;
   mkdir(path: string, options: { recursive: true }): Promise<unknown>;
+  truncate(path: string, length: number): Promise<void>;
 }
 
 export interface WritableHandle {
@@ -25,7 +29,7 @@ export interface WritableHandle {
   close(): Promise<void>;
 }
 
-export const NODE_FS: StoreFs = { open, rename, rm, mkdir };
+export const NODE_FS: StoreFs = { open, rename, rm, mkdir, truncate };
 
 /** Paths being written by this thread: two writes of one file at once would share a temporary name. */
 const writing = new Set<string>();
@@ -61,12 +65,7 @@ export class AtomicFile {
   async write(data: string | Uint8Array): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     try {
-      for (let at = 0; at < bytes.length; ) {
-        const { bytesWritten } = await this.handle.write(bytes, at, bytes.length - at);
-        // A regular file never takes nothing without an error; were it to, this would not end.
-        if (!(bytesWritten > 0)) throw Object.assign(new Error('the file took no bytes'), { code: 'EIO' });
-        at += bytesWritten;
-      }
+      await writeAll(this.handle, bytes);
     } catch (e) {
       await this.abort();
       throw writeError(this.path, e);
@@ -76,12 +75,13 @@ export class AtomicFile {
   /**
    * Makes the written bytes the file's content. With `syncDirectory: false` the rename is not yet
    * flushed: the caller flushes the directory (`syncDirectory`) before anything refers to the file.
+   * `to` renames it to another name in the same folder (one known only once the bytes are).
    */
-  async commit({ syncDirectory: sync = true } = {}): Promise<void> {
+  async commit({ syncDirectory: sync = true, to = this.path }: { syncDirectory?: boolean; to?: string } = {}): Promise<void> {
     try {
       await this.handle.sync();
       await this.close();
-      await this.fs.rename(this.temp, this.path);
+      await this.fs.rename(this.temp, to);
     } catch (e) {
       await this.abort();
       throw writeError(this.path, e);
@@ -110,6 +110,16 @@ export class AtomicFile {
   private finish(): void {
     this.finished = true;
     writing.delete(this.path);
+  }
+}
+
+/** Writes every byte of `bytes`: a write may take fewer than it was given (a full disk does that before it fails). */
+export async function writeAll(handle: WritableHandle, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, at, bytes.length - at);
+    // A regular file never takes nothing without an error; were it to, this would not end.
+    if (!(bytesWritten > 0)) throw Object.assign(new Error('the file took no bytes'), { code: 'EIO' });
+    at += bytesWritten;
   }
 }
 
@@ -145,7 +155,7 @@ const CANNOT_SYNC_DIRECTORY = new Set(['EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'E
  * One line naming the file and the cause (the code stays on the error for callers that check it).
  * Before the rename, whatever failed, the old file is still the file.
  */
-function writeError(path: string, e: unknown, outcome = 'the previous file stays as it was'): Error {
+export function writeError(path: string, e: unknown, outcome = 'the previous file stays as it was'): Error {
   if ((e as { storeWrite?: boolean }).storeWrite) return e as Error;
   const cause = e as NodeJS.ErrnoException;
   const reason = cause.code === 'ENOSPC' ? 'no space left on device (ENOSPC)' : String(cause.message ?? e).split('\n')[0];

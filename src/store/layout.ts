@@ -1,11 +1,18 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
 /**
- * Where things are in a store directory: `manifest.json` naming every graph, and one N-Quads
- * file per graph under `graphs/`, named by the SHA-1 of the graph's name. A file being written
- * sits beside its final name as `<name>.<pid>.<thread>.tmp` until it is renamed into place.
+ * Where things are in a store directory: `manifest.json` naming every graph, one or more N-Quads
+ * files per graph under `graphs/`, the archive of the sources read under `archive/`, and `lock`,
+ * naming the process that writes the store.
+ *
+ * A graph's files are named by the SHA-1 of the graph's name and a version tag,
+ * `<sha1>.<tag>.nq`: every version is a new file, so the manifest is the one place that says
+ * which version is the store's, and a write cut off before the manifest names its files leaves
+ * the previous version whole. (`<sha1>.nq`, without a tag, is what stores before versions had.)
+ * A file being written sits beside its final name as `<name>.<pid>.<thread>.tmp` until it is
+ * renamed into place.
  */
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -14,10 +21,72 @@ export const RUN_FILE = 'server.json';
 /** Present when the store's graphs live in an external SPARQL store (store/remote/): its endpoints. */
 export const REMOTE_FILE = 'remote.json';
 export const GRAPHS_DIR = 'graphs';
+export const ARCHIVE_DIR = 'archive';
+export const LOCK_FILE = 'lock';
+/** A stale lock moved aside while it is taken over (`lock.stale.<pid>.<thread>.tmp`). */
+export const STALE_LOCK = 'lock.stale';
 
-/** A graph's file, relative to the store directory. */
-export function graphFileName(graph: string): string {
-  return join(GRAPHS_DIR, `${createHash('sha1').update(graph).digest('hex')}.nq`);
+/**
+ * What a file of a graph holds: the graph, or of a session graph kept in parts, the spine (the
+ * quads of its complete lines, appended to as the transcripts grow: `graph`), the part derived
+ * from the whole session (rewritten at each read), and the state the reading carries on from.
+ */
+export type GraphPart = 'graph' | 'derived' | 'state';
+
+const SUFFIX: Record<GraphPart, string> = { graph: '.nq', derived: '.derived.nq', state: '.state.json' };
+
+/**
+ * A version tag: 12 hex digits of the SHA-1 of the version's bytes, so that writing the same graph
+ * again gives the same file; `randomTag` for a file that will grow (its first bytes name it no longer).
+ */
+export function contentTag(digest: string): string {
+  return digest.slice(0, 12);
+}
+
+export function randomTag(): string {
+  return randomBytes(6).toString('hex');
+}
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+/** A graph's file, relative to the store directory; without a tag, the name unversioned stores used. */
+export function graphFileName(graph: string, tag?: string, part: GraphPart = 'graph'): string {
+  return join(GRAPHS_DIR, `${sha1(graph)}${tag ? `.${tag}` : ''}${SUFFIX[part]}`);
+}
+
+/** Whether `file` is a name this layout gives a file of `graph` (as `part`). */
+export function isGraphFileOf(graph: string, file: string, part: GraphPart = 'graph'): boolean {
+  const prefix = `${GRAPHS_DIR}/${sha1(graph)}`;
+  if (!file.startsWith(prefix) || !file.endsWith(SUFFIX[part])) return false;
+  const tag = file.slice(prefix.length, file.length - SUFFIX[part].length);
+  return (part === 'graph' && tag === '') || /^\.[0-9a-f]{12}$/.test(tag);
+}
+
+/** The compressed copy of a source file: named by its path, and a tag for each file the path has been. */
+export function archiveFileName(sourcePath: string, tag: string): string {
+  return join(ARCHIVE_DIR, `${sha1(sourcePath)}.${tag}.gz`);
+}
+
+export function isArchiveFile(file: string): boolean {
+  return new RegExp(`^${ARCHIVE_DIR}/[0-9a-f]{40}\\.[0-9a-f]{12}\\.gz$`).test(file);
+}
+
+/** The session of `graph` as discovery found it, named by its bytes. */
+export function foundFileName(graph: string, digest: string): string {
+  return join(ARCHIVE_DIR, `${sha1(graph)}.${contentTag(digest)}.json`);
+}
+
+export function isFoundFileOf(graph: string, file: string): boolean {
+  return new RegExp(`^${ARCHIVE_DIR}/${sha1(graph)}\\.[0-9a-f]{12}\\.json$`).test(file);
+}
+
+/** Whether a name in `graphs/` or `archive/` is one this layout writes (others are not ours to remove). */
+export function isStoreFileName(name: string): boolean {
+  return (
+    /^[0-9a-f]{40}(?:\.[0-9a-f]{12})?(?:\.derived)?\.nq$/.test(name) || /^[0-9a-f]{40}\.[0-9a-f]{12}\.(?:gz|json|state\.json)$/.test(name)
+  );
 }
 
 /** The temporary name `path` is written under by this process and thread. */
@@ -26,11 +95,20 @@ export function tempPathOf(path: string): string {
 }
 
 /**
- * The pid in the name of a temporary file this layout writes (`<sha1>.nq.<pid>[.<thread>].tmp` or
- * `manifest.json.<pid>[.<thread>].tmp`, `server.json.<pid>.<thread>.tmp`; the form without the thread is the one older versions
- * wrote), else undefined: anything else in the directory is not ours to remove.
+ * The pid in the name of a temporary file this layout writes (`<file>.<pid>[.<thread>].tmp`, for
+ * the manifest, the lock, the run file, remote.json and every graph or archive file; the form without the thread is the one
+ * older versions wrote), else undefined: anything else in the directory is not ours to remove.
  */
 export function tempFileOwner(name: string): number | undefined {
-  const match = /^(?:manifest\.json|server\.json|remote\.json|[0-9a-f]{40}\.nq)\.(\d+)(?:\.\d+)?\.tmp$/.exec(name);
-  return match ? Number(match[1]) : undefined;
+  const match = /^(.+?)\.(\d+)(?:\.\d+)?\.tmp$/.exec(name);
+  if (!match) return undefined;
+  const [, base, pid] = match;
+  return base === MANIFEST_FILE ||
+    base === LOCK_FILE ||
+    base === STALE_LOCK ||
+    base === RUN_FILE ||
+    base === REMOTE_FILE ||
+    isStoreFileName(base)
+    ? Number(pid)
+    : undefined;
 }

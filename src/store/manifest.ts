@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { graphFileName, MANIFEST_FILE } from './layout.ts';
+import { isArchiveFile, isFoundFileOf, isGraphFileOf, MANIFEST_FILE } from './layout.ts';
 
 /**
  * The manifest: which graphs the store holds, in which files, built from what. Everything that
@@ -14,11 +14,37 @@ export interface SourceStamp {
   path: string;
   size: number;
   mtimeMs: number;
+  /** The file's identity, `<device>:<inode>`: a file renamed over this one is another file. */
+  id?: string;
+  /** SHA-1 of the file's first bytes (up to 4 KiB of what was read): a file rewritten in place is another file too. */
+  head?: string;
+  /** How far the file has been read into the graph: the end of its last complete line. */
+  read?: number;
+  /** How many lines that is (the next line read is line `lines + 1`). */
+  lines?: number;
+  /** The compressed copy of the file's bytes as read (gzip members, one per read). */
+  archive?: ArchivedFile;
+  /** The file is gone from its folder: what the graph holds of it is read from the archive. */
+  gone?: true;
+}
+
+export interface ArchivedFile {
+  /** `archive/<SHA-1 of the source path>.<tag>.gz`, relative to the store directory. */
+  file: string;
+  /** How much of the file is the archive: gzip members after it are an append that was cut off. */
+  bytes: number;
+  /** How many bytes of the source it holds (its first `raw` bytes). */
+  raw: number;
 }
 
 export interface GraphEntry {
-  /** The graph's file, relative to the store directory (always `graphFileName` of the graph). */
+  /** The graph's file, relative to the store directory (a `graphFileName` of the graph). */
   file: string;
+  /**
+   * How much of `file` is the graph: readers read this many bytes. Bytes past it are a write that
+   * was cut off, which the next writer removes. Absent in entries written before it was recorded.
+   */
+  bytes?: number;
   quads: number;
   /** What the graph was built from, so an unchanged session need not be read again. */
   sources?: SourceStamp[];
@@ -27,12 +53,57 @@ export interface GraphEntry {
   /** The reader that wrote the graph, for reader output. */
   reader?: string;
   builtWith?: string;
+  /** The session as discovery found it (its files and what they are), kept so it can be read from the archive alone. */
+  found?: string;
+  /**
+   * A session graph kept in parts: `file` is then its spine, appended to as the transcripts grow,
+   * and this the part derived from the whole session, rewritten at each read. `quads` counts both.
+   */
+  derived?: { file: string; bytes: number; quads: number };
+  /** The state a read of the session carries on from, so appended lines are read without the rest. */
+  state?: { file: string; bytes: number };
 }
 
 export interface Manifest {
   format: typeof STORE_FORMAT;
   soul: string;
+  /** The folders and files ingest was given, so `weave verify` can tell a session the store lacks. */
+  roots?: string[];
   graphs: Record<string, GraphEntry>;
+}
+
+/** A file an entry names, with how much of it is the graph (undefined: all of it). */
+export interface NamedFile {
+  file: string;
+  bytes?: number;
+}
+
+/** The N-Quads files of a graph entry, relative to the store directory: what a reader of the graph loads. */
+export function filesOf(entry: GraphEntry): NamedFile[] {
+  const files: NamedFile[] = [{ file: entry.file, bytes: entry.bytes }];
+  if (entry.derived) files.push({ file: entry.derived.file, bytes: entry.derived.bytes });
+  return files;
+}
+
+/**
+ * What a read that carried a session on changed in its graph, for a copy of the graph already
+ * loaded (a query worker's): the spine's new bytes, and the lines of the derived part that went
+ * and came. Spine and derived part hold no quad in common, so the copy is brought up to date by
+ * deleting `removed`, then loading the spine's new bytes and `added`.
+ */
+export interface GraphDelta {
+  spine: { file: string; from: number; to: number };
+  removed: string;
+  added: string;
+}
+
+/** Every file a graph entry names: its N-Quads, the archive of its sources, the session as found. */
+export function storeFilesOf(entry: GraphEntry): NamedFile[] {
+  const files = filesOf(entry);
+  if (entry.state) files.push(entry.state);
+  for (const source of entry.sources ?? []) if (source.archive) files.push(source.archive);
+  if (entry.found) files.push({ file: entry.found });
+  return files;
 }
 
 export function emptyManifest(soul: string): Manifest {
@@ -76,8 +147,24 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   const unknown = Object.keys(entry).find((k) => !ENTRY_FIELDS.has(k));
   if (unknown !== undefined) return `: unknown field ${JSON.stringify(unknown)}`;
   if (typeof entry.file !== 'string') return `.file: expected a string, found ${kindOf(entry.file)}`;
-  if (entry.file !== graphFileName(graph)) return `.file: expected ${graphFileName(graph)}, the file named by the graph`;
+  if (!isGraphFileOf(graph, entry.file)) return '.file: expected graphs/<SHA-1 of the graph>[.<tag>].nq, the file named by the graph';
+  if (entry.bytes !== undefined && !isCount(entry.bytes)) return `.bytes: expected a whole number ≥ 0, found ${kindOf(entry.bytes)}`;
   if (!isCount(entry.quads)) return `.quads: expected a whole number ≥ 0, found ${kindOf(entry.quads)}`;
+  if (entry.found !== undefined && (typeof entry.found !== 'string' || !isFoundFileOf(graph, entry.found)))
+    return '.found: expected archive/<SHA-1 of the graph>.<tag>.json, the session as found';
+  for (const part of ['derived', 'state'] as const) {
+    const named = entry[part];
+    if (named === undefined) continue;
+    if (!isObject(named)) return `.${part}: expected an object, found ${kindOf(named)}`;
+    const fields = part === 'derived' ? ['file', 'bytes', 'quads'] : ['file', 'bytes'];
+    const extra = Object.keys(named).find((k) => !fields.includes(k));
+    if (extra !== undefined) return `.${part}: unknown field ${JSON.stringify(extra)}`;
+    if (typeof named.file !== 'string' || !isGraphFileOf(graph, named.file, part))
+      return `.${part}.file: expected graphs/<SHA-1 of the graph>.<tag>${part === 'derived' ? '.derived.nq' : '.state.json'}`;
+    for (const count of fields.slice(1))
+      if (!isCount(named[count])) return `.${part}.${count}: expected a whole number ≥ 0, found ${kindOf(named[count])}`;
+  }
+  if (entry.derived && entry.bytes === undefined) return '.bytes: a graph kept in parts names the length of its spine';
   for (const key of ['sessionId', 'reader', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
   if (entry.sources === undefined) return undefined;
@@ -89,9 +176,9 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   return undefined;
 }
 
-const MANIFEST_FIELDS = new Set(['format', 'soul', 'graphs']);
-const ENTRY_FIELDS = new Set(['file', 'quads', 'sources', 'sessionId', 'reader', 'builtWith']);
-const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs']);
+const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs']);
+const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith', 'found', 'derived', 'state']);
+const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'read', 'lines', 'archive', 'gone']);
 
 function manifestProblem(json: unknown): string | undefined {
   if (!isObject(json)) return `expected a JSON object, found ${kindOf(json)}`;
@@ -99,6 +186,8 @@ function manifestProblem(json: unknown): string | undefined {
   if (unknown !== undefined) return `unknown field ${JSON.stringify(unknown)}`;
   if (json.format !== STORE_FORMAT) return `"format" is not "${STORE_FORMAT}" (a store of another Weave version?)`;
   if (typeof json.soul !== 'string' || !json.soul) return `"soul": expected a non-empty string, found ${kindOf(json.soul)}`;
+  if (json.roots !== undefined && (!Array.isArray(json.roots) || !json.roots.every((r) => typeof r === 'string' && r)))
+    return `"roots": expected an array of non-empty strings, found ${kindOf(json.roots)}`;
   if (!isObject(json.graphs)) return `"graphs": expected an object, found ${kindOf(json.graphs)}`;
   for (const [graph, entry] of Object.entries(json.graphs)) {
     const problem = entryProblem(graph, entry);
@@ -115,6 +204,21 @@ function sourceProblem(source: unknown): string | undefined {
   if (!isCount(source.size)) return `.size: expected a whole number ≥ 0, found ${kindOf(source.size)}`;
   if (typeof source.mtimeMs !== 'number' || !Number.isFinite(source.mtimeMs))
     return `.mtimeMs: expected a number, found ${kindOf(source.mtimeMs)}`;
+  for (const key of ['id', 'head'] as const)
+    if (source[key] !== undefined && (typeof source[key] !== 'string' || !source[key]))
+      return `.${key}: expected a non-empty string, found ${kindOf(source[key])}`;
+  if (source.read !== undefined && !isCount(source.read)) return `.read: expected a whole number ≥ 0, found ${kindOf(source.read)}`;
+  if (source.lines !== undefined && !isCount(source.lines)) return `.lines: expected a whole number ≥ 0, found ${kindOf(source.lines)}`;
+  if (source.gone !== undefined && source.gone !== true) return `.gone: expected true, found ${kindOf(source.gone)}`;
+  if (source.archive === undefined) return undefined;
+  const archive = source.archive;
+  if (!isObject(archive)) return `.archive: expected an object, found ${kindOf(archive)}`;
+  const extra = Object.keys(archive).find((k) => k !== 'file' && k !== 'bytes' && k !== 'raw');
+  if (extra !== undefined) return `.archive: unknown field ${JSON.stringify(extra)}`;
+  if (typeof archive.file !== 'string' || !isArchiveFile(archive.file))
+    return '.archive.file: expected archive/<SHA-1 of the source path>.<tag>.gz';
+  if (!isCount(archive.bytes)) return `.archive.bytes: expected a whole number ≥ 0, found ${kindOf(archive.bytes)}`;
+  if (!isCount(archive.raw)) return `.archive.raw: expected a whole number ≥ 0, found ${kindOf(archive.raw)}`;
   return undefined;
 }
 

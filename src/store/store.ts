@@ -1,11 +1,11 @@
 import oxigraph from 'oxigraph';
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
 import { loadAlignment } from '../align/ravel.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
-import { readManifest, type Manifest } from './manifest.ts';
+import { filesOf, readManifest, type GraphEntry, type Manifest } from './manifest.ts';
 
 export type OxStore = oxigraph.Store;
 
@@ -21,18 +21,37 @@ export async function openStore(
   dir: string,
   options: { onProgress?: (quads: number, of: number) => void } = {},
 ): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
-  const store = new oxigraph.Store();
-  const manifest = await readManifest(dir);
-  const entries = Object.values(manifest?.graphs ?? {});
-  const of = entries.reduce((n, e) => n + e.quads, 0);
-  let quads = 0;
-  for (const entry of entries) {
-    await loadNQuadsFile(store, join(dir, entry.file));
-    options.onProgress?.((quads += entry.quads), of);
+  for (let attempt = 0; ; attempt++) {
+    const store = new oxigraph.Store();
+    const manifest = await readManifest(dir);
+    const entries = Object.values(manifest?.graphs ?? {});
+    const of = entries.reduce((n, e) => n + e.quads, 0);
+    let quads = 0;
+    try {
+      for (const entry of entries) {
+        await loadGraph(store, dir, entry);
+        options.onProgress?.((quads += entry.quads), of);
+      }
+    } catch (e) {
+      // A writer replaced a version this manifest named, and removed its file: read the new manifest.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && attempt < 5) continue;
+      throw e;
+    }
+    await loadOntology(store);
+    await loadAlignment(store, manifest?.soul ?? 'local');
+    return { store, manifest };
   }
-  await loadOntology(store);
-  await loadAlignment(store, manifest?.soul ?? 'local');
-  return { store, manifest };
+}
+
+/** The N-Quads of one graph entry as bytes: each of its files, as much of each as the entry names. */
+export async function readGraphBytes(dir: string, entry: GraphEntry): Promise<Buffer> {
+  const parts = await Promise.all(filesOf(entry).map(async ({ file, bytes }) => (await readFile(join(dir, file))).subarray(0, bytes)));
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+/** Loads every file of one graph entry, as much of each as the entry names. */
+export async function loadGraph(store: OxStore, dir: string, entry: GraphEntry): Promise<void> {
+  for (const { file, bytes } of filesOf(entry)) await loadNQuadsFile(store, join(dir, file), bytes);
 }
 
 /** `ontology/weave.ttl`, into its own graph. */
@@ -50,16 +69,21 @@ const WHOLE_FILE_BYTES = 64e6;
 /**
  * Loads an N-Quads file by Oxigraph's fast path: text in bulk, never one quad at a time
  * (`npm run bench` measures the ways side by side). A large file is streamed in chunks so that
- * no single string approaches V8's limit.
+ * no single string approaches V8's limit. With `bytes`, only that much of the file is read; with
+ * `from` (the start of a line), only from there.
  */
-export async function loadNQuadsFile(store: OxStore, path: string): Promise<void> {
-  if ((await stat(path)).size <= WHOLE_FILE_BYTES) {
-    loadNamed(store, await readFile(path), path, 0);
+export async function loadNQuadsFile(store: OxStore, path: string, bytes?: number, from = 0): Promise<void> {
+  const size = (bytes ?? (await stat(path)).size) - from;
+  if (size <= WHOLE_FILE_BYTES) {
+    // Bytes past `bytes` are an append the manifest does not name yet (or one cut off): not the graph's.
+    const text = from || bytes !== undefined ? await readRange(path, from, bytes) : await readFile(path);
+    loadNamed(store, text, path, 0);
     return;
   }
   let batch: string[] = [];
+  // Line numbers in errors count from `from` when it is given (an append loaded on its own).
   let first = 1;
-  for await (const line of readLines(path)) {
+  for await (const line of readLines(path, { start: from, end: bytes })) {
     batch.push(line.text);
     if (batch.length >= LOAD_CHUNK) {
       loadNamed(store, batch.join('\n'), path, first - 1);
@@ -85,4 +109,22 @@ function loadNamed(store: OxStore, text: string | Buffer, path: string, linesBef
 
 export function loadNQuads(store: OxStore, text: string): void {
   store.load(text, { format: 'application/n-quads', no_transaction: true });
+}
+
+/** Bytes `from` to `to` of a file (to its end without `to`). */
+export async function readRange(path: string, from: number, to?: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const length = (to ?? (await file.stat()).size) - from;
+    const buffer = Buffer.alloc(Math.max(0, length));
+    let at = 0;
+    while (at < buffer.length) {
+      const { bytesRead } = await file.read(buffer, at, buffer.length - at, from + at);
+      if (!bytesRead) break;
+      at += bytesRead;
+    }
+    return buffer.subarray(0, at);
+  } finally {
+    await file.close();
+  }
 }

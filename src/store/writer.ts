@@ -1,8 +1,41 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat, truncate } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AtomicFile, NODE_FS, syncDirectory, writeFileAtomically, type StoreFs } from './atomic.ts';
-import { graphFileName, GRAPHS_DIR, MANIFEST_FILE, tempFileOwner } from './layout.ts';
-import { emptyManifest, entryProblem, readManifest, renderManifest, type GraphEntry, type Manifest } from './manifest.ts';
+import { createGzip } from 'node:zlib';
+import {
+  AtomicFile,
+  NODE_FS,
+  syncDirectory,
+  writeAll,
+  writeError,
+  writeFileAtomically,
+  type StoreFs,
+  type WritableHandle,
+} from './atomic.ts';
+import {
+  ARCHIVE_DIR,
+  archiveFileName,
+  contentTag,
+  foundFileName,
+  graphFileName,
+  GRAPHS_DIR,
+  isStoreFileName,
+  MANIFEST_FILE,
+  randomTag,
+  tempFileOwner,
+} from './layout.ts';
+import { holdsStoreLock, takeStoreLock, type LockOptions, type StoreLock } from './lock.ts';
+import {
+  emptyManifest,
+  entryProblem,
+  readManifest,
+  renderManifest,
+  filesOf,
+  storeFilesOf,
+  type ArchivedFile,
+  type GraphEntry,
+  type Manifest,
+} from './manifest.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
 import { RemoteStore } from './remote/client.ts';
@@ -10,24 +43,21 @@ import { readRemoteConfig } from './remote/config.ts';
 
 /**
  * The one writer of a store directory. Ingest, the readers, the links pass and the server's
- * writes all change the store through it:
+ * writes all change the store through it, under the store's lock (lock.ts, taken by `lockStore`):
  *
- * - a graph file is written aside, flushed and renamed into place whole (see atomic.ts), and only
- *   then is its manifest entry recorded, so the manifest never names a file that is not complete;
+ * - every version of a graph is a new file (layout.ts), written aside, flushed and renamed into
+ *   place whole (see atomic.ts); only then is its manifest entry recorded, so the manifest never
+ *   names a file that is not complete, and the manifest write is what makes a version the
+ *   store's. A crash before it leaves the previous version, whole; the files of the version cut
+ *   off are removed by the next writer to take the lock (`recoverStore`);
  * - manifest changes are kept as a list of puts and removals and merged into the manifest as it
  *   is on disk when they are written, so writers that share a store (in this thread, or one
  *   after another) never drop each other's entries;
  * - the manifest is written once a batch of changes has gathered (at least `batch`, or an eighth
  *   of the manifest) and on `flush`/`close`, so the manifest bytes an ingest writes grow with the
  *   store, not with its square. Before each manifest write the graphs folder is flushed once,
- *   making the renames durable before the manifest can name them. A crash in between leaves
- *   graph files the manifest does not name yet, or names with their old sources: the next ingest
- *   sees those sessions as changed and reads them again. A removed graph's file is deleted only
- *   after the manifest stops naming it.
- *
- * Opening a writer removes the temporary files of writers that died (a pid no longer running).
- * Writers in other threads or processes are not serialised here: the server holds its store
- * lock around ingest runs and HTTP writes.
+ *   making the renames durable before the manifest can name them. A file the manifest stops
+ *   naming (a replaced version, a removed graph) is deleted only after the manifest is written.
  */
 
 export interface StoreWriterOptions {
@@ -46,7 +76,8 @@ export interface StoreWriterOptions {
  * again by the next ingest.
  */
 export interface GraphMirror {
-  put(graph: string, path: string): Promise<void>;
+  /** `nquads`: the graph whole. */
+  put(graph: string, nquads: string): Promise<void>;
   remove(graph: string): Promise<void>;
 }
 
@@ -61,24 +92,80 @@ export async function remoteMirror(remote: RemoteStore): Promise<GraphMirror> {
   await remote.putTurtle(ONTOLOGY_GRAPH, await readFile(ONTOLOGY_FILE, 'utf8'), ONTOLOGY_GRAPH);
   const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
   return {
-    put: async (graph, path) => remote.putGraph(name(graph), await readFile(path, 'utf8')),
+    put: (graph, nquads) => remote.putGraph(name(graph), nquads),
     remove: (graph) => remote.deleteGraph(name(graph)),
   };
 }
 
 /** A graph file being written; nothing is visible until `commit`. */
 export interface GraphFile {
-  /** The file, relative to the store directory. */
-  readonly file: string;
   write(text: string): Promise<void>;
-  /** Puts the file in place and records its manifest entry (`file` is filled in). */
-  commit(fields: Omit<GraphEntry, 'file'>): Promise<GraphEntry>;
+  /** Puts the file in place and records its manifest entry (`file` and `bytes` are filled in). */
+  commit(fields: EntryFields): Promise<GraphEntry>;
   abort(): Promise<void>;
 }
 
+/** Bytes of one source file going into the archive, as one gzip member; named by nothing until an entry names what `finish` returns. */
+export interface ArchiveAppend {
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the member and flushes it to the disk; returns the archive file, its new length, and `raw`: how much of the source it now holds. */
+  finish(raw: number): Promise<ArchivedFile>;
+  /** Drops what was written: the archive stays as `previous` named it. */
+  abort(): Promise<void>;
+}
+
+/** gzip's level for the archive: its default, a good ratio at a speed well above reading and lowering. */
+const ARCHIVE_LEVEL = 6;
+
+/**
+ * A session graph being written in parts: its spine (the quads of complete lines: appended to the
+ * spine the entry `resume` names, or a new one), the part derived from the whole session, and the
+ * state the next read carries on from. Nothing is visible until `commit`.
+ */
+export interface SessionGraphFile {
+  writeSpine(text: string): Promise<void>;
+  writeDerived(text: string): Promise<void>;
+  commit(fields: SessionFields): Promise<GraphEntry>;
+  abort(): Promise<void>;
+}
+
+export type SessionFields = Omit<GraphEntry, 'file' | 'bytes' | 'quads' | 'derived' | 'state'> & {
+  /** Quads written to the spine by this read (added to those it had), and to the derived part. */
+  spineQuads: number;
+  derivedQuads: number;
+  /** The state to carry on from, as text (none: the next read is whole). */
+  state?: string;
+};
+
+/** What a caller says about a graph it writes whole; the files and their lengths are the writer's to fill in. */
+export type EntryFields = Omit<GraphEntry, 'file' | 'bytes'> & Partial<Pick<GraphEntry, 'file' | 'bytes'>>;
+
 type Change = { graph: string; entry: GraphEntry | null };
 
+/**
+ * Takes the store's writer lock (see lock.ts). The first holder after a crash finds what the
+ * crashed writer left: temporary files, files of versions the manifest never named, bytes
+ * appended past what the manifest names; those go before anything is written.
+ */
+export async function lockStore(dir: string, options: LockOptions = {}): Promise<StoreLock> {
+  const lock = await takeStoreLock(dir, options);
+  if (lock.fresh) {
+    try {
+      const recovered = await recoverStore(dir);
+      const what = Object.entries(recovered)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${n} ${k}`);
+      if (what.length) options.onNote?.(`removed what an interrupted write left: ${what.join(', ')}`);
+    } catch (e) {
+      await lock.release();
+      throw e;
+    }
+  }
+  return lock;
+}
+
 export async function openStoreForWriting(dir: string, soul: string, options: StoreWriterOptions = {}): Promise<StoreWriter> {
+  if (!(await holdsStoreLock(dir))) throw new Error(`${dir}: the store is written only under its lock (lockStore)`);
   const manifest = (await readManifest(dir)) ?? emptyManifest(soul);
   if (manifest.soul !== soul) throw soulMismatch(dir, manifest.soul, soul);
   const fs = options.fs ?? NODE_FS;
@@ -93,10 +180,16 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
 
 export class StoreWriter {
   private changes: Change[] = [];
+  private roots = new Set<string>();
+  /** Files entries named before this writer replaced them: deleted once the manifest stops naming them. */
+  private superseded = new Set<string>();
   private flushAt: number;
   private graphsDirMade = false;
   /** Graph files renamed into place since the graphs folder was last flushed to the disk. */
   private unsyncedRenames = false;
+  /** Archive files made since the archive folder was last flushed. */
+  private unsyncedArchive = false;
+  private archiveDirMade = false;
 
   constructor(
     readonly dir: string,
@@ -124,31 +217,139 @@ export class StoreWriter {
       await this.fs.mkdir(join(this.dir, GRAPHS_DIR), { recursive: true });
       this.graphsDirMade = true;
     }
-    const file = graphFileName(graph);
-    const atomic = await AtomicFile.create(join(this.dir, file), this.fs);
+    // Written under the graph's plain name (one write of a graph at a time); renamed, once whole,
+    // to the name its bytes give it.
+    const atomic = await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs);
+    let bytes = 0;
+    const digest = createHash('sha1');
     return {
-      file,
-      write: (text) => atomic.write(text),
+      write: async (text) => {
+        await atomic.write(text);
+        bytes += Buffer.byteLength(text);
+        digest.update(text);
+      },
       commit: async (fields) => {
-        const entry: GraphEntry = { file, ...fields };
+        // A graph written whole is one file: what named parts of an earlier version goes with it.
+        const { file: _file, bytes: _bytes, derived: _derived, state: _state, ...rest } = fields;
+        const file = graphFileName(graph, contentTag(digest.digest('hex')));
+        const entry: GraphEntry = { file, bytes, ...rest };
         const problem = entryProblem(graph, entry);
         if (problem) {
           await atomic.abort();
           throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
         }
         // The folder is flushed once per manifest write, before the manifest names the file.
-        await atomic.commit({ syncDirectory: false });
+        await atomic.commit({ syncDirectory: false, to: join(this.dir, file) });
         this.unsyncedRenames = true;
-        await this.mirror?.put(graph, join(this.dir, file));
-        await this.record({ graph, entry });
+        // The same bytes and the same entry: nothing changed (a version is named by its bytes).
+        if (JSON.stringify(this.view.graphs[graph]) !== JSON.stringify(entry)) await this.record({ graph, entry });
         return entry;
       },
       abort: () => atomic.abort(),
     };
   }
 
+  async beginSession(graph: string, resume?: GraphEntry): Promise<SessionGraphFile> {
+    if (!this.graphsDirMade) {
+      await this.fs.mkdir(join(this.dir, GRAPHS_DIR), { recursive: true });
+      this.graphsDirMade = true;
+    }
+    if (resume && (!resume.derived || resume.bytes === undefined)) throw new Error(`${graph}: not kept in parts; it cannot be appended to`);
+    // A spine carried on is appended to in place, past the length its entry names (cut back to it
+    // first: a write cut off may have left more); a new one is written aside like any graph file.
+    let spine: { atomic: AtomicFile; digest: ReturnType<typeof createHash> } | { handle: WritableHandle; path: string };
+    if (resume) {
+      const path = join(this.dir, resume.file);
+      try {
+        await this.fs.truncate(path, resume.bytes!);
+        spine = { handle: await this.fs.open(path, 'a'), path };
+      } catch (e) {
+        throw writeError(path, e, 'the graph stays as it was');
+      }
+    } else spine = { atomic: await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs), digest: createHash('sha1') };
+    const derived = await AtomicFile.create(join(this.dir, graphFileName(graph, undefined, 'derived')), this.fs).catch(async (e) => {
+      if ('atomic' in spine) await spine.atomic.abort();
+      else await spine.handle.close();
+      throw e;
+    });
+    const derivedDigest = createHash('sha1');
+    let spineBytes = resume?.bytes ?? 0;
+    let derivedBytes = 0;
+    const undoSpine = async () => {
+      if ('atomic' in spine) return spine.atomic.abort();
+      await spine.handle.close().catch(() => undefined);
+      await this.fs.truncate(spine.path, resume!.bytes!).catch(() => undefined);
+    };
+    return {
+      writeSpine: async (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        if ('atomic' in spine) {
+          await spine.atomic.write(bytes);
+          spine.digest.update(bytes);
+        } else
+          await writeAll(spine.handle, bytes).catch(async (e) => {
+            await undoSpine();
+            throw writeError(spine.path, e, 'the graph stays as it was');
+          });
+        spineBytes += bytes.length;
+      },
+      writeDerived: async (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        await derived.write(bytes);
+        derivedDigest.update(bytes);
+        derivedBytes += bytes.length;
+      },
+      commit: async ({ spineQuads, derivedQuads, state, ...rest }) => {
+        const derivedFile = graphFileName(graph, contentTag(derivedDigest.digest('hex')), 'derived');
+        const stateFile =
+          state === undefined ? undefined : graphFileName(graph, contentTag(createHash('sha1').update(state).digest('hex')), 'state');
+        let spineFile = resume?.file;
+        if (!spineFile) {
+          spineFile = graphFileName(graph, contentTag((spine as { digest: ReturnType<typeof createHash> }).digest.digest('hex')));
+          // A spine named by its first bytes may since have grown: a new one with those bytes is another file.
+          const current = this.view.graphs[graph];
+          if (current?.file === spineFile && current.bytes !== spineBytes) spineFile = graphFileName(graph, randomTag());
+        }
+        const entry: GraphEntry = {
+          file: spineFile,
+          bytes: spineBytes,
+          quads: (resume ? resume.quads - resume.derived!.quads : 0) + spineQuads + derivedQuads,
+          ...rest,
+          derived: { file: derivedFile, bytes: derivedBytes, quads: derivedQuads },
+          ...(stateFile ? { state: { file: stateFile, bytes: Buffer.byteLength(state!) } } : {}),
+        };
+        const problem = entryProblem(graph, entry);
+        try {
+          if (problem) throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
+          if ('atomic' in spine) await spine.atomic.commit({ syncDirectory: false, to: join(this.dir, spineFile) });
+          else {
+            await spine.handle.sync();
+            await spine.handle.close();
+          }
+          await derived.commit({ syncDirectory: false, to: join(this.dir, derivedFile) });
+          if (stateFile) {
+            const stateAtomic = await AtomicFile.create(join(this.dir, stateFile), this.fs);
+            await stateAtomic.write(state!);
+            await stateAtomic.commit({ syncDirectory: false });
+          }
+        } catch (e) {
+          await undoSpine();
+          await derived.abort();
+          throw e;
+        }
+        this.unsyncedRenames = true;
+        await this.record({ graph, entry });
+        return entry;
+      },
+      abort: async () => {
+        await undoSpine();
+        await derived.abort();
+      },
+    };
+  }
+
   /** Writes a whole graph file and records its entry. */
-  async writeGraph(graph: string, text: string, fields: Omit<GraphEntry, 'file'>): Promise<GraphEntry> {
+  async writeGraph(graph: string, text: string, fields: EntryFields): Promise<GraphEntry> {
     const file = await this.beginGraph(graph);
     try {
       await file.write(text);
@@ -159,41 +360,149 @@ export class StoreWriter {
     }
   }
 
+  /**
+   * Appends a gzip member to the archive of `sourcePath`: to the file `previous` names (cut back to
+   * the length it names first), or to a new file. Readers of the archive decompress the members
+   * one after another, so the archive is the source's bytes as they were read, run after run.
+   */
+  async beginArchive(sourcePath: string, previous?: ArchivedFile): Promise<ArchiveAppend> {
+    if (!this.archiveDirMade) {
+      await this.fs.mkdir(join(this.dir, ARCHIVE_DIR), { recursive: true });
+      this.archiveDirMade = true;
+    }
+    const file = previous?.file ?? archiveFileName(sourcePath, randomTag());
+    const path = join(this.dir, file);
+    const start = previous?.bytes ?? 0;
+    let handle: WritableHandle;
+    try {
+      if (previous) await this.fs.truncate(path, start);
+      handle = await this.fs.open(path, previous ? 'a' : 'wx');
+    } catch (e) {
+      throw writeError(path, e, 'the archive stays as it was');
+    }
+    if (!previous) this.unsyncedArchive = true;
+    const gzip = createGzip({ level: ARCHIVE_LEVEL });
+    let written = 0;
+    let failed: unknown;
+    let writing = Promise.resolve();
+    gzip.on('data', (chunk: Buffer) => {
+      writing = writing.then(async () => {
+        if (failed) return;
+        try {
+          await writeAll(handle, chunk);
+          written += chunk.length;
+        } catch (e) {
+          failed = e;
+        }
+      });
+    });
+    const ended = new Promise<void>((resolve, reject) => gzip.once('end', resolve).once('error', reject));
+    const undo = async () => {
+      gzip.destroy();
+      await writing;
+      await handle.close().catch(() => undefined);
+      if (previous) await this.fs.truncate(path, start).catch(() => undefined);
+      else await this.fs.rm(path, { force: true });
+    };
+    return {
+      write: async (bytes) => {
+        if (failed) return;
+        if (!gzip.write(bytes)) await new Promise<void>((resolve) => gzip.once('drain', () => resolve()));
+      },
+      finish: async (raw) => {
+        try {
+          gzip.end();
+          await ended;
+          await writing;
+          if (failed) throw failed;
+          await handle.sync();
+          await handle.close();
+        } catch (e) {
+          await undo();
+          throw writeError(path, e, 'the archive stays as it was');
+        }
+        return { file, bytes: start + written, raw };
+      },
+      abort: undo,
+    };
+  }
+
+  /** Writes the session as discovery found it, for reading it from the archive alone; returns its file. */
+  async writeFound(graph: string, found: unknown): Promise<string> {
+    const text = `${JSON.stringify(found)}\n`;
+    const file = foundFileName(graph, createHash('sha1').update(text).digest('hex'));
+    if (!this.archiveDirMade) {
+      await this.fs.mkdir(join(this.dir, ARCHIVE_DIR), { recursive: true });
+      this.archiveDirMade = true;
+    }
+    await writeFileAtomically(join(this.dir, file), text, this.fs);
+    return file;
+  }
+
+  /** Records an entry whose graph files are already in place (only what it says of its sources changed). */
+  async putEntry(graph: string, entry: GraphEntry): Promise<void> {
+    const problem = entryProblem(graph, entry);
+    if (problem) throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
+    await this.record({ graph, entry });
+  }
+
   /** Takes a graph out of the store: out of the manifest first, then its file. */
   async removeGraph(graph: string): Promise<void> {
     await this.record({ graph, entry: null });
   }
 
+  /** Records folders or files the store is read from (`weave verify` looks there for sessions it lacks). */
+  addRoots(paths: string[]): void {
+    for (const path of paths) if (!this.view.roots?.includes(path)) this.roots.add(path);
+    if (this.roots.size) this.view.roots = mergeRoots(this.view.roots, this.roots);
+  }
+
   /** Writes the pending changes into the manifest on disk, merged with what it holds now. */
   async flush(): Promise<void> {
-    if (!this.changes.length) return;
+    if (!this.changes.length && !this.roots.size) return;
     await serially(this.dir, async () => {
       const taken = this.changes;
-      if (!taken.length) return;
+      const roots = this.roots;
+      if (!taken.length && !roots.size) return;
       this.changes = [];
+      this.roots = new Set();
+      let disk: Manifest;
       try {
-        const disk = (await readManifest(this.dir)) ?? emptyManifest(this.soul);
+        disk = (await readManifest(this.dir)) ?? emptyManifest(this.soul);
         if (disk.soul !== this.soul) throw soulMismatch(this.dir, disk.soul, this.soul);
+        for (const { graph } of taken) {
+          const replaced = disk.graphs[graph];
+          if (replaced) for (const { file } of storeFilesOf(replaced)) this.superseded.add(file);
+        }
         apply(disk, taken);
+        if (roots.size) disk.roots = mergeRoots(disk.roots, roots);
         if (this.unsyncedRenames) {
           await syncDirectory(join(this.dir, GRAPHS_DIR), this.fs);
           this.unsyncedRenames = false;
         }
+        if (this.unsyncedArchive) {
+          await syncDirectory(join(this.dir, ARCHIVE_DIR), this.fs);
+          this.unsyncedArchive = false;
+        }
         await this.fs.mkdir(this.dir, { recursive: true });
         await writeFileAtomically(join(this.dir, MANIFEST_FILE), renderManifest(disk), this.fs);
         // Changes recorded while this write ran are still pending; the view keeps them.
-        this.view = apply(disk, this.changes);
+        this.view = apply(structuredClone(disk), this.changes);
+        if (this.roots.size) this.view.roots = mergeRoots(this.view.roots, this.roots);
         this.flushAt = this.threshold();
       } catch (e) {
         this.changes = [...taken, ...this.changes];
+        for (const root of roots) this.roots.add(root);
         throw e;
       }
-      const removed = new Map(taken.map((c) => [c.graph, c.entry]));
-      for (const later of this.changes) removed.delete(later.graph);
-      for (const [graph, entry] of removed) {
-        if (entry !== null) continue;
-        await this.mirror?.remove(graph);
-        await this.fs.rm(join(this.dir, graphFileName(graph)), { force: true });
+      // What neither the manifest on disk nor a change still pending names is no longer the store's.
+      const named = new Set(
+        [...Object.values(disk.graphs), ...Object.values(this.view.graphs)].flatMap((e) => storeFilesOf(e).map((f) => f.file)),
+      );
+      for (const file of this.superseded) {
+        if (named.has(file)) continue;
+        await this.fs.rm(join(this.dir, file), { force: true });
+        this.superseded.delete(file);
       }
     });
   }
@@ -203,15 +512,44 @@ export class StoreWriter {
     await this.flush();
   }
 
+  /**
+   * Gives up what is pending (after a failure, when the manifest cannot be written): the files its
+   * changes wrote and the bytes they appended go, so the store is as its manifest names it.
+   */
+  async abandon(): Promise<void> {
+    this.changes = [];
+    this.roots.clear();
+    await serially(this.dir, () => recoverStore(this.dir)).catch(() => undefined);
+  }
+
   private async record(change: Change): Promise<void> {
+    // The external store holds a graph before the manifest names it (and loses it before the manifest forgets it).
+    if (this.mirror)
+      if (change.entry) await this.mirror.put(change.graph, await this.wholeGraph(change.entry));
+      else if (this.view.graphs[change.graph]) await this.mirror.remove(change.graph);
+    const old = this.view.graphs[change.graph];
+    const kept = new Set(change.entry ? storeFilesOf(change.entry).map((f) => f.file) : []);
+    if (old) for (const { file } of storeFilesOf(old)) if (!kept.has(file)) this.superseded.add(file);
     apply(this.view, [change]);
     this.changes.push(change);
     if (this.changes.length >= this.flushAt) await this.flush();
   }
 
+  /** A graph's N-Quads whole: its spine and derived part, each as much as the entry names. */
+  private async wholeGraph(entry: GraphEntry): Promise<string> {
+    const parts = await Promise.all(
+      filesOf(entry).map(async ({ file, bytes }) => (await readFile(join(this.dir, file))).subarray(0, bytes)),
+    );
+    return Buffer.concat(parts).toString('utf8');
+  }
+
   private threshold(): number {
     return Math.max(this.batch, Math.ceil(Object.keys(this.view.graphs).length / 8));
   }
+}
+
+function mergeRoots(known: string[] | undefined, added: Iterable<string>): string[] {
+  return [...new Set([...(known ?? []), ...added])].sort();
 }
 
 function apply(manifest: Manifest, changes: Change[]): Manifest {
@@ -242,10 +580,56 @@ function serially<T>(dir: string, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
+export interface Recovered {
+  'temporary files': number;
+  'files of unfinished versions': number;
+  'cut-off appends': number;
+}
+
+/**
+ * What a writer killed mid-write leaves, removed by the next holder of the lock before it writes:
+ * temporary files of processes that no longer run; versioned files no manifest entry names (a
+ * version whose manifest write never came); bytes past what the manifest names of a file that is
+ * appended to. Files of the unversioned layout are left alone: only this layout's are known to be
+ * versions. The store as readers see it is not changed by any of it.
+ */
+export async function recoverStore(dir: string): Promise<Recovered> {
+  const recovered: Recovered = { 'temporary files': await removeStaleTemps(dir), 'files of unfinished versions': 0, 'cut-off appends': 0 };
+  const manifest = await readManifest(dir);
+  if (!manifest) return recovered;
+  const named = new Map(Object.values(manifest.graphs).flatMap((e) => storeFilesOf(e).map((f) => [f.file, f.bytes] as const)));
+  for (const folder of [GRAPHS_DIR, ARCHIVE_DIR]) {
+    for (const name of await namesIn(join(dir, folder))) {
+      const file = `${folder}/${name}`;
+      if (!isStoreFileName(name) || !/\.[0-9a-f]{12}\./.test(name)) continue;
+      if (!named.has(file)) {
+        await NODE_FS.rm(join(dir, file), { force: true });
+        recovered['files of unfinished versions']++;
+        continue;
+      }
+      const bytes = named.get(file);
+      if (bytes !== undefined && (await stat(join(dir, file))).size > bytes) {
+        await truncate(join(dir, file), bytes);
+        recovered['cut-off appends']++;
+      }
+    }
+  }
+  return recovered;
+}
+
+async function namesIn(folder: string): Promise<string[]> {
+  try {
+    return await readdir(folder);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
+
 /** Removes temporary files of processes that no longer run; returns how many. */
 export async function removeStaleTemps(dir: string, fs: StoreFs = NODE_FS): Promise<number> {
   let removed = 0;
-  for (const folder of [dir, join(dir, GRAPHS_DIR)]) {
+  for (const folder of [dir, join(dir, GRAPHS_DIR), join(dir, ARCHIVE_DIR)]) {
     let names: string[];
     try {
       names = await readdir(folder);

@@ -3,7 +3,7 @@ import { StreamParser } from 'n3';
 import { createReadStream } from 'node:fs';
 import type { Quad } from '@rdfjs/types';
 import { DataGraph } from './graph.ts';
-import { readManifest, type GraphEntry, type Manifest } from '../store/manifest.ts';
+import { filesOf, readManifest, type GraphEntry, type Manifest } from '../store/manifest.ts';
 import { loadShapes, validateDataset, type Shapes, type Violation } from './shapes.ts';
 
 /**
@@ -54,7 +54,8 @@ export async function validateStore(dir: string, options: ValidateOptions = {}):
   const out: StoreValidation = { units: [], graphs: 0, quads: 0, violations: 0, millis: 0 };
   for (const unit of units) {
     const dataset = new DataGraph();
-    for (const [, entry] of unit.graphs) await readGraphFile(join(dir, entry.file), dataset);
+    // A session graph kept in parts: its spine and derived part, each as long as the entry names.
+    for (const [, entry] of unit.graphs) for (const { file, bytes } of filesOf(entry)) await readGraphFile(join(dir, file), dataset, bytes);
     const result: UnitResult = {
       name: unit.name,
       sessionId: unit.sessionId,
@@ -102,9 +103,10 @@ function sessionUnit(manifest: Manifest, id: string): Unit {
 }
 
 /** Streams one graph file's quads into `dataset`, all into its default graph. */
-export async function readGraphFile(path: string, dataset: DataGraph): Promise<void> {
+export async function readGraphFile(path: string, dataset: DataGraph, bytes?: number): Promise<void> {
+  if (bytes === 0) return;
   const parser = new StreamParser({ format: 'application/n-quads' });
-  const quads = createReadStream(path).pipe(parser) as AsyncIterable<Quad>;
+  const quads = createReadStream(path, bytes === undefined ? {} : { end: bytes - 1 }).pipe(parser) as AsyncIterable<Quad>;
   try {
     for await (const q of quads) dataset.add(q);
   } catch (e) {

@@ -8,7 +8,7 @@ import { ravelTurnIri, TERM_ALIGNMENT_FILE } from '../../src/align/ravel.ts';
 import { returnsGraph } from '../../src/query/run.ts';
 import { ONTOLOGY_GRAPH } from '../../src/rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../../src/store/ontology.ts';
-import { readManifest } from '../../src/store/manifest.ts';
+import { filesOf, readManifest } from '../../src/store/manifest.ts';
 import { REPO, SESSION_A, SESSION_B, startTestServer, TURN, type TestServer } from './helpers.ts';
 
 /** Describe pages, VoID, the example queries and the page itself, over a real socket. */
@@ -146,9 +146,11 @@ describe('VoID', () => {
 async function storeFigures(storeDir: string): Promise<{ classes: Map<string, Set<string>>; properties: Set<string> }> {
   const manifest = await readManifest(storeDir);
   assert.ok(manifest, `a manifest in ${storeDir}`);
+  // A session graph is kept in parts (its spine and the part derived from it): each file of each graph, as much of it as named.
+  const files = Object.values(manifest.graphs).flatMap((g) => filesOf(g));
   const documents = await Promise.all(
-    Object.values(manifest.graphs).map(async (g) =>
-      new Parser({ format: 'application/n-quads' }).parse(await readFile(join(storeDir, g.file), 'utf8')),
+    files.map(async (f) =>
+      new Parser({ format: 'application/n-quads' }).parse((await readFile(join(storeDir, f.file))).subarray(0, f.bytes).toString('utf8')),
     ),
   );
   documents.push(new Parser({ format: 'text/turtle', baseIRI: ONTOLOGY_GRAPH }).parse(await readFile(ONTOLOGY_FILE, 'utf8')));

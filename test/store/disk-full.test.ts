@@ -39,6 +39,14 @@ echo "== again"
 "$WEAVE" ingest "$SPINE" --store "$store" --force --no-detect >/dev/null 2>&1
 echo "rc=$?"
 echo "== after again"; sums
+# No room at all: not even the lock can be written.
+dd if=/dev/zero of="$ROOT/filler" bs=4096 >/dev/null 2>&1
+echo "== no room"
+"$WEAVE" ingest "$SPINE" --store "$store" --force --no-detect >/dev/null 2>"$ROOT/../stderr"
+echo "rc=$?"
+echo "== no room stderr"; cat "$ROOT/../stderr"
+echo "== after no room"; sums
+echo "== files after no room"; (cd "$store" && find . | sort)
 `;
 
 function sections(out: string): Record<string, string> {
@@ -50,7 +58,7 @@ function sections(out: string): Record<string, string> {
   return parts;
 }
 
-test('a full disk during ingest: one line naming the graph file, exit 1, the store exactly as it was, no temporary file', async (t) => {
+test('a full disk during ingest: one line naming the graph file (or the lock), exit 1, the store exactly as it was, no temporary file, no lock left', async (t) => {
   const parent = await tempDir('weave-disk-full-');
   const root = join(parent, 'disk');
   try {
@@ -88,9 +96,21 @@ test('a full disk during ingest: one line naming the graph file, exit 1, the sto
     assert.doesNotMatch(out.files, /\.tmp$/m);
     assert.match(out.before, /\.\/manifest\.json\n/);
 
+    // The lock went with the failed run: the next run is not told of a crash.
+    assert.doesNotMatch(out.files, /^\.\/lock$/m);
+
     // With room again, the same ingest succeeds and writes the same bytes.
     assert.equal(out.again, 'rc=0\n');
     assert.equal(out['after again'], out.before);
+
+    // With no room even for the lock: one line naming it, and the store as it was.
+    assert.equal(out['no room'], 'rc=1\n');
+    assert.equal(
+      out['no room stderr'],
+      `weave ingest: cannot take the store lock ${root}/store/lock: no space left on device (ENOSPC); the store stays as it was\n`,
+    );
+    assert.equal(out['after no room'], out.before);
+    assert.doesNotMatch(out['files after no room'], /lock|\.tmp$/m);
   } finally {
     await removeDir(parent);
   }

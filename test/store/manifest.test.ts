@@ -27,6 +27,13 @@ function manifest(change: (m: any) => void = () => undefined): string {
 test('a sound manifest parses and renders back to the same bytes', () => {
   const text = manifest();
   assert.equal(renderManifest(parseManifest(text, 'm.json')), text);
+  // A versioned file, with the length of it the graph is, and the roots ingest was given.
+  const versioned = manifest((m) => {
+    m.roots = ['/p'];
+    m.graphs[G].file = FILE.replace('.nq', '.0123456789ab.nq');
+    m.graphs[G].bytes = 120;
+  });
+  assert.equal(renderManifest(parseManifest(versioned, 'm.json')), versioned);
 });
 
 test('a damaged manifest is one error naming the file and the field, never the values', () => {
@@ -38,7 +45,16 @@ test('a damaged manifest is one error naming the file and the field, never the v
     [manifest((m) => (m.graphs = [])), '"graphs": expected an object, found an array'],
     [manifest((m) => (m.owner = 'me')), 'unknown field "owner"'],
     [manifest((m) => (m.graphs[G] = 'x')), `graphs["${G}"]: expected an object, found a string`],
-    [manifest((m) => (m.graphs[G].file = '../../etc/passwd')), `graphs["${G}"].file: expected ${FILE}, the file named by the graph`],
+    [
+      manifest((m) => (m.graphs[G].file = '../../etc/passwd')),
+      `graphs["${G}"].file: expected graphs/<SHA-1 of the graph>[.<tag>].nq, the file named by the graph`,
+    ],
+    [
+      manifest((m) => (m.graphs[G].file = FILE.replace('.nq', '.0123456789ab.nq').replace(/[0-9a-f]{40}/, 'f'.repeat(40)))),
+      `graphs["${G}"].file: expected graphs/<SHA-1 of the graph>[.<tag>].nq, the file named by the graph`,
+    ],
+    [manifest((m) => (m.graphs[G].bytes = -3)), `graphs["${G}"].bytes: expected a whole number ≥ 0, found a negative number`],
+    [manifest((m) => (m.roots = ['/p', ''])), '"roots": expected an array of non-empty strings, found an array'],
     [manifest((m) => (m.graphs[G].quads = '3')), `graphs["${G}"].quads: expected a whole number ≥ 0, found a string`],
     [manifest((m) => (m.graphs[G].quads = 2.5)), `graphs["${G}"].quads: expected a whole number ≥ 0, found a fraction`],
     [manifest((m) => delete m.graphs[G].quads), `graphs["${G}"].quads: expected a whole number ≥ 0, found nothing`],

@@ -7,12 +7,22 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NODE_FS, type StoreFs, type WritableHandle } from '../../src/store/atomic.ts';
 import { readManifest } from '../../src/store/manifest.ts';
-import { openStoreForWriting } from '../../src/store/writer.ts';
+import { lockStore, openStoreForWriting as openWriter, type StoreWriterOptions } from '../../src/store/writer.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
 const run = promisify(execFile);
 const WEAVE = join(REPO, 'bin', 'weave');
-const fileOf = (graph: string) => `graphs/${createHash('sha1').update(graph).digest('hex')}.nq`;
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+/** A graph's file holding `text`: named by the graph and tagged by its bytes. */
+const fileOf = (graph: string, text: string) => `graphs/${sha1(graph)}.${sha1(text).slice(0, 12)}.nq`;
+/** The name a graph's file is written under until it is whole. */
+const plainOf = (graph: string) => `graphs/${sha1(graph)}.nq`;
+
+/** A writer under the store's lock, as every writer of a store is (the test process keeps the lock). */
+async function openStoreForWriting(dir: string, soul: string, options?: StoreWriterOptions) {
+  await lockStore(dir);
+  return openWriter(dir, soul, options);
+}
 const quad = (graph: string, n: number) => `<urn:s:${n}> <urn:p> "${n}" <${graph}> .\n`;
 
 /**
@@ -27,7 +37,7 @@ function diskWithRoom(free: number) {
     writes: [] as number[],
     fs: {
       ...NODE_FS,
-      async open(path: string, flags: 'w' | 'r'): Promise<WritableHandle> {
+      async open(path: string, flags: 'w' | 'r' | 'wx' | 'a'): Promise<WritableHandle> {
         const handle = await NODE_FS.open(path, flags);
         return {
           async write(buffer: Uint8Array, offset: number, length: number) {
@@ -47,16 +57,21 @@ function diskWithRoom(free: number) {
   return disk;
 }
 
-/** Every file name under the store, for "no temporary file is left". */
+/** Every file name under the store but the lock (which this test process holds), for "no temporary file is left". */
 async function names(dir: string): Promise<string[]> {
-  return (await readdir(dir, { recursive: true })).map(String).sort();
+  return (await readdir(dir, { recursive: true }))
+    .map(String)
+    .filter((n) => n !== 'lock')
+    .sort();
 }
+
+const A_TEXT = quad('urn:g:a', 1) + quad('urn:g:a', 2);
 
 /** A store holding graph `urn:g:a` (two quads), its manifest written. */
 async function storeWithOneGraph(): Promise<string> {
   const dir = await tempDir('weave-writer-');
   const writer = await openStoreForWriting(dir, 'local');
-  await writer.writeGraph('urn:g:a', quad('urn:g:a', 1) + quad('urn:g:a', 2), { quads: 2 });
+  await writer.writeGraph('urn:g:a', A_TEXT, { quads: 2 });
   await writer.close();
   return dir;
 }
@@ -64,7 +79,7 @@ async function storeWithOneGraph(): Promise<string> {
 test('a write that runs out of disk leaves the old graph file and manifest as they were, and no temporary file', async () => {
   const dir = await storeWithOneGraph();
   try {
-    const graphBefore = await readFile(join(dir, fileOf('urn:g:a')), 'utf8');
+    const graphBefore = await readFile(join(dir, fileOf('urn:g:a', A_TEXT)), 'utf8');
     const manifestBefore = await readFile(join(dir, 'manifest.json'), 'utf8');
     const namesBefore = await names(dir);
 
@@ -72,14 +87,14 @@ test('a write that runs out of disk leaves the old graph file and manifest as th
     const writer = await openStoreForWriting(dir, 'local', { fs: disk.fs });
     const text = quad('urn:g:a', 3).repeat(4);
     await assert.rejects(writer.writeGraph('urn:g:a', text, { quads: 4 }), {
-      message: `cannot write ${join(dir, fileOf('urn:g:a'))}: no space left on device (ENOSPC); the previous file stays as it was`,
+      message: `cannot write ${join(dir, plainOf('urn:g:a'))}: no space left on device (ENOSPC); the previous file stays as it was`,
       code: 'ENOSPC',
     });
     // The disk took 10 bytes of the first write (a short write, which used to end the file there).
     assert.deepEqual(disk.writes, [10]);
     await writer.close();
 
-    assert.equal(await readFile(join(dir, fileOf('urn:g:a')), 'utf8'), graphBefore);
+    assert.equal(await readFile(join(dir, fileOf('urn:g:a', A_TEXT)), 'utf8'), graphBefore);
     assert.equal(await readFile(join(dir, 'manifest.json'), 'utf8'), manifestBefore);
     assert.deepEqual(await names(dir), namesBefore);
   } finally {
@@ -103,7 +118,7 @@ test('a short write is carried on until every byte is in the file', async () => 
     const text = quad('urn:g:b', 1);
     await writer.writeGraph('urn:g:b', text, { quads: 1 });
     await writer.close();
-    assert.equal(await readFile(join(dir, fileOf('urn:g:b')), 'utf8'), text);
+    assert.equal(await readFile(join(dir, fileOf('urn:g:b', text)), 'utf8'), text);
     assert.equal(
       disk.writes.slice(0, Math.ceil(text.length / 7)).reduce((a, b) => a + b),
       text.length,
@@ -133,7 +148,13 @@ test('a manifest that cannot be written stays as it was; its changes stay pendin
 
     disk.free = Infinity;
     await writer.close();
-    assert.deepEqual((await readManifest(dir))!.graphs['urn:g:a'], { file: fileOf('urn:g:a'), quads: 1 });
+    assert.deepEqual((await readManifest(dir))!.graphs['urn:g:a'], {
+      file: fileOf('urn:g:a', text),
+      bytes: Buffer.byteLength(text),
+      quads: 1,
+    });
+    // The version the manifest no longer names is gone once the manifest is written.
+    assert.deepEqual(await names(dir), ['graphs', fileOf('urn:g:a', text), 'manifest.json'].sort());
   } finally {
     await removeDir(dir);
   }
@@ -142,16 +163,13 @@ test('a manifest that cannot be written stays as it was; its changes stay pendin
 test('an entry that is not sound is refused before its file replaces the old one', async () => {
   const dir = await storeWithOneGraph();
   try {
-    const graphBefore = await readFile(join(dir, fileOf('urn:g:a')), 'utf8');
+    const namesBefore = await names(dir);
     const writer = await openStoreForWriting(dir, 'local');
     await assert.rejects(writer.writeGraph('urn:g:a', quad('urn:g:a', 5), { quads: -1 }), {
       message: 'the manifest entry for urn:g:a is not sound: quads: expected a whole number ≥ 0, found a negative number',
     });
-    assert.equal(await readFile(join(dir, fileOf('urn:g:a')), 'utf8'), graphBefore);
-    assert.deepEqual(
-      (await names(dir)).filter((n) => n.endsWith('.tmp')),
-      [],
-    );
+    assert.equal(await readFile(join(dir, fileOf('urn:g:a', A_TEXT)), 'utf8'), A_TEXT);
+    assert.deepEqual(await names(dir), namesBefore);
   } finally {
     await removeDir(dir);
   }
@@ -176,12 +194,26 @@ test("two writers of one store keep each other's entries, whatever order they wr
     await third.removeGraph('urn:g:x');
     await fourth.writeGraph('urn:g:z', quad('urn:g:z', 1), { quads: 1 });
     await fourth.close();
-    assert.equal((await names(dir)).includes(fileOf('urn:g:x')), true, 'the file stays while the manifest names it');
+    assert.equal((await names(dir)).includes(fileOf('urn:g:x', quad('urn:g:x', 1))), true, 'the file stays while the manifest names it');
     await third.close();
     const manifest = (await readManifest(dir))!;
     assert.deepEqual(Object.keys(manifest.graphs), ['urn:g:a', 'urn:g:y', 'urn:g:z']);
-    assert.deepEqual(manifest.graphs['urn:g:y'], { file: fileOf('urn:g:y'), quads: 1, reader: 'r' });
-    assert.deepEqual(await names(dir), ['graphs', fileOf('urn:g:a'), fileOf('urn:g:y'), fileOf('urn:g:z'), 'manifest.json'].sort());
+    assert.deepEqual(manifest.graphs['urn:g:y'], {
+      file: fileOf('urn:g:y', quad('urn:g:y', 1)),
+      bytes: quad('urn:g:y', 1).length,
+      quads: 1,
+      reader: 'r',
+    });
+    assert.deepEqual(
+      await names(dir),
+      [
+        'graphs',
+        fileOf('urn:g:a', A_TEXT),
+        fileOf('urn:g:y', quad('urn:g:y', 1)),
+        fileOf('urn:g:z', quad('urn:g:z', 1)),
+        'manifest.json',
+      ].sort(),
+    );
   } finally {
     await removeDir(dir);
   }
@@ -195,7 +227,7 @@ test('the manifest is written in batches, and never names a file before the file
     await writer.writeGraph('urn:g:2', quad('urn:g:2', 1), { quads: 1 });
     // Two changes: the files are in place, the manifest not written yet (a crash here leaves a
     // store without them, whose next ingest reads those sessions again).
-    assert.deepEqual(await names(dir), ['graphs', fileOf('urn:g:1'), fileOf('urn:g:2')].sort());
+    assert.deepEqual(await names(dir), ['graphs', fileOf('urn:g:1', quad('urn:g:1', 1)), fileOf('urn:g:2', quad('urn:g:2', 1))].sort());
     await writer.writeGraph('urn:g:3', quad('urn:g:3', 1), { quads: 1 });
     assert.deepEqual(Object.keys((await readManifest(dir))!.graphs), ['urn:g:1', 'urn:g:2', 'urn:g:3']);
     await writer.writeGraph('urn:g:4', quad('urn:g:4', 1), { quads: 1 });
@@ -213,11 +245,12 @@ test('one graph is written by one write at a time: a second is refused until the
     const writer = await openStoreForWriting(dir, 'local');
     const first = await writer.beginGraph('urn:g:1');
     await first.write(quad('urn:g:1', 1));
-    await assert.rejects(writer.beginGraph('urn:g:1'), { message: `${join(dir, fileOf('urn:g:1'))}: already being written` });
+    await assert.rejects(writer.beginGraph('urn:g:1'), { message: `${join(dir, plainOf('urn:g:1'))}: already being written` });
     await first.commit({ quads: 1 });
     await writer.writeGraph('urn:g:1', quad('urn:g:1', 2), { quads: 1 });
     await writer.close();
-    assert.equal(await readFile(join(dir, fileOf('urn:g:1')), 'utf8'), quad('urn:g:1', 2));
+    assert.equal(await readFile(join(dir, fileOf('urn:g:1', quad('urn:g:1', 2))), 'utf8'), quad('urn:g:1', 2));
+    assert.deepEqual(await names(dir), ['graphs', fileOf('urn:g:1', quad('urn:g:1', 2)), 'manifest.json'].sort());
   } finally {
     await removeDir(dir);
   }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -46,14 +46,17 @@ test('weave validate: exit 0 on a valid store; a broken graph gives exit 1, grou
     const graph = `<urn:soul:local:Weave/graph/${SESSION}>`;
     const text = await readFile(join(dir, entry.file), 'utf8');
     const block = /^(<[^>]*ContentBlock\/[^>]*\/0>) <https:\/\/repolex\.ai\/ontology\/weave#text> /m.exec(text)![1];
-    await appendFile(
-      join(dir, entry.file),
-      [
-        `${block} <https://repolex.ai/ontology/weave#text> "sk-ant-api03-PLANTEDSECRET" ${graph} .`,
-        `${block} <https://repolex.ai/ontology/weave#blockOrder> "7"^^<http://www.w3.org/2001/XMLSchema#integer> ${graph} .`,
-        '',
-      ].join('\n'),
-    );
+    const added = [
+      `${block} <https://repolex.ai/ontology/weave#text> "sk-ant-api03-PLANTEDSECRET" ${graph} .`,
+      `${block} <https://repolex.ai/ontology/weave#blockOrder> "7"^^<http://www.w3.org/2001/XMLSchema#integer> ${graph} .`,
+      '',
+    ].join('\n');
+    await appendFile(join(dir, entry.file), added);
+    // Only the length the manifest names is the graph: name the lines added too, as a writer would.
+    const onDisk = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+    const key = Object.keys(onDisk.graphs).find((g) => onDisk.graphs[g].file === entry.file)!;
+    onDisk.graphs[key].bytes += Buffer.byteLength(added);
+    await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(onDisk, null, 1)}\n`);
 
     const bad = await run(['validate', '--store', dir, '--session', SESSION.slice(0, 8)]);
     assert.equal(bad.code, 1);

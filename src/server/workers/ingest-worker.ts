@@ -1,9 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Dialect } from '../../dialect/dialect.ts';
 import { ingest } from '../../ingest.ts';
-import { linksGraphIri } from '../../rdf/iri.ts';
 import { detect } from '../../readers/detect.ts';
-import { readManifest } from '../../store/manifest.ts';
+import { filesOf } from '../../store/manifest.ts';
 import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
 
 /**
@@ -14,14 +13,14 @@ import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
  * that graph.
  */
 
-const { paths, storeDir, soul, content, detect: runReaders, dialects: modules } = workerData as IngestWorkerInit;
+const { paths, storeDir, soul, content, detect: runReaders, archive, dialects: modules } = workerData as IngestWorkerInit;
 const port = parentPort!;
 const post = (m: FromIngest) => port.postMessage(m);
 // Objects do not cross threads: each dialect is loaded again here, from its module.
 const loading = modules && Promise.all(modules.map(async (url) => (await import(url)).dialect as Dialect));
 loading?.catch(() => undefined); // a module that fails to load fails each run, which reports it
 
-async function runOnce(): Promise<void> {
+async function runOnce(withReaders: boolean): Promise<void> {
   let last = 0;
   try {
     const dialects = await loading;
@@ -30,6 +29,7 @@ async function runOnce(): Promise<void> {
       soul,
       content,
       dialects,
+      archive,
       onProgress: (progress) => {
         const now = performance.now();
         if (now - last < 100 && progress.sessionsDone < progress.sessionsTotal) return;
@@ -38,16 +38,14 @@ async function runOnce(): Promise<void> {
       },
       // The problem's message can quote the line; only where it is travels on.
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
-      onSession: (_session, graph, stored) => post({ type: 'session', graph, file: stored.file }),
+      onSession: (_session, graph, stored) => post({ type: 'session', graph, files: filesOf(stored.entry), delta: stored.delta }),
+      onGraph: (graph, entry) => post({ type: 'session', graph, files: entry ? filesOf(entry) : [] }),
     });
-    // The links across sessions are rebuilt after the sessions: the workers load that graph too.
-    const links = report.sessions ? (await readManifest(storeDir))?.graphs[linksGraphIri(soul)] : undefined;
-    if (links) post({ type: 'session', graph: linksGraphIri(soul), file: links.file });
-    if (runReaders)
+    if (withReaders)
       await detect({
         storeDir,
         onlyStale: true,
-        onGraph: (g) => post({ type: 'session', graph: g.graph, file: g.file }),
+        onGraph: (g) => post({ type: 'session', graph: g.graph, files: filesOf(g.entry) }),
         // A reader's message may quote what it read; which session and reader is enough.
         onProblem: (p) => post({ type: 'reader-problem', sessionId: p.sessionId, reader: p.reader }),
       });
@@ -59,5 +57,5 @@ async function runOnce(): Promise<void> {
 
 let chain = Promise.resolve();
 port.on('message', (m: ToIngest) => {
-  if (m.type === 'run') chain = chain.then(runOnce);
+  if (m.type === 'run') chain = chain.then(() => runOnce(runReaders && m.detect !== false));
 });

@@ -70,7 +70,7 @@ async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<voi
     for (const change of message.graphs) {
       digests.forget(change.graph);
       await reloadGraph(store, storeDir, change);
-      if (change.graph && change.file) alignTurns(store, soul, change.graph);
+      if (change.graph && change.files.length) alignTurns(store, soul, change.graph);
     }
     post({ type: 'reloaded', quads: store.size });
     return;

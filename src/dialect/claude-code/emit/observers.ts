@@ -44,6 +44,13 @@ export class TranscriptMetadata implements RecordObserver<ReadRecord> {
   private readonly transcripts = new Map<Term, LastWritten>();
 
   constructor(private readonly content: ContentPolicy = DEFAULT_POLICY) {}
+  save(): unknown {
+    return [...this.transcripts];
+  }
+
+  load(state: unknown): void {
+    for (const [node, last] of state as [Term, LastWritten][]) this.transcripts.set(node, last);
+  }
 
   record(transcript: TranscriptContext, _line: SourceLine, { record }: ReadRecord): void {
     const r = record as unknown as JsonObject;
@@ -120,6 +127,17 @@ export class SessionLinks implements RecordObserver<ReadRecord> {
   private readonly compactions = new Map<string, Term>();
   private readonly summaries: { turn: Term; boundary: string }[] = [];
   private readonly wanted: { subject: Term; predicate: Term; id: string }[] = [];
+
+  save(): unknown {
+    return { compactions: [...this.compactions], summaries: this.summaries, wanted: this.wanted };
+  }
+
+  load(state: unknown): void {
+    const saved = state as { compactions: [string, Term][]; summaries: SessionLinks['summaries']; wanted: SessionLinks['wanted'] };
+    for (const [uuid, compaction] of saved.compactions) this.compactions.set(uuid, compaction);
+    this.summaries.push(...saved.summaries);
+    this.wanted.push(...saved.wanted);
+  }
 
   record(_transcript: TranscriptContext, _line: SourceLine, { record }: ReadRecord, event: Term): void {
     const r = record as unknown as JsonObject;

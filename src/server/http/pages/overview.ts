@@ -84,7 +84,7 @@ function sessionsPanel(d: OverviewData): string {
   );
   return section(
     'sessions',
-    `Sessions (${d.sessions.length})`,
+    `Sessions with turns (${d.sessions.length})`,
     d.queries.sessions,
     `<p class="tools-row"><input id="session-filter" type="search" placeholder="filter by title, project or id" aria-label="filter sessions"> <span class="muted">click a heading to sort</span></p>
 <div class="scroll"><table id="sessions-table" class="data sortable"><thead><tr><th data-sort="text">session</th><th data-sort="text">project</th><th data-sort="text">started</th><th data-sort="text">last record</th><th data-sort="num">turns</th><th data-sort="num">API calls</th><th data-sort="num">tokens</th><th data-sort="num">cost</th></tr></thead>
@@ -152,7 +152,7 @@ export function renderOverviewPage(d: OverviewData): string {
   const json = JSON.stringify(chartData).replace(/</g, '\\u003c');
   const body = `${topBar('overview')}
 <main class="overview">
-<p class="summary">${n(d.sessions.length)} sessions · ${n(d.totals.totalTokens)} tokens · ${usd(d.totals.totalCost)} · answered by ${Object.keys(d.queries).length} SPARQL queries in ${(d.millis / 1000).toFixed(1)} s</p>
+<p class="summary">${n(d.sessions.length)} sessions with turns · ${n(d.totals.totalTokens)} tokens · ${usd(d.totals.totalCost)} · answered by ${Object.keys(d.queries).length} SPARQL queries in ${(d.millis / 1000).toFixed(1)} s</p>
 ${usagePanel(d)}
 ${sessionsPanel(d)}
 ${toolsPanel(d)}

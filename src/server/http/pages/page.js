@@ -138,6 +138,17 @@
     .catch(() => {});
 
   const statusEl = document.getElementById('status');
+  const liveEl = document.getElementById('live');
+  const liveBox = liveEl.querySelector('input');
+  // While the server watches its sources, a change to the store runs the open tab's query again
+  // (one that has run and is not running), so its answer shows new lines without a reload.
+  let seen;
+  function runAgain() {
+    const tab = yasgui.getTab();
+    const yasqe = tab && tab.getYasqe();
+    if (!yasqe || !tab.getYasr() || !tab.getYasr().results || (yasqe.isQueryRunning && yasqe.isQueryRunning())) return;
+    tab.query();
+  }
   const ingestEl = document.getElementById('ingest');
   const noteEl = document.getElementById('note');
   const fmt = (n) => (n === undefined || n === null ? '…' : Number(n).toLocaleString('en'));
@@ -147,11 +158,22 @@
       .then((s) => {
         const ing = s.ingest || {};
         const store = s.store || {};
-        statusEl.textContent = `${fmt(store.quads)} triples · ${fmt(store.graphs)} graphs · ${fmt(store.sessions)} sessions · ${s.workers.ready}/${s.workers.workers} workers`;
+        const archived = store.archivedOnly ? ` (${fmt(store.archivedOnly)} archived-only)` : '';
+        const pending = store.pending && store.pending.lines ? ` · ${fmt(store.pending.lines)} lines pending` : '';
+        const last = store.lastChange ? ` · last change ${new Date(store.lastChange).toLocaleString()}` : '';
+        const size = store.bytes
+          ? ` · store ${(store.bytes.graphs / 1e6).toFixed(1)} MB, archive ${(store.bytes.archive / 1e6).toFixed(1)} MB`
+          : '';
+        statusEl.textContent = `${fmt(store.quads)} triples · ${fmt(store.graphs)} graphs · ${fmt(store.sessions)} sessions${archived}${last}${pending}${size} · ${s.workers.ready}/${s.workers.workers} workers`;
         if (ing.note) {
           noteEl.textContent = ing.note;
           noteEl.hidden = false;
         }
+        const watching = ing.watching === 'events' || ing.watching === 'polling';
+        liveEl.hidden = !watching;
+        const now = `${store.quads}|${store.updated}`;
+        if (seen !== undefined && now !== seen && watching && liveBox.checked && ing.state !== 'ingesting') runAgain();
+        seen = now;
         const p = ing.progress;
         if (ing.state === 'ingesting') {
           ingestEl.hidden = false;
@@ -165,7 +187,7 @@
           ingestEl.hidden = false;
           ingestEl.querySelector('.text').textContent = `ingest failed: ${ing.error}`;
         } else ingestEl.hidden = true;
-        setTimeout(poll, ing.state === 'ingesting' || !s.workers.ready ? 1000 : 10000);
+        setTimeout(poll, ing.state === 'ingesting' || !s.workers.ready || watching ? 1000 : 10000);
       })
       .catch(() => {
         statusEl.textContent = 'server not answering';

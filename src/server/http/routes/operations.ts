@@ -6,13 +6,19 @@ import { contentType, GRAPH_TYPES } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { convertTurtle } from '../reply.ts';
 import { requestUrl } from '../url.ts';
+import { cachedStoreStatus } from '../../../status.ts';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MANIFEST_FILE } from '../../../store/layout.ts';
 
 /** What operators and the page watch: health, progress, metrics, and the VoID description. */
 export default routePlugin('weave-routes-operations', async (app) => {
   const ctx = app.weave;
-  // Healthy is answering queries: at least one worker has the store open. Until then 503,
-  // "starting" while the store loads, "failing" if it cannot (the log names the file and line;
-  // /healthz answers without the token, so it does not).
+  // A look at the sources (for lines not read yet) at most every few seconds; the page asks each second.
+  const storeStatus = cachedStoreStatus(ctx.config.storeDir, 5000);
+  // Healthy is answering queries: a copy of the store is open. Until then 503, "starting" while
+  // the store loads, "failing" if it cannot (the log names the file and line; /healthz answers
+  // without the token, so it does not).
   app.get('/healthz', async (_request, reply) => {
     // The pid lets a command tell this server from another that took over its port (store/running.ts).
     const ingest = ctx.ingester?.status.state ?? 'off';
@@ -33,6 +39,7 @@ export default routePlugin('weave-routes-operations', async (app) => {
   app.get('/status', async (request, reply) => {
     const { graphs, sessions } = await ctx.summary.get();
     const loading = ctx.pool.loading;
+    const status = await storeStatus();
     return reply.header('cache-control', 'no-store').send({
       endpoint: requestUrl(request, '/sparql'),
       soul: ctx.config.soul,
@@ -42,6 +49,17 @@ export default routePlugin('weave-routes-operations', async (app) => {
         quads: ctx.pool.quads,
         graphs,
         sessions,
+        // What `weave status` says: sources, the archive, how current the store is.
+        archivedOnly: status.archivedOnly,
+        sources: status.sources,
+        lastChange: status.lastChange,
+        // When the store last changed, looked at now: the page runs its query again when it moves.
+        updated: await stat(join(ctx.config.storeDir, MANIFEST_FILE)).then(
+          (s) => s.mtime.toISOString(),
+          () => status.updated,
+        ),
+        pending: status.pending,
+        bytes: status.bytes,
         ...(loading && { loading }),
       },
       workers: ctx.pool.stats,

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import oxigraph from 'oxigraph';
 import { iri } from '../../../rdf/terms.ts';
 import { ONTOLOGY_GRAPH } from '../../../rdf/vocab.ts';
-import { loadNQuadsFile, type OxStore } from '../../../store/store.ts';
-import type { Manifest } from '../../../store/manifest.ts';
+import { loadGraph, loadNQuadsFile, type OxStore } from '../../../store/store.ts';
+import { filesOf, type Manifest } from '../../../store/manifest.ts';
 import { openStoreForWriting } from '../../../store/writer.ts';
 import type { ChangedGraph } from '../../messages.ts';
 
@@ -81,24 +81,31 @@ export class GraphDigests {
 /** Saves changed graphs as graph files and manifest entries; returns what other workers must reload. */
 export async function persistGraphs(dir: string, soul: string, changed: { graph: Key; text: string | null }[]): Promise<ChangedGraph[]> {
   if (!changed.length) return [];
-  const writer = await openStoreForWriting(dir, soul);
+  // One manifest write for the whole request: a write cut off leaves every graph it touched as it was.
+  const writer = await openStoreForWriting(dir, soul, { batch: Number.POSITIVE_INFINITY });
   const out: ChangedGraph[] = [];
-  for (const { graph, text } of changed) {
-    const key = graph ?? DEFAULT_GRAPH_KEY;
-    const previous = writer.manifest.graphs[key];
-    // An emptied default graph needs no file; an empty named graph keeps its entry (it still exists).
-    if (text === null || (graph === null && text === '')) {
-      await writer.removeGraph(key);
-      out.push({ graph, file: null });
-      continue;
+  try {
+    for (const { graph, text } of changed) {
+      const key = graph ?? DEFAULT_GRAPH_KEY;
+      const previous = writer.manifest.graphs[key];
+      // An emptied default graph needs no file; an empty named graph keeps its entry (it still exists).
+      if (text === null || (graph === null && text === '')) {
+        await writer.removeGraph(key);
+        out.push({ graph, files: [] });
+        continue;
+      }
+      const quads = text ? text.split('\n').length - 1 : 0;
+      // What ingest or a reader recorded about the graph (its sources, session) stays with it.
+      const { file: _file, bytes: _bytes, ...kept } = previous ?? {};
+      const entry = await writer.writeGraph(key, graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`), { ...kept, quads });
+      out.push({ graph, files: filesOf(entry) });
     }
-    const quads = text ? text.split('\n').length - 1 : 0;
-    // What ingest or a reader recorded about the graph (its sources, session) stays with it.
-    const { file: _file, ...kept } = previous ?? {};
-    const { file } = await writer.writeGraph(key, graph === null ? text : text.replace(/ \.\n/g, ` ${iri(graph)} .\n`), { ...kept, quads });
-    out.push({ graph, file });
+    await writer.close();
+  } catch (e) {
+    // What the write put on disk goes with it: the store stays as it was.
+    await writer.abandon();
+    throw e;
   }
-  await writer.close();
   return out;
 }
 
@@ -110,16 +117,28 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
   for (const [key, entry] of Object.entries(manifest?.graphs ?? {})) {
     if (key === ONTOLOGY_GRAPH) {
       store.update(`DROP SILENT GRAPH <${ONTOLOGY_GRAPH}>`);
-      await loadNQuadsFile(store, join(dir, entry.file));
+      await loadGraph(store, dir, entry);
     }
     if (key !== DEFAULT_GRAPH_KEY && entry.quads === 0 && !entry.sessionId) store.update(`CREATE SILENT GRAPH <${key}>`);
   }
 }
 
-/** Drops one graph and loads it again from its file (null: it is gone). */
+/**
+ * Brings one graph up to date: by its delta, for a graph a read carried on that this store holds
+ * (the derived lines that went are deleted, the spine's new bytes and the derived lines that came
+ * are loaded: far less than the graph, for a long session); else dropped and loaded again from its
+ * files (none: it is gone).
+ */
 export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<void> {
+  if (change.delta && change.graph !== null && graphExists(store, change.graph)) {
+    const { spine, removed, added } = change.delta;
+    if (removed) for (const quad of oxigraph.parse(removed, { format: 'application/n-quads' })) store.delete(quad);
+    await loadNQuadsFile(store, join(dir, spine.file), spine.to, spine.from);
+    if (added) store.load(added, { format: 'application/n-quads', no_transaction: true });
+    return;
+  }
   store.update(change.graph === null ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${change.graph}>`);
-  if (!change.file) return;
-  await loadNQuadsFile(store, join(dir, change.file));
+  if (!change.files.length) return;
+  for (const { file, bytes } of change.files) await loadNQuadsFile(store, join(dir, file), bytes);
   if (change.graph !== null && !graphExists(store, change.graph)) store.update(`CREATE SILENT GRAPH <${change.graph}>`);
 }

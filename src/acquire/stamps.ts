@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
+import type { SourceStamp } from '../store/manifest.ts';
+
+/**
+ * What a source file is, to tell a file that grew from one that was replaced or rewritten: its
+ * size and time, its identity on the disk, and (once read) a digest of its first bytes.
+ */
+
+/** How much of a file's start its `head` digest covers (less when less was read). */
+export const HEAD_BYTES = 4096;
+
+/** A file's stamp as it is now, or undefined when it is gone. */
+export async function stampOf(path: string): Promise<SourceStamp | undefined> {
+  try {
+    const info = await stat(path);
+    return { path, size: info.size, mtimeMs: info.mtimeMs, id: `${info.dev}:${info.ino}` };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** SHA-1 of the first `min(HEAD_BYTES, read)` bytes of what was read. */
+export function headOf(bytes: Buffer, read: number): string {
+  return createHash('sha1')
+    .update(bytes.subarray(0, Math.min(HEAD_BYTES, read)))
+    .digest('hex');
+}
+
+/** SHA-1 of a file's first `min(HEAD_BYTES, read)` bytes as the file is now. */
+export async function headNow(path: string, read: number): Promise<string | undefined> {
+  const length = Math.min(HEAD_BYTES, read);
+  const file = await open(path, 'r').catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await file.read(buffer, 0, length, 0);
+    return bytesRead === length ? headOf(buffer, length) : undefined;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Whether `now` is the file `before` was read from, grown or not: the same file on the disk, at
+ * least as long as what was read, starting with the same bytes. (A file rewritten in place past
+ * its first bytes, keeping its length, is not seen: Claude Code only appends.)
+ */
+export async function sameFile(before: SourceStamp | undefined, now: SourceStamp): Promise<boolean> {
+  if (!before || before.read === undefined || before.head === undefined || !before.id || before.id !== now.id) return false;
+  if (now.size < before.read) return false;
+  return (await headNow(now.path, before.read)) === before.head;
+}
+
+/** Whether a session's files are as they were: same paths, sizes, times (and disk identity where both say). */
+export function sameStamps(a: SourceStamp[] | undefined, b: SourceStamp[]): boolean {
+  return (
+    !!a &&
+    a.length === b.length &&
+    a.every(
+      (s, i) =>
+        s.path === b[i].path &&
+        s.size === b[i].size &&
+        s.mtimeMs === b[i].mtimeMs &&
+        !!s.gone === !!b[i].gone &&
+        (!s.id || !b[i].id || s.id === b[i].id),
+    )
+  );
+}

@@ -1,0 +1,132 @@
+import { open, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { discoverSessions } from './acquire/discover.ts';
+import { transcriptsOf } from './dialect/dialect.ts';
+import { stampOf } from './acquire/stamps.ts';
+import { sessionGraphIri } from './rdf/iri.ts';
+import { ARCHIVE_DIR, GRAPHS_DIR, MANIFEST_FILE } from './store/layout.ts';
+import { lockHolder } from './store/lock.ts';
+import { readManifest, type SourceStamp } from './store/manifest.ts';
+
+/**
+ * `weave status`, `/status` and the page's header: what the store holds and how current it is,
+ * from its manifest and a look at the sources it was read from. Never reads a graph.
+ */
+
+export interface StoreStatus {
+  dir: string;
+  soul?: string;
+  sessions: number;
+  graphs: number;
+  /** Source files the store was read from: transcripts, and side files (.meta.json, journals). */
+  sources: { files: number; transcripts: number; gone: number };
+  /** Sessions all of whose transcripts are gone from their folders: kept, read from the archive. */
+  archivedOnly: number;
+  /** The newest change of a source the store has taken in (its modification time). */
+  lastChange?: string;
+  /** When the store last changed (its manifest was written). */
+  updated?: string;
+  /** Complete lines in the sources the store has not read yet: grown files, and transcripts new in the folders read. */
+  pending: { lines: number; files: number };
+  bytes: { graphs: number; archive: number };
+  /** The process writing the store now, if any (`stale` when it was killed). */
+  writer?: { pid: number; command: string; since: string; stale: boolean };
+}
+
+/** `storeStatus` at most once per `ms` (for a server polled by its pages): concurrent askers share one look. */
+export function cachedStoreStatus(dir: string, ms = 1000): () => Promise<StoreStatus> {
+  let last: { at: number; value: Promise<StoreStatus> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at > ms) last = { at: now, value: storeStatus(dir) };
+    return last.value;
+  };
+}
+
+export async function storeStatus(dir: string): Promise<StoreStatus> {
+  const manifest = await readManifest(dir);
+  const status: StoreStatus = {
+    dir,
+    soul: manifest?.soul,
+    sessions: 0,
+    graphs: 0,
+    sources: { files: 0, transcripts: 0, gone: 0 },
+    archivedOnly: 0,
+    pending: { lines: 0, files: 0 },
+    bytes: { graphs: await folderBytes(join(dir, GRAPHS_DIR)), archive: await folderBytes(join(dir, ARCHIVE_DIR)) },
+  };
+  const lock = await lockHolder(dir);
+  if (lock) status.writer = { pid: lock.holder.pid, command: lock.holder.command, since: lock.holder.since, stale: lock.stale };
+  if (!manifest) return status;
+  status.updated = await stat(join(dir, MANIFEST_FILE)).then((s) => s.mtime.toISOString());
+
+  let newest = 0;
+  const tracked = new Set<string>();
+  for (const [graph, entry] of Object.entries(manifest.graphs)) {
+    status.graphs++;
+    if (!entry.sessionId || entry.reader || graph !== sessionGraphIri(manifest.soul, entry.sessionId)) continue;
+    status.sessions++;
+    const transcripts = (entry.sources ?? []).filter(isTranscript);
+    if (transcripts.length && transcripts.every((s) => s.gone)) status.archivedOnly++;
+    for (const source of entry.sources ?? []) {
+      tracked.add(source.path);
+      status.sources.files++;
+      if (isTranscript(source)) status.sources.transcripts++;
+      newest = Math.max(newest, source.mtimeMs);
+      if (source.gone) status.sources.gone++;
+      else if (isTranscript(source)) status.pending.lines += await unreadLines(source);
+    }
+  }
+  if (newest) status.lastChange = new Date(newest).toISOString();
+  // Transcripts in the folders read that the store has no graph for yet.
+  const roots = [];
+  for (const root of manifest.roots ?? []) if (await stampOf(root)) roots.push(root);
+  for (const session of roots.length ? await discoverSessions(roots).catch(() => []) : [])
+    for (const { path } of transcriptsOf(session)) {
+      if (tracked.has(path)) continue;
+      status.pending.files++;
+      status.pending.lines += await newlines(path, 0);
+    }
+  return status;
+}
+
+function isTranscript(source: SourceStamp): boolean {
+  return source.path.endsWith('.jsonl') && !source.path.endsWith('/journal.jsonl');
+}
+
+/** Complete lines a source has past what the store read of it (all of them, when it was replaced). */
+async function unreadLines(source: SourceStamp): Promise<number> {
+  const now = await stampOf(source.path);
+  if (!now) return 0;
+  const read = source.read ?? source.size;
+  if (now.size === source.size && now.mtimeMs === source.mtimeMs) return 0;
+  const same = !source.id || source.id === now.id;
+  return newlines(source.path, same && now.size >= read ? read : 0);
+}
+
+async function newlines(path: string, from: number): Promise<number> {
+  const file = await open(path, 'r').catch(() => undefined);
+  if (!file) return 0;
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let count = 0;
+    for (let at = from; ; ) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, at);
+      if (!bytesRead) return count;
+      for (let i = buffer.indexOf(0x0a); i !== -1 && i < bytesRead; i = buffer.indexOf(0x0a, i + 1)) count++;
+      at += bytesRead;
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+async function folderBytes(folder: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(folder).catch(() => [] as string[]))
+    total += await stat(join(folder, name)).then(
+      (s) => s.size,
+      () => 0,
+    );
+  return total;
+}

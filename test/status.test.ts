@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { appendFile, copyFile, cp, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { readManifest } from '../src/store/manifest.ts';
+import { FIXTURES, REPO, removeDir, tempDir } from './helpers.ts';
+
+/** `weave status`: what the store holds and how current it is, worked out from the fixtures' files. */
+
+const run = promisify(execFile);
+const WEAVE = join(REPO, 'bin', 'weave');
+const PROJECT = '-home-ada-weave-demo';
+
+async function folderBytes(folder: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(folder)) total += (await stat(join(folder, name))).size;
+  return total;
+}
+
+test('weave status: sessions, sources, archived-only sessions, last change, pending lines, sizes', async () => {
+  const work = await tempDir('weave-status-');
+  const root = join(work, 'projects');
+  const dir = join(work, 'store');
+  try {
+    await cp(join(FIXTURES, 'spine'), root, { recursive: true });
+    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    const status = async () => JSON.parse((await run(WEAVE, ['status', '--json', '--store', dir])).stdout);
+    const manifest = (await readManifest(dir))!;
+    const sources = Object.values(manifest.graphs).flatMap((e) => e.sources ?? []);
+    const first = await status();
+    // Five transcripts; two .meta.json and a workflow journal beside them.
+    assert.deepEqual(
+      { ...first, updated: undefined },
+      {
+        dir,
+        soul: 'local',
+        sessions: 2,
+        graphs: 2,
+        sources: { files: 8, transcripts: 5, gone: 0 },
+        archivedOnly: 0,
+        lastChange: new Date(Math.max(...sources.map((s) => s.mtimeMs))).toISOString(),
+        updated: undefined,
+        pending: { lines: 0, files: 0 },
+        bytes: { graphs: await folderBytes(join(dir, 'graphs')), archive: await folderBytes(join(dir, 'archive')) },
+      },
+    );
+
+    // Two lines more in one session (the first completes its pending last line), and a session new to the store.
+    await appendFile(
+      join(root, PROJECT, '22222222-2222-4222-8222-222222222222.jsonl'),
+      '\n{"type":"mode","mode":"plan","sessionId":"22222222-2222-4222-8222-222222222222"}\n',
+    );
+    await copyFile(
+      join(FIXTURES, 'server', '-home-grace-weave-server', '44444444-4444-4444-8444-444444444444.jsonl'),
+      join(root, PROJECT, '44444444-4444-4444-8444-444444444444.jsonl'),
+    );
+    const serverLines = (
+      await run('wc', ['-l', join(FIXTURES, 'server', '-home-grace-weave-server', '44444444-4444-4444-8444-444444444444.jsonl')])
+    ).stdout;
+    const pending = await status();
+    assert.deepEqual(pending.pending, { lines: 2 + Number.parseInt(serverLines, 10), files: 1 });
+    assert.match(
+      (await run(WEAVE, ['status', '--store', dir])).stdout,
+      new RegExp(`\npending     ${pending.pending.lines} lines not read yet, 1 of them in transcripts new to the store`),
+    );
+    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    assert.deepEqual((await status()).pending, { lines: 0, files: 0 });
+
+    // Claude Code deletes 2222… (its file and the agent file beside it): kept, read from the archive.
+    await rm(join(root, PROJECT, '22222222-2222-4222-8222-222222222222.jsonl'));
+    await rm(join(root, PROJECT, 'agent-5e5e5e5e.jsonl'));
+    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    const gone = await status();
+    assert.deepEqual([gone.sessions, gone.archivedOnly, gone.sources], [3, 1, { files: 9, transcripts: 6, gone: 2 }]);
+    const text = (await run(WEAVE, ['status', '--store', dir])).stdout;
+    assert.match(
+      text,
+      /^store       .* \(soul local\)\nsessions    3 \(1 archived-only: their files are gone, read from the archive\) in 3 graphs\n/,
+    );
+    assert.match(text, /\nsources     6 transcripts and 3 side files tracked; 2 gone from their folders, kept in the archive\n/);
+    assert.match(
+      text,
+      /\npending     none: every complete line of the sources is in the store\nsize        graphs \d+\.\d MB · archive \d+\.\d MB\nwriter      none\n$/,
+    );
+  } finally {
+    await removeDir(work);
+  }
+});
