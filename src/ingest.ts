@@ -3,8 +3,8 @@ import { archiveUnread } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
 import { planSessions } from './acquire/sessions.ts';
 import { sameStamps } from './acquire/stamps.ts';
-import { readSession, type LineProblem, type ReadTally } from './session-read.ts';
-import type { Dialect, FactObserver, SessionSource } from './dialect/dialect.ts';
+import { readSession, SessionFailure, StoreFailure, type LineProblem, type ReadTally, type SessionRead } from './session-read.ts';
+import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
 import type { SessionCounts } from './emit/contract.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
@@ -73,6 +73,12 @@ export interface IngestReport {
   archivedOnly: number;
   /** Sessions whose files are gone without an archive to read them from: their graphs stay as they are. */
   unarchived: string[];
+  /** Records read with a field kept as JSON only (see LineProblem). */
+  warnings: number;
+  /** Sessions skipped because a file of theirs could not be read. */
+  unreadable: number;
+  /** Sessions skipped because reading them failed inside Weave. */
+  failed: number;
   problems: LineProblem[];
   millis: number;
   /** Why the search index could not be kept current this run (weave search rebuilds it), if it could not. */
@@ -94,10 +100,6 @@ export async function ingest(paths: string[], options: IngestOptions): Promise<I
 
 async function ingestLocked(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
-  const discovered = await discoverSessions(paths, options.dialects);
-  const store = await openStoreForWriting(options.storeDir, options.soul);
-  const roots = paths.map((p) => resolve(p));
-  store.addRoots(roots);
   const report: IngestReport = {
     sessions: 0,
     skipped: 0,
@@ -112,9 +114,21 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
     archived: 0,
     archivedOnly: 0,
     unarchived: [],
+    warnings: 0,
+    unreadable: 0,
+    failed: 0,
     problems: [],
     millis: 0,
   };
+  const problem = (p: LineProblem) => {
+    report.problems.push(p);
+    options.onProblem?.(p);
+  };
+  // A folder or file that cannot be read is reported and skipped; the rest is read.
+  const discovered = await discoverSessions(paths, options.dialects, (p) => problem({ ...p, kind: 'unreadable' }));
+  const store = await openStoreForWriting(options.storeDir, options.soul);
+  const roots = paths.map((p) => resolve(p));
+  store.addRoots(roots);
   const keep = options.archive ?? true;
   // A store built under another content policy holds other texts: it is rebuilt.
   const policy = contentPolicyKey(options.content);
@@ -132,7 +146,7 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
     }
     const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: plan.sessions.length, files: 0, records: 0, bytes: 0 };
     const tally: ReadTally = { files: 0, records: 0, bytes: 0, archived: 0, problems: report.problems };
-    const read = {
+    const reading = {
       storeDir: options.storeDir,
       soul: options.soul,
       content: options.content,
@@ -154,14 +168,29 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
         options.onProgress?.(progress);
         continue;
       }
+      let read: SessionRead;
       const docs = options.search === false ? undefined : new DocCollector(session.sessionId);
-      const whole = options.force || options.rebuild;
-      const { counts, entry, carriedOn, delta } = await readSession(
-        store,
-        { session, graph, stamps, sessionId: session.sessionId, builtWith, previous, keep, whole },
-        { ...read, onFile, onTriple: docs && ((t) => docs.triple(t.s, t.p, t.o)) },
-        tally,
-      );
+      try {
+        read = await readSession(
+          store,
+          { session, graph, stamps, sessionId: session.sessionId, builtWith, previous, keep, whole: options.force || options.rebuild },
+          { ...reading, onFile, onTriple: docs && ((t) => docs.triple(t.s, t.p, t.o)) },
+          tally,
+        );
+      } catch (e) {
+        // One session that cannot be read costs that session only; its earlier graph stays.
+        if (e instanceof StoreFailure) throw e.cause;
+        failedSession(
+          e instanceof SessionFailure ? e : new SessionFailure(transcriptsOf(session)[0]?.path ?? session.projectDir, 0, e),
+          session.sessionId,
+          report,
+          problem,
+        );
+        progress.sessionsDone++;
+        options.onProgress?.(progress);
+        continue;
+      }
+      const { counts, entry, carriedOn, delta } = read;
       if (docs && !report.searchIndex) {
         // The index is derived: a failure to keep it is reported, never a failed ingest.
         try {
@@ -185,6 +214,7 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
       await options.onSession?.(session, graph, { ...counts, entry, delta });
     }
     Object.assign(report, { files: tally.files, records: tally.records, bytes: tally.bytes });
+    report.warnings = report.problems.filter((p) => p.kind === 'warning').length;
     report.archived += tally.archived;
     // Links whose target is in another session's graph (a compaction's tail in an earlier file).
     if (report.sessions) {
@@ -203,4 +233,32 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
   await store.close();
   report.millis = performance.now() - started;
   return report;
+}
+
+/** Errors of the sources' own files and folders: the session is skipped, the run goes on. */
+const IO_ERRORS = new Set(['EACCES', 'EPERM', 'ENOENT', 'EISDIR', 'ENOTDIR', 'ELOOP', 'EIO', 'EMFILE', 'ENFILE', 'ENAMETOOLONG']);
+
+/** Counts and reports a session skipped: unreadable (a file error) or failed (a fault inside Weave, with its frames). */
+function failedSession(at: SessionFailure, sessionId: string, report: IngestReport, problem: (p: LineProblem) => void): void {
+  const io = (at.cause as NodeJS.ErrnoException)?.code;
+  const unreadable = !!io && IO_ERRORS.has(io);
+  if (unreadable) report.unreadable++;
+  else report.failed++;
+  problem({
+    path: at.path,
+    lineNo: at.lineNo,
+    kind: unreadable ? 'unreadable' : 'failed',
+    // The error's kind, never its message: it can quote the data.
+    message: unreadable
+      ? `cannot be read (${io}); session ${sessionId} skipped`
+      : `reading failed (${(at.cause as Error)?.name ?? 'error'}); session ${sessionId} skipped`,
+    ...(unreadable
+      ? {}
+      : {
+          frames: String((at.cause as Error)?.stack ?? '')
+            .split('\n')
+            .filter((l) => /^\s+at /.test(l))
+            .map((l) => l.trim()),
+        }),
+  });
 }

@@ -27,12 +27,49 @@ import type { StoreWriter } from './store/writer.ts';
  * later), the session is read whole.
  */
 
-/** A line that could not be read, named by file and line. Never carries the line's content. */
+/**
+ * Something of the sources that could not be read as it should, named by file and line (0 for a
+ * whole file or folder). Never carries what the source said.
+ *
+ * - malformed: a line that is not a record (kept as a weave:MalformedLine);
+ * - pending: a last line still being written;
+ * - warning: a record read, but a field of it kept as JSON only (it had another type);
+ * - unreadable: a file or folder that could not be read (no permission, gone, a broken link):
+ *   skipped, with the rest of the run going on;
+ * - failed: a session whose reading failed inside Weave; skipped, its earlier graph kept.
+ */
 export interface LineProblem {
   path: string;
   lineNo: number;
-  kind: 'malformed' | 'pending';
+  kind: 'malformed' | 'pending' | 'warning' | 'unreadable' | 'failed';
   message: string;
+  /** For `failed`: where in Weave it failed, as stack frames (never the error's message, which can quote data). */
+  frames?: string[];
+}
+
+/** A session's reading failed at a file and line: that session is skipped, the run goes on. */
+export class SessionFailure extends Error {
+  constructor(
+    readonly path: string,
+    readonly lineNo: number,
+    override readonly cause: unknown,
+  ) {
+    super(`${path}:${lineNo}`);
+  }
+}
+
+/** The store itself failed (a full disk, say): that ends the run, as the store writer reports it. */
+export class StoreFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('store');
+  }
+}
+
+/** A store operation: its failure is the store's, never the session's. */
+function stored<T>(operation: Promise<T>): Promise<T> {
+  return operation.catch((e) => {
+    throw new StoreFailure(e);
+  });
 }
 
 export interface ReadTally {
@@ -174,14 +211,16 @@ async function read(
     options.content,
   );
   if (saved && !emitter.load(saved.emitter)) throw new WholeReadNeeded("the saved state is not this reading's");
-  const file = await store.beginSession(graph, resume);
+  const file = await stored(store.beginSession(graph, resume));
+  // Where reading is, so a failure names the file and line.
+  let at = { path: transcriptsOf(session)[0]?.path ?? session.projectDir, lineNo: 0 };
   // A read carried on keeps the derived part it writes, to tell a loaded copy what changed in it.
   const derivedText: string[] = [];
   const flush = async (force: boolean) => {
     if (buffer.length < WRITE_BATCH && !(force && buffer)) return;
-    if (toSpine) await file.writeSpine(buffer);
+    if (toSpine) await stored(file.writeSpine(buffer));
     else {
-      await file.writeDerived(buffer);
+      await stored(file.writeDerived(buffer));
       if (resume) derivedText.push(buffer);
     }
     buffer = '';
@@ -193,10 +232,16 @@ async function read(
   const restored: { remove(): Promise<void> }[] = [];
   const readings: Reading[] = [];
   const lineOf = (ctx: TranscriptContext, source: TranscriptSource, line: SourceLine) => {
+    at = { path: source.path, lineNo: line.lineNo };
     const result = dialect.readLine(line);
     if (result.kind === 'record') {
       emitter.record(ctx, line, result);
       tally.records++;
+      for (const message of result.warnings ?? []) {
+        const warning = { path: source.path, lineNo: line.lineNo, kind: 'warning' as const, message };
+        tally.problems.push(warning);
+        options.onProblem?.(warning);
+      }
     } else if (result.kind !== 'blank') {
       const message = result.kind === 'malformed' ? result.error : 'the last line is incomplete (still being written?)';
       emitter.unreadable(ctx, line, result.kind, message);
@@ -207,6 +252,7 @@ async function read(
   };
   try {
     for (const source of transcriptsOf(session)) {
+      at = { path: source.path, lineNo: 0 };
       const stamp = stampOf(source.path);
       const last = resume ? before(source.path) : undefined;
       const end = last ? saved!.ends[source.path] : undefined;
@@ -286,19 +332,21 @@ async function read(
     const counts = emitter.finish();
     await flush(true);
     const sources = stamps.map((s) => read.get(s.path) ?? s);
-    const found = keep ? await store.writeFound(graph, foundToJson(session)) : undefined;
+    const found = keep ? await stored(store.writeFound(graph, foundToJson(session))) : undefined;
     const ends = Object.fromEntries(readings.map((r) => [r.source.path, r.complete]));
     // Read before the commit: once the manifest no longer names it, the old derived part goes.
     const oldDerived = resume?.derived ? await readFile(join(options.storeDir, resume.derived.file)) : undefined;
-    const entry = await file.commit({
-      spineQuads,
-      derivedQuads,
-      state: state === undefined ? undefined : JSON.stringify({ emitter: state, ends } satisfies ReadState),
-      sources,
-      sessionId: target.sessionId,
-      builtWith: target.builtWith,
-      ...(found ? { found } : {}),
-    });
+    const entry = await stored(
+      file.commit({
+        spineQuads,
+        derivedQuads,
+        state: state === undefined ? undefined : JSON.stringify({ emitter: state, ends } satisfies ReadState),
+        sources,
+        sessionId: target.sessionId,
+        builtWith: target.builtWith,
+        ...(found ? { found } : {}),
+      }),
+    );
     const delta =
       resume && oldDerived
         ? deltaOf(resume, entry, oldDerived.subarray(0, resume.derived!.bytes).toString('utf8'), derivedText.join(''))
@@ -307,7 +355,9 @@ async function read(
   } catch (e) {
     await file.abort();
     for (const copy of copies) await copy.abort();
-    throw e;
+    throw e instanceof StoreFailure || e instanceof WholeReadNeeded || e instanceof SessionFailure
+      ? e
+      : new SessionFailure(at.path, at.lineNo, e);
   } finally {
     for (const r of restored) await r.remove();
   }

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Dialect, SessionSource } from '../dialect/dialect.ts';
+import type { Dialect, SessionSource, Unreadable } from '../dialect/dialect.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { transcriptsOf } from '../dialect/dialect.ts';
 
@@ -9,11 +9,15 @@ import { transcriptsOf } from '../dialect/dialect.ts';
  * carries the dialect that reads it. A file named by itself that no dialect reads is an error,
  * as is a session id two dialects both claim (they would share one graph).
  */
-export async function discoverSessions(paths: string[], dialects: readonly Dialect[] = DIALECTS): Promise<SessionSource[]> {
+export async function discoverSessions(
+  paths: string[],
+  dialects: readonly Dialect[] = DIALECTS,
+  onProblem: (problem: Unreadable) => void = () => {},
+): Promise<SessionSource[]> {
   const sessions: SessionSource[] = [];
   const owner = new Map<string, Dialect>();
   for (const dialect of dialects)
-    for (const found of await dialect.discover(paths)) {
+    for (const found of await dialect.discover(paths, onProblem)) {
       const other = owner.get(found.sessionId);
       if (other)
         throw new Error(`session ${found.sessionId} is found by both ${other.id} and ${dialect.id}; read them into separate stores`);

@@ -1,5 +1,7 @@
-import { access, readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Unreadable } from '../dialect/dialect.ts';
 
 /** Walking the sources on disk, for any dialect: which files are its own is the dialect's to say. */
 
@@ -15,16 +17,64 @@ const NEVER = new Set(['node_modules', '.git']);
 
 /**
  * Every file under `dir` whose name `wanted` accepts, depth first in directory order; folders
- * `skip` names (and node_modules, .git) are not entered.
+ * `skip` names (and node_modules, .git) are not entered. Symbolic links are followed, to files
+ * and to folders (a project folder linked from elsewhere is read like any other), each real
+ * folder once. What cannot be read (a folder without permission, a link to nothing, a link back
+ * into a folder already walked) is reported to `onProblem` and passed over, never silently.
+ * The walk keeps its own stack, so a deep tree costs no recursion.
  */
-export async function walkFiles(dir: string, wanted: (name: string) => boolean, skip: ReadonlySet<string> = NEVER): Promise<string[]> {
+export async function walkFiles(
+  dir: string,
+  wanted: (name: string) => boolean,
+  skip: ReadonlySet<string> = NEVER,
+  onProblem: (problem: Unreadable) => void = () => {},
+): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (NEVER.has(entry.name) || skip.has(entry.name)) continue;
-      out.push(...(await walkFiles(path, wanted, skip)));
-    } else if (entry.isFile() && wanted(entry.name)) out.push(path);
+  const seen = new Set<string>();
+  const report = (path: string, message: string) => onProblem({ path, lineNo: 0, message });
+  const stack = [dir];
+  while (stack.length) {
+    const folder = stack.pop()!;
+    let entries: Dirent[];
+    try {
+      const real = await realpath(folder);
+      if (seen.has(real)) {
+        report(folder, 'a link to a folder already read; not read twice');
+        continue;
+      }
+      seen.add(real);
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch (e) {
+      report(folder, `cannot be read (${code(e)}); skipped`);
+      continue;
+    }
+    const folders: string[] = [];
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      let isDirectory = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        if (!wanted(entry.name) && (NEVER.has(entry.name) || skip.has(entry.name))) continue;
+        try {
+          const target = await stat(path);
+          isDirectory = target.isDirectory();
+          isFile = target.isFile();
+        } catch (e) {
+          // A link to a transcript that is gone, or to a folder: worth a line either way.
+          if (wanted(entry.name) || !/\.[^.]+$/.test(entry.name)) report(path, `a link that cannot be followed (${code(e)}); skipped`);
+          continue;
+        }
+      }
+      if (isDirectory) {
+        if (!NEVER.has(entry.name) && !skip.has(entry.name)) folders.push(path);
+      } else if (isFile && wanted(entry.name)) out.push(path);
+    }
+    // Depth first in directory order: the first folder is walked next.
+    for (let i = folders.length - 1; i >= 0; i--) stack.push(folders[i]);
   }
   return out;
+}
+
+function code(e: unknown): string {
+  return (e as NodeJS.ErrnoException)?.code ?? (e as Error)?.name ?? 'error';
 }

@@ -68,5 +68,7 @@ export async function* readLinesFrom(
 function toLine(bytes: Buffer, lineNo: number, offset: number, terminated: boolean): SourceLine {
   let end = bytes.length;
   if (end && bytes[end - 1] === 0x0d) end--;
-  return { lineNo, offset, byteLength: end, text: bytes.toString('utf8', 0, end), terminated };
+  // A byte order mark opening the file is not part of its first line's text (its bytes still count).
+  const start = offset === 0 && end >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return { lineNo, offset, byteLength: end, text: bytes.toString('utf8', start, end), terminated };
 }

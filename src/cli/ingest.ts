@@ -105,7 +105,7 @@ async function ingestAndDetect(
     onProblem: (p) => {
       bar.done();
       process.stderr.write(
-        `${printable(p.path)}:${p.lineNo}: ${p.kind}: ${printable(p.message)}${inFixtures(p.path) ? ' (broken on purpose in the fixtures)' : ''}\n`,
+        `${printable(p.path)}${p.lineNo ? `:${p.lineNo}` : ''}: ${p.kind}: ${printable(p.message)}${inFixtures(p.path) ? ' (broken on purpose in the fixtures)' : ''}\n`,
       );
     },
   });
@@ -141,7 +141,8 @@ async function ingestAndDetect(
     if (!quiet || report.sessions) process.stdout.write(`${summary(report)}\n`);
     if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected)}\n`);
   }
-  return 0;
+  // A session that failed inside Weave is a bug to hear of; unreadable files and odd lines are not.
+  return report.failed ? 1 : 0;
 }
 
 async function existingRoots(dir: string): Promise<string[]> {
@@ -165,5 +166,8 @@ export function summary(r: IngestReport): string {
   if (r.archived) parts.push(`${(r.archived / 1e6).toFixed(1)} MB archived`);
   if (r.archivedOnly) parts.push(`${r.archivedOnly} sessions read from the archive (their files are gone)`);
   if (r.unarchived.length) parts.push(`${r.unarchived.length} sessions with files gone and no archive (kept as they are)`);
+  if (r.warnings) parts.push(`${r.warnings} fields kept as JSON only`);
+  if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
+  if (r.failed) parts.push(`${r.failed} sessions failed`);
   return `ingested: ${parts.join(' · ')}`;
 }

@@ -1,5 +1,6 @@
 import { CliError } from './options.ts';
 import { printable } from '../terminal.ts';
+import { own } from '../own.ts';
 
 type Command = (args: string[]) => Promise<number | undefined>;
 
@@ -33,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return name ? 0 : 2;
   }
-  const entry = COMMANDS[name];
+  const entry = own(COMMANDS, name);
   if (!entry) {
     process.stderr.write(`weave: unknown command "${printable(name)}"\n${usage()}`);
     return 2;

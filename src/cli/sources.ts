@@ -65,7 +65,8 @@ async function brokenLines(dir: string): Promise<{ path: string; line: number; w
     lines.forEach((line, i) => {
       if (!line.trim()) return;
       try {
-        JSON.parse(line);
+        // A byte order mark before the first line is read past, as the reader does.
+        JSON.parse(i === 0 ? line.replace(/^\uFEFF/, '') : line);
       } catch {
         out.push({ path, line: i + 1, why: i === lines.length - 1 && !text.endsWith('\n') ? 'an unfinished last line' : 'malformed JSON' });
       }

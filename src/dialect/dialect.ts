@@ -32,8 +32,9 @@ export interface Dialect<R extends object = object, T extends TranscriptSource =
   /**
    * This dialect's sessions under `paths` (folders or files), with every file that belongs to
    * each and what its side files say. Files of other runtimes are not its own: it leaves them.
+   * A folder or file it cannot read (no permission, a broken link) is reported and passed over.
    */
-  discover(paths: string[]): Promise<FoundSession<T>[]>;
+  discover(paths: string[], onProblem?: (problem: Unreadable) => void): Promise<FoundSession<T>[]>;
   /** What the dialect says about a transcript before its lines: read from its side file, if any. */
   openTranscript(source: T, onProblem: (problem: Unreadable) => void): Promise<TranscriptOpening>;
   /** One line of a transcript: a record of the dialect, or why it is none. */
@@ -54,7 +55,8 @@ export interface Dialect<R extends object = object, T extends TranscriptSource =
 /** What one source line turned out to be. */
 export type LineResult<R> =
   | { kind: 'blank' }
-  | ({ kind: 'record' } & R)
+  /** A record; `warnings` name what of it could not be read as its dialect expects (kept as data). */
+  | ({ kind: 'record'; warnings?: string[] } & R)
   /** A line that is not a record: reported with file and line, the rest still loads. */
   | { kind: 'malformed'; error: string }
   /** A final line with no newline that does not parse yet: a record still being written. */

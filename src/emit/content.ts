@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { jsonLiteral } from '../rdf/json.ts';
+import { jsonLiteral, jsonText } from '../rdf/json.ts';
 import { contentIri } from '../rdf/iri.ts';
 import { int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
@@ -103,7 +103,7 @@ export function contentPolicyKey(policy: ContentPolicy = DEFAULT_POLICY): string
 
 /**
  * How a content's bytes are measured: a string's UTF-8 bytes, a JSON value's serialization
- * (`JSON.stringify`, which is what its literal holds), or the bytes a base64 string decodes to.
+ * (`jsonText`, which is what its literal holds), or the bytes a base64 string decodes to.
  */
 export type Encoding = 'utf8' | 'json' | 'base64';
 
@@ -122,7 +122,7 @@ export function encodingOf(propertyLocal: string): Encoding {
 
 /** The bytes of a value as `encoding` measures them; undefined when the value is of another shape. */
 export function measure(value: unknown, encoding: Encoding): Buffer | undefined {
-  if (encoding === 'json') return value === undefined ? undefined : Buffer.from(JSON.stringify(value), 'utf8');
+  if (encoding === 'json') return value === undefined ? undefined : Buffer.from(jsonText(value), 'utf8');
   if (typeof value !== 'string') return undefined;
   return encoding === 'base64' ? Buffer.from(value, 'base64') : Buffer.from(value.isWellFormed() ? value : value.toWellFormed(), 'utf8');
 }
@@ -179,7 +179,7 @@ export function emitContent(out: Triple[], policy: ContentPolicy, subject: Term,
     out.push({ s: node, p: weave.sha256, o: str(sha256(bytes)) });
     return;
   }
-  const text = encoding === 'json' ? JSON.stringify(value) : (value as string);
+  const text = encoding === 'json' ? jsonText(value) : (value as string);
   const limit = policy.textLimit;
   if (encoding === 'base64' || !limit || Buffer.byteLength(text, 'utf8') <= limit) {
     out.push({ s: node, p: weave.contentState, o: weave[CONTENT_STATES.available] });

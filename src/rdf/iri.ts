@@ -8,7 +8,16 @@ const WEAVE_SEGMENT = ':Weave/';
  * with spaces, slashes or `#` stays one well-formed IRI segment.
  */
 export function instanceIri(soul: string, kind: string, ...id: (string | number)[]): Term {
-  return iri(`${instancePrefix(soul)}${kind}/${id.map((part) => encodeURIComponent(String(part))).join('/')}`);
+  return iri(`${instancePrefix(soul)}${kind}/${id.map(encodePart).join('/')}`);
+}
+
+/**
+ * One IRI segment from data. A lone surrogate (JSON allows `\ud800`; UTF-8 cannot hold it, and
+ * encodeURIComponent throws on it) becomes U+FFFD first, as it does in string literals.
+ */
+export function encodePart(part: string | number): string {
+  const text = String(part);
+  return encodeURIComponent(text.isWellFormed() ? text : text.toWellFormed());
 }
 
 export function instancePrefix(soul: string): string {
@@ -17,12 +26,12 @@ export function instancePrefix(soul: string): string {
 
 /** The named graph holding one session: its main stream and its sub-agent streams. */
 export function sessionGraphIri(soul: string, sessionId: string): string {
-  return `${instancePrefix(soul)}graph/${encodeURIComponent(sessionId)}`;
+  return `${instancePrefix(soul)}graph/${encodePart(sessionId)}`;
 }
 
 /** The named graph holding one reader's output for one session. */
 export function readerGraphIri(soul: string, sessionId: string, reader: string): string {
-  return `${instancePrefix(soul)}graph/${encodeURIComponent(sessionId)}/reader/${reader.split('/').map(encodeURIComponent).join('/')}`;
+  return `${instancePrefix(soul)}graph/${encodePart(sessionId)}/reader/${reader.split('/').map(encodePart).join('/')}`;
 }
 
 /** The `<Kind>/<id…>` of an instance IRI (`urn:soul:<soul>:Weave/<Kind>/<id…>`), else undefined. */
@@ -40,13 +49,23 @@ function instanceParts(instance: Term): { prefix: string; path: string } {
 }
 
 /**
+ * The id an instance IRI was minted from, decoded: `u-1` of `Turn/u-1`, `s1/L7` of
+ * `Event/s1/L7`. Nodes named after a record (its content blocks, its usage) take it as one id
+ * part, so a record without a uuid names them after its stream and line, as its Event is named,
+ * and two such records never share a block.
+ */
+export function instanceKey(instance: Term): string {
+  return instanceParts(instance).path.split('/').slice(1).map(decodeURIComponent).join('/');
+}
+
+/**
  * A node that belongs to `event`, minted beside it: `…/Weave/<kind>/<event's id>[/<part>…]`
  * (the Compaction of `Event/<uuid>` is `Compaction/<uuid>`).
  */
 export function related(event: Term, kind: string, ...parts: (string | number)[]): Term {
   const { prefix, path } = instanceParts(event);
   const id = path.split('/').slice(1).join('/');
-  return iri(`${prefix}${kind}/${[id, ...parts.map((p) => encodeURIComponent(String(p)))].join('/')}`);
+  return iri(`${prefix}${kind}/${[id, ...parts.map(encodePart)].join('/')}`);
 }
 
 /**
@@ -65,7 +84,7 @@ export function linksGraphIri(soul: string): string {
 
 /** The graph describing one reader as an agent; shared by all sessions, so it is stated once. */
 export function detectorGraphIri(soul: string, reader: { name: string }): string {
-  return `${instancePrefix(soul)}graph/detector/${reader.name.split('/').map(encodeURIComponent).join('/')}`;
+  return `${instancePrefix(soul)}graph/detector/${reader.name.split('/').map(encodePart).join('/')}`;
 }
 
 /** The graph aligning Weave with ravel: term axioms and one owl:sameAs per turn (src/align/ravel.ts). */

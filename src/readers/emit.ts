@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { detectorGraphIri, instanceIri } from '../rdf/iri.ts';
-import { bool, dateTime, dec, int, iri, nquad, str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
+import { bool, dateTime, dec, int, iri, isDateTime, nquad, str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
 import { a, oa, prov, rdf, rdfs, weave, weaveTerm } from '../rdf/vocab.ts';
 import { detectionTypeOf, detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
 import { excerpt, redact } from './redact.ts';
@@ -80,7 +80,8 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
 
   t(annotation, a, oa.Annotation);
   t(annotation, prov.wasAttributedTo, detectorIri(soul, reader));
-  if (site.turn.time) t(annotation, prov.generatedAtTime, dateTime(site.turn.time));
+  // Only a real time: a timestamp field holding anything else is transcript text, which readers never copy.
+  if (site.turn.time && isDateTime(site.turn.time)) t(annotation, prov.generatedAtTime, dateTime(site.turn.time));
   t(annotation, weave.eventType, str(type));
   t(annotation, weave.sourceKind, str(site.sourceKind));
   t(annotation, oa.hasTarget, target);
@@ -90,7 +91,8 @@ export function findingTriples(soul: string, reader: Reader, finding: Finding): 
   t(target, oa.hasSource, iri(site.turn.transcript));
   t(target, weave.atEvent, turn);
   t(target, weave.atBlock, block);
-  if (site.pointer !== undefined) t(target, weave.inputPointer, str(site.pointer));
+  // A pointer is made of the input's keys, which are transcript text too.
+  if (site.pointer !== undefined) t(target, weave.inputPointer, str(redact(site.pointer)));
   const position = instanceIri(soul, 'Annotation', id, 'position');
   t(target, oa.hasSelector, position);
   t(position, a, oa.TextPositionSelector);

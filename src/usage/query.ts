@@ -67,10 +67,11 @@ function callsPattern(filter: UsageFilter): string {
       }
       FILTER(?m != "<synthetic>")
       BIND(CONCAT(COALESCE(?mid, STR(?call)), " ", COALESCE(?rid, "")) AS ?key)
-      BIND(COALESCE(?i0, 0) AS ?i)
-      BIND(COALESCE(?o0, 0) AS ?o)
-      BIND(COALESCE(?w0, 0) AS ?w)
-      BIND(COALESCE(?r0, 0) AS ?r)
+      # A count is a whole number: one a transcript wrote otherwise (1e400, 1.5) is kept in the graph, not counted.
+      BIND(COALESCE(IF(DATATYPE(?i0) = xsd:integer, ?i0, 0), 0) AS ?i)
+      BIND(COALESCE(IF(DATATYPE(?o0) = xsd:integer, ?o0, 0), 0) AS ?o)
+      BIND(COALESCE(IF(DATATYPE(?w0) = xsd:integer, ?w0, 0), 0) AS ?w)
+      BIND(COALESCE(IF(DATATYPE(?r0) = xsd:integer, ?r0, 0), 0) AS ?r)
     } GROUP BY ?key
   }`;
 }

@@ -10,7 +10,10 @@ import { iri } from '../../src/rdf/terms.ts';
 function fact(record: object): RecordFact {
   const read = readLine({ lineNo: 7, offset: 0, byteLength: 0, text: JSON.stringify(record), terminated: true });
   assert.equal(read.kind, 'record');
-  return recordFact(read as Extract<typeof read, { kind: 'record' }>, 0, 7, iri('urn:e'));
+  // Named as the spine names its event: Turn/<uuid> for a record with one.
+  const uuid = (record as { uuid?: unknown }).uuid;
+  const event = typeof uuid === 'string' && uuid ? iri(`urn:soul:local:Weave/Turn/${uuid}`) : iri('urn:e');
+  return recordFact(read as Extract<typeof read, { kind: 'record' }>, 0, 7, event);
 }
 
 const user = (content: unknown, extra: object = {}) => ({

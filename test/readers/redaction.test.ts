@@ -36,7 +36,7 @@ test('reader graphs quote no secret: quotes, their context and finding texts are
     const report = await detect({ storeDir: dir });
     assert.deepEqual(report.findings, {
       'emojikey/harvest': 0,
-      'human/authored': 2,
+      'human/authored': 3,
       'tool/error': 1,
       'secret/exposure': 2,
       'agent/correction': 1,
@@ -77,8 +77,18 @@ test('reader graphs quote no secret: quotes, their context and finding texts are
           '',
         ],
         ['human/authored', '', `No, use password=${marker('password', 14)}`, ''],
+        ['human/authored', '', 'Thanks.', ''],
         ['tool/error', '', `Error: push rejected for ${marker('github-token', 40)} (bad credentials)`, '\nexit 1'],
       ],
+    );
+    // A timestamp that is no time (it holds the AWS key here) is not copied as the annotation's time.
+    const times = select(
+      store,
+      'SELECT ?exact ?time WHERE { ?a oa:hasTarget/oa:hasSelector/oa:exact ?exact . OPTIONAL { ?a prov:generatedAtTime ?time } } ORDER BY ?exact',
+    );
+    assert.deepEqual(
+      times.find((t) => t.exact === 'Thanks.'),
+      { exact: 'Thanks.' },
     );
     const lines = select(store, 'SELECT ?line WHERE { ?b weave:errorLine ?line }');
     assert.deepEqual(

@@ -136,9 +136,8 @@ describe('a server whose store cannot be opened', () => {
       });
       try {
         const base = server.url.replace(/\/$/, '');
-        let health: Response | undefined;
         for (let i = 0; i < 100 && !lines.length; i++) await new Promise((r) => setTimeout(r, 50));
-        health = await fetch(`${base}/healthz`);
+        const health = await fetch(`${base}/healthz`);
         assert.equal(health.status, 503);
         assert.deepEqual(await health.json(), {
           status: 'failing',

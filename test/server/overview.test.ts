@@ -139,7 +139,7 @@ describe('the pages in headless Chromium, over all the fixtures', {
         cost: Number(tr.cells[7].dataset.value),
       })),
     );
-    assert.equal(rows.length, 32); // 28, and hardening's malformed and secrets sessions, model/resumed-session's two
+    assert.equal(rows.length, 36); // 28, hardening's depth, ids, malformed, odd, secrets and types sessions, model/resumed-session's two
     for (const r of rows) assert.deepEqual([r.tokens, r.cost], [spent.get(r.id)?.totalTokens ?? 0, spent.get(r.id)?.totalCost ?? 0], r.id);
     await page.fill('#session-filter', 'dev-parser');
     const shown = await page.$$eval('#sessions-table tbody tr:not([hidden])', (trs) => trs.map((tr) => tr.cells[1].textContent));
@@ -155,8 +155,9 @@ describe('the pages in headless Chromium, over all the fixtures', {
 
   it('/overview: tools, MCP servers, compactions and files; each panel links to its query, which opens in the query page', async () => {
     const tools = await page.$$eval('#tools-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
-    // 13 calls, 3 failed, and hardening/secrets' one Bash call, whose result is an error: 4 of 14.
-    assert.deepEqual(tools[0], ['Bash', '14', '4', '28.6%']);
+    // 13 calls, 3 failed, hardening/secrets' one Bash call, whose result is an error, and
+    // hardening/depth's one (its input 900 levels deep), answered without error: 4 of 15.
+    assert.deepEqual(tools[0], ['Bash', '15', '4', '26.7%']);
     const servers = await page.$$eval('#servers-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     assert.deepEqual(servers, [
       ['emojikey', '3', '0', '0.0%'],

@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { homedir } from 'node:os';
 import { exists, walkFiles } from '../../acquire/files.ts';
 import { readLines } from '../../acquire/lines.ts';
-import type { FoundSession, TranscriptSource } from '../dialect.ts';
+import type { FoundSession, TranscriptSource, Unreadable } from '../dialect.ts';
 import { readJournal } from './journal.ts';
 
 /** Where a transcript was filed: each Claude Code era used a different layout. */
@@ -39,39 +39,46 @@ export function defaultProjectsRoot(env: NodeJS.ProcessEnv = process.env): strin
  * all three layouts Claude Code has used; files no session claims become sessions of their own.
  * A file named by itself is read when it is a `.jsonl`; any other is another runtime's.
  */
-export async function discoverSessions(paths: string[]): Promise<FoundSession<ClaudeTranscriptSource>[]> {
+export async function discoverSessions(
+  paths: string[],
+  onProblem: (problem: Unreadable) => void = () => {},
+): Promise<FoundSession<ClaudeTranscriptSource>[]> {
   const files = new Set<string>();
   for (const p of paths) {
     const abs = resolve(p);
     const info = await stat(abs);
-    if (info.isDirectory()) for (const f of await walkFiles(abs, isTranscript, SKIP)) files.add(f);
+    if (info.isDirectory()) for (const f of await walkFiles(abs, isTranscript, SKIP, onProblem)) files.add(f);
     else if (isTranscript(abs)) {
       files.add(abs);
       // A single session file brings its side files along.
       const companion = join(dirname(abs), basename(abs, '.jsonl'));
-      if (await exists(companion)) for (const f of await walkFiles(companion, isTranscript, SKIP)) files.add(f);
+      if (await exists(companion)) for (const f of await walkFiles(companion, isTranscript, SKIP, onProblem)) files.add(f);
       for (const f of await readdir(dirname(abs))) if (AGENT_FILE.test(f)) files.add(join(dirname(abs), f));
     }
   }
-  return groupSessions([...files].sort());
+  return groupSessions([...files].sort(), onProblem);
 }
 
 /** Reads the first `sessionId` a file's records state (peeking at most 50 lines). */
 export async function peekSessionId(path: string): Promise<string | undefined> {
   let seen = 0;
-  for await (const line of readLines(path)) {
-    if (++seen > 50) break;
-    try {
-      const rec = JSON.parse(line.text);
-      if (rec && typeof rec.sessionId === 'string' && rec.sessionId) return rec.sessionId;
-    } catch {
-      /* a malformed line is reported by read, not here */
+  try {
+    for await (const line of readLines(path)) {
+      if (++seen > 50) break;
+      try {
+        const rec = JSON.parse(line.text);
+        if (rec && typeof rec.sessionId === 'string' && rec.sessionId) return rec.sessionId;
+      } catch {
+        /* a malformed line is reported by read, not here */
+      }
     }
+  } catch {
+    /* a file that cannot be read is reported when it is read */
   }
   return undefined;
 }
 
-async function groupSessions(files: string[]): Promise<FoundSession<ClaudeTranscriptSource>[]> {
+async function groupSessions(files: string[], onProblem: (problem: Unreadable) => void): Promise<FoundSession<ClaudeTranscriptSource>[]> {
   // Sessions by folder and the id the data gives them: copies of one session in two folders
   // stay two sessions (with two graphs), and side files join the copy in their own folder.
   const groups = new Map<string, FoundSession<ClaudeTranscriptSource>>();
@@ -137,8 +144,12 @@ async function groupSessions(files: string[]): Promise<FoundSession<ClaudeTransc
   }
   for (const { owner, projectDir, path } of journals) {
     const s = byMainPath.get(join(projectDir, owner)) ?? session(owner, projectDir);
-    s.journals.push(path);
-    s.batches.push(await readJournal(path));
+    try {
+      s.batches.push(await readJournal(path));
+      s.journals.push(path);
+    } catch (e) {
+      onProblem({ path, lineNo: 0, message: `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); skipped` });
+    }
   }
   return [...groups.values()].sort((a, b) => a.sessionId.localeCompare(b.sessionId));
 

@@ -1,6 +1,7 @@
 import { idPath } from './ids.ts';
 import type { TranscriptSource } from '../dialect.ts';
 import type { Term } from '../../rdf/terms.ts';
+import { instanceKey, instancePath } from '../../rdf/iri.ts';
 import type { RecordFact, RecordFacts, ToolOutcome } from '../../model/facts.ts';
 import type {
   AssistantRecord,
@@ -56,7 +57,7 @@ export function recordFacts(
 
 export function recordFact(read: ReadRecord, stream: number, line: number, event: Term): RecordFact {
   const { record } = read;
-  const fact: RecordFact = { stream, line, event, blockKey: record.uuid ?? `L${line}` };
+  const fact: RecordFact = { stream, line, event, blockKey: instancePath(event.slice(1, -1)) ? instanceKey(event) : `L${line}` };
   if (record.uuid) fact.uuid = record.uuid;
   if (record.parentUuid) fact.parent = record.parentUuid;
   if (record.logicalParentUuid) fact.logicalParent = record.logicalParentUuid;

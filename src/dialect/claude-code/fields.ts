@@ -112,3 +112,59 @@ export const BLOCK_FIELDS: Record<string, readonly string[]> = {
   document: ['type', 'source'],
   tool_reference: ['type', 'tool_name'],
 };
+
+/**
+ * The JSON type each field is read as, where the emitter or the model relies on it. A field of
+ * another type (a number for a uuid, an array for a timestamp) is not read: it stays in `extra`
+ * (and so in weave:extraJson) with a warning naming file and line, and the line is still read.
+ * `null` is allowed where Claude Code writes it.
+ */
+export type FieldType = 'string' | 'string|null' | 'boolean' | 'object' | 'content';
+
+const ENVELOPE_TYPES: Record<string, FieldType> = {
+  uuid: 'string',
+  parentUuid: 'string|null',
+  logicalParentUuid: 'string|null',
+  timestamp: 'string',
+  sessionId: 'string',
+  agentId: 'string',
+  isSidechain: 'boolean',
+  isMeta: 'boolean',
+  userType: 'string',
+  cwd: 'string',
+  version: 'string',
+  gitBranch: 'string',
+  slug: 'string',
+  entrypoint: 'string',
+  promptId: 'string',
+};
+
+export const FIELD_TYPES: Record<string, Record<string, FieldType>> = {
+  user: {
+    ...ENVELOPE_TYPES,
+    message: 'object',
+    sourceToolAssistantUUID: 'string',
+    sourceToolUseID: 'string',
+    isCompactSummary: 'boolean',
+    isVisibleInTranscriptOnly: 'boolean',
+    permissionMode: 'string',
+  },
+  assistant: { ...ENVELOPE_TYPES, message: 'object', requestId: 'string', isApiErrorMessage: 'boolean' },
+};
+/** Every other record type: the envelope (its own fields are read by type where they are used). */
+export const ENVELOPE_FIELD_TYPES = ENVELOPE_TYPES;
+
+/** Fields of `message`, per role. */
+export const MESSAGE_TYPES: Record<string, Record<string, FieldType>> = {
+  user: { role: 'string', content: 'content' },
+  assistant: {
+    id: 'string',
+    type: 'string',
+    role: 'string',
+    model: 'string',
+    content: 'content',
+    stop_reason: 'string|null',
+    stop_sequence: 'string|null',
+    usage: 'object',
+  },
+};

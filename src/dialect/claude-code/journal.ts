@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { BatchJournal } from '../../model/facts.ts';
+import { tooDeep } from '../../acquire/json-depth.ts';
 import type { Json } from './records.ts';
 
 /**
@@ -11,7 +12,8 @@ import type { Json } from './records.ts';
 export async function readJournal(path: string): Promise<BatchJournal> {
   const journal: BatchJournal = { batch: basename(dirname(path)), started: [], results: new Map() };
   for (const line of (await readFile(path, 'utf8')).split('\n')) {
-    if (!line.trim()) continue;
+    // A line nested too deep to walk is skipped like one that does not parse.
+    if (!line.trim() || tooDeep(line)) continue;
     let entry: { type?: unknown; agentId?: unknown; result?: Json };
     try {
       entry = JSON.parse(line);

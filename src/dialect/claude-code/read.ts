@@ -1,13 +1,26 @@
 import type { SourceLine } from '../../acquire/lines.ts';
 import type { LineResult } from '../dialect.ts';
-import { ENVELOPE_FIELDS, MESSAGE_FIELDS, RECORD_FIELDS } from './fields.ts';
+import { tooDeep } from '../../acquire/json-depth.ts';
+import {
+  ENVELOPE_FIELD_TYPES,
+  ENVELOPE_FIELDS,
+  FIELD_TYPES,
+  MESSAGE_FIELDS,
+  MESSAGE_TYPES,
+  RECORD_FIELDS,
+  type FieldType,
+} from './fields.ts';
 import type { ClaudeRecord, Json, JsonObject, ReadRecord } from './records.ts';
+import { own } from '../../own.ts';
 
 export const DIALECT = 'claude-code/1';
 
 /** One JSONL line: a record, or not a JSON object with a string `type` (malformed, or still being written). */
 export function readLine(line: SourceLine): LineResult<ReadRecord> {
   if (!line.text.trim()) return { kind: 'blank' };
+  // Measured before parsing: nothing downstream walks a record thousands of levels deep.
+  const deep = tooDeep(line.text);
+  if (deep) return line.terminated ? { kind: 'malformed', error: deep } : { kind: 'pending' };
   let json: unknown;
   try {
     json = JSON.parse(line.text);
@@ -23,13 +36,14 @@ export function readLine(line: SourceLine): LineResult<ReadRecord> {
 /** Splits a record into the fields the dialect reads and the `extra` it keeps as JSON. */
 export function splitRecord(json: JsonObject): ReadRecord {
   const type = json.type as string;
-  const known = new Set<string>([...ENVELOPE_FIELDS, ...(RECORD_FIELDS[type] ?? [])]);
+  // Record types are data: `constructor` or `__proto__` must find nothing, not Object's own.
+  const known = new Set<string>([...ENVELOPE_FIELDS, ...(own(RECORD_FIELDS, type) ?? [])]);
   const record: JsonObject = {};
   const extra: JsonObject = {};
   for (const [key, value] of Object.entries(json)) (known.has(key) ? record : extra)[key] = value;
 
   // A message's own unknown fields (container, stop_details, ...) are kept under extra.message.
-  const messageFields = MESSAGE_FIELDS[type];
+  const messageFields = own(MESSAGE_FIELDS, type);
   if (messageFields && isObject(record.message)) {
     const message: JsonObject = {};
     const rest: JsonObject = {};
@@ -37,12 +51,57 @@ export function splitRecord(json: JsonObject): ReadRecord {
     record.message = message;
     if (Object.keys(rest).length) extra.message = rest;
   }
+  // A field of a type the dialect does not read it as is kept in extra, with a warning.
+  const warnings: string[] = [];
+  for (const [key, want] of Object.entries(own(FIELD_TYPES, type) ?? ENVELOPE_FIELD_TYPES)) {
+    if (!(key in record) || fits(record[key], want)) continue;
+    if (key !== 'message') warnings.push(wrongType(key, record[key], want));
+    extra[key] = record[key];
+    delete record[key];
+  }
+  if (isObject(record.message)) {
+    const moved: JsonObject = {};
+    for (const [key, want] of Object.entries(own(MESSAGE_TYPES, type) ?? {})) {
+      if (!(key in record.message) || fits(record.message[key], want)) continue;
+      warnings.push(wrongType(`message.${key}`, record.message[key], want));
+      moved[key] = record.message[key];
+      delete record.message[key];
+    }
+    if (Object.keys(moved).length) extra.message = { ...(isObject(extra.message) ? extra.message : {}), ...moved };
+  }
   if ((type === 'user' || type === 'assistant') && !isObject(record.message)) {
     // A turn without a message object: keep what it had, read it as empty.
-    if ('message' in record) extra.message = record.message;
+    if ('message' in extra) warnings.push(wrongType('message', extra.message, 'object'));
     record.message = { role: type, content: [] };
+  } else if ((type === 'user' || type === 'assistant') && !('content' in (record.message as JsonObject)))
+    (record.message as JsonObject).content = [];
+  const read: ReadRecord = Object.keys(extra).length
+    ? { record: record as unknown as ClaudeRecord, extra }
+    : { record: record as unknown as ClaudeRecord };
+  if (warnings.length) read.warnings = warnings;
+  return read;
+}
+
+function fits(value: unknown, want: FieldType): boolean {
+  switch (want) {
+    case 'string':
+      return typeof value === 'string';
+    case 'string|null':
+      return typeof value === 'string' || value === null;
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'object':
+      return isObject(value);
+    case 'content':
+      return typeof value === 'string' || Array.isArray(value);
   }
-  return Object.keys(extra).length ? { record: record as unknown as ClaudeRecord, extra } : { record: record as unknown as ClaudeRecord };
+}
+
+/** The warning for a field of the wrong type: its name and both types, never its value. */
+function wrongType(field: string, value: unknown, want: FieldType): string {
+  const expected =
+    want === 'content' ? 'a string or a list' : want === 'string|null' ? 'a string' : want === 'object' ? 'an object' : `a ${want}`;
+  return `field "${field}" is ${describe(value)}, not ${expected}; kept in extraJson`;
 }
 
 /**
@@ -85,7 +144,7 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 function describe(value: unknown): string {
-  return Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+  return Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 export type { Json };

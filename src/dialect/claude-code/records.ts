@@ -219,4 +219,6 @@ export interface ReadRecord {
   record: ClaudeRecord;
   /** Fields of the line this dialect does not read, kept as JSON. Absent when there are none. */
   extra?: JsonObject;
+  /** Fields not read because they had another type (kept in `extra`): one message each. */
+  warnings?: string[];
 }

@@ -5,6 +5,7 @@ import { weave } from '../../rdf/vocab.ts';
 import type { StreamFacts } from '../../model/facts.ts';
 import type { TranscriptOpening, Unreadable } from '../dialect.ts';
 import type { ClaudeTranscriptSource } from './discover.ts';
+import { tooDeep } from '../../acquire/json-depth.ts';
 import { isObject, jsonError } from './read.ts';
 import type { JsonObject } from './records.ts';
 
@@ -30,8 +31,21 @@ export async function openTranscript(source: ClaudeTranscriptSource, onProblem: 
 }
 
 async function readMeta(path: string, onProblem: (problem: Unreadable) => void): Promise<JsonObject | undefined> {
+  let text: string;
   try {
-    const json = JSON.parse(await readFile(path, 'utf8'));
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    onProblem({ path, lineNo: 0, message: `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); not used` });
+    return undefined;
+  }
+  text = text.replace(/^\uFEFF/, '');
+  const deep = tooDeep(text);
+  if (deep) {
+    onProblem({ path, lineNo: 1, message: deep });
+    return undefined;
+  }
+  try {
+    const json = JSON.parse(text);
     return isObject(json) ? json : undefined;
   } catch (e) {
     onProblem({ path, lineNo: 1, message: jsonError(e as Error) });

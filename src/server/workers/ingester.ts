@@ -175,7 +175,7 @@ export class Ingester {
         return;
       case 'problem':
         this.status.problems++;
-        this.options.onProblem?.(`${m.path}:${m.lineNo}: ${m.kind} line`);
+        this.options.onProblem?.(`${m.path}${m.lineNo ? `:${m.lineNo}` : ''}: ${m.kind}`);
         return;
       case 'reader-problem':
         this.status.problems++;

@@ -1,5 +1,5 @@
 import type { Json, JsonObject } from '../records.ts';
-import { instanceIri } from '../../../rdf/iri.ts';
+import { instanceIri, instanceKey } from '../../../rdf/iri.ts';
 import { bool, int, num, str, type Term } from '../../../rdf/terms.ts';
 import { jsonLiteral } from '../../../rdf/json.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
@@ -7,6 +7,7 @@ import { content, Fields, firstMention, keepRest, ref, t, takeString, type Recor
 import { idPath } from '../ids.ts';
 import { hookRun } from './hooks.ts';
 import { emitBlocks } from './turn.ts';
+import { own } from '../../../own.ts';
 
 /**
  * Attachments, carved as the ontology card carves them:
@@ -53,10 +54,10 @@ export function attachmentClass(kind: string): WeaveTerm {
   if (kind === 'queued_command') return 'QueuedCommandAttachment';
   if (HOOK_CONTEXT.has(kind)) return 'HookContextAttachment';
   if (kind === 'nested_memory') return 'NestedMemoryAttachment';
-  if (FILE_REF[kind]) return 'FileRefAttachment';
+  if (own(FILE_REF, kind)) return 'FileRefAttachment';
   if (kind === 'invoked_skills') return 'InvokedSkillsAttachment';
   if (HOOK_EXEC.has(kind)) return 'HookExecAttachment';
-  if (REGISTRY[kind]) return 'RegistryDelta';
+  if (own(REGISTRY, kind)) return 'RegistryDelta';
   return 'StateAttachment';
 }
 
@@ -85,7 +86,7 @@ export function emitAttachment(record: JsonObject, ctx: RecordContext): void {
   else if (cls === 'FileRefAttachment') emitFileRef(f, kind, ctx);
   else if (cls === 'InvokedSkillsAttachment') emitInvokedSkills(f, ctx);
   else if (cls === 'HookExecAttachment') emitHookExec(f, kind, ctx);
-  else emitRegistryDelta(f, REGISTRY[kind], ctx);
+  else emitRegistryDelta(f, own(REGISTRY, kind)!, ctx);
   keepRest(ctx, f.rest(), 'attachment');
 }
 
@@ -139,7 +140,8 @@ function emitQueuedCommand(f: Fields, ctx: RecordContext, record: JsonObject): v
   const { event } = ctx;
   if (typeof f.raw.prompt === 'string') text(f, ctx, ['prompt']);
   else if (Array.isArray(f.raw.prompt)) {
-    const id = typeof record.uuid === 'string' ? idPath(record.uuid, ctx.session) : [`L${ctx.lineNo}`];
+    // A hand-written uuid is scoped by its session (ids.ts); a record without one is named after its stream and line.
+    const id = typeof record.uuid === 'string' && record.uuid ? idPath(record.uuid, ctx.session) : [instanceKey(event)];
     emitBlocks(f.json('prompt'), ctx, event, id, '/attachment/prompt', []);
   }
   const mode = f.string('commandMode');
@@ -194,7 +196,7 @@ function emitNestedMemory(f: Fields, ctx: RecordContext): void {
 
 /** (A) A file or directory the conversation mentioned, edited or dropped from context. */
 function emitFileRef(f: Fields, kind: string, ctx: RecordContext): void {
-  const path = f.string(FILE_REF[kind]);
+  const path = f.string(own(FILE_REF, kind)!);
   if (path) t(ctx, ctx.event, weave.file, fileNode(ctx, path));
   const display = f.string('displayPath');
   if (display) t(ctx, ctx.event, weave.displayPath, str(display));

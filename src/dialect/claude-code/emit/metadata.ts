@@ -7,6 +7,7 @@ import { fileNode } from './attachment.ts';
 import { content, Fields, keepRest, ref, t, type RecordContext } from '../../../emit/record.ts';
 import { related } from '../../../rdf/iri.ts';
 import { pick } from './system.ts';
+import { own } from '../../../own.ts';
 
 /**
  * Metadata records (no uuid, keyed by session, rewritten many times): each record is kept as an
@@ -66,8 +67,8 @@ const WORKTREE_FIELDS: FieldMap[] = [
 export function emitMetadata(record: JsonObject, ctx: RecordContext): void {
   const { event } = ctx;
   const type = record.type as string;
-  const f = new Fields(pick(record, RECORD_FIELDS[type]));
-  for (const map of METADATA_FIELDS[type] ?? []) typed(ctx, f, event, map);
+  const f = new Fields(pick(record, own(RECORD_FIELDS, type)));
+  for (const map of own(METADATA_FIELDS, type) ?? []) typed(ctx, f, event, map);
   const leaf = f.string('leafUuid');
   if (leaf) {
     ref(ctx, event, weave.leafEvent, 'event', leaf);

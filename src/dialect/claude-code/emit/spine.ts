@@ -11,6 +11,7 @@ import { emitMetadata } from './metadata.ts';
 import { emitProgress } from './progress.ts';
 import { emitSystem } from './system.ts';
 import { emitTurn } from './turn.ts';
+import { own } from '../../../own.ts';
 import { idPath } from '../ids.ts';
 
 /**
@@ -94,7 +95,8 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
   // Superclasses are stated too: the store does no RDFS inference, and `?t a weave:Turn` must work.
   t(event, a, weave.Event);
   if (record.type === 'user' || record.type === 'assistant') t(event, a, weave.Turn);
-  if (RECORD_CLASS[record.type]) t(event, a, weave[RECORD_CLASS[record.type]]);
+  const cls = own(RECORD_CLASS, record.type);
+  if (cls) t(event, a, weave[cls]);
   t(event, weave.recordType, str(record.type));
   t(event, weave.sourceLine, int(where.lineNo));
   t(event, weave.sourceOffset, int(where.offset));
@@ -126,8 +128,7 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
     described: where.described ?? new Set(),
   };
   const fields = record as unknown as JsonObject;
-  if (record.type === 'user' || record.type === 'assistant')
-    emitTurn(record as UserRecord | AssistantRecord, ctx, where.lineNo, out.toolUses);
+  if (record.type === 'user' || record.type === 'assistant') emitTurn(record as UserRecord | AssistantRecord, ctx, out.toolUses);
   else if (record.type === 'system') emitSystem(fields, ctx);
   else if (record.type === 'attachment') emitAttachment(fields, ctx);
   else if (record.type === 'progress') emitProgress(fields, ctx);

@@ -10,16 +10,17 @@ import type {
   UserRecord,
 } from '../records.ts';
 import { BLOCK_FIELDS } from '../fields.ts';
-import { instanceIri } from '../../../rdf/iri.ts';
+import { instanceIri, instanceKey } from '../../../rdf/iri.ts';
 import { jsonLiteral } from '../../../rdf/json.ts';
 import { bool, int, str, type Term } from '../../../rdf/terms.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../../../emit/content.ts';
 import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { own } from '../../../own.ts';
 import { idPath } from '../ids.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
-export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, lineNo: number, toolUses: [string, Term][]): void {
+export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, toolUses: [string, Term][]): void {
   const { event } = ctx;
   t(ctx, event, weave.role, str(record.type));
   if (record.type === 'assistant') {
@@ -29,7 +30,7 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
     if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
     if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
     if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
-    if (message.usage) emitUsage(message.usage, ctx, record.uuid ? idPath(record.uuid, ctx.session) : [`${lineNo}`]);
+    if (message.usage) emitUsage(message.usage, ctx, record.uuid ? idPath(record.uuid, ctx.session) : [instanceKey(event)]);
     if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
     if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
   } else {
@@ -47,11 +48,12 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
       t(ctx, event, weave.isVisibleInTranscriptOnly, bool(record.isVisibleInTranscriptOnly));
     if (record.permissionMode) t(ctx, event, weave.permissionMode, str(record.permissionMode));
   }
+  // A record without a uuid names its blocks after its stream and line, as its Event: never `ContentBlock//0`, never two records' `L7`.
   emitBlocks(
     record.message.content,
     ctx,
     event,
-    record.uuid ? idPath(record.uuid, ctx.session) : [`L${lineNo}`],
+    record.uuid ? idPath(record.uuid, ctx.session) : [instanceKey(event)],
     '/message/content',
     toolUses,
   );
@@ -153,10 +155,12 @@ function emitBlock(
     t(ctx, node, weave.blockJson, jsonLiteral(block));
     return;
   }
-  const known = BLOCK_FIELDS[block.type];
-  if (BLOCK_CLASS[block.type]) t(ctx, node, a, weave[BLOCK_CLASS[block.type]]);
+  const known = own(BLOCK_FIELDS, block.type);
+  const cls = own(BLOCK_CLASS, block.type);
+  if (cls) t(ctx, node, a, weave[cls]);
   // Superclasses are stated too (no inference in the store): a redacted thinking block is a thinking block.
-  if (BLOCK_SUPERCLASS[block.type]) t(ctx, node, a, weave[BLOCK_SUPERCLASS[block.type]]);
+  const superclass = own(BLOCK_SUPERCLASS, block.type);
+  if (superclass) t(ctx, node, a, weave[superclass]);
   if (!known) {
     t(ctx, node, weave.blockType, str(block.type));
     t(ctx, node, weave.blockJson, jsonLiteral(block));
