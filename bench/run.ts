@@ -11,6 +11,8 @@
  *      memory against one copy of the store, opening against Oxigraph's own load, a runaway query.
  *      BENCH_BEFORE=DIR (a checkout of an earlier Weave, `npm ci` done) adds its `weave serve`.
  *      BENCH_RESIDENT=0 skips this part.
+ *
+ * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
 import { Worker } from 'node:worker_threads';
 import { STRATEGIES } from './load-worker.ts';
@@ -22,6 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { openStore } from '../src/store/store.ts';
 import { printRows, residentBench } from './resident.ts';
+
+if (process.argv.includes('--scale')) {
+  await (await import('./scale/main.ts')).scaleBench(process.argv.slice(2));
+  process.exit(0);
+}
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const corpus = join(repo, '..', 'shared', 'corpus');

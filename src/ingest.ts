@@ -6,9 +6,24 @@ import { sameStamps } from './acquire/stamps.ts';
 import { readSession, SessionFailure, StoreFailure, type LineProblem, type ReadTally, type SessionRead } from './session-read.ts';
 import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
 import type { SessionCounts } from './emit/contract.ts';
+import type { Triple } from './rdf/terms.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import { linkAcrossSessions } from './link/crossSession.ts';
 import { linksGraphIri } from './rdf/iri.ts';
+import type { Reader } from './readers/reader.ts';
+import {
+  emptyReport,
+  graphStamp,
+  readSession as runReaders,
+  writeDetectorGraphs,
+  type DetectedGraph,
+  type DetectProblem,
+  type DetectReport,
+  type ReaderRun,
+} from './readers/run.ts';
+import { storeSecretKey } from './readers/secret/key.ts';
+import { SpineBuilder, spineFromGraph } from './readers/spine-builder.ts';
+import type { SessionSpine } from './readers/spine.ts';
 import type { GraphDelta, GraphEntry } from './store/manifest.ts';
 import { lockStore, openStoreForWriting } from './store/writer.ts';
 import { collectGraphFile, SearchIndex } from './search/index.ts';
@@ -53,6 +68,16 @@ export interface IngestOptions {
   archive?: boolean;
   /** Read every session the store holds again: from its files, or from the archive where they are gone. */
   rebuild?: boolean;
+  /**
+   * Readers to run on each session read, on its spine as its triples are written (its graph is
+   * not read back; a read carried on saw only the appended lines, so its spine comes from its
+   * graph's parts), writing the graphs `weave detect` would; sessions not read are detect's.
+   */
+  readers?: {
+    list: readonly Reader[];
+    onGraph?: (graph: DetectedGraph) => void | Promise<void>;
+    onProblem?: (problem: DetectProblem) => void;
+  };
 }
 
 export interface IngestReport {
@@ -83,10 +108,16 @@ export interface IngestReport {
   millis: number;
   /** Why the search index could not be kept current this run (weave search rebuilds it), if it could not. */
   searchIndex?: string;
+  /** What the readers did on the sessions read (when asked for), with the wall and CPU time they took. */
+  readers?: DetectReport & { cpuMillis: number };
 }
 
 /** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
-const WEAVE = 'weave/0.9'; // 0.8: the conversation layer; 0.9: a session without a runtime title takes its first prompt as its title
+// 0.8: the conversation layer; 0.9: a session without a runtime title takes its first prompt as its title;
+// 0.10: the lean graph (issue 16): the envelope stated once per transcript, roles and record types by class,
+// one Usage and FileBackup node per session and content, id literals only where a link does not resolve,
+// no Content node for a text kept whole where its dialect puts it.
+const WEAVE = 'weave/0.10';
 
 /** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
@@ -134,8 +165,17 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
   const policy = contentPolicyKey(options.content);
   // The search index, opened when the first session is written (an unchanged store never loads it).
   let index: SearchIndex | undefined;
+  const readers = options.readers;
+  const run: ReaderRun | undefined = readers && {
+    report: emptyReport(readers.list),
+    onGraph: readers.onGraph,
+    onProblem: readers.onProblem,
+    context: { secretKey: await storeSecretKey(options.storeDir) },
+  };
+  let readerCpu = 0;
 
   try {
+    if (readers && run) await writeDetectorGraphs(store, readers.list, true, run);
     const plan = await planSessions(discovered, store.manifest, options.storeDir, { roots, rebuild: options.rebuild });
     report.unarchived = plan.unarchived;
     for (const graph of plan.regrouped) {
@@ -169,12 +209,23 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
         continue;
       }
       let read: SessionRead;
-      const docs = options.search === false ? undefined : new DocCollector(session.sessionId);
+      // What the search index and the readers take from the triples as they are written, begun
+      // again with each read: a read carried on that must be read whole starts over.
+      let docs: DocCollector | undefined;
+      let spine: SpineBuilder | undefined;
+      const onBegin = (carriedOn: boolean) => {
+        docs = options.search === false || carriedOn ? undefined : new DocCollector(session.sessionId);
+        spine = readers && !carriedOn ? new SpineBuilder() : undefined;
+      };
+      const onTriple = (t: Triple) => {
+        docs?.triple(t.s, t.p, t.o);
+        spine?.add(t.s, t.p, t.o);
+      };
       try {
         read = await readSession(
           store,
           { session, graph, stamps, sessionId: session.sessionId, builtWith, previous, keep, whole: options.force || options.rebuild },
-          { ...reading, onFile, onTriple: docs && ((t) => docs.triple(t.s, t.p, t.o)) },
+          { ...reading, onFile, onBegin, onTriple },
           tally,
         );
       } catch (e) {
@@ -191,12 +242,12 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
         continue;
       }
       const { counts, entry, carriedOn, delta } = read;
-      if (docs && !report.searchIndex) {
+      if (options.search !== false && !report.searchIndex) {
         // The index is derived: a failure to keep it is reported, never a failed ingest.
         try {
           index ??= await SearchIndex.open(options.storeDir);
           // A read carried on saw only the new lines: the session's documents come from its whole graph.
-          const collected = carriedOn ? await collectGraphFile(options.storeDir, session.sessionId, entry) : docs;
+          const collected = docs ?? (await collectGraphFile(options.storeDir, session.sessionId, entry));
           await index.replaceSession(session.sessionId, entry, collected.docs(), collected.title());
         } catch (e) {
           report.searchIndex = (e as Error).message;
@@ -212,6 +263,26 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
       progress.sessionsDone++;
       options.onProgress?.(progress);
       await options.onSession?.(session, graph, { ...counts, entry, delta });
+      if (readers && run) {
+        // The readers' share of the work, timed apart: the spine (as it was written, or for a read
+        // carried on from the graph's parts), the readers, their graphs.
+        const wall = performance.now();
+        const cpu = process.cpuUsage();
+        let sessionSpine: SessionSpine | undefined;
+        try {
+          sessionSpine = spine
+            ? spine.build(graph, session.sessionId)
+            : await spineFromGraph(options.storeDir, entry, graph, session.sessionId);
+        } catch (e) {
+          const message = (e as Error).message;
+          run.report.problems.push({ sessionId: session.sessionId, message });
+          readers.onProblem?.({ sessionId: session.sessionId, message });
+        }
+        if (sessionSpine) await runReaders(store, sessionSpine, readers.list, await graphStamp(options.storeDir, entry), run);
+        const used = process.cpuUsage(cpu);
+        readerCpu += (used.user + used.system) / 1000;
+        run.report.millis += performance.now() - wall;
+      }
     }
     Object.assign(report, { files: tally.files, records: tally.records, bytes: tally.bytes });
     report.warnings = report.problems.filter((p) => p.kind === 'warning').length;
@@ -232,6 +303,7 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
   }
   await store.close();
   report.millis = performance.now() - started;
+  if (run) report.readers = { ...run.report, cpuMillis: readerCpu };
   return report;
 }
 

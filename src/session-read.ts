@@ -88,7 +88,9 @@ export interface SessionReadOptions {
   onProblem?: (problem: LineProblem) => void;
   /** After each file read, with the tally so far. */
   onFile?: () => void;
-  /** Each triple as it is emitted (the search index's documents are collected so). */
+  /** At the start of each read, whether it carries on the last (a read carried on may yet be read whole). */
+  onBegin?: (carriedOn: boolean) => void;
+  /** Each triple as it is emitted (the search index's documents and the readers' spine are collected so). */
   onTriple?: (triple: Triple) => void;
 }
 
@@ -190,6 +192,7 @@ async function read(
   const { session, graph, stamps, keep } = target;
   const { dialect } = session;
   const graphTerm = iri(graph);
+  options.onBegin?.(!!resume);
   let saved: ReadState | undefined;
   if (resume) saved = JSON.parse(await readFile(join(options.storeDir, resume.state!.file), 'utf8')) as ReadState;
   // Triples go to the spine while complete lines are read, then to the derived part.

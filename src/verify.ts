@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { archivedLines } from './acquire/archived.ts';
@@ -104,6 +105,9 @@ interface Declaration {
   byteLength?: number;
   sha256?: string;
 }
+
+/** queries/stored-texts.rq: the documented way to every stored text's figures. */
+const STORED_TEXTS = readFileSync(new URL('../queries/stored-texts.rq', import.meta.url), 'utf8');
 
 const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([state, local]) => [`${WEAVE_NS}${local}`, state]));
 
@@ -214,13 +218,8 @@ async function storedTranscripts(select: Select): Promise<Map<string, StoredTran
     if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
     if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
   }
-  for (const row of await select(`SELECT ?path ?session ?line ?pointer ?property ?state ?bytes ?sha WHERE { GRAPH ?g {
-      ?t weave:sourcePath ?path ; weave:sessionId ?session ; weave:hasEvent ?e .
-      ?e weave:sourceLine ?line ; weave:hasContentBlock* ?s .
-      ?s weave:hasContent ?c .
-      ?c weave:jsonPointer ?pointer ; weave:contentOf ?property ; weave:contentState ?state .
-      OPTIONAL { ?c weave:byteLength ?bytes }
-      OPTIONAL { ?c weave:sha256 ?sha } } }`)) {
+  // Every stored text with its state, length, digest and pointer, from its Content node or from the graph.
+  for (const row of await select(STORED_TEXTS)) {
     const t = of(row.path, row.session);
     const line = Number(row.line);
     const list = t.contents.get(line) ?? [];
@@ -228,8 +227,8 @@ async function storedTranscripts(select: Select): Promise<Map<string, StoredTran
       pointer: row.pointer,
       property: row.property.startsWith(WEAVE_NS) ? row.property.slice(WEAVE_NS.length) : row.property,
       state: STATE_NAMES[row.state] ?? row.state,
-      byteLength: row.bytes === undefined ? undefined : Number(row.bytes),
-      sha256: row.sha,
+      byteLength: row.byteLength === undefined ? undefined : Number(row.byteLength),
+      sha256: row.sha256,
     });
     t.contents.set(line, list);
   }

@@ -65,7 +65,9 @@ describe('the alignment with ravel holds for the data', () => {
 
   test('weave:Turn ≡ ravel:Turn: every turn is a user or assistant record; each named by its uuid alone has one owl:sameAs', () => {
     const all = count(store, '{ SELECT DISTINCT ?t WHERE { ?t a weave:Turn } }');
-    assert.equal(count(store, `{ SELECT DISTINCT ?t WHERE { ?t a weave:Turn ; weave:role ?r FILTER(?r IN ("user", "assistant")) } }`), all);
+    // The role is the turn's own where a dialect states it, else its class's (weave:turnRole, the lean graph).
+    const role = `{ ?t weave:role ?r } UNION { ?t a ?c . GRAPH <https://repolex.ai/ontology/weave> { ?c weave:turnRole ?r } }`;
+    assert.equal(count(store, `{ SELECT DISTINCT ?t WHERE { ?t a weave:Turn . ${role} FILTER(?r IN ("user", "assistant")) } }`), all);
     // A hand-written uuid is scoped by its session (Turn/<session>/<id>): no ravel IRI can name it alone.
     const turns = count(store, '{ SELECT DISTINCT ?t WHERE { ?t a weave:Turn FILTER(REGEX(STR(?t), "/Turn/[^/]+$")) } }');
     assert.ok(turns > 100 && turns < all, `${turns} of ${all}`);
@@ -82,8 +84,25 @@ describe('the alignment with ravel holds for the data', () => {
   });
 
   test('equivalent properties: every statement Weave makes fits the domain and range ravel declares', () => {
-    // ravel:role: on a Turn, a plain string.
+    // ravel:role: on a Turn, a plain string; Claude Code's turns take theirs from their class, which states it so.
     assert.equal(count(store, '?s weave:role ?o FILTER(NOT EXISTS { ?s a weave:Turn } || DATATYPE(?o) != xsd:string)'), 0);
+    assert.deepEqual(
+      select(store, 'SELECT ?c ?r WHERE { GRAPH <https://repolex.ai/ontology/weave> { ?c weave:turnRole ?r } } ORDER BY ?c').map((r) => [
+        r.c.replace('https://repolex.ai/ontology/weave#', 'weave:'),
+        r.r,
+      ]),
+      [
+        ['weave:AssistantTurn', 'assistant'],
+        ['weave:UserTurn', 'user'],
+      ],
+    );
+    assert.equal(
+      count(
+        store,
+        'GRAPH <https://repolex.ai/ontology/weave> { weave:UserTurn rdfs:subClassOf+ weave:Turn . weave:AssistantTurn rdfs:subClassOf+ weave:Turn }',
+      ),
+      1,
+    );
     // ravel:atTurn: always a Turn.
     assert.ok(count(store, '?s weave:atEvent ?o') > 10);
     assert.equal(count(store, '?s weave:atEvent ?o FILTER NOT EXISTS { ?o a weave:Turn }'), 0);

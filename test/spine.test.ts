@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLine } from '../src/dialect/claude-code/read.ts';
@@ -27,7 +28,8 @@ function spineOf(n: number): { lines: string[]; references: string[] } {
   const out = emitSpine(read, event, { soul: 'local', transcript: T, lineNo: n, offset: 0 });
   return {
     lines: out.triples.map((t: Triple) => `${t.s} ${t.p} ${t.o}`).sort(),
-    references: out.references.map((r) => `${r.subject} ${r.predicate} ${r.space}:${r.id}`),
+    // A reference's literal (` | weave:xId`) states the id instead where it resolves to nothing in the session.
+    references: out.references.map((r) => `${r.subject} ${r.predicate} ${r.space}:${r.id}${r.literal ? ` | ${r.literal}` : ''}`),
   };
 }
 
@@ -55,20 +57,20 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
       `${u} ${TYPE} ${W('Event')}`,
       `${u} ${TYPE} ${W('Turn')}`,
       `${u} ${TYPE} ${W('UserTurn')}`,
-      `${u} ${W('recordType')} "user"`,
+      // Its record type and role are its class's (weave:recordTypeName, weave:turnRole): not stated here.
       `${u} ${W('sourceLine')} ${INT(2)}`,
       `${u} ${W('sourceOffset')} ${INT(0)}`,
       `${u} ${W('eventId')} "u-0001"`,
       `${u} ${W('promptId')} "p-0001"`,
       `${u} ${W('originKind')} "human"`,
       `${u} ${W('origin')} ${JSONL('{"kind":"human"}')}`,
-      `${u} ${W('role')} "user"`,
       `${u} ${W('hasContentBlock')} ${b}`,
       `${b} ${W('blockOrder')} ${INT(0)}`,
       `${b} ${TYPE} ${W('ContentBlock')}`,
       `${b} ${TYPE} ${W('TextBlock')}`,
       `${b} ${W('text')} "Please list the files in src/ and fix the typo in README.md"`,
-      // The text's content state (src/emit/content.ts): kept whole, 59 bytes, found at /message/content.
+      // The text's content state (src/emit/content.ts): kept whole, 59 bytes, found at /message/content,
+      // not where a block's text usually is (/message/content/0/text), so it has a Content node.
       `${b} ${W('hasContent')} ${c}`,
       `${c} ${TYPE} ${W('Content')}`,
       `${c} ${W('contentOf')} ${W('text')}`,
@@ -84,7 +86,9 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
 test('the last fragment of a streamed response: tool use, usage with its four counts, kept extras', () => {
   const a = `<urn:soul:local:Weave/Turn/${S1}/a-0003>`;
   const b = `<urn:soul:local:Weave/ContentBlock/${S1}/a-0003/0>`;
-  const u = `<urn:soul:local:Weave/Usage/${S1}/a-0003>`;
+  // A usage is named by its session and what it says, so fragments repeating it share it.
+  const usage = JSON.parse(LINES[4]).message.usage;
+  const u = `<urn:soul:local:Weave/Usage/${S1}/${createHash('sha1').update(JSON.stringify(usage)).digest('hex').slice(0, 20)}>`;
   const { lines, references } = spineOf(5);
   assert.deepEqual(
     lines.filter(
@@ -102,14 +106,13 @@ test('the last fragment of a streamed response: tool use, usage with its four co
       `${a} ${W('extraJson')} ${JSONL('{"message":{"container":null}}')}`,
       `${a} ${W('messageId')} "msg_0001"`,
       `${a} ${W('model')} "claude-opus-4-7"`,
-      `${a} ${W('parentEventId')} "a-0002"`,
       `${a} ${W('requestId')} "req_0001"`,
       `${a} ${W('stopReason')} "tool_use"`,
       `${b} ${TYPE} ${W('ContentBlock')}`,
       `${b} ${TYPE} ${W('ToolUseBlock')}`,
       `${b} ${W('blockOrder')} ${INT(0)}`,
       `${b} ${W('extraJson')} ${JSONL('{"caller":{"type":"direct"}}')}`,
-      `${b} ${W('hasContent')} <urn:soul:local:Weave/Content/ContentBlock/${S1}/a-0003/0/toolInput>`,
+      // Kept whole where a tool use's input usually is: no Content node.
       `${b} ${W('toolInput')} ${JSONL('{"command":"ls src/"}')}`,
       `${b} ${W('toolName')} "Bash"`,
       `${b} ${W('toolUseId')} "toolu_0001"`,
@@ -121,7 +124,7 @@ test('the last fragment of a streamed response: tool use, usage with its four co
       `${u} ${W('usageJson')} ${JSONL(JSON.stringify({ input_tokens: 100, output_tokens: 42, cache_creation_input_tokens: 10, cache_read_input_tokens: 2000, service_tier: 'standard', cache_creation: { ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 0 } }))}`,
     ].sort(),
   );
-  assert.deepEqual(references, [`${a} ${W('parentEvent')} event:a-0002`]);
+  assert.deepEqual(references, [`${a} ${W('parentEvent')} event:a-0002 | ${W('parentEventId')}`]);
 });
 
 test('an error result with a text and an image nested in order, answering its use by id', () => {
@@ -138,7 +141,6 @@ test('an error result with a text and an image nested in order, answering its us
       `${r} ${W('hasContentBlock')} ${image}`,
       `${r} ${W('hasContentBlock')} ${text}`,
       `${r} ${W('toolIsError')} ${BOOL(true)}`,
-      `${r} ${W('toolUseId')} "toolu_0002"`,
       `${text} ${TYPE} ${W('ContentBlock')}`,
       `${text} ${TYPE} ${W('TextBlock')}`,
       `${text} ${W('blockOrder')} ${INT(0)}`,
@@ -157,9 +159,9 @@ test('an error result with a text and an image nested in order, answering its us
   );
   assert.ok(lines.includes(`<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('toolUseResult')} ${JSONL('"Error: no such file"')}`));
   assert.deepEqual(references, [
-    `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('parentEvent')} event:a-0004`,
-    `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('sourceToolAssistant')} event:a-0004`,
-    `${r} ${W('toolUseRef')} toolUse:toolu_0002`,
+    `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('parentEvent')} event:a-0004 | ${W('parentEventId')}`,
+    `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('sourceToolAssistant')} event:a-0004 | ${W('sourceToolAssistantId')}`,
+    `${r} ${W('toolUseRef')} toolUse:toolu_0002 | ${W('toolUseId')}`,
   ]);
 });
 
@@ -182,7 +184,9 @@ test('metadata records without a uuid get an id from their stream and line', () 
   const { lines } = spineOf(1);
   const e = `<urn:soul:local:Weave/Event/${S1}/L1>`;
   assert.ok(lines.includes(`${T} ${W('hasEvent')} ${e}`));
-  assert.ok(lines.includes(`${e} ${W('recordType')} "permission-mode"`));
+  // Its type is its class's (PermissionModeEvent weave:recordTypeName "permission-mode").
+  assert.ok(lines.includes(`${e} ${TYPE} ${W('PermissionModeEvent')}`));
+  assert.ok(!lines.some((l) => l.includes(W('recordType'))));
 });
 
 test('IRIs and literals stay well-formed whatever the data holds', () => {

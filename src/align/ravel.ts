@@ -56,15 +56,25 @@ export async function loadAlignment(store: oxigraph.Store, soul: string): Promis
 /**
  * owl:sameAs for the turns of one graph (a session graph just loaded), or of the whole store.
  * Links are only ever added: a turn's IRIs do not change, and a dropped session's turns keep
- * theirs until the store is opened again.
+ * theirs until the store is opened again. Returns how many links were new, so a caller keeping
+ * the store's size need not count the whole store again.
  */
-export function alignTurns(store: oxigraph.Store, soul: string, graph?: string): void {
-  const alignment = alignmentGraphIri(soul);
+export function alignTurns(store: oxigraph.Store, soul: string, graph?: string): number {
+  const alignment = oxigraph.namedNode(alignmentGraphIri(soul));
+  const sameAs = oxigraph.namedNode(SAME_AS);
   const turns = new Set(
     store
       .match(null, oxigraph.namedNode(TYPE), oxigraph.namedNode(TURN), graph ? oxigraph.namedNode(graph) : null)
       .map((q) => q.subject.value),
   );
-  const lines = [...turns].map((t) => sameAsLine(t, alignment)).join('');
+  let added = 0;
+  let lines = '';
+  for (const turn of turns) {
+    const ravel = ravelTurnIri(turn);
+    if (!ravel || store.has(oxigraph.quad(oxigraph.namedNode(turn), sameAs, oxigraph.namedNode(ravel), alignment))) continue;
+    lines += sameAsLine(turn, alignment.value);
+    added++;
+  }
   if (lines) store.load(lines, { format: 'application/n-quads', no_transaction: true });
+  return added;
 }

@@ -1,5 +1,8 @@
 import { ingest, type IngestReport } from '../ingest.ts';
 import { detect } from '../readers/detect.ts';
+import { READERS } from '../readers/registry.ts';
+import { joinReports } from '../readers/run.ts';
+import { capacityNotice, embeddedStoreSize } from '../store/ceiling.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
@@ -94,6 +97,7 @@ async function ingestAndDetect(
   { readers, quiet = false }: { readers: boolean; quiet?: boolean },
 ): Promise<number> {
   const bar = quiet ? { update: () => undefined, done: () => undefined } : progressBar();
+  const read = new Set<string>();
   const report = await ingest(paths, {
     storeDir: dir,
     soul: await soul(values),
@@ -108,6 +112,17 @@ async function ingestAndDetect(
         `${printable(p.path)}${p.lineNo ? `:${p.lineNo}` : ''}: ${p.kind}: ${printable(p.message)}${inFixtures(p.path) ? ' (broken on purpose in the fixtures)' : ''}\n`,
       );
     },
+    onSession: (session) => void read.add(session.sessionId),
+    // The readers read each session as it is written; detect then reruns them only where a reader changed.
+    readers: readers
+      ? {
+          list: READERS,
+          onProblem: (p) => {
+            bar.done();
+            printProblem(p);
+          },
+        }
+      : undefined,
   });
   bar.done();
   if (report.searchIndex)
@@ -121,20 +136,29 @@ async function ingestAndDetect(
     );
     return 1;
   }
-  // Readers rerun only where a session graph or a reader changed since they last ran.
+  // The readers read each session ingest read; here they rerun only where a session graph or a reader changed since they last ran.
   const bars = quiet ? undefined : readersBar();
-  const detected = readers
-    ? await detect({
-        storeDir: dir,
-        onlyStale: true,
-        onProblem: (p) => {
-          bars?.done();
-          printProblem(p);
-        },
-        onProgress: bars?.update,
-      })
-    : undefined;
+  const detected =
+    readers && report.readers
+      ? joinReports(
+          report.readers,
+          await detect({
+            storeDir: dir,
+            onlyStale: true,
+            done: read,
+            onProblem: (p) => {
+              bars?.done();
+              printProblem(p);
+            },
+            onProgress: bars?.update,
+          }),
+        )
+      : undefined;
   bars?.done();
+  // How full one embedded copy would be with this store, from 80% of it on (an external store has no such bound).
+  const size = await embeddedStoreSize(dir);
+  const notice = size && capacityNotice(size);
+  if (notice) process.stderr.write(`weave ingest: ${notice}\n`);
   if (values.json) process.stdout.write(`${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n`);
   else {
     // A run while watching says only what it did.

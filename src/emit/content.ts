@@ -6,10 +6,12 @@ import { a, weave } from '../rdf/vocab.ts';
 
 /**
  * Content states: every stored text of a transcript (message text, thinking, signatures, tool
- * input and output, attachment payloads, media) gets a Content node saying how much of it the
- * graph holds, from the glossary's states. Whatever the policy keeps, the byte length of the
- * original and, for anything not kept whole, its SHA-256 stay in the graph, with a JSON Pointer
- * to where the original sits in its record, so `weave verify` can prove them against the source.
+ * input and output, attachment payloads, media) has a state from the glossary's states saying how
+ * much of it the graph holds. Whatever the policy keeps, the byte length of the original and, for
+ * anything not kept whole, its SHA-256 stay in the graph, with a JSON Pointer to where the
+ * original sits in its record, so `weave verify` can prove them against the source. They are
+ * stated on a Content node, except for a text stored whole where its dialect's conventions put
+ * it: its state, length and pointer then follow from the graph (queries/stored-texts.rq).
  */
 
 /** The glossary's content states, with the individual each is in the ontology. */
@@ -160,6 +162,12 @@ export interface ContentSpec {
   pointer: string;
   /** Several values of one property on one subject are told apart by index. */
   index?: number;
+  /**
+   * The pointer is the one the dialect's conventions give this property on this subject (see
+   * queries/stored-texts.rq): a text stored whole there needs no Content node, since its state
+   * (available), its byte length (its literal's) and its pointer all follow from the graph.
+   */
+  conventional?: boolean;
 }
 
 /**
@@ -172,6 +180,13 @@ export function emitContent(out: Triple[], policy: ContentPolicy, subject: Term,
   const bytes = measure(value, encoding);
   if (!bytes) throw new Error(`content ${local} at ${spec.pointer} is not ${encoding === 'json' ? 'JSON' : 'a string'}`);
   const mode = policy.modes[spec.kind];
+  const text = mode === 'keep' && encoding === 'json' ? jsonText(value) : (value as string);
+  const limit = policy.textLimit;
+  const whole = mode === 'keep' && (encoding === 'base64' || !limit || Buffer.byteLength(text, 'utf8') <= limit);
+  if (whole && spec.conventional && encoding !== 'base64') {
+    out.push({ s: subject, p: property, o: encoding === 'json' ? jsonLiteral(value) : str(text) });
+    return;
+  }
   const node = declare(out, subject, property, spec);
   out.push({ s: node, p: weave.byteLength, o: int(bytes.length) });
   if (mode !== 'keep') {
@@ -179,9 +194,7 @@ export function emitContent(out: Triple[], policy: ContentPolicy, subject: Term,
     out.push({ s: node, p: weave.sha256, o: str(sha256(bytes)) });
     return;
   }
-  const text = encoding === 'json' ? jsonText(value) : (value as string);
-  const limit = policy.textLimit;
-  if (encoding === 'base64' || !limit || Buffer.byteLength(text, 'utf8') <= limit) {
+  if (whole) {
     out.push({ s: node, p: weave.contentState, o: weave[CONTENT_STATES.available] });
     out.push({ s: subject, p: property, o: encoding === 'json' ? jsonLiteral(value) : str(text) });
     return;

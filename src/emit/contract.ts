@@ -1,5 +1,6 @@
 import type { Term, Triple } from '../rdf/terms.ts';
 import type { ContentPolicy } from './content.ts';
+import type { TranscriptDefaults } from './defaults.ts';
 
 /**
  * What the session emitter and a dialect's record emitter say to each other, whatever the
@@ -19,6 +20,8 @@ export interface Where {
   content?: ContentPolicy;
   /** Shared nodes the session has described already (kept by the session across its records). */
   described?: Set<Term>;
+  /** What the transcript states once for its records (kept by the session per transcript). */
+  defaults?: TranscriptDefaults;
 }
 
 /** A link whose target is known only by an id until the whole session is read. */
@@ -28,6 +31,12 @@ export interface Reference {
   /** Which id space the target lives in. */
   space: 'event' | 'toolUse';
   id: string;
+  /**
+   * Where the link does not resolve in the session, the id is stated as this literal property
+   * instead (weave:parentEventId, …), so it can still be followed into other sessions; where it
+   * resolves, the target states it (weave:eventId, weave:toolUseId).
+   */
+  literal?: Term;
 }
 
 /** Finds the node a session's records gave an id, once all of them are read. */

@@ -38,9 +38,9 @@ export function firstMention(ctx: RecordContext, node: Term): boolean {
   return true;
 }
 
-/** A link known only by id until the whole session is read. */
-export function ref(ctx: RecordContext, subject: Term, predicate: Term, space: Reference['space'], id: string): void {
-  ctx.references.push({ subject, predicate, space, id });
+/** A link known only by id until the whole session is read; `literal` states the id where it does not resolve. */
+export function ref(ctx: RecordContext, subject: Term, predicate: Term, space: Reference['space'], id: string, literal?: Term): void {
+  ctx.references.push({ subject, predicate, space, id, literal });
 }
 
 export function content(ctx: RecordContext, subject: Term, property: Term, value: unknown, spec: ContentSpec): void {

@@ -14,6 +14,7 @@ import { bool, int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
 import type { Reference, Resolve, SessionCounts } from './contract.ts';
+import { TranscriptDefaults, type SavedDefaults } from './defaults.ts';
 
 /** Where a record sits: its file and line. The session's files in order, then lines, is the reading order. */
 type Position = [path: string, line: number];
@@ -26,7 +27,7 @@ export class WholeReadNeeded extends Error {}
 
 /** The emitter's state after the lines read so far, as JSON (see `save`). */
 interface EmitterState {
-  version: 1;
+  version: 2;
   transcripts: string[];
   counts: SessionCounts;
   events: [string, Term, Position][];
@@ -34,6 +35,8 @@ interface EmitterState {
   references: Reference[];
   replays: [string, Position[]][];
   described: Term[];
+  /** Per transcript node, what it states once (see TranscriptDefaults). */
+  defaults: [Term, SavedDefaults][];
   observers: unknown[];
 }
 
@@ -60,6 +63,8 @@ export class SessionEmitter {
   private readonly toolUseAt = new Map<string, Position>();
   /** Carrying on a saved read: records may come before others in reading order. */
   private continuing = false;
+  /** Per transcript node: what it states once for its records (saved with the state, so a read carried on states the same). */
+  private readonly defaults = new Map<Term, TranscriptDefaults>();
   private readonly dialect: Dialect;
   private readonly recordObservers: RecordObserver[];
   private readonly transcripts: TranscriptSource[];
@@ -110,6 +115,7 @@ export class SessionEmitter {
     }
     for (const [p, o] of opening.about) t(node, p, o);
     if (archivedOnly) t(node, weave.archivedOnly, bool(true));
+    this.defaults.set(node, new TranscriptDefaults(node));
     const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
     for (const observer of this.factObservers) observer.transcript?.(ctx, opening.stream);
     return ctx;
@@ -120,6 +126,8 @@ export class SessionEmitter {
     const isMain = source === this.session.main;
     const streamKey = isMain ? this.session.sessionId : `agent-${source.agentId ?? source.path}`;
     const node = isMain ? this.mainTranscript : instanceIri(this.soul, 'Transcript', this.session.sessionId, streamKey);
+    // Its defaults come with the saved state; a transcript whose records stated none has none there.
+    if (!this.defaults.has(node)) this.defaults.set(node, new TranscriptDefaults(node));
     return { source, node, streamKey, index: this.transcripts.indexOf(source) };
   }
 
@@ -167,6 +175,7 @@ export class SessionEmitter {
       session: this.session.sessionId,
       content: this.content,
       described: this.described,
+      defaults: this.defaults.get(ctx.node),
     });
     const { event } = out;
     if (this.continuing)
@@ -240,7 +249,7 @@ export class SessionEmitter {
     const observers = [...this.recordObservers, ...this.factObservers];
     if (!observers.every((o) => o.save)) return undefined;
     const state: EmitterState = {
-      version: 1,
+      version: 2,
       transcripts: this.transcripts.map((t) => t.path),
       counts: { ...this.counts },
       events: [...this.events].map(([uuid, term]) => [uuid, term, this.eventAt.get(uuid)!]),
@@ -248,6 +257,7 @@ export class SessionEmitter {
       references: this.references,
       replays: [...this.replays],
       described: [...this.described],
+      defaults: [...this.defaults].map(([node, d]) => [node, d.save()]),
       observers: observers.map((o) => o.save!()),
     };
     return JSON.stringify(state);
@@ -260,7 +270,7 @@ export class SessionEmitter {
   load(text: string): boolean {
     const state = JSON.parse(text) as EmitterState;
     const observers = [...this.recordObservers, ...this.factObservers];
-    if (state.version !== 1 || state.observers.length !== observers.length || !observers.every((o) => o.load)) return false;
+    if (state.version !== 2 || state.observers.length !== observers.length || !observers.every((o) => o.load)) return false;
     const index = state.transcripts.map((path) => this.transcripts.findIndex((t) => t.path === path));
     if (index.some((i) => i === -1)) return false;
     Object.assign(this.counts, state.counts);
@@ -275,6 +285,7 @@ export class SessionEmitter {
     this.references.push(...state.references);
     for (const [uuid, copies] of state.replays) this.replays.set(uuid, copies);
     for (const node of state.described) this.described.add(node);
+    for (const [node, saved] of state.defaults) this.defaults.set(node, TranscriptDefaults.load(node, saved));
     for (const [i, o] of observers.entries()) o.load!(state.observers[i], (at) => index[at]);
     this.continuing = true;
     return true;
@@ -286,6 +297,7 @@ export class SessionEmitter {
     for (const ref of this.references) {
       const target = resolve(ref.space, ref.id);
       if (target) this.emit(ref.subject, ref.predicate, target);
+      else if (ref.literal) this.emit(ref.subject, ref.literal, str(ref.id));
     }
     for (const observer of [...this.recordObservers, ...this.factObservers])
       for (const t of observer.finish?.(resolve) ?? []) this.emit(t.s, t.p, t.o);

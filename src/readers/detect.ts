@@ -1,21 +1,34 @@
-import oxigraph from 'oxigraph';
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { detectorGraphIri, readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
-import { filesOf, readManifest, type GraphEntry, type Manifest, type SourceStamp } from '../store/manifest.ts';
-import { loadGraph, type OxStore } from '../store/store.ts';
+import { readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
+import { readManifest, type Manifest } from '../store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../store/writer.ts';
-import { detectorGraphText, FINDINGS_FORMAT, readerGraphText } from './emit.ts';
-import type { Finding, Reader } from './reader.ts';
+import type { Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
+import {
+  emptyReport,
+  graphStamp,
+  isStale,
+  problem,
+  readSession,
+  writeDetectorGraphs,
+  type DetectedGraph,
+  type DetectProblem,
+  type DetectReport,
+  type ReaderRun,
+} from './run.ts';
 import { storeSecretKey } from './secret/key.ts';
-import { loadSpine, type SessionSpine } from './spine.ts';
+import { spineFromGraph } from './spine-builder.ts';
+import type { SessionSpine } from './spine.ts';
+
+export type { DetectedGraph, DetectProblem, DetectReport } from './run.ts';
 
 /**
- * Runs readers over the stored spine: for each session graph in the store, each selected
- * reader reads the session and its findings replace the reader's graph for that session whole.
- * A reader graph records what it was read from (the session graph file's size and time) and
- * the reader's version, so `onlyStale` runs exactly the pairs whose inputs changed.
+ * Runs readers over the stored spine: for each session graph in the store, each selected reader
+ * reads the session and its findings replace the reader's graph for that session whole (run.ts).
+ * A session's spine is read from its graph file in one pass (spine-builder.ts); ingest runs the
+ * readers on the sessions it reads as it writes them, so after an ingest this is left with the
+ * sessions it did not read whose readers changed. `onlyStale` runs exactly the pairs whose inputs
+ * changed.
  */
 
 export interface DetectOptions {
@@ -26,8 +39,8 @@ export interface DetectOptions {
   sessions?: string[];
   /** Skip a reader whose graph for a session is current (same session graph, same reader version). */
   onlyStale?: boolean;
-  /** A store already holding the session graphs (a server's); else each is loaded from its file. */
-  store?: OxStore;
+  /** Sessions the readers already read in this run (ingest's stream): passed over, not counted. */
+  done?: ReadonlySet<string>;
   /** Called after each reader graph is written, e.g. to load it into a live store. */
   onGraph?: (graph: DetectedGraph) => void | Promise<void>;
   onProblem?: (problem: DetectProblem) => void;
@@ -38,59 +51,22 @@ export interface DetectOptions {
   readers?: readonly Reader[];
 }
 
-export interface DetectedGraph {
-  /** Absent for a reader's own graph (the detector's description). */
-  sessionId?: string;
-  reader: string;
-  graph: string;
-  /** Its manifest entry, which names its file. */
-  entry: GraphEntry;
-  quads: number;
-  findings: number;
-}
-
-export interface DetectReport {
-  /** Sessions at least one reader ran on. */
-  sessions: number;
-  /** Sessions every selected reader was current on. */
-  skipped: number;
-  graphs: number;
-  /** Findings per reader name. */
-  findings: Record<string, number>;
-  /** Sessions or readers that failed; everything else still ran. */
-  problems: DetectProblem[];
-  millis: number;
-}
-
-/** A session graph that could not be read, or a reader that failed on one session. */
-export interface DetectProblem {
-  sessionId: string;
-  reader?: string;
-  message: string;
-}
-
 export async function detect(options: DetectOptions): Promise<DetectReport> {
   const started = performance.now();
   const { storeDir } = options;
   const readers = selectReaders(options.detectors, options.readers ?? READERS);
-  const report: DetectReport = {
-    sessions: 0,
-    skipped: 0,
-    graphs: 0,
-    findings: Object.fromEntries(readers.map((r) => [r.name, 0])),
-    problems: [],
-    millis: 0,
-  };
-  const problem = (p: DetectProblem) => {
-    report.problems.push(p);
-    options.onProblem?.(p);
-  };
   const existing = await readManifest(storeDir);
+  const run: ReaderRun = {
+    report: emptyReport(readers),
+    onGraph: options.onGraph,
+    onProblem: options.onProblem,
+    context: { secretKey: Buffer.alloc(0) },
+  };
   // An empty store (nothing ingested yet) has nothing to read.
-  if (!existing) return report;
+  if (!existing) return run.report;
   const lock = await lockStore(storeDir, { onNote: options.onNote });
   try {
-    return await detectLocked(options, readers, report, problem, existing.soul, started);
+    return await detectLocked(options, readers, run, existing.soul, started);
   } finally {
     await lock.release();
   }
@@ -99,84 +75,44 @@ export async function detect(options: DetectOptions): Promise<DetectReport> {
 async function detectLocked(
   options: DetectOptions,
   readers: readonly Reader[],
-  report: DetectReport,
-  problem: (p: DetectProblem) => void,
+  run: ReaderRun,
   soul: string,
   started: number,
 ): Promise<DetectReport> {
   const { storeDir } = options;
+  run.context.secretKey = await storeSecretKey(storeDir);
   // Entries are merged into the manifest in batches; were this run to fail, the next reruns what it lost.
   const writer = await openStoreForWriting(storeDir, soul);
-  const sessions = sessionGraphs(writer.manifest, options.sessions);
-  const context = { secretKey: await storeSecretKey(storeDir) };
-
-  // Each reader describes itself once, in its own graph, not in every session's.
-  for (const reader of readers) {
-    const graph = detectorGraphIri(soul, reader);
-    if (options.onlyStale && writer.manifest.graphs[graph]?.builtWith === builtWith(reader)) continue;
-    const { text, quads } = detectorGraphText(soul, reader);
-    const entry = await writer.writeGraph(graph, text, { quads, reader: reader.name, builtWith: builtWith(reader) });
-    await options.onGraph?.({ reader: reader.name, graph, entry, quads, findings: 0 });
-  }
+  const sessions = sessionGraphs(writer.manifest, options.sessions).filter((s) => !options.done?.has(s.sessionId));
+  // Ingest's stream wrote them already when it read sessions.
+  if (!options.done?.size) await writeDetectorGraphs(writer, readers, !!options.onlyStale, run);
 
   let done = 0;
   for (const { sessionId, graph, entry } of sessions) {
     options.onProgress?.(done++, sessions.length);
-    const stamp = await stampOf(storeDir, entry);
+    const stamp = await graphStamp(storeDir, entry);
     const due = readers.filter(
       (r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp),
     );
     if (!due.length) {
-      report.skipped++;
+      run.report.skipped++;
       continue;
     }
-    const scratch = options.store ? undefined : new oxigraph.Store();
+    let spine: SessionSpine;
     try {
-      let spine: SessionSpine;
-      try {
-        if (scratch) await loadGraph(scratch, storeDir, entry);
-        spine = loadSpine(options.store ?? scratch!, graph, sessionId);
-      } catch (e) {
-        // A graph file that does not load is named by its loader already.
-        const file = join(storeDir, entry.file);
-        const message = (e as Error).message;
-        problem({ sessionId, message: message.startsWith(file) ? message : `${file}: ${message}` });
-        continue;
-      }
-      for (const reader of due) {
-        const readerGraph = readerGraphIri(soul, sessionId, reader.name);
-        let findings: Finding[];
-        let text: string;
-        let quads: number;
-        try {
-          findings = reader.read(spine, context);
-          // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
-          ({ text, quads } = readerGraphText(soul, reader, findings, readerGraph));
-        } catch (e) {
-          // One reader failing on one session costs only that graph, which keeps its last version.
-          problem({ sessionId, reader: reader.name, message: (e as Error).message });
-          continue;
-        }
-        const written = await writer.writeGraph(readerGraph, text, {
-          quads,
-          sessionId,
-          reader: reader.name,
-          builtWith: builtWith(reader),
-          sources: [stamp],
-        });
-        report.graphs++;
-        report.findings[reader.name] += findings.length;
-        await options.onGraph?.({ sessionId, reader: reader.name, graph: readerGraph, entry: written, quads, findings: findings.length });
-      }
-    } finally {
-      (scratch as { free?: () => void } | undefined)?.free?.();
+      spine = await spineFromGraph(storeDir, entry, graph, sessionId);
+    } catch (e) {
+      // A graph file that does not read is named here, unless its reader named it (a part of it) already.
+      const message = (e as Error).message;
+      problem(run, { sessionId, message: message.startsWith(storeDir) ? message : `${join(storeDir, entry.file)}: ${message}` });
+      continue;
     }
-    report.sessions++;
+    await readSession(writer, spine, due, stamp, run);
   }
   await writer.close();
   options.onProgress?.(done, sessions.length);
-  report.millis = performance.now() - started;
-  return report;
+  run.report.millis = performance.now() - started;
+  return run.report;
 }
 
 /** The session graphs of the store (not reader graphs, nor anything else the manifest names). */
@@ -189,33 +125,4 @@ function sessionGraphs(manifest: Manifest, wanted: string[] | undefined) {
   const unknown = wanted.filter((id) => !all.some((s) => s.sessionId === id));
   if (unknown.length) throw new Error(`no session ${unknown.map((id) => `"${id}"`).join(', ')} in the store`);
   return all.filter((s) => wanted.includes(s.sessionId));
-}
-
-function builtWith(reader: Reader): string {
-  return `${reader.name}@${reader.version} ${FINDINGS_FORMAT}`;
-}
-
-/**
- * What a reader graph was read from: the session graph's version. Every version is a new file and
- * appends move the length the manifest names, so the files and lengths tell one version from
- * another; an entry from before lengths were recorded is told by its file's size and time.
- */
-async function stampOf(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {
-  const files = filesOf(entry);
-  if (files.every((f) => f.bytes !== undefined))
-    return { path: files.map((f) => f.file).join(' '), size: files.reduce((n, f) => n + f.bytes!, 0), mtimeMs: 0 };
-  const info = await stat(join(storeDir, entry.file));
-  return { path: entry.file, size: info.size, mtimeMs: info.mtimeMs };
-}
-
-function isStale(entry: GraphEntry | undefined, reader: Reader, stamp: SourceStamp): boolean {
-  const from = entry?.sources?.[0];
-  return (
-    !entry ||
-    entry.builtWith !== builtWith(reader) ||
-    !from ||
-    from.path !== stamp.path ||
-    from.size !== stamp.size ||
-    from.mtimeMs !== stamp.mtimeMs
-  );
 }

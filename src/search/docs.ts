@@ -38,6 +38,8 @@ const P = {
   role: W('role'),
   timestamp: W('timestamp'),
 };
+/** A turn's role is its class's (weave:turnRole in the ontology), unless the turn states one. */
+const CLASS_ROLES: Record<string, string> = { [W('UserTurn')]: 'user', [W('AssistantTurn')]: 'assistant' };
 const KINDS: Record<string, DocKind> = {
   [W('TextBlock')]: 'text',
   [W('ToolUseBlock')]: 'tool input',
@@ -56,7 +58,7 @@ interface Block {
 /** Gathers one session's documents from its triples (N-Triples terms), in any order. */
 export class DocCollector {
   private readonly blocks = new Map<string, Block>();
-  private readonly events = new Map<string, { role?: string; time?: string }>();
+  private readonly events = new Map<string, { role?: string; classRole?: string; time?: string }>();
   private readonly titles = new Map<string, string>();
   private readonly children = new Set<string>();
 
@@ -66,6 +68,7 @@ export class DocCollector {
     switch (p) {
       case P.type:
         if (KINDS[o]) this.block(s).kind = KINDS[o];
+        else if (CLASS_ROLES[o]) this.event(s).classRole = CLASS_ROLES[o];
         break;
       case P.hasContentBlock:
         this.block(o).parent = s;
@@ -114,6 +117,7 @@ export class DocCollector {
       while (event && this.blocks.get(event)?.parent) event = this.blocks.get(event)!.parent;
       if (!event) continue;
       const e = this.events.get(event);
+      const role = e?.role ?? e?.classRole;
       const tool = b.tool ?? (b.useRef ? this.blocks.get(b.useRef)?.tool : undefined);
       out.push({
         id: `${this.session} ${unwrap(iri)}`,
@@ -121,7 +125,7 @@ export class DocCollector {
         event: unwrap(event),
         block: unwrap(iri),
         kind: b.kind,
-        ...(e?.role && b.kind === 'text' ? { role: e.role } : {}),
+        ...(role && b.kind === 'text' ? { role } : {}),
         ...(tool ? { tool } : {}),
         ...(e?.time ? { time: e.time } : {}),
         text,
@@ -136,7 +140,7 @@ export class DocCollector {
     return b;
   }
 
-  private event(iri: string): { role?: string; time?: string } {
+  private event(iri: string): { role?: string; classRole?: string; time?: string } {
     let e = this.events.get(iri);
     if (!e) this.events.set(iri, (e = {}));
     return e;

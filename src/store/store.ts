@@ -5,6 +5,7 @@ import { readLines } from '../acquire/lines.ts';
 import { loadAlignment } from '../align/ravel.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
+import { assertFits, storeSize } from './ceiling.ts';
 import { filesOf, readManifest, type GraphEntry, type Manifest } from './manifest.ts';
 
 export type OxStore = oxigraph.Store;
@@ -24,6 +25,8 @@ export async function openStore(
   for (let attempt = 0; ; attempt++) {
     const store = new oxigraph.Store();
     const manifest = await readManifest(dir);
+    // A store past what one embedded copy holds is refused here, not left to fail inside WebAssembly.
+    assertFits(storeSize(manifest), dir);
     const entries = Object.values(manifest?.graphs ?? {});
     const of = entries.reduce((n, e) => n + e.quads, 0);
     let quads = 0;

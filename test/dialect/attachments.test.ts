@@ -407,7 +407,6 @@ test('queued_command: the prompt, its origin kind and server, and the record tha
       attachment(e, 'QueuedCommandAttachment', 'queued_command'),
       available(e, 'text', '"also update CHANGELOG"', 21, '/attachment/prompt'),
       `${e} weave:commandMode "prompt"`,
-      `${e} weave:sourceEventId "u-3001"`,
       `${e} weave:origin json:{"kind":"channel","server":"slack"}`,
       `${e} weave:originKind "channel"`,
       `${e} weave:originServer "slack"`,
@@ -417,7 +416,7 @@ test('queued_command: the prompt, its origin kind and server, and the record tha
       ':PromptOrigin/channel/slack weave:originServer "slack"',
     ),
   );
-  assert.deepEqual(references, [`${e} weave:sourceEvent event:u-3001`]);
+  assert.deepEqual(references, [`${e} weave:sourceEvent event:u-3001 | weave:sourceEventId`]);
 });
 
 test('a queued prompt with an image is content blocks, the image kept as its digest', () => {

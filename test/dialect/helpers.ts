@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLine } from '../../src/dialect/claude-code/read.ts';
@@ -53,7 +54,7 @@ const ENVELOPE = new Set([
 export interface Emitted {
   /** The record's own triples, envelope left out, short and sorted. */
   triples: string[];
-  /** References to resolve, short: `subject predicate space:id`. */
+  /** References to resolve, short: `subject predicate space:id`, and `| literal` where the id is stated if it does not resolve. */
   references: string[];
 }
 
@@ -73,7 +74,7 @@ export function emitted(file: string, n: number, session: string, content?: Cont
       .sort(),
     references: out.references
       .filter((r) => !r.predicate.endsWith('#parentEvent>'))
-      .map((r) => `${short(r.subject)} ${short(r.predicate)} ${r.space}:${r.id}`)
+      .map((r) => `${short(r.subject)} ${short(r.predicate)} ${r.space}:${r.id}${r.literal ? ` | ${short(r.literal)}` : ''}`)
       .sort(),
   };
 }
@@ -106,6 +107,23 @@ export function contentOf(
 /** A text stored whole: its triple and its Content node. */
 export function available(subject: string, property: string, literal: string, bytes: number, pointer: string, index?: number): string[] {
   return [`${subject} weave:${property} ${literal}`, ...contentOf(subject, property, 'Available', bytes, pointer, { index })];
+}
+
+/**
+ * A text stored whole where its dialect's conventions put it (a message's own blocks, a tool's
+ * structured result, a progress record's data): the value alone, no Content node
+ * (queries/stored-texts.rq answers its state, length and pointer).
+ */
+export function whole(subject: string, property: string, literal: string): string[] {
+  return [`${subject} weave:${property} ${literal}`];
+}
+
+/** A snapshot's backup node: one per session and what the entry says (`info` as the fixture has it). */
+export function fileBackup(session: string, path: string, info: unknown): string {
+  return `:FileBackup/${session}/${createHash('sha1')
+    .update(`${path}\n${JSON.stringify(info)}`)
+    .digest('hex')
+    .slice(0, 20)}`;
 }
 
 export function sorted(...groups: (string | string[])[]): string[] {

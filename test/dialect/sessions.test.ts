@@ -193,15 +193,24 @@ test('session-overview.rq: the whole picture, one row per session', async () => 
   ]);
 });
 
-test('every stored text has a content state', () => {
-  const bare = select(
-    store,
-    `SELECT ?s ?p WHERE { GRAPH ?g { ?s ?p ?o .
-    VALUES ?p { weave:text weave:signature weave:redactedData weave:toolInput weave:toolUseResult weave:attachmentJson
-                weave:progressJson weave:stdout weave:stderr weave:hookError weave:mediaData }
-    FILTER NOT EXISTS { ?s weave:hasContent ?c . ?c weave:contentOf ?p } } }`,
+test('every stored text has a content state: on its Content node, or from the graph where it is kept whole in its usual place', async () => {
+  const PROPERTIES = `weave:text weave:signature weave:redactedData weave:toolInput weave:toolUseResult weave:attachmentJson
+                      weave:progressJson weave:stdout weave:stderr weave:hookError weave:mediaData`;
+  const values = select(store, `SELECT ?s ?p WHERE { GRAPH ?g { ?s ?p ?o . VALUES ?p { ${PROPERTIES} } } }`);
+  const texts = await query('stored-texts');
+  const answered = new Set(texts.map((r) => `${r.subject} ${r.property}`));
+  assert.deepEqual(
+    values.filter((v) => !answered.has(`${v.s} ${v.p}`)),
+    [],
   );
-  assert.deepEqual(bare, []);
   // 30 + 17 + 10 + 2 + 4 + 9 texts in the six sessions (see test/verify/verify.test.ts).
-  assert.equal(count(store, 'GRAPH ?g { ?c a weave:Content }'), 72);
+  assert.equal(texts.length, 72);
+  // Content nodes only for the texts not kept whole, or kept away from their usual place.
+  const bare = texts.filter((r) => count(store, `GRAPH ?g { <${r.subject}> weave:hasContent/weave:contentOf <${r.property}> }`) === 0);
+  assert.ok(bare.length > 0);
+  for (const r of bare) {
+    assert.ok(r.state.endsWith('#ContentAvailable'));
+    assert.match(r.pointer, /^(\/toolUseResult|\/data|\/message\/content\/\d+\/(text|thinking|input|content))$/);
+  }
+  assert.equal(count(store, 'GRAPH ?g { ?c a weave:Content }'), texts.length - bare.length);
 });

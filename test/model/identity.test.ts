@@ -65,7 +65,7 @@ describe('a session resumed from another', () => {
     assert.deepEqual(
       lines(
         g.select(
-          `SELECT DISTINCT ?f ?time ?role WHERE { <urn:soul:test:Weave/${CALL}> weave:firstFragment ?f . ?f weave:timestamp ?time ; weave:role ?role }`,
+          `SELECT DISTINCT ?f ?time ?role WHERE { <urn:soul:test:Weave/${CALL}> weave:firstFragment ?f . ?f weave:timestamp ?time ; a/weave:turnRole ?role }`,
         ),
         'f',
         'time',

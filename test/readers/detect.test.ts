@@ -9,7 +9,6 @@ import { FINDINGS_FORMAT } from '../../src/readers/emit.ts';
 import { READERS } from '../../src/readers/registry.ts';
 import { toolError } from '../../src/readers/tool/error.ts';
 import { readManifest } from '../../src/store/manifest.ts';
-import { openStore } from '../../src/store/store.ts';
 import { removeDir, tempDir } from '../helpers.ts';
 import { READER_FIXTURES, SESSIONS } from './helpers.ts';
 
@@ -153,22 +152,27 @@ test('detectors and sessions select what runs; unknown names are errors', async 
   }
 });
 
-test('a live store can be read instead of the graph files, with each new graph reported', async () => {
-  const dir = await freshStore();
+test("readers in ingest's stream write exactly what weave detect writes from the graph files, each graph reported", async () => {
+  const dir = await tempDir('weave-detect-stream-');
   try {
-    const { store } = await openStore(dir);
     const seen: string[] = [];
-    await detect({
+    const report = await ingest([READER_FIXTURES], {
       storeDir: dir,
-      store,
-      onGraph: (g) => void seen.push(`${g.sessionId?.slice(0, 4) ?? 'self'} ${g.reader} ${g.findings}`),
+      soul: 'local',
+      readers: { list: READERS, onGraph: (g) => void seen.push(`${g.sessionId?.slice(0, 4) ?? 'self'} ${g.reader} ${g.findings}`) },
     });
     assert.equal(seen.length, READER_GRAPHS);
     assert.ok(seen.includes('self emojikey/harvest 0'));
     assert.ok(seen.includes('7007 secret/exposure 3'));
-    const fromStore = await readerFiles(dir);
+    assert.deepEqual([report.readers?.sessions, report.readers?.graphs], [Object.keys(SESSIONS).length, SESSION_GRAPHS]);
+    const fromStream = await readerFiles(dir);
+    // Every pair is current; read again from the files, every graph comes out the same, bytes and entries.
+    assert.equal((await detect({ storeDir: dir, onlyStale: true })).sessions, 0);
     await detect({ storeDir: dir });
-    assert.deepEqual(await readerFiles(dir), fromStore);
+    const fromFiles = await readerFiles(dir);
+    const withoutTimes = (files: Record<string, string>) =>
+      Object.fromEntries(Object.entries(files).map(([g, t]) => [g, t.replace(/"mtimeMs":[\d.]+/, '')]));
+    assert.deepEqual(withoutTimes(fromFiles), withoutTimes(fromStream));
   } finally {
     await removeDir(dir);
   }

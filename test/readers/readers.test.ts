@@ -436,7 +436,7 @@ test('secret/exposure: kind, length and digest keyed with the store key; never t
 test('agent/correction: opening cues, tied to the answer they correct', () => {
   const rows = findings(
     'agent/correction',
-    `?body weave:cue ?cue ; weave:cueText ?cueText . ?annotation prov:used ?answer . ?answer weave:role "assistant" .
+    `?body weave:cue ?cue ; weave:cueText ?cueText . ?annotation prov:used ?answer . ?answer a/weave:turnRole "assistant" .
     ?c prov:wasDerivedFrom ?annotation ; weave:confidence ?conf .`,
     '?cue ?cueText ?answer ?conf',
   );

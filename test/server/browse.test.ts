@@ -23,7 +23,7 @@ before(async () => {
   queriesDir = await mkdtemp(join(tmpdir(), 'weave-queries-'));
   await writeFile(
     join(queriesDir, 'b-turns.rq'),
-    '# Turns per role\n# How many turns each role wrote\nSELECT ?role (COUNT(*) AS ?n) WHERE { ?t weave:role ?role } GROUP BY ?role\n',
+    '# Turns per role\n# How many turns each role wrote\nSELECT ?role (COUNT(*) AS ?n) WHERE { ?t a/weave:turnRole ?role } GROUP BY ?role\n',
   );
   await writeFile(join(queriesDir, 'a-plain.rq'), 'ASK {}\n');
   await writeFile(join(queriesDir, 'notes.txt'), 'not a query');

@@ -94,7 +94,7 @@ describe('the query page in headless Chromium', {
 
   it('opens /, runs a query, and shows the results table', async () => {
     const rows = await run(
-      'PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t',
+      'PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t ?role WHERE { ?t a weave:Turn ; a/weave:turnRole ?role } ORDER BY ?t',
     );
     assert.deepEqual(
       rows,

@@ -10,8 +10,8 @@ import { EXPECTED_TURNS, SESSION_A, SESSION_B, startTestServer, TURN, type TestS
  * 7e55e55e-0000-4000-8000-000000000002 assistant in session 4444…). Each result format is parsed back; each status named.
  */
 
-const TURNS = 'SELECT ?t ?role WHERE { ?t a weave:Turn ; weave:role ?role } ORDER BY ?t';
-const ROLES = 'CONSTRUCT { ?t weave:role ?role } WHERE { ?t a weave:Turn ; weave:role ?role }';
+const TURNS = 'SELECT ?t ?role WHERE { ?t a weave:Turn ; a/weave:turnRole ?role } ORDER BY ?t';
+const ROLES = 'CONSTRUCT { ?t weave:role ?role } WHERE { ?t a weave:Turn ; a/weave:turnRole ?role }';
 const GRAPH = (session: string) => `urn:soul:local:Weave/graph/${session}`;
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 const NO_STACK = /\n\s+at \S+ \(|node_modules|\.ts:\d+/;
@@ -359,7 +359,7 @@ describe('service description, Graph Store reads, operations', () => {
     const quads = new Parser({ format: 'application/n-triples' }).parse(await res.text());
     assert.deepEqual(
       quads
-        .filter((q) => q.predicate.value.endsWith('#role'))
+        .filter((q) => q.predicate.value.endsWith('#hasContentBlock'))
         .map((q) => q.subject.value)
         .sort(),
       [TURN('7e55e55e-0000-4000-8000-000000000001'), TURN('7e55e55e-0000-4000-8000-000000000002')],

@@ -58,7 +58,7 @@ describe('writes', () => {
     for (const rows of await everyWorker('SELECT ?l WHERE { <urn:w:note1> rdfs:label ?l }')) assert.deepEqual(rows, [{ l: 'first note' }]);
     // An update may read the union like a query, through its WHERE.
     const derived = await update(
-      `INSERT { GRAPH <urn:w:notes> { ?t rdfs:comment "greeted" } } WHERE { GRAPH <urn:soul:local:Weave/graph/${SESSION_B}> { ?t weave:role "user" } }`,
+      `INSERT { GRAPH <urn:w:notes> { ?t rdfs:comment "greeted" } } WHERE { GRAPH <urn:soul:local:Weave/graph/${SESSION_B}> { ?t a weave:UserTurn } }`,
     );
     assert.equal(derived.status, 204);
     for (const rows of await everyWorker('SELECT ?t WHERE { ?t rdfs:comment "greeted" }'))

@@ -57,7 +57,7 @@ const CASES: { name: string; remove?: [string, string][]; add?: string; expect: 
   {
     name: 'an event in no transcript',
     remove: [['Transcript/s1', 'hasEvent']],
-    add: '<Transcript/s1> weave:hasEvent <Turn/a1> .',
+    add: '<Transcript/s1> weave:hasEvent <Turn/a1> , <Event/s1/L3> .',
     expect: ['wsh:EventShape ^weave:hasEvent | MinCount | <Turn/u1>'],
   },
   {
@@ -127,7 +127,7 @@ const CASES: { name: string; remove?: [string, string][]; add?: string; expect: 
   {
     name: 'a claim reifying something other than weave:exhibits',
     remove: [['Claim/x', 'rdf:reifies'.replace('rdf:', 'http://www.w3.org/1999/02/22-rdf-syntax-ns#')]],
-    add: '<Claim/x> rdf:reifies <<( <Turn/a1> weave:role "assistant" )>> .',
+    add: '<Claim/x> rdf:reifies <<( <Turn/a1> weave:eventId "a1" )>> .',
     expect: ['wsh:ClaimShape | ReifiesAsserted | <Claim/x>', 'wsh:ClaimShape | ReifiesPredicate | <Claim/x>'],
   },
   {
@@ -150,12 +150,60 @@ const CASES: { name: string; remove?: [string, string][]; add?: string; expect: 
     expect: ['wsh:ContentNotHeldShape | Or | <Content/ContentBlock/a1/0/text>'],
   },
   {
+    name: 'a record of a type no class names, without its weave:recordType',
+    remove: [['Event/s1/L3', 'recordType']],
+    expect: ['wsh:RecordTypeShape | Or | <Event/s1/L3>'],
+  },
+  {
+    name: "a turn with no role, neither its own nor its class's",
+    add: '<Transcript/s1> weave:hasEvent <Turn/t3> . <Turn/t3> a weave:Event , weave:Turn ; weave:recordType "toy" ; weave:sourceLine 4 ; weave:sourceOffset 120 .',
+    expect: ['wsh:TurnShape | Or | <Turn/t3>'],
+  },
+  {
+    name: "a role stated on a turn that is not its class's",
+    add: '<Turn/u1> weave:role "assistant" .',
+    expect: ['wsh:UserTurnShape weave:role | In | <Turn/u1>'],
+  },
+  {
+    name: 'weave:lacks naming what is not the envelope',
+    add: '<Turn/u1> weave:lacks weave:model .',
+    expect: ['wsh:EventShape weave:lacks | In | <Turn/u1>'],
+  },
+  {
+    name: 'a transcript stating two working directories for its records',
+    add: '<Transcript/s1> weave:cwd "/q" .',
+    expect: ['wsh:TranscriptShape weave:cwd | MaxCount | <Transcript/s1>'],
+  },
+  {
     name: 'a selector whose start is past its end',
     remove: [['Annotation/x/position', 'http://www.w3.org/ns/oa#start']],
     add: '<Annotation/x/position> oa:start 3 .',
     expect: ['wsh:TextPositionSelectorShape oa:start | LessThanOrEquals | <Annotation/x/position>'],
   },
 ];
+
+/** The classes RecordTypeShape lets go without a weave:recordType are exactly those the ontology names a type for. */
+test('a record need not state its type exactly where its class names it (weave:recordTypeName)', () => {
+  const shapesQuads = new Parser().parse(readFileSync(SHAPES_FILE, 'utf8'));
+  const ontology = new Parser().parse(readFileSync(new URL('../../ontology/weave.ttl', import.meta.url), 'utf8'));
+  const SH = 'http://www.w3.org/ns/shacl#';
+  const listOf = (head: Term): Term[] => {
+    const out: Term[] = [];
+    for (let node = head; node.value !== 'http://www.w3.org/1999/02/22-rdf-syntax-ns#nil'; ) {
+      const at = node;
+      out.push(shapesQuads.find((q) => q.subject.equals(at) && q.predicate.value.endsWith('#first'))!.object);
+      node = shapesQuads.find((q) => q.subject.equals(at) && q.predicate.value.endsWith('#rest'))!.object;
+    }
+    return out;
+  };
+  const or = shapesQuads.find((q) => q.subject.value === `${WSH}RecordTypeShape` && q.predicate.value === `${SH}or`)!.object;
+  const classes = listOf(or).flatMap((alt) =>
+    shapesQuads.filter((q) => q.subject.equals(alt) && q.predicate.value === `${SH}class`).map((q) => q.object.value),
+  );
+  const named = ontology.filter((q) => q.predicate.value === `${W}recordTypeName`).map((q) => q.subject.value);
+  assert.equal(named.length, 25);
+  assert.deepEqual([...classes].sort(), [...named].sort());
+});
 
 for (const c of CASES) {
   test(`shapes report ${c.name}`, async () => {
@@ -236,7 +284,7 @@ test('the native components and their SPARQL validators in shapes.ttl agree on e
     }
   }
   // Not vacuous: the cases above break these components seven times between them (gap, repeat,
-  // shared block; exhibits asserted; role reified, asserted and of the wrong predicate; evidence).
+  // shared block; exhibits asserted; an event id reified, asserted and of the wrong predicate; evidence).
   assert.equal(flagged, 7);
   assert.equal(COMPONENTS.size, 4);
 });

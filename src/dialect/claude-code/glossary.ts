@@ -174,16 +174,19 @@ export const CLAUDE_CODE_GLOSSARY: Glossary = {
     },
     {
       field: 'agentId (on records)',
-      why: 'the child stream is named from its file; the field repeats it (kept on the record as weave:recordAgentId)',
+      why: 'the child stream is named from its file; the field repeats it (kept as weave:recordAgentId, on the transcript and on a record where it differs)',
     },
-    { field: 'sessionId (on records)', why: "the session is the file's; forks rewrite the field (kept as weave:recordSessionId)" },
+    {
+      field: 'sessionId (on records)',
+      why: "the session is the file's; forks rewrite the field (kept as weave:recordSessionId, on the transcript and on a record where it differs)",
+    },
     {
       field: 'isSidechain',
-      why: 'missing on many main-stream records, so it cannot say which stream a record belongs to; the file can (kept as weave:isSidechain)',
+      why: 'missing on many main-stream records, so it cannot say which stream a record belongs to; the file can (kept as weave:isSidechain, on the transcript and on a record where it differs)',
     },
     {
       field: 'cwd, gitBranch, slug, version, userType, entrypoint',
-      why: 'environment, not conversation: they stay on the record, not on model nodes',
+      why: 'environment, not conversation: stated on the transcript and on a record where it differs, not on model nodes',
     },
     { field: 'thinking.signature', why: 'a provider verifies it; nobody can read it (kept on the block)' },
     {

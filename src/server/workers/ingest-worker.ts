@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Dialect } from '../../dialect/dialect.ts';
 import { ingest } from '../../ingest.ts';
-import { detect } from '../../readers/detect.ts';
+import { detect, type DetectedGraph, type DetectProblem } from '../../readers/detect.ts';
+import { READERS } from '../../readers/registry.ts';
 import { filesOf } from '../../store/manifest.ts';
 import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
 
@@ -20,11 +21,21 @@ const post = (m: FromIngest) => port.postMessage(m);
 const loading = modules && Promise.all(modules.map(async (url) => (await import(url)).dialect as Dialect));
 loading?.catch(() => undefined); // a module that fails to load fails each run, which reports it
 
+const onGraph = (g: DetectedGraph) => post({ type: 'session', graph: g.graph, files: filesOf(g.entry) });
+// A reader's message may quote what it read; which session and reader is enough.
+const onProblem = (p: DetectProblem) => post({ type: 'reader-problem', sessionId: p.sessionId, reader: p.reader });
+
 async function runOnce(withReaders: boolean): Promise<void> {
   let last = 0;
+  const read = new Set<string>();
   try {
     const dialects = await loading;
-    const { problems: _problems, ...report } = await ingest(paths, {
+    // Problems (the readers' too) may quote what they read: each travelled on its own above, never in the report.
+    const {
+      problems: _problems,
+      readers: _readers,
+      ...report
+    } = await ingest(paths, {
       storeDir,
       soul,
       content,
@@ -38,17 +49,15 @@ async function runOnce(withReaders: boolean): Promise<void> {
       },
       // The problem's message can quote the line; only where it is travels on.
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
-      onSession: (_session, graph, stored) => post({ type: 'session', graph, files: filesOf(stored.entry), delta: stored.delta }),
+      onSession: (session, graph, stored) => {
+        read.add(session.sessionId);
+        post({ type: 'session', graph, files: filesOf(stored.entry), delta: stored.delta });
+      },
       onGraph: (graph, entry) => post({ type: 'session', graph, files: entry ? filesOf(entry) : [] }),
+      // The readers read each session as it is written; detect then reruns them where a reader changed.
+      readers: withReaders ? { list: READERS, onGraph, onProblem } : undefined,
     });
-    if (withReaders)
-      await detect({
-        storeDir,
-        onlyStale: true,
-        onGraph: (g) => post({ type: 'session', graph: g.graph, files: filesOf(g.entry) }),
-        // A reader's message may quote what it read; which session and reader is enough.
-        onProblem: (p) => post({ type: 'reader-problem', sessionId: p.sessionId, reader: p.reader }),
-      });
+    if (withReaders) await detect({ storeDir, onlyStale: true, done: read, onGraph, onProblem });
     post({ type: 'done', report });
   } catch (e) {
     post({ type: 'error', message: (e as Error).message });

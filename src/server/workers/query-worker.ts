@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { alignTurns } from '../../align/ravel.ts';
+import { capacityNotice, QUAD_CEILING } from '../../store/ceiling.ts';
 import { openStore, type OxStore } from '../../store/store.ts';
 import { HttpError } from '../errors.ts';
 import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
@@ -22,6 +23,10 @@ const { storeDir, soul, open } = workerData as WorkerInit;
 const port = parentPort!;
 const digests = new GraphDigests();
 let store: OxStore;
+/** The store's size, kept as graphs are reloaded: `store.size` is a pass over the whole store. */
+let quads = 0;
+/** Whether the store reached what one embedded copy holds (said once). */
+let full = false;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
@@ -37,7 +42,8 @@ async function init(): Promise<void> {
   });
   store = opened.store;
   await applySavedGraphs(store, storeDir, opened.manifest);
-  post({ type: 'ready', quads: store.size });
+  quads = store.size;
+  post({ type: 'ready', quads });
 }
 
 async function run(id: number, job: Job): Promise<JobResult> {
@@ -60,6 +66,8 @@ async function run(id: number, job: Job): Promise<JobResult> {
       if (job.op === 'update') runUpdateJob(store, job);
       else result = writeGraphJob(store, job);
       post({ type: 'persisting', id });
+      // A write changes the store's size by what it did, which only the whole count says.
+      quads = store.size;
       return { ...result, changed: await persistGraphs(storeDir, soul, digests.after(store, before)) };
     }
   }
@@ -68,11 +76,17 @@ async function run(id: number, job: Job): Promise<JobResult> {
 async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<void> {
   if (message.type === 'reload') {
     for (const change of message.graphs) {
+      // One embedded copy ends at QUAD_CEILING: past it new graphs wait for an external store.
+      if (change.files.length && quads >= QUAD_CEILING) {
+        if (!full) process.stderr.write(`weave serve: ${capacityNotice({ quads, transcriptBytes: 0 })} New sessions are not loaded.\n`);
+        full = true;
+        continue;
+      }
       digests.forget(change.graph);
-      await reloadGraph(store, storeDir, change);
-      if (change.graph && change.files.length) alignTurns(store, soul, change.graph);
+      quads += await reloadGraph(store, storeDir, change);
+      if (change.graph && change.files.length) quads += alignTurns(store, soul, change.graph);
     }
-    post({ type: 'reloaded', quads: store.size });
+    post({ type: 'reloaded', quads });
     return;
   }
   const { id, job } = message;

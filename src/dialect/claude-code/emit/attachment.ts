@@ -148,8 +148,7 @@ function emitQueuedCommand(f: Fields, ctx: RecordContext, record: JsonObject): v
   if (mode) t(ctx, event, weave.commandMode, str(mode));
   const source = f.string('source_uuid');
   if (source) {
-    t(ctx, event, weave.sourceEventId, str(source));
-    ref(ctx, event, weave.sourceEvent, 'event', source);
+    ref(ctx, event, weave.sourceEvent, 'event', source, weave.sourceEventId);
   }
   const origin = f.object('origin');
   if (origin) {

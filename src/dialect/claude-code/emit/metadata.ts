@@ -4,8 +4,9 @@ import { jsonLiteral } from '../../../rdf/json.ts';
 import { bool, dateTime, int, num, str, type Term } from '../../../rdf/terms.ts';
 import { a, weave } from '../../../rdf/vocab.ts';
 import { fileNode } from './attachment.ts';
-import { content, Fields, keepRest, ref, t, type RecordContext } from '../../../emit/record.ts';
-import { related } from '../../../rdf/iri.ts';
+import { createHash } from 'node:crypto';
+import { content, Fields, firstMention, keepRest, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { instanceIri } from '../../../rdf/iri.ts';
 import { pick } from './system.ts';
 import { own } from '../../../own.ts';
 
@@ -71,8 +72,7 @@ export function emitMetadata(record: JsonObject, ctx: RecordContext): void {
   for (const map of own(METADATA_FIELDS, type) ?? []) typed(ctx, f, event, map);
   const leaf = f.string('leafUuid');
   if (leaf) {
-    ref(ctx, event, weave.leafEvent, 'event', leaf);
-    t(ctx, event, weave.leafEventId, str(leaf));
+    ref(ctx, event, weave.leafEvent, 'event', leaf, weave.leafEventId);
   }
   if (type === 'queue-operation') {
     const text = f.string('content');
@@ -149,10 +149,22 @@ function emitSnapshot(f: Fields, ctx: RecordContext): void {
   for (const [path, info] of Object.entries(backups ?? {})) {
     const file = fileNode(ctx, path);
     t(ctx, event, weave.tracksFile, file);
-    const node = related(event, 'FileBackup', path);
+    // Every snapshot lists each tracked file again: a backup is one node per session, named by what it
+    // says, and described once; what of it could not be read stays in each snapshot's extraJson.
+    const node = instanceIri(
+      ctx.soul,
+      'FileBackup',
+      ctx.session,
+      createHash('sha1')
+        .update(`${path}\n${JSON.stringify(info)}`)
+        .digest('hex')
+        .slice(0, 20),
+    );
     t(ctx, event, weave.hasFileBackup, node);
-    t(ctx, node, a, weave.FileBackup);
-    t(ctx, node, weave.file, file);
+    const describe = firstMention(ctx, node);
+    const say = (p: Term, o: Term) => describe && t(ctx, node, p, o);
+    say(a, weave.FileBackup);
+    say(weave.file, file);
     if (!info || typeof info !== 'object' || Array.isArray(info)) {
       unread[path] = info;
       continue;
@@ -162,15 +174,15 @@ function emitSnapshot(f: Fields, ctx: RecordContext): void {
     // null: the file did not exist before the turn.
     if (name === null) {
       b.consume('backupFileName');
-      t(ctx, node, weave.fileExisted, bool(false));
+      say(weave.fileExisted, bool(false));
     } else {
       const backupName = b.string('backupFileName');
-      if (backupName) t(ctx, node, weave.backupFileName, str(backupName));
+      if (backupName) say(weave.backupFileName, str(backupName));
     }
     const version = b.integer('version');
-    if (version !== undefined) t(ctx, node, weave.backupVersion, int(version));
+    if (version !== undefined) say(weave.backupVersion, int(version));
     const at = b.string('backupTime');
-    if (at) t(ctx, node, weave.backupTime, dateTime(at));
+    if (at) say(weave.backupTime, dateTime(at));
     const rest = b.rest();
     if (Object.keys(rest).length) unread[path] = rest;
   }

@@ -22,7 +22,7 @@ import { idPath } from '../ids.ts';
  * session to resolve once all of the session's files are read.
  */
 
-/** The envelope's ids are kept as literals too, so links across sessions stay findable. */
+/** The envelope's ids, stated as literals where they name no record of the session, so links across sessions stay findable. */
 const ID_PREDICATE: Record<string, Term> = {
   parentEvent: weave.parentEventId,
   logicalParentEvent: weave.logicalParentEventId,
@@ -34,7 +34,7 @@ export function eventKind(type: string): 'Turn' | 'Event' {
 }
 
 /** Classes of the record types the card names; any other type is a plain `weave:Event`. */
-const RECORD_CLASS: Record<string, WeaveTerm> = {
+export const RECORD_CLASS: Record<string, WeaveTerm> = {
   user: 'UserTurn',
   assistant: 'AssistantTurn',
   system: 'SystemEvent',
@@ -66,6 +66,13 @@ const RECORD_CLASS: Record<string, WeaveTerm> = {
   'artifact-comment-monitor': 'ArtifactLedgerEvent',
 };
 
+/** Record types whose class no other type shares: the ontology names them on the class (weave:recordTypeName). */
+export const NAMED_BY_CLASS: ReadonlySet<string> = new Set(
+  Object.entries(RECORD_CLASS)
+    .filter(([, cls]) => Object.values(RECORD_CLASS).filter((c) => c === cls).length === 1)
+    .map(([type]) => type),
+);
+
 /**
  * The record's own id, or a stable one from its transcript and line for metadata records. A uuid
  * not minted at random is scoped by `session` (the session key; for a main stream, its stream key):
@@ -86,9 +93,8 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
   const out: RecordOut = { triples: [], references: [], event, toolUses: [] };
   const t = (s: Term, p: Term, o: Term) => out.triples.push({ s, p, o });
   const ref = (predicate: Term, space: Reference['space'], id: string) => {
-    out.references.push({ subject: event, predicate, space, id });
     const local = predicate.slice(predicate.indexOf('#') + 1, -1);
-    if (ID_PREDICATE[local]) t(event, ID_PREDICATE[local], str(id));
+    out.references.push({ subject: event, predicate, space, id, literal: ID_PREDICATE[local] });
   };
 
   t(where.transcript, weave.hasEvent, event);
@@ -97,7 +103,8 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
   if (record.type === 'user' || record.type === 'assistant') t(event, a, weave.Turn);
   const cls = own(RECORD_CLASS, record.type);
   if (cls) t(event, a, weave[cls]);
-  t(event, weave.recordType, str(record.type));
+  // A class of one record type names it (weave:recordTypeName in the ontology); others state it.
+  if (!NAMED_BY_CLASS.has(record.type)) t(event, weave.recordType, str(record.type));
   t(event, weave.sourceLine, int(where.lineNo));
   t(event, weave.sourceOffset, int(where.offset));
   if (record.uuid) t(event, weave.eventId, str(record.uuid));
@@ -105,10 +112,16 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
   if (record.parentUuid) ref(weave.parentEvent, 'event', record.parentUuid);
   if (record.logicalParentUuid) ref(weave.logicalParentEvent, 'event', record.logicalParentUuid);
   if (typeof record.isMeta === 'boolean') t(event, weave.isMeta, bool(record.isMeta));
-  if (typeof record.isSidechain === 'boolean') t(event, weave.isSidechain, bool(record.isSidechain));
+  if (typeof record.promptId === 'string' && record.promptId !== '') t(event, weave.promptId, str(record.promptId));
+  // The envelope is nearly constant for a transcript: stated on it once, on a record where it differs.
+  const envelope = (predicate: Term, value: Term | undefined) => {
+    if (where.defaults) where.defaults.state(event, predicate, value, out.triples);
+    else if (value !== undefined) t(event, predicate, value);
+  };
+  envelope(weave.isSidechain, typeof record.isSidechain === 'boolean' ? bool(record.isSidechain) : undefined);
   for (const [field, predicate] of ENVELOPE_STRINGS) {
     const value = record[field];
-    if (typeof value === 'string' && value !== '') t(event, predicate, str(value));
+    envelope(predicate, typeof value === 'string' && value !== '' ? str(value) : undefined);
   }
   if (record.origin) {
     if (typeof record.origin.kind === 'string') t(event, weave.originKind, str(record.origin.kind));
@@ -140,9 +153,9 @@ export function emitSpine({ record, extra }: ReadRecord, event: Term, where: Whe
   return out;
 }
 
-type Field = 'sessionId' | 'agentId' | 'userType' | 'cwd' | 'version' | 'gitBranch' | 'slug' | 'entrypoint' | 'promptId';
+type Field = 'sessionId' | 'agentId' | 'userType' | 'cwd' | 'version' | 'gitBranch' | 'slug' | 'entrypoint';
+/** The envelope's strings, in the order they are stated. */
 const ENVELOPE_STRINGS: [Field, Term][] = [
-  ['promptId', weave.promptId],
   ['userType', weave.userType],
   ['cwd', weave.cwd],
   ['version', weave.cliVersion],

@@ -15,14 +15,14 @@ import { jsonLiteral } from '../../../rdf/json.ts';
 import { bool, int, str, type Term } from '../../../rdf/terms.ts';
 import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../../../emit/content.ts';
-import { absent, content, ref, t, type RecordContext } from '../../../emit/record.ts';
+import { absent, content, firstMention, ref, t, type RecordContext } from '../../../emit/record.ts';
 import { own } from '../../../own.ts';
 import { idPath } from '../ids.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
 export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, toolUses: [string, Term][]): void {
   const { event } = ctx;
-  t(ctx, event, weave.role, str(record.type));
+  // The role is the class's (weave:turnRole of UserTurn and AssistantTurn): not stated per turn.
   if (record.type === 'assistant') {
     const { message } = record;
     if (message.model) t(ctx, event, weave.model, str(message.model));
@@ -30,17 +30,20 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
     if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
     if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
     if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
-    if (message.usage) emitUsage(message.usage, ctx, record.uuid ? idPath(record.uuid, ctx.session) : [instanceKey(event)]);
+    if (message.usage) emitUsage(message.usage, ctx);
     if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
     if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
   } else {
     if (record.toolUseResult !== undefined) {
-      content(ctx, event, weave.toolUseResult, record.toolUseResult, { kind: 'toolUseResult', pointer: '/toolUseResult' });
+      content(ctx, event, weave.toolUseResult, record.toolUseResult, {
+        kind: 'toolUseResult',
+        pointer: '/toolUseResult',
+        conventional: true,
+      });
       emitPersistedOutput(record.toolUseResult, ctx);
     }
     if (record.sourceToolAssistantUUID) {
-      ref(ctx, event, weave.sourceToolAssistant, 'event', record.sourceToolAssistantUUID);
-      t(ctx, event, weave.sourceToolAssistantId, str(record.sourceToolAssistantUUID));
+      ref(ctx, event, weave.sourceToolAssistant, 'event', record.sourceToolAssistantUUID, weave.sourceToolAssistantId);
     }
     if (record.sourceToolUseID) t(ctx, event, weave.sourceToolUseId, str(record.sourceToolUseID));
     if (typeof record.isCompactSummary === 'boolean') t(ctx, event, weave.isCompactSummary, bool(record.isCompactSummary));
@@ -91,9 +94,14 @@ function emitPersistedOutput(result: unknown, ctx: RecordContext): void {
   if (typeof path === 'string') t(ctx, ctx.event, weave.persistedOutputPath, str(path));
 }
 
-function emitUsage(usage: Usage, ctx: RecordContext, id: string[]): void {
-  const node = instanceIri(ctx.soul, 'Usage', ...id);
+/**
+ * The fragments of one call repeat its usage: a Usage is one node per session and usage, named
+ * by what it says and described once; each fragment links to it.
+ */
+function emitUsage(usage: Usage, ctx: RecordContext): void {
+  const node = instanceIri(ctx.soul, 'Usage', ctx.session, createHash('sha1').update(JSON.stringify(usage)).digest('hex').slice(0, 20));
   t(ctx, ctx.event, weave.hasUsage, node);
+  if (!firstMention(ctx, node)) return;
   t(ctx, node, a, weave.Usage);
   for (const [key, predicate] of USAGE_COUNTS) {
     const n = usage[key];
@@ -175,18 +183,26 @@ function emitBlock(
   }
   if (Object.keys(extra).length) t(ctx, node, weave.extraJson, jsonLiteral(extra));
   const at = (field: string) => `${pointer}/${pointerToken(field)}`;
+  // A message's own blocks sit where queries/stored-texts.rq expects them; nested ones do not.
+  const conventional = pointer === `/message/content/${order}`;
 
   switch (block.type) {
     case 'text': {
       const text = (block as { text?: unknown }).text;
-      if (typeof text === 'string') content(ctx, node, weave.text, text, { kind: textKind, pointer: whole ? pointer : at('text') });
+      if (typeof text === 'string')
+        content(ctx, node, weave.text, text, {
+          kind: textKind,
+          pointer: whole ? pointer : at('text'),
+          conventional: !whole && conventional,
+        });
       break;
     }
     case 'thinking': {
       const b = block as { thinking?: unknown; signature?: unknown };
       // Claude Code 2.1.79+ writes thinking as "" beside its signature: the text was never written.
       if (b.thinking === '') absent(ctx, node, weave.text, 'unavailable', { pointer: at('thinking') }, 0);
-      else if (typeof b.thinking === 'string') content(ctx, node, weave.text, b.thinking, { kind: 'thinking', pointer: at('thinking') });
+      else if (typeof b.thinking === 'string')
+        content(ctx, node, weave.text, b.thinking, { kind: 'thinking', pointer: at('thinking'), conventional });
       if (typeof b.signature === 'string')
         content(ctx, node, weave.signature, b.signature, { kind: 'signature', pointer: at('signature') });
       break;
@@ -205,18 +221,18 @@ function emitBlock(
         t(ctx, node, weave.toolUseId, str(b.id));
         toolUses.push([b.id, node]);
       }
-      if (b.input !== undefined) content(ctx, node, weave.toolInput, b.input, { kind: 'toolInput', pointer: at('input') });
+      if (b.input !== undefined) content(ctx, node, weave.toolInput, b.input, { kind: 'toolInput', pointer: at('input'), conventional });
       break;
     }
     case 'tool_result':
     case 'advisor_tool_result': {
       const b = block as ToolResultBlock;
       if (typeof b.tool_use_id === 'string') {
-        t(ctx, node, weave.toolUseId, str(b.tool_use_id));
-        ref(ctx, node, weave.toolUseRef, 'toolUse', b.tool_use_id);
+        ref(ctx, node, weave.toolUseRef, 'toolUse', b.tool_use_id, weave.toolUseId);
       }
       t(ctx, node, weave.toolIsError, bool(b.is_error === true));
-      if (typeof b.content === 'string') content(ctx, node, weave.text, b.content, { kind: 'toolOutput', pointer: at('content') });
+      if (typeof b.content === 'string')
+        content(ctx, node, weave.text, b.content, { kind: 'toolOutput', pointer: at('content'), conventional });
       else if (Array.isArray(b.content))
         for (const [i, inner] of b.content.entries())
           emitBlock(inner, ctx, node, [...path, i], `${at('content')}/${i}`, toolUses, 'toolOutput');

@@ -203,13 +203,21 @@ function duration(from: string, to: string): string {
   return `${days ? `${days}d ` : ''}${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
 }
 
+const TURN_ROLE: Record<string, string> = { [W('UserTurn')]: 'user', [W('AssistantTurn')]: 'assistant' };
+
 export function renderDescribePage(d: Description, soul?: string, session?: SessionSummary): string {
   const { labels } = d;
   const title = session?.title ? `${session.title} · ${shortName(d.iri)}` : shortName(d.iri);
   const types = values(d.statements, RDF_TYPE).map((t) => link(t.value as string, labels));
   const facts: string[] = [];
+  // A turn's role is its class's (weave:turnRole), unless the turn states one.
+  const role =
+    first(d.statements, W('role')) ??
+    values(d.statements, RDF_TYPE)
+      .map((t) => TURN_ROLE[t.value as string])
+      .find(Boolean);
+  if (role) facts.push(`<span><span class="label">role</span> ${escapeHtml(role)}</span>`);
   for (const [p, label] of [
-    [W('role'), 'role'],
     [W('timestamp'), 'time'],
     [W('model'), 'model'],
   ] as const) {

@@ -127,18 +127,30 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
  * Brings one graph up to date: by its delta, for a graph a read carried on that this store holds
  * (the derived lines that went are deleted, the spine's new bytes and the derived lines that came
  * are loaded: far less than the graph, for a long session); else dropped and loaded again from its
- * files (none: it is gone).
+ * files (none: it is gone). Returns by how many quads the store grew, counted in that graph alone:
+ * the store's own size is a pass over all of it.
  */
-export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<void> {
+export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<number> {
+  const before = graphSize(store, change.graph);
   if (change.delta && change.graph !== null && graphExists(store, change.graph)) {
     const { spine, removed, added } = change.delta;
     if (removed) for (const quad of oxigraph.parse(removed, { format: 'application/n-quads' })) store.delete(quad);
     await loadNQuadsFile(store, join(dir, spine.file), spine.to, spine.from);
     if (added) store.load(added, { format: 'application/n-quads', no_transaction: true });
-    return;
+    return graphSize(store, change.graph) - before;
   }
   store.update(change.graph === null ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${change.graph}>`);
-  if (!change.files.length) return;
+  if (!change.files.length) return -before;
   for (const { file, bytes } of change.files) await loadNQuadsFile(store, join(dir, file), bytes);
   if (change.graph !== null && !graphExists(store, change.graph)) store.update(`CREATE SILENT GRAPH <${change.graph}>`);
+  return graphSize(store, change.graph) - before;
+}
+
+/** The quads of one graph (null: the default graph), counted in it alone. */
+function graphSize(store: OxStore, graph: Key): number {
+  const rows = store.query(`SELECT (COUNT(*) AS ?n) WHERE { ${graph === null ? '?s ?p ?o' : `GRAPH <${graph}> { ?s ?p ?o }`} }`) as Map<
+    string,
+    oxigraph.Term
+  >[];
+  return Number(rows[0]?.get('n')?.value ?? 0);
 }

@@ -1,0 +1,59 @@
+import type { Term, Triple } from '../rdf/terms.ts';
+import { weave } from '../rdf/vocab.ts';
+
+/**
+ * What is constant for a transcript is stated once, on the transcript, and again on a record only
+ * where the record differs. The transcript's value of a property is the first one a record of it
+ * states; a later record states its own value only when it is another, and a record that has no
+ * value while the transcript has one says so with `weave:lacks <property>`. So every record's
+ * value is answered exactly by one query (`queries/record-envelope.rq`):
+ *
+ *   its own value if stated, else none if it lacks the property, else its transcript's.
+ *
+ * A record read before the transcript's value is known, and without a value of its own, is
+ * marked as lacking the property once the value is known; if no record of the transcript ever
+ * states one, nothing is said.
+ */
+/** A transcript's defaults as the emitter's saved state holds them (a read carried on loads them). */
+export interface SavedDefaults {
+  stated: [Term, Term][];
+  waiting: [Term, Term[]][];
+}
+
+export class TranscriptDefaults {
+  private readonly stated = new Map<Term, Term>();
+  private readonly waiting = new Map<Term, Term[]>();
+
+  constructor(readonly transcript: Term) {}
+
+  save(): SavedDefaults {
+    return { stated: [...this.stated], waiting: [...this.waiting].map(([p, events]) => [p, [...events]]) };
+  }
+
+  static load(transcript: Term, saved: SavedDefaults): TranscriptDefaults {
+    const defaults = new TranscriptDefaults(transcript);
+    for (const [p, o] of saved.stated) defaults.stated.set(p, o);
+    for (const [p, events] of saved.waiting) defaults.waiting.set(p, [...events]);
+    return defaults;
+  }
+
+  /** The `event`'s value of `property` (undefined: the record has none), as triples into `out`. */
+  state(event: Term, property: Term, value: Term | undefined, out: Triple[]): void {
+    const known = this.stated.get(property);
+    if (value === undefined) {
+      if (known !== undefined) out.push({ s: event, p: weave.lacks, o: property });
+      else {
+        const list = this.waiting.get(property);
+        if (list) list.push(event);
+        else this.waiting.set(property, [event]);
+      }
+      return;
+    }
+    if (known === undefined) {
+      this.stated.set(property, value);
+      out.push({ s: this.transcript, p: property, o: value });
+      for (const earlier of this.waiting.get(property) ?? []) out.push({ s: earlier, p: weave.lacks, o: property });
+      this.waiting.delete(property);
+    } else if (known !== value) out.push({ s: event, p: property, o: value });
+  }
+}

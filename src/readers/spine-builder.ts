@@ -1,0 +1,231 @@
+import oxigraph from 'oxigraph';
+import { join } from 'node:path';
+import { readLines } from '../acquire/lines.ts';
+import { filesOf, type GraphEntry } from '../store/manifest.ts';
+import type { Term } from '../rdf/terms.ts';
+import { a, weave } from '../rdf/vocab.ts';
+import type { BlockKind, BlockView, SessionSpine, TurnView } from './spine.ts';
+
+/**
+ * One session's spine as readers see it (spine.ts), built from the session's triples in one pass,
+ * in any order: as the emitter writes them during ingest, or line by line from the session's
+ * graph file. No store and no query: each triple whose predicate the spine reads is kept, the
+ * rest is passed over, and `build` assembles turns and blocks once the session is complete.
+ */
+
+const BLOCK_KIND: Partial<Record<Term, BlockKind>> = {
+  [weave.TextBlock]: 'text',
+  [weave.ThinkingBlock]: 'thinking',
+  [weave.RedactedThinkingBlock]: 'thinking',
+  [weave.ToolUseBlock]: 'tool_use',
+  [weave.ServerToolUseBlock]: 'tool_use',
+  [weave.ToolResultBlock]: 'tool_result',
+  [weave.AdvisorToolResultBlock]: 'tool_result',
+  [weave.ImageBlock]: 'image',
+};
+/** A turn's role is its class's (weave:turnRole), unless it states one. */
+const CLASS_ROLE: Partial<Record<Term, string>> = { [weave.UserTurn]: 'user', [weave.AssistantTurn]: 'assistant' };
+
+/** The predicates whose objects are kept, each under its own name. */
+const KEPT = {
+  [weave.timestamp]: 'time',
+  [weave.sourceLine]: 'line',
+  [weave.role]: 'role',
+  [weave.isMeta]: 'isMeta',
+  [weave.isSidechain]: 'isSidechain',
+  [weave.isCompactSummary]: 'isCompactSummary',
+  [weave.isVisibleInTranscriptOnly]: 'isVisibleInTranscriptOnly',
+  [weave.originKind]: 'originKind',
+  [weave.blockOrder]: 'order',
+  [weave.text]: 'text',
+  [weave.toolName]: 'toolName',
+  [weave.toolInput]: 'toolInput',
+  [weave.toolUseId]: 'toolUseId',
+  [weave.toolIsError]: 'isError',
+  [weave.toolUseRef]: 'toolUse',
+} as const satisfies Partial<Record<Term, string>>;
+type Field = (typeof KEPT)[keyof typeof KEPT];
+
+interface Node {
+  fields: Partial<Record<Field, string>>;
+  classes: Term[];
+  lacksSidechain?: boolean;
+}
+
+export class SpineBuilder {
+  private readonly nodes = new Map<string, Node>();
+  /** Event → the transcript holding it (the first that says so). */
+  private readonly transcriptOf = new Map<string, string>();
+  private readonly parents = new Map<string, string>();
+  /** Owner (turn or block) → its blocks, in the order they were stated. */
+  private readonly owned = new Map<string, string[]>();
+
+  /** One triple of the session, its terms as N-Triples text. */
+  add(s: Term, p: Term, o: Term): void {
+    const field = KEPT[p as keyof typeof KEPT];
+    if (field) this.node(s).fields[field] ??= field === 'time' ? storedValue(o) : termValue(o);
+    else if (p === a) this.node(s).classes.push(o);
+    else if (p === weave.hasEvent) {
+      const event = termValue(o);
+      if (!this.transcriptOf.has(event)) this.transcriptOf.set(event, termValue(s));
+    } else if (p === weave.parentEvent) this.parents.set(termValue(s), termValue(o));
+    else if (p === weave.hasContentBlock) {
+      const owner = termValue(s);
+      const list = this.owned.get(owner);
+      if (list) list.push(termValue(o));
+      else this.owned.set(owner, [termValue(o)]);
+    } else if (p === weave.lacks && o === weave.isSidechain) this.node(s).lacksSidechain = true;
+  }
+
+  /** The spine of the session in `graph`, once every triple of it has been added. */
+  build(graph: string, sessionId: string): SessionSpine {
+    const flag = (v: string | undefined) => (v === undefined ? undefined : v === 'true');
+    const turns = new Map<string, TurnView>();
+    for (const [iri, transcript] of this.transcriptOf) {
+      const node = this.nodes.get(iri);
+      if (!node?.classes.includes(weave.Turn)) continue;
+      const f = node.fields;
+      // The sidechain flag is the turn's own, else its transcript's unless it had none (weave:lacks).
+      const side = f.isSidechain ?? (node.lacksSidechain ? undefined : this.nodes.get(transcript)?.fields.isSidechain);
+      turns.set(iri, {
+        iri,
+        transcript,
+        role: f.role ?? node.classes.map((c) => CLASS_ROLE[c]).find(Boolean) ?? '',
+        time: f.time,
+        line: Number(f.line ?? 0),
+        isMeta: flag(f.isMeta),
+        isSidechain: flag(side),
+        isCompactSummary: flag(f.isCompactSummary),
+        isVisibleInTranscriptOnly: flag(f.isVisibleInTranscriptOnly),
+        originKind: f.originKind,
+        parent: this.parents.get(iri),
+        blocks: [],
+      });
+    }
+
+    const blocks = new Map<string, BlockView & { owner: string }>();
+    for (const [owner, list] of this.owned)
+      for (const iri of list) {
+        if (blocks.has(iri)) continue;
+        const node = this.nodes.get(iri);
+        const f = node?.fields ?? {};
+        const toolUse = f.toolUse;
+        blocks.set(iri, {
+          iri,
+          owner,
+          turn: undefined as unknown as TurnView,
+          order: Number(f.order ?? 0),
+          kind: node?.classes.map((c) => BLOCK_KIND[c]).find(Boolean) ?? 'other',
+          text: f.text,
+          toolName: f.toolName,
+          toolInput: f.toolInput,
+          // A result's tool use id is the use's where the link resolved (the result states it only otherwise).
+          toolUseId: f.toolUseId ?? (toolUse === undefined ? undefined : this.nodes.get(toolUse)?.fields.toolUseId),
+          isError: flag(f.isError),
+          toolUse,
+          blocks: [],
+        });
+      }
+    const attach = (block: BlockView & { owner: string }): TurnView | undefined => {
+      if (block.turn) return block.turn;
+      const turn = turns.get(block.owner);
+      if (turn) {
+        turn.blocks.push(block);
+        return (block.turn = turn);
+      }
+      const outer = blocks.get(block.owner);
+      const owningTurn = outer && attach(outer);
+      if (!owningTurn) return undefined;
+      outer.blocks.push(block);
+      return (block.turn = owningTurn);
+    };
+    for (const block of blocks.values()) attach(block);
+    const byOrder = (x: BlockView, y: BlockView) => x.order - y.order;
+    for (const block of blocks.values()) block.blocks.sort(byOrder);
+
+    const ordered = [...turns.values()].sort((x, y) =>
+      x.transcript === y.transcript ? x.line - y.line : x.transcript < y.transcript ? -1 : 1,
+    );
+    for (const turn of ordered) turn.blocks.sort(byOrder);
+    return {
+      sessionId,
+      graph,
+      turns: ordered,
+      turn: (iri) => turns.get(iri),
+      block: (iri) => {
+        const block = blocks.get(iri);
+        return block?.turn ? block : undefined;
+      },
+      parentOf: (event) => this.parents.get(event),
+    };
+  }
+
+  private node(subject: Term): Node {
+    const key = termValue(subject);
+    let node = this.nodes.get(key);
+    if (!node) this.nodes.set(key, (node = { fields: {}, classes: [] }));
+    return node;
+  }
+}
+
+/** A session's spine read from its graph's files (spine, derived part), as much of each as its entry names, one line at a time. */
+export async function spineFromGraph(storeDir: string, entry: GraphEntry, graph: string, sessionId: string): Promise<SessionSpine> {
+  const builder = new SpineBuilder();
+  for (const { file, bytes } of filesOf(entry)) {
+    const path = join(storeDir, file);
+    for await (const line of readLines(path)) {
+      if (bytes !== undefined && line.offset >= bytes) break;
+      if (!line.text) continue;
+      const quad = splitQuad(line.text);
+      // The file and the line, as the store's loader names them; never the line itself: it may hold transcript text.
+      if (!quad) throw new Error(`${path}:${line.lineNo}: not valid N-Quads`);
+      builder.add(quad[0], quad[1], quad[2]);
+    }
+  }
+  return builder.build(graph, sessionId);
+}
+
+/**
+ * Subject, predicate and object of one line of a graph file Weave wrote, `<s> <p> o <g> .`, where
+ * subject, predicate and graph are IRIs (which hold no space); undefined for any other line.
+ */
+export function splitQuad(line: string): [Term, Term, Term] | undefined {
+  if (!line.startsWith('<') || !line.endsWith('> .')) return undefined;
+  const s = line.indexOf('> ');
+  const p = line.indexOf('> ', s + 2);
+  const g = line.lastIndexOf(' <');
+  if (s === -1 || p === -1 || g <= p + 2 || line[s + 2] !== '<') return undefined;
+  return [line.slice(0, s + 1) as Term, line.slice(s + 2, p + 1) as Term, line.slice(p + 2, g) as Term];
+}
+
+/** A store for one literal at a time: it gives a value back as Oxigraph stores it. */
+const canonical = new oxigraph.Store();
+const XSD_DATE_TIME = '^^<http://www.w3.org/2001/XMLSchema#dateTime>';
+
+/**
+ * A literal's value as a store gives it back: a dateTime in its canonical form (no trailing
+ * zeros in the fraction, Z for +00:00), as readers always saw it through SPARQL.
+ */
+function storedValue(term: string): string {
+  if (!term.endsWith(XSD_DATE_TIME)) return termValue(term);
+  canonical.load(`<urn:weave:x> <urn:weave:x> ${term} .`, { format: 'application/n-triples' });
+  const [quad] = canonical.match(null, null, null, null);
+  canonical.delete(quad);
+  return quad.object.value;
+}
+
+const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };
+
+/** What SPARQL would bind for a term: an IRI without its brackets, a literal's lexical form, unescaped. */
+export function termValue(term: string): string {
+  if (term.startsWith('<')) return unescapeTerm(term.slice(1, -1));
+  if (term.startsWith('"')) return unescapeTerm(term.slice(1, term.lastIndexOf('"')));
+  return term;
+}
+
+function unescapeTerm(text: string): string {
+  if (!text.includes('\\')) return text;
+  return text.replace(/\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))/g, (_, u4: string, u8: string, c: string) =>
+    u4 || u8 ? String.fromCodePoint(Number.parseInt(u4 ?? u8, 16)) : (ESCAPES[c] ?? c),
+  );
+}
