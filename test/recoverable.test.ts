@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import oxigraph from 'oxigraph';
 import { discoverSessions } from '../src/acquire/discover.ts';
+import { tooDeep } from '../src/acquire/json-depth.ts';
 import { NAMED_BY_CLASS, RECORD_CLASS } from '../src/dialect/claude-code/emit/spine.ts';
 import { transcriptsOf } from '../src/dialect/dialect.ts';
 import { WEAVE_NS } from '../src/rdf/vocab.ts';
@@ -57,9 +58,12 @@ async function scanned(paths: string[]): Promise<Set<string>> {
       readFileSync(path, 'utf8')
         .split('\n')
         .forEach((line, i) => {
+          // A line nested too deep is kept as a malformed line, as the dialect reads it.
+          if (tooDeep(line)) return;
           let r: Rec;
           try {
-            r = JSON.parse(line);
+            // A byte order mark before the first line is not the record's (the dialect drops it).
+            r = JSON.parse(i === 0 ? line.replace(/^\uFEFF/, '') : line);
           } catch {
             return;
           }
@@ -69,7 +73,9 @@ async function scanned(paths: string[]): Promise<Set<string>> {
             seen.add(r.uuid);
           }
           const key = `${path}:${i + 1}`;
-          const add = (property: string, value: unknown, at = key) => facts.add(`${at} ${property} ${value}`);
+          // A lone surrogate is stored as U+FFFD (src/rdf/terms.ts).
+          const add = (property: string, value: unknown, at = key) =>
+            facts.add(`${at} ${property} ${typeof value === 'string' ? value.toWellFormed() : value}`);
           add('recordType', r.type);
           const turn = r.type === 'user' || r.type === 'assistant';
           if (turn) add('role', r.type);

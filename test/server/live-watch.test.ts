@@ -110,7 +110,8 @@ describe('a server watching its sources', () => {
     assert.deepEqual(
       await select(
         server.base,
-        `SELECT ?s WHERE { GRAPH <urn:soul:local:Weave/graph/${id}> { <${TURN(ID(101))}> weave:recordSessionId ?s } }`,
+        // The lean graph states the session id once, on the transcript (queries/record-envelope.rq).
+        `SELECT ?s WHERE { GRAPH <urn:soul:local:Weave/graph/${id}> { ?t weave:hasEvent <${TURN(ID(101))}> ; weave:recordSessionId ?s } }`,
       ),
       [{ s: id }],
     );
