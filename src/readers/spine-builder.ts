@@ -206,12 +206,35 @@ const XSD_DATE_TIME = '^^<http://www.w3.org/2001/XMLSchema#dateTime>';
  * A literal's value as a store gives it back: a dateTime in its canonical form (no trailing
  * zeros in the fraction, Z for +00:00), as readers always saw it through SPARQL.
  */
-function storedValue(term: string): string {
+export function storedValue(term: string): string {
   if (!term.endsWith(XSD_DATE_TIME)) return termValue(term);
+  // The runtimes' form (UTC, a short fraction) is put in canonical form here: a store's round
+  // trip per timestamp cost more than the readers themselves.
+  const utc = canonicalUtc(term);
+  if (utc) return utc;
   canonical.load(`<urn:weave:x> <urn:weave:x> ${term} .`, { format: 'application/n-triples' });
   const [quad] = canonical.match(null, null, null, null);
   canonical.delete(quad);
   return quad.object.value;
+}
+
+const UTC_DATE_TIME = /^"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z"/;
+
+/**
+ * `YYYY-MM-DDThh:mm:ss[.f]Z` of a valid day and time, in canonical form (the fraction without
+ * its trailing zeros, none when it is zero); undefined for any other form, which the store puts
+ * in canonical form.
+ */
+function canonicalUtc(term: string): string | undefined {
+  if (term.length !== term.indexOf('"', 1) + 1 + XSD_DATE_TIME.length) return undefined;
+  const m = UTC_DATE_TIME.exec(term);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, sec, fraction = ''] = m;
+  const [year, month, day] = [Number(y), Number(mo), Number(d)];
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return undefined;
+  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return undefined;
+  const kept = fraction.replace(/0+$/, '');
+  return `${y}-${mo}-${d}T${h}:${mi}:${sec}${kept ? `.${kept}` : ''}Z`;
 }
 
 const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };
