@@ -11,7 +11,7 @@ import { linkAcrossSessions } from './link/crossSession.ts';
 import { linksGraphIri } from './rdf/iri.ts';
 import type { GraphDelta, GraphEntry } from './store/manifest.ts';
 import { lockStore, openStoreForWriting } from './store/writer.ts';
-import { collectGraphFile, SearchIndex } from './search/index.ts';
+import { SearchIndex } from './search/index.ts';
 import { DocCollector } from './search/docs.ts';
 
 export type { LineProblem } from './session-read.ts';
@@ -195,9 +195,9 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
         // The index is derived: a failure to keep it is reported, never a failed ingest.
         try {
           index ??= await SearchIndex.open(options.storeDir);
-          // A read carried on saw only the new lines: the session's documents come from its whole graph.
-          const collected = carriedOn ? await collectGraphFile(options.storeDir, session.sessionId, entry) : docs;
-          await index.replaceSession(session.sessionId, entry, collected.docs(), collected.title());
+          // A read carried on saw only the new lines (and the derived part again): their documents are added to the session's.
+          if (carriedOn) await index.extendSession(session.sessionId, entry, docs.docs(), docs.title());
+          else await index.replaceSession(session.sessionId, entry, docs.docs(), docs.title());
         } catch (e) {
           report.searchIndex = (e as Error).message;
         }
