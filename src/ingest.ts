@@ -26,7 +26,7 @@ import { SpineBuilder, spineFromGraph } from './readers/spine-builder.ts';
 import type { SessionSpine } from './readers/spine.ts';
 import type { GraphDelta, GraphEntry } from './store/manifest.ts';
 import { lockStore, openStoreForWriting } from './store/writer.ts';
-import { collectGraphFile, SearchIndex } from './search/index.ts';
+import { SearchIndex } from './search/index.ts';
 import { DocCollector } from './search/docs.ts';
 
 export type { LineProblem } from './session-read.ts';
@@ -214,7 +214,7 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
       let docs: DocCollector | undefined;
       let spine: SpineBuilder | undefined;
       const onBegin = (carriedOn: boolean) => {
-        docs = options.search === false || carriedOn ? undefined : new DocCollector(session.sessionId);
+        docs = options.search === false ? undefined : new DocCollector(session.sessionId);
         spine = readers && !carriedOn ? new SpineBuilder() : undefined;
       };
       const onTriple = (t: Triple) => {
@@ -242,13 +242,13 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
         continue;
       }
       const { counts, entry, carriedOn, delta } = read;
-      if (options.search !== false && !report.searchIndex) {
+      if (docs && !report.searchIndex) {
         // The index is derived: a failure to keep it is reported, never a failed ingest.
         try {
           index ??= await SearchIndex.open(options.storeDir);
-          // A read carried on saw only the new lines: the session's documents come from its whole graph.
-          const collected = docs ?? (await collectGraphFile(options.storeDir, session.sessionId, entry));
-          await index.replaceSession(session.sessionId, entry, collected.docs(), collected.title());
+          // A read carried on saw only the new lines (and the derived part again): their documents are added to the session's.
+          if (carriedOn) await index.extendSession(session.sessionId, entry, docs.docs(), docs.title());
+          else await index.replaceSession(session.sessionId, entry, docs.docs(), docs.title());
         } catch (e) {
           report.searchIndex = (e as Error).message;
         }

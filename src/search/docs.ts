@@ -23,6 +23,8 @@ export interface SearchDoc {
   tool?: string;
   time?: string;
   text: string;
+  /** A tool result's tool use, when its name was not among the triples read (a read carried on from an earlier one): not indexed. */
+  useBlock?: string;
 }
 
 const W = (name: string) => `<${WEAVE_NS}${name}>`;
@@ -127,6 +129,7 @@ export class DocCollector {
         kind: b.kind,
         ...(role && b.kind === 'text' ? { role } : {}),
         ...(tool ? { tool } : {}),
+        ...(!tool && b.useRef ? { useBlock: unwrap(b.useRef) } : {}),
         ...(e?.time ? { time: e.time } : {}),
         text,
       });

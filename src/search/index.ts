@@ -100,6 +100,38 @@ export class SearchIndex {
   }
 
   /**
+   * A session read on from where its last read stopped: the documents of its new lines are added
+   * (or replace those of the same block), its earlier ones kept. A tool result whose tool use was
+   * read before takes the tool's name from that use's document.
+   */
+  async extendSession(session: string, entry: Pick<GraphEntry, 'file' | 'quads'>, docs: SearchDoc[], title?: string): Promise<void> {
+    const had = this.sessions[session];
+    if (!had) return this.replaceSession(session, entry, docs, title);
+    const unique = [...new Map(docs.map((d) => [d.id, d])).values()];
+    for (const d of unique) {
+      if (!d.tool && d.useBlock) {
+        const tool = this.mini.getStoredFields(`${session} ${d.useBlock}`)?.tool;
+        if (typeof tool === 'string') d.tool = tool;
+      }
+      if (this.mini.has(d.id)) this.mini.discard(d.id);
+    }
+    this.mini.addAll(unique);
+    const known = title ?? had.title;
+    this.sessions[session] = {
+      file: entry.file,
+      quads: entry.quads,
+      ids: [...new Set([...had.ids, ...unique.map((d) => d.id)])],
+      ...(known === undefined ? {} : { title: known }),
+    };
+    const path = textsPath(this.storeDir, session);
+    const texts = await readTexts(this.storeDir, session);
+    for (const d of unique) texts[d.id] = d.text;
+    await writeFile(`${path}.${process.pid}.tmp`, JSON.stringify(texts));
+    await rename(`${path}.${process.pid}.tmp`, path);
+    this.dirty = true;
+  }
+
+  /**
    * Brings the index up to the manifest: sessions whose graph is not what their documents were
    * read from are read again from their graph files; sessions the store no longer has are dropped.
    */
