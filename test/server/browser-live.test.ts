@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { eventually, SERVER_FIXTURES, SESSION_A, SESSION_B, startTestServer, type TestServer } from './helpers.ts';
+import { CHROMIUM, FLAGS } from './chromium.ts';
 
 /**
  * The page, live: while the server watches its sources, a turn appended to a session shows in
@@ -16,16 +16,6 @@ import { eventually, SERVER_FIXTURES, SESSION_A, SESSION_B, startTestServer, typ
 declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: string): void } } } };
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PROJECT = '-home-grace-weave-server';
 
 describe('the query page of a server watching its sources', {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { EXPECTED_TURNS, startTestServer, type TestServer } from './helpers.ts';
+import { CHROMIUM, FLAGS } from './chromium.ts';
 
 /**
  * The page in a real browser: Debian's headless Chromium (installed by .ci/run) opens `/`, runs
@@ -21,17 +21,6 @@ interface PageElement {
 }
 declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: string): void; getValue(): string } } } };
 declare const document: { querySelectorAll(selector: string): PageElement[]; querySelector(selector: string): PageElement | null };
-
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 describe('the query page in headless Chromium', {
   skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',

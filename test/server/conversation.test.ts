@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { readManifest } from '../../src/store/manifest.ts';
 import { REPO, startTestServer, type TestServer } from './helpers.ts';
+import { CHROMIUM, FLAGS } from './chromium.ts';
 
 /**
  * /conversation/<session> in headless Chromium over all the fixtures: for every session, the
@@ -33,16 +33,6 @@ interface El {
 declare const document: { querySelectorAll(selector: string): El[]; querySelector(selector: string): El | null };
 declare const window: Record<string, unknown>;
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const WEAVE = join(REPO, 'bin', 'weave');
 const exec = promisify(execFile);
 const SPINE = join(REPO, 'fixtures', 'spine', '-home-ada-weave-demo');

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { REPO, startTestServer, type TestServer } from './helpers.ts';
+import { CHROMIUM, FLAGS } from './chromium.ts';
 
 /**
  * /overview, /search, the session page and the query page in headless Chromium over all the
@@ -26,16 +26,6 @@ declare const window: { Chart: { getChart(canvas: unknown): { data: { datasets: 
 declare const document: { querySelectorAll(selector: string): El[]; querySelector(selector: string): El | null };
 declare function getComputedStyle(el: El): { display: string };
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const WEAVE = join(REPO, 'bin', 'weave');
 const exec = promisify(execFile);
 const usage = async (args: string[], store: string) =>
