@@ -325,27 +325,16 @@ function contentProblem(value: unknown, d: Declaration): string | undefined {
   return undefined;
 }
 
+/** A row with nothing counted yet: a session's, or the total's. */
+export function emptyRow(session: string): SessionRow {
+  return { session, files: 0, lines: 0, events: 0, replayed: 0, malformed: 0, pending: 0, missing: 0, contents: 0, cut: 0, mismatched: 0 };
+}
+
 function sessionRows(files: FileCheck[]): SessionRow[] {
   const bySession = new Map<string, SessionRow>();
   for (const f of files) {
     let row = bySession.get(f.session);
-    if (!row)
-      bySession.set(
-        f.session,
-        (row = {
-          session: f.session,
-          files: 0,
-          lines: 0,
-          events: 0,
-          replayed: 0,
-          malformed: 0,
-          pending: 0,
-          missing: 0,
-          contents: 0,
-          cut: 0,
-          mismatched: 0,
-        }),
-      );
+    if (!row) bySession.set(f.session, (row = emptyRow(f.session)));
     row.files++;
     row.lines += f.lines;
     row.events += f.events;

@@ -1,6 +1,6 @@
 import { selectRows } from '../client/server.ts';
 import { findServer } from '../store/running.ts';
-import { verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
+import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
@@ -73,19 +73,7 @@ export function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, s
     ? `store: ${self.graphs} graphs in ${self.files} files, each as long as the manifest says, with the quads it counts; no file it does not name`
     : `store NOT consistent: ${self.problems.length} problem(s)`;
   if (selfOnly) return `${[...store, storeLine].join('\n')}\n`;
-  const total: SessionRow = {
-    session: 'total',
-    files: 0,
-    lines: 0,
-    events: 0,
-    replayed: 0,
-    malformed: 0,
-    pending: 0,
-    missing: 0,
-    contents: 0,
-    cut: 0,
-    mismatched: 0,
-  };
+  const total = emptyRow('total');
   for (const row of report.sessions) for (const [key] of COLUMNS.slice(1)) (total[key] as number) += row[key] as number;
   const cells = (row: SessionRow) => [...COLUMNS.map(([key]) => String(row[key])), row.title ?? ''];
   const columns: Column[] = [
