@@ -50,7 +50,8 @@ export function fit(
   { rule: ruled = true }: { rule?: boolean } = {},
 ): { lines: string[]; cut: boolean } {
   const cells = rows.filter((r): r is string[] => r !== 'rule');
-  const natural = columns.map((c, i) => Math.max(length(c.head), ...cells.map((r) => length(r[i] ?? ''))));
+  // A fold, not Math.max(...): a spread of a large result's rows overflowed the stack.
+  const natural = columns.map((c, i) => cells.reduce((n, r) => Math.max(n, length(r[i] ?? '')), length(c.head)));
   const kept = columns.map((_, i) => i);
   const total = () => kept.reduce((n, i) => n + widths[i], 0) + GAP * (kept.length - 1);
   const widths = [...natural];
