@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { Parser } from 'n3';
 import oxigraph from 'oxigraph';
 import { ingest } from '../src/ingest.ts';
-import type { GraphEntry } from '../src/store/manifest.ts';
-import { openStore, readGraphBytes } from '../src/store/store.ts';
+import { readGraphBytes, type GraphEntry } from '../src/store/manifest.ts';
+import { openStore } from '../src/store/store.ts';
 import { count, FIXTURES, ingestFresh, removeDir, REPO, select, tempDir } from './helpers.ts';
 import { canonicalNQuads } from './nquads.ts';
 

@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import { writeFileAtomically } from '../store/atomic.ts';
-import { filesOf, type GraphEntry, type Manifest } from '../store/manifest.ts';
+import { readGraphBytes, type GraphEntry, type Manifest } from '../store/manifest.ts';
 import { DocCollector, quadsOf, type DocKind, type SearchDoc } from './docs.ts';
 
 /**
@@ -232,14 +232,8 @@ async function readTexts(storeDir: string, session: string): Promise<Record<stri
 /** A session's documents and title, read back from its graph file. */
 export async function collectGraphFile(storeDir: string, session: string, entry: GraphEntry): Promise<DocCollector> {
   const collector = new DocCollector(session);
-  for (const [s, p, o] of quadsOf(await graphText(storeDir, entry))) collector.triple(s, p, o);
+  for (const [s, p, o] of quadsOf((await readGraphBytes(storeDir, entry)).toString('utf8'))) collector.triple(s, p, o);
   return collector;
-}
-
-/** A graph's N-Quads: each of its files (spine, derived part), as much of each as the entry names. */
-async function graphText(storeDir: string, entry: GraphEntry): Promise<string> {
-  const parts = await Promise.all(filesOf(entry).map(async ({ file, bytes }) => (await readFile(join(storeDir, file))).subarray(0, bytes)));
-  return Buffer.concat(parts).toString('utf8');
 }
 
 /** Some 160 characters around the first matched term, on one line. */

@@ -85,6 +85,12 @@ export function filesOf(entry: GraphEntry): NamedFile[] {
   return files;
 }
 
+/** The N-Quads of one graph entry as bytes: each of its files, as much of each as the entry names. */
+export async function readGraphBytes(dir: string, entry: GraphEntry): Promise<Buffer> {
+  const parts = await Promise.all(filesOf(entry).map(async ({ file, bytes }) => (await readFile(join(dir, file))).subarray(0, bytes)));
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
 /**
  * What a read that carried a session on changed in its graph, for a copy of the graph already
  * loaded (a query worker's): the spine's new bytes, and the lines of the derived part that went

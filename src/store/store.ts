@@ -46,12 +46,6 @@ export async function openStore(
   }
 }
 
-/** The N-Quads of one graph entry as bytes: each of its files, as much of each as the entry names. */
-export async function readGraphBytes(dir: string, entry: GraphEntry): Promise<Buffer> {
-  const parts = await Promise.all(filesOf(entry).map(async ({ file, bytes }) => (await readFile(join(dir, file))).subarray(0, bytes)));
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
-}
-
 /** Loads every file of one graph entry, as much of each as the entry names. */
 export async function loadGraph(store: OxStore, dir: string, entry: GraphEntry): Promise<void> {
   for (const { file, bytes } of filesOf(entry)) await loadNQuadsFile(store, join(dir, file), bytes);

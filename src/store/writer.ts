@@ -30,7 +30,7 @@ import {
   entryProblem,
   readManifest,
   renderManifest,
-  filesOf,
+  readGraphBytes,
   storeFilesOf,
   type ArchivedFile,
   type GraphEntry,
@@ -525,7 +525,7 @@ export class StoreWriter {
   private async record(change: Change): Promise<void> {
     // The external store holds a graph before the manifest names it (and loses it before the manifest forgets it).
     if (this.mirror)
-      if (change.entry) await this.mirror.put(change.graph, await this.wholeGraph(change.entry));
+      if (change.entry) await this.mirror.put(change.graph, (await readGraphBytes(this.dir, change.entry)).toString('utf8'));
       else if (this.view.graphs[change.graph]) await this.mirror.remove(change.graph);
     const old = this.view.graphs[change.graph];
     const kept = new Set(change.entry ? storeFilesOf(change.entry).map((f) => f.file) : []);
@@ -533,14 +533,6 @@ export class StoreWriter {
     apply(this.view, [change]);
     this.changes.push(change);
     if (this.changes.length >= this.flushAt) await this.flush();
-  }
-
-  /** A graph's N-Quads whole: its spine and derived part, each as much as the entry names. */
-  private async wholeGraph(entry: GraphEntry): Promise<string> {
-    const parts = await Promise.all(
-      filesOf(entry).map(async ({ file, bytes }) => (await readFile(join(this.dir, file))).subarray(0, bytes)),
-    );
-    return Buffer.concat(parts).toString('utf8');
   }
 
   private threshold(): number {

@@ -7,7 +7,8 @@ import type { IngestReport } from '../../src/ingest.ts';
 import { PREFIXES } from '../../src/rdf/vocab.ts';
 import { WEAVE_TERMS } from '../../src/rdf/weave-terms.ts';
 import { readManifest } from '../../src/store/manifest.ts';
-import { openStore, readGraphBytes } from '../../src/store/store.ts';
+import { readGraphBytes } from '../../src/store/manifest.ts';
+import { openStore } from '../../src/store/store.ts';
 import { select } from '../helpers.ts';
 
 /**
