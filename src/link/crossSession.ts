@@ -1,4 +1,5 @@
 import { linksGraphIri } from '../rdf/iri.ts';
+import { splitQuad } from '../rdf/nquads.ts';
 import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
 import { join } from 'node:path';
@@ -128,7 +129,9 @@ function referencesIn(bytes: Buffer): PendingReference[] {
   if (bytes.indexOf(MARK.type) === -1) return [];
   const refs = new Map<Term, PendingReference>();
   for (const line of linesWith(bytes.toString('utf8'), [MARK.from, MARK.property, MARK.id])) {
-    const [s, p, o] = splitQuad(line);
+    const quad = splitQuad(line);
+    if (!quad) continue;
+    const [s, p, o] = quad;
     const ref = refs.get(s) ?? { node: s, graph: '' };
     refs.set(s, ref);
     if (` ${p} ` === MARK.from) ref.from = o;
@@ -163,14 +166,4 @@ function* linesWith(text: string, marks: string[]): Generator<string> {
       yield text.slice(start, end === -1 ? undefined : end);
     }
   }
-}
-
-/** Subject, predicate and object of one N-Quads line this project wrote (IRIs hold no spaces). */
-function splitQuad(line: string): [Term, Term, Term] {
-  const s = line.slice(0, line.indexOf('> ') + 1);
-  const afterS = line.slice(s.length + 1);
-  const p = afterS.slice(0, afterS.indexOf('> ') + 1);
-  const rest = afterS.slice(p.length + 1).replace(/ \.\s*$/, '');
-  const o = rest.slice(0, rest.lastIndexOf(' <'));
-  return [asTerm(s), asTerm(p), asTerm(o)];
 }

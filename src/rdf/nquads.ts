@@ -1,3 +1,5 @@
+import type { Term } from './terms.ts';
+
 /**
  * N-Quads lines split into their terms, as N-Triples text. Graph files are N-Quads the emitter
  * wrote, so a line is read without building term objects: each term stays the exact text that
@@ -13,6 +15,19 @@ export interface QuadText {
 }
 
 export class NQuadsSyntaxError extends Error {}
+
+/**
+ * Subject, predicate and object of one line of a graph file Weave wrote, `<s> <p> o <g> .`, where
+ * subject, predicate and graph are IRIs (which hold no space); undefined for any other line.
+ */
+export function splitQuad(line: string): [Term, Term, Term] | undefined {
+  if (!line.startsWith('<') || !line.endsWith('> .')) return undefined;
+  const s = line.indexOf('> ');
+  const p = line.indexOf('> ', s + 2);
+  const g = line.lastIndexOf(' <');
+  if (s === -1 || p === -1 || g <= p + 2 || line[s + 2] !== '<') return undefined;
+  return [line.slice(0, s + 1) as Term, line.slice(s + 2, p + 1) as Term, line.slice(p + 2, g) as Term];
+}
 
 /** Whether a term's text is an RDF 1.2 triple term `<<( s p o )>>`. */
 export function isTripleTerm(term: string): boolean {

@@ -2,6 +2,7 @@ import oxigraph from 'oxigraph';
 import { join } from 'node:path';
 import { readLines } from '../acquire/lines.ts';
 import { filesOf, type GraphEntry } from '../store/manifest.ts';
+import { splitQuad } from '../rdf/nquads.ts';
 import type { Term } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import type { BlockKind, BlockView, SessionSpine, TurnView } from './spine.ts';
@@ -183,19 +184,6 @@ export async function spineFromGraph(storeDir: string, entry: GraphEntry, graph:
     }
   }
   return builder.build(graph, sessionId);
-}
-
-/**
- * Subject, predicate and object of one line of a graph file Weave wrote, `<s> <p> o <g> .`, where
- * subject, predicate and graph are IRIs (which hold no space); undefined for any other line.
- */
-export function splitQuad(line: string): [Term, Term, Term] | undefined {
-  if (!line.startsWith('<') || !line.endsWith('> .')) return undefined;
-  const s = line.indexOf('> ');
-  const p = line.indexOf('> ', s + 2);
-  const g = line.lastIndexOf(' <');
-  if (s === -1 || p === -1 || g <= p + 2 || line[s + 2] !== '<') return undefined;
-  return [line.slice(0, s + 1) as Term, line.slice(s + 2, p + 1) as Term, line.slice(p + 2, g) as Term];
 }
 
 /** A store for one literal at a time: it gives a value back as Oxigraph stores it. */

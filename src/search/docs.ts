@@ -1,3 +1,4 @@
+import { splitQuad } from '../rdf/nquads.ts';
 import { RDF } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 
@@ -166,19 +167,10 @@ export function literalValue(term: string): string {
   );
 }
 
-/** The triples of an N-Quads text this project wrote (IRIs hold no spaces; literals may). */
+/** The triples of an N-Quads text this project wrote (blank lines and any others skipped). */
 export function* quadsOf(text: string): Generator<[string, string, string]> {
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line[0] !== '<') continue; // a blank line, or one this project never writes
-    const s = line.slice(0, line.indexOf('> ') + 1);
-    const rest = line.slice(s.length + 1);
-    const p = rest.slice(0, rest.indexOf('> ') + 1);
-    const tail = rest.slice(p.length + 1).replace(/ \.\s*$/, '');
-    yield [s, p, tail.slice(0, tail.lastIndexOf(' <'))];
+  for (const line of text.split('\n')) {
+    const quad = splitQuad(line);
+    if (quad) yield quad;
   }
 }
