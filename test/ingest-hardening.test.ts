@@ -202,12 +202,14 @@ test('a folder or file without read permission is reported and skipped, and the 
     await chown(join(dir, 'store'), 65534, 65534);
     await chmod(join(root, '-closed-project'), 0o700);
     await chmod(closedFile, 0o600);
+    // The child loads Weave as root, then becomes nobody before it reads: a checkout only its owner
+    // can read (a clone in \`mktemp -d\`, mode 0700) made the child fail to find tsx as nobody.
     const script = `import { ingest } from ${JSON.stringify(join(REPO, 'src', 'ingest.ts'))};
+      process.setgid(65534);
+      process.setuid(65534);
       const r = await ingest([${JSON.stringify(root)}], { storeDir: ${JSON.stringify(join(dir, 'store'))}, soul: 'local' });
       console.log(JSON.stringify({ sessions: r.sessions, unreadable: r.unreadable, problems: r.problems.map((p) => [p.path, p.kind, p.message]) }));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      uid: 65534,
-      gid: 65534,
       cwd: REPO,
       encoding: 'utf8',
       env: { ...process.env, HOME: dir },
