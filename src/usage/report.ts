@@ -148,43 +148,15 @@ export function reportFromRows(
   const entries = [...groups].map(([key, group]) => ({ key, group, figures: figuresOf(group) }));
   const totals = totalsOf(entries.map((e) => e.figures));
   const extras = { titles, unpriced: [...unpriced].sort() };
+  // Days, weeks and months are keyed by the period itself, which is also their order.
+  const byPeriod = sortBy(entries, (e) => e.key, order);
   switch (kind) {
     case 'daily':
-      return {
-        report: {
-          daily: sortBy(
-            entries.map((e) => ({ date: e.key, ...e.figures })),
-            (e) => e.date,
-            order,
-          ),
-          totals,
-        },
-        extras,
-      };
+      return { report: { daily: byPeriod.map((e) => ({ date: e.key, ...e.figures })), totals }, extras };
     case 'weekly':
-      return {
-        report: {
-          weekly: sortBy(
-            entries.map((e) => ({ week: e.key, ...e.figures })),
-            (e) => e.week,
-            order,
-          ),
-          totals,
-        },
-        extras,
-      };
+      return { report: { weekly: byPeriod.map((e) => ({ week: e.key, ...e.figures })), totals }, extras };
     case 'monthly':
-      return {
-        report: {
-          monthly: sortBy(
-            entries.map((e) => ({ month: e.key, ...e.figures })),
-            (e) => e.month,
-            order,
-          ),
-          totals,
-        },
-        extras,
-      };
+      return { report: { monthly: byPeriod.map((e) => ({ month: e.key, ...e.figures })), totals }, extras };
     case 'session': {
       const sessions = entries.map(({ key, group, figures: f }): SessionEntry => {
         const last = group
