@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { readManifest } from '../../src/store/manifest.ts';
 import { REPO, startTestServer, type TestServer } from './helpers.ts';
-import { CHROMIUM, FLAGS } from './chromium.ts';
+import { CHROMIUM, FLAGS, openPage, type OpenPage } from './chromium.ts';
 
 /**
  * /conversation/<session> in headless Chromium over all the fixtures: for every session, the
@@ -75,38 +75,20 @@ describe('the conversation page in headless Chromium, over all the fixtures', {
   skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',
 }, () => {
   let server: TestServer;
-  let browser: BrowserContext;
+  let opened: OpenPage | undefined;
   let page: Page;
-  let profile: string;
-  const outside: string[] = [];
-  const problems: string[] = [];
+  let outside: string[];
+  let problems: string[];
 
   before(async () => {
     server = await startTestServer({}, [join(REPO, 'fixtures')]);
-    profile = await mkdtemp(join(tmpdir(), 'weave-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-      viewport: { width: 1300, height: 1000 },
-    });
-    await browser.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(server.base) || url.startsWith('data:')) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
+    opened = await openPage(server.base, 1300);
+    ({ page, outside, problems } = opened);
   });
 
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await server?.stop();
-    await rm(profile, { recursive: true, force: true });
   });
 
   it("every session: talks, runs, llm.calls, tool calls and unresolved in the DOM equal weave conversation --json's", async () => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { REPO, startTestServer, type TestServer } from './helpers.ts';
-import { CHROMIUM, FLAGS } from './chromium.ts';
+import { CHROMIUM, openPage, type OpenPage } from './chromium.ts';
 
 /**
  * /overview, /search, the session page and the query page in headless Chromium over all the
@@ -35,38 +34,20 @@ describe('the pages in headless Chromium, over all the fixtures', {
   skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',
 }, () => {
   let server: TestServer;
-  let browser: BrowserContext;
+  let opened: OpenPage | undefined;
   let page: Page;
-  let profile: string;
-  const outside: string[] = [];
-  const problems: string[] = [];
+  let outside: string[];
+  let problems: string[];
 
   before(async () => {
     server = await startTestServer({}, [join(REPO, 'fixtures')]);
-    profile = await mkdtemp(join(tmpdir(), 'weave-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-      viewport: { width: 1400, height: 1000 },
-    });
-    await browser.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(server.base) || url.startsWith('data:')) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
+    opened = await openPage(server.base, 1400);
+    ({ page, outside, problems } = opened);
   });
 
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await server?.stop();
-    await rm(profile, { recursive: true, force: true });
   });
 
   it('/overview: every day × model figure and the totals equal weave usage daily --json; a screenshot', async () => {
