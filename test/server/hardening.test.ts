@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
-import { MAX_QUERY_DEPTH } from '../../src/server/http/query-depth.ts';
+import { MAX_QUERY_DEPTH } from '../../src/query/depth.ts';
 import { startServer } from '../../src/server/server.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { removeDir, tempDir } from '../helpers.ts';

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
-import { MAX_QUERY_DEPTH, queryDepth } from '../../src/server/http/query-depth.ts';
+import { MAX_QUERY_DEPTH, queryDepth } from '../../src/query/depth.ts';
 import { REPO } from './helpers.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { HttpError } from '../../errors.ts';
-import { skipOpaque } from '../../sparql-text.ts';
+import { skipOpaque } from '../../../query/sparql-text.ts';
 
 /**
  * `using-graph-uri` and `using-named-graph-uri` (SPARQL Protocol §2.2.3) for a store whose update
