@@ -11,6 +11,8 @@
  *      memory against one copy of the store, opening against Oxigraph's own load, a runaway query.
  *      BENCH_BEFORE=DIR (a checkout of an earlier Weave, `npm ci` done) adds its `weave serve`.
  *      BENCH_RESIDENT=0 skips this part.
+ *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
+ *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
  *
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
@@ -23,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { openStore } from '../src/store/store.ts';
+import { mergeBench, printTable } from './merge.ts';
 import { printRows, residentBench } from './resident.ts';
 
 if (process.argv.includes('--scale')) {
@@ -100,6 +103,8 @@ try {
     console.log(`\nthe resident store, side by side${process.env.BENCH_BEFORE ? ` (before: ${process.env.BENCH_BEFORE})` : ''}:`);
     printRows(await residentBench(dir, { before: process.env.BENCH_BEFORE }));
   }
+  console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
+  printTable(await mergeBench(store));
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -116,8 +116,9 @@ export interface IngestReport {
 // 0.8: the conversation layer; 0.9: a session without a runtime title takes its first prompt as its title;
 // 0.10: the lean graph (issue 16): the envelope stated once per transcript, roles and record types by class,
 // one Usage and FileBackup node per session and content, id literals only where a link does not resolve,
-// no Content node for a text kept whole where its dialect puts it.
-const WEAVE = 'weave/0.10';
+// no Content node for a text kept whole where its dialect puts it; 0.11: a call's Usage is named by its
+// message id where the API minted it, so copies of a call in several sessions share it (issue 10).
+const WEAVE = 'weave/0.11';
 
 /** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { mintedAtRandom } from '../src/dialect/claude-code/ids.ts';
 import { discoverSessions } from '../src/acquire/discover.ts';
 import { transcriptsOf } from '../src/dialect/dialect.ts';
 import { CORPUS, HAS_CORPUS, ingestFresh, removeDir, select } from './helpers.ts';
@@ -80,7 +81,12 @@ async function plainScan(): Promise<Scan> {
             seen.add(rec.uuid);
           }
           if (rec.type !== 'user' && rec.type !== 'assistant') return;
-          const key = `${session.sessionId}|${rec.uuid ?? `${stream}:${i + 1}`}`;
+          // A record's node is shared by every session holding a copy when Claude Code minted its
+          // uuid (src/dialect/claude-code/ids.ts); the union counts it once.
+          const key =
+            typeof rec.uuid === 'string' && mintedAtRandom(rec.uuid)
+              ? rec.uuid
+              : `${session.sessionId}|${rec.uuid ?? `${stream}:${i + 1}`}`;
           scan.turns.add(key);
           if (rec.type === 'assistant' && typeof rec.message?.id === 'string') scan.messages.add(rec.message.id);
           const content = rec.message?.content;

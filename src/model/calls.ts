@@ -1,4 +1,4 @@
-import { mintedAtRandom } from '../dialect/claude-code/ids.ts';
+import { callMintedAtRandom } from '../dialect/claude-code/ids.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { bool, int, type Term } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
@@ -52,8 +52,7 @@ export function findCalls(ctx: ModelContext): { list: Call[]; ofFact: Map<number
 
 /** A call's IRI path: its message id alone when the API minted it and its request id, else under the session. */
 function callPath(f: RecordFact, key: string, session: string): string[] {
-  const minted = f.messageId !== undefined && mintedAtRandom(f.messageId) && (f.requestId === undefined || mintedAtRandom(f.requestId));
-  return minted ? [key] : [session, key];
+  return callMintedAtRandom(f.messageId, f.requestId) ? [key] : [session, key];
 }
 
 export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: Placer): void {

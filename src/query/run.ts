@@ -2,6 +2,8 @@ import type oxigraph from 'oxigraph';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { queryForm } from './lexer.ts';
 import { explainSyntaxError } from './errors.ts';
+import { MAX_QUERY_DEPTH, queryDepth } from './depth.ts';
+import { mergeDefaultGraph } from './merge.ts';
 
 type OxStore = oxigraph.Store;
 
@@ -12,7 +14,9 @@ const PREFIX_LINES = sparqlPrefixes().split('\n').length - 1;
 
 /**
  * Runs a query with the usual prefixes predeclared (a query may redeclare them) over the union
- * of all graphs, unless graphs are named. Parser positions are mapped back to the user's text.
+ * of all graphs, unless graphs are named. The union is the merge SPARQL defines, a set: a triple
+ * several sessions state counts once (src/query/merge.ts). Parser positions are mapped back to
+ * the user's text.
  */
 export function runQuery(
   store: OxStore,
@@ -26,11 +30,29 @@ export function runQuery(
     opts.default_graph = (options.default_graph ?? []).map((g) => factory.namedNode(g));
     opts.named_graphs = (options.named_graphs ?? []).map((g) => factory.namedNode(g));
   } else if (!hasDatasetClause(query)) opts.use_default_graph_as_union = true; // the union would override FROM
+  const text = sparqlPrefixes() + query;
+  const merged = opts.use_default_graph_as_union && defaultGraphEmpty(store) ? mergeDefaultGraph(text) : undefined;
+  // The rewrite nests each pattern a few levels deeper: a query near Oxigraph's stack keeps the union as it is.
+  if (merged !== undefined && queryDepth(merged, MAX_QUERY_DEPTH) <= MAX_QUERY_DEPTH) {
+    try {
+      return store.query(merged, opts);
+    } catch {
+      // Never the user's mistake (the text parsed): the query as written says what went wrong.
+    }
+  }
   try {
-    return store.query(sparqlPrefixes() + query, opts);
+    return store.query(text, opts);
   } catch (e) {
     throw new QueryError(explainSyntaxError(query, (e as Error).message, PREFIX_LINES));
   }
+}
+
+/**
+ * The rewrite reads named graphs only: a store whose own default graph holds triples (written by
+ * an update to a writable server) keeps the union as Oxigraph answers it.
+ */
+function defaultGraphEmpty(store: OxStore): boolean {
+  return store.query('ASK { ?s ?p ?o }') === false;
 }
 
 /** Oxigraph says "error at LINE:COL: …"; subtract the prefix lines we added, and drop its character classes. */

@@ -21,3 +21,11 @@ export function mintedAtRandom(id: string): boolean {
 export function idPath(id: string, session: string): string[] {
   return mintedAtRandom(id) ? [id] : [session, id];
 }
+
+/**
+ * Whether an API call's ids name it everywhere: its message id, and its request id if it has one,
+ * minted by the API. Its node (and its usage's) is then shared by every session holding a copy.
+ */
+export function callMintedAtRandom(messageId: string | undefined, requestId: string | undefined): messageId is string {
+  return messageId !== undefined && mintedAtRandom(messageId) && (requestId === undefined || mintedAtRandom(requestId));
+}

@@ -1,4 +1,5 @@
 import oxigraph from 'oxigraph';
+import { mergeDefaultGraph } from '../../query/merge.ts';
 import { sparqlPrefixes } from '../../rdf/vocab.ts';
 import type { RemoteConfig } from './config.ts';
 import { graphPayload } from './rdf11.ts';
@@ -64,7 +65,10 @@ export class RemoteStore {
     accept: string[],
     options: { defaultGraphs?: string[]; namedGraphs?: string[]; signal?: AbortSignal } = {},
   ): Promise<RemoteAnswer> {
-    const form = new URLSearchParams({ query: sparqlPrefixes() + query });
+    // Its union of graphs is a bag, as Oxigraph's is: read as the merge, unless graphs are named.
+    const text = sparqlPrefixes() + query;
+    const named = !!(options.defaultGraphs?.length || options.namedGraphs?.length);
+    const form = new URLSearchParams({ query: (!named && mergeDefaultGraph(text)) || text });
     for (const g of options.defaultGraphs ?? []) form.append('default-graph-uri', g);
     for (const g of options.namedGraphs ?? []) form.append('named-graph-uri', g);
     const res = await this.fetch(this.config.endpoint, {

@@ -17,7 +17,7 @@ import { a, weave, type WeaveTerm } from '../../../rdf/vocab.ts';
 import { pointerToken, type ContentKind } from '../../../emit/content.ts';
 import { absent, content, firstMention, ref, t, type RecordContext } from '../../../emit/record.ts';
 import { own } from '../../../own.ts';
-import { idPath } from '../ids.ts';
+import { callMintedAtRandom, idPath } from '../ids.ts';
 
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
 export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, toolUses: [string, Term][]): void {
@@ -30,7 +30,7 @@ export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContex
     if (record.requestId) t(ctx, event, weave.requestId, str(record.requestId));
     if (message.stop_reason) t(ctx, event, weave.stopReason, str(message.stop_reason));
     if (typeof message.stop_sequence === 'string') t(ctx, event, weave.stopSequence, str(message.stop_sequence));
-    if (message.usage) emitUsage(message.usage, ctx);
+    if (message.usage) emitUsage(message.usage, usageScope(message.id, record.requestId, ctx.session), ctx);
     if (typeof record.isApiErrorMessage === 'boolean') t(ctx, event, weave.isApiErrorMessage, bool(record.isApiErrorMessage));
     if (record.error !== undefined) t(ctx, event, weave.apiError, jsonLiteral(record.error));
   } else {
@@ -95,11 +95,14 @@ function emitPersistedOutput(result: unknown, ctx: RecordContext): void {
 }
 
 /**
- * The fragments of one call repeat its usage: a Usage is one node per session and usage, named
- * by what it says and described once; each fragment links to it.
+ * The fragments of one call repeat its usage: a Usage is one node per call and usage, named by
+ * what it says and described once; each fragment links to it. Its scope is the call's (see
+ * src/model/calls.ts): the API's message id when the API minted it, so the copies of a call in
+ * a resumed, forked or copied session name one usage and a sum over calls counts its tokens once;
+ * else the session.
  */
-function emitUsage(usage: Usage, ctx: RecordContext): void {
-  const node = instanceIri(ctx.soul, 'Usage', ctx.session, createHash('sha1').update(JSON.stringify(usage)).digest('hex').slice(0, 20));
+function emitUsage(usage: Usage, scope: string[], ctx: RecordContext): void {
+  const node = instanceIri(ctx.soul, 'Usage', ...scope, createHash('sha1').update(JSON.stringify(usage)).digest('hex').slice(0, 20));
   t(ctx, ctx.event, weave.hasUsage, node);
   if (!firstMention(ctx, node)) return;
   t(ctx, node, a, weave.Usage);
@@ -108,6 +111,11 @@ function emitUsage(usage: Usage, ctx: RecordContext): void {
     if (typeof n === 'number') t(ctx, node, predicate, int(n));
   }
   t(ctx, node, weave.usageJson, jsonLiteral(usage));
+}
+
+/** A usage's scope: its call's message id when the API minted it and its request id, else the session. */
+function usageScope(messageId: string | undefined, requestId: string | undefined, session: string): string[] {
+  return callMintedAtRandom(messageId, requestId) ? [messageId] : [session];
 }
 
 const USAGE_COUNTS: [string, Term][] = [

@@ -1,15 +1,20 @@
 import { sparqlPrefixes } from '../../../rdf/vocab.ts';
 import { SOLUTION_FORMATS } from '../../../query/formats.ts';
+import { runQuery } from '../../../query/run.ts';
 import type { JsonResults, JsonTerm } from '../../../query/table.ts';
 import type { OxStore } from '../../../store/store.ts';
 
-/** A SELECT the server itself runs on a worker's store, as rows of SPARQL JSON terms. */
+/**
+ * A SELECT the server itself runs on a worker's store, as rows of SPARQL JSON terms: over the
+ * union of graphs read as their merge, as every user query is (src/query/merge.ts), so a node
+ * that several sessions hold is described once; `union = false` reads the store's own default
+ * graph (queries that name their graphs).
+ */
 export function rows(store: OxStore, query: string, union = true): Record<string, JsonTerm>[] {
-  const text = store.query(sparqlPrefixes() + query, {
-    results_format: SOLUTION_FORMATS.json,
-    use_default_graph_as_union: union,
-  }) as string;
-  return (JSON.parse(text) as JsonResults).results?.bindings ?? [];
+  const text = union
+    ? runQuery(store, query, { results_format: SOLUTION_FORMATS.json })
+    : store.query(sparqlPrefixes() + query, { results_format: SOLUTION_FORMATS.json });
+  return (JSON.parse(text as string) as JsonResults).results?.bindings ?? [];
 }
 
 /** A SELECT as rows of SPARQL JSON terms, from a worker's store or an external one (`union`: the union of graphs is the default graph). */

@@ -1,0 +1,267 @@
+import { traqulaIndentation, traqulaNewlineAlternative } from '@traqula/core';
+import { Generator } from '@traqula/generator-sparql-1-2';
+import { Parser } from '@traqula/parser-sparql-1-2';
+
+/**
+ * The default graph as SPARQL defines it: the RDF merge of the named graphs, a set. Oxigraph 0.5
+ * answers a pattern over the union default graph once per graph that states the triple
+ * (oxigraph#1919; fixed upstream by #1920, not in a release on npm), and every session that
+ * holds a copy of a record (a resume, a fork, a file copied to another folder) states that
+ * record's triples in its own graph: `COUNT` and `SUM` then count a copied call once per copy,
+ * and a join of k patterns over a call held by n sessions repeats n^k times.
+ *
+ * So each triple pattern the query matches in the default graph is matched in one named graph,
+ * the first (by IRI) of those that state the triple:
+ *
+ *   ?c a weave:LlmCall .
+ *   →  { GRAPH ?g1 { ?c a weave:LlmCall }
+ *        FILTER NOT EXISTS { GRAPH ?h1 { ?c a weave:LlmCall } FILTER(STR(?h1) < STR(?g1)) } }
+ *
+ * which gives each triple of the merged graph once, and each solution of a BGP as often as
+ * SPARQL says (a join may take its triples from different graphs; a blank node is a variable the
+ * answer does not show). Each pattern stays where it was, so Oxigraph still feeds one pattern's
+ * bindings into the next (a distinct sub-select per BGP was 100 times slower on selective
+ * queries). `SELECT *` is spelled out, so the graph variables stay out of the answer. What the
+ * rewrite leaves as it was: patterns inside GRAPH or SERVICE, EXISTS and MINUS bodies (their
+ * answer is a yes or no), property paths and RDF 1.2 annotations (kept over the union: a path may
+ * cross graphs), and a query that names its own dataset. A query the parser cannot read is left
+ * for Oxigraph to explain.
+ */
+
+interface Node {
+  type: string;
+  subType: string;
+  [key: string]: unknown;
+}
+
+interface Term extends Node {
+  value?: string;
+  label?: string;
+}
+
+interface Triple extends Node {
+  subject: Term;
+  predicate: Term;
+  object: Term;
+  annotations?: unknown[];
+}
+
+interface Pattern extends Node {
+  patterns?: Pattern[];
+  triples?: Triple[];
+  where?: Pattern;
+}
+
+interface Query extends Node {
+  where?: Pattern;
+  datasets?: { clauses: unknown[] };
+}
+
+/**
+ * The generator writes the query on one line: its pretty printer looks back over the current
+ * line at each line break and indents each level, which made it quadratic in a long line (an
+ * `IN` list of 8,000 values took 8 s) and in nesting (200 nested groups took 4 s).
+ */
+const ONE_LINE = { indentInc: 0, [traqulaIndentation]: -1, [traqulaNewlineAlternative]: ' ' };
+
+let parser: Parser | undefined;
+let generator: Generator | undefined;
+
+/**
+ * The query with every default-graph BGP read over the merge of the named graphs, or `undefined`
+ * when there is nothing to change (no such BGP, an ASK, a dataset of its own, an update, text the
+ * parser does not accept). It is plain SPARQL 1.1, for Oxigraph and for an external store alike
+ * (Virtuoso's union of graphs is a bag too).
+ */
+export function mergeDefaultGraph(query: string): string | undefined {
+  let ast: Query;
+  try {
+    parser ??= new Parser();
+    ast = parser.parse(query) as unknown as Query;
+  } catch {
+    return undefined;
+  }
+  // An ASK's answer is a yes or no, whatever the multiplicities.
+  if (ast.type !== 'query' || ast.subType === 'ask' || !ast.where || ast.datasets?.clauses.length) return undefined;
+  const names = new Names(query);
+  spellOutWildcard(ast);
+  if (!rewriteGroup(ast.where, names)) return undefined;
+  generator ??= new Generator(ONE_LINE as never);
+  return generator.generate(ast as never);
+}
+
+/** Fresh variable names no user variable can take: the query text does not contain their stem. */
+class Names {
+  private readonly stem: string;
+  private n = 0;
+  constructor(query: string) {
+    let stem = 'merged';
+    while (query.includes(stem)) stem += '_';
+    this.stem = stem;
+  }
+  next(kind: 'g' | 'h' | 'b'): Term {
+    return variable(`${this.stem}_${kind}${++this.n}`);
+  }
+}
+
+/** Rewrites the BGPs of a group (and of the groups it holds) in place; whether any changed. */
+function rewriteGroup(group: Pattern, names: Names): boolean {
+  let changed = false;
+  const rewritten: Pattern[] = [];
+  for (const pattern of group.patterns ?? []) {
+    if (pattern.subType === 'bgp') {
+      const merged = mergedBgp(pattern, names);
+      rewritten.push(...(merged ?? [pattern]));
+      changed ||= !!merged;
+      continue;
+    }
+    rewritten.push(pattern);
+    // A group and an OPTIONAL hold patterns, a UNION holds groups, a sub-select holds its WHERE.
+    if (pattern.subType === 'group' || pattern.subType === 'optional') changed = rewriteGroup(pattern, names) || changed;
+    else if (pattern.subType === 'union') for (const branch of pattern.patterns ?? []) changed = rewriteGroup(branch, names) || changed;
+    else if (pattern.type === 'query' && pattern.where) {
+      spellOutWildcard(pattern as Query);
+      changed = rewriteGroup(pattern.where, names) || changed;
+    }
+    // GRAPH, SERVICE, MINUS, FILTER, BIND, VALUES: left as they are (see above).
+  }
+  group.patterns = rewritten;
+  if (changed) group.loc = GENERATED;
+  return changed;
+}
+
+/**
+ * The BGP's triples that can be merged, each matched in the first graph stating it, followed by
+ * the triples that stay over the union (paths, annotated triples); `undefined` when none can be.
+ */
+function mergedBgp(bgp: Pattern, names: Names): Pattern[] | undefined {
+  const plain: Triple[] = [];
+  const kept: Triple[] = [];
+  for (const triple of flatten(bgp.triples ?? [])) {
+    const simple = triple.predicate.type === 'term' && !triple.annotations?.length && !hasStructure(triple);
+    (simple ? plain : kept).push(triple);
+  }
+  if (!plain.length) return undefined;
+  // A blank node is scoped to its BGP, which the rewrite splits: it becomes a variable, which
+  // SPARQL treats alike (a match the answer does not show).
+  const blanks = new Map<string, Term>();
+  const unblank = (t: Term): Term => {
+    if (t.subType === 'blankNode') {
+      const key = t.label ?? '';
+      if (!blanks.has(key)) blanks.set(key, names.next('b'));
+      return blanks.get(key)!;
+    }
+    if (t.subType === 'triple')
+      return { ...t, subject: unblank(t.subject as Term), predicate: unblank(t.predicate as Term), object: unblank(t.object as Term) };
+    return t;
+  };
+  const out: Pattern[] = plain.map((t) =>
+    firstGraphMatch({ ...t, subject: unblank(t.subject), predicate: unblank(t.predicate), object: unblank(t.object) }, names),
+  );
+  if (kept.length)
+    out.push({ ...bgp, loc: GENERATED, triples: kept.map((t) => ({ ...t, subject: unblank(t.subject), object: unblank(t.object) })) });
+  return out;
+}
+
+/** `{ GRAPH ?g { t } FILTER NOT EXISTS { GRAPH ?h { t } FILTER(STR(?h) < STR(?g)) } }`, as traqula's AST. */
+function firstGraphMatch(triple: Triple, names: Names): Pattern {
+  const g = names.next('g');
+  const h = names.next('h');
+  const inGraph = (name: Term): Pattern => ({
+    type: 'pattern',
+    subType: 'graph',
+    loc: GENERATED,
+    name,
+    patterns: [{ type: 'pattern', subType: 'bgp', loc: GENERATED, triples: [triple] }],
+  });
+  const str = (v: Term) => ({ type: 'expression', subType: 'operation', operator: 'str', loc: GENERATED, args: [v] });
+  const earlier = { type: 'expression', subType: 'operation', operator: '<', loc: GENERATED, args: [str(h), str(g)] };
+  return {
+    type: 'pattern',
+    subType: 'group',
+    loc: GENERATED,
+    patterns: [
+      inGraph(g),
+      {
+        type: 'pattern',
+        subType: 'filter',
+        loc: GENERATED,
+        expression: {
+          type: 'expression',
+          subType: 'patternOperation',
+          operator: 'notexists',
+          loc: GENERATED,
+          args: {
+            type: 'pattern',
+            subType: 'group',
+            loc: GENERATED,
+            patterns: [inGraph(h), { type: 'pattern', subType: 'filter', loc: GENERATED, expression: earlier }],
+          },
+        },
+      },
+    ],
+  };
+}
+
+/** The triples of a BGP with blank node property lists and collections spelled out as triples. */
+function flatten(triples: Triple[]): Triple[] {
+  const out: Triple[] = [];
+  const term = (t: Term): Term => {
+    if (t.type !== 'tripleCollection') return t;
+    out.push(...flatten(t.triples as Triple[]));
+    return t.identifier as Term;
+  };
+  for (const t of triples) {
+    const subject = term(t.subject);
+    const object = term(t.object);
+    out.push({ ...t, subject, object });
+  }
+  return out;
+}
+
+/** Whether a triple holds a syntactic structure the rewrite does not spell out (a reified triple). */
+function hasStructure(t: Triple): boolean {
+  return [t.subject, t.object].some((x) => x.type !== 'term');
+}
+
+/**
+ * `SELECT *` (and `DESCRIBE *`) as the list of the variables in scope, in the order they first
+ * appear, read before the rewrite adds its own.
+ */
+function spellOutWildcard(query: Query): void {
+  const variables = query.variables as Node[] | undefined;
+  if (!query.where || variables?.length !== 1 || variables[0].type !== 'wildcard') return;
+  const inScope = new Map<string, Term>();
+  visible(query.where, inScope);
+  visible(query.values, inScope);
+  if (inScope.size) query.variables = [...inScope.values()];
+}
+
+/** The variables a pattern binds: not those only a FILTER, an EXISTS or a MINUS mentions. */
+function visible(node: unknown, into: Map<string, Term>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) visible(item, into);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = node as Node;
+  if (n.type === 'term' && n.subType === 'variable') {
+    into.set(n.value as string, n as Term);
+    return;
+  }
+  if (n.subType === 'filter' || n.subType === 'minus') return;
+  if (n.type === 'query') {
+    const projected = n.variables as Node[];
+    if (projected.length === 1 && projected[0].type === 'wildcard') visible(n.where, into);
+    else for (const v of projected) visible(v.type === 'term' ? v : v.variable, into);
+    return;
+  }
+  for (const [key, value] of Object.entries(n)) if (key !== 'loc') visible(value, into);
+}
+
+function variable(value: string): Term {
+  return { type: 'term', subType: 'variable', value, loc: GENERATED };
+}
+
+/** The source location traqula's generator reads as "write this node out", for nodes made here. */
+const GENERATED = { sourceLocationType: 'autoGenerate' };
