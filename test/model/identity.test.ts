@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { mintedAtRandom } from '../../src/dialect/claude-code/ids.ts';
 import { ONTOLOGY_GRAPH } from '../../src/rdf/vocab.ts';
-import { fixture, ingested, lines, type Ingested } from './helpers.ts';
+import { describeData } from '../../src/server/workers/operations/describe.ts';
+import { storeSelect } from '../../src/server/workers/operations/rows.ts';
+import { fixture, ingested, lines, short, type Ingested } from './helpers.ts';
+
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 
 /**
  * One node per thing that happened once, and nothing more: fixtures/model/resumed-session holds
@@ -73,6 +77,29 @@ describe('a session resumed from another', () => {
       ),
       [`Turn/${a('06')} | 2026-03-02T09:25:04Z | assistant`],
     );
+  });
+
+  test("the describe page states the shared call's facts once, and what each session says of it once per session", async () => {
+    // Found on the corpus: a call five sessions hold listed its three types five times each.
+    const d = await describeData(storeSelect(g.store), `urn:soul:test:Weave/${CALL}`);
+    assert.deepEqual(
+      d.statements.map((st) => `${short(st.p)} ${short(st.o.value)}`),
+      [
+        `${RDF_TYPE} weave:LlmCall`,
+        `${RDF_TYPE} weave:ModelNode`,
+        `${RDF_TYPE} weave:Step`,
+        `weave:firstFragment Turn/${a('06')}`,
+        // Its line in B (the first) and in A (the seventh).
+        'weave:firstLine 1',
+        'weave:firstLine 7',
+        'weave:fragmentCount 1',
+        `weave:lastFragment Turn/${a('06')}`,
+        'weave:usageFinal true',
+        `weave:within Run/${A}/main/${a('05')}`,
+        `weave:within Run/${B}/main/${a('06')}`,
+      ],
+    );
+    assert.deepEqual(d.graphs.map(short), [graph(A), graph(B)]);
   });
 
   test('what each session says of them stays in its own graph: its run, its child, its evidence', () => {
