@@ -2,7 +2,6 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as RDF from '@rdfjs/types';
 import type oxigraph from 'oxigraph';
-import { hasDatasetClause } from '../query/run.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, FederationError, guardedFetch } from './allow.ts';
@@ -54,7 +53,9 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
   for (const source of federation.sources) sources.push(await resolveSource(source, federation.allow, federation.files ?? true));
   const context: Record<string, unknown> = {
     sources,
-    unionDefaultGraph: !hasDatasetClause(query),
+    // Each source answers its default graph as the merge of its graphs (sources.ts): Comunica's
+    // union would repeat a triple once per graph stating it.
+    unionDefaultGraph: false,
     fetch: guardedFetch(federation.allow),
     ...(federation.baseIri ? { baseIRI: federation.baseIri } : {}),
   };

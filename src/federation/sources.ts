@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import type * as RDF from '@rdfjs/types';
-import { StreamParser } from 'n3';
+import { StreamParser, termToId } from 'n3';
 import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
 
@@ -21,7 +21,13 @@ export interface PatternSource {
 
 type Matcher = (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => Iterable<RDF.Quad>;
 
-/** A source from a plain matcher: a triple term with variables inside is matched by its shape here. */
+/**
+ * A source from a plain matcher: a triple term with variables inside is matched by its shape here.
+ * Its default graph is the merge of all its graphs, a set, as the store's is for Oxigraph
+ * (src/query/merge.ts): a triple that several session graphs state is matched once. Comunica's
+ * own union default graph would yield it once per graph, so the engine asks for the default
+ * graph itself (`unionDefaultGraph: false`) and this source answers it.
+ */
 function patternSource(
   match: Matcher,
   count: (s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) => number,
@@ -32,9 +38,18 @@ function patternSource(
     features: { quotedTripleFiltering: true },
     *match(s, p, o, g) {
       const shaped = o?.termType === 'Quad' && hasVariable(o) ? o : undefined;
+      if (g?.termType === 'DefaultGraph') {
+        yield* merged(match(bound(s), bound(p), bound(o), null), shaped);
+        return;
+      }
       for (const q of match(bound(s), bound(p), bound(o), bound(g))) if (!shaped || fits(q.object, shaped)) yield q;
     },
     countQuads(s, p, o, g) {
+      if (g?.termType === 'DefaultGraph') {
+        let n = 0;
+        for (const _ of this.match(s, p, o, g)) n++;
+        return n;
+      }
       if (o?.termType === 'Quad' && hasVariable(o)) {
         let n = 0;
         for (const _ of this.match(s, p, o, g)) n++;
@@ -43,6 +58,18 @@ function patternSource(
       return count(bound(s), bound(p), bound(o), bound(g));
     },
   };
+}
+
+/** Each triple of the quads once, in the default graph. */
+function* merged(quads: Iterable<RDF.Quad>, shaped: RDF.Term | undefined): Iterable<RDF.Quad> {
+  const seen = new Set<string>();
+  for (const q of quads) {
+    if (shaped && !fits(q.object, shaped)) continue;
+    const key = `${termToId(q.subject as never)} ${termToId(q.predicate as never)} ${termToId(q.object as never)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    yield q.graph.termType === 'DefaultGraph' ? q : rdf.quad(q.subject, q.predicate, q.object);
+  }
 }
 
 function hasVariable(t: RDF.Term): boolean {

@@ -21,6 +21,7 @@ const POOL = join(FEDERATION, 'pool.ttl');
 /** The Soul endpoint the example queries name; the tests put their own in its place. */
 const NAMED_SOUL = 'http://127.0.0.1:7881/sparql';
 const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id}`;
+const COPIA = 'https://repolex.ai/ontology/kit/copia/';
 
 function rows(result: Awaited<ReturnType<typeof runFederated>>, ...vars: string[]): string[][] {
   assert.equal(result.kind, 'solutions');
@@ -118,5 +119,31 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       '?turn\t?moment\t?caption\t?memory\t?text\n' +
         `<${TURN('5e55e55e-0000-4000-8000-000000000004')}>\t<https://repolex.ai/pool/Moment/m-0001>\t"A folder holding README.md and src"\t<https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60>\t"Listed the weave-server folder: README.md and src."\n`,
     );
+  });
+});
+
+describe('a federated query over sessions that hold copies of one call', () => {
+  // fixtures/model/resumed-session: B goes on from A with copies of A's lines 7 and 8, so one call
+  // and one tool use are stated in both graphs (test/model/identity.test.ts works the figures out).
+  let dir: string;
+  let store: oxigraph.Store;
+  before(async () => {
+    ({ dir, store } = await ingestFresh([join(FIXTURES, 'model', 'resumed-session')]));
+  });
+  after(() => removeDir(dir));
+
+  test('counts each call once over the default graph, and once per session inside GRAPH, as Oxigraph answers it', async () => {
+    const query = `SELECT ?n ?perSession WHERE { { SELECT (COUNT(?c) AS ?n) WHERE { ?c a weave:LlmCall } }
+      { SELECT (COUNT(?c) AS ?perSession) WHERE { GRAPH ?g { ?c a weave:LlmCall } } } }`;
+    const local = JSON.parse(runQuery(store, query, { results_format: 'json' }) as string) as JsonResults;
+    assert.deepEqual(
+      local.results!.bindings.map((b) => [b.n.value, b.perSession.value]),
+      [['6', '7']],
+    );
+    // The Pool file is a second source: its triples are in the default graph, and stay there.
+    const federated = await runFederated(store, query, { sources: [POOL], allow: [] });
+    assert.deepEqual(rows(federated, 'n', 'perSession'), [['6', '7']]);
+    const moments = await runFederated(store, `SELECT (COUNT(?m) AS ?n) WHERE { ?m a <${COPIA}Moment> }`, { sources: [POOL], allow: [] });
+    assert.deepEqual(rows(moments, 'n'), [['3']], "pool.ttl's three moments");
   });
 });
