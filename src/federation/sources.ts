@@ -45,19 +45,16 @@ function patternSource(
       for (const q of match(bound(s), bound(p), bound(o), bound(g))) if (!shaped || fits(q.object, shaped)) yield q;
     },
     countQuads(s, p, o, g) {
-      if (g?.termType === 'DefaultGraph') {
-        let n = 0;
-        for (const _ of this.match(s, p, o, g)) n++;
-        return n;
-      }
-      if (o?.termType === 'Quad' && hasVariable(o)) {
-        let n = 0;
-        for (const _ of this.match(s, p, o, g)) n++;
-        return n;
-      }
+      if (o?.termType === 'Quad' && hasVariable(o)) return size(this.match(s, p, o, g));
       return count(bound(s), bound(p), bound(o), bound(g));
     },
   };
+}
+
+function size(quads: Iterable<RDF.Quad>): number {
+  let n = 0;
+  for (const _ of quads) n++;
+  return n;
 }
 
 /** Each triple of the quads once, in the default graph. */
@@ -100,11 +97,25 @@ export function storeSource(store: oxigraph.Store): PatternSource {
     (s, p, o, g) => {
       const term = (t: RDF.Term | null, name: string) => (t ? oxigraph.fromTerm(t as never)!.toString() : `?${name}`);
       const pattern = `${term(s, 's')} ${term(p, 'p')} ${term(o, 'o')}`;
+      const everywhere = `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }`;
+      // The default graph is the merge: each triple once, whichever graphs state it.
+      const open = (
+        [
+          [s, '?s'],
+          [p, '?p'],
+          [o, '?o'],
+        ] as const
+      )
+        .filter(([t]) => t === null)
+        .map(([, name]) => name)
+        .join(' ');
       const where =
         g === null
-          ? `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }`
+          ? everywhere
           : g.termType === 'DefaultGraph'
-            ? pattern
+            ? open
+              ? `SELECT DISTINCT ${open} WHERE { ${everywhere} }`
+              : `FILTER EXISTS { ${everywhere} }`
             : `GRAPH ${term(g, 'g')} { ${pattern} }`;
       const rows = store.query(`SELECT (COUNT(*) AS ?n) WHERE { ${where} }`) as Map<string, oxigraph.Term>[];
       return Number(rows[0]?.get('n')?.value ?? 0);
@@ -141,6 +152,7 @@ export async function fileSource(path: string): Promise<PatternSource> {
   }
   return patternSource(
     (s, p, o, g) => dataset.match(s, p, o, g),
-    (s, p, o, g) => dataset.match(s, p, o, g).size,
+    (s, p, o, g) =>
+      g?.termType === 'DefaultGraph' ? size(merged(dataset.match(s, p, o, null), undefined)) : dataset.match(s, p, o, g).size,
   );
 }

@@ -6,8 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type oxigraph from 'oxigraph';
+import rdf from 'rdf-ext';
 import { FederationError } from '../../src/federation/allow.ts';
 import { runFederated } from '../../src/federation/engine.ts';
+import { storeSource } from '../../src/federation/sources.ts';
 import { runQuery } from '../../src/query/run.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { openStore } from '../../src/store/store.ts';
@@ -140,6 +142,11 @@ describe('a federated query over sessions that hold copies of one call', () => {
       local.results!.bindings.map((b) => [b.n.value, b.perSession.value]),
       [['6', '7']],
     );
+    // The cardinality Comunica plans with is the merge's too (a graph variable reaches the source as null).
+    const type = rdf.namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+    const call = rdf.namedNode('https://repolex.ai/ontology/weave#LlmCall');
+    assert.equal(storeSource(store).countQuads(null, type, call, rdf.defaultGraph()), 6);
+    assert.equal(storeSource(store).countQuads(null, type, call, null), 7);
     // The Pool file is a second source: its triples are in the default graph, and stay there.
     const federated = await runFederated(store, query, { sources: [POOL], allow: [] });
     assert.deepEqual(rows(federated, 'n', 'perSession'), [['6', '7']]);
