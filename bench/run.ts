@@ -18,12 +18,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import { STRATEGIES } from './load-worker.ts';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
+import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
 import { mergeBench, printTable } from './merge.ts';
 import { printRows, residentBench } from './resident.ts';
@@ -76,9 +77,10 @@ try {
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
 
+  // The graphs as the store names them: a graph folder also holds each session's saved read state.
   const lines: string[] = [];
-  for (const f of await readdir(join(dir, 'graphs'))) {
-    for (const l of (await readFile(join(dir, 'graphs', f), 'utf8')).split('\n')) if (l) lines.push(l);
+  for (const entry of Object.values((await readManifest(dir))!.graphs)) {
+    for (const l of (await readGraphBytes(dir, entry)).toString('utf8').split('\n')) if (l) lines.push(l);
     if (lines.length >= LOAD_QUADS) break;
   }
   const sample = lines.slice(0, LOAD_QUADS);
