@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
-import { mergeBench, printTable } from './merge.ts';
+import { mergeBench, printMergeBench } from './merge.ts';
 import { printRows, residentBench } from './resident.ts';
 
 if (process.argv.includes('--scale')) {
@@ -106,7 +106,7 @@ try {
     printRows(await residentBench(dir, { before: process.env.BENCH_BEFORE }));
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
-  printTable(await mergeBench(store));
+  printMergeBench(await mergeBench(store));
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
