@@ -99,16 +99,7 @@ export function storeSource(store: oxigraph.Store): PatternSource {
       const pattern = `${term(s, 's')} ${term(p, 'p')} ${term(o, 'o')}`;
       const everywhere = `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }`;
       // The default graph is the merge: each triple once, whichever graphs state it.
-      const open = (
-        [
-          [s, '?s'],
-          [p, '?p'],
-          [o, '?o'],
-        ] as const
-      )
-        .filter(([t]) => t === null)
-        .map(([, name]) => name)
-        .join(' ');
+      const open = [s ? '' : '?s', p ? '' : '?p', o ? '' : '?o'].join(' ').trim();
       const where =
         g === null
           ? everywhere
