@@ -44,7 +44,12 @@ options:
   --refresh SECONDS    how often to look for new or grown sessions whatever the file events say
                        (default ${DEFAULTS.refreshSeconds}; 0: never)
   --no-watch           read changes only every --refresh, not as the file events tell of them
-  --no-ingest          serve the store as it is; read no transcripts
+  --no-ingest          serve the store as it is; read no transcripts (what another process writes
+                       to it, a weave ingest, is loaded before the next answer)
+  --idle-exit SECONDS  stop after SECONDS without a request (default: never)
+  --started-by NAME    a resident server, started by the command NAME (weave usage, …, when none
+                       runs: see README): weave status names it, it stops when its store no longer
+                       names it, and a weave serve of the same store takes over from it
   --no-detect          do not run the readers (weave detect) after each ingest run
   --no-archive         do not keep a copy of what is read in the store's archive
   --queries DIR        example queries for the page (default: the queries/ folder of this checkout)
@@ -71,6 +76,8 @@ export async function main(args: string[]): Promise<number> {
     rdf: { type: 'string' },
     refresh: { type: 'string' },
     'no-ingest': { type: 'boolean' },
+    'idle-exit': { type: 'string' },
+    'started-by': { type: 'string' },
     queries: { type: 'string' },
     verbose: { type: 'boolean' },
     'no-detect': { type: 'boolean' },
@@ -89,6 +96,8 @@ export async function main(args: string[]): Promise<number> {
     return n;
   };
   const log = (line: string) => process.stderr.write(`weave serve: ${printable(line, { keepNewlines: true })}\n`);
+  // Set once the server runs: the idle timeout stops it as a signal would.
+  let stopNow: (why: string) => void = () => undefined;
   if (values['no-ingest'] && positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
 
   // Every option is checked before anything is read.
@@ -116,6 +125,9 @@ export async function main(args: string[]): Promise<number> {
     queriesDir: values.queries ?? QUERIES_DIR,
     verbose: values.verbose ?? false,
     log,
+    ...(values['idle-exit'] !== undefined && { idleExitSeconds: number('idle-exit', values['idle-exit'], 0, 1) }),
+    ...(values['started-by'] !== undefined && { startedBy: values['started-by'] }),
+    onIdle: (reason) => stopNow(reason),
   };
   const refreshMs = number('refresh', values.refresh, DEFAULTS.refreshSeconds) * 1000;
   const content = policyFrom(values);
@@ -163,14 +175,17 @@ export async function main(args: string[]): Promise<number> {
   watchFirstIngest(server, log);
 
   await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      log('stopping');
+    const stop = (why?: string) => {
+      process.off('SIGINT', signalled);
+      process.off('SIGTERM', signalled);
+      stopNow = () => undefined;
+      log(why ? `stopping: ${why}` : 'stopping');
       void server.close().then(resolve);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    const signalled = () => stop();
+    stopNow = stop;
+    process.on('SIGINT', signalled);
+    process.on('SIGTERM', signalled);
   });
   return 0;
 }

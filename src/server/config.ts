@@ -47,6 +47,15 @@ export interface ServerConfig {
   serviceAllow?: string[];
   /** How triple terms are written for clients that do not ask (`?rdf=` overrides): see src/rdf/rdf-mode.ts. */
   rdfMode?: RdfMode;
+  /**
+   * Stop after this many seconds with no request (the server stops as on SIGTERM, through
+   * `onIdle`); absent: never. A resident server started by a command has one.
+   */
+  idleExitSeconds?: number;
+  /** The command that started this server as a resident one (`weave usage`), recorded in the run file. */
+  startedBy?: string;
+  /** Called once when the server should stop by itself (idle, or its store no longer names it), with why. */
+  onIdle?: (reason: string) => void;
   /** Request lines (method, route, status, time; never query text) to `log`. */
   verbose: boolean;
   log: (line: string) => void;

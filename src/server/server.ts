@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { RemoteStore } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { findServer, removeRunFile, writeRunFile } from '../store/running.ts';
+import { findServer, isRunning, readRunFile, removeRunFile, writeRunFile } from '../store/running.ts';
+import { StoreFollower } from './follow.ts';
+import { IdleWatch } from './idle.ts';
 import type { StoreBackend } from './backend.ts';
 import { RemoteBackend } from './remote-backend.ts';
 import { isLoopback, type ServerConfig } from './config.ts';
@@ -40,7 +42,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     );
   if (config.allowUpdate && !config.token)
     throw new Error('--allow-update needs a token (--token or WEAVE_TOKEN): writes are only accepted with it');
-  const running = await findServer(config.storeDir);
+  let running = await findServer(config.storeDir);
+  // A resident server a command started gives way to one started on purpose.
+  if (running?.startedBy && !config.startedBy && (await stopResident(running.pid, config.log))) running = undefined;
   if (running)
     throw new Error(
       `a server for the store ${config.storeDir} already runs at ${running.url} (pid ${running.pid}); stop it or use another --store`,
@@ -76,6 +80,16 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
   };
   // The one place that decides where jobs run: this server's copy of the store, or an external store.
   const remote = await readRemoteConfig(config.storeDir);
+  // Nothing here writes the store: another process may, and each request sees what it wrote.
+  // The manifest is seen before the workers open the store, so nothing written meanwhile is missed.
+  const follower =
+    !remote && !config.ingest && !config.allowUpdate
+      ? new StoreFollower(config.storeDir, (graphs) => {
+          pool.reload(graphs);
+          stats.invalidate();
+        })
+      : undefined;
+  await follower?.start();
   const pool: StoreBackend = remote
     ? new RemoteBackend(new RemoteStore(remote), { timeoutMs: config.timeoutMs, onEvent })
     : new QueryPool({
@@ -104,13 +118,31 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
         onNote: (note) => config.log(note),
       })
     : undefined;
-  const ctx: ServerContext = { config, pool, lock, metrics, stats, summary: new StoreSummary(config.storeDir), ingester };
+  const idle = config.idleExitSeconds
+    ? new IdleWatch(
+        config.idleExitSeconds * 1000,
+        (reason) => config.onIdle?.(reason),
+        config.startedBy ? async () => (await readRunFile(config.storeDir))?.pid === process.pid : undefined,
+      )
+    : undefined;
+  const ctx: ServerContext = {
+    config,
+    pool,
+    lock,
+    metrics,
+    stats,
+    summary: new StoreSummary(config.storeDir),
+    ingester,
+    follower,
+    idle,
+  };
   registerGauges(ctx);
 
   const app = buildApp(ctx);
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {
+    idle?.close();
     await pool.close();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
       throw new Error(`port ${config.port} on ${config.host} is in use; choose another with --port`);
@@ -124,17 +156,26 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}/`;
   try {
-    await writeRunFile(config.storeDir, { pid: process.pid, url, token: config.token, startedAt: new Date().toISOString() });
+    await writeRunFile(config.storeDir, {
+      pid: process.pid,
+      url,
+      token: config.token,
+      startedAt: new Date().toISOString(),
+      ...(config.startedBy && { startedBy: config.startedBy }),
+      ...(config.idleExitSeconds && { idleExitSeconds: config.idleExitSeconds }),
+    });
   } catch (e) {
     // Commands then open the store themselves; the server still serves.
     config.log(`cannot write the run file: ${(e as Error).message}`);
   }
+  idle?.start();
   return {
     url,
     app,
     ctx,
     ready,
     async close() {
+      idle?.close();
       await removeRunFile(config.storeDir).catch(() => undefined);
       await ingester?.close();
       await app.close();
@@ -142,6 +183,21 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
       await storeLock?.release();
     },
   };
+}
+
+/** Stops a resident server (SIGTERM, as its owner would) and waits up to 10 s for it to go: whether it went. */
+async function stopResident(pid: number, log: (line: string) => void): Promise<boolean> {
+  log(`stopping the resident server a command started for this store (pid ${pid}), to take the store over`);
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return !isRunning(pid);
+  }
+  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+    if (!isRunning(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
 }
 
 function registerGauges(ctx: ServerContext): void {

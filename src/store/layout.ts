@@ -18,6 +18,10 @@ import { threadId } from 'node:worker_threads';
 export const MANIFEST_FILE = 'manifest.json';
 /** Written by a running `weave serve` (its pid, URL and token; readable by the user only), removed when it stops. */
 export const RUN_FILE = 'server.json';
+/** Held while a command starts a resident server for the store, so two commands starting at once end with one. */
+export const START_FILE = 'server.starting';
+/** What a resident server started by a command writes: its start, its stop and its warnings (never a query, never content). */
+export const SERVER_LOG = 'server.log';
 /** Present when the store's graphs live in an external SPARQL store (store/remote/): its endpoints. */
 export const REMOTE_FILE = 'remote.json';
 export const GRAPHS_DIR = 'graphs';

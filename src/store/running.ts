@@ -22,6 +22,10 @@ export interface RunFile {
   /** A bearer token the server accepts. */
   token: string;
   startedAt: string;
+  /** A resident server started by a command (`weave usage`, …) rather than by `weave serve`: which one. */
+  startedBy?: string;
+  /** It stops itself after this many seconds without a request. */
+  idleExitSeconds?: number;
 }
 
 /** A server that answered for this store: where it is and the token to send. */
@@ -29,6 +33,8 @@ export interface FoundServer {
   url: string;
   token: string;
   pid: number;
+  /** Set for a resident server a command started (the run file's `startedBy`). */
+  startedBy?: string;
 }
 
 export async function writeRunFile(dir: string, run: Omit<RunFile, 'format'>): Promise<void> {
@@ -60,7 +66,9 @@ export async function readRunFile(dir: string): Promise<RunFile | undefined> {
     typeof r.url === 'string' &&
     /^https?:\/\/.+\/$/.test(r.url) &&
     typeof r.token === 'string' &&
-    typeof r.startedAt === 'string';
+    typeof r.startedAt === 'string' &&
+    (r.startedBy === undefined || typeof r.startedBy === 'string') &&
+    (r.idleExitSeconds === undefined || (typeof r.idleExitSeconds === 'number' && r.idleExitSeconds > 0));
   return sound ? (r as RunFile) : undefined;
 }
 
@@ -81,7 +89,7 @@ export async function findServer(storeDir: string, options: { timeoutMs?: number
   } catch {
     return undefined;
   }
-  return { url: run.url, token: run.token, pid: run.pid };
+  return { url: run.url, token: run.token, pid: run.pid, ...(run.startedBy && { startedBy: run.startedBy }) };
 }
 
 export function isRunning(pid: number): boolean {

@@ -5,6 +5,7 @@ import { contextPlugin, type ServerContext } from './context.ts';
 import { errorReplyPlugin } from './error-reply.ts';
 import { requestLogPlugin } from './request-log.ts';
 import { requestUrlPlugin } from './url.ts';
+import { residentPlugin } from './resident.ts';
 
 /**
  * The Fastify application, on the main thread. First the app-wide plugins (the context, decorated
@@ -28,6 +29,7 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
   app.register(contextPlugin, { context: ctx });
   app.register(requestUrlPlugin);
   app.register(requestLogPlugin);
+  app.register(residentPlugin);
   app.register(accessPlugin);
   app.register(errorReplyPlugin);
 

@@ -7,6 +7,8 @@ import type { Metrics } from './metrics.ts';
 import fp from 'fastify-plugin';
 import type { StatsCache } from './stats-cache.ts';
 import type { StoreSummary } from './store-summary.ts';
+import type { StoreFollower } from '../follow.ts';
+import type { IdleWatch } from '../idle.ts';
 import { REQUEST_URL_PLUGIN } from './url.ts';
 
 /** What every route needs: the configuration, the workers, the write lock, the counters. */
@@ -20,6 +22,10 @@ export interface ServerContext {
   stats: StatsCache;
   summary: StoreSummary;
   ingester?: Ingester;
+  /** A server that does not write its store: brings the workers up to the manifest before each request. */
+  follower?: StoreFollower;
+  /** A server with an idle timeout: counts the requests in flight. */
+  idle?: IdleWatch;
 }
 
 declare module 'fastify' {
