@@ -7,6 +7,7 @@ import { sessionGraphIri } from './rdf/iri.ts';
 import { ARCHIVE_DIR, GRAPHS_DIR, MANIFEST_FILE } from './store/layout.ts';
 import { lockHolder } from './store/lock.ts';
 import { readManifest, type SourceStamp } from './store/manifest.ts';
+import { isRunning, readRunFile } from './store/running.ts';
 
 /**
  * `weave status`, `/status` and the page's header: what the store holds and how current it is,
@@ -31,6 +32,8 @@ export interface StoreStatus {
   bytes: { graphs: number; archive: number };
   /** The process writing the store now, if any (`stale` when it was killed). */
   writer?: { pid: number; command: string; since: string; stale: boolean };
+  /** The server running for the store, if any: a `weave serve`, or a resident one a command started (`startedBy`). */
+  server?: { pid: number; url: string; since: string; startedBy?: string; idleExitSeconds?: number };
 }
 
 /** `storeStatus` at most once per `ms` (for a server polled by its pages): concurrent askers share one look. */
@@ -57,6 +60,15 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
   };
   const lock = await lockHolder(dir);
   if (lock) status.writer = { pid: lock.holder.pid, command: lock.holder.command, since: lock.holder.since, stale: lock.stale };
+  const run = await readRunFile(dir);
+  if (run && isRunning(run.pid))
+    status.server = {
+      pid: run.pid,
+      url: run.url,
+      since: run.startedAt,
+      ...(run.startedBy && { startedBy: run.startedBy }),
+      ...(run.idleExitSeconds && { idleExitSeconds: run.idleExitSeconds }),
+    };
   if (!manifest) return status;
   status.updated = await stat(join(dir, MANIFEST_FILE)).then((s) => s.mtime.toISOString());
 

@@ -82,7 +82,7 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
     assert.match(text, /\nsources     6 transcripts and 3 side files tracked; 2 gone from their folders, kept in the archive\n/);
     assert.match(
       text,
-      /\npending     none: every complete line of the sources is in the store\nsize        graphs \d+\.\d MB · archive \d+\.\d MB\nwriter      none\n$/,
+      /\npending     none: every complete line of the sources is in the store\nsize        graphs \d+\.\d MB · archive \d+\.\d MB\nwriter      none\nserver      none\n$/,
     );
   } finally {
     await removeDir(work);

@@ -1,6 +1,7 @@
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
-import { answerFromServer, parseQueryArgs, printable, table, type QueryRequest } from '../client/query.ts';
+import { residentServer } from '../client/daemon.ts';
+import { answerFromServer, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
 import { FederationError } from '../federation/allow.ts';
 import { SourceFileError } from '../federation/sources.ts';
 import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
@@ -10,7 +11,6 @@ import { NotXmlError, writeSolutions } from '../query/solutions.ts';
 import type { JsonResults } from '../query/table.ts';
 import { openQueries } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { findServer } from '../store/running.ts';
 import type { OxStore } from '../store/store.ts';
 import { CliError, COMMON_HELP, requireStore } from './options.ts';
 
@@ -18,10 +18,11 @@ const HELP = `usage: weave query QUERY [options]
        weave query -f FILE.rq [options]
 
 Runs SPARQL over the store: the union of all graphs, with the prefixes weave, rdf, rdfs, xsd,
-owl, prov, oa, skos and dcterms predeclared. When a weave serve runs for the store, it answers
-(the store is open there); otherwise the store is opened here, which takes longer. With --source,
-or a SERVICE clause, the query is federated with Comunica here: the store joined with the
-sources and the SERVICE endpoints.
+owl, prov, oa, skos and dcterms predeclared. The store's server answers: a weave serve, or when
+none runs, a resident one this command starts in the background, which stops after 10 minutes
+without a request (so only the first command pays for opening the store). With --source, or a
+SERVICE clause, the query is federated with Comunica here: the store joined with the sources and
+the SERVICE endpoints.
 
 options:
   -f, --file FILE        read the query from FILE
@@ -33,6 +34,7 @@ options:
                          (sparql@URL forces an endpoint), or a Turtle, TriG, N-Triples or N-Quads file
   --service-allow URL    an endpoint SERVICE clauses may name (repeatable); no other is contacted
   --wide                 table: print every cell in full, whatever the terminal's width
+  --no-daemon            open the store here: ask no server, start none (also WEAVE_NO_DAEMON=1)
 ${COMMON_HELP}
 `;
 
@@ -43,8 +45,8 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   for (const warning of request.warnings) process.stderr.write(warning);
-  // A federated query runs here: the command line's sources and allow-list are not the server's.
-  const server = request.federated ? undefined : await findServer(request.storeDir);
+  // The store's server, started if none runs; not for a federated query or with --no-daemon.
+  const server = QUERY.answersHere(request) ? undefined : await residentServer(request.storeDir, { command: 'query' });
   const answered = server && (await answerFromServer(server, request));
   if (answered !== undefined) {
     process.stdout.write(answered);

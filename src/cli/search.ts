@@ -1,49 +1,21 @@
-import { cut, terminalWidth } from '../query/fit.ts';
-import type { DocKind } from '../search/docs.ts';
-import { SearchIndex, type Hit } from '../search/index.ts';
-import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
+import { SEARCH, SEARCH_HELP, parseSearchArgs, searchText } from '../client/search.ts';
+import { print, served } from '../client/served.ts';
+import { SearchIndex } from '../search/index.ts';
+import { SearchRequestError, searchKinds, searchSession } from '../search/request.ts';
+import { CliError, requireStore } from './options.ts';
 
-const HELP = `usage: weave search TEXT [options]
-
-Full-text search over what people and the model wrote in turns, tool inputs and tool results,
-ranked (BM25): every word must match (the last as a prefix; a typo is forgiven in long words),
-else any word. Each hit names its session (title and id), when, what kind of text, a snippet,
-and the turn's IRI (its page in weave serve: /describe?iri=…). The index sits in the store
-(search/), kept current by weave ingest; a store built before it is indexed on first search.
-
-options:
-  --limit N          hits to print (default 10)
-  --kind K           only text, tool-input or tool-result (repeatable)
-  --session ID       only this session (an id or a unique prefix of one)
-  --json             the hits as JSON
-${COMMON_HELP}
-`;
-
-const KINDS: Record<string, DocKind> = { text: 'text', 'tool-input': 'tool input', 'tool-result': 'tool result' };
-
+/** `weave search`: asked of the store's server (client/search.ts), else read from the index here. */
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, {
-    limit: { type: 'string' },
-    kind: { type: 'string', multiple: true },
-    session: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  if (values.help) {
-    process.stdout.write(HELP);
+  const request = await parseSearchArgs(args);
+  if (!request) {
+    process.stdout.write(SEARCH_HELP);
     return 0;
   }
-  const text = positionals.join(' ').trim();
-  if (!text) throw new CliError('give the text to search for', 2);
-  const limit = values.limit === undefined ? 10 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit must be a positive whole number', 2);
-  const kinds = values.kind?.map((k) => {
-    if (!KINDS[k]) throw new CliError(`--kind must be ${Object.keys(KINDS).join(', ')}, not "${k}"`, 2);
-    return KINDS[k];
-  });
+  const answer = await served(SEARCH, request);
+  if (answer) return print(answer);
 
-  const dir = storeDir(values);
-  const manifest = await requireStore(dir);
-  const index = await SearchIndex.open(dir);
+  const manifest = await requireStore(request.storeDir);
+  const index = await SearchIndex.open(request.storeDir);
   const started = performance.now();
   const read = await index.refresh(manifest);
   if (read) {
@@ -52,37 +24,14 @@ export async function main(args: string[]): Promise<number> {
     );
     await index.save();
   }
-  const session = values.session === undefined ? undefined : sessionOf(manifest, values.session);
-  const t0 = performance.now();
-  const { hits, total } = await index.search(text, { limit, kinds, session });
-  const millis = performance.now() - t0;
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ query: text, total, millis: Math.round(millis * 10) / 10, hits }, null, 2)}\n`);
-    return 0;
+  let session: string | undefined;
+  try {
+    session = request.session === undefined ? undefined : searchSession(manifest, request.session);
+  } catch (e) {
+    if (e instanceof SearchRequestError) throw new CliError(e.message);
+    throw e;
   }
-  process.stdout.write(render(hits, total, millis, terminalWidth()));
-  return hits.length ? 0 : 1;
-}
-
-function sessionOf(manifest: Awaited<ReturnType<typeof requireStore>>, id: string): string {
-  const ids = [...new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])))];
-  const matches = ids.includes(id) ? [id] : ids.filter((s) => s.startsWith(id));
-  if (matches.length === 1) return matches[0];
-  throw new CliError(matches.length ? `"${id}" names ${matches.length} sessions; give more of the id` : `no session ${id} in the store`);
-}
-
-export function render(hits: Hit[], total: number, millis: number, width: number): string {
-  if (!hits.length) return `no hits (${millis.toFixed(0)} ms)\n`;
-  const fit = (line: string) => cut(line, width);
-  const out: string[] = [];
-  hits.forEach((h, i) => {
-    const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` (${h.tool})` : ''}`;
-    const when = h.time ? h.time.slice(0, 16).replace('T', ' ') : '';
-    const copies = h.alsoIn ? ` (also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''})` : '';
-    out.push(fit(`${i + 1}. ${h.title ?? '(untitled)'} · ${h.session.slice(0, 8)} · ${when} · ${what}${copies}`));
-    out.push(fit(`   ${h.snippet}`));
-    out.push(fit(`   ${h.event}`));
-  });
-  out.push(`${hits.length} of ${total} hits · ${millis.toFixed(0)} ms`);
-  return `${out.join('\n')}\n`;
+  const t0 = performance.now();
+  const found = await index.search(request.text, { limit: request.limit, kinds: searchKinds(request.kinds), session });
+  return print(searchText(request, { ...found, millis: performance.now() - t0 }));
 }

@@ -96,8 +96,9 @@ export async function main(args: string[]): Promise<number> {
     return n;
   };
   const log = (line: string) => process.stderr.write(`weave serve: ${printable(line, { keepNewlines: true })}\n`);
-  // Set once the server runs: the idle timeout stops it as a signal would.
-  let stopNow: (why: string) => void = () => undefined;
+  // Once the server runs, its idle timeout stops it as a signal would; a stop asked before then waits for it.
+  let early: string | undefined;
+  let stopNow: (why: string) => void = (why) => (early ??= why);
   if (values['no-ingest'] && positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
 
   // Every option is checked before anything is read.
@@ -186,6 +187,7 @@ export async function main(args: string[]): Promise<number> {
     stopNow = stop;
     process.on('SIGINT', signalled);
     process.on('SIGTERM', signalled);
+    if (early) stop(early);
   });
   return 0;
 }

@@ -1,5 +1,5 @@
 import { selectRows } from '../client/server.ts';
-import { findServer } from '../store/running.ts';
+import { NO_DAEMON_HELP, noDaemon, residentServer } from '../client/daemon.ts';
 import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
@@ -15,11 +15,13 @@ file the manifest names is there, as long as it says, with as many quads as it c
 every graph file is named by the manifest. Prints a table per session and exits 1 when
 anything is missing or differs. PATH: files or folders to check (default: every source the
 store was built from, and every transcript in the folders it was read from). The store's side
-is asked of a running weave serve when there is one.
+is asked of the store's server: a weave serve, or when none runs, a resident one this command
+starts (see weave query --help).
 
 options:
   --self             check only the store against itself; read no source
   --json             print the report as JSON
+${NO_DAEMON_HELP}
 ${COMMON_HELP}
 `;
 
@@ -27,15 +29,15 @@ ${COMMON_HELP}
 const SHOWN = 5;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' }, self: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, self: { type: 'boolean' }, 'no-daemon': { type: 'boolean' } });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
   if (values.self && positionals.length) throw new CliError('--self checks the store against itself; it takes no PATH', 2);
   const dir = storeDir(values);
-  // A running server has the store open: it answers the two queries, and nothing is loaded here.
-  const server = values.self ? undefined : await findServer(dir);
+  // The store's server has it open: it answers the two queries, and nothing is loaded here.
+  const server = values.self || noDaemon(values) ? undefined : await residentServer(dir, { command: 'verify' });
   const report = await verify({
     storeDir: dir,
     paths: positionals,

@@ -1,32 +1,48 @@
-import { findServer } from '../store/running.ts';
-import { answerFromServer, parseQueryArgs } from './query.ts';
+import { CliError } from '../cli/options.ts';
+import { printable } from '../terminal.ts';
+import { CONVERSATION } from './conversation.ts';
+import { QUERY } from './query.ts';
+import { SEARCH } from './search.ts';
+import { print, served, type ServedCommand } from './served.ts';
+import { STATUS } from './status.ts';
+import { USAGE } from './usage.ts';
 
 /**
- * The light entry's work (src/cli/launch.mjs runs this module compiled, without tsx): `weave
- * query` answered by a running server. Anything else, or any doubt, is left to the full CLI
- * (undefined): help, bad arguments, no server, an answer the server will not send whole.
+ * The light entry's work (src/cli/launch.mjs runs this module compiled, without tsx): a command
+ * that reads the store answered by the store's server, found or started (client/daemon.ts).
+ * Anything else, or any doubt, is left to the full CLI (undefined): help, bad arguments,
+ * --no-daemon, no server to be had, an answer the server will not send whole.
  */
-export async function answerQuickly(argv: string[]): Promise<number | undefined> {
-  if (argv[0] !== 'query') return undefined;
-  let request: Awaited<ReturnType<typeof parseQueryArgs>>;
+
+// biome-ignore lint/suspicious/noExplicitAny: each command's request is its own
+const COMMANDS: Record<string, ServedCommand<any>> = {
+  query: QUERY,
+  usage: USAGE,
+  search: SEARCH,
+  conversation: CONVERSATION,
+  status: STATUS,
+};
+
+/** The commands answered here when a server can: launch.mjs compiles this module only for them. */
+export const SERVED_COMMANDS = Object.keys(COMMANDS);
+
+/** `entry`: the command line's entry (launch.mjs), which a resident server is started with. */
+export async function answerQuickly(argv: string[], entry?: string): Promise<number | undefined> {
+  const command = Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;
+  if (!command) return undefined;
+  let request: unknown;
   try {
-    request = await parseQueryArgs(argv.slice(1));
+    request = await command.parse(argv.slice(1));
   } catch {
     return undefined; // the full CLI says what is wrong, in its words
   }
   if (!request) return undefined;
-  const server = await findServer(request.storeDir);
-  if (!server) return undefined;
-  let text: string | undefined;
   try {
-    text = await answerFromServer(server, request);
+    const answer = (await served(command, request, entry)) ?? (await command.here?.(request));
+    return answer && (await print(answer));
   } catch (e) {
-    for (const warning of request.warnings) process.stderr.write(warning);
-    process.stderr.write(`weave query: ${(e as Error).message}\n`);
-    return 1;
+    // As the full CLI reports a failure (src/cli/main.ts).
+    process.stderr.write(`weave ${command.name}: ${printable((e as Error).message)}\n`);
+    return e instanceof CliError ? e.exitCode : 1;
   }
-  if (text === undefined) return undefined;
-  for (const warning of request.warnings) process.stderr.write(warning);
-  await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
-  return 0;
 }

@@ -9,6 +9,8 @@ import { unknownWeaveTerms } from '../query/terms.ts';
 import { renderTable, type JsonResults } from '../query/table.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import type { FoundServer } from '../store/running.ts';
+import { noDaemon } from './daemon.ts';
+import type { ServedCommand } from './served.ts';
 import { queryServer, ServerError } from './server.ts';
 
 /**
@@ -36,6 +38,8 @@ export interface QueryRequest {
   wide: boolean;
   /** Lines for stderr before the answer (weave: names the ontology does not declare). */
   warnings: string[];
+  /** `--no-daemon`: opened here, whatever server runs. */
+  noDaemon: boolean;
 }
 
 /** `weave query` arguments; undefined for `--help`. */
@@ -47,6 +51,7 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
     source: { type: 'string', multiple: true },
     'service-allow': { type: 'string', multiple: true },
     wide: { type: 'boolean' },
+    'no-daemon': { type: 'boolean' },
   });
   if (values.help) return undefined;
   const query = values.file
@@ -92,6 +97,7 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
     warnings: unknownWeaveTerms(query).map(
       (term) => `weave query: weave:${term} is not a term of the ontology (ontology/weave.ttl); nothing will match it\n`,
     ),
+    noDaemon: noDaemon(values),
   };
 }
 
@@ -135,3 +141,16 @@ export async function answerFromServer(server: FoundServer, request: QueryReques
     throw new CliError(e.status === 400 ? e.message.replace(/^400 Bad Request: /, '') : `the server at ${server.url}: ${e.message}`);
   }
 }
+
+export const QUERY: ServedCommand<QueryRequest> = {
+  name: 'query',
+  parse: parseQueryArgs,
+  storeDir: (request) => request.storeDir,
+  // A federated query runs here: the command line's sources and allow-list are not the server's.
+  answersHere: (request) => request.noDaemon || request.federated,
+  starts: true,
+  async ask(server, request) {
+    const stdout = await answerFromServer(server, request);
+    return stdout === undefined ? undefined : { stdout, warnings: request.warnings.join('') };
+  },
+};

@@ -19,6 +19,8 @@ import { REPO, SERVER_FIXTURES, startTestServer } from './helpers.ts';
  */
 
 const execute = promisify(execFile);
+/** A command's environment with the server asked (the suite's default answers by itself: test/no-daemon.ts). */
+const ASKING = { ...process.env, WEAVE_NO_DAEMON: '' };
 const WEAVE = join(REPO, 'bin', 'weave');
 const TURNS = 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }';
 /** The server fixtures hold 6 turns (helpers.ts: EXPECTED_TURNS), as `weave query` prints them: the rule as wide as "?n". */
@@ -94,10 +96,10 @@ describe('weave query with a server up', () => {
     let served: string;
     try {
       const before = await queryCount(server.base);
-      served = (await execute(WEAVE, ['query', '--store', store, TURNS], { encoding: 'utf8' })).stdout;
+      served = (await execute(WEAVE, ['query', '--store', store, TURNS], { encoding: 'utf8', env: ASKING })).stdout;
       assert.equal(await queryCount(server.base), before + 1);
       // A query error reads as a local run's: the position in the user's text.
-      const bad = await execute(WEAVE, ['query', '--store', store, 'SELECT ?x WHERE {'], { encoding: 'utf8' }).then(
+      const bad = await execute(WEAVE, ['query', '--store', store, 'SELECT ?x WHERE {'], { encoding: 'utf8', env: ASKING }).then(
         () => ({ code: 0, stderr: '' }),
         (e) => e as { code: number; stderr: string },
       );
@@ -119,17 +121,19 @@ describe('weave query --rdf, --format and --source with a server up', () => {
   const MOMENTS = 'SELECT (COUNT(?m) AS ?n) WHERE { ?m a <https://repolex.ai/ontology/kit/copia/Moment> }';
   const POOL = join(REPO, 'fixtures', 'federation', 'pool.ttl');
   const weave = async (...args: string[]) => (await execute(WEAVE, ['query', '--store', store, ...args], { encoding: 'utf8' })).stdout;
+  const asking = async (...args: string[]) =>
+    (await execute(WEAVE, ['query', '--store', store, ...args], { encoding: 'utf8', env: ASKING })).stdout;
 
   it('carries the rdf mode and format to the server, the same as opened here; a federated query runs here', async () => {
     const server = await startTestServer({ storeDir: store }, null);
     const served: Record<string, string> = {};
     try {
       const before = await queryCount(server.base);
-      served.rdf11 = await weave('--rdf', '1.1', '--format', 'ntriples', REIFIED);
-      served.star = await weave('--rdf', 'star', '--format', 'ntriples', REIFIED);
+      served.rdf11 = await asking('--rdf', '1.1', '--format', 'ntriples', REIFIED);
+      served.star = await asking('--rdf', 'star', '--format', 'ntriples', REIFIED);
       assert.equal(await queryCount(server.base), before + 2);
       // Sources on the command line: Comunica here, never the server (its count stays).
-      assert.equal(await weave('--source', POOL, MOMENTS), '?n\n--\n 3\n(1 row)\n');
+      assert.equal(await asking('--source', POOL, MOMENTS), '?n\n--\n 3\n(1 row)\n');
       assert.equal(await queryCount(server.base), before + 2);
     } finally {
       await server.stop();

@@ -41,5 +41,6 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
   app.register(import('./routes/overview.ts'));
   app.register(import('./routes/search.ts'));
   app.register(import('./routes/conversation.ts'));
+  app.register(import('./routes/usage.ts'));
   return app;
 }

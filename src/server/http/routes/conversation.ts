@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { conversationDocument, conversationFromRows, conversationQueries, type Row } from '../../../model/view.ts';
 import { sessionFactsQuery } from '../../../overview/session.ts';
+import { sessionTitleQuery } from '../../../model/title.ts';
 import { SESSIONS } from '../../../overview/queries.ts';
 import { instanceIri, sessionGraphIri } from '../../../rdf/iri.ts';
 import { HttpError } from '../../errors.ts';
@@ -15,8 +16,9 @@ import { STATIC_PAGE_CSP } from './describe.ts';
  * /conversation/<session>: one session's conversation model as a page, read by the query workers
  * with the same SELECTs and the same function `weave conversation` uses (src/model/view.ts), so
  * the page and `weave conversation --json` show one model; `?format=json` (or Accept:
- * application/json) answers with that document itself. The session is its id or a unique prefix
- * of one. /conversation lists the sessions.
+ * application/json) answers with that document itself, and `?format=view` with the view and the
+ * session's title that `weave conversation` prints as text. The session is its id or a unique
+ * prefix of one. /conversation lists the sessions.
  */
 
 /** A session id as ingest writes them (a UUID, maybe `~` and a hash): nothing else reaches a query. */
@@ -39,7 +41,21 @@ export default routePlugin('weave-routes-conversation', async (app) => {
     const found = await findSession(ctx, given, request);
     if (found.length !== 1) return html(reply.code(found.length ? 300 : 404), renderSessionChoice(given, found));
     const [{ id, graph }] = found;
+    const format = request.searchParams.get('format');
+    const json =
+      format === 'json' || (!format && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'application/json');
+    if (format && format !== 'html' && format !== 'view' && !json) throw new HttpError(400, 'format is html, json or view');
     const queries = conversationQueries(graph);
+    if (json || format === 'view') {
+      const [rows, title] = await Promise.all([
+        selectAll(ctx, queries, request),
+        format === 'view' ? selectRows(ctx, sessionTitleQuery(graph), request).then((r) => r[0]?.title) : undefined,
+      ]);
+      const view = conversationFromRows(rows, id);
+      // The view and title `weave conversation` prints from; the document it prints with --json, to the byte.
+      const body = format === 'view' ? JSON.stringify({ view, title }) : `${JSON.stringify(conversationDocument(view), null, 2)}\n`;
+      return reply.header('content-type', 'application/json; charset=utf-8').header('vary', 'Accept').send(body);
+    }
     const detailQueries = conversationDetailsQueries(graph);
     const [rows, detailRows, [facts]] = await Promise.all([
       selectAll(ctx, queries, request),
@@ -48,13 +64,6 @@ export default routePlugin('weave-routes-conversation', async (app) => {
     ]);
     const view = conversationFromRows(rows, id);
     const document = conversationDocument(view);
-    const format = request.searchParams.get('format');
-    if (format === 'json' || (!format && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'application/json'))
-      return reply
-        .header('content-type', 'application/json; charset=utf-8')
-        .header('vary', 'Accept')
-        .send(`${JSON.stringify(document, null, 2)}\n`);
-    if (format && format !== 'html') throw new HttpError(400, 'format is html or json');
     const page = renderConversationPage({
       document,
       starts: view.starts,

@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readManifest } from '../../../store/manifest.ts';
+import type { DocKind } from '../../../search/docs.ts';
 import { SearchIndex, type Hit } from '../../../search/index.ts';
+import { SERVED_LIMIT, SearchRequestError, searchKinds, searchSession } from '../../../search/request.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin } from '../context.ts';
 import { negotiate } from '../negotiate.ts';
@@ -11,6 +13,8 @@ import { describeHref, escapeHtml } from '../pages/html.ts';
 /**
  * /search?q=TEXT: the store's full-text index (src/search/), held in this thread and read again
  * when ingest rewrites it. HTML for a browser (hits linking to the turn's page), JSON otherwise.
+ * `kind=` (text, tool-input, tool-result; repeatable), `session=` (an id or a unique prefix) and
+ * `limit=` narrow it as `weave search`'s options of the same names do.
  * A store the index lags behind (built before it, or written by another tool) is brought up to
  * date under the store lock, between ingest runs.
  */
@@ -43,13 +47,28 @@ export default routePlugin('weave-routes-search', async (app) => {
   }
 
   app.get('/search', async (request, reply) => {
-    const q = (request.searchParams.get('q') ?? '').trim();
-    const limit = Math.min(100, Math.max(1, Number(request.searchParams.get('limit')) || 20));
-    const html =
-      request.searchParams.get('format') !== 'json' && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'text/html';
+    const params = request.searchParams;
+    const q = (params.get('q') ?? '').trim();
+    const html = params.get('format') !== 'json' && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'text/html';
+    // A page lists a hundred at most; a client asking for JSON (weave search) may take more.
+    const limit = Math.min(html ? 100 : SERVED_LIMIT, Math.max(1, Math.floor(Number(params.get('limit'))) || 20));
     if (!q && !html) throw new HttpError(400, 'give the text to search for as ?q=');
+    let kinds: DocKind[] | undefined;
+    let session: string | undefined;
+    try {
+      kinds = params.has('kind') ? searchKinds(params.getAll('kind')) : undefined;
+      const named = params.get('session');
+      if (named !== null) {
+        const manifest = await readManifest(ctx.config.storeDir);
+        if (!manifest) throw new SearchRequestError(`no session ${named} in the store`);
+        session = searchSession(manifest, named);
+      }
+    } catch (e) {
+      if (e instanceof SearchRequestError) throw new HttpError(400, e.message.replace(/^--kind/, 'kind'));
+      throw e;
+    }
     const started = performance.now();
-    const found = q ? await (await current()).search(q, { limit }) : { hits: [], total: 0 };
+    const found = q ? await (await current()).search(q, { limit, kinds, session }) : { hits: [], total: 0 };
     const millis = performance.now() - started;
     if (!html)
       return reply

@@ -1,0 +1,195 @@
+import YAML from 'yaml';
+import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
+import { nativeName, type Glossary } from '../dialect/glossary.ts';
+import { DIALECTS } from '../dialect/index.ts';
+import type { ConversationView, TreeNode } from '../model/view.ts';
+import { sessionGraphIri } from '../rdf/iri.ts';
+import { readManifest, type GraphEntry } from '../store/manifest.ts';
+import { printable } from '../terminal.ts';
+import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
+import type { Printed, ServedCommand } from './served.ts';
+import { askServer } from './server.ts';
+
+/**
+ * `weave conversation` without the store: its arguments, the session they name (read from the
+ * manifest), its printout, and the session's view from a server (`/conversation/<id>`, the same
+ * SELECTs and the same fold as cli/conversation.ts runs on the session's graph loaded here).
+ */
+
+export const CONVERSATION_HELP = `usage: weave conversation ID [options]
+
+Prints one session's conversation model from the store: its conversation and segments, how
+many nodes of each kind, which relations and evidence levels, what stayed unresolved and why,
+and the containment tree session → stream → epoch → talk → run → step. ID is a session id or a
+unique prefix of one.
+
+options:
+  --terms T          model (default): the model's words (talk · run · llm.call · tool);
+                     native: the runtime's (Claude Code: talk · promptId · message.id · tool_use + tool_result);
+                     both: run  (promptId)
+  --depth N          levels of the tree to print (default 7)
+  --width N          children to print under each node before "… N more" (default 6)
+  --format F         text (default), json or yaml: json and yaml print one document with the
+                     header, counts, evidence levels, segments, unresolved list and the whole
+                     tree, in the model's words (see the README)
+  --json             the same as --format json
+${NO_DAEMON_HELP}
+${COMMON_HELP}
+`;
+
+type Terms = 'model' | 'native' | 'both';
+type Format = 'text' | 'json' | 'yaml';
+
+export interface ConversationRequest {
+  storeDir: string;
+  /** The session as typed: an id or a unique prefix of one. */
+  id: string;
+  terms: Terms;
+  format: Format;
+  depth: number;
+  width: number;
+  noDaemon: boolean;
+}
+
+export async function parseConversationArgs(args: string[]): Promise<ConversationRequest | undefined> {
+  const { values, positionals } = parse(args, {
+    terms: { type: 'string' },
+    depth: { type: 'string' },
+    width: { type: 'string' },
+    format: { type: 'string' },
+    json: { type: 'boolean' },
+    'no-daemon': { type: 'boolean' },
+  });
+  if (values.help) return undefined;
+  if (positionals.length !== 1) throw new CliError('give one session id (or a unique prefix of one)', 2);
+  const terms = (values.terms ?? 'model') as Terms;
+  if (!['model', 'native', 'both'].includes(terms)) throw new CliError(`--terms must be model, native or both, not "${values.terms}"`, 2);
+  const format = (values.json ? 'json' : (values.format ?? 'text')) as Format;
+  if (!['text', 'json', 'yaml'].includes(format)) throw new CliError(`--format must be text, json or yaml, not "${values.format}"`, 2);
+  if (values.json && values.format !== undefined && values.format !== 'json')
+    throw new CliError(`--json and --format ${values.format} disagree`, 2);
+  return {
+    storeDir: storeDir(values),
+    id: positionals[0],
+    terms,
+    format,
+    depth: count(values.depth, 7, '--depth'),
+    width: count(values.width, 6, '--width'),
+    noDaemon: noDaemon(values),
+  };
+}
+
+/** The session's graph and manifest entry, named by an id or a unique prefix of one. */
+export async function sessionOf(request: ConversationRequest): Promise<[string, GraphEntry]> {
+  return findSession(await readManifest(request.storeDir), request.id, request.storeDir);
+}
+
+/** What `weave conversation` prints as text, from the view and the session's title. */
+export function conversationText(request: ConversationRequest, view: ConversationView, title: string | undefined): string {
+  const glossary = DIALECTS.find((d) => d.glossary.dialect === view.dialect)?.glossary;
+  return printable(render(view, namer(request.terms, glossary), request.depth, request.width, title), { keepNewlines: true });
+}
+
+/** What `weave conversation --format json|yaml` prints of the session's document. */
+export function documentText(request: ConversationRequest, document: unknown): string {
+  return request.format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : YAML.stringify(document);
+}
+
+export const CONVERSATION: ServedCommand<ConversationRequest> = {
+  name: 'conversation',
+  parse: parseConversationArgs,
+  storeDir: (request) => request.storeDir,
+  answersHere: (request) => request.noDaemon,
+  starts: true,
+  async ask(server, request) {
+    const manifest = await readManifest(request.storeDir);
+    const [graph, entry] = findSession(manifest, request.id, request.storeDir);
+    const id = entry.sessionId!;
+    // The server finds a session by its own graph: a store laid out otherwise is read here.
+    if (graph !== sessionGraphIri(manifest!.soul, id)) return undefined;
+    const path = `conversation/${encodeURIComponent(id)}?format=${request.format === 'text' ? 'view' : 'json'}`;
+    const { text } = await askServer(server, path, { headers: { accept: 'application/json' } });
+    if (request.format !== 'text') return { stdout: documentText(request, JSON.parse(text)) } satisfies Printed;
+    const { view, title } = JSON.parse(text) as { view: ConversationView; title?: string };
+    return { stdout: conversationText(request, view, title) };
+  },
+};
+
+function count(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a positive whole number`, 2);
+  return n;
+}
+
+function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: string, dir: string): [string, GraphEntry] {
+  if (!manifest) throw new CliError(`no store in ${dir}: run weave ingest first`);
+  const sessions = Object.entries(manifest.graphs).filter(([, e]) => e.sessionId !== undefined && !e.reader);
+  const exact = sessions.filter(([, e]) => e.sessionId === id);
+  const matches = exact.length ? exact : sessions.filter(([, e]) => e.sessionId!.startsWith(id));
+  if (matches.length === 1) return matches[0];
+  if (!matches.length) throw new CliError(`no session ${id} in ${dir}`);
+  const shown = matches
+    .slice(0, 5)
+    .map(([, e]) => e.sessionId)
+    .join(', ');
+  throw new CliError(`"${id}" names ${matches.length} sessions (${shown}${matches.length > 5 ? ', …' : ''}); give more of the id`);
+}
+
+/** How a model term is printed: the model's word, the runtime's, or both. */
+function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => string {
+  return (term) => {
+    const native = nativeName(glossary, term);
+    if (terms === 'native') return native;
+    if (terms === 'both' && native !== term) return `${term}  (${native})`;
+    return term;
+  };
+}
+
+export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number, title?: string): string {
+  const out: string[] = [];
+  const { streams } = view;
+  const { segments } = view;
+  const open = segments.filter((s) => s.state === 'open').length;
+  out.push(`conversation ${view.conversation.id}`);
+  if (title) out.push(`  title      ${title}`);
+  out.push(`  segments   ${segments.length} (${open} open, ${segments.length - open} candidate), policy ${segments[0]?.policy ?? '-'}`);
+  out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
+  out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
+  for (const id of view.conversation.continuesFrom) out.push(`  continues  from ${id}, a record of an earlier session`);
+  const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
+    if (!rows.length) return;
+    const width = Math.max(40, ...rows.map(([term]) => rename(term).length + 2));
+    out.push('', `${title}:`);
+    for (const [term, n] of rows) out.push(`  ${rename(term).padEnd(width)} ${String(n).padStart(6)}`);
+  };
+  table('node kinds', view.kinds, name);
+  table('relations', view.relationCounts, name);
+  table('evidence', view.evidence, (t) => t);
+  out.push('', 'segments:');
+  for (const s of segments) {
+    const when = s.from ? `${s.from} – ${s.until}` : 'no time stated';
+    out.push(
+      `  ${String(s.index).padStart(3)}  ${s.state.padEnd(9)}  from line ${String(s.firstLine).padEnd(6)} ${when}  ${s.talks} talk${s.talks === 1 ? '' : 's'}`,
+    );
+  }
+  if (view.unresolved.length) {
+    out.push('', `still unresolved (${view.unresolved.length}):`);
+    for (const u of view.unresolved.slice(0, 12)) out.push(`  ${u.kind.padEnd(22)} ${u.id.padEnd(24)} ${u.reason}`);
+    if (view.unresolved.length > 12) out.push(`  … and ${view.unresolved.length - 12} more`);
+  }
+  out.push('', 'structure (containment only; what flows across streams is a relation):');
+  const walk = (node: TreeNode, level: number) => {
+    const evidence = node.evidence && node.evidence !== 'exact_unique' ? `  [${node.evidence}]` : '';
+    const label = node.label || (node.order ? `line ${node.order}` : '');
+    out.push(`${'  '.repeat(level + 1)}${name(node.kind)}${node.unresolved ? ' (unresolved)' : ''}${label ? `  ${label}` : ''}${evidence}`);
+    if (level + 1 >= depth) {
+      if (node.children.length) out.push(`${'  '.repeat(level + 2)}… ${node.children.length} more`);
+      return;
+    }
+    for (const child of node.children.slice(0, width)) walk(child, level + 1);
+    if (node.children.length > width) out.push(`${'  '.repeat(level + 2)}… ${node.children.length - width} more`);
+  };
+  walk(view.root, 0);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,199 @@
+import { spawn } from 'node:child_process';
+import { open, readFile, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REMOTE_FILE, SERVER_LOG, START_FILE } from '../store/layout.ts';
+import { readManifest } from '../store/manifest.ts';
+import { findServer, isRunning, type FoundServer } from '../store/running.ts';
+
+/**
+ * The resident server, as language servers and build daemons have one: a command that reads the
+ * store asks the server running for it, and when none runs, starts one in the background
+ * (`weave serve --no-ingest --started-by …`, detached, on a free port of 127.0.0.1, its log in
+ * `<store>/server.log`) and asks it, so only the first command on a built store pays the open.
+ * It serves the store as it is (it reads no transcript and takes no write; what a `weave ingest`
+ * writes is loaded before its next answer) and stops itself after IDLE_EXIT_SECONDS without a
+ * request. Two commands starting at once end with one server: the one that creates
+ * `<store>/server.starting` (O_EXCL) starts it, the other waits for it. `--no-daemon` or
+ * WEAVE_NO_DAEMON=1: the command answers by itself, as before, asking no server.
+ */
+
+export const IDLE_EXIT_SECONDS = 600;
+/** The longest a query of a resident server may take: a command opening the store itself has no limit. */
+const TIMEOUT_SECONDS = 600;
+/** The longest a command waits for a server it (or another command) started to listen. */
+const START_PATIENCE_MS = 60_000;
+/** After a server failed to start, commands answer by themselves this long before one tries again. */
+const FAILED_BACKOFF_MS = 60_000;
+/** Past this the log is started afresh. */
+const LOG_LIMIT = 1 << 20;
+
+/** The command line's entry, which `weave serve` runs through; the light entry names it (it is bundled elsewhere). */
+const ENTRY = fileURLToPath(new URL('../cli/launch.mjs', import.meta.url));
+
+/** Whether this run answers by itself: `--no-daemon`, or WEAVE_NO_DAEMON set (to anything but 0). */
+export function noDaemon(values: { 'no-daemon'?: boolean }): boolean {
+  const env = process.env.WEAVE_NO_DAEMON;
+  return values['no-daemon'] === true || (env !== undefined && env !== '' && env !== '0');
+}
+
+export const NO_DAEMON_HELP = `  --no-daemon        answer here, opening the store in this process: ask no server, start none
+                     (also WEAVE_NO_DAEMON=1)`;
+
+export interface ResidentOptions {
+  /** The command asking, as `weave status` names it: `usage`. */
+  command: string;
+  /** The command line's entry to run `weave serve` with (the light entry passes its own). */
+  entry?: string;
+  /** Where a note goes when a server cannot be started (default stderr). */
+  note?: (line: string) => void;
+}
+
+/**
+ * The server for the store in `storeDir`: the one running, else one started now. Undefined when
+ * none can be had (no store there, an external store, a start that failed): the command then
+ * opens the store itself.
+ */
+export async function residentServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {
+  const running = await findServer(storeDir);
+  if (running) return running;
+  const dir = resolve(storeDir);
+  const soul = await residentSoul(dir);
+  if (!soul) return undefined;
+  const claim = await claimStart(dir);
+  if (claim === 'failed') return undefined;
+  if (claim === 'taken') return waitForServer(dir, () => startPending(dir));
+  let started: FoundServer | undefined;
+  try {
+    // Another command may have started one between the look above and the claim.
+    started = (await findServer(dir)) ?? (await start(dir, soul, options));
+  } catch {
+    // The log cannot be written, the server cannot be spawned: answered here.
+  }
+  if (started) {
+    await rm(join(dir, START_FILE), { force: true });
+    return started;
+  }
+  // The claim becomes the mark of a failed start, which commands wait out.
+  await writeStartFile(dir, { pid: process.pid, at: Date.now(), failed: true }).catch(() => undefined);
+  (options.note ?? ((line) => process.stderr.write(line)))(
+    `weave ${options.command}: the resident server did not start (its log: ${join(dir, SERVER_LOG)}); opening the store here\n`,
+  );
+  return undefined;
+}
+
+/** The soul of a store a resident server can serve: a built store of its own (not an external one). */
+async function residentSoul(dir: string): Promise<string | undefined> {
+  if (
+    await stat(join(dir, REMOTE_FILE)).then(
+      () => true,
+      () => false,
+    )
+  )
+    return undefined;
+  // A damaged manifest is the command's to report, in its words.
+  return (await readManifest(dir).catch(() => undefined))?.soul;
+}
+
+interface StartClaim {
+  pid: number;
+  at: number;
+  /** The start failed: commands answer by themselves for a while. */
+  failed?: true;
+}
+
+/** Creates the start file (ours), or reads whose it is: a start under way (taken) or one that failed lately. */
+async function claimStart(dir: string): Promise<'ours' | 'taken' | 'failed'> {
+  for (;;) {
+    try {
+      const file = await open(join(dir, START_FILE), 'wx', 0o600);
+      await file.writeFile(JSON.stringify({ pid: process.pid, at: Date.now() } satisfies StartClaim));
+      await file.close();
+      return 'ours';
+    } catch (e) {
+      // A store this user cannot write to: no server of its own, then.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return 'failed';
+    }
+    const claim = await readStartFile(dir);
+    if (claim) {
+      const age = Date.now() - claim.at;
+      if (claim.failed && age < FAILED_BACKOFF_MS) return 'failed';
+      if (!claim.failed && age < START_PATIENCE_MS && isRunning(claim.pid)) return 'taken';
+    }
+    // A claim whose starter is gone, or that is past its time: stale, removed, and claimed again.
+    await rm(join(dir, START_FILE), { force: true });
+  }
+}
+
+async function readStartFile(dir: string): Promise<StartClaim | undefined> {
+  try {
+    const claim = JSON.parse(await readFile(join(dir, START_FILE), 'utf8')) as Partial<StartClaim>;
+    return Number.isInteger(claim.pid) && typeof claim.at === 'number' ? (claim as StartClaim) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeStartFile(dir: string, claim: StartClaim): Promise<void> {
+  const file = await open(join(dir, START_FILE), 'w', 0o600);
+  await file.writeFile(JSON.stringify(claim));
+  await file.close();
+}
+
+/** Whether another command's start is still under way. */
+async function startPending(dir: string): Promise<boolean> {
+  const claim = await readStartFile(dir);
+  return !!claim && !claim.failed && isRunning(claim.pid);
+}
+
+/** Starts `weave serve` for the store, detached, and waits until it listens. */
+async function start(dir: string, soul: string, options: ResidentOptions): Promise<FoundServer | undefined> {
+  const logPath = join(dir, SERVER_LOG);
+  const size = await stat(logPath).then(
+    (s) => s.size,
+    () => 0,
+  );
+  const log = await open(logPath, size > LOG_LIMIT ? 'w' : 'a', 0o600);
+  await log.write(`${new Date().toISOString()} weave ${options.command} (pid ${process.pid}) starts a resident server\n`);
+  const child = spawn(
+    process.execPath,
+    [
+      options.entry ?? ENTRY,
+      'serve',
+      '--store',
+      dir,
+      '--soul',
+      soul,
+      '--no-ingest',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--timeout',
+      String(TIMEOUT_SECONDS),
+      '--idle-exit',
+      String(IDLE_EXIT_SECONDS),
+      '--started-by',
+      `weave ${options.command}`,
+    ],
+    // Its own process group: a Ctrl-C meant for the command does not reach it.
+    { detached: true, stdio: ['ignore', log.fd, log.fd], cwd: dir },
+  );
+  await log.close();
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  child.once('error', () => (exited = true));
+  child.unref();
+  return waitForServer(dir, async () => !exited);
+}
+
+/** Looks for the server every 100 ms while `stillStarting` says one is coming, up to START_PATIENCE_MS. */
+async function waitForServer(dir: string, stillStarting: () => Promise<boolean>): Promise<FoundServer | undefined> {
+  for (const until = Date.now() + START_PATIENCE_MS; Date.now() < until; ) {
+    const found = await findServer(dir, { timeoutMs: 2000 });
+    if (found) return found;
+    if (!(await stillStarting())) return findServer(dir, { timeoutMs: 2000 });
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return undefined;
+}

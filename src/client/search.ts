@@ -1,0 +1,117 @@
+import { cut, terminalWidth } from '../query/fit.ts';
+import type { Hit } from '../search/index.ts';
+import { SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request.ts';
+import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
+import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
+import type { Printed, ServedCommand } from './served.ts';
+import { askServer, ServerError } from './server.ts';
+
+/**
+ * `weave search` without the store: its arguments, its listing, and its hits from a server
+ * (`/search?format=json`, the same index and the same ranking as cli/search.ts reads here).
+ */
+
+export const SEARCH_HELP = `usage: weave search TEXT [options]
+
+Full-text search over what people and the model wrote in turns, tool inputs and tool results,
+ranked (BM25): every word must match (the last as a prefix; a typo is forgiven in long words),
+else any word. Each hit names its session (title and id), when, what kind of text, a snippet,
+and the turn's IRI (its page in weave serve: /describe?iri=…). The index sits in the store
+(search/), kept current by weave ingest; a store built before it is indexed on first search.
+
+options:
+  --limit N          hits to print (default 10)
+  --kind K           only text, tool-input or tool-result (repeatable)
+  --session ID       only this session (an id or a unique prefix of one)
+  --json             the hits as JSON
+${NO_DAEMON_HELP}
+${COMMON_HELP}
+`;
+
+export interface SearchRequest {
+  storeDir: string;
+  text: string;
+  limit: number;
+  /** `--kind` as typed (text, tool-input, tool-result). */
+  kinds?: string[];
+  /** `--session` as typed: an id or a prefix of one. */
+  session?: string;
+  json: boolean;
+  noDaemon: boolean;
+}
+
+export async function parseSearchArgs(args: string[]): Promise<SearchRequest | undefined> {
+  const { values, positionals } = parse(args, {
+    limit: { type: 'string' },
+    kind: { type: 'string', multiple: true },
+    session: { type: 'string' },
+    json: { type: 'boolean' },
+    'no-daemon': { type: 'boolean' },
+  });
+  if (values.help) return undefined;
+  const text = positionals.join(' ').trim();
+  if (!text) throw new CliError('give the text to search for', 2);
+  const limit = values.limit === undefined ? 10 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit must be a positive whole number', 2);
+  try {
+    searchKinds(values.kind);
+  } catch (e) {
+    if (e instanceof SearchRequestError) throw new CliError(e.message, 2);
+    throw e;
+  }
+  return {
+    storeDir: storeDir(values),
+    text,
+    limit,
+    kinds: values.kind,
+    session: values.session,
+    json: !!values.json,
+    noDaemon: noDaemon(values),
+  };
+}
+
+/** What `weave search` prints for its hits, found in `millis`; it ends 1 when there is none. */
+export function searchText(request: SearchRequest, found: { hits: Hit[]; total: number; millis: number }): Printed {
+  const { hits, total, millis } = found;
+  if (request.json)
+    return { stdout: `${JSON.stringify({ query: request.text, total, millis: Math.round(millis * 10) / 10, hits }, null, 2)}\n` };
+  return { stdout: render(hits, total, millis, terminalWidth()), code: hits.length ? 0 : 1 };
+}
+
+export const SEARCH: ServedCommand<SearchRequest> = {
+  name: 'search',
+  parse: parseSearchArgs,
+  storeDir: (request) => request.storeDir,
+  answersHere: (request) => request.noDaemon || request.limit > SERVED_LIMIT,
+  starts: true,
+  async ask(server, request) {
+    const params = new URLSearchParams({ q: request.text, format: 'json', limit: String(request.limit) });
+    for (const kind of request.kinds ?? []) params.append('kind', kind);
+    if (request.session !== undefined) params.set('session', request.session);
+    let text: string;
+    try {
+      ({ text } = await askServer(server, `search?${params}`, { headers: { accept: 'application/json' } }));
+    } catch (e) {
+      // A session the store does not name, said as the command says it.
+      if (e instanceof ServerError && e.status === 400) throw new CliError(e.message.replace(/^400 Bad Request: /, ''));
+      throw e;
+    }
+    return searchText(request, JSON.parse(text) as { hits: Hit[]; total: number; millis: number });
+  },
+};
+
+export function render(hits: Hit[], total: number, millis: number, width: number): string {
+  if (!hits.length) return `no hits (${millis.toFixed(0)} ms)\n`;
+  const fit = (line: string) => cut(line, width);
+  const out: string[] = [];
+  hits.forEach((h, i) => {
+    const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` (${h.tool})` : ''}`;
+    const when = h.time ? h.time.slice(0, 16).replace('T', ' ') : '';
+    const copies = h.alsoIn ? ` (also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''})` : '';
+    out.push(fit(`${i + 1}. ${h.title ?? '(untitled)'} · ${h.session.slice(0, 8)} · ${when} · ${what}${copies}`));
+    out.push(fit(`   ${h.snippet}`));
+    out.push(fit(`   ${h.event}`));
+  });
+  out.push(`${hits.length} of ${total} hits · ${millis.toFixed(0)} ms`);
+  return `${out.join('\n')}\n`;
+}

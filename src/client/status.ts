@@ -1,0 +1,105 @@
+import { COMMON_HELP, parse, storeDir } from '../cli/options.ts';
+import { storeStatus, type StoreStatus } from '../status.ts';
+import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
+import type { Printed, ServedCommand } from './served.ts';
+import { askServer } from './server.ts';
+
+/**
+ * `weave status`: its arguments and its printout, answered by the store's server when one runs
+ * (`/status/store`, the same look at the store and its sources) and else here. It reads no
+ * graph, so it starts no server, and it is light enough for the light entry to answer itself.
+ */
+
+export const STATUS_HELP = `usage: weave status [options]
+
+What the store holds and how current it is: sessions, the source files it was read from (and
+how many are gone from their folders, kept in the archive), sessions read from the archive
+alone, the newest change it has read, lines in the sources it has not read yet, the size of
+its graphs and of its archive, the process writing it, if any, and the server running for it, if
+any (a weave serve, or a resident server a command started). Reads no graph.
+
+options:
+  --json             print it as JSON
+${NO_DAEMON_HELP}
+${COMMON_HELP}
+`;
+
+export interface StatusRequest {
+  storeDir: string;
+  json: boolean;
+  noDaemon: boolean;
+}
+
+export async function parseStatusArgs(args: string[]): Promise<StatusRequest | undefined> {
+  const { values } = parse(args, { json: { type: 'boolean' }, 'no-daemon': { type: 'boolean' } });
+  if (values.help) return undefined;
+  return { storeDir: storeDir(values), json: !!values.json, noDaemon: noDaemon(values) };
+}
+
+export function statusText(request: StatusRequest, status: StoreStatus): Printed {
+  return { stdout: request.json ? `${JSON.stringify(status, null, 2)}\n` : render(status) };
+}
+
+/** The status looked at here. */
+export async function statusHere(request: StatusRequest): Promise<Printed> {
+  return statusText(request, await storeStatus(request.storeDir));
+}
+
+export const STATUS: ServedCommand<StatusRequest> = {
+  name: 'status',
+  parse: parseStatusArgs,
+  storeDir: (request) => request.storeDir,
+  answersHere: (request) => request.noDaemon,
+  starts: false,
+  async ask(server, request) {
+    const { text } = await askServer(server, 'status/store', { headers: { accept: 'application/json' } });
+    // The store as this command names it (the server was given its absolute path).
+    return statusText(request, { ...(JSON.parse(text) as StoreStatus), dir: request.storeDir });
+  },
+  here: statusHere,
+};
+
+const n = (x: number) => x.toLocaleString('en');
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+const when = (iso: string | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : 'never');
+
+export function render(s: StoreStatus): string {
+  if (!s.soul) return `no store in ${s.dir} yet: weave ingest makes one\n`;
+  const rows: [string, string][] = [
+    ['store', `${s.dir} (soul ${s.soul})`],
+    [
+      'sessions',
+      `${n(s.sessions)}${s.archivedOnly ? ` (${n(s.archivedOnly)} archived-only: their files are gone, read from the archive)` : ''} in ${n(s.graphs)} graphs`,
+    ],
+    [
+      'sources',
+      `${n(s.sources.transcripts)} transcripts and ${n(s.sources.files - s.sources.transcripts)} side files tracked${s.sources.gone ? `; ${n(s.sources.gone)} gone from their folders, kept in the archive` : ''}`,
+    ],
+    ['last change', `${when(s.lastChange)} (the newest source read); the store was written ${when(s.updated)}`],
+    [
+      'pending',
+      s.pending.lines || s.pending.files
+        ? `${n(s.pending.lines)} lines not read yet${s.pending.files ? `, ${n(s.pending.files)} of them in transcripts new to the store` : ''} (weave ingest reads them; weave serve keeps up)`
+        : 'none: every complete line of the sources is in the store',
+    ],
+    ['size', `graphs ${mb(s.bytes.graphs)} · archive ${mb(s.bytes.archive)}`],
+    [
+      'writer',
+      s.writer
+        ? `pid ${s.writer.pid} (${s.writer.command}, since ${s.writer.since})${s.writer.stale ? ', no longer running: the next writer takes over' : ''}`
+        : 'none',
+    ],
+    ['server', s.server ? server(s.server) : 'none'],
+  ];
+  return `${rows.map(([k, v]) => `${k.padEnd(12)}${v}`).join('\n')}\n`;
+}
+
+/** The server's line: where it listens, since when, and for a resident one, who started it and when it stops. */
+function server(s: NonNullable<StoreStatus['server']>): string {
+  const how = s.startedBy
+    ? `started by ${s.startedBy}${s.idleExitSeconds ? `; stops after ${idle(s.idleExitSeconds)} without a request` : ''}`
+    : 'weave serve';
+  return `pid ${s.pid} at ${s.url} since ${when(s.since)} (${how})`;
+}
+
+const idle = (seconds: number) => (seconds % 60 ? `${seconds} s` : `${seconds / 60} min`);

@@ -1,0 +1,33 @@
+import type { Manifest } from '../store/manifest.ts';
+import type { DocKind } from './docs.ts';
+
+/**
+ * A search asked for, read alike from `weave search`'s options and `/search`'s parameters of
+ * the same names: which kinds of text (`--kind` / `kind=`), and which session (`--session` /
+ * `session=`, an id or a unique prefix of one), with the command's messages.
+ */
+
+export const SEARCH_KINDS: Record<string, DocKind> = { text: 'text', 'tool-input': 'tool input', 'tool-result': 'tool result' };
+
+/** The most hits a server sends for one search (a page shows a hundred); a command wanting more searches by itself. */
+export const SERVED_LIMIT = 10_000;
+
+/** A search that cannot be asked: what is wrong, in the command's words. */
+export class SearchRequestError extends Error {}
+
+export function searchKinds(names: string[] | undefined): DocKind[] | undefined {
+  return names?.map((k) => {
+    if (!Object.hasOwn(SEARCH_KINDS, k)) throw new SearchRequestError(`--kind must be ${Object.keys(SEARCH_KINDS).join(', ')}, not "${k}"`);
+    return SEARCH_KINDS[k];
+  });
+}
+
+/** The session an id or a unique prefix names in the store. */
+export function searchSession(manifest: Manifest, id: string): string {
+  const ids = [...new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])))];
+  const matches = ids.includes(id) ? [id] : ids.filter((s) => s.startsWith(id));
+  if (matches.length === 1) return matches[0];
+  throw new SearchRequestError(
+    matches.length ? `"${id}" names ${matches.length} sessions; give more of the id` : `no session ${id} in the store`,
+  );
+}

@@ -1,0 +1,36 @@
+import { loadPrices } from '../../../usage/prices.ts';
+import { reportFromRows, reportQuery } from '../../../usage/report.ts';
+import { ReportRequestError, reportRequest, type ReportWords } from '../../../usage/request.ts';
+import { HttpError } from '../../errors.ts';
+import { routePlugin } from '../context.ts';
+import { selectRows } from '../select.ts';
+
+/**
+ * /usage?report=daily|weekly|monthly|session|blocks and the options of `weave usage` by their
+ * names (since, until, model, project, order, start-of-week, session-length): the report in
+ * ccusage's JSON shape, with the session titles and the models the price table lacks. The same
+ * query and the same fold as the command runs on a store it opens, run by the query workers.
+ */
+const WORDS: (keyof ReportWords)[] = ['report', 'since', 'until', 'model', 'project', 'order', 'start-of-week', 'session-length'];
+
+export default routePlugin('weave-routes-usage', async (app) => {
+  const ctx = app.weave;
+  app.get('/usage', async (request, reply) => {
+    const words: ReportWords = {};
+    for (const name of WORDS) {
+      const value = request.searchParams.get(name);
+      if (value !== null) words[name] = value;
+    }
+    let asked: ReturnType<typeof reportRequest>;
+    try {
+      asked = reportRequest(words);
+    } catch (e) {
+      if (e instanceof ReportRequestError) throw new HttpError(400, e.message.replace(/--/g, ''));
+      throw e;
+    }
+    const prices = await loadPrices();
+    const rows = await selectRows(ctx, reportQuery(asked.kind, prices, asked.options), request);
+    const { report, extras } = reportFromRows(asked.kind, rows, prices, asked.options);
+    return reply.header('cache-control', 'no-store').send({ report, titles: Object.fromEntries(extras.titles), unpriced: extras.unpriced });
+  });
+});
