@@ -1,0 +1,280 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { SERVED_COMMANDS } from '../../src/client/fast.ts';
+import { SERVER_LOG, START_FILE } from '../../src/store/layout.ts';
+import { isRunning, readRunFile } from '../../src/store/running.ts';
+import { FIXTURES, REPO, tempDir } from '../helpers.ts';
+
+/**
+ * The resident server (src/client/daemon.ts), for real: bin/weave run as a user runs it, over a
+ * store of all the fixtures, on a real socket. A command with --no-daemon opens the store
+ * itself; the same command without it starts a resident server (the first) or asks it (the
+ * rest), and prints the same bytes, its exit code and stderr included. The server's request
+ * counts prove each was answered there. Every server a test starts is stopped in `after`.
+ */
+
+const execute = promisify(execFile);
+const WEAVE = join(REPO, 'bin', 'weave');
+/** The suite answers by itself (test/no-daemon.ts); these commands may ask and start a server. A fixed width for tables. */
+const ASKING = { ...process.env, WEAVE_NO_DAEMON: '', COLUMNS: '120' };
+/** The largest fixture session with sub-agents and a workflow (spine/), and the largest of all (hardening/depth/). */
+const SPINE_SESSION = '11111111-1111-4111-8111-111111111111';
+const DEEP_SESSION = 'dee9dee9-0000-4000-8000-000000000001';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function weave(args: string[], env: NodeJS.ProcessEnv = ASKING): Promise<Run> {
+  try {
+    const { stdout, stderr } = await execute(WEAVE, args, { encoding: 'utf8', env, maxBuffer: 64 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const failed = e as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** Requests a server has answered, by route (its /metrics). */
+async function answered(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const [, route, n] of text.matchAll(/^weave_http_requests_total\{route="([^"]+)",[^}]*\} (\d+)$/gm))
+    counts[route] = (counts[route] ?? 0) + Number(n);
+  return counts;
+}
+
+/** Stops the resident server of `store`, if one runs, and waits for it to go. */
+async function stopResident(store: string): Promise<void> {
+  const run = await readRunFile(store);
+  if (!run || !isRunning(run.pid)) return;
+  process.kill(run.pid, 'SIGTERM');
+  for (let i = 0; i < 200 && isRunning(run.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+async function waitUntil(what: string, ready: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
+  for (const until = Date.now() + ms; Date.now() < until; ) {
+    if (await ready()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`${what} within ${ms / 1000} s`);
+}
+
+describe('every command that reads the store, through the resident server it starts', () => {
+  let store: string;
+  before(async () => {
+    store = await tempDir('weave-resident-');
+    const built = await weave(['ingest', FIXTURES, '--store', store], { ...process.env, WEAVE_NO_DAEMON: '1' });
+    assert.equal(built.code, 0, built.stderr);
+  });
+  after(async () => {
+    await stopResident(store);
+    await rm(store, { recursive: true, force: true });
+  });
+
+  // Each with the route that answers it when a server does.
+  const COMMANDS: [string[], string][] = [
+    [['usage'], '/usage'],
+    [['usage', 'weekly', '--breakdown'], '/usage'],
+    [['usage', 'monthly', '--json'], '/usage'],
+    [['usage', 'session'], '/usage'],
+    [['usage', 'session', '--json', '--order', 'asc'], '/usage'],
+    [['usage', 'blocks', '--json'], '/usage'],
+    [['usage', 'daily', '--since', '20250101', '--until', '2026-12-31', '--model', 'opus', '--wide'], '/usage'],
+    [['usage', '--project', 'weave-demo', '--start-of-week', 'monday', 'weekly'], '/usage'],
+    [['search', 'cart', 'total'], '/search'],
+    [['search', 'cart', '--json', '--limit', '3'], '/search'],
+    [['search', 'cart', '--kind', 'tool-input', '--kind', 'text'], '/search'],
+    [['search', 'cart', '--session', '1000'], '/search'],
+    [['search', 'cart', '--session', '8'], '/search'],
+    [['search', 'qqqzzzxxx'], '/search'],
+    [['conversation', SPINE_SESSION], '/conversation/:session'],
+    [['conversation', SPINE_SESSION.slice(0, 4), '--terms', 'both', '--depth', '12', '--width', '50'], '/conversation/:session'],
+    [['conversation', SPINE_SESSION, '--json'], '/conversation/:session'],
+    [['conversation', SPINE_SESSION, '--format', 'yaml'], '/conversation/:session'],
+    [['conversation', DEEP_SESSION, '--terms', 'native', '--depth', '30', '--width', '1000'], '/conversation/:session'],
+    [['conversation', DEEP_SESSION, '--json'], '/conversation/:session'],
+    [['query', 'SELECT ?kind (COUNT(*) AS ?n) WHERE { ?s a ?kind } GROUP BY ?kind ORDER BY DESC(?n) ?kind LIMIT 12'], '/sparql'],
+    [['query', '--format', 'json', 'SELECT (COUNT(?t) AS ?turns) WHERE { ?t a weave:Turn }'], '/sparql'],
+    [['query', 'CONSTRUCT WHERE { ?t a weave:Turn ; weave:role ?r } ORDER BY ?t LIMIT 5'], '/sparql'],
+    [['status'], '/status/store'],
+    [['status', '--json'], '/status/store'],
+    [['verify'], '/sparql'],
+  ];
+  // What differs from run to run whoever answers: how long a search or a check took.
+  const timeless = (text: string) =>
+    text
+      .replace(/ · \d+ ms\n/g, ' · N ms\n')
+      .replace(/^no hits \(\d+ ms\)$/m, 'no hits (N ms)')
+      .replace(/"millis": [\d.]+/g, '"millis": N');
+
+  it('prints the same bytes, exit code and stderr as the command opening the store itself, and is answered by the server', async () => {
+    assert.equal((await weave(['usage', '--store', store, '--no-daemon'])).code, 0);
+    assert.equal(await readRunFile(store), undefined, '--no-daemon starts no server');
+    // Each command through the server (the first starts it), then opening the store itself while
+    // the server runs (so both say the same of it in weave status).
+    const here: Run[] = [];
+    const served: Run[] = [];
+    for (const [args] of COMMANDS) {
+      served.push(await weave([...args, '--store', store]));
+      here.push(await weave([...args, '--store', store, '--no-daemon']));
+    }
+    const run = await readRunFile(store);
+    assert.ok(run, 'the first command started a resident server');
+    assert.equal(run.startedBy, 'weave usage');
+    assert.equal(run.idleExitSeconds, 600);
+    assert.match(run.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+
+    for (const [i, [args]] of COMMANDS.entries()) {
+      const what = `weave ${args.join(' ')}`;
+      assert.equal(served[i].code, here[i].code, `${what}: exit code`);
+      assert.equal(timeless(served[i].stdout), timeless(here[i].stdout), `${what}: stdout`);
+      assert.equal(served[i].stderr, here[i].stderr, `${what}: stderr`);
+    }
+    // What the commands say, worked out from the fixtures: not the same empty answer twice.
+    const at = (name: string) => COMMANDS.findIndex(([args]) => args.join(' ') === name);
+    assert.equal(here[at('search qqqzzzxxx')].code, 1, 'no hits ends 1');
+    assert.equal(here[at('search cart --session 8')].stderr, 'weave search: "8" names 2 sessions; give more of the id\n');
+    assert.equal(JSON.parse(here[at(`conversation ${SPINE_SESSION} --json`)].stdout).header.session, SPINE_SESSION);
+    assert.match(here[at('verify')].stdout, /\nverified: \d[\d,]* lines in \d+ files accounted for;/);
+
+    const counts = await answered(run.url);
+    for (const route of new Set(COMMANDS.map(([, r]) => r))) {
+      const asked = COMMANDS.filter(([, r]) => r === route).length;
+      // verify asks two queries; every other command one request, after its look at /healthz.
+      assert.ok((counts[route] ?? 0) >= asked, `${route}: ${counts[route] ?? 0} requests for ${asked} commands`);
+    }
+  });
+
+  it('weave status names it: pid, URL, the command that started it, its idle time', async () => {
+    const run = await readRunFile(store);
+    assert.ok(run);
+    const { stdout } = await weave(['status', '--store', store]);
+    const since = run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    assert.match(stdout, /\nwriter      none\n/);
+    assert.ok(
+      stdout.endsWith(
+        `\nserver      pid ${run.pid} at ${run.url} since ${since} (started by weave usage; stops after 10 min without a request)\n`,
+      ),
+      stdout,
+    );
+    const json = JSON.parse((await weave(['status', '--json', '--store', store, '--no-daemon'])).stdout);
+    assert.deepEqual(json.server, { pid: run.pid, url: run.url, since: run.startedAt, startedBy: 'weave usage', idleExitSeconds: 600 });
+  });
+
+  it('answers with what a weave ingest wrote beside it since it opened the store', async () => {
+    const SESSIONS = 'SELECT (COUNT(?s) AS ?n) WHERE { ?s a weave:Session }';
+    const sessions = async (...more: string[]) => (await weave(['query', '--format', 'csv', SESSIONS, '--store', store, ...more])).stdout;
+    assert.equal(await sessions(), 'n\r\n36\r\n');
+    const server = await readRunFile(store);
+    const extra = await tempDir('weave-resident-extra-');
+    try {
+      // A session the store has not seen: the server fixtures' second one, under a new id.
+      const [from, to] = ['44444444-4444-4444-8444-444444444444', '45454545-4545-4545-8545-454545454545'];
+      const text = await readFile(join(FIXTURES, 'server', '-home-grace-weave-server', `${from}.jsonl`), 'utf8');
+      await mkdir(join(extra, '-home-grace-again'));
+      await writeFile(join(extra, '-home-grace-again', `${to}.jsonl`), text.replaceAll(from, to));
+      const ingested = await weave(['ingest', extra, '--store', store, '--no-detect'], { ...process.env, WEAVE_NO_DAEMON: '1' });
+      assert.equal(ingested.code, 0, ingested.stderr);
+    } finally {
+      await rm(extra, { recursive: true, force: true });
+    }
+    assert.equal(await sessions(), 'n\r\n37\r\n');
+    assert.equal(await sessions('--no-daemon'), 'n\r\n37\r\n');
+    assert.equal((await readRunFile(store))?.pid, server?.pid, 'the same server answered');
+  });
+
+  it('stops itself when its store is gone', async () => {
+    const run = await readRunFile(store);
+    assert.ok(run && isRunning(run.pid));
+    await rm(join(store, 'server.json'));
+    await waitUntil('the resident server stops', () => !isRunning(run.pid));
+    assert.match(await readFile(join(store, SERVER_LOG), 'utf8'), /weave serve: stopping: the store no longer names this server\n$/);
+  });
+});
+
+describe('two commands at once on a store with no server', () => {
+  let store: string;
+  before(async () => {
+    store = await tempDir('weave-resident-race-');
+    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', store, '--no-detect'], {
+      ...process.env,
+      WEAVE_NO_DAEMON: '1',
+    });
+    assert.equal(built.code, 0, built.stderr);
+  });
+  after(async () => {
+    await stopResident(store);
+    await rm(store, { recursive: true, force: true });
+  });
+
+  it('end with one resident server, which both asked', async () => {
+    const [a, b] = await Promise.all([
+      weave(['usage', 'session', '--json', '--store', store]),
+      weave(['query', 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', '--store', store]),
+    ]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.stdout, '?n\n--\n 6\n(1 row)\n');
+    const log = await readFile(join(store, SERVER_LOG), 'utf8');
+    assert.equal(log.match(/starts a resident server/g)?.length, 1, log);
+    assert.equal(log.match(/weave serve: listening on /g)?.length, 1, log);
+    const run = await readRunFile(store);
+    assert.ok(run && isRunning(run.pid));
+    const counts = await answered(run.url);
+    assert.equal(counts['/usage'], 1);
+    assert.equal(counts['/sparql'], 1);
+    await assert.rejects(readFile(join(store, START_FILE)), /ENOENT/, 'the start file is gone once the server runs');
+  });
+
+  it('gives way to a weave serve of the same store', async () => {
+    const resident = await readRunFile(store);
+    assert.ok(resident?.startedBy);
+    const { startTestServer } = await import('../server/helpers.ts');
+    const server = await startTestServer({ storeDir: store }, null);
+    try {
+      assert.equal(isRunning(resident.pid), false);
+      const run = await readRunFile(store);
+      assert.equal(run?.pid, process.pid);
+      assert.equal(run?.startedBy, undefined);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('weave serve --idle-exit', () => {
+  it('stops after that long without a request, removing its run file', async () => {
+    const store = await tempDir('weave-resident-idle-');
+    try {
+      const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', store, '--no-detect'], {
+        ...process.env,
+        WEAVE_NO_DAEMON: '1',
+      });
+      assert.equal(built.code, 0, built.stderr);
+      const started = performance.now();
+      const served = await weave(['serve', '--store', store, '--no-ingest', '--port', '0', '--idle-exit', '2', '--workers', '1']);
+      const seconds = (performance.now() - started) / 1000;
+      assert.equal(served.code, 0, served.stderr);
+      assert.match(served.stderr, /weave serve: stopping: no request for 2 s\n$/);
+      assert.ok(seconds >= 2, `it ran ${seconds.toFixed(1)} s`);
+      assert.equal(await readRunFile(store), undefined);
+    } finally {
+      await rm(store, { recursive: true, force: true });
+    }
+  });
+});
+
+it('the light entry is compiled for every command it answers (src/cli/launch.mjs lists them)', async () => {
+  const launch = await readFile(join(REPO, 'src', 'cli', 'launch.mjs'), 'utf8');
+  const listed = /const SERVED = new Set\(\[([^\]]*)\]\)/
+    .exec(launch)?.[1]
+    .match(/'[a-z]+'/g)
+    ?.map((s) => s.slice(1, -1));
+  assert.deepEqual(listed?.sort(), [...SERVED_COMMANDS].sort());
+});
