@@ -131,7 +131,8 @@ export async function residentBench(dir: string, options: { before?: string; por
   );
 
   const ask = ['query', '--store', dir, 'ASK {}'];
-  const alone = [await weave(REPO, ask), await weave(REPO, ask)];
+  // The command opening the store itself: --no-daemon, or it would start a resident server.
+  const alone = [await weave(REPO, [...ask, '--no-daemon']), await weave(REPO, [...ask, '--no-daemon'])];
 
   const servers: Record<string, { readyMs: number; rss: number }> = {};
   const measureServe = async (checkout: string, label: string, workers: number) => {
@@ -183,7 +184,7 @@ export async function residentBench(dir: string, options: { before?: string; por
 
     const verifyServed = await weave(REPO, ['verify', '--store', dir]);
     await server.stop();
-    const verifyAlone = await weave(REPO, ['verify', '--store', dir]);
+    const verifyAlone = await weave(REPO, ['verify', '--store', dir, '--no-daemon']);
     row(
       'weave verify: store opened by the command → weave serve up',
       s(verifyAlone.ms),

@@ -21,7 +21,8 @@ const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
 const CCUSAGE = fileURLToPath(new URL('../../node_modules/ccusage/dist/index.js', import.meta.url));
 
 export function weaveUsage(storeDir: string): Promise<UsageRun> {
-  return timed([WEAVE, 'usage', 'daily', '--json', '--store', storeDir], {}, (stderr) =>
+  // The command opening the store itself at each scale (no resident server left behind per step).
+  return timed([WEAVE, 'usage', 'daily', '--json', '--no-daemon', '--store', storeDir], {}, (stderr) =>
     /unknown command|no command|usage: weave <command>/i.test(stderr),
   );
 }
