@@ -9,12 +9,21 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'weave');
+/** How a bundle is built: part of its cache key, so a change here is never served a bundle built otherwise. */
+const OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // CommonJS packages bundled in (yaml) require Node's modules: the bundle gets a require of its own.
+  banner: { js: "import { createRequire as __weaveRequire } from 'node:module'; const require = __weaveRequire(import.meta.url);" },
+};
 
 /** @param {URL} entryUrl @returns {Promise<any>} */
 export async function compiled(entryUrl) {
   const entry = fileURLToPath(entryUrl);
-  // Keyed by the entry's full path: checkouts sharing node_modules keep their own copies.
-  const key = createHash('sha1').update(entry).digest('hex').slice(0, 12);
+  // Keyed by the entry's full path (checkouts sharing node_modules keep their own copies) and the options.
+  const key = createHash('sha1').update(entry).update(JSON.stringify(OPTIONS)).digest('hex').slice(0, 12);
   const bundle = join(CACHE, `${basename(entry, '.ts')}-${key}.mjs`);
   try {
     if (!(await fresh(`${bundle}.json`))) await build(entry, bundle);
@@ -39,12 +48,9 @@ async function fresh(metaPath) {
 async function build(entry, bundle) {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
+    ...OPTIONS,
     entryPoints: [entry],
     absWorkingDir: ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
     write: false,
     metafile: true,
     logLevel: 'silent',

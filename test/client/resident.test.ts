@@ -270,6 +270,14 @@ describe('weave serve --idle-exit', () => {
   });
 });
 
+it('the light entry compiles and loads without a TypeScript loader (else every command takes the tsx path)', async () => {
+  // @ts-expect-error: a plain .mjs module without types
+  const { compiled } = await import('../../src/cli/compiled.mjs');
+  const fast = await compiled(new URL('../../src/client/fast.ts', import.meta.url));
+  assert.equal(typeof fast?.answerQuickly, 'function');
+  assert.deepEqual(fast.SERVED_COMMANDS, SERVED_COMMANDS);
+});
+
 it('the light entry is compiled for every command it answers (src/cli/launch.mjs lists them)', async () => {
   const launch = await readFile(join(REPO, 'src', 'cli', 'launch.mjs'), 'utf8');
   const listed = /const SERVED = new Set\(\[([^\]]*)\]\)/
