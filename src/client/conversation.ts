@@ -100,7 +100,6 @@ export const CONVERSATION: ServedCommand<ConversationRequest> = {
   parse: parseConversationArgs,
   storeDir: (request) => request.storeDir,
   answersHere: (request) => request.noDaemon,
-  starts: true,
   async ask(server, request) {
     const manifest = await readManifest(request.storeDir);
     const [graph, entry] = findSession(manifest, request.id, request.storeDir);

@@ -3,7 +3,7 @@ import { printable } from '../terminal.ts';
 import { CONVERSATION } from './conversation.ts';
 import { QUERY } from './query.ts';
 import { SEARCH } from './search.ts';
-import { print, served, type ServedCommand } from './served.ts';
+import { isServed, print, served, type LightCommand, type ServedCommand } from './served.ts';
 import { STATUS } from './status.ts';
 import { USAGE } from './usage.ts';
 
@@ -15,7 +15,7 @@ import { USAGE } from './usage.ts';
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: each command's request is its own
-const COMMANDS: Record<string, ServedCommand<any>> = {
+const COMMANDS: Record<string, LightCommand<any> | ServedCommand<any>> = {
   query: QUERY,
   usage: USAGE,
   search: SEARCH,
@@ -23,7 +23,7 @@ const COMMANDS: Record<string, ServedCommand<any>> = {
   status: STATUS,
 };
 
-/** The commands answered here when a server can: launch.mjs compiles this module only for them. */
+/** The commands answered here (by a server, or for status by this process): launch.mjs compiles this module only for them. */
 export const SERVED_COMMANDS = Object.keys(COMMANDS);
 
 /** `entry`: the command line's entry (launch.mjs), which a resident server is started with. */
@@ -38,7 +38,7 @@ export async function answerQuickly(argv: string[], entry?: string): Promise<num
   }
   if (!request) return undefined;
   try {
-    const answer = (await served(command, request, entry)) ?? (await command.here?.(request));
+    const answer = (isServed(command) ? await served(command, request, entry) : undefined) ?? (await command.here?.(request));
     return answer && (await print(answer));
   } catch (e) {
     // As the full CLI reports a failure (src/cli/main.ts).

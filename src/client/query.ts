@@ -148,7 +148,6 @@ export const QUERY: ServedCommand<QueryRequest> = {
   storeDir: (request) => request.storeDir,
   // A federated query runs here: the command line's sources and allow-list are not the server's.
   answersHere: (request) => request.noDaemon || request.federated,
-  starts: true,
   async ask(server, request) {
     const stdout = await answerFromServer(server, request);
     return stdout === undefined ? undefined : { stdout, warnings: request.warnings.join('') };

@@ -83,7 +83,6 @@ export const SEARCH: ServedCommand<SearchRequest> = {
   parse: parseSearchArgs,
   storeDir: (request) => request.storeDir,
   answersHere: (request) => request.noDaemon || request.limit > SERVED_LIMIT,
-  starts: true,
   async ask(server, request) {
     const params = new URLSearchParams({ q: request.text, format: 'json', limit: String(request.limit) });
     for (const kind of request.kinds ?? []) params.append('kind', kind);

@@ -1,12 +1,13 @@
 import type { FoundServer } from '../store/running.ts';
 import { residentServer } from './daemon.ts';
-import { findServer } from '../store/running.ts';
 
 /**
  * A command a server can answer, in the shape both entries run it: the light one
  * (client/fast.ts, no TypeScript loader, no Oxigraph) and the full CLI, which answers by itself
  * when no server can. Each such command reads its arguments once (`parse`, as the command reads
- * them), asks the server (`ask`), and prints what it would print had it opened the store.
+ * them), asks the server (`ask`), and prints what it would print had it opened the store. A
+ * command that reads no graph (weave status) is a light command only: answered in the light
+ * entry, never by a server, which would do the same work a round trip away.
  */
 
 /** What a command prints, and how it ends. */
@@ -19,31 +20,36 @@ export interface Printed {
   code?: number;
 }
 
-export interface ServedCommand<R> {
+/** A command the light entry runs: its arguments read as the command reads them. */
+export interface LightCommand<R> {
   /** The command's name, as typed (`usage`). */
   name: string;
   /** The request its arguments make, or undefined for --help; throws the command's usage errors. */
   parse(args: string[]): Promise<R | undefined>;
-  storeDir(request: R): string;
-  /** Whether this request is answered here whatever runs: --no-daemon, or a query only this process can run. */
-  answersHere(request: R): boolean;
-  /** Whether a resident server is started when none runs (a command that reads no graph only asks one that runs). */
-  starts: boolean;
-  /** The answer from `server`; undefined when it cannot give this one (the command then answers by itself). */
-  ask(server: FoundServer, request: R): Promise<Printed | undefined>;
-  /** The answer without a server, for a command light enough to give it in the light entry (it opens no store). */
+  /** The answer given in this process without opening the store, for a command that reads no graph. */
   here?(request: R): Promise<Printed>;
 }
 
+export interface ServedCommand<R> extends LightCommand<R> {
+  storeDir(request: R): string;
+  /** Whether this request is answered here whatever runs: --no-daemon, or a query only this process can run. */
+  answersHere(request: R): boolean;
+  /** The answer from `server`; undefined when it cannot give this one (the command then answers by itself). */
+  ask(server: FoundServer, request: R): Promise<Printed | undefined>;
+}
+
+export function isServed<R>(command: LightCommand<R>): command is ServedCommand<R> {
+  return 'ask' in command;
+}
+
 /**
- * The request answered by the store's server (found, or started when the command starts one), or
- * undefined: this process answers. A server gone between the look and the question (it stopped
+ * The request answered by the store's server (found, or started when none runs), or undefined:
+ * this process answers. A server gone between the look and the question (it stopped
  * for idleness that very moment) is no answer either.
  */
 export async function served<R>(command: ServedCommand<R>, request: R, entry?: string): Promise<Printed | undefined> {
   if (command.answersHere(request)) return undefined;
-  const dir = command.storeDir(request);
-  const server = command.starts ? await residentServer(dir, { command: command.name, entry }) : await findServer(dir);
+  const server = await residentServer(command.storeDir(request), { command: command.name, entry });
   if (!server) return undefined;
   try {
     return await command.ask(server, request);

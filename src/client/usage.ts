@@ -116,7 +116,6 @@ export const USAGE: ServedCommand<UsageRequest> = {
   parse: parseUsageArgs,
   storeDir: (request) => request.storeDir,
   answersHere: (request) => request.noDaemon,
-  starts: true,
   async ask(server: FoundServer, request) {
     const { text } = await askServer(server, `usage?${new URLSearchParams(request.words)}`, { headers: { accept: 'application/json' } });
     const served = JSON.parse(text) as ServedReport;

@@ -103,8 +103,6 @@ describe('every command that reads the store, through the resident server it sta
     [['query', 'SELECT ?kind (COUNT(*) AS ?n) WHERE { ?s a ?kind } GROUP BY ?kind ORDER BY DESC(?n) ?kind LIMIT 12'], '/sparql'],
     [['query', '--format', 'json', 'SELECT (COUNT(?t) AS ?turns) WHERE { ?t a weave:Turn }'], '/sparql'],
     [['query', 'CONSTRUCT WHERE { ?t a weave:Turn ; weave:role ?r } ORDER BY ?t LIMIT 5'], '/sparql'],
-    [['status'], '/status/store'],
-    [['status', '--json'], '/status/store'],
     [['verify'], '/sparql'],
   ];
   // What differs from run to run whoever answers: how long a search or a check took.

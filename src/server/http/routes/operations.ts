@@ -6,7 +6,7 @@ import { contentType, GRAPH_TYPES } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { convertTurtle } from '../reply.ts';
 import { requestUrl } from '../url.ts';
-import { cachedStoreStatus, storeStatus as freshStoreStatus } from '../../../status.ts';
+import { cachedStoreStatus } from '../../../status.ts';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE } from '../../../store/layout.ts';
@@ -68,11 +68,6 @@ export default routePlugin('weave-routes-operations', async (app) => {
       timeoutSeconds: ctx.config.timeoutMs / 1000,
     });
   });
-
-  // What `weave status` prints, looked at now (a command wants the store as it is this moment).
-  app.get('/status/store', async (_request, reply) =>
-    reply.header('cache-control', 'no-store').send(await freshStoreStatus(ctx.config.storeDir)),
-  );
 
   app.get('/metrics', async (_request, reply) => {
     await ctx.summary.get();
