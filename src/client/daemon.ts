@@ -37,8 +37,9 @@ export function noDaemon(values: { 'no-daemon'?: boolean }): boolean {
   return values['no-daemon'] === true || (env !== undefined && env !== '' && env !== '0');
 }
 
-export const NO_DAEMON_HELP = `  --no-daemon        answer here, opening the store in this process: ask no server, start none
-                     (also WEAVE_NO_DAEMON=1)`;
+export const NO_DAEMON_HELP = `  --no-daemon        open the store in this process (also WEAVE_NO_DAEMON=1); by default the
+                     store's server answers, started in the background when none runs (it
+                     stops after ${IDLE_EXIT_SECONDS / 60} minutes without a request)`;
 
 export interface ResidentOptions {
   /** The command asking, as `weave status` names it: `usage`. */
