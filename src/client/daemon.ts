@@ -21,7 +21,7 @@ import { findServer, isRunning, type FoundServer } from '../store/running.ts';
 export const IDLE_EXIT_SECONDS = 600;
 /** The longest a query of a resident server may take: a command opening the store itself has no limit. */
 const TIMEOUT_SECONDS = 600;
-/** The longest a command waits for a server it (or another command) started to listen. */
+/** The longest a command waits for a server it (or another command) started to open the store. */
 const START_PATIENCE_MS = 60_000;
 /** After a server failed to start, commands answer by themselves this long before one tries again. */
 const FAILED_BACKOFF_MS = 60_000;
@@ -46,8 +46,6 @@ export interface ResidentOptions {
   command: string;
   /** The command line's entry to run `weave serve` with (the light entry passes its own). */
   entry?: string;
-  /** Where a note goes when a server cannot be started (default stderr). */
-  note?: (line: string) => void;
 }
 
 /**
@@ -77,7 +75,7 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
   }
   // The claim becomes the mark of a failed start, which commands wait out.
   await writeStartFile(dir, { pid: process.pid, at: Date.now(), failed: true }).catch(() => undefined);
-  (options.note ?? ((line) => process.stderr.write(line)))(
+  process.stderr.write(
     `weave ${options.command}: the resident server did not start (its log: ${join(dir, SERVER_LOG)}); opening the store here\n`,
   );
   return undefined;
@@ -188,13 +186,18 @@ async function start(dir: string, soul: string, options: ResidentOptions): Promi
   return waitForServer(dir, async () => !exited);
 }
 
-/** Looks for the server every 100 ms while `stillStarting` says one is coming, up to START_PATIENCE_MS. */
+/**
+ * Waits for a server being started to have the store open, looking every 100 ms while
+ * `stillStarting` says one is coming: so a server that cannot open the store (it stops) is never
+ * asked. Past START_PATIENCE_MS a server still loading is taken: its answers wait for the load.
+ */
 async function waitForServer(dir: string, stillStarting: () => Promise<boolean>): Promise<FoundServer | undefined> {
   for (const until = Date.now() + START_PATIENCE_MS; Date.now() < until; ) {
-    const found = await findServer(dir, { timeoutMs: 2000 });
-    if (found) return found;
+    const open = await findServer(dir, { timeoutMs: 2000, open: true });
+    if (open) return open;
+    // The start is over: ours failed (its server stopped), or another's server is the one.
     if (!(await stillStarting())) return findServer(dir, { timeoutMs: 2000 });
     await new Promise((done) => setTimeout(done, 100));
   }
-  return undefined;
+  return findServer(dir, { timeoutMs: 2000 });
 }

@@ -1,5 +1,6 @@
 import type { FoundServer } from '../store/running.ts';
 import { residentServer } from './daemon.ts';
+import { ServerError } from './server.ts';
 
 /**
  * A command a server can answer, in the shape both entries run it: the light one
@@ -44,8 +45,8 @@ export function isServed<R>(command: LightCommand<R>): command is ServedCommand<
 
 /**
  * The request answered by the store's server (found, or started when none runs), or undefined:
- * this process answers. A server gone between the look and the question (it stopped
- * for idleness that very moment) is no answer either.
+ * this process answers. A server gone between the look and the question, or stopping as it is
+ * asked (for idleness that very moment), is no answer either.
  */
 export async function served<R>(command: ServedCommand<R>, request: R, entry?: string): Promise<Printed | undefined> {
   if (command.answersHere(request)) return undefined;
@@ -55,6 +56,7 @@ export async function served<R>(command: ServedCommand<R>, request: R, entry?: s
     return await command.ask(server, request);
   } catch (e) {
     if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes((e as NodeJS.ErrnoException).code ?? '')) return undefined;
+    if (e instanceof ServerError && e.status === 503 && /shutting down/.test(e.message)) return undefined;
     throw e;
   }
 }

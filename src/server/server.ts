@@ -182,8 +182,9 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
       idle?.close();
       await removeRunFile(config.storeDir).catch(() => undefined);
       await ingester?.close();
-      await app.close();
-      await pool.close();
+      // Together: a request waiting for a copy of the store (one still loading, or one that cannot
+      // open) is answered 503 at once, rather than holding the app's close until its deadline.
+      await Promise.all([app.close(), pool.close()]);
       await storeLock?.release();
     },
   };

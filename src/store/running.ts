@@ -77,7 +77,10 @@ export async function readRunFile(dir: string): Promise<RunFile | undefined> {
  * and `/healthz` at its URL answers, within `timeoutMs`, with that same pid and a store that is
  * open or opening.
  */
-export async function findServer(storeDir: string, options: { timeoutMs?: number } = {}): Promise<FoundServer | undefined> {
+export async function findServer(
+  storeDir: string,
+  options: { timeoutMs?: number /** Only a server whose store is open (not still loading). */; open?: boolean } = {},
+): Promise<FoundServer | undefined> {
   const run = await readRunFile(storeDir);
   if (!run || !isRunning(run.pid)) return undefined;
   try {
@@ -85,7 +88,7 @@ export async function findServer(storeDir: string, options: { timeoutMs?: number
     const health = JSON.parse(res.text) as { pid?: number; store?: string };
     // A server still loading is found (its queries wait for the store); one that cannot open it is
     // not, so the command opens the store itself and says which file is wrong.
-    if (health.pid !== run.pid || health.store === 'failing') return undefined;
+    if (health.pid !== run.pid || health.store === 'failing' || (options.open && health.store !== 'ready')) return undefined;
   } catch {
     return undefined;
   }

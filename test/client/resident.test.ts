@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { SERVED_COMMANDS } from '../../src/client/fast.ts';
 import { SERVER_LOG, START_FILE } from '../../src/store/layout.ts';
+import type { Manifest } from '../../src/store/manifest.ts';
+import { startServer } from '../../src/server/server.ts';
 import { isRunning, readRunFile } from '../../src/store/running.ts';
 import { FIXTURES, REPO, tempDir } from '../helpers.ts';
 
@@ -243,6 +245,72 @@ describe('two commands at once on a store with no server', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('a store the resident server cannot open', () => {
+  let store: string;
+  let file: string;
+  before(async () => {
+    store = await tempDir('weave-resident-broken-');
+    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', store, '--no-detect'], {
+      ...process.env,
+      WEAVE_NO_DAEMON: '1',
+    });
+    assert.equal(built.code, 0, built.stderr);
+    // A session graph whose first line is not N-Quads: nothing can open the store.
+    const manifest = JSON.parse(await readFile(join(store, 'manifest.json'), 'utf8')) as Manifest;
+    file = join(store, Object.values(manifest.graphs).find((e) => e.sessionId && !e.reader)!.file);
+    const bytes = await readFile(file);
+    bytes.write('<broken> <broken> .\n', 0);
+    await writeFile(file, bytes);
+  });
+  after(async () => {
+    await stopResident(store);
+    await rm(store, { recursive: true, force: true });
+  });
+
+  it('is opened by the command itself, which says why; commands then do not start one for a while', async () => {
+    const broken = `weave usage: ${file}:1: not valid N-Quads\n`;
+    const first = await weave(['usage', '--store', store]);
+    assert.equal(first.code, 1);
+    assert.equal(
+      first.stderr,
+      `weave usage: the resident server did not start (its log: ${join(store, SERVER_LOG)}); opening the store here\n${broken}`,
+    );
+    const second = await weave(['usage', '--store', store]);
+    assert.deepEqual([second.code, second.stderr], [1, broken]);
+    const log = await readFile(join(store, SERVER_LOG), 'utf8');
+    assert.equal(log.match(/starts a resident server/g)?.length, 1, log);
+    assert.match(log, /weave serve: stopping: the store cannot be opened\n$/);
+    assert.equal(await readRunFile(store), undefined);
+  });
+
+  it('a server stopping answers a request waiting for the store at once, not at its deadline', async () => {
+    const server = await startServer({
+      storeDir: store,
+      soul: 'local',
+      host: '127.0.0.1',
+      port: 0,
+      timeoutMs: 30_000,
+      workers: 1,
+      queueLimit: 8,
+      maxResultBytes: 1e6,
+      bodyLimitBytes: 1e6,
+      allowUpdate: false,
+      corsOrigins: [],
+      queriesDir: join(REPO, 'queries'),
+      verbose: false,
+      log: () => undefined,
+    });
+    const waiting = fetch(`${server.url}sparql?query=${encodeURIComponent('ASK {}')}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const started = performance.now();
+    await server.close();
+    const res = await waiting;
+    assert.equal(res.status, 503);
+    assert.match(await res.text(), /shutting down/);
+    assert.ok(performance.now() - started < 10_000, `stopped in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   });
 });
 
