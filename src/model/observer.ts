@@ -1,4 +1,5 @@
 import type { FactObserver, FoundSession, TranscriptContext } from '../dialect/dialect.ts';
+import type { RecordDerivation } from '../derive/derivation.ts';
 import type { Term, Triple } from '../rdf/terms.ts';
 import { assemble } from './assemble.ts';
 import { summaryTextMatches } from './compactions.ts';
@@ -80,3 +81,12 @@ class ConversationObserver implements FactObserver {
 export function conversationModel(session: FoundSession, soul: string): FactObserver[] {
   return [new ConversationObserver(session, soul)];
 }
+
+/** The conversation model as a derivation: it reads the records as they are read and writes into the session graph's derived part. */
+export const conversation: RecordDerivation = {
+  name: 'conversation',
+  version: '1',
+  description: 'The conversation model: talks, runs, llm.calls, tools, streams, epochs and the evidence behind each link.',
+  reads: 'records',
+  observers: conversationModel,
+};
