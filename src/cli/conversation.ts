@@ -25,7 +25,7 @@ options:
   --width N          children to print under each node before "… N more" (default 6)
   --format F         text (default), json or yaml: json and yaml print one document with the
                      header, counts, evidence levels, segments, unresolved list and the whole
-                     tree, in the model's words (see the README)
+                     tree, in the model's words (see docs/guide.md)
   --json             the same as --format json
 ${COMMON_HELP}
 `;

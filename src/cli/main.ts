@@ -8,7 +8,7 @@ type Command = (args: string[]) => Promise<number | undefined>;
 const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   ingest: ['read transcripts into the store', async () => (await import('./ingest.ts')).main],
   query: ['run SPARQL on the store', async () => (await import('./query.ts')).main],
-  export: ['write the store as TriG, N-Quads, Turtle, N-Triples or JSON-LD', async () => (await import('./export.ts')).main],
+  export: ['write the store as TriG, N-Quads, Turtle, N-Triples, JSON-LD or RDF/XML', async () => (await import('./export.ts')).main],
   serve: ['serve SPARQL over HTTP, with a query page, and keep the store current', async () => (await import('./serve.ts')).main],
   glossary: ['what Claude Code calls each term of the conversation model', async () => (await import('./glossary.ts')).main],
   search: ['full-text search over turns, tool inputs and results, ranked', async () => (await import('./search.ts')).main],

@@ -299,7 +299,7 @@ export interface TreeDocument {
  * The view as one document, for tools that read a conversation without SPARQL (`weave
  * conversation --json`, `--format yaml`), after asz's asz.view: a header, the counts, the
  * evidence levels, the segments, what stayed unresolved, and the whole containment tree. Every
- * key is always present; the README describes each.
+ * key is always present; docs/guide.md describes each.
  */
 export function conversationDocument(view: ConversationView, dialect = view.dialect) {
   const object = (rows: [string, number][]) => Object.fromEntries(rows);
