@@ -10,6 +10,9 @@ import { isArchiveFile, isFoundFileOf, isGraphFileOf, MANIFEST_FILE } from './la
 
 export const STORE_FORMAT = 'weave-store/1';
 
+/** The key of the store's own (unnamed) default graph, where the server saves writes to it. Not an IRI, on purpose. */
+export const DEFAULT_GRAPH_KEY = 'default';
+
 export interface SourceStamp {
   path: string;
   size: number;

@@ -4,12 +4,13 @@ import { capacityNotice, QUAD_CEILING } from '../../store/ceiling.ts';
 import { openStore, type OxStore } from '../../store/store.ts';
 import { HttpError } from '../errors.ts';
 import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
-import { describeData, describeGraphJob } from './operations/describe.ts';
+import { datasetStats } from '../dataset-stats.ts';
+import { describeData } from '../description.ts';
+import { describeGraphJob } from './operations/describe.ts';
 import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
 import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
 import { runFederatedJob, runQueryJob } from './operations/query.ts';
 import { storeSelect } from './operations/rows.ts';
-import { datasetStats } from './operations/stats.ts';
 import { isTrap } from './operations/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
 

@@ -4,7 +4,7 @@ import oxigraph from 'oxigraph';
 import { iri } from '../../../rdf/terms.ts';
 import { ONTOLOGY_GRAPH } from '../../../rdf/vocab.ts';
 import { loadGraph, loadNQuadsFile, type OxStore } from '../../../store/store.ts';
-import { filesOf, type Manifest } from '../../../store/manifest.ts';
+import { DEFAULT_GRAPH_KEY, filesOf, type Manifest } from '../../../store/manifest.ts';
 import { openStoreForWriting } from '../../../store/writer.ts';
 import type { ChangedGraph } from '../../messages.ts';
 
@@ -14,9 +14,6 @@ import type { ChangedGraph } from '../../messages.ts';
  * update touched, so each graph's N-Triples is hashed before and after, and the graphs whose
  * hash moved are rewritten whole, the same one-file-per-graph way ingest writes sessions.
  */
-
-/** The manifest key of the store's own (unnamed) default graph. Not an IRI, on purpose. */
-export const DEFAULT_GRAPH_KEY = 'default';
 
 type Key = string | null;
 

@@ -1,9 +1,10 @@
-import type { DatasetStats } from '../../messages.ts';
-import { num, str, type Select } from './rows.ts';
+import type { DatasetStats } from './messages.ts';
+import { num, str, type Select } from './select.ts';
 
 /**
- * The counts behind VoID and the service description, on a query worker's copy of the store
- * (seconds on a large store: the main thread caches them, http/stats-cache.ts).
+ * The counts behind VoID and the service description, by SELECTs on whichever store answers: a
+ * query worker's copy or an external store (seconds on a large store: the main thread caches
+ * them, http/stats-cache.ts).
  */
 
 /**
