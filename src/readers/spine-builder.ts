@@ -148,9 +148,11 @@ export class SpineBuilder {
       x.transcript === y.transcript ? x.line - y.line : x.transcript < y.transcript ? -1 : 1,
     );
     for (const turn of ordered) turn.blocks.sort(byOrder);
+    const transcripts = new Set(this.transcriptOf.values());
     return {
       sessionId,
       graph,
+      transcriptClasses: [...new Set([...transcripts].flatMap((t) => this.nodes.get(t)?.classes ?? []))].map(termValue),
       turns: ordered,
       turn: (iri) => turns.get(iri),
       block: (iri) => {
