@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { REPO } from './helpers.ts';
@@ -153,4 +154,36 @@ test('the seam check names the file, the import and the rule', () => {
     'src/server/http/store-summary.ts imports src/server/workers/operations/persist.ts: src/server/http and src/server/remote-backend.ts do not import src/server/workers/operations',
     'src/server/remote-backend.ts imports src/server/workers/operations/rows.ts: src/server/http and src/server/remote-backend.ts do not import src/server/workers/operations',
   ]);
+});
+
+/** A package import: a bare name (no `.` or `/` first) after `import … from`, `import`, `import(`, `require(` or `require.resolve(`. */
+const PACKAGE_IMPORT =
+  /(?:^|\n)\s*((?:import|export)\s[^'"]*?\sfrom\s+|import\s+)['"]([^.'"/][^'"]*)['"]|\b(?:import|require|require\.resolve)\(\s*['"]([^.'"/][^'"]*)['"]\s*\)/g;
+
+/** The packages a module imports (not Node's own), each with whether it is needed when the code runs (not `import type`). */
+function packageImports(file: string): { name: string; runtime: boolean }[] {
+  if (file.endsWith('.d.ts')) return [];
+  return [...readFileSync(file, 'utf8').matchAll(PACKAGE_IMPORT)].flatMap((m) => {
+    const spec = m[2] ?? m[3];
+    if (isBuiltin(spec)) return [];
+    const name = spec
+      .split('/')
+      .slice(0, spec.startsWith('@') ? 2 : 1)
+      .join('/');
+    return [{ name, runtime: !/^(?:import|export)\s+type\s/.test(m[1] ?? '') }];
+  });
+}
+
+test('every package src/, test/ and bench/ import is declared in package.json; src/ needs only dependencies at run time', () => {
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+  const undeclared: string[] = [];
+  const devAtRuntime: string[] = [];
+  for (const dir of ['src', 'test', 'bench'])
+    for (const file of modules(join(REPO, dir)))
+      for (const { name, runtime } of packageImports(file)) {
+        if (!pkg.dependencies[name] && !pkg.devDependencies[name]) undeclared.push(`${relative(REPO, file)} imports ${name}`);
+        else if (dir === 'src' && runtime && !pkg.dependencies[name]) devAtRuntime.push(`${relative(REPO, file)} imports ${name}`);
+      }
+  assert.deepEqual(undeclared, [], `imported but not in package.json:\n${undeclared.join('\n')}`);
+  assert.deepEqual(devAtRuntime, [], `needed at run time but only a devDependency:\n${devAtRuntime.join('\n')}`);
 });
