@@ -12,14 +12,14 @@ import { stampOf } from './stamps.ts';
  * session the store holds, wherever its files are.
  */
 
-export interface Planned {
+interface Planned {
   session: SessionSource;
   graph: string;
   /** The session's files as they are now; a gone file keeps the stamp it was read with, marked gone. */
   stamps: SourceStamp[];
 }
 
-export interface Plan {
+interface Plan {
   sessions: Planned[];
   /** Sessions with files gone that the archive does not hold: their graphs stay as they are. */
   unarchived: string[];

@@ -170,7 +170,7 @@ export interface FactObserver extends Resumable {
  * `load` on a fresh observer. `finish` must not change what `save` would say. An observer without
  * them makes every change to its session a whole read.
  */
-export interface Resumable {
+interface Resumable {
   save?(): unknown;
   /** `stream` maps a stream index at the save to its index now: files of a session are only ever added. */
   load?(state: unknown, stream: (indexAtSave: number) => number): void;

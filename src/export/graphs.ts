@@ -30,7 +30,7 @@ export interface ExportPlan {
   bytes: number;
 }
 
-export interface GraphFilter {
+interface GraphFilter {
   /** Only these graphs (IRIs). */
   graphs?: string[];
   /** Only the graphs of these sessions: each session's own graph and its readers' graphs. */

@@ -16,7 +16,7 @@ import { readRange } from '../store/store.ts';
  * found nowhere stays as it is: dangling, but recorded.
  */
 
-export interface LinkReport {
+interface LinkReport {
   references: number;
   resolved: number;
 }

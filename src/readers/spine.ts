@@ -41,7 +41,7 @@ export interface BlockView {
   blocks: BlockView[];
 }
 
-export type SourceKind = 'authored' | 'tool_result' | 'tool_input';
+type SourceKind = 'authored' | 'tool_result' | 'tool_input';
 
 /** A piece of stored text a finding can point into. */
 export interface TextSite {

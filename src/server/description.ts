@@ -8,7 +8,7 @@ import { str, type Select } from './select.ts';
  * copy or an external store.
  */
 
-export const INCOMING_LIMIT = 500;
+const INCOMING_LIMIT = 500;
 
 /** The resource, its content blocks (nested), and what links to it. */
 export async function describeData(select: Select, iri: string): Promise<Description> {

@@ -18,7 +18,7 @@ import type { BlockView, SessionSpine, TurnView } from '../spine.ts';
  * The prompt's text is the first such block.
  */
 
-export interface HumanPrompt {
+interface HumanPrompt {
   turn: TurnView;
   block: BlockView;
   /** Whether the record said `origin.kind: human`, or merely said nothing. */

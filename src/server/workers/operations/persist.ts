@@ -22,7 +22,7 @@ export function graphTerm(graph: Key): oxigraph.NamedNode | oxigraph.DefaultGrap
 }
 
 /** The named graphs in the store, empty ones included (blank-node graph names are not addressable). */
-export function namedGraphs(store: OxStore): string[] {
+function namedGraphs(store: OxStore): string[] {
   const rows = store.query('SELECT DISTINCT ?g WHERE { GRAPH ?g { } }') as Map<string, oxigraph.Term>[];
   return rows
     .map((r) => r.get('g')!)

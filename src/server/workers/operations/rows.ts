@@ -11,7 +11,7 @@ import type { Select } from '../../select.ts';
  * that several sessions hold is described once; `union = false` reads the store's own default
  * graph (queries that name their graphs).
  */
-export function rows(store: OxStore, query: string, union = true): Record<string, JsonTerm>[] {
+function rows(store: OxStore, query: string, union = true): Record<string, JsonTerm>[] {
   const text = union
     ? runQuery(store, query, { results_format: SOLUTION_FORMATS.json })
     : store.query(sparqlPrefixes() + query, { results_format: SOLUTION_FORMATS.json });
