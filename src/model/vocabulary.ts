@@ -2,7 +2,7 @@
  * The conversation model's vocabulary, free of any runtime's words: every name the model can put
  * on the graph, the ontology term that carries it, and what it means. A dialect's glossary
  * (src/dialect/<runtime>/glossary.ts) says what its runtime calls each of these; the ontology file
- * `ontology/model.ttl` is rendered from both (src/model/ontology.ts).
+ * `ontology/parts/model.ttl` is rendered from both (src/model/ontology.ts).
  */
 
 type Category = 'structure' | 'step' | 'relation' | 'role' | 'evidence' | 'content' | 'trigger';

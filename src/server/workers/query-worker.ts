@@ -16,8 +16,10 @@ import { runUpdateJob } from './operations/update.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
- * store (from its start, or from an `open` message when it was booted as a standby) and runs one job at a time, off the server's event loop, so the server can cut a
- * runaway query off by ending this thread. The operations it runs are in operations/.
+ * store (from its start, or from an `open` message when it was booted as a standby) and runs one
+ * job at a time, off the server's event loop, so the server can cut a runaway query off by ending
+ * this thread. The operations it runs are in operations/; the describe page's data and the dataset
+ * counts, which an external store's backend computes too, are read through `storeSelect`.
  */
 
 const { storeDir, soul, open } = workerData as WorkerInit;

@@ -12,7 +12,8 @@ import type { ChangedGraph } from '../../messages.ts';
  * Writes made over HTTP (SPARQL Update, Graph Store Protocol) saved into the snapshot store, so
  * a worker that replaces another, or the next start, sees them. Oxigraph does not say what an
  * update touched, so each graph's N-Triples is hashed before and after, and the graphs whose
- * hash moved are rewritten whole, the same one-file-per-graph way ingest writes sessions.
+ * hash moved are rewritten whole through the store's writer, each as one graph file (a session
+ * graph ingest kept in parts, spine and derived part, becomes one file again).
  */
 
 type Key = string | null;
