@@ -19,7 +19,7 @@ import { checkStore, type StoreCheck } from './store/check.ts';
  * two bulk queries; each source line is then checked in memory.
  */
 
-export interface VerifyOptions {
+interface VerifyOptions {
   storeDir: string;
   /** Files or folders to check; default: every source the store was built from, and the folders it was read from. */
   paths?: string[];
@@ -30,7 +30,7 @@ export interface VerifyOptions {
 }
 
 /** A SELECT's solutions as rows of plain values, unbound variables absent. */
-export type Select = (query: string) => Promise<Record<string, string>[]>;
+type Select = (query: string) => Promise<Record<string, string>[]>;
 
 export interface LineProblem {
   line: number;

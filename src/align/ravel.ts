@@ -14,7 +14,7 @@ import { RDF } from '../rdf/terms.ts';
  */
 
 export const RAVEL_NS = 'https://repolex.ai/ontology/ravel/';
-export const RAVEL_TURN_BASE = 'https://repolex.ai/ravel/Turn/';
+const RAVEL_TURN_BASE = 'https://repolex.ai/ravel/Turn/';
 export const TERM_ALIGNMENT_FILE = new URL('../../ontology/alignment/ravel.ttl', import.meta.url);
 
 const SAME_AS = `${PREFIXES.owl}sameAs`;
@@ -37,11 +37,6 @@ export function ravelTurnIri(weaveTurnIri: string): string | undefined {
 export function sameAsLine(weaveTurnIri: string, graph: string): string {
   const ravel = ravelTurnIri(weaveTurnIri);
   return ravel ? `<${weaveTurnIri}> <${SAME_AS}> <${ravel}> <${graph}> .\n` : '';
-}
-
-/** The turn a graph-file line types, when the line is `<turn> rdf:type weave:Turn <g> .`. */
-export function typedTurn(s: string, p: string, o: string): string | undefined {
-  return p === `<${TYPE}>` && o === `<${TURN}>` && s.startsWith('<') ? s.slice(1, -1) : undefined;
 }
 
 /** Adds the alignment graph to an open store: the term axioms, and owl:sameAs for every turn it holds. */

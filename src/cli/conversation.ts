@@ -108,7 +108,7 @@ function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => 
   };
 }
 
-export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number, title?: string): string {
+function render(view: ConversationView, name: (term: string) => string, depth: number, width: number, title?: string): string {
   const out: string[] = [];
   const { streams } = view;
   const { segments } = view;

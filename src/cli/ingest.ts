@@ -156,7 +156,7 @@ async function existingRoots(dir: string): Promise<string[]> {
   return roots;
 }
 
-export function summary(r: IngestReport): string {
+function summary(r: IngestReport): string {
   const mb = r.bytes / 1e6;
   const secs = r.millis / 1000;
   const parts = [

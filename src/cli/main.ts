@@ -23,7 +23,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   ],
 };
 
-export function usage(): string {
+function usage(): string {
   const rows = Object.entries(COMMANDS).map(([name, [what]]) => `  ${name.padEnd(14)}${what}`);
   return `usage: weave <command> [options]\n\ncommands:\n${rows.join('\n')}\n\n'weave <command> --help' tells more.\n`;
 }

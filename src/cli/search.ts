@@ -83,7 +83,7 @@ function sessionOf(manifest: Awaited<ReturnType<typeof requireStore>>, id: strin
   throw new CliError(matches.length ? `"${id}" names ${matches.length} sessions; give more of the id` : `no session ${id} in the store`);
 }
 
-export function render(hits: Hit[], total: number, millis: number, width: number): string {
+function render(hits: Hit[], total: number, millis: number, width: number): string {
   if (!hits.length) return `no hits (${millis.toFixed(0)} ms)\n`;
   const fit = (line: string) => cut(line, width);
   const out: string[] = [];

@@ -28,7 +28,7 @@ const n = (x: number) => x.toLocaleString('en');
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const when = (iso: string | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : 'never');
 
-export function render(s: StoreStatus): string {
+function render(s: StoreStatus): string {
   if (!s.soul) return `no store in ${s.dir} yet: weave ingest makes one\n`;
   const rows: [string, string][] = [
     ['store', `${s.dir} (soul ${s.soul})`],

@@ -81,7 +81,7 @@ export async function main(args: string[]): Promise<number> {
 }
 
 /** YYYYMMDD (as ccusage takes it) or YYYY-MM-DD, as YYYY-MM-DD. */
-export function day(text: string | undefined, option: string): string | undefined {
+function day(text: string | undefined, option: string): string | undefined {
   if (text === undefined) return undefined;
   const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text);
   if (!m || Number.isNaN(Date.parse(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`)))
@@ -92,7 +92,7 @@ export function day(text: string | undefined, option: string): string | undefine
 const num = (n: number) => n.toLocaleString('en');
 const usd = (n: number) => `$${n.toFixed(2)}`;
 /** claude-opus-4-5-20251101 → opus-4-5 (a family); with `dated`, opus-4-5-20251101. */
-export const shortModel = (m: string, dated = false) => (dated ? m : m.replace(/-\d{8}$/, '')).replace(/^claude-/, '');
+const shortModel = (m: string, dated = false) => (dated ? m : m.replace(/-\d{8}$/, '')).replace(/^claude-/, '');
 const families = (models: string[]) => [...new Set(models.map((m) => shortModel(m)))].join(', ');
 
 const TOKEN_COLUMNS: Column[] = [
@@ -125,7 +125,7 @@ interface RenderOptions {
   width: number;
 }
 
-export function render(report: UsageReport, titles: Map<string, string>, options: RenderOptions): string {
+function render(report: UsageReport, titles: Map<string, string>, options: RenderOptions): string {
   if ('blocks' in report) return renderBlocks(report.blocks, options.width);
   const [label, entries] =
     'daily' in report

@@ -65,7 +65,7 @@ const COLUMNS: [keyof SessionRow, string][] = [
 /** Lines of one kind shown before "… N more". */
 const LISTED = 20;
 
-export function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly = false): string {
+function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly = false): string {
   const self = report.store;
   const listed = (lines: string[]) => (lines.length > LISTED ? [...lines.slice(0, LISTED), `… ${lines.length - LISTED} more`] : lines);
   const store = [...listed(self.problems), ...listed(self.notes.map((n) => `note: ${n}`))];

@@ -17,7 +17,7 @@ export class ServerError extends Error {
   }
 }
 
-export interface ServerAnswer {
+interface ServerAnswer {
   mediaType: string;
   text: string;
 }
@@ -25,7 +25,7 @@ export interface ServerAnswer {
 /** The longest this process waits in all for a server that is still loading its store. */
 const LOADING_PATIENCE_MS = 10 * 60_000;
 
-export async function askServer(
+async function askServer(
   server: FoundServer,
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},

@@ -1,4 +1,4 @@
-import type { FactObserver, FoundSession } from '../dialect/dialect.ts';
+import type { FactObserver, SessionSource } from '../dialect/dialect.ts';
 import type { Term } from '../rdf/terms.ts';
 import type { FileEntry, GraphEntry, SourceStamp } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
@@ -37,7 +37,7 @@ interface Named {
  */
 export interface RecordDerivation extends Named {
   readonly reads: 'records';
-  observers(session: FoundSession, soul: string): FactObserver[];
+  observers(session: SessionSource, soul: string): FactObserver[];
 }
 
 /** One session graph as the session derivations see it. */

@@ -13,7 +13,7 @@ import rdf from 'rdf-ext';
  */
 
 /** The RDF/JS source interface Comunica queries, with the feature flag that keeps quoted patterns whole. */
-export interface PatternSource {
+interface PatternSource {
   features: { quotedTripleFiltering: true };
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Iterable<RDF.Quad>;
   countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): number;

@@ -35,7 +35,7 @@ export const links: StoreDerivation = {
   },
 };
 
-export interface LinkReport {
+interface LinkReport {
   references: number;
   resolved: number;
 }

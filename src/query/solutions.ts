@@ -43,7 +43,7 @@ export function writeSolutions(results: JsonResults, mediaType: string, form: Tr
 }
 
 /** Whether the results bind any variable to a triple term. */
-export function holdsTripleTerms(results: JsonResults): boolean {
+function holdsTripleTerms(results: JsonResults): boolean {
   return (results.results?.bindings ?? []).some((row) => Object.values(row).some((t) => t.type === 'triple'));
 }
 

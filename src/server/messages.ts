@@ -63,7 +63,7 @@ export interface GraphWriteJob {
   baseIri: string;
 }
 
-export interface StatsJob {
+interface StatsJob {
   op: 'stats';
 }
 

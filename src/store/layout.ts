@@ -31,7 +31,7 @@ export const STALE_LOCK = 'lock.stale';
  * quads of its complete lines, appended to as the transcripts grow: `graph`), the part derived
  * from the whole session (rewritten at each read), and the state the reading carries on from.
  */
-export type GraphPart = 'graph' | 'derived' | 'state';
+type GraphPart = 'graph' | 'derived' | 'state';
 
 const SUFFIX: Record<GraphPart, string> = { graph: '.nq', derived: '.derived.nq', state: '.state.json' };
 

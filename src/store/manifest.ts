@@ -8,7 +8,10 @@ import { isArchiveFile, isFoundFileOf, isGraphFileOf, MANIFEST_FILE } from './la
  * foreign manifest is one clear error naming the file and the field, never a crash later on.
  */
 
-export const STORE_FORMAT = 'weave-store/1';
+const STORE_FORMAT = 'weave-store/1';
+
+/** The key of the store's own (unnamed) default graph, where the server saves writes to it. Not an IRI, on purpose. */
+export const DEFAULT_GRAPH_KEY = 'default';
 
 export interface SourceStamp {
   path: string;

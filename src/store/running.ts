@@ -14,7 +14,7 @@ import { RUN_FILE } from './layout.ts';
 
 export const RUN_FORMAT = 'weave-server/1';
 
-export interface RunFile {
+interface RunFile {
   format: typeof RUN_FORMAT;
   pid: number;
   /** The server's base URL, ending in `/` (`http://127.0.0.1:7878/`). */
@@ -84,7 +84,7 @@ export async function findServer(storeDir: string, options: { timeoutMs?: number
   return { url: run.url, token: run.token, pid: run.pid };
 }
 
-export function isRunning(pid: number): boolean {
+function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

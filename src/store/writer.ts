@@ -29,6 +29,7 @@ import {
 } from './layout.ts';
 import { holdsStoreLock, takeStoreLock, type LockOptions, type StoreLock } from './lock.ts';
 import {
+  DEFAULT_GRAPH_KEY,
   emptyManifest,
   entryProblem,
   readManifest,
@@ -85,9 +86,6 @@ export interface GraphMirror {
   put(graph: string, nquads: string): Promise<void>;
   remove(graph: string): Promise<void>;
 }
-
-/** The manifest's key for the store's own default graph (the server saves writes to it). */
-const DEFAULT_GRAPH_KEY = 'default';
 
 /**
  * Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. The

@@ -5,9 +5,9 @@ import { readFile } from 'node:fs/promises';
  * date it was taken. One file, so a price change is one reviewed diff.
  */
 
-export const PRICES_FILE = new URL('../../data/prices.json', import.meta.url);
+const PRICES_FILE = new URL('../../data/prices.json', import.meta.url);
 
-export interface Price {
+interface Price {
   input: number;
   output: number;
   /** Cache writes (`cache_creation_input_tokens`), at the 5-minute rate. */
@@ -21,7 +21,7 @@ export interface PriceTable {
   models: Record<string, Price>;
 }
 
-export interface Tokens {
+interface Tokens {
   input: number;
   output: number;
   cacheCreation: number;

@@ -20,7 +20,7 @@ export interface ModelBreakdown {
   cost: number;
 }
 
-export interface Figures {
+interface Figures {
   inputTokens: number;
   outputTokens: number;
   cacheCreationTokens: number;
@@ -41,9 +41,9 @@ export interface Totals {
 }
 
 export type DailyEntry = { date: string } & Figures;
-export type WeeklyEntry = { week: string } & Figures;
-export type MonthlyEntry = { month: string } & Figures;
-export type SessionEntry = {
+type WeeklyEntry = { week: string } & Figures;
+type MonthlyEntry = { month: string } & Figures;
+type SessionEntry = {
   sessionId: string;
   inputTokens: number;
   outputTokens: number;
@@ -77,13 +77,13 @@ export interface ReportOptions extends UsageFilter {
 }
 
 /** What a report also needs to say: the session titles, and models the price table lacks. */
-export interface ReportExtras {
+interface ReportExtras {
   titles: Map<string, string>;
   unpriced: string[];
 }
 
 /** A solution as plain values. */
-export type Row = Record<string, string>;
+type Row = Record<string, string>;
 
 function select(store: oxigraph.Store, query: string): Row[] {
   const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
@@ -229,7 +229,7 @@ function figuresOf(rows: Row[]): Figures {
   };
 }
 
-export function totalsOf(figures: Omit<Totals, 'totalTokens'>[]): Totals {
+function totalsOf(figures: Omit<Totals, 'totalTokens'>[]): Totals {
   const sum = (f: (t: Omit<Totals, 'totalTokens'>) => number) => figures.reduce((n, t) => n + f(t), 0);
   const t = {
     inputTokens: sum((f) => f.inputTokens),
@@ -242,7 +242,7 @@ export function totalsOf(figures: Omit<Totals, 'totalTokens'>[]): Totals {
 }
 
 /** The first day (YYYY-MM-DD) of the week holding `day`, weeks starting on `startDay` (0 = Sunday). */
-export function weekOf(day: string, startDay: number): string {
+function weekOf(day: string, startDay: number): string {
   const date = new Date(`${day}T00:00:00Z`);
   const shift = (date.getUTCDay() - startDay + 7) % 7;
   date.setUTCDate(date.getUTCDate() - shift);

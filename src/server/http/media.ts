@@ -7,7 +7,7 @@ import { acceptable } from './negotiate.ts';
  * for them. SPARQL JSON and Turtle come first: they are what a client gets when it says nothing.
  */
 
-export const SOLUTION_TYPES = [SOLUTION_FORMATS.json, SOLUTION_FORMATS.xml, SOLUTION_FORMATS.csv, SOLUTION_FORMATS.tsv];
+const SOLUTION_TYPES = [SOLUTION_FORMATS.json, SOLUTION_FORMATS.xml, SOLUTION_FORMATS.csv, SOLUTION_FORMATS.tsv];
 
 export const GRAPH_TYPES = [
   GRAPH_FORMATS.turtle,
@@ -25,7 +25,7 @@ const GRAPH_ALIASES: Record<string, string> = {
   'application/json': GRAPH_FORMATS.jsonld,
 };
 
-export type ResultKind = 'solutions' | 'graph';
+type ResultKind = 'solutions' | 'graph';
 
 /**
  * Short format names clients send in `format=` or `output=`, besides ours (json, xml, csv, tsv;

@@ -20,7 +20,7 @@ import { requestUrl } from '../url.ts';
  * unnamed graph, not the union the query endpoint answers over by default.
  */
 
-export const STORE_PATH = '/store';
+const STORE_PATH = '/store';
 
 /** One graph has no place for graph names, so the triple syntaxes only. */
 const READ_TYPES = [GRAPH_FORMATS.turtle, GRAPH_FORMATS.ntriples, GRAPH_FORMATS.rdfxml, GRAPH_FORMATS.jsonld];

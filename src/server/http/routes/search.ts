@@ -65,7 +65,7 @@ function highlight(snippet: string, terms: string[]): string {
     .join('');
 }
 
-export function renderSearchPage(q: string, hits: Hit[], total: number, millis: number): string {
+function renderSearchPage(q: string, hits: Hit[], total: number, millis: number): string {
   const items = hits.map((h) => {
     const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` · ${h.tool}` : ''}`;
     const copies = h.alsoIn ? ` · also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''}` : '';

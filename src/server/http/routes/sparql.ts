@@ -22,9 +22,9 @@ import { requestUrl, splitUrl } from '../url.ts';
  * POST; updates by POST when writes are on; the service description on a bare GET.
  */
 
-export const ENDPOINT_PATHS = ['/sparql', '/query'];
+const ENDPOINT_PATHS = ['/sparql', '/query'];
 /** The endpoint's capability URL, for federators that cannot send the token in a header (http/auth.ts). */
-export const TOKEN_ENDPOINT_PATH = '/t/:token/sparql';
+const TOKEN_ENDPOINT_PATH = '/t/:token/sparql';
 
 /** RDF syntaxes for documents about the service, plus HTML (a browser is sent to the page). */
 const DESCRIPTION_OFFERS = [...GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nquads && t !== GRAPH_FORMATS.trig), 'text/html'];

@@ -48,7 +48,7 @@ function solutionForm(job: QueryJob): TripleTermForm {
   return job.tripleTerms === '1.1' ? 'literal' : job.tripleTerms;
 }
 
-export function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
+function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
   let refused: NotXmlError | undefined;
   for (const format of job.accept) {
     try {
@@ -64,7 +64,7 @@ export function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult 
   );
 }
 
-export function graphAnswer(nquads: string, job: QueryJob): JobResult {
+function graphAnswer(nquads: string, job: QueryJob): JobResult {
   const reasons = new Set<string>();
   for (const format of job.accept) {
     try {
