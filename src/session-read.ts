@@ -12,6 +12,9 @@ import { conversationModel } from './model/observer.ts';
 import { iri, nquad, type Triple } from './rdf/terms.ts';
 import type { GraphDelta, GraphEntry, SourceStamp } from './store/manifest.ts';
 import type { SessionGraphFile, StoreWriter } from './store/writer.ts';
+import type { LineProblem } from './acquire/problems.ts';
+
+export type { LineProblem } from './acquire/problems.ts';
 
 /**
  * Reading one session into its graph, kept in parts: the spine (the quads of every complete line,
@@ -26,26 +29,6 @@ import type { SessionGraphFile, StoreWriter } from './store/writer.ts';
  * cannot (a file replaced, rewritten or gone, a side file changed, an id first seen in a file read
  * later), the session is read whole.
  */
-
-/**
- * Something of the sources that could not be read as it should, named by file and line (0 for a
- * whole file or folder). Never carries what the source said.
- *
- * - malformed: a line that is not a record (kept as a weave:MalformedLine);
- * - pending: a last line still being written;
- * - warning: a record read, but a field of it kept as JSON only (it had another type);
- * - unreadable: a file or folder that could not be read (no permission, gone, a broken link):
- *   skipped, with the rest of the run going on;
- * - failed: a session whose reading failed inside Weave; skipped, its earlier graph kept.
- */
-export interface LineProblem {
-  path: string;
-  lineNo: number;
-  kind: 'malformed' | 'pending' | 'warning' | 'unreadable' | 'failed';
-  message: string;
-  /** For `failed`: where in Weave it failed, as stack frames (never the error's message, which can quote data). */
-  frames?: string[];
-}
 
 /** A session's reading failed at a file and line: that session is skipped, the run goes on. */
 export class SessionFailure extends Error {

@@ -1,3 +1,4 @@
+import type { LineProblem } from './acquire/problems.ts';
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
@@ -31,13 +32,6 @@ interface VerifyOptions {
 
 /** A SELECT's solutions as rows of plain values, unbound variables absent. */
 type Select = (query: string) => Promise<Record<string, string>[]>;
-
-export interface LineProblem {
-  line: number;
-  /** Where in the record, for a content problem. */
-  pointer?: string;
-  problem: string;
-}
 
 export interface FileCheck {
   path: string;
@@ -294,14 +288,14 @@ function checkContents(lineNo: number, text: string, declarations: Declaration[]
   try {
     record = JSON.parse(text);
   } catch {
-    check.mismatches.push({ line: lineNo, problem: 'the store has texts for a line that is not a record' });
+    check.mismatches.push({ path: check.path, lineNo, kind: 'mismatch', message: 'the store has texts for a line that is not a record' });
     return;
   }
   for (const d of declarations) {
     check.contents++;
     if (d.state !== 'available') check.cut++;
     const problem = contentProblem(resolvePointer(record, d.pointer), d);
-    if (problem) check.mismatches.push({ line: lineNo, pointer: d.pointer, problem });
+    if (problem) check.mismatches.push({ path: check.path, lineNo, kind: 'mismatch', pointer: d.pointer, message: problem });
   }
 }
 

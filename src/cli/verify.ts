@@ -106,7 +106,7 @@ function problems(file: FileCheck): string[] {
     if (file.missing.length && file.changedSinceIngest) out.push(`${file.path}: changed since it was ingested (run weave ingest)`);
     out.push(...file.missing.slice(0, SHOWN).map((n) => `${file.path}:${n}: not in the store`), ...more(file.missing.length));
     out.push(
-      ...file.mismatches.slice(0, SHOWN).map((m) => `${file.path}:${m.line}: ${m.pointer ?? ''} ${m.problem}`.replace(/: +/, ': ')),
+      ...file.mismatches.slice(0, SHOWN).map((m) => `${file.path}:${m.lineNo}: ${m.pointer ?? ''} ${m.message}`.replace(/: +/, ': ')),
       ...more(file.mismatches.length),
     );
   }
