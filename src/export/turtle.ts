@@ -1,12 +1,8 @@
 import { Transform } from 'node:stream';
 import type * as RDF from '@rdfjs/types';
 import { DataFactory, Writer } from 'n3';
-import { RAVEL_NS } from '../align/ravel.ts';
 import type { RdfMode } from '../rdf/rdf-mode.ts';
-import { PREFIXES } from '../rdf/vocab.ts';
-
-/** The prefixes Turtle and TriG exports declare: the predeclared ones, and ravel's for the alignment. */
-export const EXPORT_PREFIXES: Record<string, string> = { ...PREFIXES, ravel: RAVEL_NS };
+import { EXPORT_PREFIXES } from '../rdf/vocab.ts';
 
 /**
  * N3's writer in RDF-star form: a triple term is written `<< s p o >>`, as Jena 4 and RDF4J read
