@@ -1,8 +1,7 @@
-import { GRAPH_FORMATS } from '../../../query/formats.ts';
 import { HttpError } from '../../errors.ts';
 import type { Description } from '../../messages.ts';
 import { routePlugin } from '../context.ts';
-import { acceptedTypes, GRAPH_TYPES } from '../media.ts';
+import { acceptedTypes, graphTypes } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { renderDescribePage } from '../pages/describe.ts';
 import { isAbsoluteIri } from '../protocol.ts';
@@ -36,7 +35,7 @@ export default routePlugin('weave-routes-describe', async (app) => {
     const iri = params.get('iri') ?? '';
     if (!isAbsoluteIri(iri)) throw new HttpError(400, 'give the resource as ?iri=<absolute IRI>');
     const format = params.get('format') ?? undefined;
-    const html = !format && negotiate(request.headers.accept, ['text/html', ...GRAPH_TYPES]) === 'text/html';
+    const html = !format && negotiate(request.headers.accept, ['text/html', ...graphTypes()]) === 'text/html';
     if (html) {
       const result = await runJob(ctx, { op: 'describe', iri, accept: [], maxResultBytes: ctx.config.maxResultBytes }, request);
       const description = result.data as Description;
@@ -47,7 +46,7 @@ export default routePlugin('weave-routes-describe', async (app) => {
         .header('vary', 'Accept')
         .send(page);
     }
-    const accept = acceptedTypes('graph', request.headers.accept, format === 'html' ? GRAPH_FORMATS.turtle : format);
+    const accept = acceptedTypes('graph', request.headers.accept, format === 'html' ? 'turtle' : format);
     if (!accept.length) throw notAcceptable('graph', request.headers.accept, format);
     return sendResult(reply, await runJob(ctx, { op: 'describe', iri, accept, maxResultBytes: ctx.config.maxResultBytes }, request));
   });

@@ -1,5 +1,5 @@
 import { sparqlPrefixes } from '../../../rdf/vocab.ts';
-import { SOLUTION_FORMATS } from '../../../query/formats.ts';
+import { mediaTypeNamed } from '../../../query/formats.ts';
 import { runQuery } from '../../../query/run.ts';
 import type { JsonResults, JsonTerm } from '../../../query/table.ts';
 import type { OxStore } from '../../../store/store.ts';
@@ -13,8 +13,8 @@ import type { Select } from '../../select.ts';
  */
 function rows(store: OxStore, query: string, union = true): Record<string, JsonTerm>[] {
   const text = union
-    ? runQuery(store, query, { results_format: SOLUTION_FORMATS.json })
-    : store.query(sparqlPrefixes() + query, { results_format: SOLUTION_FORMATS.json });
+    ? runQuery(store, query, { results_format: mediaTypeNamed('json') })
+    : store.query(sparqlPrefixes() + query, { results_format: mediaTypeNamed('json') });
   return (JSON.parse(text as string) as JsonResults).results?.bindings ?? [];
 }
 
