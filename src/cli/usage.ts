@@ -1,14 +1,15 @@
 import { cutNote, fit, terminalWidth, type Column, type TableRow } from '../query/fit.ts';
 import type { Block } from '../usage/blocks.ts';
-import { loadPrices } from '../usage/prices.ts';
-import { buildReport, type ModelBreakdown, type ReportKind, type Totals, type UsageReport } from '../usage/report.ts';
-import { openSessionGraphs } from './open.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { loadPrices, type PriceTable } from '../usage/prices.ts';
+import { preparedReport, readPreparedUsage } from '../usage/prepared.ts';
+import type { ModelBreakdown, ReportKind, ReportOptions, Totals, UsageReport } from '../usage/report.ts';
+import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
 
 const HELP = `usage: weave usage [daily|weekly|monthly|session|blocks] [options]
 
-Tokens and cost in USD per day (the default), week, month, session or 5-hour block, answered by
-SPARQL over the store. Each API call counts once (keyed by message.id and requestId), with the
+Tokens and cost in USD per day (the default), week, month, session or 5-hour block, summed from
+each session's API calls as ingest prepared them (a store from before they were, by SPARQL over
+its session graphs). Each API call counts once (keyed by message.id and requestId), with the
 usage of its last fragment: Claude Code writes a call as several records that repeat and grow
 its usage, so output tokens are those of the last record, not the first (ccusage takes the
 first, and reports less output). Cost is from data/prices.json (USD per million tokens: input,
@@ -59,8 +60,7 @@ export async function main(args: string[]): Promise<number> {
   const sessionLength = values['session-length'] === undefined ? 5 : Number(values['session-length']);
   if (!(sessionLength > 0)) throw new CliError('--session-length must be a positive number of hours', 2);
 
-  const [store, prices] = await Promise.all([openSessionGraphs(storeDir(values)), loadPrices()]);
-  const { report, extras } = buildReport(store, kind, prices, {
+  const options: ReportOptions = {
     since: day(values.since, '--since'),
     until: day(values.until, '--until'),
     model: values.model,
@@ -68,7 +68,11 @@ export async function main(args: string[]): Promise<number> {
     order,
     startOfWeek,
     sessionLength,
-  });
+  };
+  const dir = storeDir(values);
+  const [manifest, prices] = await Promise.all([requireStore(dir), loadPrices()]);
+  const prepared = await readPreparedUsage(dir, manifest);
+  const { report, extras } = prepared ? preparedReport(prepared, kind, prices, options) : await fromGraphs(dir, kind, prices, options);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
@@ -78,6 +82,12 @@ export async function main(args: string[]): Promise<number> {
   for (const model of extras.unpriced)
     process.stderr.write(`weave usage: no price for ${model} in data/prices.json; its calls are counted at $0\n`);
   return 0;
+}
+
+/** A store whose sessions lack prepared rows (ingested before they were): SPARQL over its session graphs, loaded here. */
+async function fromGraphs(dir: string, kind: ReportKind, prices: PriceTable, options: ReportOptions) {
+  const [{ openSessionGraphs }, { buildReport }] = await Promise.all([import('./open.ts'), import('../usage/report.ts')]);
+  return buildReport(await openSessionGraphs(dir), kind, prices, options);
 }
 
 /** YYYYMMDD (as ccusage takes it) or YYYY-MM-DD, as YYYY-MM-DD. */

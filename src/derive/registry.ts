@@ -3,6 +3,7 @@ import { conversation } from '../model/observer.ts';
 import { READERS } from '../readers/registry.ts';
 import { readerDerivation } from '../readers/run.ts';
 import { searchDocuments, searchIndex } from '../search/derivation.ts';
+import { usageRows } from '../usage/derivation.ts';
 import type { Derivation } from './derivation.ts';
 
 /**
@@ -10,4 +11,11 @@ import type { Derivation } from './derivation.ts';
  * is read, then per session those that read its graph, then those across sessions. A new one is
  * its file and one line here.
  */
-export const DERIVATIONS: readonly Derivation[] = [conversation, searchDocuments, ...READERS.map(readerDerivation), links, searchIndex];
+export const DERIVATIONS: readonly Derivation[] = [
+  conversation,
+  searchDocuments,
+  usageRows,
+  ...READERS.map(readerDerivation),
+  links,
+  searchIndex,
+];

@@ -61,6 +61,11 @@ export function pricesValues(table: PriceTable): string {
   return `VALUES (?priced ?pIn ?pOut ?pCacheWrite ?pCacheRead) {\n${rows.join('\n')}\n  }`;
 }
 
+/** A price in whole US cents per million tokens, as the query prices calls (see `pricesValues`). */
+export function centsPerMillion(price: Price): Price {
+  return { input: cents(price.input), output: cents(price.output), cacheWrite: cents(price.cacheWrite), cacheRead: cents(price.cacheRead) };
+}
+
 /** USD cents per million tokens per USD per million tokens: the query's divisor is 1e6 × 100. */
 export const CENTS_DIVISOR = 100_000_000;
 

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { openSessionGraphs } from '../../src/cli/open.ts';
+import { ingest } from '../../src/ingest.ts';
+import { readManifest, type Manifest } from '../../src/store/manifest.ts';
+import type { OxStore } from '../../src/store/store.ts';
+import { usageRowsOutput } from '../../src/usage/derivation.ts';
+import { preparedReport, readPreparedUsage } from '../../src/usage/prepared.ts';
+import { loadPrices, type PriceTable } from '../../src/usage/prices.ts';
+import { buildReport, type ReportKind, type ReportOptions } from '../../src/usage/report.ts';
+import type { SessionUsage } from '../../src/usage/rows.ts';
+import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+
+/**
+ * `weave usage` from the prepared rows (one JSON file per session, derived at ingest) gives the
+ * very reports the usage SPARQL gives over the session graphs: every report, every filter, on
+ * every fixture (a resumed session's copied calls, split calls, sub-agents, broken lines, odd
+ * values among them).
+ */
+
+const KINDS: ReportKind[] = ['daily', 'weekly', 'monthly', 'session', 'blocks'];
+const OPTIONS: ReportOptions[] = [
+  {},
+  { since: '2026-01-01' },
+  { until: '2025-11-02' },
+  { model: 'opus' },
+  { model: 'haiku', since: '2026-11-02' },
+  { project: 'weave' },
+  { project: 'dev-api', model: 'sonnet' },
+  { order: 'desc' },
+  { startOfWeek: 1 },
+  { sessionLength: 2 },
+  { project: 'no such project' },
+];
+const NOW = new Date('2027-01-01T00:00:00Z');
+
+describe('weave usage from prepared rows, against SPARQL over the session graphs', () => {
+  let dir: string;
+  let manifest: Manifest;
+  let store: OxStore;
+  let prices: PriceTable;
+  let prepared: SessionUsage[];
+  before(async () => {
+    dir = await tempDir();
+    await ingest([FIXTURES], { storeDir: dir, soul: 'local' });
+    manifest = (await readManifest(dir))!;
+    store = await openSessionGraphs(dir);
+    prices = await loadPrices();
+    prepared = (await readPreparedUsage(dir, manifest))!;
+  });
+  after(() => removeDir(dir));
+
+  test('every report with every filter: the same report, field for field and in the same order', () => {
+    assert.ok(prepared, 'every session has its prepared rows');
+    let calls = 0;
+    for (const kind of KINDS)
+      for (const options of OPTIONS) {
+        const o = { ...options, now: NOW };
+        const old = buildReport(store, kind, prices, o);
+        const ours = preparedReport(prepared, kind, prices, o);
+        const text = (r: typeof old) => JSON.stringify({ report: r.report, titles: [...r.extras.titles], unpriced: r.extras.unpriced });
+        assert.equal(text(ours), text(old), `${kind} ${JSON.stringify(options)}`);
+        if (kind === 'daily' && !Object.keys(options).length) calls = JSON.parse(text(ours)).report.daily.length;
+      }
+    assert.ok(calls > 5, 'the fixtures hold calls on several days');
+  });
+
+  test('a resumed session holds copies of its parent calls: each counts once, in the first session by id', async () => {
+    const resumed = Object.values(manifest.files ?? {}).filter((f) => f.file.startsWith('usage/rows/'));
+    assert.equal(resumed.length, Object.values(manifest.graphs).filter((g) => g.sessionId && !g.reader).length);
+    const rows = await Promise.all(resumed.map(async (f) => JSON.parse(await readFile(join(dir, f.file), 'utf8')) as SessionUsage));
+    const keys = rows.flatMap((r) => r.calls.map((c) => c.key));
+    const copied = keys.filter((k, i) => keys.indexOf(k) !== i);
+    assert.ok(copied.length > 0, 'some call sits in two session graphs');
+    const daily = preparedReport(prepared, 'daily', prices).report as { daily: { modelBreakdowns: unknown[] }[] };
+    const counted = JSON.parse(JSON.stringify(buildReport(store, 'daily', prices).report));
+    assert.deepEqual(daily, counted);
+  });
+
+  test('a session without current rows: no prepared answer, so the graphs answer', async () => {
+    const [name] = Object.keys(manifest.files ?? {}).filter((n) => n.startsWith('usage/rows/'));
+    const files = { ...manifest.files };
+    delete files[name];
+    assert.equal(await readPreparedUsage(dir, { ...manifest, files }), undefined);
+    const older = { ...manifest.files, [name]: { ...manifest.files![name], builtWith: 'usage/rows@0' } };
+    assert.equal(await readPreparedUsage(dir, { ...manifest, files: older }), undefined);
+    const session = manifest.files![name].sessionId!;
+    assert.equal(usageRowsOutput(session).file, name);
+  });
+
+  test('the CLI answers the same from the prepared rows as from the graphs, for every report and --json', async () => {
+    const run = promisify(execFile);
+    const weave = join(REPO, 'bin', 'weave');
+    for (const kind of KINDS.filter((k) => k !== 'blocks')) {
+      const { stdout } = await run(weave, ['usage', kind, '--json', '--store', dir]);
+      assert.equal(stdout, `${JSON.stringify(buildReport(store, kind, prices).report, null, 2)}\n`, kind);
+    }
+  });
+});
