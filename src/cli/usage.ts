@@ -2,7 +2,8 @@ import { cutNote, fit, terminalWidth, type Column, type TableRow } from '../quer
 import type { Block } from '../usage/blocks.ts';
 import { loadPrices, type PriceTable } from '../usage/prices.ts';
 import { preparedReport, readPreparedUsage } from '../usage/prepared.ts';
-import type { ModelBreakdown, ReportKind, ReportOptions, Totals, UsageReport } from '../usage/report.ts';
+import type { ModelBreakdown, ReportExtras, ReportKind, ReportOptions, Totals, UsageReport } from '../usage/report.ts';
+import { readManifest } from '../store/manifest.ts';
 import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
 
 const HELP = `usage: weave usage [daily|weekly|monthly|session|blocks] [options]
@@ -34,6 +35,50 @@ const KINDS: ReportKind[] = ['daily', 'weekly', 'monthly', 'session', 'blocks'];
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 export async function main(args: string[]): Promise<number> {
+  const asked = request(args);
+  if (!asked) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const [manifest, prices] = await Promise.all([requireStore(asked.dir), loadPrices()]);
+  const prepared = await readPreparedUsage(asked.dir, manifest);
+  const answer = prepared
+    ? preparedReport(prepared, asked.kind, prices, asked.options)
+    : await fromGraphs(asked.dir, asked.kind, prices, asked.options);
+  return write(answer, asked);
+}
+
+/**
+ * The report from the store's prepared rows, without tsx (src/cli/launch.mjs runs a compiled
+ * copy of this module, and names the price table, which the copy cannot find beside itself);
+ * undefined when the full command must answer: help, an option it must explain, no store, or
+ * sessions without current prepared rows.
+ */
+export async function answerQuickly(args: string[], pricesFile: URL): Promise<number | undefined> {
+  let answer: { report: UsageReport; extras: ReportExtras } | undefined;
+  let asked: Request | undefined;
+  try {
+    asked = request(args);
+    const manifest = asked && (await readManifest(asked.dir));
+    const prepared = asked && manifest && (await readPreparedUsage(asked.dir, manifest));
+    if (asked && prepared) answer = preparedReport(prepared, asked.kind, await loadPrices(pricesFile), asked.options);
+  } catch {
+    return undefined; // the full command says what is wrong, in its words
+  }
+  return answer && asked ? write(answer, asked) : undefined;
+}
+
+interface Request {
+  kind: ReportKind;
+  options: ReportOptions;
+  dir: string;
+  json: boolean;
+  wide: boolean;
+  breakdown: boolean;
+}
+
+/** The report asked for; undefined for --help. */
+function request(args: string[]): Request | undefined {
   const { values, positionals } = parse(args, {
     since: { type: 'string' },
     until: { type: 'string' },
@@ -46,10 +91,7 @@ export async function main(args: string[]): Promise<number> {
     json: { type: 'boolean' },
     wide: { type: 'boolean' },
   });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+  if (values.help) return undefined;
   if (positionals.length > 1) throw new CliError(`give one report: ${KINDS.join(', ')}`, 2);
   const kind = (positionals[0] ?? 'daily') as ReportKind;
   if (!KINDS.includes(kind)) throw new CliError(`unknown report "${positionals[0]}": give one of ${KINDS.join(', ')}`, 2);
@@ -59,7 +101,6 @@ export async function main(args: string[]): Promise<number> {
   if (startOfWeek < 0) throw new CliError(`--start-of-week must be a day name (${DAYS.join(', ')})`, 2);
   const sessionLength = values['session-length'] === undefined ? 5 : Number(values['session-length']);
   if (!(sessionLength > 0)) throw new CliError('--session-length must be a positive number of hours', 2);
-
   const options: ReportOptions = {
     since: day(values.since, '--since'),
     until: day(values.until, '--until'),
@@ -69,24 +110,23 @@ export async function main(args: string[]): Promise<number> {
     startOfWeek,
     sessionLength,
   };
-  const dir = storeDir(values);
-  const [manifest, prices] = await Promise.all([requireStore(dir), loadPrices()]);
-  const prepared = await readPreparedUsage(dir, manifest);
-  const { report, extras } = prepared ? preparedReport(prepared, kind, prices, options) : await fromGraphs(dir, kind, prices, options);
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    return 0;
-  }
-  const width = values.wide ? Number.POSITIVE_INFINITY : terminalWidth();
-  process.stdout.write(render(report, extras.titles, { breakdown: !!values.breakdown, width }));
-  for (const model of extras.unpriced)
-    process.stderr.write(`weave usage: no price for ${model} in data/prices.json; its calls are counted at $0\n`);
+  return { kind, options, dir: storeDir(values), json: !!values.json, wide: !!values.wide, breakdown: !!values.breakdown };
+}
+
+async function write({ report, extras }: { report: UsageReport; extras: ReportExtras }, asked: Request): Promise<number> {
+  const text = asked.json
+    ? `${JSON.stringify(report, null, 2)}\n`
+    : render(report, extras.titles, { breakdown: asked.breakdown, width: asked.wide ? Number.POSITIVE_INFINITY : terminalWidth() });
+  await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
+  if (!asked.json)
+    for (const model of extras.unpriced)
+      process.stderr.write(`weave usage: no price for ${model} in data/prices.json; its calls are counted at $0\n`);
   return 0;
 }
 
 /** A store whose sessions lack prepared rows (ingested before they were): SPARQL over its session graphs, loaded here. */
 async function fromGraphs(dir: string, kind: ReportKind, prices: PriceTable, options: ReportOptions) {
-  const [{ openSessionGraphs }, { buildReport }] = await Promise.all([import('./open.ts'), import('../usage/report.ts')]);
+  const [{ openSessionGraphs }, { buildReport }] = await Promise.all([import('./open.ts'), import('../usage/graphs.ts')]);
   return buildReport(await openSessionGraphs(dir), kind, prices, options);
 }
 

@@ -6,7 +6,7 @@ import type { Manifest } from '../store/manifest.ts';
 import { usageRows, usageRowsOutput } from './derivation.ts';
 import { centsPerMillion, priceOf, type PriceTable } from './prices.ts';
 import type { UsageFilter } from './query.ts';
-import { reportFromRows, type ReportKind, type ReportOptions } from './report.ts';
+import { reportFromRows, type ReportKind, type ReportOptions, type Row } from './report.ts';
 import { compareText, compareTime, larger, later, smaller, type SessionFacts, type SessionUsage } from './rows.ts';
 
 /**
@@ -96,8 +96,6 @@ function costUnits(call: Call, prices: PriceTable): number {
 
 /** A cost in 1e-8 USD as the query's decimal text. */
 const usd = (units: number) => String(units / 1e8);
-
-type Row = Record<string, string>;
 
 /** The solutions of `reportQuery(kind, prices, options)`, from the prepared rows. */
 function solutions(usage: SessionUsage[], kind: ReportKind, prices: PriceTable, options: ReportOptions): Row[] {

@@ -1,6 +1,3 @@
-import type oxigraph from 'oxigraph';
-import { runQuery } from '../query/run.ts';
-import type { JsonResults } from '../query/table.ts';
 import { blocksOf, type Block, type CallRow } from './blocks.ts';
 import { priceOf, type PriceTable } from './prices.ts';
 import { usageQuery, type UsageFilter } from './query.ts';
@@ -8,7 +5,7 @@ import { usageQuery, type UsageFilter } from './query.ts';
 /**
  * `weave usage` reports in ccusage's JSON shapes (daily, weekly, monthly, session, blocks; field
  * names as ccusage 18 writes them), so scripts written for it keep working. The figures come
- * from the SPARQL in query.ts; weeks are folded from days, and 5-hour blocks from calls, here.
+ * from the SPARQL in query.ts (graphs.ts), or the same solutions summed from prepared rows (prepared.ts); weeks are folded from days, and 5-hour blocks from calls, here.
  */
 
 export interface ModelBreakdown {
@@ -77,35 +74,20 @@ export interface ReportOptions extends UsageFilter {
 }
 
 /** What a report also needs to say: the session titles, and models the price table lacks. */
-interface ReportExtras {
+export interface ReportExtras {
   titles: Map<string, string>;
   unpriced: string[];
 }
 
 /** A solution as plain values. */
-type Row = Record<string, string>;
-
-function select(store: oxigraph.Store, query: string): Row[] {
-  const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
-  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
-}
+export type Row = Record<string, string>;
 
 /** The SPARQL a report is answered by. */
 export function reportQuery(kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): string {
   return usageQuery(kind === 'blocks' ? 'call' : kind === 'monthly' ? 'month' : kind === 'session' ? 'session' : 'day', options, prices);
 }
 
-/** A report from a store in this thread. */
-export function buildReport(
-  store: oxigraph.Store,
-  kind: ReportKind,
-  prices: PriceTable,
-  options: ReportOptions = {},
-): { report: UsageReport; extras: ReportExtras } {
-  return reportFromRows(kind, select(store, reportQuery(kind, prices, options)), prices, options);
-}
-
-/** A report from the solutions of `reportQuery` (run here, or by a server's query worker). */
+/** A report from the solutions of `reportQuery` (run over the graphs, by a server's query worker, or summed from prepared rows). */
 export function reportFromRows(
   kind: ReportKind,
   rows: Row[],

@@ -11,7 +11,8 @@ import type { OxStore } from '../../src/store/store.ts';
 import { usageRowsOutput } from '../../src/usage/derivation.ts';
 import { preparedReport, readPreparedUsage } from '../../src/usage/prepared.ts';
 import { loadPrices, type PriceTable } from '../../src/usage/prices.ts';
-import { buildReport, type ReportKind, type ReportOptions } from '../../src/usage/report.ts';
+import { buildReport } from '../../src/usage/graphs.ts';
+import type { ReportKind, ReportOptions } from '../../src/usage/report.ts';
 import type { SessionUsage } from '../../src/usage/rows.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
