@@ -124,10 +124,15 @@ async function write({ report, extras }: { report: UsageReport; extras: ReportEx
   return 0;
 }
 
-/** A store whose sessions lack prepared rows (ingested before they were): SPARQL over its session graphs, loaded here. */
+/**
+ * A store whose sessions lack prepared rows (ingested before they were): SPARQL over its session
+ * graphs, loaded here. Imported by a name esbuild does not follow, so the compiled copy that
+ * answers quickly (launch.mjs) holds no Oxigraph nor SPARQL parser; that copy never calls it.
+ */
+const GRAPHS = '../usage/graphs.ts';
 async function fromGraphs(dir: string, kind: ReportKind, prices: PriceTable, options: ReportOptions) {
-  const [{ openSessionGraphs }, { buildReport }] = await Promise.all([import('./open.ts'), import('../usage/graphs.ts')]);
-  return buildReport(await openSessionGraphs(dir), kind, prices, options);
+  const { graphsReport } = (await import(GRAPHS)) as typeof import('../usage/graphs.ts');
+  return graphsReport(dir, kind, prices, options);
 }
 
 /** YYYYMMDD (as ccusage takes it) or YYYY-MM-DD, as YYYY-MM-DD. */

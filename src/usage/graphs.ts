@@ -1,4 +1,5 @@
 import type oxigraph from 'oxigraph';
+import { openSessionGraphs } from '../cli/open.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
 import type { PriceTable } from './prices.ts';
@@ -29,4 +30,9 @@ export function buildReport(
   options: ReportOptions = {},
 ): { report: UsageReport; extras: ReportExtras } {
   return reportFromRows(kind, select(store, reportQuery(kind, prices, options)), prices, options);
+}
+
+/** A report from the session graphs of the store in `dir`, loaded into a store of its own. */
+export async function graphsReport(dir: string, kind: ReportKind, prices: PriceTable, options: ReportOptions = {}) {
+  return buildReport(await openSessionGraphs(dir), kind, prices, options);
 }

@@ -52,11 +52,12 @@ interface Call {
 /** Each call once: copies merged by key, only copies in transcripts of a matching project when one is asked. */
 function callsOf(usage: SessionUsage[], project: string | undefined): Call[] {
   const calls = new Map<string, Call>();
-  for (const { calls: rows } of usage)
+  for (const { places, calls: rows } of usage) {
+    const kept = places.map((p) => project === undefined || !!p.project?.includes(project));
     for (const row of rows) {
-      const at = project === undefined ? row.at : row.at.filter((a) => a.project?.includes(project));
-      if (!at.length) continue;
-      const session = at.map((a) => a.session).reduce(smaller);
+      let session: string | undefined;
+      for (const i of row.at) if (kept[i]) session = session === undefined ? places[i].session : smaller(session, places[i].session);
+      if (session === undefined) continue;
       const had = calls.get(row.key);
       if (!had) {
         calls.set(row.key, { key: row.key, session, model: row.model, time: row.time, in: row.in, out: row.out, cw: row.cw, cr: row.cr });
@@ -70,6 +71,7 @@ function callsOf(usage: SessionUsage[], project: string | undefined): Call[] {
       had.cw = Math.max(had.cw, row.cw);
       had.cr = Math.max(had.cr, row.cr);
     }
+  }
   return [...calls.values()];
 }
 
@@ -85,13 +87,18 @@ function kept(call: Call, filter: UsageFilter): boolean {
 
 /**
  * A call's cost in whole 1e-8 USD (US cents per million tokens × tokens): integers, so sums are
- * exact, as the query's decimals are.
+ * exact, as the query's decimals are. Each model's price looked up once.
  */
-function costUnits(call: Call, prices: PriceTable): number {
-  const price = priceOf(prices, call.model);
-  if (!price) return 0;
-  const c = centsPerMillion(price);
-  return call.in * c.input + call.out * c.output + call.cw * c.cacheWrite + call.cr * c.cacheRead;
+function pricer(prices: PriceTable): (call: Call) => number {
+  const cents = new Map<string, ReturnType<typeof centsPerMillion> | undefined>();
+  return (call) => {
+    if (!cents.has(call.model)) {
+      const price = priceOf(prices, call.model);
+      cents.set(call.model, price && centsPerMillion(price));
+    }
+    const c = cents.get(call.model);
+    return c ? call.in * c.input + call.out * c.output + call.cw * c.cacheWrite + call.cr * c.cacheRead : 0;
+  };
 }
 
 /** A cost in 1e-8 USD as the query's decimal text. */
@@ -100,6 +107,7 @@ const usd = (units: number) => String(units / 1e8);
 /** The solutions of `reportQuery(kind, prices, options)`, from the prepared rows. */
 function solutions(usage: SessionUsage[], kind: ReportKind, prices: PriceTable, options: ReportOptions): Row[] {
   const calls = callsOf(usage, options.project).filter((c) => kept(c, options));
+  const costUnits = pricer(prices);
   if (kind === 'blocks')
     return calls
       .sort((a, b) => compareTime(a.time, b.time) || compareText(a.key, b.key))
@@ -112,19 +120,22 @@ function solutions(usage: SessionUsage[], kind: ReportKind, prices: PriceTable, 
         out: String(c.out),
         cw: String(c.cw),
         cr: String(c.cr),
-        cost: usd(costUnits(c, prices)),
+        cost: usd(costUnits(c)),
       }));
   const periodOf = (c: Call) => (kind === 'session' ? c.session : kind === 'monthly' ? c.time.slice(0, 7) : c.time.slice(0, 10));
   const groups = new Map<string, { period: string; model: string; calls: number; sums: number[]; cost: number; lastTime: string }>();
   for (const c of calls) {
     const period = periodOf(c);
     const id = `${period}\n${c.model}`;
-    const g = groups.get(id) ?? { period, model: c.model, calls: 0, sums: [0, 0, 0, 0], cost: 0, lastTime: c.time };
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { period, model: c.model, calls: 0, sums: [0, 0, 0, 0], cost: 0, lastTime: c.time }));
     g.calls++;
-    g.sums = [g.sums[0] + c.in, g.sums[1] + c.out, g.sums[2] + c.cw, g.sums[3] + c.cr];
-    g.cost += costUnits(c, prices);
+    g.sums[0] += c.in;
+    g.sums[1] += c.out;
+    g.sums[2] += c.cw;
+    g.sums[3] += c.cr;
+    g.cost += costUnits(c);
     g.lastTime = later(g.lastTime, c.time);
-    groups.set(id, g);
   }
   const facts = kind === 'session' ? sessionFacts(usage) : new Map<string, SessionFacts>();
   return [...groups.values()]

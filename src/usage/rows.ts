@@ -20,8 +20,14 @@ export interface CallRow {
   out: number;
   cw: number;
   cr: number;
-  /** The transcripts holding the last fragment: session id, and project folder where the transcript names its file. */
-  at: { session: string; project?: string }[];
+  /** The transcripts holding the last fragment, as indices into the session's `places`. */
+  at: number[];
+}
+
+/** Where a transcript puts the calls it holds: its session id, and project folder where it names its file. */
+export interface Place {
+  session: string;
+  project?: string;
 }
 
 /** A session id's project folder (the smallest) and title (the largest main transcript's, "" for none), as this graph says them. */
@@ -31,6 +37,7 @@ export interface SessionFacts {
 }
 
 export interface SessionUsage {
+  places: Place[];
   calls: CallRow[];
   sessions: Record<string, SessionFacts>;
 }
@@ -70,6 +77,8 @@ export class UsageCollector {
   private readonly usages = new Map<string, Partial<Counts>>();
   private readonly holders = new Map<string, string[]>();
   private readonly transcripts = new Map<string, Transcript>();
+  private readonly places: Place[] = [];
+  private readonly placeIndex = new Map<string, number>();
 
   triple(s: string, p: string, o: string): void {
     const count = COUNTS[p];
@@ -141,21 +150,31 @@ export class UsageCollector {
         for (const id of ids) for (const rid of requests) calls.push({ key: `${id} ${rid}`, model, time, ...counts, at });
       }
     }
-    return { calls, sessions: this.sessionFacts() };
+    return { places: this.places, calls, sessions: this.sessionFacts() };
   }
 
   /** The transcripts that hold an event and say their session id: the call's session and project. */
-  private holdersOf(event: string): CallRow['at'] {
-    const at: CallRow['at'] = [];
+  private holdersOf(event: string): number[] {
+    const at: number[] = [];
     for (const transcript of this.holders.get(event) ?? []) {
       const t = this.transcripts.get(transcript);
       if (!t) continue;
       for (const session of t.sessions) {
-        if (!t.paths.length) at.push({ session });
-        for (const path of t.paths) at.push({ session, project: projectOfPath(path) });
+        if (!t.paths.length) at.push(this.place({ session }));
+        for (const path of t.paths) at.push(this.place({ session, project: projectOfPath(path) }));
       }
     }
-    return at;
+    return [...new Set(at)];
+  }
+
+  private place(p: Place): number {
+    const id = JSON.stringify(p);
+    let index = this.placeIndex.get(id);
+    if (index === undefined) {
+      this.placeIndex.set(id, (index = this.places.length));
+      this.places.push(p);
+    }
+    return index;
   }
 
   private sessionFacts(): Record<string, SessionFacts> {
@@ -196,16 +215,16 @@ const orZero = (n: number) => (n === Number.NEGATIVE_INFINITY ? 0 : n);
 
 /** Strings in code point order, as SPARQL's MIN and MAX compare them (JavaScript's < compares UTF-16 units). */
 export function compareText(a: string, b: string): number {
-  if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = b.codePointAt(i)!;
-    if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    // Only a surrogate (half of a code point past U+FFFF) against U+E000–U+FFFF orders otherwise by code point.
+    if (x !== y) return codePointRank(x) - codePointRank(y);
   }
   return a.length - b.length;
 }
+const codePointRank = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
 export const larger = (a: string, b: string) => (compareText(a, b) >= 0 ? a : b);
 export const smaller = (a: string, b: string) => (compareText(a, b) <= 0 ? a : b);
 
@@ -214,6 +233,9 @@ export const smaller = (a: string, b: string) => (compareText(a, b) <= 0 ? a : b
  * equal instants, and text that is no date, by their text.
  */
 export function compareTime(a: string, b: string): number {
+  // Times written alike (2026-02-16T18:46:55.028Z, as Claude Code writes them) order as their text.
+  if (a.length === b.length && a.endsWith('Z') && b.endsWith('Z') && a[19] === b[19] && a[0] !== '-' && b[0] !== '-')
+    return compareText(a, b);
   const x = instant(a);
   const y = instant(b);
   if (!Number.isNaN(x) && !Number.isNaN(y) && x !== y) return x - y;
