@@ -13,7 +13,11 @@
  *      BENCH_RESIDENT=0 skips this part.
  *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
  *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
+ *   5. Prepared answers (bench/answers.ts): `weave usage daily --json` from prepared rows beside
+ *      ccusage on the same folder, and beside the same store without the rows.
  *
+ * `npm run bench -- --answers [SOURCE]` runs part 5 alone (on BENCH_STORE=DIR when given, else
+ * on a store ingested from SOURCE, the corpus or the fixtures).
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
 import { Worker } from 'node:worker_threads';
@@ -26,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
+import { answersBench, printAnswers } from './answers.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
 import { printRows, residentBench } from './resident.ts';
 
@@ -34,9 +39,23 @@ if (process.argv.includes('--scale')) {
   process.exit(0);
 }
 
+const answersOnly = process.argv.includes('--answers');
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const corpus = join(repo, '..', 'shared', 'corpus');
-const source = process.argv[2] ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+const source = process.argv.slice(2).find((a) => a !== '--answers') ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+
+if (answersOnly) {
+  const given = process.env.BENCH_STORE;
+  const dir = given ?? (await mkdtemp(join(tmpdir(), 'weave-bench-')));
+  try {
+    if (!given) await ingest([source], { storeDir: dir, soul: 'local' });
+    console.log(`prepared answers, side by side (source: ${source}):`);
+    printAnswers(await answersBench(dir, source));
+  } finally {
+    if (!given) await rm(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 const LOAD_QUADS = Number(process.env.BENCH_QUADS ?? 500_000);
 
 const CAP_MS = Number(process.env.BENCH_CAP_SECONDS ?? 60) * 1000;
@@ -107,6 +126,8 @@ try {
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
   printMergeBench(await mergeBench(store));
+  console.log('\nprepared answers, side by side:');
+  printAnswers(await answersBench(dir, source));
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
