@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { staleness, stampOf } from '../derive/derivation.ts';
 import { graphStamp } from '../derive/graph-input.ts';
-import type { Manifest } from '../store/manifest.ts';
+import { readManifest, type Manifest } from '../store/manifest.ts';
 import { usageRows, usageRowsOutput } from './derivation.ts';
 import { centsPerMillion, priceOf, type PriceTable } from './prices.ts';
 import type { UsageFilter } from './query.ts';
@@ -32,9 +32,15 @@ export async function readPreparedUsage(dir: string, manifest: Manifest): Promis
   }
 }
 
+/** The prepared rows of the store in `dir`, or undefined where it has none to read (a remote store, an older one). */
+export async function preparedUsage(dir: string): Promise<SessionUsage[] | undefined> {
+  const manifest = await readManifest(dir).catch(() => undefined);
+  return manifest && readPreparedUsage(dir, manifest);
+}
+
 /** A report from prepared rows: the same as `buildReport` over the session graphs. */
 export function preparedReport(usage: SessionUsage[], kind: ReportKind, prices: PriceTable, options: ReportOptions = {}) {
-  return reportFromRows(kind, solutions(usage, kind, prices, options), prices, options);
+  return reportFromRows(kind, preparedSolutions(usage, kind, prices, options), prices, options);
 }
 
 /** One API call across sessions, as the query's inner SELECT groups it. */
@@ -105,7 +111,7 @@ function pricer(prices: PriceTable): (call: Call) => number {
 const usd = (units: number) => String(units / 1e8);
 
 /** The solutions of `reportQuery(kind, prices, options)`, from the prepared rows. */
-function solutions(usage: SessionUsage[], kind: ReportKind, prices: PriceTable, options: ReportOptions): Row[] {
+export function preparedSolutions(usage: SessionUsage[], kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): Row[] {
   const calls = callsOf(usage, options.project).filter((c) => kept(c, options));
   const costUnits = pricer(prices);
   if (kind === 'blocks')

@@ -11,6 +11,7 @@ import { sessionFactsQuery, sessionPromptsQuery } from '../../../overview/sessio
 import { sessionGraphIri } from '../../../rdf/iri.ts';
 import { WEAVE_NS } from '../../../rdf/vocab.ts';
 import { loadPrices } from '../../../usage/prices.ts';
+import { preparedSolutions, preparedUsage } from '../../../usage/prepared.ts';
 import { reportFromRows, reportQuery } from '../../../usage/report.ts';
 import type { ServerContext } from '../context.ts';
 import type { SessionSummary } from '../pages/describe.ts';
@@ -63,10 +64,12 @@ async function sessionSummary(ctx: ServerContext, d: Description, request: Fasti
     prompts: sessionPromptsQuery(graph),
     usage: reportQuery('session', prices, { session }),
   };
+  // Tokens and cost from the prepared usage rows where the store has them: the same solutions, without a query.
+  const prepared = await preparedUsage(ctx.config.storeDir);
   const [[facts], prompts, usageRows] = await Promise.all([
     selectRows(ctx, queries.facts, request),
     selectRows(ctx, queries.prompts, request),
-    selectRows(ctx, queries.usage, request),
+    prepared ? preparedSolutions(prepared, 'session', prices, { session }) : selectRows(ctx, queries.usage, request),
   ]);
   const usage = reportFromRows('session', usageRows, prices).report;
   const spent = 'sessions' in usage ? usage.sessions[0] : undefined;
