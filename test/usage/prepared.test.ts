@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -101,4 +101,71 @@ describe('weave usage from prepared rows, against SPARQL over the session graphs
       assert.equal(stdout, `${JSON.stringify(buildReport(store, kind, prices).report, null, 2)}\n`, kind);
     }
   });
+});
+
+/** A Claude Code record of session `session`: a prompt, or a fragment of call msg_fork (its usage's output tokens `out`). */
+function record(session: string, n: number, time: string, out?: number): string {
+  const base = {
+    parentUuid: n > 1 ? `${session.slice(0, 8)}-0000-4000-8000-00000000000${n - 1}` : null,
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/home/ada/fork',
+    sessionId: session,
+    version: '2.1.39',
+    uuid: `${session.slice(0, 8)}-0000-4000-8000-00000000000${n}`,
+    timestamp: time,
+  };
+  if (out === undefined) return JSON.stringify({ ...base, type: 'user', message: { role: 'user', content: 'Fork it.' } });
+  const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 100, output_tokens: out };
+  const message = {
+    model: 'claude-opus-4-7',
+    id: 'msg_fork',
+    type: 'message',
+    role: 'assistant',
+    content: [{ type: 'text', text: `part ${n}` }],
+    usage,
+  };
+  return JSON.stringify({ ...base, type: 'assistant', requestId: 'req_fork', message });
+}
+
+test('a call copied into a fork that holds fewer of its fragments: once, in the first session by id, with the largest figures', async () => {
+  const dir = await tempDir();
+  try {
+    const project = join(dir, 'projects', '-home-ada-fork');
+    await mkdir(project, { recursive: true });
+    const whole = '99999999-9999-4999-8999-999999999999';
+    const fork = '11111111-1111-4111-8111-111111111111';
+    // The whole session: the call's fragments say 1 then 40 output tokens; the fork holds only the first.
+    await writeFile(
+      join(project, `${whole}.jsonl`),
+      `${[record(whole, 1, '2026-11-05T10:00:00.000Z'), record(whole, 2, '2026-11-05T10:00:01.000Z', 1), record(whole, 3, '2026-11-05T10:00:02.000Z', 40)].join('\n')}\n`,
+    );
+    await writeFile(
+      join(project, `${fork}.jsonl`),
+      `${[record(fork, 1, '2026-11-05T10:00:00.000Z'), record(fork, 2, '2026-11-05T10:00:01.000Z', 1)].join('\n')}\n`,
+    );
+    const store = join(dir, 'store');
+    await ingest([join(dir, 'projects')], { storeDir: store, soul: 'local' });
+    const prices = await loadPrices();
+    const prepared = (await readPreparedUsage(store, (await readManifest(store))!))!;
+    const { report } = preparedReport(prepared, 'session', prices);
+    // 10 input, 40 output, 100 cache reads at claude-opus-4-7's 5/25/0.5 USD per million: 50 + 1000 + 50 µ$.
+    assert.deepEqual(
+      'sessions' in report
+        ? report.sessions.map((s) => [s.sessionId, s.inputTokens, s.outputTokens, s.cacheReadTokens, s.totalCost, s.lastActivity])
+        : [],
+      [[fork, 10, 40, 100, 0.0011, '2026-11-05']],
+    );
+    const blocks = preparedReport(prepared, 'blocks', prices, { now: NOW }).report;
+    assert.deepEqual('blocks' in blocks ? blocks.blocks.map((b) => [b.entries, b.actualEndTime]) : [], [[1, '2026-11-05T10:00:02.000Z']]);
+    const graphs = await openSessionGraphs(store);
+    for (const kind of KINDS)
+      assert.equal(
+        JSON.stringify(preparedReport(prepared, kind, prices, { now: NOW }).report),
+        JSON.stringify(buildReport(graphs, kind, prices, { now: NOW }).report),
+        kind,
+      );
+  } finally {
+    await removeDir(dir);
+  }
 });
