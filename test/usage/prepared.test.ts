@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -8,6 +8,7 @@ import { openSessionGraphs } from '../../src/cli/open.ts';
 import { ingest } from '../../src/ingest.ts';
 import { readManifest, type Manifest } from '../../src/store/manifest.ts';
 import type { OxStore } from '../../src/store/store.ts';
+import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
 import { usageRowsOutput } from '../../src/usage/derivation.ts';
 import { preparedReport, readPreparedUsage } from '../../src/usage/prepared.ts';
 import { loadPrices, type PriceTable } from '../../src/usage/prices.ts';
@@ -99,6 +100,27 @@ describe('weave usage from prepared rows, against SPARQL over the session graphs
     for (const kind of KINDS.filter((k) => k !== 'blocks')) {
       const { stdout } = await run(weave, ['usage', kind, '--json', '--store', dir]);
       assert.equal(stdout, `${JSON.stringify(buildReport(store, kind, prices).report, null, 2)}\n`, kind);
+    }
+    // A store ingested before the rows were prepared: the command asks the graphs, and says the same.
+    const bare = `${dir}-bare`;
+    await cp(dir, bare, { recursive: true });
+    try {
+      const lock = await lockStore(bare);
+      const writer = await openStoreForWriting(bare, manifest.soul);
+      for (const name of Object.keys(manifest.files ?? {})) if (name.startsWith('usage/rows/')) await writer.removeFile(name);
+      await writer.close();
+      await lock.release();
+      assert.equal(await readPreparedUsage(bare, (await readManifest(bare))!), undefined);
+      for (const args of [
+        ['session', '--json'],
+        ['monthly', '--breakdown', '--wide'],
+      ])
+        assert.equal(
+          (await run(weave, ['usage', ...args, '--store', bare])).stdout,
+          (await run(weave, ['usage', ...args, '--store', dir])).stdout,
+        );
+    } finally {
+      await removeDir(bare);
     }
   });
 });
