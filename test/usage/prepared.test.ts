@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -187,6 +187,16 @@ test('a call copied into a fork that holds fewer of its fragments: once, in the 
         JSON.stringify(buildReport(graphs, kind, prices, { now: NOW }).report),
         kind,
       );
+
+    // The fork grows: a later fragment of the call says 50 output tokens. The read carries on, and the rows follow.
+    await appendFile(join(project, `${fork}.jsonl`), `${record(fork, 3, '2026-11-05T10:00:03.000Z', 50)}\n`);
+    const again = await ingest([join(dir, 'projects')], { storeDir: store, soul: 'local' });
+    assert.deepEqual(again.derived.ran['usage/rows'], { runs: 1, why: { 'input changed': 1 } });
+    const grown = (await readPreparedUsage(store, (await readManifest(store))!))!;
+    const after = preparedReport(grown, 'daily', prices).report;
+    assert.deepEqual('daily' in after ? after.daily.map((d) => [d.date, d.outputTokens, d.totalCost]) : [], [['2026-11-05', 50, 0.00135]]);
+    const regrown = await openSessionGraphs(store);
+    assert.equal(JSON.stringify(after), JSON.stringify(buildReport(regrown, 'daily', prices).report));
   } finally {
     await removeDir(dir);
   }
