@@ -13,6 +13,8 @@
  *      BENCH_RESIDENT=0 skips this part.
  *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
  *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
+ *   5. The derivation loop (bench/derive.ts): a full re-read against one reader's version bumped
+ *      (only that reader runs) and a run where nothing changed. BENCH_DERIVE=0 skips it.
  *
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
@@ -26,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
+import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
 import { printRows, residentBench } from './resident.ts';
 
@@ -107,6 +110,10 @@ try {
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
   printMergeBench(await mergeBench(store));
+  if (process.env.BENCH_DERIVE !== '0') {
+    console.log('\nthe derivation loop, side by side (ratio to a full re-read):');
+    printDeriveRows(await deriveBench(source, dir));
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
