@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import oxigraph from 'oxigraph';
 import type { OxStore } from '../../src/store/store.ts';
 import { FIXTURES, ingestFresh, REPO, removeDir, select } from '../helpers.ts';
 
@@ -22,7 +23,10 @@ const text = (...path: string[]) => readFileSync(join(REPO, ...path), 'utf8');
 const sorted = (rows: Record<string, string>[]) => rows.map((r) => JSON.stringify(Object.entries(r).sort())).sort();
 const local = (iri: string) => iri.slice(iri.lastIndexOf('#') + 1);
 
-for (const [name, rows] of [['record-envelope', 2054]] as const)
+for (const [name, rows] of [
+  ['record-envelope', 2054],
+  ['stored-texts', 387],
+] as const)
   test(`${name}.rq answers every row its earlier form answered, and no other`, () => {
     const now = select(store, text('queries', `${name}.rq`));
     assert.deepEqual(sorted(now), sorted(select(store, text('bench', 'before', `${name}.rq`))));
@@ -60,4 +64,38 @@ test('record-envelope.rq: a transcript’s values for each record, but not those
     'x-0001 isSidechain true',
     'x-0002 isSidechain true',
   ]);
+});
+
+test('stored-texts.rq: a text kept whole is as long as its UTF-8 bytes', () => {
+  const texts = select(store, text('queries', 'stored-texts.rq'));
+  const at = (file: string, line: string, pointer: string) =>
+    texts.filter((r) => r.path.endsWith(file) && r.line === line && r.pointer === pointer).map((r) => [local(r.state), r.byteLength]);
+  // "single leg: [ME|🧠🎨8∠45]": 16 ASCII bytes before the key, 🧠 and 🎨 4 each, 8, ∠ 3, "45]".
+  assert.deepEqual(at('f0f0f0f0-f0f0-4f0f-8f0f-f0f0f0f0f0f0.jsonl', '4', '/message/content/0/text'), [['ContentAvailable', '31']]);
+  // "You forgot to update the README 📝 too.": 37 ASCII characters and one emoji.
+  assert.deepEqual(at('b0b0b0b0-b0b0-4b0b-8b0b-b0b0b0b0b0b0.jsonl', '8', '/message/content/1/text'), [['ContentAvailable', '41']]);
+  // A tool result "     1→# Demo": 12 characters, → in 3 bytes.
+  assert.deepEqual(at('agent-a1b2c3d.jsonl', '3', '/message/content/0/content'), [['ContentAvailable', '15']]);
+});
+
+test('stored-texts.rq counts the bytes of UTF-8 at each width’s edges', () => {
+  // One turn with a text block and a tool result, in the graph's shape: a character at each edge
+  // of 1, 2, 3 and 4 bytes, and a NUL.
+  const edges = 'a\u0000\u007f\u0080\u07ff\u0800\uffff\u{10000}\u{10ffff}';
+  const json = JSON.stringify({ edges });
+  const s = new oxigraph.Store();
+  s.load(
+    `PREFIX weave: <https://repolex.ai/ontology/weave#>
+     <urn:transcript> weave:sessionId "s" ; weave:sourcePath "/t.jsonl" ; weave:hasEvent <urn:turn> .
+     <urn:turn> a weave:Turn ; weave:sourceLine 1 ; weave:hasContentBlock <urn:block> ; weave:toolUseResult ${JSON.stringify(json)} .
+     <urn:block> a weave:TextBlock ; weave:blockOrder 0 ; weave:text ${JSON.stringify(edges)} .`,
+    { format: 'text/turtle', to_graph_name: oxigraph.namedNode('urn:g') },
+  );
+  const lengths = select(s, text('queries', 'stored-texts.rq'))
+    .map((r) => `${r.pointer} ${r.byteLength}`)
+    .sort();
+  // 1 + 1 + 1 + 2 + 2 + 3 + 3 + 4 + 4 = 21 bytes; the JSON adds {"edges":""} (12) and writes the
+  // NUL as \u0000 (5 more): 38.
+  assert.deepEqual(lengths, ['/message/content/0/text 21', '/toolUseResult 38']);
+  assert.deepEqual([Buffer.byteLength(edges), Buffer.byteLength(json)], [21, 38]);
 });
