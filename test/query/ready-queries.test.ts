@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import oxigraph from 'oxigraph';
+import { runFederated } from '../../src/federation/engine.ts';
 import type { OxStore } from '../../src/store/store.ts';
 import { FIXTURES, ingestFresh, REPO, removeDir, select } from '../helpers.ts';
 
@@ -64,6 +65,25 @@ test('record-envelope.rq: a transcript’s values for each record, but not those
     'x-0001 isSidechain true',
     'x-0002 isSidechain true',
   ]);
+});
+
+test('record-envelope.rq answers the same where the query runs by the algebra (Comunica, as weave query --source runs it)', async () => {
+  // Its earlier form tested "the record states none of its own" in a UNION branch that did not
+  // bind the record: by the algebra no transcript's value passed (0 of these 15 rows), and only
+  // Oxigraph's plan, feeding the record in, gave them.
+  const odd = await ingestFresh([join(FIXTURES, 'hardening', 'odd')]);
+  try {
+    const query = text('queries', 'record-envelope.rq');
+    const federated = await runFederated(odd.store, query, { sources: [], allow: [] });
+    assert.equal(federated.kind, 'solutions');
+    const rows = (federated.kind === 'solutions' ? (federated.results.results?.bindings ?? []) : []).map((b) =>
+      Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])),
+    );
+    assert.deepEqual(sorted(rows), sorted(select(odd.store, query)));
+    assert.equal(rows.length, 15);
+  } finally {
+    await removeDir(odd.dir);
+  }
 });
 
 test('stored-texts.rq: a text kept whole is as long as its UTF-8 bytes', () => {
