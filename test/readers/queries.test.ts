@@ -126,6 +126,9 @@ test('claims by turn: the natural shape (a triple term joined with the turn clas
     byTurn.map((r) => r.time),
     byTurn.map((r) => r.time).sort(),
   );
+  // The rows the query gave as Oxigraph was handed it before the triple term was matched once.
+  const before = select(store, await readFile(new URL('bench/before/claims-by-turn.rq', `file://${REPO}/`), 'utf8'));
+  assert.deepEqual(before, byTurn);
 });
 
 test('emojikey legs over time for a session: live keys only, in time order', async () => {
