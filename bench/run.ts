@@ -13,6 +13,9 @@
  *      BENCH_RESIDENT=0 skips this part.
  *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
  *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
+ *   5. The ready queries before and now (bench/queries.ts): each query of queries/ beside its
+ *      earlier form (bench/before/), with whether both answer the same rows; a form past
+ *      BENCH_QUERY_CAP_SECONDS (default 60) is stopped.
  *
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
@@ -27,6 +30,7 @@ import { ingest } from '../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
+import { load, printQueriesBench, queriesBench } from './queries.ts';
 import { printRows, residentBench } from './resident.ts';
 
 if (process.argv.includes('--scale')) {
@@ -107,6 +111,10 @@ try {
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
   printMergeBench(await mergeBench(store));
+  const loadBefore = load();
+  const queries = await queriesBench(dir);
+  console.log(`\nthe ready queries before and now, side by side (load ${loadBefore} → ${load()} on the last minute):`);
+  printQueriesBench(queries);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
