@@ -27,6 +27,7 @@ const local = (iri: string) => iri.slice(iri.lastIndexOf('#') + 1);
 for (const [name, rows] of [
   ['record-envelope', 2054],
   ['stored-texts', 387],
+  ['record-derived', 1474],
 ] as const)
   test(`${name}.rq answers every row its earlier form answered, and no other`, () => {
     const now = select(store, text('queries', `${name}.rq`));
@@ -118,4 +119,40 @@ test('stored-texts.rq counts the bytes of UTF-8 at each width’s edges', () => 
   // NUL as \u0000 (5 more): 38.
   assert.deepEqual(lengths, ['/message/content/0/text 21', '/toolUseResult 38']);
   assert.deepEqual([Buffer.byteLength(edges), Buffer.byteLength(json)], [21, 38]);
+});
+
+test('record-derived.rq: a record’s type and role from its class, the narrowest named one, and ids from what they name', () => {
+  const derived = select(store, text('queries', 'record-derived.rq'));
+  const of = (graph: string) =>
+    derived
+      .filter((r) => r.graph.endsWith(`/graph/${graph}`))
+      .map((r) => `${r.subject.slice(r.subject.indexOf('Weave/') + 6)} ${local(r.property)} ${r.value}`)
+      .sort();
+  // hardening/odd: user, assistant, user, constructor, __proto__, attachment, system. The two
+  // types no class names state their own weave:recordType, so nothing is derived for them; each
+  // turn's parent is named by the id of the record before it, and the result block its tool use.
+  const odd = '0dd00dd0-0000-4000-8000-000000000001';
+  const second = `Turn/${odd}/0d000000-%EF%BF%BD-0002`;
+  assert.deepEqual(
+    of(odd),
+    [
+      'Turn/0d000000-0000-4000-8000-000000000001 recordType user',
+      'Turn/0d000000-0000-4000-8000-000000000001 role user',
+      `${second} recordType assistant`,
+      `${second} role assistant`,
+      `${second} parentEventId 0d000000-0000-4000-8000-000000000001`,
+      'Turn/0d000000-0000-4000-8000-000000000003 recordType user',
+      'Turn/0d000000-0000-4000-8000-000000000003 role user',
+      'Turn/0d000000-0000-4000-8000-000000000003 parentEventId 0d000000-\ufffd-0002',
+      'ContentBlock/0d000000-0000-4000-8000-000000000003/0 toolUseId toolu_\ufffd',
+      'Event/0d000000-0000-4000-8000-000000000006 recordType attachment',
+      'Event/0d000000-0000-4000-8000-000000000007 recordType system',
+    ].sort(),
+  );
+  // records 5555…: line 10, a file-history-delta, is a FileHistorySnapshot too; only its own name.
+  const history = of('55555555-5555-4555-8555-555555555555').filter((r) => r.includes('file-history'));
+  assert.deepEqual(history, [
+    'Event/55555555-5555-4555-8555-555555555555/L10 recordType file-history-delta',
+    'Event/55555555-5555-4555-8555-555555555555/L9 recordType file-history-snapshot',
+  ]);
 });
