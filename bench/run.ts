@@ -13,8 +13,11 @@
  *      BENCH_RESIDENT=0 skips this part.
  *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
  *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
- *   5. The derivation loop (bench/derive.ts): a full re-read against one reader's version bumped
- *      (only that reader runs) and a run where nothing changed. BENCH_DERIVE=0 skips it.
+ *   5. The ready queries before and now (bench/queries.ts): each query of queries/ beside its
+ *      earlier form (bench/before/), with whether both answer the same rows; a form past
+ *      BENCH_QUERY_CAP_SECONDS (default 60) is stopped.
+ *   6. The derivation loop (bench/derive.ts): a full read against a forced re-read, one reader's
+ *      version bumped (only that reader runs) and a run where nothing changed. BENCH_DERIVE=0 skips it.
  *
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
@@ -30,6 +33,7 @@ import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
 import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
+import { load, printQueriesBench, queriesBench } from './queries.ts';
 import { printRows, residentBench } from './resident.ts';
 
 if (process.argv.includes('--scale')) {
@@ -110,6 +114,10 @@ try {
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
   printMergeBench(await mergeBench(store));
+  const loadBefore = load();
+  const queries = await queriesBench(dir);
+  console.log(`\nthe ready queries before and now, side by side (load ${loadBefore} → ${load()} on the last minute):`);
+  printQueriesBench(queries);
   if (process.env.BENCH_DERIVE !== '0') {
     console.log('\nthe derivation loop, side by side (ratio to a full re-read):');
     printDeriveRows(await deriveBench(source, dir));
