@@ -48,6 +48,12 @@ console.log(
   `connected in ${(performance.now() - t0).toFixed(0)} ms; tools: ${(await client.listTools()).tools.map((t) => t.name).join(', ')}`,
 );
 
+/** What the script reads back from answers to ask its next question. */
+interface Answer {
+  sessions?: { session: string }[];
+  hits?: { iri: string }[];
+}
+
 const ask = async (name: string, args: Record<string, unknown>) => {
   t0 = performance.now();
   const result = await client.callTool({ name, arguments: args });
@@ -56,7 +62,7 @@ const ask = async (name: string, args: Record<string, unknown>) => {
   console.log(
     `\n→ ${name} ${JSON.stringify(args)}\n← ${ms.toFixed(0)} ms${result.isError ? ' (tool error)' : ''}, ${text.length} chars: ${text.slice(0, SHOWN)}${text.length > SHOWN ? ' …' : ''}`,
   );
-  return JSON.parse(result.isError ? '{}' : text) as Record<string, any>;
+  return JSON.parse(result.isError ? '{}' : text) as Answer;
 };
 
 // Warm: the first call waits for the store to open when no server runs.
