@@ -25,7 +25,7 @@ async function startServer(): Promise<ChildProcess> {
     if (run.includes(`"pid": ${server.pid}`)) {
       const { url } = JSON.parse(run) as { url: string };
       // Up once its query worker has the store open.
-      while (!(await fetch(`${url}healthz`).then((r) => r.json() as Promise<{ store?: string }>)).store?.startsWith('open'))
+      while ((await fetch(`${url}healthz`).then((r) => r.json() as Promise<{ store?: string }>)).store !== 'ready')
         await new Promise((r) => setTimeout(r, 200));
       return server;
     }
@@ -34,6 +34,7 @@ async function startServer(): Promise<ChildProcess> {
 }
 
 const server = flag === '--serve' ? await startServer() : undefined;
+process.on('exit', () => server?.kill());
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: ['--import', 'tsx', join(REPO, 'src', 'cli', 'main.ts'), 'mcp', '--store', store],

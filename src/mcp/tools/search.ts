@@ -22,14 +22,16 @@ Each hit gives the session (id and title), the time, the kind of text, the tool,
 const KINDS: Record<string, DocKind> = { text: 'text', 'tool-input': 'tool input', 'tool-result': 'tool result' };
 
 export function registerSearch(server: McpServer, ctx: McpContext): void {
-  let loaded: { file: string; index: SearchIndex } | undefined;
+  let loaded: { file: string; index: Promise<SearchIndex> } | undefined;
   const index = async () => {
     const manifest = await readManifest(ctx.storeDir);
     const file = manifest?.files?.[INDEX_NAME]?.file ?? '';
-    if (loaded?.file !== file) loaded = { file, index: await SearchIndex.open(ctx.storeDir, manifest) };
+    if (loaded?.file !== file) loaded = { file, index: SearchIndex.open(ctx.storeDir, manifest) };
     const current = !!manifest && (await indexIsCurrent(ctx.storeDir, manifest, stampOf(searchIndex)));
-    return { index: loaded.index, current };
+    return { index: await loaded.index, current };
   };
+  // Read now, while the agent is still starting: a corpus's index takes seconds to load.
+  index().catch(() => undefined);
   server.registerTool(
     'search',
     {
