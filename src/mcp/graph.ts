@@ -4,6 +4,7 @@ import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { HttpError } from '../server/errors.ts';
 import { QueryPool } from '../server/workers/pool.ts';
 import { findServer, type FoundServer } from '../store/running.ts';
+import { ManifestFollower } from './follow.ts';
 
 /**
  * Where `weave mcp` sends its SPARQL: the `weave serve` running for the store, when there is one
@@ -26,16 +27,22 @@ export class GraphError extends Error {}
 
 export class Graph {
   private pool?: QueryPool;
+  private readonly follower: ManifestFollower;
 
   private constructor(
     private readonly options: GraphOptions,
     private readonly server: FoundServer | undefined,
-  ) {}
+  ) {
+    this.follower = new ManifestFollower(options.storeDir);
+  }
 
   /** The running server for the store, else a worker that starts opening the store now (so the first query finds it open). */
   static async open(options: GraphOptions): Promise<Graph> {
     const graph = new Graph(options, await findServer(options.storeDir));
-    if (!graph.server) graph.workers();
+    if (!graph.server) {
+      await graph.follower.changes(); // the store as the worker is about to open it
+      graph.workers();
+    }
     return graph;
   }
 
@@ -55,6 +62,9 @@ export class Graph {
       }
     }
     const pool = this.workers();
+    // Sessions ingested since (a server keeps its own copy current): loaded before this query runs.
+    const changed = await this.follower.changes();
+    if (changed.length) pool.reload(changed);
     await this.opened(pool);
     try {
       const result = await pool.run({

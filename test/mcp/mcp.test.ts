@@ -242,6 +242,17 @@ describe('weave mcp over stdio, on the fixtures', () => {
     assert.equal(mcp.stderr(), `weave mcp: serving ${dir} (queries answered here)\n`);
   });
 
+  test('a session ingested while the server runs is in the next answer', async () => {
+    assert.equal((await call(mcp.client, 'sessions', {})).json().total, 5);
+    await ingest([join(FIXTURES, 'model', 'tool-joins')], { storeDir: dir, soul: 'local' });
+    assert.equal((await call(mcp.client, 'sessions', {})).json().total, 6);
+    const added = '30000000-0000-4000-8000-000000000001';
+    const conversation = (await call(mcp.client, 'conversation', { session: '3000' })).json();
+    assert.equal(conversation.header.session, added);
+    const cli = JSON.parse(await weave('conversation', added, '--json', '--store', dir));
+    assert.deepEqual(conversation.header, cli.header);
+  });
+
   test('a query past --timeout is stopped with a tool error, and the server answers the next call', async () => {
     const quick = await connect(dir, '--timeout', '1');
     try {
