@@ -31,7 +31,7 @@ export class Graph {
 
   private constructor(
     private readonly options: GraphOptions,
-    private readonly server: FoundServer | undefined,
+    private server: FoundServer | undefined,
   ) {
     this.follower = new ManifestFollower(options.storeDir);
   }
@@ -58,7 +58,10 @@ export class Graph {
         return (await queryServer(this.server, query, mediaType, '1.2')).text;
       } catch (e) {
         if (e instanceof ServerError) throw new GraphError(e.message.replace(/^\d{3} [A-Za-z ]+: /, ''));
-        throw e;
+        // The server stopped (the agent outlives it): from now on the store is opened here.
+        if ((e as NodeJS.ErrnoException).code !== 'ECONNREFUSED') throw e;
+        this.server = undefined;
+        await this.follower.changes();
       }
     }
     const pool = this.workers();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -262,6 +263,46 @@ describe('weave mcp over stdio, on the fixtures', () => {
       assert.deepEqual((await call(quick.client, 'sparql', { query: 'ASK { ?s a weave:Session }' })).json(), { boolean: true });
     } finally {
       await quick.client.close();
+    }
+  });
+});
+
+describe('weave mcp with a weave serve up for the store', () => {
+  let dir: string;
+  let serve: ChildProcess;
+  before(async () => {
+    dir = await tempDir();
+    await ingest(PROJECTS, { storeDir: dir, soul: 'local' });
+    serve = spawn(join(REPO, 'bin', 'weave'), ['serve', '--no-ingest', '--port', '0', '--store', dir], { env: ENV, stdio: 'ignore' });
+    for (;;) {
+      const run = await readFile(join(dir, 'server.json'), 'utf8').catch(() => '');
+      if (run.includes(`"pid": ${serve.pid}`)) {
+        const { url } = JSON.parse(run) as { url: string };
+        const health = await fetch(`${url}healthz`).then((r) => r.json() as Promise<{ store?: string }>);
+        if (health.store === 'ready') break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+  after(async () => {
+    if (serve.exitCode === null) serve.kill();
+    await removeDir(dir);
+  });
+
+  test('asks the server, and opens the store itself once the server is gone', async () => {
+    const mcp = await connect(dir);
+    try {
+      const usage = (await call(mcp.client, 'usage', {})).json();
+      assert.equal(usage.totals.totalTokens, 26413);
+      assert.match(mcp.stderr(), /queries answered by http:\/\/127\.0\.0\.1:\d+\//);
+      assert.equal((await call(mcp.client, 'sessions', {})).json().total, 5);
+      const exited = new Promise((resolve) => serve.once('exit', resolve));
+      serve.kill();
+      await exited;
+      assert.equal((await call(mcp.client, 'sessions', {})).json().total, 5);
+      assert.equal((await call(mcp.client, 'usage', {})).json().totals.totalTokens, 26413);
+    } finally {
+      await mcp.client.close();
     }
   });
 });
