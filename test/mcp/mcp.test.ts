@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -90,13 +91,14 @@ describe('weave mcp over stdio, on the fixtures', () => {
     const { resources } = await mcp.client.listResources();
     const uris = resources.map((r) => r.uri);
     assert.ok(uris.includes('weave://ontology') && uris.includes('weave://glossary'));
-    assert.equal(uris.filter((u) => u.startsWith('weave://queries/')).length, 16);
+    const ready = readdirSync(join(REPO, 'queries')).filter((f) => f.endsWith('.rq'));
+    assert.deepEqual(uris.filter((u) => u.startsWith('weave://queries/')).sort(), ready.map((f) => `weave://queries/${f}`).sort());
     const ontology = await mcp.client.readResource({ uri: 'weave://ontology' });
     assert.match((ontology.contents[0] as { text: string }).text, /^weave:LlmCall\s+a owl:Class ;/m);
     const glossary = await mcp.client.readResource({ uri: 'weave://glossary' });
     assert.equal((glossary.contents[0] as { text: string }).text, await weave('glossary', '--json'));
     const { prompts } = await mcp.client.listPrompts();
-    assert.equal(prompts.length, 16);
+    assert.deepEqual(prompts.map((p) => `${p.name}.rq`).sort(), ready.sort());
     const prompt = await mcp.client.getPrompt({ name: 'session-titles' });
     assert.match((prompt.messages[0].content as { text: string }).text, /sparql[\s\S]*SELECT \?session \?title/);
   });
