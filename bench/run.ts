@@ -13,10 +13,15 @@
  *      BENCH_RESIDENT=0 skips this part.
  *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
  *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
- *   5. Prepared answers (bench/answers.ts): `weave usage daily --json` from prepared rows beside
+ *   5. The ready queries before and now (bench/queries.ts): each query of queries/ beside its
+ *      earlier form (bench/before/), with whether both answer the same rows; a form past
+ *      BENCH_QUERY_CAP_SECONDS (default 60) is stopped.
+ *   6. The derivation loop (bench/derive.ts): a full read against a forced re-read, one reader's
+ *      version bumped (only that reader runs) and a run where nothing changed. BENCH_DERIVE=0 skips it.
+ *   7. Prepared answers (bench/answers.ts): `weave usage daily --json` from prepared rows beside
  *      ccusage on the same folder, and beside the same store without the rows.
  *
- * `npm run bench -- --answers [SOURCE]` runs part 5 alone (on BENCH_STORE=DIR when given, else
+ * `npm run bench -- --answers [SOURCE]` runs part 7 alone (on BENCH_STORE=DIR when given, else
  * on a store ingested from SOURCE, the corpus or the fixtures).
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
@@ -31,7 +36,9 @@ import { ingest } from '../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
 import { answersBench, printAnswers } from './answers.ts';
+import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
+import { load, printQueriesBench, queriesBench } from './queries.ts';
 import { printRows, residentBench } from './resident.ts';
 
 if (process.argv.includes('--scale')) {
@@ -126,6 +133,14 @@ try {
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
   printMergeBench(await mergeBench(store));
+  const loadBefore = load();
+  const queries = await queriesBench(dir);
+  console.log(`\nthe ready queries before and now, side by side (load ${loadBefore} → ${load()} on the last minute):`);
+  printQueriesBench(queries);
+  if (process.env.BENCH_DERIVE !== '0') {
+    console.log('\nthe derivation loop, side by side (ratio to a full re-read):');
+    printDeriveRows(await deriveBench(source, dir));
+  }
   console.log('\nprepared answers, side by side:');
   printAnswers(await answersBench(dir, source));
 } finally {

@@ -171,7 +171,6 @@ class Ingest {
   private readonly tally: ReadTally;
   /** Sessions whose graphs this run wrote or removed: the store derivations' input. */
   private readonly changed = new Set<string>();
-  private readonly started = performance.now();
   private readonly records: RecordDerivation[];
   private readonly policy: string;
 
@@ -182,6 +181,8 @@ class Ingest {
     private readonly plan: Plan,
     problems: LineProblem[],
     list: readonly Derivation[],
+    /** When the run began, discovery included. */
+    private readonly started: number,
   ) {
     this.report = emptyReport(problems, loop.report);
     this.report.unarchived = plan.unarchived;
@@ -194,6 +195,7 @@ class Ingest {
 
   /** Finds the sessions, opens the store writer (the one place ingest's options reach it) and plans the run. */
   static async open(paths: string[], options: IngestOptions): Promise<Ingest> {
+    const started = performance.now();
     const problems: LineProblem[] = [];
     const problem = (p: LineProblem) => {
       problems.push(p);
@@ -208,7 +210,7 @@ class Ingest {
     const loop = derivationLoop(writer, list, hooksOf(options));
     try {
       const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
-      return new Ingest(options, writer, loop, plan, problems, list);
+      return new Ingest(options, writer, loop, plan, problems, list, started);
     } catch (e) {
       await writer.close().catch(() => writer.abandon());
       throw e;

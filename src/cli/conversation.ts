@@ -84,7 +84,7 @@ function count(text: string | undefined, fallback: number, name: string): number
   return n;
 }
 
-function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: string, dir: string): [string, GraphEntry] {
+export function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: string, dir: string): [string, GraphEntry] {
   if (!manifest) throw new CliError(`no store in ${dir}: run weave ingest first`);
   const sessions = Object.entries(manifest.graphs).filter(([, e]) => e.sessionId !== undefined && !e.reader);
   const exact = sessions.filter(([, e]) => e.sessionId === id);

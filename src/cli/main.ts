@@ -13,6 +13,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   glossary: ['what Claude Code calls each term of the conversation model', async () => (await import('./glossary.ts')).main],
   search: ['full-text search over turns, tool inputs and results, ranked', async () => (await import('./search.ts')).main],
   usage: ['tokens and cost per day, week, month, session or 5-hour block', async () => (await import('./usage.ts')).main],
+  mcp: ['a Model Context Protocol server on stdio: Claude Code asks its own history', async () => (await import('./mcp.ts')).main],
   conversation: ['one session as talks, runs, calls and tools, read from the graph', async () => (await import('./conversation.ts')).main],
   detect: ['run readers over the stored spine: annotations and claims', async () => (await import('./detect.ts')).main],
   verify: ['prove every source line and stored text is accounted for in the store', async () => (await import('./verify.ts')).main],

@@ -77,11 +77,16 @@ function prologue(tokens: Token[]): { base?: string; prefixes: Record<string, st
   }
 }
 
+/** The first keyword after the prologue, upper-cased ('' when something else comes first). */
+export function leadingKeyword(text: string): string {
+  const tokens = tokenize(text);
+  const first = tokens[prologue(tokens).end];
+  return first?.kind === 'word' ? first.text.toUpperCase() : '';
+}
+
 /** SELECT, CONSTRUCT, DESCRIBE or ASK: the first keyword after the prologue (undefined for anything else). */
 export function queryForm(query: string): QueryForm | undefined {
-  const tokens = tokenize(query);
-  const first = tokens[prologue(tokens).end];
-  const word = first?.kind === 'word' ? first.text.toUpperCase() : '';
+  const word = leadingKeyword(query);
   return word === 'SELECT' || word === 'CONSTRUCT' || word === 'DESCRIBE' || word === 'ASK' ? word : undefined;
 }
 
