@@ -13,7 +13,16 @@
  *      BENCH_RESIDENT=0 skips this part.
  *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
  *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
+ *   5. The ready queries before and now (bench/queries.ts): each query of queries/ beside its
+ *      earlier form (bench/before/), with whether both answer the same rows; a form past
+ *      BENCH_QUERY_CAP_SECONDS (default 60) is stopped.
+ *   6. The derivation loop (bench/derive.ts): a full read against a forced re-read, one reader's
+ *      version bumped (only that reader runs) and a run where nothing changed. BENCH_DERIVE=0 skips it.
+ *   7. Prepared answers (bench/answers.ts): `weave usage daily --json` from prepared rows beside
+ *      ccusage on the same folder, and beside the same store without the rows.
  *
+ * `npm run bench -- --answers [SOURCE]` runs part 7 alone (on BENCH_STORE=DIR when given, else
+ * on a store ingested from SOURCE, the corpus or the fixtures).
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
 import { Worker } from 'node:worker_threads';
@@ -26,7 +35,10 @@ import { fileURLToPath } from 'node:url';
 import { ingest } from '../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
+import { answersBench, printAnswers } from './answers.ts';
+import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
+import { load, printQueriesBench, queriesBench } from './queries.ts';
 import { printRows, residentBench } from './resident.ts';
 
 if (process.argv.includes('--scale')) {
@@ -34,9 +46,23 @@ if (process.argv.includes('--scale')) {
   process.exit(0);
 }
 
+const answersOnly = process.argv.includes('--answers');
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const corpus = join(repo, '..', 'shared', 'corpus');
-const source = process.argv[2] ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+const source = process.argv.slice(2).find((a) => a !== '--answers') ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+
+if (answersOnly) {
+  const given = process.env.BENCH_STORE;
+  const dir = given ?? (await mkdtemp(join(tmpdir(), 'weave-bench-')));
+  try {
+    if (!given) await ingest([source], { storeDir: dir, soul: 'local' });
+    console.log(`prepared answers, side by side (source: ${source}):`);
+    printAnswers(await answersBench(dir, source));
+  } finally {
+    if (!given) await rm(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 const LOAD_QUADS = Number(process.env.BENCH_QUADS ?? 500_000);
 
 const CAP_MS = Number(process.env.BENCH_CAP_SECONDS ?? 60) * 1000;
@@ -107,6 +133,16 @@ try {
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
   printMergeBench(await mergeBench(store));
+  const loadBefore = load();
+  const queries = await queriesBench(dir);
+  console.log(`\nthe ready queries before and now, side by side (load ${loadBefore} → ${load()} on the last minute):`);
+  printQueriesBench(queries);
+  if (process.env.BENCH_DERIVE !== '0') {
+    console.log('\nthe derivation loop, side by side (ratio to a full re-read):');
+    printDeriveRows(await deriveBench(source, dir));
+  }
+  console.log('\nprepared answers, side by side:');
+  printAnswers(await answersBench(dir, source));
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -1,35 +1,30 @@
 import { resolve } from 'node:path';
 import { archiveUnread } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
-import { planSessions } from './acquire/sessions.ts';
+import { planSessions, type Plan, type Planned } from './acquire/sessions.ts';
 import { sameStamps } from './acquire/stamps.ts';
-import { readSession, SessionFailure, StoreFailure, type LineProblem, type ReadTally, type SessionRead } from './session-read.ts';
+import type { Derivation, RecordDerivation } from './derive/derivation.ts';
+import { derivationLoop, recordDerivations, type DerivationLoop, type DeriveProblem, type DeriveReport, type Tap } from './derive/loop.ts';
+import { DERIVATIONS } from './derive/registry.ts';
 import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
+import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import type { SessionCounts } from './emit/contract.ts';
 import type { Triple } from './rdf/terms.ts';
-import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
-import { linkAcrossSessions } from './link/crossSession.ts';
-import { linksGraphIri } from './rdf/iri.ts';
+import { searchDocuments, searchIndex } from './search/derivation.ts';
 import type { Reader } from './readers/reader.ts';
-import {
-  emptyReport,
-  graphStamp,
-  readSession as runReaders,
-  writeDetectorGraphs,
-  type DetectedGraph,
-  type DetectProblem,
-  type DetectReport,
-  type ReaderRun,
-} from './readers/run.ts';
-import { storeSecretKey } from './readers/secret/key.ts';
-import { SpineBuilder, spineFromGraph } from './readers/spine-builder.ts';
-import type { SessionSpine } from './readers/spine.ts';
+import { readerDerivation } from './readers/run.ts';
+import { readSession, SessionFailure, StoreFailure, type LineProblem, type ReadTally, type SessionRead } from './session-read.ts';
 import type { GraphDelta, GraphEntry } from './store/manifest.ts';
-import { lockStore, openStoreForWriting } from './store/writer.ts';
-import { SearchIndex } from './search/index.ts';
-import { DocCollector } from './search/docs.ts';
+import { lockStore, openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
 export type { LineProblem } from './session-read.ts';
+
+/**
+ * Ingest: the sessions found under the paths, each read into its graph when its files changed
+ * (with the record derivations watching), then one loop of derivations (src/derive/) over every
+ * session graph whose derived outputs are stale, and the derivations across sessions last. All of
+ * it is written through one store writer, under the store's lock.
+ */
 
 export interface IngestProgress {
   sessionsDone: number;
@@ -37,6 +32,16 @@ export interface IngestProgress {
   files: number;
   records: number;
   bytes: number;
+}
+
+/** A graph a reader wrote, as `weave detect` and the server's loader take it. */
+export interface ReaderGraph {
+  /** Absent for a reader's own graph (the detector's description). */
+  sessionId?: string;
+  reader: string;
+  graph: string;
+  entry: GraphEntry;
+  findings: number;
 }
 
 export interface IngestOptions {
@@ -52,15 +57,15 @@ export interface IngestOptions {
     graph: string,
     counts: SessionCounts & { entry: GraphEntry; delta?: GraphDelta },
   ) => void | Promise<void>;
-  /** Called when a graph other than a session's changed (the links across sessions); no entry: it went. */
+  /** Called when a graph a derivation wrote changed (a reader's, the links across sessions); no entry: it went. */
   onGraph?: (graph: string, entry: GraphEntry | undefined) => void | Promise<void>;
-  /** Per-session observers of the records' facts; the conversation model when not given. */
+  /** Per-session observers of the records' facts, in place of the record derivations (the conversation model). */
   observers?: (session: SessionSource, soul: string) => FactObserver[];
   /** How much of each text to store (`--content`, `--text-limit`); default DEFAULT_POLICY. */
   content?: ContentPolicy;
   /** The dialects that find and read the sources; default every one Weave knows (src/dialect/index.ts). */
   dialects?: readonly Dialect[];
-  /** Keep the store's full-text index (`<store>/search/`) current, session by session; default true. */
+  /** Keep the store's full-text index (`<store>/search/`) current; default true. */
   search?: boolean;
   /** Told when the store lock is taken over from a process that no longer runs, and what it left is removed. */
   onNote?: (note: string) => void;
@@ -68,16 +73,14 @@ export interface IngestOptions {
   archive?: boolean;
   /** Read every session the store holds again: from its files, or from the archive where they are gone. */
   rebuild?: boolean;
-  /**
-   * Readers to run on each session read, on its spine as its triples are written (its graph is
-   * not read back; a read carried on saw only the appended lines, so its spine comes from its
-   * graph's parts), writing the graphs `weave detect` would; sessions not read are detect's.
-   */
+  /** The readers to run (each a derivation, on every session whose reader graph is stale); none when not given. */
   readers?: {
     list: readonly Reader[];
-    onGraph?: (graph: DetectedGraph) => void | Promise<void>;
-    onProblem?: (problem: DetectProblem) => void;
+    onGraph?: (graph: ReaderGraph) => void | Promise<void>;
+    onProblem?: (problem: DeriveProblem) => void;
   };
+  /** The derivations to run, in place of those `observers`, `search` and `readers` choose from the registry. */
+  derivations?: readonly Derivation[];
 }
 
 export interface IngestReport {
@@ -108,31 +111,254 @@ export interface IngestReport {
   millis: number;
   /** Why the search index could not be kept current this run (weave search rebuilds it), if it could not. */
   searchIndex?: string;
-  /** What the readers did on the sessions read (when asked for), with the wall and CPU time they took. */
-  readers?: DetectReport & { cpuMillis: number };
+  /** What the derivations did: which ran, on how many sessions and why, with the wall and CPU time they took. */
+  derived: DeriveReport;
+  /** The readers' share of it (when asked for): sessions, graphs and findings. */
+  readers?: {
+    sessions: number;
+    skipped: number;
+    graphs: number;
+    findings: Record<string, number>;
+    problems: DeriveProblem[];
+    millis: number;
+    cpuMillis: number;
+  };
 }
 
-/** The emitter's version; a graph is stamped `<dialect>+weave/<version> <content policy>`. */
-// 0.8: the conversation layer; 0.9: a session without a runtime title takes its first prompt as its title;
-// 0.10: the lean graph (issue 16): the envelope stated once per transcript, roles and record types by class,
-// one Usage and FileBackup node per session and content, id literals only where a link does not resolve,
-// no Content node for a text kept whole where its dialect puts it; 0.11: a call's Usage is named by its
-// message id where the API minted it, so copies of a call in several sessions share it (issue 10).
+/**
+ * The lowering's version; a session graph is stamped `<dialect>+weave/<version>+<record derivations> <content policy>`.
+ * 0.8: the conversation layer; 0.9: a first prompt as a title; 0.10: the lean graph (issue 16); 0.11: a call's
+ * Usage named by its message id (issue 10). The record derivations (the conversation model) carry their own versions.
+ */
 const WEAVE = 'weave/0.11';
 
 /** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
   const lock = await lockStore(options.storeDir, { onNote: options.onNote });
   try {
-    return await ingestLocked(paths, options);
+    const run = await Ingest.open(paths, options);
+    return await run.all();
   } finally {
     await lock.release();
   }
 }
 
-async function ingestLocked(paths: string[], options: IngestOptions): Promise<IngestReport> {
-  const started = performance.now();
-  const report: IngestReport = {
+/** The derivations an ingest runs: `derivations` as given, else those its options choose from the registry. */
+export function derivationsOf(options: Pick<IngestOptions, 'derivations' | 'observers' | 'search' | 'readers'>): readonly Derivation[] {
+  if (options.derivations) return options.derivations;
+  const chosen: Derivation[] = DERIVATIONS.filter((d) => {
+    if (d === searchDocuments || d === searchIndex) return options.search !== false;
+    if (d.reads === 'records') return !options.observers;
+    return typeof d.reads !== 'object' || d.reads.name !== 'spine';
+  });
+  // The readers asked for (a test's own too), in the order given.
+  chosen.push(...(options.readers?.list ?? []).map(readerDerivation));
+  if (options.observers)
+    chosen.unshift({
+      name: 'observers',
+      version: 'given',
+      description: 'observers given to ingest',
+      reads: 'records',
+      observers: options.observers,
+    });
+  return chosen;
+}
+
+/** One ingest run: its store writer, its derivations, what it has read so far. */
+class Ingest {
+  readonly report: IngestReport;
+  private readonly progress: IngestProgress = { sessionsDone: 0, sessionsTotal: 0, files: 0, records: 0, bytes: 0 };
+  private readonly tally: ReadTally;
+  /** Sessions whose graphs this run wrote or removed: the store derivations' input. */
+  private readonly changed = new Set<string>();
+  private readonly records: RecordDerivation[];
+  private readonly policy: string;
+
+  private constructor(
+    private readonly options: IngestOptions,
+    private readonly writer: StoreWriter,
+    private readonly loop: DerivationLoop,
+    private readonly plan: Plan,
+    problems: LineProblem[],
+    list: readonly Derivation[],
+    /** When the run began, discovery included. */
+    private readonly started: number,
+  ) {
+    this.report = emptyReport(problems, loop.report);
+    this.report.unarchived = plan.unarchived;
+    this.tally = { files: 0, records: 0, bytes: 0, archived: 0, problems: this.report.problems };
+    this.progress.sessionsTotal = plan.sessions.length;
+    this.records = recordDerivations(list);
+    // A store built under another content policy holds other texts: it is rebuilt.
+    this.policy = contentPolicyKey(options.content);
+  }
+
+  /** Finds the sessions, opens the store writer (the one place ingest's options reach it) and plans the run. */
+  static async open(paths: string[], options: IngestOptions): Promise<Ingest> {
+    const started = performance.now();
+    const problems: LineProblem[] = [];
+    const problem = (p: LineProblem) => {
+      problems.push(p);
+      options.onProblem?.(p);
+    };
+    // A folder or file that cannot be read is reported and skipped; the rest is read.
+    const discovered = await discoverSessions(paths, options.dialects, (p) => problem({ ...p, kind: 'unreadable' }));
+    const writer = await openStoreForWriting(options.storeDir, options.soul);
+    const roots = paths.map((p) => resolve(p));
+    writer.addRoots(roots);
+    const list = derivationsOf(options);
+    const loop = derivationLoop(writer, list, hooksOf(options));
+    try {
+      const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
+      return new Ingest(options, writer, loop, plan, problems, list, started);
+    } catch (e) {
+      await writer.close().catch(() => writer.abandon());
+      throw e;
+    }
+  }
+
+  async all(): Promise<IngestReport> {
+    try {
+      await this.removeRegrouped();
+      for (const planned of this.plan.sessions) {
+        await this.session(planned);
+        this.progress.sessionsDone++;
+        this.options.onProgress?.(this.progress);
+      }
+      Object.assign(this.report, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
+      this.report.warnings = this.report.problems.filter((p) => p.kind === 'warning').length;
+      this.report.archived += this.tally.archived;
+      await this.loop.end(this.changed);
+    } catch (e) {
+      // The sessions stored before the failure keep their entries; the error is the one to report.
+      await this.writer.close().catch(() => this.writer.abandon());
+      throw e;
+    }
+    await this.writer.close();
+    return this.finish();
+  }
+
+  /** Sessions now part of another go, with every graph derived from them. */
+  private async removeRegrouped(): Promise<void> {
+    for (const graph of this.plan.regrouped) {
+      const sessionId = this.writer.manifest.graphs[graph].sessionId;
+      for (const [name, entry] of Object.entries(this.writer.manifest.graphs))
+        if (name === graph || (entry.reader && entry.sessionId === sessionId)) await this.writer.removeGraph(name);
+      for (const [name, entry] of Object.entries(this.writer.manifest.files ?? {}))
+        if (entry.sessionId === sessionId) await this.writer.removeFile(name);
+      if (sessionId) this.changed.add(sessionId);
+    }
+  }
+
+  /** One planned session: read when its files (or how it is read) changed, then its stale derivations. */
+  private async session({ session, graph, stamps }: Planned): Promise<void> {
+    const options = this.options;
+    const builtWith = [`${session.dialect.id}+${WEAVE}`, ...this.records.map((d) => `${d.name}@${d.version}`)].join('+');
+    const stamp = `${builtWith} ${this.policy}`;
+    const previous = this.writer.manifest.graphs[graph];
+    const keep = options.archive ?? true;
+    if (!options.force && !options.rebuild && previous?.builtWith === stamp && sameStamps(previous.sources, stamps)) {
+      this.report.skipped++;
+      // A session read before the archive was kept (or without it) is copied in now, unread.
+      if (keep) this.report.archived += await archiveUnread(this.writer, graph, previous, session, stamps);
+      await this.loop.session({ sessionId: session.sessionId, graph, entry: previous });
+      return;
+    }
+    let tap: Tap | undefined;
+    const target = {
+      session,
+      graph,
+      stamps,
+      sessionId: session.sessionId,
+      builtWith: stamp,
+      previous,
+      keep,
+      whole: options.force || options.rebuild,
+    };
+    let read: SessionRead;
+    try {
+      read = await readSession(
+        this.writer,
+        target,
+        this.readOptions((carriedOn) => (tap = this.loop.tap({ sessionId: session.sessionId, graph }, carriedOn))),
+        this.tally,
+      );
+    } catch (e) {
+      // One session that cannot be read costs that session only; its earlier graph stays.
+      if (e instanceof StoreFailure) throw e.cause;
+      failedSession(
+        e instanceof SessionFailure ? e : new SessionFailure(transcriptsOf(session)[0]?.path ?? session.projectDir, 0, e),
+        session.sessionId,
+        this.report,
+        this.options.onProblem,
+      );
+      return;
+    }
+    this.counted(
+      read,
+      stamps.some((s) => s.gone),
+    );
+    this.changed.add(session.sessionId);
+    await options.onSession?.(session, graph, { ...read.counts, entry: read.entry, delta: read.delta });
+    await this.loop.session({ sessionId: session.sessionId, graph, entry: read.entry }, tap);
+  }
+
+  /** What a session's read is handed: its observers, and a tap for the derivations begun at each (re)start of the read. */
+  private readOptions(onBegin: (carriedOn: boolean) => Tap) {
+    const { storeDir, soul, content, onProblem, onProgress } = this.options;
+    let tap: Tap | undefined;
+    const records = this.records;
+    return {
+      storeDir,
+      soul,
+      content,
+      onProblem,
+      observers: (session: SessionSource, s: string) => records.flatMap((d) => d.observers(session, s)),
+      onFile: () => {
+        Object.assign(this.progress, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
+        onProgress?.(this.progress);
+      },
+      // Begun again with each read: a read carried on that must be read whole starts over.
+      onBegin: (carriedOn: boolean) => void (tap = onBegin(carriedOn)),
+      onTriple: (t: Triple) => tap?.add(t.s, t.p, t.o),
+    };
+  }
+
+  private counted(read: SessionRead, archivedOnly: boolean): void {
+    const { counts, carriedOn } = read;
+    this.report.sessions++;
+    if (carriedOn) this.report.carriedOn++;
+    if (archivedOnly) this.report.archivedOnly++;
+    this.report.quads += counts.triples;
+    this.report.malformed += counts.malformed;
+    this.report.pending += counts.pending;
+    this.report.replayed += counts.replayed;
+  }
+
+  private finish(): IngestReport {
+    const derived = this.loop.report;
+    const search = derived.problems.find((p) => p.derivation.startsWith('search/'));
+    if (search) this.report.searchIndex = search.message;
+    const readers = this.options.readers?.list;
+    if (readers) {
+      const names = new Set(readers.map((r) => r.name));
+      this.report.readers = {
+        sessions: derived.sessions,
+        skipped: derived.skipped,
+        graphs: derived.graphs,
+        findings: Object.fromEntries(readers.map((r) => [r.name, derived.ran[r.name]?.findings ?? 0])),
+        problems: derived.problems.filter((p) => names.has(p.derivation)),
+        millis: derived.millis,
+        cpuMillis: derived.cpuMillis,
+      };
+    }
+    this.report.millis = performance.now() - this.started;
+    return this.report;
+  }
+}
+
+function emptyReport(problems: LineProblem[], derived: DeriveReport): IngestReport {
+  return {
     sessions: 0,
     skipped: 0,
     carriedOn: 0,
@@ -149,175 +375,37 @@ async function ingestLocked(paths: string[], options: IngestOptions): Promise<In
     warnings: 0,
     unreadable: 0,
     failed: 0,
-    problems: [],
+    problems,
     millis: 0,
+    derived,
   };
-  const problem = (p: LineProblem) => {
-    report.problems.push(p);
-    options.onProblem?.(p);
-  };
-  // A folder or file that cannot be read is reported and skipped; the rest is read.
-  const discovered = await discoverSessions(paths, options.dialects, (p) => problem({ ...p, kind: 'unreadable' }));
-  const store = await openStoreForWriting(options.storeDir, options.soul);
-  const roots = paths.map((p) => resolve(p));
-  store.addRoots(roots);
-  const keep = options.archive ?? true;
-  // A store built under another content policy holds other texts: it is rebuilt.
-  const policy = contentPolicyKey(options.content);
-  // The search index, opened when the first session is written (an unchanged store never loads it).
-  let index: SearchIndex | undefined;
-  const readers = options.readers;
-  const run: ReaderRun | undefined = readers && {
-    report: emptyReport(readers.list),
-    onGraph: readers.onGraph,
-    onProblem: readers.onProblem,
-    context: { secretKey: await storeSecretKey(options.storeDir) },
-  };
-  let readerCpu = 0;
+}
 
-  try {
-    if (readers && run) await writeDetectorGraphs(store, readers.list, true, run);
-    const plan = await planSessions(discovered, store.manifest, options.storeDir, { roots, rebuild: options.rebuild });
-    report.unarchived = plan.unarchived;
-    for (const graph of plan.regrouped) {
-      const sessionId = store.manifest.graphs[graph].sessionId;
-      // With the readers' graphs of it: they read a session that is now part of another.
-      for (const [name, entry] of Object.entries(store.manifest.graphs))
-        if (name === graph || (entry.reader && entry.sessionId === sessionId)) await store.removeGraph(name);
-    }
-    const progress: IngestProgress = { sessionsDone: 0, sessionsTotal: plan.sessions.length, files: 0, records: 0, bytes: 0 };
-    const tally: ReadTally = { files: 0, records: 0, bytes: 0, archived: 0, problems: report.problems };
-    const reading = {
-      storeDir: options.storeDir,
-      soul: options.soul,
-      content: options.content,
-      observers: options.observers,
-      onProblem: options.onProblem,
-    };
-    const onFile = () => {
-      Object.assign(progress, { files: tally.files, records: tally.records, bytes: tally.bytes });
-      options.onProgress?.(progress);
-    };
-    for (const { session, graph, stamps } of plan.sessions) {
-      const builtWith = `${session.dialect.id}+${WEAVE} ${policy}`;
-      const previous = store.manifest.graphs[graph];
-      if (!options.force && !options.rebuild && previous?.builtWith === builtWith && sameStamps(previous.sources, stamps)) {
-        report.skipped++;
-        // A session read before the archive was kept (or without it) is copied in now, unread.
-        if (keep) report.archived += await archiveUnread(store, graph, previous, session, stamps);
-        progress.sessionsDone++;
-        options.onProgress?.(progress);
-        continue;
-      }
-      let read: SessionRead;
-      // What the search index and the readers take from the triples as they are written, begun
-      // again with each read: a read carried on that must be read whole starts over.
-      let docs: DocCollector | undefined;
-      let spine: SpineBuilder | undefined;
-      const onBegin = (carriedOn: boolean) => {
-        docs = options.search === false ? undefined : new DocCollector(session.sessionId);
-        spine = readers && !carriedOn ? new SpineBuilder() : undefined;
-      };
-      const onTriple = (t: Triple) => {
-        docs?.triple(t.s, t.p, t.o);
-        spine?.add(t.s, t.p, t.o);
-      };
-      try {
-        read = await readSession(
-          store,
-          { session, graph, stamps, sessionId: session.sessionId, builtWith, previous, keep, whole: options.force || options.rebuild },
-          { ...reading, onFile, onBegin, onTriple },
-          tally,
-        );
-      } catch (e) {
-        // One session that cannot be read costs that session only; its earlier graph stays.
-        if (e instanceof StoreFailure) throw e.cause;
-        failedSession(
-          e instanceof SessionFailure ? e : new SessionFailure(transcriptsOf(session)[0]?.path ?? session.projectDir, 0, e),
-          session.sessionId,
-          report,
-          problem,
-        );
-        progress.sessionsDone++;
-        options.onProgress?.(progress);
-        continue;
-      }
-      const { counts, entry, carriedOn, delta } = read;
-      if (docs && !report.searchIndex) {
-        // The index is derived: a failure to keep it is reported, never a failed ingest.
-        try {
-          index ??= await SearchIndex.open(options.storeDir);
-          // A read carried on saw only the new lines (and the derived part again): their documents are added to the session's.
-          if (carriedOn) await index.extendSession(session.sessionId, entry, docs.docs(), docs.title());
-          else await index.replaceSession(session.sessionId, entry, docs.docs(), docs.title());
-        } catch (e) {
-          report.searchIndex = (e as Error).message;
-        }
-      }
-      report.sessions++;
-      if (carriedOn) report.carriedOn++;
-      if (stamps.some((s) => s.gone)) report.archivedOnly++;
-      report.quads += counts.triples;
-      report.malformed += counts.malformed;
-      report.pending += counts.pending;
-      report.replayed += counts.replayed;
-      progress.sessionsDone++;
-      options.onProgress?.(progress);
-      await options.onSession?.(session, graph, { ...counts, entry, delta });
-      if (readers && run) {
-        // The readers' share of the work, timed apart: the spine (as it was written, or for a read
-        // carried on from the graph's parts), the readers, their graphs.
-        const wall = performance.now();
-        const cpu = process.cpuUsage();
-        let sessionSpine: SessionSpine | undefined;
-        try {
-          sessionSpine = spine
-            ? spine.build(graph, session.sessionId)
-            : await spineFromGraph(options.storeDir, entry, graph, session.sessionId);
-        } catch (e) {
-          const message = (e as Error).message;
-          run.report.problems.push({ sessionId: session.sessionId, message });
-          readers.onProblem?.({ sessionId: session.sessionId, message });
-        }
-        if (sessionSpine) await runReaders(store, sessionSpine, readers.list, await graphStamp(options.storeDir, entry), run);
-        const used = process.cpuUsage(cpu);
-        readerCpu += (used.user + used.system) / 1000;
-        run.report.millis += performance.now() - wall;
-      }
-    }
-    Object.assign(report, { files: tally.files, records: tally.records, bytes: tally.bytes });
-    report.warnings = report.problems.filter((p) => p.kind === 'warning').length;
-    report.archived += tally.archived;
-    // Links whose target is in another session's graph (a compaction's tail in an earlier file).
-    if (report.sessions) {
-      const links = linksGraphIri(options.soul);
-      const before = JSON.stringify(store.manifest.graphs[links] ?? null);
-      await linkAcrossSessions(store);
-      const after = store.manifest.graphs[links];
-      if (JSON.stringify(after ?? null) !== before) await options.onGraph?.(links, after);
-    }
-    if (!report.searchIndex) await index?.save().catch((e: Error) => (report.searchIndex = e.message));
-  } catch (e) {
-    // The sessions stored before the failure keep their entries; the error is the one to report.
-    await store.close().catch(() => store.abandon());
-    throw e;
-  }
-  await store.close();
-  report.millis = performance.now() - started;
-  if (run) report.readers = { ...run.report, cpuMillis: readerCpu };
-  return report;
+/** The derivation loop's hooks, as ingest's options ask for them: a reader's graphs to its hook, others to `onGraph`. */
+function hooksOf(options: IngestOptions) {
+  const readers = options.readers;
+  return {
+    onGraph: async (graph: string, entry: GraphEntry | undefined, by: { sessionId?: string; findings?: number }) => {
+      if (entry?.reader && readers)
+        await readers.onGraph?.({ sessionId: by.sessionId, reader: entry.reader, graph, entry, findings: by.findings ?? 0 });
+      else await options.onGraph?.(graph, entry);
+    },
+    onProblem: (p: DeriveProblem) => {
+      if (readers?.list.some((r) => r.name === p.derivation)) readers.onProblem?.(p);
+    },
+  };
 }
 
 /** Errors of the sources' own files and folders: the session is skipped, the run goes on. */
 const IO_ERRORS = new Set(['EACCES', 'EPERM', 'ENOENT', 'EISDIR', 'ENOTDIR', 'ELOOP', 'EIO', 'EMFILE', 'ENFILE', 'ENAMETOOLONG']);
 
 /** Counts and reports a session skipped: unreadable (a file error) or failed (a fault inside Weave, with its frames). */
-function failedSession(at: SessionFailure, sessionId: string, report: IngestReport, problem: (p: LineProblem) => void): void {
+function failedSession(at: SessionFailure, sessionId: string, report: IngestReport, onProblem?: (p: LineProblem) => void): void {
   const io = (at.cause as NodeJS.ErrnoException)?.code;
   const unreadable = !!io && IO_ERRORS.has(io);
   if (unreadable) report.unreadable++;
   else report.failed++;
-  problem({
+  const problem: LineProblem = {
     path: at.path,
     lineNo: at.lineNo,
     kind: unreadable ? 'unreadable' : 'failed',
@@ -333,5 +421,7 @@ function failedSession(at: SessionFailure, sessionId: string, report: IngestRepo
             .filter((l) => /^\s+at /.test(l))
             .map((l) => l.trim()),
         }),
-  });
+  };
+  report.problems.push(problem);
+  onProblem?.(problem);
 }

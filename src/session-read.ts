@@ -11,7 +11,10 @@ import { SessionEmitter, WholeReadNeeded } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
 import { iri, nquad, type Triple } from './rdf/terms.ts';
 import type { GraphDelta, GraphEntry, SourceStamp } from './store/manifest.ts';
-import type { StoreWriter } from './store/writer.ts';
+import type { SessionGraphFile, StoreWriter } from './store/writer.ts';
+import type { LineProblem } from './acquire/problems.ts';
+
+export type { LineProblem } from './acquire/problems.ts';
 
 /**
  * Reading one session into its graph, kept in parts: the spine (the quads of every complete line,
@@ -26,26 +29,6 @@ import type { StoreWriter } from './store/writer.ts';
  * cannot (a file replaced, rewritten or gone, a side file changed, an id first seen in a file read
  * later), the session is read whole.
  */
-
-/**
- * Something of the sources that could not be read as it should, named by file and line (0 for a
- * whole file or folder). Never carries what the source said.
- *
- * - malformed: a line that is not a record (kept as a weave:MalformedLine);
- * - pending: a last line still being written;
- * - warning: a record read, but a field of it kept as JSON only (it had another type);
- * - unreadable: a file or folder that could not be read (no permission, gone, a broken link):
- *   skipped, with the rest of the run going on;
- * - failed: a session whose reading failed inside Weave; skipped, its earlier graph kept.
- */
-export interface LineProblem {
-  path: string;
-  lineNo: number;
-  kind: 'malformed' | 'pending' | 'warning' | 'unreadable' | 'failed';
-  message: string;
-  /** For `failed`: where in Weave it failed, as stack frames (never the error's message, which can quote data). */
-  frames?: string[];
-}
 
 /** A session's reading failed at a file and line: that session is skipped, the run goes on. */
 export class SessionFailure extends Error {
@@ -182,167 +165,209 @@ interface Reading {
   complete: { lines: number; bytes: number };
 }
 
-async function read(
-  store: StoreWriter,
-  target: SessionToRead,
-  options: SessionReadOptions,
-  tally: ReadTally,
-  resume: GraphEntry | undefined,
-): Promise<SessionRead> {
-  const { session, graph, stamps, keep } = target;
-  const { dialect } = session;
-  const graphTerm = iri(graph);
-  options.onBegin?.(!!resume);
-  let saved: ReadState | undefined;
-  if (resume) saved = JSON.parse(await readFile(join(options.storeDir, resume.state!.file), 'utf8')) as ReadState;
-  // Triples go to the spine while complete lines are read, then to the derived part.
-  let buffer = '';
-  let spineQuads = 0;
-  let derivedQuads = 0;
-  let toSpine = true;
-  const sink = (t: Triple) => {
-    buffer += nquad(t, graphTerm);
-    options.onTriple?.(t);
-    if (toSpine) spineQuads++;
-    else derivedQuads++;
-  };
-  const emitter = new SessionEmitter(
-    options.soul,
-    session,
-    sink,
-    (options.observers ?? conversationModel)(session, options.soul),
-    options.content,
-  );
-  if (saved && !emitter.load(saved.emitter)) throw new WholeReadNeeded("the saved state is not this reading's");
-  const file = await stored(store.beginSession(graph, resume));
-  // Where reading is, so a failure names the file and line.
-  let at = { path: transcriptsOf(session)[0]?.path ?? session.projectDir, lineNo: 0 };
-  // A read carried on keeps the derived part it writes, to tell a loaded copy what changed in it.
-  const derivedText: string[] = [];
-  const flush = async (force: boolean) => {
-    if (buffer.length < WRITE_BATCH && !(force && buffer)) return;
-    if (toSpine) await stored(file.writeSpine(buffer));
-    else {
-      await stored(file.writeDerived(buffer));
-      if (resume) derivedText.push(buffer);
+function read(store: StoreWriter, target: SessionToRead, options: SessionReadOptions, tally: ReadTally, resume: GraphEntry | undefined) {
+  return new SessionReading(store, target, options, tally, resume).run();
+}
+
+/** One read of a session: its files line by line into the spine, then the tails and what the whole session derives. */
+class SessionReading {
+  private saved?: ReadState;
+  private emitter!: SessionEmitter;
+  private file!: SessionGraphFile;
+  /** Triples go to the spine while complete lines are read, then to the derived part. */
+  private buffer = '';
+  private toSpine = true;
+  private spineQuads = 0;
+  private derivedQuads = 0;
+  /** A read carried on keeps the derived part it writes, to tell a loaded copy what changed in it. */
+  private readonly derivedText: string[] = [];
+  /** Where reading is, so a failure names the file and line. */
+  private at: { path: string; lineNo: number };
+  private readonly read = new Map<string, SourceStamp>();
+  private readonly copies: TranscriptCopy[] = [];
+  private readonly restored: { remove(): Promise<void> }[] = [];
+  private readonly readings: Reading[] = [];
+
+  constructor(
+    private readonly store: StoreWriter,
+    private readonly target: SessionToRead,
+    private readonly options: SessionReadOptions,
+    private readonly tally: ReadTally,
+    private readonly resume: GraphEntry | undefined,
+  ) {
+    this.at = { path: transcriptsOf(target.session)[0]?.path ?? target.session.projectDir, lineNo: 0 };
+  }
+
+  async run(): Promise<SessionRead> {
+    const { session } = this.target;
+    const graphTerm = iri(this.target.graph);
+    this.options.onBegin?.(!!this.resume);
+    if (this.resume) this.saved = JSON.parse(await readFile(join(this.options.storeDir, this.resume.state!.file), 'utf8')) as ReadState;
+    const sink = (t: Triple) => {
+      this.buffer += nquad(t, graphTerm);
+      this.options.onTriple?.(t);
+      if (this.toSpine) this.spineQuads++;
+      else this.derivedQuads++;
+    };
+    this.emitter = new SessionEmitter(
+      this.options.soul,
+      session,
+      sink,
+      (this.options.observers ?? conversationModel)(session, this.options.soul),
+      this.options.content,
+    );
+    if (this.saved && !this.emitter.load(this.saved.emitter)) throw new WholeReadNeeded("the saved state is not this reading's");
+    this.file = await stored(this.store.beginSession(this.target.graph, this.resume));
+    try {
+      for (const source of transcriptsOf(session)) await this.transcript(source);
+      // The state the next read carries on from: the complete lines are all read.
+      const state = this.emitter.save();
+      await this.flush(true);
+      this.tails();
+      await this.sideFiles();
+      const counts = this.emitter.finish();
+      await this.flush(true);
+      return { counts, ...(await this.commit(state)) };
+    } catch (e) {
+      await this.file.abort();
+      for (const copy of this.copies) await copy.abort();
+      throw e instanceof StoreFailure || e instanceof WholeReadNeeded || e instanceof SessionFailure
+        ? e
+        : new SessionFailure(this.at.path, this.at.lineNo, e);
+    } finally {
+      for (const r of this.restored) await r.remove();
     }
-    buffer = '';
-  };
-  const stampOf = (path: string) => stamps.find((s) => s.path === path)!;
-  const before = (path: string) => target.previous?.sources?.find((s) => s.path === path);
-  const read = new Map<string, SourceStamp>();
-  const copies: TranscriptCopy[] = [];
-  const restored: { remove(): Promise<void> }[] = [];
-  const readings: Reading[] = [];
-  const lineOf = (ctx: TranscriptContext, source: TranscriptSource, line: SourceLine) => {
-    at = { path: source.path, lineNo: line.lineNo };
-    const result = dialect.readLine(line);
+  }
+
+  private async flush(force: boolean): Promise<void> {
+    if (this.buffer.length < WRITE_BATCH && !(force && this.buffer)) return;
+    if (this.toSpine) await stored(this.file.writeSpine(this.buffer));
+    else {
+      await stored(this.file.writeDerived(this.buffer));
+      if (this.resume) this.derivedText.push(this.buffer);
+    }
+    this.buffer = '';
+  }
+
+  private stampOf(path: string): SourceStamp {
+    return this.target.stamps.find((s) => s.path === path)!;
+  }
+
+  private before(path: string): SourceStamp | undefined {
+    return this.target.previous?.sources?.find((s) => s.path === path);
+  }
+
+  private line(ctx: TranscriptContext, source: TranscriptSource, line: SourceLine): void {
+    this.at = { path: source.path, lineNo: line.lineNo };
+    const result = this.target.session.dialect.readLine(line);
     if (result.kind === 'record') {
-      emitter.record(ctx, line, result);
-      tally.records++;
-      for (const message of result.warnings ?? []) {
-        const warning = { path: source.path, lineNo: line.lineNo, kind: 'warning' as const, message };
-        tally.problems.push(warning);
-        options.onProblem?.(warning);
-      }
+      this.emitter.record(ctx, line, result);
+      this.tally.records++;
+      for (const message of result.warnings ?? []) this.problem({ path: source.path, lineNo: line.lineNo, kind: 'warning', message });
     } else if (result.kind !== 'blank') {
       const message = result.kind === 'malformed' ? result.error : 'the last line is incomplete (still being written?)';
-      emitter.unreadable(ctx, line, result.kind, message);
-      const problem = { path: source.path, lineNo: line.lineNo, kind: result.kind, message };
-      tally.problems.push(problem);
-      options.onProblem?.(problem);
+      this.emitter.unreadable(ctx, line, result.kind, message);
+      this.problem({ path: source.path, lineNo: line.lineNo, kind: result.kind, message });
     }
-  };
-  try {
-    for (const source of transcriptsOf(session)) {
-      at = { path: source.path, lineNo: 0 };
-      const stamp = stampOf(source.path);
-      const last = resume ? before(source.path) : undefined;
-      const end = last ? saved!.ends[source.path] : undefined;
-      if (last && !end) throw new WholeReadNeeded(`${source.path}: read before, but not where it ended`);
-      let ctx: TranscriptContext;
-      if (last && end) ctx = emitter.resumeTranscript(source);
-      else {
-        // A side file the dialect cannot read is reported, never counted as a line of the transcript.
-        let opened = source;
-        if (source.metaPath && stampOf(source.metaPath).gone) {
-          const meta = await restoreSideFile(options.storeDir, source.metaPath, stampOf(source.metaPath).archive!);
-          restored.push(meta);
-          opened = { ...source, metaPath: meta.path };
-        }
-        const opening = await dialect.openTranscript(opened, (p) =>
-          options.onProblem?.({ ...p, path: p.path === opened.metaPath ? source.metaPath! : p.path, kind: 'malformed' }),
-        );
-        ctx = emitter.beginTranscript(source, opening, { archivedOnly: !!stamp.gone });
+  }
+
+  private problem(p: LineProblem): void {
+    this.tally.problems.push(p);
+    this.options.onProblem?.(p);
+  }
+
+  /** One transcript: opened (or resumed where the last read ended), its complete lines read, copied to the archive. */
+  private async transcript(source: TranscriptSource): Promise<void> {
+    this.at = { path: source.path, lineNo: 0 };
+    const stamp = this.stampOf(source.path);
+    const last = this.resume ? this.before(source.path) : undefined;
+    const end = last ? this.saved!.ends[source.path] : undefined;
+    if (last && !end) throw new WholeReadNeeded(`${source.path}: read before, but not where it ended`);
+    const ctx = last && end ? this.emitter.resumeTranscript(source) : await this.open(source, stamp);
+    const start = last && end ? last.read! : 0;
+    const firstLine = last && end ? last.lines! + 1 : 1;
+    const copy = stamp.gone ? undefined : await TranscriptCopy.begin(this.store, stamp, this.before(source.path), this.target.keep, start);
+    if (copy) this.copies.push(copy);
+    const reading: Reading = { ctx, source, complete: { lines: end?.lines ?? 0, bytes: end?.bytes ?? 0 } };
+    const from = { start, firstLine, tap: copy?.tap };
+    const lines = stamp.gone ? archivedLines(this.options.storeDir, stamp.archive!, from) : readLines(source.path, from);
+    for await (const line of lines) {
+      if (!line.terminated) {
+        reading.tail = line;
+        break;
       }
-      const start = last && end ? last.read! : 0;
-      const firstLine = last && end ? last.lines! + 1 : 1;
-      const copy = stamp.gone ? undefined : await TranscriptCopy.begin(store, stamp, before(source.path), keep, start);
-      if (copy) copies.push(copy);
-      const reading: Reading = { ctx, source, complete: { lines: end?.lines ?? 0, bytes: end?.bytes ?? 0 } };
-      const from = { start, firstLine, tap: copy?.tap };
-      for await (const line of stamp.gone ? archivedLines(options.storeDir, stamp.archive!, from) : readLines(source.path, from)) {
-        if (!line.terminated) {
-          reading.tail = line;
-          break;
-        }
-        lineOf(ctx, source, line);
-        // As one read of the whole file counts it, so that a carried-on read says the same.
-        reading.complete = { lines: line.lineNo, bytes: line.offset + line.byteLength + 1 };
-        await flush(false);
-      }
-      if (copy) {
-        const done = await copy.finish();
-        // How far the spine holds the file: to the start of a last line still being written, else to its end.
-        const complete = reading.tail ? reading.tail.offset : done.size;
-        read.set(
-          source.path,
-          await readStamp(
-            stamp,
-            complete,
-            reading.tail ? reading.tail.lineNo - 1 : Math.max(reading.complete.lines, firstLine - 1),
-            done.head,
-            done.archive,
-          ),
-        );
-        tally.archived += done.archived;
-      }
-      readings.push(reading);
-      tally.files++;
-      options.onFile?.();
+      this.line(ctx, source, line);
+      // As one read of the whole file counts it, so that a carried-on read says the same.
+      reading.complete = { lines: line.lineNo, bytes: line.offset + line.byteLength + 1 };
+      await this.flush(false);
     }
-    // The state the next read carries on from: the complete lines are all read.
-    const state = emitter.save();
-    await flush(true);
-    emitter.beginTails();
-    toSpine = false;
-    for (const reading of readings) {
+    if (copy) await this.copied(copy, stamp, reading, firstLine);
+    this.readings.push(reading);
+    this.tally.files++;
+    this.options.onFile?.();
+  }
+
+  /** A transcript read from its start: what its dialect says before its lines (a side file gone is read from the archive). */
+  private async open(source: TranscriptSource, stamp: SourceStamp): Promise<TranscriptContext> {
+    // A side file the dialect cannot read is reported, never counted as a line of the transcript.
+    let opened = source;
+    if (source.metaPath && this.stampOf(source.metaPath).gone) {
+      const meta = await restoreSideFile(this.options.storeDir, source.metaPath, this.stampOf(source.metaPath).archive!);
+      this.restored.push(meta);
+      opened = { ...source, metaPath: meta.path };
+    }
+    const opening = await this.target.session.dialect.openTranscript(opened, (p) =>
+      this.options.onProblem?.({ ...p, path: p.path === opened.metaPath ? source.metaPath! : p.path, kind: 'malformed' }),
+    );
+    return this.emitter.beginTranscript(source, opening, { archivedOnly: !!stamp.gone });
+  }
+
+  /** The archive copy of a transcript done: how far the spine holds the file, to the start of a last line still being written, else to its end. */
+  private async copied(copy: TranscriptCopy, stamp: SourceStamp, reading: Reading, firstLine: number): Promise<void> {
+    const done = await copy.finish();
+    const complete = reading.tail ? reading.tail.offset : done.size;
+    const lines = reading.tail ? reading.tail.lineNo - 1 : Math.max(reading.complete.lines, firstLine - 1);
+    this.read.set(reading.source.path, await readStamp(stamp, complete, lines, done.head, done.archive));
+    this.tally.archived += done.archived;
+  }
+
+  /** Each transcript's last line still being written, and its end, into the derived part. */
+  private tails(): void {
+    this.emitter.beginTails();
+    this.toSpine = false;
+    for (const reading of this.readings) {
       let end = reading.complete;
       if (reading.tail) {
-        lineOf(reading.ctx, reading.source, reading.tail);
+        this.line(reading.ctx, reading.source, reading.tail);
         end = { lines: reading.tail.lineNo, bytes: reading.tail.offset + reading.tail.byteLength };
       }
-      emitter.endTranscript(reading.ctx, end);
-      tally.bytes += end.bytes - (resume ? (saved!.ends[reading.source.path]?.bytes ?? 0) : 0);
+      this.emitter.endTranscript(reading.ctx, end);
+      this.tally.bytes += end.bytes - (this.resume ? (this.saved!.ends[reading.source.path]?.bytes ?? 0) : 0);
     }
-    // Side files (a sub-agent's .meta.json, a workflow's journal) are kept whole.
-    for (const stamp of stamps) {
-      if (stamp.gone || read.has(stamp.path)) continue;
-      const done = await archiveSideFile(store, stamp, before(stamp.path), keep);
-      read.set(stamp.path, done.stamp);
-      tally.archived += done.archived;
+  }
+
+  /** Side files (a sub-agent's .meta.json, a workflow's journal) are kept whole. */
+  private async sideFiles(): Promise<void> {
+    for (const stamp of this.target.stamps) {
+      if (stamp.gone || this.read.has(stamp.path)) continue;
+      const done = await archiveSideFile(this.store, stamp, this.before(stamp.path), this.target.keep);
+      this.read.set(stamp.path, done.stamp);
+      this.tally.archived += done.archived;
     }
-    const counts = emitter.finish();
-    await flush(true);
-    const sources = stamps.map((s) => read.get(s.path) ?? s);
-    const found = keep ? await stored(store.writeFound(graph, foundToJson(session))) : undefined;
-    const ends = Object.fromEntries(readings.map((r) => [r.source.path, r.complete]));
+  }
+
+  /** The graph's parts in place and its entry recorded, with what changed for a loaded copy of a graph carried on. */
+  private async commit(state: string | undefined): Promise<Omit<SessionRead, 'counts'>> {
+    const { target, resume } = this;
+    const sources = target.stamps.map((s) => this.read.get(s.path) ?? s);
+    const found = target.keep ? await stored(this.store.writeFound(target.graph, foundToJson(target.session))) : undefined;
+    const ends = Object.fromEntries(this.readings.map((r) => [r.source.path, r.complete]));
     // Read before the commit: once the manifest no longer names it, the old derived part goes.
-    const oldDerived = resume?.derived ? await readFile(join(options.storeDir, resume.derived.file)) : undefined;
+    const oldDerived = resume?.derived ? await readFile(join(this.options.storeDir, resume.derived.file)) : undefined;
     const entry = await stored(
-      file.commit({
-        spineQuads,
-        derivedQuads,
+      this.file.commit({
+        spineQuads: this.spineQuads,
+        derivedQuads: this.derivedQuads,
         state: state === undefined ? undefined : JSON.stringify({ emitter: state, ends } satisfies ReadState),
         sources,
         sessionId: target.sessionId,
@@ -352,17 +377,9 @@ async function read(
     );
     const delta =
       resume && oldDerived
-        ? deltaOf(resume, entry, oldDerived.subarray(0, resume.derived!.bytes).toString('utf8'), derivedText.join(''))
+        ? deltaOf(resume, entry, oldDerived.subarray(0, resume.derived!.bytes).toString('utf8'), this.derivedText.join(''))
         : undefined;
-    return { counts, entry, carriedOn: !!resume, ...(delta ? { delta } : {}) };
-  } catch (e) {
-    await file.abort();
-    for (const copy of copies) await copy.abort();
-    throw e instanceof StoreFailure || e instanceof WholeReadNeeded || e instanceof SessionFailure
-      ? e
-      : new SessionFailure(at.path, at.lineNo, e);
-  } finally {
-    for (const r of restored) await r.remove();
+    return { entry, carriedOn: !!resume, ...(delta ? { delta } : {}) };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { LineProblem } from './acquire/problems.ts';
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
@@ -19,7 +20,7 @@ import { checkStore, type StoreCheck } from './store/check.ts';
  * two bulk queries; each source line is then checked in memory.
  */
 
-export interface VerifyOptions {
+interface VerifyOptions {
   storeDir: string;
   /** Files or folders to check; default: every source the store was built from, and the folders it was read from. */
   paths?: string[];
@@ -30,14 +31,7 @@ export interface VerifyOptions {
 }
 
 /** A SELECT's solutions as rows of plain values, unbound variables absent. */
-export type Select = (query: string) => Promise<Record<string, string>[]>;
-
-export interface LineProblem {
-  line: number;
-  /** Where in the record, for a content problem. */
-  pointer?: string;
-  problem: string;
-}
+type Select = (query: string) => Promise<Record<string, string>[]>;
 
 export interface FileCheck {
   path: string;
@@ -294,14 +288,14 @@ function checkContents(lineNo: number, text: string, declarations: Declaration[]
   try {
     record = JSON.parse(text);
   } catch {
-    check.mismatches.push({ line: lineNo, problem: 'the store has texts for a line that is not a record' });
+    check.mismatches.push({ path: check.path, lineNo, kind: 'mismatch', message: 'the store has texts for a line that is not a record' });
     return;
   }
   for (const d of declarations) {
     check.contents++;
     if (d.state !== 'available') check.cut++;
     const problem = contentProblem(resolvePointer(record, d.pointer), d);
-    if (problem) check.mismatches.push({ line: lineNo, pointer: d.pointer, problem });
+    if (problem) check.mismatches.push({ path: check.path, lineNo, kind: 'mismatch', pointer: d.pointer, message: problem });
   }
 }
 

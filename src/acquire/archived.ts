@@ -15,7 +15,7 @@ import { readLinesFrom, type ReadFrom, type SourceLine } from './lines.ts';
  */
 
 /** The archived bytes of a source file. */
-export function archivedBytes(storeDir: string, archive: ArchivedFile): AsyncIterable<Buffer> {
+function archivedBytes(storeDir: string, archive: ArchivedFile): AsyncIterable<Buffer> {
   if (!archive.bytes) return (async function* () {})();
   return createReadStream(join(storeDir, archive.file), { end: archive.bytes - 1 }).pipe(createGunzip());
 }

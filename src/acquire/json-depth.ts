@@ -13,7 +13,7 @@
 export const MAX_JSON_DEPTH = 1000;
 
 /** The deepest nesting of `[` and `{` in `text` outside strings; stops counting past `stopAbove`. */
-export function jsonDepth(text: string, stopAbove = Infinity): number {
+function jsonDepth(text: string, stopAbove = Infinity): number {
   let depth = 0;
   let deepest = 0;
   for (let i = 0; i < text.length; i++) {

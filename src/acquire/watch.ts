@@ -9,7 +9,7 @@ import { watch, type FSWatcher } from 'chokidar';
  * changes no event told of (`poll()`).
  */
 
-export interface WatchOptions {
+interface WatchOptions {
   /** Called with what changed, at most once each `settleMs`. */
   onChange(paths: string[]): void;
   /** How long to gather events before telling (default 100 ms). */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import oxigraph from 'oxigraph';
 import { alignmentGraphIri, instancePath } from '../rdf/iri.ts';
-import { PREFIXES, WEAVE_NS } from '../rdf/vocab.ts';
+import { PREFIXES, RAVEL_NS, WEAVE_NS } from '../rdf/vocab.ts';
 import { RDF } from '../rdf/terms.ts';
 
 /**
@@ -13,8 +13,7 @@ import { RDF } from '../rdf/terms.ts';
  * by IRI, or with a Pool moment by IRI or by the `xsd:dateTime` time anchor.
  */
 
-export const RAVEL_NS = 'https://repolex.ai/ontology/ravel/';
-export const RAVEL_TURN_BASE = 'https://repolex.ai/ravel/Turn/';
+const RAVEL_TURN_BASE = 'https://repolex.ai/ravel/Turn/';
 export const TERM_ALIGNMENT_FILE = new URL('../../ontology/alignment/ravel.ttl', import.meta.url);
 
 const SAME_AS = `${PREFIXES.owl}sameAs`;
@@ -23,7 +22,7 @@ const TURN = `${WEAVE_NS}Turn`;
 /** ravel refuses any other event id rather than mangle it (src/project.rs, validate_event_id). */
 const RAVEL_ID = /^[A-Za-z0-9._-]+$/;
 
-export { alignmentGraphIri };
+export { alignmentGraphIri, RAVEL_NS };
 
 /** ravel's IRI for a Weave turn IRI, or undefined when it is not one or ravel could not mint it. */
 export function ravelTurnIri(weaveTurnIri: string): string | undefined {
@@ -37,11 +36,6 @@ export function ravelTurnIri(weaveTurnIri: string): string | undefined {
 export function sameAsLine(weaveTurnIri: string, graph: string): string {
   const ravel = ravelTurnIri(weaveTurnIri);
   return ravel ? `<${weaveTurnIri}> <${SAME_AS}> <${ravel}> <${graph}> .\n` : '';
-}
-
-/** The turn a graph-file line types, when the line is `<turn> rdf:type weave:Turn <g> .`. */
-export function typedTurn(s: string, p: string, o: string): string | undefined {
-  return p === `<${TYPE}>` && o === `<${TURN}>` && s.startsWith('<') ? s.slice(1, -1) : undefined;
 }
 
 /** Adds the alignment graph to an open store: the term axioms, and owl:sameAs for every turn it holds. */

@@ -59,7 +59,7 @@ export async function main(args: string[]): Promise<number> {
 
 /** One line on stderr per session or reader that failed; the others have run. */
 export function printProblem(p: DetectProblem): void {
-  process.stderr.write(`${printable(`session ${p.sessionId}${p.reader ? `, reader ${p.reader}` : ''}: ${p.message}`)}\n`);
+  process.stderr.write(`${printable(`${p.sessionId ? `session ${p.sessionId}, ` : ''}reader ${p.derivation}: ${p.message}`)}\n`);
 }
 
 export function summary(r: DetectReport): string {

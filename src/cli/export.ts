@@ -1,33 +1,47 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { EXPORT_FORMATS, type ExportFormat, ExportFormatError, exportStore, NEEDS_RDF_11 } from '../export/export.ts';
+import { defaultMode, ExportFormatError, exportFormats, exportStore } from '../export/export.ts';
 import { ExportSelectionError, planExport } from '../export/graphs.ts';
 import type { ReadProgress } from '../export/read.ts';
 import { RdfXmlError } from '../export/rdfxml.ts';
 import { XmlCharacterError } from '../export/xml-check.ts';
+import { helpList, nameList } from '../query/formats.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 
-const HELP = `usage: weave export [options]
+const DEFAULT_FORMAT = 'trig';
+
+/** The help, its formats read from the format table. */
+function help(formats = exportFormats()): string {
+  const graphless = nameList(
+    formats.filter((f) => f.carries === 'graph'),
+    ' and ',
+  );
+  const reified = nameList(
+    formats.filter((f) => defaultMode(f) === '1.1'),
+    ' and ',
+  );
+  return `usage: weave export [options]
 
 Writes the store, or some of its graphs, to stdout or a file, streamed graph by graph from the
 store's graph files: memory stays flat, and a terminal shows progress on stderr.
 
 options:
-  --format F         trig (default), nquads, turtle, ntriples, jsonld, rdfxml; turtle, ntriples
-                     and rdfxml have no graphs, so they merge all graphs into one
+  --format F         ${helpList(formats, DEFAULT_FORMAT)};
+                     ${graphless} have no graphs, so they merge all graphs into one
   --rdf MODE         how triple terms (claims, evidence links) are written:
                        1.2   as stored: rdf:reifies <<( s p o )>> (default; RDF 1.2 stores)
                        1.1   RDF 1.1 reification on the same reifier: R a rdf:Statement;
                              rdf:subject s; rdf:predicate p; rdf:object o (Virtuoso, rdflib,
-                             raptor, Jena; always for jsonld and rdfxml)
+                             raptor, Jena; always for ${reified})
                        star  RDF-star << s p o >> (Jena 4, RDF4J)
   --graph IRI        only this named graph (repeatable)
   --session ID       only this session's graphs: its own and its readers' (repeatable)
   -o, --output FILE  write to FILE (written aside, renamed into place when complete)
 ${COMMON_HELP}
 `;
+}
 
 export async function main(args: string[]): Promise<number> {
   const { values } = parse(args, {
@@ -38,12 +52,13 @@ export async function main(args: string[]): Promise<number> {
     output: { type: 'string', short: 'o' },
   });
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(help());
     return 0;
   }
-  const format = (values.format ?? 'trig') as ExportFormat;
-  if (!EXPORT_FORMATS.includes(format)) throw new CliError(`unknown --format "${values.format}" (one of ${EXPORT_FORMATS.join(', ')})`, 2);
-  const mode: RdfMode = (values.rdf ?? (NEEDS_RDF_11.has(format) ? '1.1' : '1.2')) as RdfMode;
+  const formats = exportFormats();
+  const format = formats.find((f) => f.name === (values.format ?? DEFAULT_FORMAT));
+  if (!format) throw new CliError(`unknown --format "${values.format}" (one of ${nameList(formats)})`, 2);
+  const mode: RdfMode = (values.rdf ?? defaultMode(format)) as RdfMode;
   if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
 
   let plan: Awaited<ReturnType<typeof planExport>>;
@@ -58,7 +73,7 @@ export async function main(args: string[]): Promise<number> {
   const out: Writable = temp ? createWriteStream(temp) : process.stdout;
   const bar = progressBar(plan.bytes, plan.sources.length);
   try {
-    await exportStore(plan, format, mode, out, bar.update);
+    await exportStore(plan, format.name, mode, out, bar.update);
     if (temp) {
       await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       await rename(temp, values.output!);

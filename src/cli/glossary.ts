@@ -39,7 +39,7 @@ export function glossaryCommand(args: string[], dialects: readonly Dialect[] = D
     : renderGlossary(glossary, values.wide ? Number.POSITIVE_INFINITY : terminalWidth());
 }
 
-export function counts(glossary: Glossary): { terms: number; native: number; derived: number } {
+function counts(glossary: Glossary): { terms: number; native: number; derived: number } {
   const native = glossary.terms.filter((t) => t.runtime !== undefined).length;
   return { terms: glossary.terms.length, native, derived: glossary.terms.length - native };
 }
@@ -48,7 +48,7 @@ function sorted(glossary: Glossary) {
   return [...glossary.terms].sort((x, y) => (x.model < y.model ? -1 : x.model > y.model ? 1 : 0));
 }
 
-export function asJson(glossary: Glossary, dialects: string[]) {
+function asJson(glossary: Glossary, dialects: string[]) {
   return {
     dialect: glossary.dialect,
     dialects,

@@ -1,7 +1,6 @@
 import { ingest, type IngestReport } from '../ingest.ts';
-import { detect } from '../readers/detect.ts';
+import type { DeriveReport } from '../derive/loop.ts';
 import { READERS } from '../readers/registry.ts';
-import { joinReports } from '../readers/run.ts';
 import { capacityNotice, embeddedStoreSize } from '../store/ceiling.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
@@ -11,7 +10,7 @@ import { lockStore } from '../store/writer.ts';
 import { keepReading } from './watching.ts';
 import { readManifest } from '../store/manifest.ts';
 import { exists } from '../acquire/files.ts';
-import { progressBar, readersBar } from './progress.ts';
+import { progressBar } from './progress.ts';
 import { checkSources, defaultSources, inFixtures } from './sources.ts';
 
 const HELP = `usage: weave ingest [PATH...] [options]
@@ -97,7 +96,6 @@ async function ingestAndDetect(
   { readers, quiet = false }: { readers: boolean; quiet?: boolean },
 ): Promise<number> {
   const bar = quiet ? { update: () => undefined, done: () => undefined } : progressBar();
-  const read = new Set<string>();
   const report = await ingest(paths, {
     storeDir: dir,
     soul: await soul(values),
@@ -112,8 +110,7 @@ async function ingestAndDetect(
         `${printable(p.path)}${p.lineNo ? `:${p.lineNo}` : ''}: ${p.kind}: ${printable(p.message)}${inFixtures(p.path) ? ' (broken on purpose in the fixtures)' : ''}\n`,
       );
     },
-    onSession: (session) => void read.add(session.sessionId),
-    // The readers read each session as it is written; detect then reruns them only where a reader changed.
+    // The readers read each session as it is written, and every other session where a reader changed.
     readers: readers
       ? {
           list: READERS,
@@ -136,25 +133,7 @@ async function ingestAndDetect(
     );
     return 1;
   }
-  // The readers read each session ingest read; here they rerun only where a session graph or a reader changed since they last ran.
-  const bars = quiet ? undefined : readersBar();
-  const detected =
-    readers && report.readers
-      ? joinReports(
-          report.readers,
-          await detect({
-            storeDir: dir,
-            onlyStale: true,
-            done: read,
-            onProblem: (p) => {
-              bars?.done();
-              printProblem(p);
-            },
-            onProgress: bars?.update,
-          }),
-        )
-      : undefined;
-  bars?.done();
+  const detected = report.readers;
   // How full one embedded copy would be with this store, from 80% of it on (an external store has no such bound).
   const size = await embeddedStoreSize(dir);
   const notice = size && capacityNotice(size);
@@ -164,6 +143,8 @@ async function ingestAndDetect(
     // A run while watching says only what it did.
     if (!quiet || report.sessions) process.stdout.write(`${summary(report)}\n`);
     if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected)}\n`);
+    const ran = derivedSummary(report.derived);
+    if (ran && (!quiet || report.sessions)) process.stdout.write(`${ran}\n`);
   }
   // A session that failed inside Weave is a bug to hear of; unreadable files and odd lines are not.
   return report.failed ? 1 : 0;
@@ -175,7 +156,7 @@ async function existingRoots(dir: string): Promise<string[]> {
   return roots;
 }
 
-export function summary(r: IngestReport): string {
+function summary(r: IngestReport): string {
   const mb = r.bytes / 1e6;
   const secs = r.millis / 1000;
   const parts = [
@@ -194,4 +175,19 @@ export function summary(r: IngestReport): string {
   if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
   if (r.failed) parts.push(`${r.failed} sessions failed`);
   return `ingested: ${parts.join(' · ')}`;
+}
+
+/**
+ * Which derivations ran and why, one line (`derived: tool/error 220 (version changed)`), when any ran
+ * for more than the sessions read: a derivation new to the store, or of a new version.
+ */
+export function derivedSummary(d: DeriveReport): string | undefined {
+  if (Object.values(d.ran).every((r) => Object.keys(r.why).every((why) => why === 'input changed'))) return undefined;
+  const parts = Object.entries(d.ran).map(
+    ([name, r]) =>
+      `${name} ${r.runs} (${Object.entries(r.why)
+        .map(([why, n]) => (n === r.runs ? why : `${n} ${why}`))
+        .join(', ')})`,
+  );
+  return parts.length ? `derived: ${parts.join(' · ')}` : undefined;
 }

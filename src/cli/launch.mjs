@@ -1,7 +1,8 @@
 // The command line's entry (bin/weave runs it with plain node). Bringing in tsx costs some 0.7 s
-// before any work, most of a second's budget, so a command that reads the store (weave query,
-// usage, …) is answered by the store's server through a compiled copy of src/client/fast.ts
-// first; everything else, and whatever it leaves, runs the TypeScript CLI through tsx.
+// before any work, most of a second's budget. So `weave usage` on prepared rows is answered by a
+// compiled copy of src/cli/usage.ts with no store opened at all, and a command that reads the
+// store (weave query, usage, …) by the store's server through a compiled copy of
+// src/client/fast.ts; everything else, and whatever they leave, runs the TypeScript CLI through tsx.
 import { fileURLToPath } from 'node:url';
 import { compiled } from './compiled.mjs';
 
@@ -9,8 +10,15 @@ import { compiled } from './compiled.mjs';
 const SERVED = new Set(['query', 'usage', 'search', 'conversation', 'status']);
 
 const argv = process.argv.slice(2);
-const fast = SERVED.has(argv[0]) ? await compiled(new URL('../client/fast.ts', import.meta.url)) : undefined;
-const quick = fast ? await fast.answerQuickly(argv, fileURLToPath(import.meta.url)) : undefined;
+let quick;
+if (argv[0] === 'usage') {
+  const rows = await compiled(new URL('./usage.ts', import.meta.url));
+  quick = await rows.answerQuickly(argv.slice(1), new URL('../../data/prices.json', import.meta.url));
+}
+if (quick === undefined && SERVED.has(argv[0])) {
+  const fast = await compiled(new URL('../client/fast.ts', import.meta.url));
+  quick = await fast.answerQuickly(argv, fileURLToPath(import.meta.url));
+}
 if (quick !== undefined) process.exitCode = quick;
 else {
   const { register } = await import('tsx/esm/api');

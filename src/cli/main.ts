@@ -8,11 +8,12 @@ type Command = (args: string[]) => Promise<number | undefined>;
 const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   ingest: ['read transcripts into the store', async () => (await import('./ingest.ts')).main],
   query: ['run SPARQL on the store', async () => (await import('./query.ts')).main],
-  export: ['write the store as TriG, N-Quads, Turtle, N-Triples or JSON-LD', async () => (await import('./export.ts')).main],
+  export: ['write the store as TriG, N-Quads, Turtle, N-Triples, JSON-LD or RDF/XML', async () => (await import('./export.ts')).main],
   serve: ['serve SPARQL over HTTP, with a query page, and keep the store current', async () => (await import('./serve.ts')).main],
   glossary: ['what Claude Code calls each term of the conversation model', async () => (await import('./glossary.ts')).main],
   search: ['full-text search over turns, tool inputs and results, ranked', async () => (await import('./search.ts')).main],
   usage: ['tokens and cost per day, week, month, session or 5-hour block', async () => (await import('./usage.ts')).main],
+  mcp: ['a Model Context Protocol server on stdio: Claude Code asks its own history', async () => (await import('./mcp.ts')).main],
   conversation: ['one session as talks, runs, calls and tools, read from the graph', async () => (await import('./conversation.ts')).main],
   detect: ['run readers over the stored spine: annotations and claims', async () => (await import('./detect.ts')).main],
   verify: ['prove every source line and stored text is accounted for in the store', async () => (await import('./verify.ts')).main],
@@ -23,7 +24,7 @@ const COMMANDS: Record<string, [string, () => Promise<Command>]> = {
   ],
 };
 
-export function usage(): string {
+function usage(): string {
   const rows = Object.entries(COMMANDS).map(([name, [what]]) => `  ${name.padEnd(14)}${what}`);
   return `usage: weave <command> [options]\n\ncommands:\n${rows.join('\n')}\n\n'weave <command> --help' tells more.\n`;
 }

@@ -15,7 +15,7 @@ export class CliError extends Error {
   }
 }
 
-export const COMMON_OPTIONS = {
+const COMMON_OPTIONS = {
   store: { type: 'string' },
   soul: { type: 'string' },
   'soul-repo': { type: 'string' },

@@ -4,17 +4,18 @@ import { residentServer } from '../client/daemon.ts';
 import { answerFromServer, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
 import { FederationError } from '../federation/allow.ts';
 import { SourceFileError } from '../federation/sources.ts';
-import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
+import { formatsFor, helpList, mediaTypeNamed, nameList } from '../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../query/graph-results.ts';
 import { QueryError, runQuery } from '../query/run.ts';
-import { NotXmlError, writeSolutions } from '../query/solutions.ts';
+import { NotXmlError, solutionForm, writeSolutions } from '../query/solutions.ts';
 import type { JsonResults } from '../query/table.ts';
 import { openQueries } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import type { OxStore } from '../store/store.ts';
 import { CliError, COMMON_HELP, requireStore } from './options.ts';
 
-const HELP = `usage: weave query QUERY [options]
+/** The help, its formats read from the format table. */
+const help = () => `usage: weave query QUERY [options]
        weave query -f FILE.rq [options]
 
 Runs SPARQL over the store: the union of all graphs, with the prefixes weave, rdf, rdfs, xsd,
@@ -26,8 +27,8 @@ the SERVICE endpoints.
 
 options:
   -f, --file FILE        read the query from FILE
-  --format F             table (default), json, csv, tsv, xml for SELECT/ASK;
-                         turtle (default), ntriples, nquads, trig, jsonld, rdfxml for CONSTRUCT/DESCRIBE
+  --format F             table (default), ${nameList(formatsFor('solutions'))} for SELECT/ASK;
+                         ${helpList(formatsFor('graph'), 'turtle')} for CONSTRUCT/DESCRIBE
   --rdf MODE             triple terms in graph results: 1.2 (default), 1.1 (RDF 1.1 reification on
                          the same reifier), star (<< s p o >>); see weave export --help
   --source S             also query S (repeatable): a SPARQL endpoint or RDF document by URL
@@ -41,7 +42,7 @@ ${COMMON_HELP}
 export async function main(args: string[]): Promise<number> {
   const request = await parseQueryArgs(args);
   if (!request) {
-    process.stdout.write(HELP);
+    process.stdout.write(help());
     return 0;
   }
   for (const warning of request.warnings) process.stderr.write(warning);
@@ -61,12 +62,7 @@ export async function main(args: string[]): Promise<number> {
   // (A federated query is left to Comunica: an empty Oxigraph store cannot run its SERVICE clauses.)
   if (!request.federated)
     told(() =>
-      runQuery(
-        new oxigraph.Store(),
-        request.query,
-        { results_format: request.isGraph ? GRAPH_FORMATS.nquads : SOLUTION_FORMATS.json },
-        oxigraph,
-      ),
+      runQuery(new oxigraph.Store(), request.query, { results_format: mediaTypeNamed(request.isGraph ? 'nquads' : 'json') }, oxigraph),
     );
   if (!(await readRemoteConfig(request.storeDir))) await requireStore(request.storeDir);
   const queries = await openQueries(request.storeDir);
@@ -102,14 +98,13 @@ function told<T>(job: () => T): T {
 /** The query on the store opened here: federated through Comunica when it names sources or SERVICE, else by Oxigraph; written in `--rdf` mode. */
 async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
   const { query, format, mediaType, mode, sources } = request;
-  const solutionForm = mode === '1.1' ? 'literal' : mode;
   if (request.federated) {
     const { runFederated } = await import('../federation/engine.ts');
     // Sources named on the command line are allowed by naming them.
     const allow = [...request.serviceAllow, ...sources.map((s) => s.replace(/^sparql@/i, ''))];
     const result = await runFederated(store, query, { sources, allow });
     if (result.kind === 'solutions')
-      return format === 'table' ? table(request, result.results) : writeSolutions(result.results, mediaType, solutionForm);
+      return format === 'table' ? table(request, result.results) : writeSolutions(result.results, mediaType, solutionForm(mediaType, mode));
     const writer = new Writer({ format: 'N-Quads' });
     writer.addQuads(result.quads);
     let nquads = '';
@@ -117,10 +112,10 @@ async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
     return writeGraph(nquads, mediaType, mode);
   }
   if (request.isGraph)
-    return writeGraph(runQuery(store, query, { results_format: GRAPH_FORMATS.nquads }, oxigraph) as string, mediaType, mode);
-  const json = runQuery(store, query, { results_format: SOLUTION_FORMATS.json }, oxigraph) as string;
+    return writeGraph(runQuery(store, query, { results_format: mediaTypeNamed('nquads') }, oxigraph) as string, mediaType, mode);
+  const json = runQuery(store, query, { results_format: mediaTypeNamed('json') }, oxigraph) as string;
   if (format === 'table') return table(request, JSON.parse(json) as JsonResults);
-  return mediaType === SOLUTION_FORMATS.json && mode === '1.2'
-    ? json
-    : writeSolutions(JSON.parse(json) as JsonResults, mediaType, solutionForm);
+  // Oxigraph's own SPARQL JSON when nothing is to change.
+  const form = solutionForm(mediaType, mode);
+  return mediaType === mediaTypeNamed('json') && form === '1.2' ? json : writeSolutions(JSON.parse(json) as JsonResults, mediaType, form);
 }

@@ -1,29 +1,30 @@
 import { SEARCH, SEARCH_HELP, parseSearchArgs, searchText } from '../client/search.ts';
 import { print, served } from '../client/served.ts';
-import { SearchIndex } from '../search/index.ts';
+import { stampOf } from '../derive/derivation.ts';
+import { deriveStored } from '../derive/stored.ts';
+import { searchDocuments, searchIndex } from '../search/derivation.ts';
+import { indexIsCurrent, SearchIndex } from '../search/index.ts';
 import { SearchRequestError, searchKinds, searchSession } from '../search/request.ts';
+import { readManifest } from '../store/manifest.ts';
 import { CliError, requireStore } from './options.ts';
 
-/** `weave search`: asked of the store's server (client/search.ts), else read from the index here. */
+/**
+ * `weave search`: an index that lags behind the store is brought up to date first (a derivation,
+ * under the store lock); then asked of the store's server (client/search.ts), else read here.
+ */
 export async function main(args: string[]): Promise<number> {
   const request = await parseSearchArgs(args);
   if (!request) {
     process.stdout.write(SEARCH_HELP);
     return 0;
   }
+  const known = await readManifest(request.storeDir).catch(() => undefined);
+  if (known && !(await indexIsCurrent(request.storeDir, known, stampOf(searchIndex)))) await catchUp(request.storeDir, known.soul);
   const answer = await served(SEARCH, request);
   if (answer) return print(answer);
 
   const manifest = await requireStore(request.storeDir);
-  const index = await SearchIndex.open(request.storeDir);
-  const started = performance.now();
-  const read = await index.refresh(manifest);
-  if (read) {
-    process.stderr.write(
-      `weave search: indexed ${read} session(s) the index did not have yet (${Math.round(performance.now() - started)} ms)\n`,
-    );
-    await index.save();
-  }
+  const index = await SearchIndex.open(request.storeDir, manifest);
   let session: string | undefined;
   try {
     session = request.session === undefined ? undefined : searchSession(manifest, request.session);
@@ -34,4 +35,20 @@ export async function main(args: string[]): Promise<number> {
   const t0 = performance.now();
   const found = await index.search(request.text, { limit: request.limit, kinds: searchKinds(request.kinds), session });
   return print(searchText(request, { ...found, millis: performance.now() - t0 }));
+}
+
+/** Derives what the index lacks (a store an older Weave built, an ingest that could not keep it), when the store is not being written. */
+async function catchUp(dir: string, soul: string): Promise<void> {
+  const started = performance.now();
+  try {
+    const report = await deriveStored(dir, soul, [searchDocuments, searchIndex]);
+    const read = report.ran[searchDocuments.name]?.runs ?? 0;
+    process.stderr.write(
+      `weave search: indexed ${read} session(s) the index did not have yet (${Math.round(performance.now() - started)} ms)\n`,
+    );
+  } catch (e) {
+    process.stderr.write(
+      `weave search: the index lags behind the store and could not be brought up to date (${(e as Error).message}); searching what it holds\n`,
+    );
+  }
 }

@@ -1,19 +1,58 @@
-import { USAGE, USAGE_HELP, usageText, parseUsageArgs } from '../client/usage.ts';
 import { print, served } from '../client/served.ts';
-import { loadPrices } from '../usage/prices.ts';
-import { buildReport } from '../usage/report.ts';
-import { openSessionGraphs } from './open.ts';
+import { USAGE, USAGE_HELP, usageText, parseUsageArgs, type UsageRequest } from '../client/usage.ts';
+import { readManifest } from '../store/manifest.ts';
+import { loadPrices, type PriceTable } from '../usage/prices.ts';
+import { preparedReport, readPreparedUsage } from '../usage/prepared.ts';
+import type { ReportKind, ReportOptions } from '../usage/report.ts';
 
-/** `weave usage`: asked of the store's server (client/usage.ts), else answered from the session graphs loaded here. */
+/**
+ * `weave usage`: from the store's prepared rows where every session has them (no store opened),
+ * else asked of the store's server (client/usage.ts), else by SPARQL over the session graphs
+ * loaded here.
+ */
 export async function main(args: string[]): Promise<number> {
   const request = await parseUsageArgs(args);
   if (!request) {
     process.stdout.write(USAGE_HELP);
     return 0;
   }
+  const prices = await loadPrices();
+  const prepared = await fromRows(request, prices);
+  if (prepared) return print(prepared);
   const answer = await served(USAGE, request);
   if (answer) return print(answer);
-  const [store, prices] = await Promise.all([openSessionGraphs(request.storeDir), loadPrices()]);
-  const { report, extras } = buildReport(store, request.kind, prices, request.options);
+  const { report, extras } = await fromGraphs(request.storeDir, request.kind, prices, request.options);
   return print(usageText(request, report, extras));
+}
+
+/**
+ * The report from the store's prepared rows, without tsx (src/cli/launch.mjs runs a compiled
+ * copy of this module, and names the price table, which the copy cannot find beside itself);
+ * undefined when the full command must answer: help, an option it must explain, no store, or
+ * sessions without current prepared rows.
+ */
+export async function answerQuickly(args: string[], pricesFile: URL): Promise<number | undefined> {
+  try {
+    const request = await parseUsageArgs(args);
+    const answer = request && (await fromRows(request, await loadPrices(pricesFile)));
+    return answer ? await print(answer) : undefined;
+  } catch {
+    return undefined; // the full command says what is wrong, in its words
+  }
+}
+
+async function fromRows(request: UsageRequest, prices: PriceTable) {
+  const manifest = await readManifest(request.storeDir);
+  const rows = manifest && (await readPreparedUsage(request.storeDir, manifest));
+  if (!rows) return undefined;
+  const { report, extras } = preparedReport(rows, request.kind, prices, request.options);
+  return usageText(request, report, extras);
+}
+
+/** Loaded by name at run time, so the compiled copy of this module leaves Oxigraph and the SPARQL path out. */
+const GRAPHS = '../usage/graphs.ts';
+
+async function fromGraphs(dir: string, kind: ReportKind, prices: PriceTable, options: ReportOptions) {
+  const { graphsReport } = (await import(GRAPHS)) as typeof import('../usage/graphs.ts');
+  return graphsReport(dir, kind, prices, options);
 }

@@ -43,7 +43,7 @@ interface Group {
 }
 
 /** Violations grouped by shape and constraint, biggest group first, then the totals. */
-export function render(result: StoreValidation, limit = 5): string {
+function render(result: StoreValidation, limit = 5): string {
   const groups = new Map<string, Group>();
   for (const unit of result.units) {
     for (const v of unit.violations) {

@@ -67,12 +67,12 @@ const COLUMNS: [keyof SessionRow, string][] = [
 /** Lines of one kind shown before "… N more". */
 const LISTED = 20;
 
-export function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly = false): string {
+function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly = false): string {
   const self = report.store;
   const listed = (lines: string[]) => (lines.length > LISTED ? [...lines.slice(0, LISTED), `… ${lines.length - LISTED} more`] : lines);
   const store = [...listed(self.problems), ...listed(self.notes.map((n) => `note: ${n}`))];
   const storeLine = self.ok
-    ? `store: ${self.graphs} graphs in ${self.files} files, each as long as the manifest says, with the quads it counts; no file it does not name`
+    ? `store: ${self.graphs} graphs in ${self.files} files${self.storeFiles ? ` and ${self.storeFiles} other files` : ''}, each as long as the manifest says, with the quads it counts; no file it does not name`
     : `store NOT consistent: ${self.problems.length} problem(s)`;
   if (selfOnly) return `${[...store, storeLine].join('\n')}\n`;
   const total = emptyRow('total');
@@ -108,7 +108,7 @@ function problems(file: FileCheck): string[] {
     if (file.missing.length && file.changedSinceIngest) out.push(`${file.path}: changed since it was ingested (run weave ingest)`);
     out.push(...file.missing.slice(0, SHOWN).map((n) => `${file.path}:${n}: not in the store`), ...more(file.missing.length));
     out.push(
-      ...file.mismatches.slice(0, SHOWN).map((m) => `${file.path}:${m.line}: ${m.pointer ?? ''} ${m.problem}`.replace(/: +/, ': ')),
+      ...file.mismatches.slice(0, SHOWN).map((m) => `${file.path}:${m.lineNo}: ${m.pointer ?? ''} ${m.message}`.replace(/: +/, ': ')),
       ...more(file.mismatches.length),
     );
   }

@@ -31,7 +31,7 @@ options:
   --width N          children to print under each node before "… N more" (default 6)
   --format F         text (default), json or yaml: json and yaml print one document with the
                      header, counts, evidence levels, segments, unresolved list and the whole
-                     tree, in the model's words (see the README)
+                     tree, in the model's words (see docs/guide.md)
   --json             the same as --format json
 ${NO_DAEMON_HELP}
 ${COMMON_HELP}
@@ -121,7 +121,7 @@ function count(text: string | undefined, fallback: number, name: string): number
   return n;
 }
 
-function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: string, dir: string): [string, GraphEntry] {
+export function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: string, dir: string): [string, GraphEntry] {
   if (!manifest) throw new CliError(`no store in ${dir}: run weave ingest first`);
   const sessions = Object.entries(manifest.graphs).filter(([, e]) => e.sessionId !== undefined && !e.reader);
   const exact = sessions.filter(([, e]) => e.sessionId === id);

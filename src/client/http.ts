@@ -7,7 +7,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
  * Without `timeoutMs` it waits as long as the answer takes: Node 20's global agent times its
  * keep-alive sockets out after 5 s, which cut a query a busy server answered in 6 (so no agent).
  */
-export interface HttpAnswer {
+interface HttpAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;

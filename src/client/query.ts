@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { CliError, parse, storeDir } from '../cli/options.ts';
-import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../query/formats.ts';
 import { needsFederation } from '../federation/allow.ts';
-import { own } from '../own.ts';
 import { terminalWidth } from '../query/fit.ts';
+import { formatNamed, formatsFor, mediaTypeNamed, nameList } from '../query/formats.ts';
 import { returnsGraph } from '../query/run.ts';
 import { unknownWeaveTerms } from '../query/terms.ts';
 import { renderTable, type JsonResults } from '../query/table.ts';
@@ -62,27 +61,24 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
   if (!query.trim()) throw new CliError('no query: give one as an argument or with -f FILE', 2);
   const isGraph = returnsGraph(query);
   const format = values.format ?? (isGraph ? 'turtle' : 'table');
-  if (format !== 'table' && !own(SOLUTION_FORMATS, format) && !own(GRAPH_FORMATS, format))
+  const named = formatNamed(format);
+  const graphs = nameList(formatsFor('graph'));
+  const solutions = nameList(formatsFor('solutions'));
+  if (format !== 'table' && !named)
+    throw new CliError(`unknown --format "${format}": table, ${solutions} for SELECT and ASK; ${graphs} for CONSTRUCT and DESCRIBE`, 2);
+  const graphFormat = named !== undefined && named.carries !== 'solutions';
+  if (isGraph && !graphFormat)
+    throw new CliError(`--format ${format} is for SELECT and ASK results; a CONSTRUCT or DESCRIBE answers with a graph: use ${graphs}`, 2);
+  if (!isGraph && graphFormat)
     throw new CliError(
-      `unknown --format "${format}": table, ${names(SOLUTION_FORMATS)} for SELECT and ASK; ${names(GRAPH_FORMATS)} for CONSTRUCT and DESCRIBE`,
-      2,
-    );
-  if (isGraph && !own(GRAPH_FORMATS, format))
-    throw new CliError(
-      `--format ${format} is for SELECT and ASK results; a CONSTRUCT or DESCRIBE answers with a graph: use ${names(GRAPH_FORMATS)}`,
-      2,
-    );
-  if (!isGraph && own(GRAPH_FORMATS, format))
-    throw new CliError(
-      `--format ${format} is for graphs (CONSTRUCT, DESCRIBE); a SELECT or ASK answers with solutions: use table, ${names(SOLUTION_FORMATS)}`,
+      `--format ${format} is for graphs (CONSTRUCT, DESCRIBE); a SELECT or ASK answers with solutions: use table, ${solutions}`,
       2,
     );
   const mode = (values.rdf ?? '1.2') as RdfMode;
   if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
   const sources = values.source ?? [];
-  const mediaType = isGraph
-    ? (own(GRAPH_FORMATS, format) ?? GRAPH_FORMATS.turtle)
-    : (own(SOLUTION_FORMATS, format) ?? SOLUTION_FORMATS.json);
+  // A table is drawn from SPARQL JSON.
+  const mediaType = named?.mediaType ?? mediaTypeNamed('json');
   return {
     query,
     format,
@@ -100,8 +96,6 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
     noDaemon: noDaemon(values),
   };
 }
-
-const names = (formats: Record<string, string>) => Object.keys(formats).join(', ');
 
 /** A SELECT's table, cut to the terminal unless `--wide`. */
 export function table(request: QueryRequest, results: JsonResults): string {

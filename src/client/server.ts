@@ -17,7 +17,7 @@ export class ServerError extends Error {
   }
 }
 
-export interface ServerAnswer {
+interface ServerAnswer {
   mediaType: string;
   text: string;
 }

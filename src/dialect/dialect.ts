@@ -11,7 +11,8 @@ import type { Glossary } from './glossary.ts';
  * of small parts, each a plain function the pipeline calls at one stage:
  *
  *   discover (acquire) → openTranscript, readLine (read) → emitRecord, observers (emit)
- *   → facts (model) … glossary (`weave glossary`, the ontology's native terms)
+ *   → facts, ids (model) … writtenByRuntime (readers) … glossary (`weave glossary`, the
+ *   ontology's native terms)
  *
  * Its records stay its own type `R`; what leaves the dialect is runtime-neutral: sessions and
  * their files, triples in the spine vocabulary (ontology/parts/spine.ttl, which readers and the
@@ -50,6 +51,26 @@ export interface Dialect<R extends object = object, T extends TranscriptSource =
   observers(content: ContentPolicy): RecordObserver<R>[];
   /** What the model is handed of one record. */
   facts(record: R, at: { source: T; stream: number; line: number; event: Term; session: string }): RecordFacts;
+  /** Which of the runtime's ids name one thing in every session: the model names its calls and tool calls by them. */
+  readonly ids: IdRules;
+  /**
+   * Whether a text in the user role was written by the runtime (a wrapped command, a reminder),
+   * not typed by a person: readers looking for what a person typed pass it over. Absent: a person
+   * typed every user text.
+   */
+  writtenByRuntime?(text: string): boolean;
+}
+
+/**
+ * Which ids name one thing wherever they appear. A node named by such an id (minted at random) is
+ * shared by every session holding a copy of its record (a resume, a fork, a copied folder); any
+ * other id is scoped by its session, since two sessions reusing it may mean two different things.
+ */
+export interface IdRules {
+  /** The IRI path of a node named by `id` (a tool call): the id alone when it names one thing everywhere, else under `session`. */
+  idPath(id: string, session: string): string[];
+  /** Whether a call's message id, with its request id if it has one, names it in every session. */
+  callShared(messageId: string, requestId: string | undefined): boolean;
 }
 
 /** What one source line turned out to be. */
@@ -149,7 +170,7 @@ export interface FactObserver extends Resumable {
  * `load` on a fresh observer. `finish` must not change what `save` would say. An observer without
  * them makes every change to its session a whole read.
  */
-export interface Resumable {
+interface Resumable {
   save?(): unknown;
   /** `stream` maps a stream index at the save to its index now: files of a session are only ever added. */
   load?(state: unknown, stream: (indexAtSave: number) => number): void;

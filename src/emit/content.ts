@@ -24,7 +24,6 @@ export const CONTENT_STATES = {
   unavailable: 'ContentUnavailable',
   redacted: 'ContentRedacted',
 } as const;
-export type ContentState = keyof typeof CONTENT_STATES;
 
 /** What kind of content a text is, for the policy. */
 export const CONTENT_KINDS = [
@@ -41,8 +40,8 @@ export const CONTENT_KINDS = [
 export type ContentKind = (typeof CONTENT_KINDS)[number];
 
 /** keep: store it (cut at the text limit); hash: only length and digest; omit: deliberately not carried. */
-export const CONTENT_MODES = ['keep', 'hash', 'omit'] as const;
-export type ContentMode = (typeof CONTENT_MODES)[number];
+const CONTENT_MODES = ['keep', 'hash', 'omit'] as const;
+type ContentMode = (typeof CONTENT_MODES)[number];
 
 export interface ContentPolicy {
   /**
@@ -60,7 +59,7 @@ export interface ContentPolicy {
  * pasted dumps, which a graph is rarely asked for and whose length and digest stay. In the
  * shared corpus one text of 24,000 is over it.
  */
-export const DEFAULT_TEXT_LIMIT = 128 * 1024;
+const DEFAULT_TEXT_LIMIT = 128 * 1024;
 
 /**
  * The default policy: everything kept up to the limit, except thinking signatures and redacted
@@ -107,7 +106,7 @@ export function contentPolicyKey(policy: ContentPolicy = DEFAULT_POLICY): string
  * How a content's bytes are measured: a string's UTF-8 bytes, a JSON value's serialization
  * (`jsonText`, which is what its literal holds), or the bytes a base64 string decodes to.
  */
-export type Encoding = 'utf8' | 'json' | 'base64';
+type Encoding = 'utf8' | 'json' | 'base64';
 
 /** The property each content lives under fixes how its bytes are measured. */
 const ENCODING: Record<string, Encoding> = {

@@ -1,59 +1,57 @@
 import { Readable, type Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StreamParser } from 'n3';
+import { type Format, formatsFor } from '../query/formats.ts';
 import type { RdfMode } from '../rdf/rdf-mode.ts';
 import type { ExportPlan } from './graphs.ts';
-import { jsonLdWriter } from './jsonld.ts';
 import { readExport, type ReadProgress } from './read.ts';
-import { rdfXmlWriter } from './rdfxml.ts';
 import { turtleWriter } from './turtle.ts';
 import { checkXmlCharacters } from './xml-check.ts';
 
 /**
- * `weave export`: the store's graph files streamed out graph by graph in any syntax, with triple
- * terms in the form the consumer reads. N-Quads and N-Triples are written straight from the
- * lines; the other syntaxes parse the lines back into quads with N3 and write them with a
- * streaming writer, so memory stays flat whatever the size of the store.
+ * `weave export`: the store's graph files streamed out graph by graph in any RDF syntax of the
+ * format table (src/query/formats.ts), with triple terms in the form the consumer reads. The
+ * line syntaxes (N-Quads, N-Triples) are written straight from the lines; the others parse the
+ * lines back into quads with N3 and write them with a streaming writer (n3's, or the format's
+ * own), so memory stays flat whatever the size of the store.
  */
 
-export const EXPORT_FORMATS = ['trig', 'nquads', 'turtle', 'ntriples', 'jsonld', 'rdfxml'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** A format's name, as `--format` gives it. */
+export type ExportFormat = string;
 
-/** Syntaxes that cannot carry a triple term: they take RDF 1.1 reification, always. */
-export const NEEDS_RDF_11: ReadonlySet<ExportFormat> = new Set(['jsonld', 'rdfxml']);
+/** The syntaxes the export writes: the graph syntaxes a streaming writer writes. */
+export function exportFormats(): Format[] {
+  return formatsFor('graph').filter((f) => f.lines || f.n3 || f.writer);
+}
+
+/** The `--rdf` mode an export takes when none is given: RDF 1.2, or RDF 1.1 where the syntax has no triple terms. */
+export function defaultMode(format: Format): RdfMode {
+  return format.tripleTerms['1.2'] ? '1.2' : '1.1';
+}
 
 export class ExportFormatError extends Error {}
 
 export async function exportStore(
   plan: ExportPlan,
-  format: ExportFormat,
+  name: ExportFormat,
   mode: RdfMode,
   out: Writable,
   onProgress?: (p: ReadProgress) => void,
 ): Promise<void> {
-  if (NEEDS_RDF_11.has(format) && mode !== '1.1')
-    throw new ExportFormatError(
-      `${format === 'jsonld' ? 'JSON-LD' : 'RDF/XML'} cannot carry triple terms: export it with --rdf 1.1 (the default for it)`,
-    );
-  if (format === 'rdfxml') await checkXmlCharacters(plan);
+  const format = exportFormats().find((f) => f.name === name);
+  if (!format) throw new ExportFormatError(`no export writes "${name}"`);
+  // An export is what was asked or nothing: a syntax without triple terms takes only RDF 1.1.
+  if (format.tripleTerms[mode] !== mode)
+    throw new ExportFormatError(`${format.label} cannot carry triple terms: export it with --rdf 1.1 (the default for it)`);
+  if (format.xml) await checkXmlCharacters(plan);
 
-  // RDF-star is written by the Turtle writer itself: N3 would read `<< s p o >>` as RDF 1.2's reifier syntax.
-  const lineMode = (format === 'trig' || format === 'turtle') && mode === 'star' ? '1.2' : mode;
+  // RDF-star is written by n3's writer itself: N3 would read `<< s p o >>` as RDF 1.2's reifier syntax.
+  const lineMode = !format.lines && mode === 'star' ? '1.2' : mode;
   const chunks = readExport(plan, lineMode, onProgress);
-  const text = Readable.from(textOf(chunks, format === 'ntriples'), { objectMode: false });
+  const text = Readable.from(textOf(chunks, !!format.lines && format.carries === 'graph'), { objectMode: false });
   const sink = { end: false } as const;
-  switch (format) {
-    case 'nquads':
-    case 'ntriples':
-      return pipeline(text, out, sink);
-    case 'trig':
-    case 'turtle':
-      return pipeline(text, nquadsParser(), turtleWriter(format === 'trig' ? 'TriG' : 'Turtle', mode), out, sink);
-    case 'jsonld':
-      return pipeline(text, nquadsParser(), jsonLdWriter(), out, sink);
-    case 'rdfxml':
-      return pipeline(text, nquadsParser(), rdfXmlWriter(), out, sink);
-  }
+  if (format.lines) return pipeline(text, out, sink);
+  return pipeline(text, nquadsParser(), format.n3 ? turtleWriter(format, mode) : format.writer!(), out, sink);
 }
 
 /** The chunks' bytes; for N-Triples each line loses its graph (every line of a chunk names the same one). */

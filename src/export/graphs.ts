@@ -5,7 +5,7 @@ import { TERM_ALIGNMENT_FILE } from '../align/ravel.ts';
 import { alignmentGraphIri } from '../rdf/iri.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../store/ontology.ts';
-import { filesOf, readManifest } from '../store/manifest.ts';
+import { DEFAULT_GRAPH_KEY, filesOf, readManifest } from '../store/manifest.ts';
 
 /**
  * What an export reads: the store's graph files (already N-Quads), the ontology and the term
@@ -30,7 +30,7 @@ export interface ExportPlan {
   bytes: number;
 }
 
-export interface GraphFilter {
+interface GraphFilter {
   /** Only these graphs (IRIs). */
   graphs?: string[];
   /** Only the graphs of these sessions: each session's own graph and its readers' graphs. */
@@ -38,9 +38,6 @@ export interface GraphFilter {
 }
 
 export class ExportSelectionError extends Error {}
-
-/** The manifest's key for the store's unnamed default graph (written over the Graph Store Protocol). */
-const DEFAULT_KEY = 'default';
 
 /** The graphs to export, in graph-name order, filtered; an unknown graph or session is an error. */
 export async function planExport(storeDir: string, filter: GraphFilter = {}): Promise<ExportPlan> {
@@ -63,7 +60,7 @@ export async function planExport(storeDir: string, filter: GraphFilter = {}): Pr
       const path = join(storeDir, file);
       sources.push({
         kind: 'nquads',
-        graph: key === DEFAULT_KEY ? undefined : key,
+        graph: key === DEFAULT_GRAPH_KEY ? undefined : key,
         path,
         bytes: bytes ?? (await stat(path)).size,
         turnsOnly,

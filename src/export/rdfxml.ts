@@ -1,7 +1,7 @@
 import { Transform } from 'node:stream';
 import type * as RDF from '@rdfjs/types';
 import { xmlAttribute, xmlText } from '../rdf/xml.ts';
-import { EXPORT_PREFIXES } from './turtle.ts';
+import { EXPORT_PREFIXES } from '../rdf/vocab.ts';
 
 const RDF_NS = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';

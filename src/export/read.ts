@@ -14,7 +14,7 @@ import type { ExportPlan, GraphSource } from './graphs.ts';
  * of the store (turn IRIs for the alignment are the one thing kept: a few hundred kB).
  */
 
-export interface Chunk {
+interface Chunk {
   /** Whole N-Quads lines, each ending in "\n". */
   bytes: Buffer;
   /** The graph every line of the chunk names, as N-Triples (`<iri>`), or undefined for the default graph. */
@@ -59,7 +59,7 @@ export async function* readExport(plan: ExportPlan, mode: RdfMode, onProgress?: 
 }
 
 /** The IRIs of the turns typed in `lines`, each decoded into a string of its own. */
-export function typedTurns(lines: Buffer): string[] {
+function typedTurns(lines: Buffer): string[] {
   const turns: string[] = [];
   for (let at = lines.indexOf(TURN_TYPE); at !== -1; at = lines.indexOf(TURN_TYPE, at + TURN_TYPE.length)) {
     const start = lines.lastIndexOf(NL, at) + 1;
@@ -69,7 +69,7 @@ export function typedTurns(lines: Buffer): string[] {
 }
 
 /** `lines` with each line that holds a triple term rewritten in `mode`; the others are copied as bytes. */
-export function mapTripleTerms(lines: Buffer, mode: RdfMode): Buffer {
+function mapTripleTerms(lines: Buffer, mode: RdfMode): Buffer {
   const pieces: Buffer[] = [];
   let copied = 0;
   for (let at = lines.indexOf(TRIPLE_TERM); at !== -1; at = lines.indexOf(TRIPLE_TERM, at)) {

@@ -1,12 +1,9 @@
 import { Transform } from 'node:stream';
 import type * as RDF from '@rdfjs/types';
 import { DataFactory, Writer } from 'n3';
-import { RAVEL_NS } from '../align/ravel.ts';
+import type { Format } from '../query/formats.ts';
 import type { RdfMode } from '../rdf/rdf-mode.ts';
-import { PREFIXES } from '../rdf/vocab.ts';
-
-/** The prefixes Turtle and TriG exports declare: the predeclared ones, and ravel's for the alignment. */
-export const EXPORT_PREFIXES: Record<string, string> = { ...PREFIXES, ravel: RAVEL_NS };
+import { EXPORT_PREFIXES } from '../rdf/vocab.ts';
 
 /**
  * N3's writer in RDF-star form: a triple term is written `<< s p o >>`, as Jena 4 and RDF4J read
@@ -27,18 +24,18 @@ interface Encoders {
 }
 
 /**
- * Quads in, Turtle or TriG text out, through N3's streaming writer (prefixes declared once, a
- * subject's statements grouped, TriG's graph blocks opened as the graph changes). Turtle has no
- * graphs, so every quad goes to the one default graph.
+ * Quads in, text out in a syntax n3 writes (`format.n3`: Turtle, TriG…), through N3's streaming
+ * writer (prefixes declared once, a subject's statements grouped, TriG's graph blocks opened as
+ * the graph changes). A syntax without graphs takes every quad into the one default graph.
  */
-export function turtleWriter(format: 'Turtle' | 'TriG', mode: RdfMode): Transform {
+export function turtleWriter(format: Format, mode: RdfMode): Transform {
   let writer!: Writer;
   // N3 writes a few characters at a time; they are passed on in pieces of 64 KiB.
   let buffer = '';
   const stream = new Transform({
     writableObjectMode: true,
     transform(quad: RDF.Quad, _encoding, done) {
-      writer.addQuad(format === 'Turtle' ? DataFactory.quad(quad.subject, quad.predicate, quad.object) : quad);
+      writer.addQuad(format.carries === 'graph' ? DataFactory.quad(quad.subject, quad.predicate, quad.object) : quad);
       if (buffer.length >= 1 << 16) {
         stream.push(buffer);
         buffer = '';
@@ -58,16 +55,16 @@ export function turtleWriter(format: 'Turtle' | 'TriG', mode: RdfMode): Transfor
 }
 
 /** Quads as Turtle or TriG text in one go, for answers small enough to hold (query results). */
-export function turtleText(quads: Iterable<RDF.Quad>, format: 'Turtle' | 'TriG', mode: RdfMode): string {
+export function turtleText(quads: Iterable<RDF.Quad>, format: Format, mode: RdfMode): string {
   let text = '';
   const writer = n3Writer({ write: (t: string) => void (text += t), end: (done?: () => void) => done?.() }, format, mode);
-  for (const q of quads) writer.addQuad(format === 'Turtle' ? DataFactory.quad(q.subject, q.predicate, q.object) : q);
+  for (const q of quads) writer.addQuad(format.carries === 'graph' ? DataFactory.quad(q.subject, q.predicate, q.object) : q);
   writer.end();
   return text;
 }
 
-function n3Writer(sink: { write(text: string): void; end(done?: () => void): void }, format: 'Turtle' | 'TriG', mode: RdfMode): Writer {
-  const options = { format, prefixes: EXPORT_PREFIXES, end: false };
+function n3Writer(sink: { write(text: string): void; end(done?: () => void): void }, format: Format, mode: RdfMode): Writer {
+  const options = { format: format.n3, prefixes: EXPORT_PREFIXES, end: false };
   // A space before each statement's final dot: Virtuoso 7.2 reads `weave:lineCount 4.` as the
   // decimal `4.` and stops. N3 begins every write that ends a statement with ".\n".
   const spaced = { write: (text: string) => sink.write(text.startsWith('.\n') ? ` ${text}` : text), end: sink.end };

@@ -18,7 +18,7 @@ import { fileSource, storeSource } from './sources.ts';
  * here: they stay on Oxigraph.
  */
 
-export interface Federation {
+interface Federation {
   /** Sources besides the store: `URL` (an endpoint or a document; Comunica tells which), `sparql@URL`, or a file path. */
   sources: string[];
   /** Endpoints SERVICE clauses and URL sources may name. */
@@ -29,7 +29,7 @@ export interface Federation {
 }
 
 /** A federated answer: solutions as SPARQL JSON results, a boolean, or quads (for CONSTRUCT and DESCRIBE). */
-export type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'quads'; quads: RDF.Quad[] };
+type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'quads'; quads: RDF.Quad[] };
 
 type Engine = { query(query: string, context: Record<string, unknown>): Promise<QueryResult> };
 type QueryResult =

@@ -4,6 +4,7 @@ import type * as RDF from '@rdfjs/types';
 import { StreamParser, termToId } from 'n3';
 import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
+import { FORMATS } from '../query/formats.ts';
 
 /**
  * What a federated query reads besides remote endpoints: Weave's own store and RDF files, each
@@ -13,7 +14,7 @@ import rdf from 'rdf-ext';
  */
 
 /** The RDF/JS source interface Comunica queries, with the feature flag that keeps quoted patterns whole. */
-export interface PatternSource {
+interface PatternSource {
   features: { quotedTripleFiltering: true };
   match(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): Iterable<RDF.Quad>;
   countQuads(s?: RDF.Term | null, p?: RDF.Term | null, o?: RDF.Term | null, g?: RDF.Term | null): number;
@@ -114,25 +115,19 @@ export function storeSource(store: oxigraph.Store): PatternSource {
   );
 }
 
-/** Syntaxes a file source may be in, by extension (N3's parser reads them all, RDF 1.2 included). */
-const FILE_SYNTAX: Record<string, string> = {
-  '.ttl': 'text/turtle',
-  '.turtle': 'text/turtle',
-  '.trig': 'application/trig',
-  '.nt': 'application/n-triples',
-  '.ntriples': 'application/n-triples',
-  '.nq': 'application/n-quads',
-  '.nquads': 'application/n-quads',
-};
+/** The syntaxes a file source may be in: those of the format table N3's parser reads (RDF 1.2 included). */
+const fileSyntaxes = () => FORMATS.filter((f) => f.n3);
 
 export class SourceFileError extends Error {}
 
 /** An RDF file as a source: parsed once into an rdf-ext dataset (its quads in memory, indexed). */
 export async function fileSource(path: string): Promise<PatternSource> {
-  const format = FILE_SYNTAX[extname(path).toLowerCase()];
+  const extension = extname(path).toLowerCase().slice(1);
+  const syntaxes = fileSyntaxes();
+  const format = syntaxes.find((f) => f.extensions.includes(extension))?.mediaType;
   if (!format)
     throw new SourceFileError(
-      `${path}: a source file is Turtle, TriG, N-Triples or N-Quads (.ttl, .trig, .nt, .nq); serve other syntaxes over HTTP`,
+      `${path}: a source file is ${syntaxes.map((f) => `${f.label} (.${f.extensions[0]})`).join(', ')}; serve other syntaxes over HTTP`,
     );
   const dataset = rdf.dataset();
   const input = createReadStream(path);

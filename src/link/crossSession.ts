@@ -1,3 +1,4 @@
+import { stampOf, type StoreDerivation } from '../derive/derivation.ts';
 import { linksGraphIri } from '../rdf/iri.ts';
 import { splitQuad } from '../rdf/nquads.ts';
 import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
@@ -16,7 +17,25 @@ import { readRange } from '../store/store.ts';
  * found nowhere stays as it is: dangling, but recorded.
  */
 
-export interface LinkReport {
+/** The links pass as a derivation across sessions: run when a session graph changed, or its version did. */
+export const links: StoreDerivation = {
+  name: 'links',
+  version: '1',
+  description: "Links whose target is a record of another session's graph (a compaction's tail in an earlier file).",
+  reads: 'store',
+  derive: async (run, changed) => {
+    const graph = linksGraphIri(run.soul);
+    const before = run.writer.manifest.graphs[graph];
+    if (!changed.size && (!before || before.builtWith === stampOf(links))) return { wrote: false };
+    await linkAcrossSessions(run.writer);
+    const after = run.writer.manifest.graphs[graph];
+    if (JSON.stringify(after ?? null) === JSON.stringify(before ?? null)) return { wrote: false };
+    await run.wrote(graph, after);
+    return { wrote: true, graphs: [graph] };
+  },
+};
+
+interface LinkReport {
   references: number;
   resolved: number;
 }
@@ -120,7 +139,7 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
     return { references: references.length, resolved };
   }
   const lines = [...new Set(triples.map((t) => nquad(t, iri(graph))))].sort();
-  await store.writeGraph(graph, lines.join(''), { quads: lines.length, builtWith: 'weave-links/1' });
+  await store.writeGraph(graph, lines.join(''), { quads: lines.length, builtWith: stampOf(links) });
   return { references: references.length, resolved };
 }
 

@@ -1,4 +1,3 @@
-import { callMintedAtRandom } from '../dialect/claude-code/ids.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { bool, int, type Term } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
@@ -15,8 +14,8 @@ import type { Runs } from './runs.ts';
  *
  * A call happened once, whichever sessions hold copies of its records (a resume, a fork, a
  * session copied to another folder): its node is `LlmCall/<message.id>` in all of them, when the
- * API minted its message id and request id (src/dialect/claude-code/ids.ts). A hand-written id,
- * or a minted message id under a hand-written request id, names a call only within its session.
+ * dialect's id rules say its message id and request id name it everywhere (Claude Code: the API
+ * minted both). Any other call is named only within its session.
  * What a session holds of the call (its fragments, its first line, its run) is stated in that
  * session's graph, beside its copy of the records.
  */
@@ -39,10 +38,7 @@ export function findCalls(ctx: ModelContext): { list: Call[]; ofFact: Map<number
     const key = f.messageId ?? `${ctx.streams[f.stream].name}:${f.blockKey}`;
     let call = byKey.get(key);
     if (!call)
-      byKey.set(
-        key,
-        (call = { key, node: instanceIri(d.soul, 'LlmCall', ...callPath(f, key, d.sessionId)), fragments: [], synthetic: false }),
-      );
+      byKey.set(key, (call = { key, node: instanceIri(d.soul, 'LlmCall', ...callPath(ctx, f, key)), fragments: [], synthetic: false }));
     call.fragments.push(i);
     ofFact.set(i, call);
   });
@@ -50,9 +46,9 @@ export function findCalls(ctx: ModelContext): { list: Call[]; ofFact: Map<number
   return { list: [...byKey.values()], ofFact };
 }
 
-/** A call's IRI path: its message id alone when the API minted it and its request id, else under the session. */
-function callPath(f: RecordFact, key: string, session: string): string[] {
-  return callMintedAtRandom(f.messageId, f.requestId) ? [key] : [session, key];
+/** A call's IRI path: its message id alone when its ids name it everywhere, else under the session. */
+function callPath(ctx: ModelContext, f: RecordFact, key: string): string[] {
+  return f.messageId !== undefined && ctx.ids.callShared(f.messageId, f.requestId) ? [key] : [ctx.d.sessionId, key];
 }
 
 export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: Placer): void {

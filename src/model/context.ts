@@ -1,3 +1,4 @@
+import type { IdRules } from '../dialect/dialect.ts';
 import type { Term } from '../rdf/terms.ts';
 import type { Derivation, Evidence } from './evidence.ts';
 import type { BatchJournal, RecordFact } from './facts.ts';
@@ -15,6 +16,8 @@ export interface ModelContext {
   batches: BatchJournal[];
   /** Summariser stream → the summary records whose text holds its summary verbatim (compared while reading). */
   summaryMatches: Map<number, number[]>;
+  /** The session's dialect's rules for which ids name one thing in every session. */
+  ids: IdRules;
 }
 
 /** Where a step hangs in the tree, and how sure that is. */

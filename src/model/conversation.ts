@@ -15,7 +15,7 @@ import type { Talk } from './talks.ts';
  * graph, so the link is left as a CrossSessionReference for the pass across sessions to state.
  */
 
-export function conversationNode(soul: string, sessionId: string): Term {
+function conversationNode(soul: string, sessionId: string): Term {
   return instanceIri(soul, 'Conversation', sessionId);
 }
 

@@ -9,7 +9,7 @@ import type { ModelContext } from './context.ts';
  * timestamp is earlier than its own boundary's.
  */
 
-export interface Epoch {
+interface Epoch {
   stream: number;
   /** `start` for a stream's first epoch, else the uuid of the boundary that opened it. */
   key: string;

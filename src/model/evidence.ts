@@ -17,7 +17,7 @@ export const EVIDENCE_LEVELS: readonly Evidence[] = [
 ];
 
 /** What a link to nothing stood for: the kinds of Unresolved placeholder. */
-export type UnresolvedKind =
+type UnresolvedKind =
   | 'tool_result'
   | 'tool_use'
   | 'child_stream'

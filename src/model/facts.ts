@@ -24,17 +24,17 @@ export type RecordStep =
   | 'turn.duration'
   | 'agent.launch_ack';
 
-export interface BlockFact {
+interface BlockFact {
   order: number;
   kind: 'text' | 'thinking' | 'redacted';
 }
 
-export interface ToolUseFact {
+interface ToolUseFact {
   id: string;
   order: number;
 }
 
-export interface ToolResultFact {
+interface ToolResultFact {
   toolUseId: string;
   order: number;
   isError: boolean;

@@ -1,4 +1,5 @@
-import type { FactObserver, FoundSession, TranscriptContext } from '../dialect/dialect.ts';
+import type { FactObserver, SessionSource, TranscriptContext } from '../dialect/dialect.ts';
+import type { RecordDerivation } from '../derive/derivation.ts';
 import type { Term, Triple } from '../rdf/terms.ts';
 import { assemble } from './assemble.ts';
 import { summaryTextMatches } from './compactions.ts';
@@ -20,7 +21,7 @@ class ConversationObserver implements FactObserver {
   private readonly streams: StreamInfo[];
 
   constructor(
-    private readonly session: FoundSession,
+    private readonly session: SessionSource,
     private readonly soul: string,
   ) {
     this.streams = streamsOf(soul, session);
@@ -58,6 +59,7 @@ class ConversationObserver implements FactObserver {
       byUuid,
       batches: this.session.batches,
       summaryMatches: summaryTextMatches(summariserBodies, summaries),
+      ids: this.session.dialect.ids,
     });
   }
 
@@ -77,6 +79,15 @@ class ConversationObserver implements FactObserver {
 }
 
 /** The observer factory `ingest()` uses by default: one conversation model per session. */
-export function conversationModel(session: FoundSession, soul: string): FactObserver[] {
+export function conversationModel(session: SessionSource, soul: string): FactObserver[] {
   return [new ConversationObserver(session, soul)];
 }
+
+/** The conversation model as a derivation: it reads the records as they are read and writes into the session graph's derived part. */
+export const conversation: RecordDerivation = {
+  name: 'conversation',
+  version: '1',
+  description: 'The conversation model: talks, runs, llm.calls, tools, streams, epochs and the evidence behind each link.',
+  reads: 'records',
+  observers: conversationModel,
+};

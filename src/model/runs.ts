@@ -24,12 +24,12 @@ import type { RecordFact } from './facts.ts';
  */
 
 /** Guards a walk against corrupt chains: no run is searched more than this many records up. */
-export const MAX_HOPS = 64;
+const MAX_HOPS = 64;
 
-export type Trigger = 'external' | 'notification' | 'unknown';
+type Trigger = 'external' | 'notification' | 'unknown';
 
 /** Why a run exists: the ontology's weave:RunRule individuals. */
-export type RunRule = 'byPromptId' | 'byOpeningRecord' | 'afterCompaction' | 'fromElsewhere' | 'fromChainRoot';
+type RunRule = 'byPromptId' | 'byOpeningRecord' | 'afterCompaction' | 'fromElsewhere' | 'fromChainRoot';
 
 export interface Run {
   stream: number;
@@ -55,7 +55,7 @@ export interface Runs {
 }
 
 /** How sure each rule is that a loop ran: a prompt id states it; every other rule reads it from structure. */
-export const RULE_EVIDENCE: Record<RunRule, Evidence> = {
+const RULE_EVIDENCE: Record<RunRule, Evidence> = {
   byPromptId: 'exact_unique',
   byOpeningRecord: 'strong_inference',
   afterCompaction: 'strong_inference',

@@ -15,10 +15,10 @@ import type { Talk } from './talks.ts';
  * child stream's talk to the one its first record's time falls in (strong inference, by time).
  */
 
-export const SEGMENT_POLICY = 'v1+idle=10m0s';
-export const IDLE_GAP_MS = 10 * 60 * 1000;
+const SEGMENT_POLICY = 'v1+idle=10m0s';
+const IDLE_GAP_MS = 10 * 60 * 1000;
 
-export interface Segment {
+interface Segment {
   node: Term;
   /** First line of the main stream in the window (1 when the session has no main stream). */
   firstLine: number;

@@ -1,4 +1,3 @@
-import { idPath } from '../dialect/claude-code/ids.ts';
 import { instanceIri } from '../rdf/iri.ts';
 import { bool, int, num, str, type Term } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
@@ -13,7 +12,7 @@ import type { Placer } from './placement.ts';
  * the exact tool use id across every file of the session (a child's result can answer nothing
  * in its parent, but ids are unique, so searching everywhere costs nothing and misses nothing).
  * Like a call, a tool use happened once: `ToolCall/<toolu_…>` in every session holding it, a
- * hand-written id under its session (src/dialect/claude-code/ids.ts).
+ * hand-written id under its session (by the dialect's id rules, `ctx.ids`).
  */
 
 export interface Tool {
@@ -28,11 +27,11 @@ export interface Tool {
 }
 
 export function findTools(ctx: ModelContext): Map<string, Tool> {
-  const { d, facts } = ctx;
+  const { d, facts, ids } = ctx;
   const tools = new Map<string, Tool>();
   const tool = (id: string) => {
     let t = tools.get(id);
-    if (!t) tools.set(id, (t = { id, node: instanceIri(d.soul, 'ToolCall', ...idPath(id, d.sessionId)), uses: [], results: [] }));
+    if (!t) tools.set(id, (t = { id, node: instanceIri(d.soul, 'ToolCall', ...ids.idPath(id, d.sessionId)), uses: [], results: [] }));
     return t;
   };
   facts.forEach((f, i) => {

@@ -25,7 +25,7 @@ export interface TreeNode {
   children: TreeNode[];
 }
 
-export interface SegmentView {
+interface SegmentView {
   /** 1, 2, … in order. */
   index: number;
   iri: string;
@@ -38,7 +38,7 @@ export interface SegmentView {
   talks: number;
 }
 
-export interface UnresolvedView {
+interface UnresolvedView {
   kind: string;
   id: string;
   /** What the kind stands for: why this gap is in the session. */
@@ -98,8 +98,8 @@ const NARROWER: Record<string, string> = { tool: 'agent.call', 'llm.call': 'mess
 export type Row = Record<string, string>;
 
 /** The SELECTs the view is read from, by name. */
-export type ViewQueries = ReturnType<typeof conversationQueries>;
-export type ViewRows = Record<keyof ViewQueries, Row[]>;
+type ViewQueries = ReturnType<typeof conversationQueries>;
+type ViewRows = Record<keyof ViewQueries, Row[]>;
 
 const local = (iri: string) => (iri.startsWith(WEAVE_NS) ? iri.slice(WEAVE_NS.length) : iri);
 
@@ -299,7 +299,7 @@ export interface TreeDocument {
  * The view as one document, for tools that read a conversation without SPARQL (`weave
  * conversation --json`, `--format yaml`), after asz's asz.view: a header, the counts, the
  * evidence levels, the segments, what stayed unresolved, and the whole containment tree. Every
- * key is always present; the README describes each.
+ * key is always present; docs/guide.md describes each.
  */
 export function conversationDocument(view: ConversationView, dialect = view.dialect) {
   const object = (rows: [string, number][]) => Object.fromEntries(rows);

@@ -2,13 +2,13 @@
  * The conversation model's vocabulary, free of any runtime's words: every name the model can put
  * on the graph, the ontology term that carries it, and what it means. A dialect's glossary
  * (src/dialect/<runtime>/glossary.ts) says what its runtime calls each of these; the ontology file
- * `ontology/model.ttl` is rendered from both (src/model/ontology.ts).
+ * `ontology/parts/model.ttl` is rendered from both (src/model/ontology.ts).
  */
 
-export type Category = 'structure' | 'step' | 'relation' | 'role' | 'evidence' | 'content' | 'trigger';
+type Category = 'structure' | 'step' | 'relation' | 'role' | 'evidence' | 'content' | 'trigger';
 
 /** Where an ontology term is declared: by the model here, or in another ontology file (weave.ttl, records.ttl). */
-export type Declared = 'model' | 'elsewhere';
+type Declared = 'model' | 'elsewhere';
 
 export interface OntologyTerm {
   /** Local name in the weave namespace. */
@@ -23,7 +23,7 @@ export interface OntologyTerm {
   range?: string;
 }
 
-export interface ModelTerm {
+interface ModelTerm {
   /** The model's name: `llm.call`, `starts`, `exact_unique`. */
   term: string;
   category: Category;

@@ -27,7 +27,7 @@ export function terminalWidth(stream: NodeJS.WriteStream = process.stdout, env: 
   return Number.isInteger(columns) && columns > 0 ? columns : Number.POSITIVE_INFINITY;
 }
 
-export function length(text: string): number {
+function length(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;

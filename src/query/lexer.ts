@@ -5,9 +5,9 @@
  * prologue may sit on one line or many.
  */
 
-export type TokenKind = 'iri' | 'pname' | 'var' | 'word' | 'string' | 'number' | 'punct';
+type TokenKind = 'iri' | 'pname' | 'var' | 'word' | 'string' | 'number' | 'punct';
 
-export interface Token {
+interface Token {
   kind: TokenKind;
   text: string;
 }
@@ -19,7 +19,7 @@ const VAR = /[?$][\p{L}\p{N}_\u00B7\u0300-\u036F\u203F-\u2040]+/uy;
 const NAME = /(?:[\p{L}_][\p{L}\p{N}_.\u00B7-]*)?(?::(?:[\p{L}\p{N}_:%\u00B7-]|\\[^\s]|\.(?=[\p{L}\p{N}_:%\\-]))*)?/uy;
 const NUMBER = /[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)/y;
 
-export function tokenize(query: string): Token[] {
+function tokenize(query: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const at = (re: RegExp) => {
@@ -58,10 +58,10 @@ export function tokenize(query: string): Token[] {
   return tokens;
 }
 
-export type QueryForm = 'SELECT' | 'CONSTRUCT' | 'DESCRIBE' | 'ASK';
+type QueryForm = 'SELECT' | 'CONSTRUCT' | 'DESCRIBE' | 'ASK';
 
 /** The prologue (BASE and PREFIX declarations) and the index of the first token after it. */
-export function prologue(tokens: Token[]): { base?: string; prefixes: Record<string, string>; end: number } {
+function prologue(tokens: Token[]): { base?: string; prefixes: Record<string, string>; end: number } {
   const prefixes: Record<string, string> = {};
   let base: string | undefined;
   let i = 0;
@@ -77,15 +77,20 @@ export function prologue(tokens: Token[]): { base?: string; prefixes: Record<str
   }
 }
 
+/** The first keyword after the prologue, upper-cased ('' when something else comes first). */
+export function leadingKeyword(text: string): string {
+  const tokens = tokenize(text);
+  const first = tokens[prologue(tokens).end];
+  return first?.kind === 'word' ? first.text.toUpperCase() : '';
+}
+
 /** SELECT, CONSTRUCT, DESCRIBE or ASK: the first keyword after the prologue (undefined for anything else). */
 export function queryForm(query: string): QueryForm | undefined {
-  const tokens = tokenize(query);
-  const first = tokens[prologue(tokens).end];
-  const word = first?.kind === 'word' ? first.text.toUpperCase() : '';
+  const word = leadingKeyword(query);
   return word === 'SELECT' || word === 'CONSTRUCT' || word === 'DESCRIBE' || word === 'ASK' ? word : undefined;
 }
 
-export interface ServiceTargets {
+interface ServiceTargets {
   /** The endpoints SERVICE clauses name, as absolute IRIs. */
   iris: string[];
   /** Some SERVICE clause names its endpoint with a variable. */

@@ -1,5 +1,5 @@
 import { nonXmlCharacters, xmlAttribute, xmlText } from '../rdf/xml.ts';
-import { SOLUTION_FORMATS } from './formats.ts';
+import { formatOf, type GraphForm, tripleTermForm } from './formats.ts';
 import type { JsonResults, JsonTerm } from './table.ts';
 
 /**
@@ -17,6 +17,13 @@ import type { JsonResults, JsonTerm } from './table.ts';
 
 export type TripleTermForm = '1.2' | 'star' | 'literal';
 
+/** The form triple terms take in results of `mediaType` when `form` is asked: the format table's fallback (RDF 1.1: literals). */
+export function solutionForm(mediaType: string, form: GraphForm): TripleTermForm {
+  const format = formatOf(mediaType);
+  if (format?.carries !== 'solutions') throw new Error(`no solutions writer for ${mediaType}`);
+  return tripleTermForm(format, form) as TripleTermForm;
+}
+
 export class NotXmlError extends Error {
   constructor(readonly characters: Map<string, number>) {
     const total = [...characters.values()].reduce((a, b) => a + b, 0);
@@ -28,14 +35,14 @@ const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
 
 export function writeSolutions(results: JsonResults, mediaType: string, form: TripleTermForm = '1.2'): string {
   const mapped = form === 'literal' ? literalTripleTerms(results) : results;
-  switch (mediaType) {
-    case SOLUTION_FORMATS.json:
+  switch (formatOf(mediaType)?.name) {
+    case 'json':
       return JSON.stringify(mapped);
-    case SOLUTION_FORMATS.xml:
+    case 'xml':
       return xmlResults(mapped);
-    case SOLUTION_FORMATS.tsv:
+    case 'tsv':
       return tsvResults(mapped, form);
-    case SOLUTION_FORMATS.csv:
+    case 'csv':
       return csvResults(mapped, form);
     default:
       throw new Error(`no solutions writer for ${mediaType}`);
@@ -43,7 +50,7 @@ export function writeSolutions(results: JsonResults, mediaType: string, form: Tr
 }
 
 /** Whether the results bind any variable to a triple term. */
-export function holdsTripleTerms(results: JsonResults): boolean {
+function holdsTripleTerms(results: JsonResults): boolean {
   return (results.results?.bindings ?? []).some((row) => Object.values(row).some((t) => t.type === 'triple'));
 }
 

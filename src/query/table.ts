@@ -20,7 +20,7 @@ const NUMBERS = new Set([`${XSD}integer`, `${XSD}decimal`, `${XSD}double`]);
 const PLAIN = new Set([`${XSD}integer`, `${XSD}decimal`, `${XSD}double`, `${XSD}boolean`, `${XSD}string`, `${XSD}dateTime`]);
 
 /** A term as a person reads it: prefixed names, bare numbers and dates, other datatypes named. */
-export function shortTerm(term: JsonTerm | undefined): string {
+function shortTerm(term: JsonTerm | undefined): string {
   if (!term) return '';
   switch (term.type) {
     case 'uri':
@@ -35,7 +35,7 @@ export function shortTerm(term: JsonTerm | undefined): string {
   }
 }
 
-export function compact(value: string): string {
+function compact(value: string): string {
   for (const [prefix, ns] of Object.entries(PREFIXES))
     if (value.startsWith(ns) && value.length > ns.length) return `${prefix}:${value.slice(ns.length)}`;
   return `<${value}>`;

@@ -15,7 +15,7 @@ export function instanceIri(soul: string, kind: string, ...id: (string | number)
  * One IRI segment from data. A lone surrogate (JSON allows `\ud800`; UTF-8 cannot hold it, and
  * encodeURIComponent throws on it) becomes U+FFFD first, as it does in string literals.
  */
-export function encodePart(part: string | number): string {
+function encodePart(part: string | number): string {
   const text = String(part);
   return encodeURIComponent(text.isWellFormed() ? text : text.toWellFormed());
 }

@@ -17,7 +17,7 @@ import { RDF } from './terms.ts';
  * The mappings work line by line on N-Quads text, so an export streams through them.
  */
 
-export const RDF_MODES = ['1.2', '1.1', 'star'] as const;
+const RDF_MODES = ['1.2', '1.1', 'star'] as const;
 export type RdfMode = (typeof RDF_MODES)[number];
 
 export function isRdfMode(value: string): value is RdfMode {
@@ -42,7 +42,7 @@ export function mapQuadLine(line: string, mode: RdfMode): string {
 }
 
 /** The statements of `quad` in RDF 1.1: reification in place of triple terms. */
-export function reified(quad: QuadText): QuadText[] {
+function reified(quad: QuadText): QuadText[] {
   if (!isTripleTerm(quad.o)) return [quad];
   if (quad.p === REIFIES) return statement(quad.s, quad.o, quad.g);
   const node = tripleTermNode(quad.o);

@@ -110,6 +110,22 @@ export function isDateTime(value: string): boolean {
 const DATE_TIME =
   /^(-?(?:[1-9]\d{3,}|0\d{3}))-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?|24:00:00(?:\.0+)?)(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
 
+/**
+ * What a term says as text, as SPARQL's STR gives it: a literal's lexical value (`"a\nb"^^<dt>` →
+ * a, newline, b), an IRI's text, escapes undone.
+ */
+export function termText(term: string): string {
+  const body = term.startsWith('<') ? term.slice(1, -1) : term.slice(1, term.lastIndexOf('"'));
+  if (!body.includes('\\')) return body;
+  return body.replace(/\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))/g, (_, u4, u8, c) =>
+    u4
+      ? String.fromCharCode(parseInt(u4, 16))
+      : u8
+        ? String.fromCodePoint(parseInt(u8, 16))
+        : (({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' } as Record<string, string>)[c] ?? c),
+  );
+}
+
 /** An RDF 1.2 triple term, for `rdf:reifies`. */
 export function tripleTerm(t: Triple): Term {
   return `<<( ${t.s} ${t.p} ${t.o} )>>` as Term;

@@ -24,6 +24,12 @@ export const PREFIXES: Record<string, string> = {
   dcterms: 'http://purl.org/dc/terms/',
 };
 
+/** ravel's vocabulary, which the alignment graph (src/align/ravel.ts) maps Weave's onto. */
+export const RAVEL_NS = 'https://repolex.ai/ontology/ravel/';
+
+/** The prefixes exports declare (Turtle, TriG, RDF/XML): the predeclared ones, and ravel's for the alignment. */
+export const EXPORT_PREFIXES: Record<string, string> = { ...PREFIXES, ravel: RAVEL_NS };
+
 /** `PREFIX` lines for every predeclared prefix, for queries people type. */
 export function sparqlPrefixes(): string {
   return Object.entries(PREFIXES)

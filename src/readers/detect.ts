@@ -1,26 +1,26 @@
-import { join } from 'node:path';
-import { readerGraphIri, sessionGraphIri } from '../rdf/iri.ts';
-import { readManifest, type Manifest } from '../store/manifest.ts';
-import { lockStore, openStoreForWriting } from '../store/writer.ts';
+import type { DeriveProblem } from '../derive/loop.ts';
+import { deriveStored, sessionGraphs } from '../derive/stored.ts';
+import type { ReaderGraph } from '../ingest.ts';
+import { readManifest } from '../store/manifest.ts';
 import type { Reader } from './reader.ts';
 import { READERS, selectReaders } from './registry.ts';
-import {
-  emptyReport,
-  graphStamp,
-  isStale,
-  problem,
-  readSession,
-  writeDetectorGraphs,
-  type DetectedGraph,
-  type DetectProblem,
-  type DetectReport,
-  type ReaderRun,
-} from './run.ts';
-import { storeSecretKey } from './secret/key.ts';
-import { spineFromGraph } from './spine-builder.ts';
-import type { SessionSpine } from './spine.ts';
+import { readerDerivation } from './run.ts';
 
-export type { DetectedGraph, DetectProblem, DetectReport } from './run.ts';
+export type DetectedGraph = ReaderGraph;
+export type DetectProblem = DeriveProblem;
+
+export interface DetectReport {
+  /** Sessions at least one reader ran on. */
+  sessions: number;
+  /** Sessions every selected reader was current on. */
+  skipped: number;
+  graphs: number;
+  /** Findings per reader name. */
+  findings: Record<string, number>;
+  /** Sessions or readers that failed; everything else still ran. */
+  problems: DetectProblem[];
+  millis: number;
+}
 
 /**
  * Runs readers over the stored spine: for each session graph in the store, each selected reader
@@ -53,76 +53,39 @@ export interface DetectOptions {
 
 export async function detect(options: DetectOptions): Promise<DetectReport> {
   const started = performance.now();
-  const { storeDir } = options;
   const readers = selectReaders(options.detectors, options.readers ?? READERS);
-  const existing = await readManifest(storeDir);
-  const run: ReaderRun = {
-    report: emptyReport(readers),
-    onGraph: options.onGraph,
-    onProblem: options.onProblem,
-    context: { secretKey: Buffer.alloc(0) },
+  const report: DetectReport = {
+    sessions: 0,
+    skipped: 0,
+    graphs: 0,
+    findings: Object.fromEntries(readers.map((r) => [r.name, 0])),
+    problems: [],
+    millis: 0,
   };
+  const existing = await readManifest(options.storeDir);
   // An empty store (nothing ingested yet) has nothing to read.
-  if (!existing) return run.report;
-  const lock = await lockStore(storeDir, { onNote: options.onNote });
-  try {
-    return await detectLocked(options, readers, run, existing.soul, started);
-  } finally {
-    await lock.release();
-  }
-}
-
-async function detectLocked(
-  options: DetectOptions,
-  readers: readonly Reader[],
-  run: ReaderRun,
-  soul: string,
-  started: number,
-): Promise<DetectReport> {
-  const { storeDir } = options;
-  run.context.secretKey = await storeSecretKey(storeDir);
-  // Entries are merged into the manifest in batches; were this run to fail, the next reruns what it lost.
-  const writer = await openStoreForWriting(storeDir, soul);
-  const sessions = sessionGraphs(writer.manifest, options.sessions).filter((s) => !options.done?.has(s.sessionId));
-  // Ingest's stream wrote them already when it read sessions.
-  if (!options.done?.size) await writeDetectorGraphs(writer, readers, !!options.onlyStale, run);
-
-  let done = 0;
-  for (const { sessionId, graph, entry } of sessions) {
-    options.onProgress?.(done++, sessions.length);
-    const stamp = await graphStamp(storeDir, entry);
-    const due = readers.filter(
-      (r) => !options.onlyStale || isStale(writer.manifest.graphs[readerGraphIri(soul, sessionId, r.name)], r, stamp),
-    );
-    if (!due.length) {
-      run.report.skipped++;
-      continue;
-    }
-    let spine: SessionSpine;
-    try {
-      spine = await spineFromGraph(storeDir, entry, graph, sessionId);
-    } catch (e) {
-      // A graph file that does not read is named here, unless its reader named it (a part of it) already.
-      const message = (e as Error).message;
-      problem(run, { sessionId, message: message.startsWith(storeDir) ? message : `${join(storeDir, entry.file)}: ${message}` });
-      continue;
-    }
-    await readSession(writer, spine, due, stamp, run);
-  }
-  await writer.close();
-  options.onProgress?.(done, sessions.length);
-  run.report.millis = performance.now() - started;
-  return run.report;
-}
-
-/** The session graphs of the store (not reader graphs, nor anything else the manifest names). */
-function sessionGraphs(manifest: Manifest, wanted: string[] | undefined) {
-  const all = Object.entries(manifest.graphs)
-    .filter(([graph, e]) => !e.reader && e.sessionId && graph === sessionGraphIri(manifest.soul, e.sessionId))
-    .map(([graph, entry]) => ({ sessionId: entry.sessionId!, graph, entry }))
-    .sort((a, b) => a.sessionId.localeCompare(b.sessionId));
-  if (!wanted?.length) return all;
-  const unknown = wanted.filter((id) => !all.some((s) => s.sessionId === id));
-  if (unknown.length) throw new Error(`no session ${unknown.map((id) => `"${id}"`).join(', ')} in the store`);
-  return all.filter((s) => wanted.includes(s.sessionId));
+  if (!existing) return report;
+  const wanted = options.sessions?.length ? options.sessions : undefined;
+  const done = options.done;
+  const sessions = done?.size
+    ? sessionGraphs(existing, wanted)
+        .filter((s) => !done.has(s.sessionId))
+        .map((s) => s.sessionId)
+    : wanted;
+  if (sessions && !sessions.length) return report;
+  const derived = await deriveStored(options.storeDir, existing.soul, readers.map(readerDerivation), {
+    sessions,
+    force: !options.onlyStale,
+    onNote: options.onNote,
+    onProgress: options.onProgress,
+    onProblem: options.onProblem,
+    onGraph: (graph, entry, by) => {
+      if (entry?.reader)
+        return options.onGraph?.({ sessionId: by.sessionId, reader: entry.reader, graph, entry, findings: by.findings ?? 0 });
+    },
+  });
+  for (const r of readers) report.findings[r.name] = derived.ran[r.name]?.findings ?? 0;
+  Object.assign(report, { sessions: derived.sessions, skipped: derived.skipped, graphs: derived.graphs, problems: derived.problems });
+  report.millis = performance.now() - started;
+  return report;
 }

@@ -25,14 +25,14 @@ import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
 export const FINDINGS_FORMAT = 'findings/2';
 
 /** Code points of context kept on each side of a quote: enough to re-anchor after drift. */
-export const QUOTE_CONTEXT = 32;
+const QUOTE_CONTEXT = 32;
 
-export function detectorIri(soul: string, reader: Pick<Reader, 'name'>): Term {
+function detectorIri(soul: string, reader: Pick<Reader, 'name'>): Term {
   return instanceIri(soul, 'detector', ...reader.name.split('/'));
 }
 
 /** The reader as a prov:SoftwareAgent with its version. */
-export function detectorTriples(soul: string, reader: Reader): Triple[] {
+function detectorTriples(soul: string, reader: Reader): Triple[] {
   const agent = detectorIri(soul, reader);
   return [
     { s: agent, p: a, o: prov.SoftwareAgent },
@@ -48,7 +48,7 @@ export function detectorTriples(soul: string, reader: Reader): Triple[] {
  * in code points, and the finding's type when it is not the reader's name. The transcript is part of it because record uuids recur across sessions
  * (forks copy them; synthetic transcripts reuse them), and two sessions' findings must not merge.
  */
-export function findingId(reader: Pick<Reader, 'name'>, finding: Finding): string {
+function findingId(reader: Pick<Reader, 'name'>, finding: Finding): string {
   const { site } = finding;
   const span = [codePointOffset(site.text, finding.start), codePointOffset(site.text, finding.end)];
   return createHash('sha256')
@@ -67,7 +67,7 @@ export function findingId(reader: Pick<Reader, 'name'>, finding: Finding): strin
     .slice(0, 32);
 }
 
-export function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[] {
+function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[] {
   const out: Triple[] = [];
   const t = (s: Term, p: Term, o: Term) => out.push({ s, p, o });
   const { site } = finding;

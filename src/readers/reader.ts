@@ -51,17 +51,13 @@ export interface Finding {
  * array gives the property one value per element.
  */
 export type Value = string | number | boolean | Decimal | Fields | Value[];
-export interface Decimal {
+interface Decimal {
   decimal: number;
 }
 export interface Fields {
   /** The node's class, a weave: local name. */
   '@type'?: string;
   [key: string]: Value | undefined;
-}
-
-export function decimal(value: number): Decimal {
-  return { decimal: value };
 }
 
 /** What a finding's claim says its event exhibits: its own type, else the reader's name. */

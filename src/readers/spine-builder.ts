@@ -148,9 +148,11 @@ export class SpineBuilder {
       x.transcript === y.transcript ? x.line - y.line : x.transcript < y.transcript ? -1 : 1,
     );
     for (const turn of ordered) turn.blocks.sort(byOrder);
+    const transcripts = new Set(this.transcriptOf.values());
     return {
       sessionId,
       graph,
+      transcriptClasses: [...new Set([...transcripts].flatMap((t) => this.nodes.get(t)?.classes ?? []))].map(termValue),
       turns: ordered,
       turn: (iri) => turns.get(iri),
       block: (iri) => {
@@ -228,7 +230,7 @@ function canonicalUtc(term: string): string | undefined {
 const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };
 
 /** What SPARQL would bind for a term: an IRI without its brackets, a literal's lexical form, unescaped. */
-export function termValue(term: string): string {
+function termValue(term: string): string {
   if (term.startsWith('<')) return unescapeTerm(term.slice(1, -1));
   if (term.startsWith('"')) return unescapeTerm(term.slice(1, term.lastIndexOf('"')));
   return term;

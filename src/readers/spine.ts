@@ -41,7 +41,7 @@ export interface BlockView {
   blocks: BlockView[];
 }
 
-export type SourceKind = 'authored' | 'tool_result' | 'tool_input';
+type SourceKind = 'authored' | 'tool_result' | 'tool_input';
 
 /** A piece of stored text a finding can point into. */
 export interface TextSite {
@@ -59,6 +59,8 @@ export interface TextSite {
 export interface SessionSpine {
   sessionId: string;
   graph: string;
+  /** The classes of the session's transcripts (weave:ClaudeCodeTranscript, …): which runtime wrote it. */
+  transcriptClasses?: string[];
   /** Turns of all the session's transcripts, main transcript first, each in line order. */
   turns: TurnView[];
   turn(iri: string): TurnView | undefined;

@@ -154,7 +154,7 @@ export class DocCollector {
 const unwrap = (iri: string) => (iri.startsWith('<') ? iri.slice(1, -1) : iri);
 
 /** The lexical value of an N-Triples literal (`"a\nb"^^<dt>` → a, newline, b). */
-export function literalValue(term: string): string {
+function literalValue(term: string): string {
   const end = term.lastIndexOf('"');
   const body = term.slice(1, end);
   if (!body.includes('\\')) return body;

@@ -1,29 +1,32 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
-import { writeFileAtomically } from '../store/atomic.ts';
-import { readGraphBytes, type GraphEntry, type Manifest } from '../store/manifest.ts';
-import { DocCollector, quadsOf, type DocKind, type SearchDoc } from './docs.ts';
+import { exists } from '../acquire/files.ts';
+import { readManifest, type Manifest, type SourceStamp } from '../store/manifest.ts';
+import type { StoreWriter } from '../store/writer.ts';
+import type { DocKind, SearchDoc } from './docs.ts';
 
 /**
  * The full-text index of a store, in `<store>/search/`: `index.json` (MiniSearch's inverted
- * index, BM25 ranked, with what each session's documents were read from) and one file of texts
- * per session, read only for the sessions a search returns hits in (for their snippets). Ingest
- * replaces a session's documents as it writes the session's graph; a session whose graph changed
- * some other way is read again from its graph file the next time the index is opened.
+ * index, BM25 ranked, with each session's document ids and title) and one file of documents per
+ * session (`documents/<SHA-1 of the session>.json`, their texts read only for the sessions a search
+ * returns hits in, for their snippets). Both are derivations (derivation.ts), written through the
+ * store writer and named in the manifest; the index names the documents files it holds as its
+ * sources, so whether it is current is a look at the manifest alone.
  */
 
-const FORMAT = 'weave-search/1';
-const DIR = 'search';
+const FORMAT = 'weave-search/2';
+export const INDEX_NAME = 'search/index';
+export const INDEX_FILE = 'search/index.json';
 
 /** What the index keeps of a document besides its terms: enough for a hit, not the text. */
 type Stored = Omit<SearchDoc, 'text' | 'id'>;
 
 interface SessionState {
-  /** The graph file and quad count the documents were read from. */
-  file: string;
-  quads: number;
+  /** The documents file the session's documents were read from, and its digest. */
+  documents: string;
+  sha1: string;
   ids: string[];
   title?: string;
 }
@@ -32,6 +35,12 @@ interface IndexFile {
   format: typeof FORMAT;
   sessions: Record<string, SessionState>;
   index: unknown;
+}
+
+/** One session's documents file. */
+export interface Documents {
+  title?: string;
+  docs: SearchDoc[];
 }
 
 export interface Hit extends Stored {
@@ -52,120 +61,95 @@ const OPTIONS: Options<SearchDoc> = {
   autoVacuum: false,
 };
 
-function emptyIndex(): MiniSearch<SearchDoc> {
-  return new MiniSearch<SearchDoc>({ ...OPTIONS });
+/** The manifest name and the path of a session's documents file. */
+export function documentsOutput(sessionId: string): { file: string; path: string } {
+  return { file: `search/documents/${sessionId}`, path: `search/documents/${createHash('sha1').update(sessionId).digest('hex')}.json` };
+}
+
+/** The documents files the manifest names, by session, as the index's sources name them. */
+function documentStamps(manifest: Manifest): Map<string, SourceStamp> {
+  const stamps = new Map<string, SourceStamp>();
+  for (const [name, entry] of Object.entries(manifest.files ?? {}))
+    if (name.startsWith('search/documents/') && entry.sessionId)
+      stamps.set(entry.sessionId, { path: entry.file, size: entry.bytes, mtimeMs: 0, head: entry.sha1 });
+  return stamps;
+}
+
+/** Whether the index holds every session's documents as the manifest names them (and nothing else), at `builtWith`, and is on the disk. */
+export async function indexIsCurrent(storeDir: string, manifest: Manifest, builtWith: string): Promise<boolean> {
+  const entry = manifest.files?.[INDEX_NAME];
+  if (!entry || entry.builtWith !== builtWith || !(await exists(join(storeDir, entry.file)))) return false;
+  const now = new Map([...documentStamps(manifest).values()].map((s) => [s.path, s]));
+  const was = entry.sources ?? [];
+  return was.length === now.size && was.every((s) => now.get(s.path)?.head === s.head);
 }
 
 export class SearchIndex {
-  private dirty = false;
-
   private constructor(
     readonly storeDir: string,
     private readonly mini: MiniSearch<SearchDoc>,
     private readonly sessions: Record<string, SessionState>,
   ) {}
 
-  /** The index of the store in `storeDir` (empty if there is none yet, or it is of another format). */
-  static async open(storeDir: string): Promise<SearchIndex> {
-    const text = await readFile(join(storeDir, DIR, 'index.json'), 'utf8').catch(() => undefined);
+  /** The index of the store in `storeDir`, as its manifest names it (empty if there is none yet, or it is of another format). */
+  static async open(storeDir: string, manifest?: Manifest): Promise<SearchIndex> {
+    const entry = (manifest ?? (await readManifest(storeDir).catch(() => undefined)))?.files?.[INDEX_NAME];
+    const text = entry && (await readFile(join(storeDir, entry.file), 'utf8').catch(() => undefined));
     if (text) {
       const file = JSON.parse(text) as IndexFile;
       if (file.format === FORMAT) return new SearchIndex(storeDir, MiniSearch.loadJS(file.index as never, { ...OPTIONS }), file.sessions);
     }
-    return new SearchIndex(storeDir, emptyIndex(), {});
+    return SearchIndex.empty(storeDir);
+  }
+
+  static empty(storeDir: string): SearchIndex {
+    return new SearchIndex(storeDir, new MiniSearch<SearchDoc>({ ...OPTIONS }), {});
   }
 
   get documentCount(): number {
     return this.mini.documentCount;
   }
 
-  /** A session's documents in place of what the index held for it; its texts go to their own file. */
-  async replaceSession(session: string, entry: Pick<GraphEntry, 'file' | 'quads'>, docs: SearchDoc[], title?: string): Promise<void> {
-    for (const id of this.sessions[session]?.ids ?? []) if (this.mini.has(id)) this.mini.discard(id);
-    // A block can repeat in one session's graph (copies across its streams): one document each.
-    const unique = [...new Map(docs.map((d) => [d.id, d])).values()];
-    this.mini.addAll(unique);
-    this.sessions[session] = {
-      file: entry.file,
-      quads: entry.quads,
-      ids: unique.map((d) => d.id),
-      ...(title === undefined ? {} : { title }),
-    };
-    // Derived data, rebuilt from the graph if lost: written aside and renamed, without a flush to disk.
-    const path = textsPath(this.storeDir, session);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(`${path}.${process.pid}.tmp`, JSON.stringify(Object.fromEntries(unique.map((d) => [d.id, d.text]))));
-    await rename(`${path}.${process.pid}.tmp`, path);
-    this.dirty = true;
-  }
-
   /**
-   * A session read on from where its last read stopped: the documents of its new lines are added
-   * (or replace those of the same block), its earlier ones kept. A tool result whose tool use was
-   * read before takes the tool's name from that use's document.
+   * Brings the index up to the documents files the manifest names: a session whose file changed
+   * has its documents replaced, one the store no longer has is dropped. Returns how many changed.
    */
-  async extendSession(session: string, entry: Pick<GraphEntry, 'file' | 'quads'>, docs: SearchDoc[], title?: string): Promise<void> {
-    const had = this.sessions[session];
-    if (!had) return this.replaceSession(session, entry, docs, title);
-    const unique = [...new Map(docs.map((d) => [d.id, d])).values()];
-    for (const d of unique) {
-      if (!d.tool && d.useBlock) {
-        const tool = this.mini.getStoredFields(`${session} ${d.useBlock}`)?.tool;
-        if (typeof tool === 'string') d.tool = tool;
-      }
-      if (this.mini.has(d.id)) this.mini.discard(d.id);
-    }
-    this.mini.addAll(unique);
-    const known = title ?? had.title;
-    this.sessions[session] = {
-      file: entry.file,
-      quads: entry.quads,
-      ids: [...new Set([...had.ids, ...unique.map((d) => d.id)])],
-      ...(known === undefined ? {} : { title: known }),
-    };
-    const path = textsPath(this.storeDir, session);
-    const texts = await readTexts(this.storeDir, session);
-    for (const d of unique) texts[d.id] = d.text;
-    await writeFile(`${path}.${process.pid}.tmp`, JSON.stringify(texts));
-    await rename(`${path}.${process.pid}.tmp`, path);
-    this.dirty = true;
-  }
-
-  /**
-   * Brings the index up to the manifest: sessions whose graph is not what their documents were
-   * read from are read again from their graph files; sessions the store no longer has are dropped.
-   */
-  async refresh(manifest: Manifest): Promise<number> {
-    const current = new Map(
-      Object.values(manifest.graphs)
-        .filter((e) => e.sessionId !== undefined && !e.reader)
-        .map((e) => [e.sessionId!, e]),
-    );
-    let read = 0;
-    for (const [session, entry] of current) {
+  async update(manifest: Manifest): Promise<number> {
+    const now = documentStamps(manifest);
+    let changed = 0;
+    for (const [session, stamp] of now) {
       const had = this.sessions[session];
-      if (had && had.file === entry.file && had.quads === entry.quads) continue;
-      const collector = await collectGraphFile(this.storeDir, session, entry);
-      await this.replaceSession(session, entry, collector.docs(), collector.title());
-      read++;
+      if (had?.documents === stamp.path && had.sha1 === stamp.head) continue;
+      const { docs, title } = await readDocuments(this.storeDir, stamp.path);
+      this.drop(session);
+      this.mini.addAll(docs);
+      this.sessions[session] = {
+        documents: stamp.path,
+        sha1: stamp.head!,
+        ids: docs.map((d) => d.id),
+        ...(title === undefined ? {} : { title }),
+      };
+      changed++;
     }
-    for (const session of Object.keys(this.sessions)) {
-      if (current.has(session)) continue;
-      for (const id of this.sessions[session].ids) if (this.mini.has(id)) this.mini.discard(id);
-      delete this.sessions[session];
-      await rm(textsPath(this.storeDir, session), { force: true });
-      this.dirty = true;
-    }
-    return read;
+    for (const session of Object.keys(this.sessions))
+      if (!now.has(session)) {
+        this.drop(session);
+        changed++;
+      }
+    return changed;
   }
 
-  async save(): Promise<void> {
-    if (!this.dirty) return;
+  /** Writes the index through the store writer, naming the documents files it holds as its sources. */
+  async save(writer: StoreWriter, builtWith: string): Promise<void> {
     if (this.mini.dirtCount) await this.mini.vacuum();
     const file: IndexFile = { format: FORMAT, sessions: this.sessions, index: this.mini.toJSON() };
-    await mkdir(join(this.storeDir, DIR), { recursive: true });
-    await writeFileAtomically(join(this.storeDir, DIR, 'index.json'), JSON.stringify(file));
-    this.dirty = false;
+    const sources = [...documentStamps(writer.manifest).values()];
+    await writer.writeFile(INDEX_NAME, INDEX_FILE, JSON.stringify(file), { builtWith, sources });
+  }
+
+  private drop(session: string): void {
+    for (const id of this.sessions[session]?.ids ?? []) if (this.mini.has(id)) this.mini.discard(id);
+    delete this.sessions[session];
   }
 
   /**
@@ -201,7 +185,8 @@ export class SearchIndex {
     results = unique;
     const top = results.slice(0, limit);
     const texts = new Map<string, Record<string, string>>();
-    for (const session of new Set(top.map((r) => r.session as string))) texts.set(session, await readTexts(this.storeDir, session));
+    for (const session of new Set(top.map((r) => r.session as string)))
+      texts.set(session, await readTexts(this.storeDir, this.sessions[session]?.documents));
     const hits = top.map((r): Hit => {
       const { id, score, terms, queryTerms, match, ...stored } = r;
       void queryTerms;
@@ -221,19 +206,15 @@ export class SearchIndex {
   }
 }
 
-function textsPath(storeDir: string, session: string): string {
-  return join(storeDir, DIR, 'texts', `${createHash('sha1').update(session).digest('hex')}.json`);
+/** A session's documents file, as the documents derivation wrote it. */
+export async function readDocuments(storeDir: string, path: string): Promise<Documents> {
+  return JSON.parse(await readFile(join(storeDir, path), 'utf8')) as Documents;
 }
 
-async function readTexts(storeDir: string, session: string): Promise<Record<string, string>> {
-  return JSON.parse(await readFile(textsPath(storeDir, session), 'utf8').catch(() => '{}')) as Record<string, string>;
-}
-
-/** A session's documents and title, read back from its graph file. */
-export async function collectGraphFile(storeDir: string, session: string, entry: GraphEntry): Promise<DocCollector> {
-  const collector = new DocCollector(session);
-  for (const [s, p, o] of quadsOf((await readGraphBytes(storeDir, entry)).toString('utf8'))) collector.triple(s, p, o);
-  return collector;
+async function readTexts(storeDir: string, path: string | undefined): Promise<Record<string, string>> {
+  if (!path) return {};
+  const { docs } = await readDocuments(storeDir, path).catch(() => ({ docs: [] as SearchDoc[] }));
+  return Object.fromEntries(docs.map((d) => [d.id, d.text]));
 }
 
 /** Some 160 characters around the first matched term, on one line. */

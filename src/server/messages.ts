@@ -1,6 +1,6 @@
 import type { ContentPolicy } from '../emit/content.ts';
 import type { IngestProgress, IngestReport } from '../ingest.ts';
-import type { GraphForm } from '../query/graph-results.ts';
+import type { GraphForm } from '../query/formats.ts';
 import type { GraphDelta, NamedFile } from '../store/manifest.ts';
 import type { JsonTerm } from '../query/table.ts';
 
@@ -63,7 +63,7 @@ export interface GraphWriteJob {
   baseIri: string;
 }
 
-export interface StatsJob {
+interface StatsJob {
   op: 'stats';
 }
 

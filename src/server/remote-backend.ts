@@ -1,11 +1,11 @@
 import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import type { JsonTerm } from '../query/table.ts';
 import type { StoreBackend } from './backend.ts';
+import { datasetStats } from './dataset-stats.ts';
+import { describeData, describeQueryJob } from './description.ts';
 import { HttpError } from './errors.ts';
 import { isWrite, type Job, type JobResult } from './messages.ts';
-import { describeData, describeQueryJob } from './workers/operations/describe.ts';
-import type { Select } from './workers/operations/rows.ts';
-import { datasetStats } from './workers/operations/stats.ts';
+import type { Select } from './select.ts';
 import type { PoolEvent } from './workers/pool.ts';
 
 /**

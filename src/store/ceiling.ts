@@ -22,9 +22,9 @@ export const WASM_LIMIT_BYTES = 4 * 2 ** 30;
 export const WASM_BYTES_PER_QUAD = 360;
 export const QUAD_CEILING = Math.floor(WASM_LIMIT_BYTES / WASM_BYTES_PER_QUAD);
 /** Where the warning starts. */
-export const WARN_SHARE = 0.8;
+const WARN_SHARE = 0.8;
 
-export interface StoreSize {
+interface StoreSize {
   quads: number;
   /** Bytes of the transcripts the session graphs were read from. */
   transcriptBytes: number;

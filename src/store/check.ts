@@ -1,9 +1,10 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionGraphIri } from '../rdf/iri.ts';
-import { ARCHIVE_DIR, GRAPHS_DIR, isStoreFileName, tempFileOwner } from './layout.ts';
+import { ARCHIVE_DIR, derivedDirs, GRAPHS_DIR, isDerivedFileName, isStoreFileName, tempFileOwner } from './layout.ts';
 import { describeHolder, lockHolder } from './lock.ts';
-import { filesOf, readManifest, storeFilesOf, type Manifest } from './manifest.ts';
+import { filesOf, readManifest, storeFilesOf, type FileEntry, type Manifest } from './manifest.ts';
 
 /**
  * The store against itself, without its sources: every file the manifest names is there, as long
@@ -17,14 +18,16 @@ export interface StoreCheck {
   ok: boolean;
   /** Graphs in the manifest. */
   graphs: number;
-  /** Files the manifest names, all checked. */
+  /** Files of graphs the manifest names, all checked. */
   files: number;
+  /** Other store files the manifest names (the search index and documents, the secret key), checked by length and digest. */
+  storeFiles: number;
   problems: string[];
   notes: string[];
 }
 
 export async function checkStore(dir: string): Promise<StoreCheck> {
-  const check: StoreCheck = { ok: true, graphs: 0, files: 0, problems: [], notes: [] };
+  const check: StoreCheck = { ok: true, graphs: 0, files: 0, storeFiles: 0, problems: [], notes: [] };
   let manifest: Manifest | undefined;
   try {
     manifest = await readManifest(dir);
@@ -77,13 +80,23 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
       );
   }
 
-  for (const folder of [GRAPHS_DIR, ARCHIVE_DIR]) {
+  for (const [name, entry] of Object.entries(manifest.files ?? {})) {
+    check.storeFiles++;
+    const problem = await storeFileProblem(dir, entry);
+    if (problem) check.problems.push(`${entry.file}: ${problem} (the store file ${name})`);
+  }
+
+  const files = Object.values(manifest.files ?? {}).map((f) => f.file);
+  for (const file of files) named.add(file);
+  const derived = derivedDirs(files);
+  for (const folder of [GRAPHS_DIR, ARCHIVE_DIR, ...derived]) {
     for (const name of await readdir(join(dir, folder)).catch(() => [] as string[])) {
       const file = `${folder}/${name}`;
       const pid = tempFileOwner(name);
+      const ours = derived.includes(folder) ? isDerivedFileName(name) : isStoreFileName(name);
       if (pid !== undefined)
         check.notes.push(`${file}: a temporary file, ${leftBy ?? 'left by a write that was cut off; the next writer removes it'}`);
-      else if (isStoreFileName(name) && !named.has(file)) {
+      else if (ours && !named.has(file)) {
         // A version written but never named is what a cut-off write leaves; with nobody writing, it is a lost graph.
         if (leftBy) check.notes.push(`${file}: not named by the manifest, ${leftBy}`);
         else check.problems.push(`${file}: a file the manifest does not name (a graph the store lost?)`);
@@ -92,6 +105,20 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
   }
   check.ok = check.problems.length === 0;
   return check;
+}
+
+/** What is wrong with a store file against its entry: gone, another length, other bytes. */
+async function storeFileProblem(dir: string, entry: FileEntry): Promise<string | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(dir, entry.file));
+  } catch {
+    return 'missing';
+  }
+  if (bytes.length !== entry.bytes) return `${bytes.length} bytes, the manifest names ${entry.bytes}`;
+  if (createHash('sha1').update(bytes).digest('hex') !== entry.sha1)
+    return 'its bytes are not those the manifest names (its digest differs)';
+  return undefined;
 }
 
 /** Newlines in the first `bytes` of a file: one per quad in N-Quads as the store writes it. */

@@ -35,7 +35,7 @@ export const STALE_LOCK = 'lock.stale';
  * quads of its complete lines, appended to as the transcripts grow: `graph`), the part derived
  * from the whole session (rewritten at each read), and the state the reading carries on from.
  */
-export type GraphPart = 'graph' | 'derived' | 'state';
+type GraphPart = 'graph' | 'derived' | 'state';
 
 const SUFFIX: Record<GraphPart, string> = { graph: '.nq', derived: '.derived.nq', state: '.state.json' };
 
@@ -86,6 +86,27 @@ export function isFoundFileOf(graph: string, file: string): boolean {
   return new RegExp(`^${ARCHIVE_DIR}/${sha1(graph)}\\.[0-9a-f]{12}\\.json$`).test(file);
 }
 
+/** Folders of store files that are not graphs (a derivation's output): versions unnamed there are a write cut off. */
+const DERIVED_DIRS = ['search', 'search/documents', 'usage/rows'];
+
+/** The folders of store files other than graphs: the usual ones, and any other a manifest entry names. */
+export function derivedDirs(named: Iterable<string>): string[] {
+  const dirs = new Set(DERIVED_DIRS);
+  for (const file of named) if (file.includes('/')) dirs.add(file.slice(0, file.lastIndexOf('/')));
+  return [...dirs];
+}
+
+/** A version of a store file that is not a graph: `<base>.<tag><extension>` (`search/index.<tag>.json`). */
+export function versionedFileName(file: string, tag: string): string {
+  const dot = file.lastIndexOf('.');
+  return dot > file.lastIndexOf('/') ? `${file.slice(0, dot)}.${tag}${file.slice(dot)}` : `${file}.${tag}`;
+}
+
+/** Whether a name in one of DERIVED_DIRS is a version this layout writes. */
+export function isDerivedFileName(name: string): boolean {
+  return /^[^.]+\.[0-9a-f]{12}\.json$/.test(name);
+}
+
 /** Whether a name in `graphs/` or `archive/` is one this layout writes (others are not ours to remove). */
 export function isStoreFileName(name: string): boolean {
   return (
@@ -112,7 +133,8 @@ export function tempFileOwner(name: string): number | undefined {
     base === STALE_LOCK ||
     base === RUN_FILE ||
     base === REMOTE_FILE ||
-    isStoreFileName(base)
+    isStoreFileName(base) ||
+    isDerivedFileName(base)
     ? Number(pid)
     : undefined;
 }

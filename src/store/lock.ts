@@ -16,7 +16,7 @@ import { LOCK_FILE, STALE_LOCK, tempPathOf } from './layout.ts';
  * under the same lock: the lock is the process's; one thread's writes are ordered by the server.
  */
 
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   /** What the holder is doing, as typed (`weave ingest`, `weave serve`). */
   command: string;
@@ -45,7 +45,7 @@ export interface LockOptions {
 }
 
 /** A store another process is writing. `holder` says who. */
-export class StoreLockedError extends Error {
+class StoreLockedError extends Error {
   readonly code = 'ELOCKED';
   constructor(
     readonly dir: string,
@@ -55,7 +55,7 @@ export class StoreLockedError extends Error {
   }
 }
 
-export function lockPath(dir: string): string {
+function lockPath(dir: string): string {
   return join(dir, LOCK_FILE);
 }
 

@@ -8,7 +8,10 @@ import { isArchiveFile, isFoundFileOf, isGraphFileOf, MANIFEST_FILE } from './la
  * foreign manifest is one clear error naming the file and the field, never a crash later on.
  */
 
-export const STORE_FORMAT = 'weave-store/1';
+const STORE_FORMAT = 'weave-store/1';
+
+/** The key of the store's own (unnamed) default graph, where the server saves writes to it. Not an IRI, on purpose. */
+export const DEFAULT_GRAPH_KEY = 'default';
 
 export interface SourceStamp {
   path: string;
@@ -64,12 +67,34 @@ export interface GraphEntry {
   state?: { file: string; bytes: number };
 }
 
+/**
+ * A store file that is not a graph: a derivation's output kept as a file (a session's search
+ * documents, the search index) or the store's secret key. Written whole and in place by the store
+ * writer (atomic.ts), named here with its length and digest, so `verify --self` checks it as it
+ * checks a graph.
+ */
+export interface FileEntry {
+  /** Relative to the store directory. */
+  file: string;
+  bytes: number;
+  /** SHA-1 of its bytes. */
+  sha1: string;
+  /** The session it was derived from, for a derivation's output per session. */
+  sessionId?: string;
+  /** `<derivation>@<version>`, for a derivation's output. */
+  builtWith?: string;
+  /** What it was derived from (a session graph's version, see derive/stamp.ts). */
+  sources?: SourceStamp[];
+}
+
 export interface Manifest {
   format: typeof STORE_FORMAT;
   soul: string;
   /** The folders and files ingest was given, so `weave verify` can tell a session the store lacks. */
   roots?: string[];
   graphs: Record<string, GraphEntry>;
+  /** Store files other than graphs, by name (`search/index`, `search/documents/<session>`, `secret.key`). */
+  files?: Record<string, FileEntry>;
 }
 
 /** A file an entry names, with how much of it is the graph (undefined: all of it). */
@@ -182,7 +207,8 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   return undefined;
 }
 
-const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs']);
+const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs', 'files']);
+const FILE_FIELDS = new Set(['file', 'bytes', 'sha1', 'sessionId', 'builtWith', 'sources']);
 const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith', 'found', 'derived', 'state']);
 const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'read', 'lines', 'archive', 'gone']);
 
@@ -199,7 +225,37 @@ function manifestProblem(json: unknown): string | undefined {
     const problem = entryProblem(graph, entry);
     if (problem) return `graphs[${JSON.stringify(graph.slice(0, 200))}]${problem}`;
   }
+  if (json.files === undefined) return undefined;
+  if (!isObject(json.files)) return `"files": expected an object, found ${kindOf(json.files)}`;
+  for (const [name, entry] of Object.entries(json.files)) {
+    const problem = fileEntryProblem(entry);
+    if (problem) return `files[${JSON.stringify(name.slice(0, 200))}]${problem}`;
+  }
   return undefined;
+}
+
+/** What is wrong with a store file's entry, as `.field: expected …`, or undefined when it is sound. */
+export function fileEntryProblem(entry: unknown): string | undefined {
+  if (!isObject(entry)) return `: expected an object, found ${kindOf(entry)}`;
+  const unknown = Object.keys(entry).find((k) => !FILE_FIELDS.has(k));
+  if (unknown !== undefined) return `: unknown field ${JSON.stringify(unknown)}`;
+  if (typeof entry.file !== 'string' || !isOwnFile(entry.file)) return '.file: expected a relative path inside the store';
+  if (!isCount(entry.bytes)) return `.bytes: expected a whole number ≥ 0, found ${kindOf(entry.bytes)}`;
+  if (typeof entry.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(entry.sha1)) return '.sha1: expected 40 hex digits';
+  for (const key of ['sessionId', 'builtWith'] as const)
+    if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
+  if (entry.sources === undefined) return undefined;
+  if (!Array.isArray(entry.sources)) return `.sources: expected an array, found ${kindOf(entry.sources)}`;
+  for (const [i, source] of entry.sources.entries()) {
+    const problem = sourceProblem(source);
+    if (problem) return `.sources[${i}]${problem}`;
+  }
+  return undefined;
+}
+
+/** A store file's name: relative, inside the store, never one of the graph or archive folders' (their names are the layout's). */
+function isOwnFile(file: string): boolean {
+  return /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/.test(file) && !file.split('/').includes('..') && !/^(graphs|archive)\//.test(file);
 }
 
 function sourceProblem(source: unknown): string | undefined {

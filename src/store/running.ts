@@ -14,7 +14,7 @@ import { RUN_FILE } from './layout.ts';
 
 export const RUN_FORMAT = 'weave-server/1';
 
-export interface RunFile {
+interface RunFile {
   format: typeof RUN_FORMAT;
   pid: number;
   /** The server's base URL, ending in `/` (`http://127.0.0.1:7878/`). */

@@ -11,7 +11,7 @@ import { filesOf, readManifest, type GraphEntry, type Manifest } from './manifes
 export type OxStore = oxigraph.Store;
 
 /** Quads per `Store.load` call: one huge string is dramatically slower (see bench/). */
-export const LOAD_CHUNK = 10_000;
+const LOAD_CHUNK = 10_000;
 
 /**
  * Opens the store in `dir` as an in-memory Oxigraph store: every graph file of the manifest,
@@ -102,10 +102,6 @@ function loadNamed(store: OxStore, text: string | Buffer, path: string, linesBef
     const line = /\bline (\d+)/.exec((e as Error).message)?.[1];
     throw new Error(`${path}${line ? `:${Number(line) + linesBefore}` : ''}: not valid N-Quads`);
   }
-}
-
-export function loadNQuads(store: OxStore, text: string): void {
-  store.load(text, { format: 'application/n-quads', no_transaction: true });
 }
 
 /** Bytes `from` to `to` of a file (to its end without `to`). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat, truncate } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createGzip } from 'node:zlib';
 import {
   AtomicFile,
@@ -16,7 +16,10 @@ import {
   ARCHIVE_DIR,
   archiveFileName,
   contentTag,
+  derivedDirs,
   foundFileName,
+  isDerivedFileName,
+  versionedFileName,
   graphFileName,
   GRAPHS_DIR,
   isStoreFileName,
@@ -26,13 +29,16 @@ import {
 } from './layout.ts';
 import { holdsStoreLock, takeStoreLock, type LockOptions, type StoreLock } from './lock.ts';
 import {
+  DEFAULT_GRAPH_KEY,
   emptyManifest,
   entryProblem,
   readManifest,
   renderManifest,
   readGraphBytes,
   storeFilesOf,
+  fileEntryProblem,
   type ArchivedFile,
+  type FileEntry,
   type GraphEntry,
   type Manifest,
 } from './manifest.ts';
@@ -80,9 +86,6 @@ export interface GraphMirror {
   put(graph: string, nquads: string): Promise<void>;
   remove(graph: string): Promise<void>;
 }
-
-/** The manifest's key for the store's own default graph (the server saves writes to it). */
-const DEFAULT_GRAPH_KEY = 'default';
 
 /**
  * Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. The
@@ -140,7 +143,11 @@ export type SessionFields = Omit<GraphEntry, 'file' | 'bytes' | 'quads' | 'deriv
 /** What a caller says about a graph it writes whole; the files and their lengths are the writer's to fill in. */
 export type EntryFields = Omit<GraphEntry, 'file' | 'bytes'> & Partial<Pick<GraphEntry, 'file' | 'bytes'>>;
 
-type Change = { graph: string; entry: GraphEntry | null };
+/** A change to the manifest: a graph's entry, or a store file's (`name`). */
+type Change = { graph: string; entry: GraphEntry | null } | { name: string; file: FileEntry | null };
+
+/** What a caller says about a store file it writes; the length and digest are the writer's to fill in. */
+export type FileFields = Omit<FileEntry, 'file' | 'bytes' | 'sha1'>;
 
 /**
  * Takes the store's writer lock (see lock.ts). The first holder after a crash finds what the
@@ -451,6 +458,39 @@ export class StoreWriter {
     await this.record({ graph, entry: null });
   }
 
+  /**
+   * Writes a store file that is not a graph whole, flushed and renamed into place, and records it
+   * as `name` with its length and digest. Like a graph's, each version is a file of its own, named
+   * `file` with a tag of its bytes before the extension (`search/index.<tag>.json`), so a write cut
+   * off before the manifest names it leaves the version the manifest names whole; `versioned:
+   * false` writes `file` itself (the secret key, which never changes once made). `mode` narrows who
+   * may read it (the secret key: its owner only).
+   */
+  async writeFile(
+    name: string,
+    file: string,
+    data: string | Uint8Array,
+    fields: FileFields = {},
+    { mode, versioned = true }: { mode?: number; versioned?: boolean } = {},
+  ): Promise<FileEntry> {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    const sha1 = createHash('sha1').update(bytes).digest('hex');
+    if (versioned) file = versionedFileName(file, contentTag(sha1));
+    const entry: FileEntry = { file, bytes: bytes.length, sha1, ...fields };
+    const problem = fileEntryProblem(entry);
+    if (problem) throw new Error(`the manifest entry for ${name} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
+    const path = join(this.dir, file);
+    await this.fs.mkdir(dirname(path), { recursive: true });
+    await writeFileAtomically(path, bytes, this.fs, mode);
+    if (JSON.stringify(this.view.files?.[name]) !== JSON.stringify(entry)) await this.record({ name, file: entry });
+    return entry;
+  }
+
+  /** Takes a store file out of the store: out of the manifest first, then off the disk. */
+  async removeFile(name: string): Promise<void> {
+    if (this.view.files?.[name]) await this.record({ name, file: null });
+  }
+
   /** Records folders or files the store is read from (`weave verify` looks there for sessions it lacks). */
   addRoots(paths: string[]): void {
     for (const path of paths) if (!this.view.roots?.includes(path)) this.roots.add(path);
@@ -470,10 +510,7 @@ export class StoreWriter {
       try {
         disk = (await readManifest(this.dir)) ?? emptyManifest(this.soul);
         if (disk.soul !== this.soul) throw soulMismatch(this.dir, disk.soul, this.soul);
-        for (const { graph } of taken) {
-          const replaced = disk.graphs[graph];
-          if (replaced) for (const { file } of storeFilesOf(replaced)) this.superseded.add(file);
-        }
+        for (const change of taken) for (const file of filesOfChanged(disk, change)) this.superseded.add(file);
         apply(disk, taken);
         if (roots.size) disk.roots = mergeRoots(disk.roots, roots);
         if (this.unsyncedRenames) {
@@ -496,9 +533,7 @@ export class StoreWriter {
         throw e;
       }
       // What neither the manifest on disk nor a change still pending names is no longer the store's.
-      const named = new Set(
-        [...Object.values(disk.graphs), ...Object.values(this.view.graphs)].flatMap((e) => storeFilesOf(e).map((f) => f.file)),
-      );
+      const named = new Set([...namedFiles(disk), ...namedFiles(this.view)]);
       for (const file of this.superseded) {
         if (named.has(file)) continue;
         await this.fs.rm(join(this.dir, file), { force: true });
@@ -524,12 +559,11 @@ export class StoreWriter {
 
   private async record(change: Change): Promise<void> {
     // The external store holds a graph before the manifest names it (and loses it before the manifest forgets it).
-    if (this.mirror)
+    if (this.mirror && 'graph' in change)
       if (change.entry) await this.mirror.put(change.graph, (await readGraphBytes(this.dir, change.entry)).toString('utf8'));
       else if (this.view.graphs[change.graph]) await this.mirror.remove(change.graph);
-    const old = this.view.graphs[change.graph];
-    const kept = new Set(change.entry ? storeFilesOf(change.entry).map((f) => f.file) : []);
-    if (old) for (const { file } of storeFilesOf(old)) if (!kept.has(file)) this.superseded.add(file);
+    const kept = new Set('graph' in change ? (change.entry ? storeFilesOf(change.entry).map((f) => f.file) : []) : [change.file?.file]);
+    for (const file of filesOfChanged(this.view, change)) if (!kept.has(file)) this.superseded.add(file);
     apply(this.view, [change]);
     this.changes.push(change);
     if (this.changes.length >= this.flushAt) await this.flush();
@@ -545,11 +579,35 @@ function mergeRoots(known: string[] | undefined, added: Iterable<string>): strin
 }
 
 function apply(manifest: Manifest, changes: Change[]): Manifest {
-  for (const { graph, entry } of changes) {
-    if (entry) manifest.graphs[graph] = entry;
-    else delete manifest.graphs[graph];
+  for (const change of changes) {
+    if ('graph' in change) {
+      if (change.entry) manifest.graphs[change.graph] = change.entry;
+      else delete manifest.graphs[change.graph];
+    } else if (change.file) manifest.files = { ...manifest.files, [change.name]: change.file };
+    else if (manifest.files) {
+      delete manifest.files[change.name];
+      if (!Object.keys(manifest.files).length) delete manifest.files;
+    }
   }
   return manifest;
+}
+
+/** The files the manifest names now for what `change` changes (they may be superseded by it). */
+function filesOfChanged(manifest: Manifest, change: Change): string[] {
+  if ('graph' in change) {
+    const old = manifest.graphs[change.graph];
+    return old ? storeFilesOf(old).map((f) => f.file) : [];
+  }
+  const old = manifest.files?.[change.name];
+  return old ? [old.file] : [];
+}
+
+/** Every file a manifest names: its graphs' and its store files. */
+function namedFiles(manifest: Manifest): string[] {
+  return [
+    ...Object.values(manifest.graphs).flatMap((e) => storeFilesOf(e).map((f) => f.file)),
+    ...Object.values(manifest.files ?? {}).map((f) => f.file),
+  ];
 }
 
 function soulMismatch(dir: string, stored: string, wanted: string): Error {
@@ -590,6 +648,13 @@ export async function recoverStore(dir: string): Promise<Recovered> {
   const manifest = await readManifest(dir);
   if (!manifest) return recovered;
   const named = new Map(Object.values(manifest.graphs).flatMap((e) => storeFilesOf(e).map((f) => [f.file, f.bytes] as const)));
+  const namedFiles = new Set(Object.values(manifest.files ?? {}).map((f) => f.file));
+  for (const folder of derivedDirs(namedFiles))
+    for (const name of await namesIn(join(dir, folder)))
+      if (isDerivedFileName(name) && !namedFiles.has(`${folder}/${name}`)) {
+        await NODE_FS.rm(join(dir, folder, name), { force: true });
+        recovered['files of unfinished versions']++;
+      }
   for (const folder of [GRAPHS_DIR, ARCHIVE_DIR]) {
     for (const name of await namesIn(join(dir, folder))) {
       const file = `${folder}/${name}`;
@@ -621,7 +686,7 @@ async function namesIn(folder: string): Promise<string[]> {
 /** Removes temporary files of processes that no longer run; returns how many. */
 export async function removeStaleTemps(dir: string, fs: StoreFs = NODE_FS): Promise<number> {
   let removed = 0;
-  for (const folder of [dir, join(dir, GRAPHS_DIR), join(dir, ARCHIVE_DIR)]) {
+  for (const folder of [dir, join(dir, GRAPHS_DIR), join(dir, ARCHIVE_DIR), ...derivedDirs([]).map((d) => join(dir, d))]) {
     let names: string[];
     try {
       names = await readdir(folder);

@@ -15,7 +15,7 @@ export interface CallRow {
   cost: number;
 }
 
-export interface TokenCounts {
+interface TokenCounts {
   inputTokens: number;
   outputTokens: number;
   cacheCreationInputTokens: number;

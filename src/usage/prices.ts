@@ -5,9 +5,9 @@ import { readFile } from 'node:fs/promises';
  * date it was taken. One file, so a price change is one reviewed diff.
  */
 
-export const PRICES_FILE = new URL('../../data/prices.json', import.meta.url);
+const PRICES_FILE = new URL('../../data/prices.json', import.meta.url);
 
-export interface Price {
+interface Price {
   input: number;
   output: number;
   /** Cache writes (`cache_creation_input_tokens`), at the 5-minute rate. */
@@ -21,7 +21,7 @@ export interface PriceTable {
   models: Record<string, Price>;
 }
 
-export interface Tokens {
+interface Tokens {
   input: number;
   output: number;
   cacheCreation: number;
@@ -59,6 +59,11 @@ export function pricesValues(table: PriceTable): string {
     ([model, p]) => `    (${JSON.stringify(model)} ${cents(p.input)} ${cents(p.output)} ${cents(p.cacheWrite)} ${cents(p.cacheRead)})`,
   );
   return `VALUES (?priced ?pIn ?pOut ?pCacheWrite ?pCacheRead) {\n${rows.join('\n')}\n  }`;
+}
+
+/** A price in whole US cents per million tokens, as the query prices calls (see `pricesValues`). */
+export function centsPerMillion(price: Price): Price {
+  return { input: cents(price.input), output: cents(price.output), cacheWrite: cents(price.cacheWrite), cacheRead: cents(price.cacheRead) };
 }
 
 /** USD cents per million tokens per USD per million tokens: the query's divisor is 1e6 × 100. */

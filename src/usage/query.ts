@@ -23,7 +23,7 @@ export interface UsageFilter {
   session?: string;
 }
 
-export type Grouping = 'day' | 'month' | 'session' | 'call';
+type Grouping = 'day' | 'month' | 'session' | 'call';
 
 /**
  * The project of a transcript: Claude Code's project folder, the one its file sits in, or for a

@@ -1,6 +1,3 @@
-import type oxigraph from 'oxigraph';
-import { runQuery } from '../query/run.ts';
-import type { JsonResults } from '../query/table.ts';
 import { blocksOf, type Block, type CallRow } from './blocks.ts';
 import { priceOf, type PriceTable } from './prices.ts';
 import { usageQuery, type UsageFilter } from './query.ts';
@@ -8,7 +5,7 @@ import { usageQuery, type UsageFilter } from './query.ts';
 /**
  * `weave usage` reports in ccusage's JSON shapes (daily, weekly, monthly, session, blocks; field
  * names as ccusage 18 writes them), so scripts written for it keep working. The figures come
- * from the SPARQL in query.ts; weeks are folded from days, and 5-hour blocks from calls, here.
+ * from the SPARQL in query.ts (graphs.ts), or the same solutions summed from prepared rows (prepared.ts); weeks are folded from days, and 5-hour blocks from calls, here.
  */
 
 export interface ModelBreakdown {
@@ -20,7 +17,7 @@ export interface ModelBreakdown {
   cost: number;
 }
 
-export interface Figures {
+interface Figures {
   inputTokens: number;
   outputTokens: number;
   cacheCreationTokens: number;
@@ -41,9 +38,9 @@ export interface Totals {
 }
 
 export type DailyEntry = { date: string } & Figures;
-export type WeeklyEntry = { week: string } & Figures;
-export type MonthlyEntry = { month: string } & Figures;
-export type SessionEntry = {
+type WeeklyEntry = { week: string } & Figures;
+type MonthlyEntry = { month: string } & Figures;
+type SessionEntry = {
   sessionId: string;
   inputTokens: number;
   outputTokens: number;
@@ -85,27 +82,12 @@ export interface ReportExtras {
 /** A solution as plain values. */
 export type Row = Record<string, string>;
 
-function select(store: oxigraph.Store, query: string): Row[] {
-  const json = JSON.parse(runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string) as JsonResults;
-  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
-}
-
 /** The SPARQL a report is answered by. */
 export function reportQuery(kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): string {
   return usageQuery(kind === 'blocks' ? 'call' : kind === 'monthly' ? 'month' : kind === 'session' ? 'session' : 'day', options, prices);
 }
 
-/** A report from a store in this thread. */
-export function buildReport(
-  store: oxigraph.Store,
-  kind: ReportKind,
-  prices: PriceTable,
-  options: ReportOptions = {},
-): { report: UsageReport; extras: ReportExtras } {
-  return reportFromRows(kind, select(store, reportQuery(kind, prices, options)), prices, options);
-}
-
-/** A report from the solutions of `reportQuery` (run here, or by a server's query worker). */
+/** A report from the solutions of `reportQuery` (run over the graphs, by a server's query worker, or summed from prepared rows). */
 export function reportFromRows(
   kind: ReportKind,
   rows: Row[],
@@ -229,7 +211,7 @@ function figuresOf(rows: Row[]): Figures {
   };
 }
 
-export function totalsOf(figures: Omit<Totals, 'totalTokens'>[]): Totals {
+function totalsOf(figures: Omit<Totals, 'totalTokens'>[]): Totals {
   const sum = (f: (t: Omit<Totals, 'totalTokens'>) => number) => figures.reduce((n, t) => n + f(t), 0);
   const t = {
     inputTokens: sum((f) => f.inputTokens),
@@ -242,7 +224,7 @@ export function totalsOf(figures: Omit<Totals, 'totalTokens'>[]): Totals {
 }
 
 /** The first day (YYYY-MM-DD) of the week holding `day`, weeks starting on `startDay` (0 = Sunday). */
-export function weekOf(day: string, startDay: number): string {
+function weekOf(day: string, startDay: number): string {
   const date = new Date(`${day}T00:00:00Z`);
   const shift = (date.getUTCDay() - startDay + 7) % 7;
   date.setUTCDate(date.getUTCDate() - shift);

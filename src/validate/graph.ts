@@ -77,7 +77,7 @@ export class DataGraph implements DatasetCore {
 }
 
 /** What `match` returns: the matching quads, themselves matchable. */
-export class QuadList implements DatasetCore {
+class QuadList implements DatasetCore {
   constructor(private readonly quads: Quad[]) {}
 
   get size(): number {

@@ -97,7 +97,7 @@ function key(term: Term): string {
 const PREFIX_OF = [...Object.entries({ ...PREFIXES, wsh: WSH, sh: SH })].sort((a, b) => b[1].length - a[1].length);
 
 /** A vocabulary IRI with its prefix (`weave:text`); anything else in angle brackets. */
-export function short(term: Term): string {
+function short(term: Term): string {
   if (term.termType !== 'NamedNode') return term.termType === 'BlankNode' ? `_:${term.value}` : termText(term);
   for (const [prefix, ns] of PREFIX_OF)
     if (term.value.startsWith(ns) && /^[\w-]+$/.test(term.value.slice(ns.length))) return `${prefix}:${term.value.slice(ns.length)}`;
@@ -125,7 +125,7 @@ const SHOWN = /#(integer|decimal|double|float|boolean|dateTime|date|long|int)$/;
  * datatype and length only, unless it is typed as a number, truth value or time and its text is
  * short and made only of the characters those are written with.
  */
-export function describeValue(term: Term): string {
+function describeValue(term: Term): string {
   if (term.termType !== 'Literal') return termText(term);
   const datatype = short(term.datatype);
   if (SHOWN.test(term.datatype.value) && /^[\w.:+-]{0,40}$/.test(term.value)) return `"${term.value}"^^${datatype}`;

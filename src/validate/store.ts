@@ -13,14 +13,14 @@ import { loadShapes, validateDataset, type Shapes, type Violation } from './shap
  * units of their own.
  */
 
-export interface Unit {
+interface Unit {
   /** The session graph, or the graph itself for a unit of one. */
   name: string;
   sessionId?: string;
   graphs: [string, GraphEntry][];
 }
 
-export interface UnitResult {
+interface UnitResult {
   name: string;
   sessionId?: string;
   graphs: number;
@@ -36,7 +36,7 @@ export interface StoreValidation {
   millis: number;
 }
 
-export interface ValidateOptions {
+interface ValidateOptions {
   /** Only the session with this id, or the one whose id starts with it. */
   session?: string;
   onUnit?: (result: UnitResult) => void;
@@ -74,7 +74,7 @@ export async function validateStore(dir: string, options: ValidateOptions = {}):
 }
 
 /** Every graph of the manifest in exactly one unit: sessions with their readers, the rest alone. */
-export function unitsOf(manifest: Manifest): Unit[] {
+function unitsOf(manifest: Manifest): Unit[] {
   const units = new Map<string, Unit>();
   const bySession = new Map<string, Unit>();
   const entries = Object.entries(manifest.graphs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -103,7 +103,7 @@ function sessionUnit(manifest: Manifest, id: string): Unit {
 }
 
 /** Streams one graph file's quads into `dataset`, all into its default graph. */
-export async function readGraphFile(path: string, dataset: DataGraph, bytes?: number): Promise<void> {
+async function readGraphFile(path: string, dataset: DataGraph, bytes?: number): Promise<void> {
   if (bytes === 0) return;
   const parser = new StreamParser({ format: 'application/n-quads' });
   const quads = createReadStream(path, bytes === undefined ? {} : { end: bytes - 1 }).pipe(parser) as AsyncIterable<Quad>;

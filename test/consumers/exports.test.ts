@@ -120,18 +120,18 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
   });
   after(() => removeDir(dir));
 
-  test("the README's export, rdflib and Jena examples, run as they are written", async (t) => {
-    // weave export --format nquads --rdf 1.1 -o weave.nq, as the README's comment says
-    const exportLine = /# (weave export [^\n]*-o weave\.nq)/.exec(readmeBlock('python', 'rdflib'))![1];
+  test("the guide's export, rdflib and Jena examples, run as they are written", async (t) => {
+    // weave export --format nquads --rdf 1.1 -o weave.nq, as the guide's comment says
+    const exportLine = /# (weave export [^\n]*-o weave\.nq)/.exec(guideBlock('python', 'rdflib'))![1];
     await command(join(REPO, 'bin', 'weave'), [...exportLine.split(' ').slice(1), '--store', dir], { cwd: dir });
     assert.equal(await readFile(file('weave.nq'), 'utf8'), await readFile(file('x.nq'), 'utf8'));
     if (!missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib')) {
-      const script = `${readmeBlock('python', 'rdflib')}\nprint(sum(len(c) for c in graph.contexts()))\n`;
-      await writeFile(file('readme.py'), script);
-      assert.equal(Number((await command('/usr/bin/python3', [file('readme.py')], { cwd: dir })).stdout), kept['x.nq']);
+      const script = `${guideBlock('python', 'rdflib')}\nprint(sum(len(c) for c in graph.contexts()))\n`;
+      await writeFile(file('guide.py'), script);
+      assert.equal(Number((await command('/usr/bin/python3', [file('guide.py')], { cwd: dir })).stdout), kept['x.nq']);
     } else t.diagnostic('rdflib is not installed here: its example was not run');
     const jena = await findJena();
-    const riot = readmeBlock('sh', 'riot --count').trim().split(' ');
+    const riot = guideBlock('sh', 'riot --count').trim().split(' ');
     if (typeof jena !== 'string') assert.deepEqual(await riotCounts(jena, riot.slice(2).map(file)), [written['x.nq']]);
     else t.diagnostic(jena);
   });
@@ -250,8 +250,8 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
       }
     });
 
-    test("the README's Virtuoso example", async () => {
-      const sql = readmeBlock('sql', 'ld_dir(').replaceAll('/data', dir);
+    test("the guide's Virtuoso example", async () => {
+      const sql = guideBlock('sql', 'ld_dir(').replaceAll('/data', dir);
       for (const statement of sql.split('\n').filter(Boolean)) {
         await virtuoso.sql(statement);
         assert.equal(await countAndClear(), kept['x.nq'], statement);
@@ -282,11 +282,11 @@ async function exported(dir: string, format: ExportFormat, mode: RdfMode): Promi
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The README's fenced block in `lang` that holds `marker`: its examples are what these tests run. */
-function readmeBlock(lang: string, marker: string): string {
-  const blocks = [...readmeText.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
+/** The fenced block in `lang` of docs/guide.md that holds `marker`: its examples are what these tests run. */
+function guideBlock(lang: string, marker: string): string {
+  const blocks = [...guideText.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
   const block = blocks.find((b) => b.includes(marker));
-  assert.ok(block, `README.md has a ${lang} block with ${marker}`);
+  assert.ok(block, `docs/guide.md has a ${lang} block with ${marker}`);
   return block;
 }
-const readmeText = readFileSync(join(REPO, 'README.md'), 'utf8');
+const guideText = readFileSync(join(REPO, 'docs', 'guide.md'), 'utf8');

@@ -202,6 +202,26 @@ describe('a second dialect from one folder: Toy Runtime', () => {
     });
   });
 
+  test("the model names calls and tool calls by the dialect's own id rules", async () => {
+    // The same toy session, read by a toy whose ids are all minted at random: its calls and tool
+    // calls are then named by their ids alone, as one node in every session holding them.
+    const dir = await tempDir();
+    try {
+      const minted = { ...toy, ids: { idPath: (id: string) => [id], callShared: () => true } };
+      await ingest([LOG], { storeDir: dir, soul: 'local', dialects: [minted] });
+      const { store } = await openStore(dir);
+      assert.deepEqual(rows(store, `SELECT ?call WHERE { ?call a weave:LlmCall }`, 'call'), [
+        'LlmCall/r1',
+        'LlmCall/r2',
+        'LlmCall/r3',
+        'LlmCall/r4',
+      ]);
+      assert.deepEqual(rows(store, `SELECT ?tool WHERE { ?tool a weave:ToolCall }`, 'tool'), ['ToolCall/c1', 'ToolCall/c2']);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
   test('one ingest, both dialects: each session stamped with its own', async () => {
     const dir = await tempDir();
     try {

@@ -106,8 +106,8 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     assert.equal(soul.requests, before);
   });
 
-  test("the README's weave query --source --service-allow, run as it is written (with this test's Soul endpoint)", async () => {
-    const line = /^weave query --source .*$/m.exec(await readFile(join(REPO, 'README.md'), 'utf8'))![0];
+  test("the guide's weave query --source --service-allow, run as it is written (with this test's Soul endpoint)", async () => {
+    const line = /^weave query --source .*$/m.exec(await readFile(join(REPO, 'docs', 'guide.md'), 'utf8'))![0];
     assert.equal(
       line,
       `weave query --source fixtures/federation/pool.ttl --service-allow ${NAMED_SOUL} -f fixtures/federation/turn-moment-memory.rq`,

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { mintedAtRandom } from '../../src/dialect/claude-code/ids.ts';
 import { ONTOLOGY_GRAPH } from '../../src/rdf/vocab.ts';
-import { describeData } from '../../src/server/workers/operations/describe.ts';
+import { describeData } from '../../src/server/description.ts';
 import { storeSelect } from '../../src/server/workers/operations/rows.ts';
 import { fixture, ingested, lines, short, type Ingested } from './helpers.ts';
 

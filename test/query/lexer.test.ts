@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { queryForm, serviceTargets } from '../../src/query/lexer.ts';
+import { leadingKeyword, queryForm, serviceTargets } from '../../src/query/lexer.ts';
 import { returnsGraph } from '../../src/query/run.ts';
 
 test('the query form is the first keyword after the prologue, however the prologue is laid out', () => {
@@ -11,6 +11,13 @@ test('the query form is the first keyword after the prologue, however the prolog
   assert.equal(queryForm('INSERT DATA { <a> <b> <c> }'), undefined);
   assert.equal(returnsGraph('PREFIX a: <urn:a#> PREFIX b: <urn:b#> CONSTRUCT WHERE { ?s ?p ?o }'), true);
   assert.equal(returnsGraph('SELECT ?construct WHERE { ?construct ?p "DESCRIBE" }'), false);
+});
+
+test('the leading keyword names an update after its prologue (weave mcp refuses it as one), and a typo as it is', () => {
+  assert.equal(leadingKeyword('PREFIX x: <urn:x#>\n# DELETE in a comment\ninsert data { x:a x:b x:c }'), 'INSERT');
+  assert.equal(leadingKeyword('WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }'), 'WITH');
+  assert.equal(leadingKeyword('SELEC * WHERE { ?s ?p ?o }'), 'SELEC');
+  assert.equal(leadingKeyword('<urn:a> <urn:b> <urn:c> .'), '');
 });
 
 test('SERVICE targets: IRIs, prefixed names, BASE, SILENT and variables; never inside strings or comments', () => {

@@ -97,7 +97,7 @@ test('a failing reader or an unreadable session graph is reported, and everythin
     const report = await detect({ storeDir: dir, readers: [broken, toolError] });
     assert.deepEqual([report.sessions, report.graphs, report.findings], [4, 4, { 'broken/reader': 0, 'tool/error': 2 }]);
     assert.deepEqual(
-      report.problems.map((p) => [p.sessionId, p.reader, p.message]),
+      report.problems.map((p) => [p.sessionId, p.derivation, p.message]),
       [SESSIONS.tools, SESSIONS.prompts, SESSIONS.emojikey, SESSIONS.forms].sort().map((id) => [id, 'broken/reader', 'boom']),
     );
 
@@ -105,9 +105,10 @@ test('a failing reader or an unreadable session graph is reported, and everythin
     const sessionFile = manifest.graphs[`urn:soul:local:Weave/graph/${SESSIONS.tools}`].file;
     await writeFile(join(dir, sessionFile), 'this is not N-Quads\n');
     const seen: string[] = [];
-    const second = await detect({ storeDir: dir, detectors: ['tool'], onProblem: (p) => void seen.push(p.sessionId) });
+    const second = await detect({ storeDir: dir, detectors: ['tool'], onProblem: (p) => void seen.push(p.sessionId!) });
     assert.deepEqual([second.sessions, second.graphs, seen], [3, 3, [SESSIONS.tools]]);
-    assert.equal(second.problems[0].reader, undefined);
+    // The reader that could not read it is named with the session.
+    assert.equal(second.problems[0].derivation, 'tool/error');
     // The file and the line, and nothing of what the line holds.
     assert.equal(second.problems[0].message, `${join(dir, sessionFile)}:1: not valid N-Quads`);
   } finally {
@@ -127,7 +128,7 @@ test("a finding typed for another detector is the reader's problem, not the run'
     const report = await detect({ storeDir: dir, readers: [stray, toolError], sessions: [SESSIONS.tools] });
     assert.deepEqual([report.graphs, report.findings], [1, { 'agent/stray': 0, 'tool/error': 2 }]);
     assert.deepEqual(
-      report.problems.map((p) => [p.sessionId, p.reader, p.message]),
+      report.problems.map((p) => [p.sessionId, p.derivation, p.message]),
       [[SESSIONS.tools, 'agent/stray', 'reader agent/stray reported a finding of type "tool/error", which is not agent/<type>']],
     );
   } finally {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { OxStore } from '../../src/store/store.ts';
 import { REPO, removeDir, select } from '../helpers.ts';
-import { detectedStore, e3, SESSIONS, TURN } from './helpers.ts';
+import { b0, detectedStore, e3, SESSIONS, TURN } from './helpers.ts';
 
 let dir: string;
 let store: OxStore;
@@ -90,6 +90,48 @@ test('done when: another lists every claim with the quoted text its annotation p
     ],
   );
   assert.ok(claims.filter((c) => c.detectionType !== 'secret/exposure').every((c) => typeof c.exact === 'string' && c.exact.length > 0));
+  // The rows it gave as Oxigraph was handed it before the triple term was matched once.
+  const before = select(store, await readFile(new URL('bench/before/claims-with-quotes.rq', `file://${REPO}/`), 'utf8'));
+  assert.deepEqual(before, claims);
+});
+
+test('claims by turn: the natural shape (a triple term joined with the turn class) lists each claim once, in time order', async () => {
+  const byTurn = await rows('claims-by-turn.rq');
+  // Every claim of the fixtures is about a turn: the claims claims-with-quotes lists, with the same figures.
+  const quoted = await rows('claims-with-quotes.rq');
+  const figures = (r: Record<string, string>, turn: string) => `${r.claim} ${turn} ${r.detectionType} ${r.confidence ?? '-'}`;
+  assert.deepEqual(byTurn.map((r) => figures(r, r.turn)).sort(), quoted.map((c) => figures(c, c.event)).sort());
+  // As many per kind as there are weave:Claim nodes of that kind, read without the triple term.
+  const perKind = (list: Record<string, string>[]) => {
+    const counts = new Map<string, number>();
+    for (const r of list) counts.set(r.detectionType, (counts.get(r.detectionType) ?? 0) + 1);
+    return [...counts].map(([kind, n]) => `${kind} ${n}`);
+  };
+  const claimNodes = select(store, 'SELECT ?detectionType WHERE { ?claim a weave:Claim ; weave:detectionType ?detectionType }');
+  assert.deepEqual(perKind(byTurn).sort(), perKind(claimNodes).sort());
+  assert.deepEqual(perKind(byTurn).sort(), [
+    'agent/correction 3',
+    'emojikey/harvest 21',
+    'emojikey/update 3',
+    'human/authored 9',
+    'secret/exposure 3',
+    'tool/error 2',
+  ]);
+  // The prompts session's sixth record: a correction the agent reader saw, in a prompt the human typed.
+  assert.deepEqual(
+    byTurn.filter((r) => r.turn === TURN(b0(6))).map((r) => [r.time, r.detectionType, r.detector, r.confidence]),
+    [
+      ['2026-03-03T10:03:00Z', 'agent/correction', 'agent', '0.7'],
+      ['2026-03-03T10:03:00Z', 'human/authored', 'human', '0.95'],
+    ],
+  );
+  assert.deepEqual(
+    byTurn.map((r) => r.time),
+    byTurn.map((r) => r.time).sort(),
+  );
+  // The rows the query gave as Oxigraph was handed it before the triple term was matched once.
+  const before = select(store, await readFile(new URL('bench/before/claims-by-turn.rq', `file://${REPO}/`), 'utf8'));
+  assert.deepEqual(before, byTurn);
 });
 
 test('emojikey legs over time for a session: live keys only, in time order', async () => {

@@ -1,13 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { excerpt, marker } from '../../src/readers/redact.ts';
 import { storeSecretKey } from '../../src/readers/secret/key.ts';
 import { openStore } from '../../src/store/store.ts';
+import { checkStore } from '../../src/store/check.ts';
+import { readManifest } from '../../src/store/manifest.ts';
+import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
 import { FIXTURES, removeDir, select, tempDir } from '../helpers.ts';
 
 /**
@@ -124,23 +127,33 @@ test('excerpt redacts the part of a secret inside the window, however the window
   assert.equal(excerpt('nothing here', 3, 7), 'hing');
 });
 
-test("the store's secret key: made once with mode 0600, the same for every caller, narrowed to 0600 if found wider", async () => {
+test("the store's secret key: made once by the store writer with mode 0600, named in the manifest, narrowed to 0600 if found wider", async () => {
   const dir = await tempDir();
   try {
-    const keys = await Promise.all(Array.from({ length: 8 }, () => storeSecretKey(dir)));
-    assert.equal(keys[0].length, 32);
-    assert.ok(
-      keys.every((k) => k.equals(keys[0])),
-      'concurrent first uses agree on one key',
-    );
-    assert.deepEqual(await readdir(dir), ['secret.key'], 'no temporary file is left behind');
-    const path = join(dir, 'secret.key');
-    assert.equal((await stat(path)).mode & 0o777, 0o600);
-    await chmod(path, 0o644);
-    assert.ok((await storeSecretKey(dir)).equals(keys[0]));
-    assert.equal((await stat(path)).mode & 0o777, 0o600);
-    await writeFile(path, 'not a key\n');
-    await assert.rejects(storeSecretKey(dir), /secret\.key: not a Weave secret key \(64 hex digits\)/);
+    const lock = await lockStore(dir);
+    try {
+      const writer = await openStoreForWriting(dir, 'local');
+      const key = await storeSecretKey(writer);
+      assert.equal(key.length, 32);
+      assert.ok((await storeSecretKey(writer)).equals(key), 'a second use reads the same key');
+      await writer.close();
+      const path = join(dir, 'secret.key');
+      assert.equal((await stat(path)).mode & 0o777, 0o600);
+      const entry = (await readManifest(dir))!.files!['secret.key'];
+      assert.deepEqual([entry.file, entry.bytes], ['secret.key', 65]);
+      assert.equal((await checkStore(dir)).ok, true);
+      await chmod(path, 0o644);
+      const again = await openStoreForWriting(dir, 'local');
+      assert.ok((await storeSecretKey(again)).equals(key));
+      assert.equal((await stat(path)).mode & 0o777, 0o600);
+      await writeFile(path, 'not a key\n');
+      await assert.rejects(storeSecretKey(again), /secret\.key: not a Weave secret key \(64 hex digits\)/);
+      // The store's own check notices a key that is not the one it named.
+      await writeFile(path, `${'0'.repeat(64)}\n`);
+      assert.match((await checkStore(dir)).problems.join('\n'), /secret\.key: its bytes are not those the manifest names/);
+    } finally {
+      await lock.release();
+    }
   } finally {
     await removeDir(dir);
   }

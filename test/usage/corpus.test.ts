@@ -11,7 +11,7 @@ import { openSessionGraphs } from '../../src/cli/open.ts';
 import { ingest } from '../../src/ingest.ts';
 import type { OxStore } from '../../src/store/store.ts';
 import { costOf, loadPrices, priceOf, type PriceTable } from '../../src/usage/prices.ts';
-import { buildReport } from '../../src/usage/report.ts';
+import { buildReport } from '../../src/usage/graphs.ts';
 import { CORPUS, HAS_CORPUS, REPO, removeDir, tempDir } from '../helpers.ts';
 
 /**

@@ -8,7 +8,8 @@ import { openSessionGraphs } from '../../src/cli/open.ts';
 import type { OxStore } from '../../src/store/store.ts';
 import type { Block } from '../../src/usage/blocks.ts';
 import { loadPrices, type PriceTable } from '../../src/usage/prices.ts';
-import { buildReport, type ReportOptions, type UsageReport } from '../../src/usage/report.ts';
+import { buildReport } from '../../src/usage/graphs.ts';
+import type { ReportOptions, UsageReport } from '../../src/usage/report.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
 /**

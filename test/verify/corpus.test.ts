@@ -21,7 +21,7 @@ test('weave verify passes on the whole corpus with zero unaccounted lines', {
     await ingest([CORPUS], { storeDir: dir, soul: 'local' });
     const report = await verify({ storeDir: dir });
     const missing = report.files.flatMap((f) => f.missing.map((n) => `${f.path}:${n}`));
-    const differ = report.files.flatMap((f) => f.mismatches.map((m) => `${f.path}:${m.line}:${m.pointer}: ${m.problem}`));
+    const differ = report.files.flatMap((f) => f.mismatches.map((m) => `${f.path}:${m.lineNo}:${m.pointer}: ${m.message}`));
     assert.deepEqual([missing, differ, report.files.filter((f) => !f.inStore).map((f) => f.path)], [[], [], []]);
     assert.equal(report.ok, true);
 

@@ -96,7 +96,10 @@ test('a source text changed in place, same size, is caught by its digest; so is 
     let report = await verify({ storeDir: dir });
     const file = report.files.find((f) => f.session === S8)!;
     assert.equal(file.changedSinceIngest, false);
-    assert.deepEqual(file.mismatches, [{ line: 2, pointer: '/message/content/0/signature', problem: 'the SHA-256 differs' }]);
+    assert.deepEqual(
+      file.mismatches.map(({ lineNo, kind, pointer, message }) => ({ lineNo, kind, pointer, message })),
+      [{ lineNo: 2, kind: 'mismatch', pointer: '/message/content/0/signature', message: 'the SHA-256 differs' }],
+    );
 
     // Back as it was, and the store's declared digest of the image tampered with instead.
     await cp(join(RECORDS, '-home-ada-records-demo', `${S8}.jsonl`), path);
@@ -113,9 +116,12 @@ test('a source text changed in place, same size, is caught by its digest; so is 
       ),
     );
     report = await verify({ storeDir: dir });
-    assert.deepEqual(report.files.find((f) => f.session === S8)!.mismatches, [
-      { line: 1, pointer: '/message/content/1/source/data', problem: 'the SHA-256 differs' },
-    ]);
+    assert.deepEqual(
+      report.files
+        .find((f) => f.session === S8)!
+        .mismatches.map(({ lineNo, kind, pointer, message }) => ({ lineNo, kind, pointer, message })),
+      [{ lineNo: 1, kind: 'mismatch', pointer: '/message/content/1/source/data', message: 'the SHA-256 differs' }],
+    );
     assert.equal(report.ok, false);
   } finally {
     await removeDir(work);
@@ -141,8 +147,9 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
         'total                                     6     92      92         0          0        0        0     72        8       0',
         // Six session graphs and the links graph (7777… names a turn of 6666…), a file each; each
         // session graph's derived part and state; each session's one transcript archived, and the
-        // session as found: 7 + 6 × 4.
-        'store: 7 graphs in 31 files, each as long as the manifest says, with the quads it counts; no file it does not name',
+        // session as found: 7 + 6 × 4; and each session's search documents and usage rows, and the
+        // index over the documents: 6 × 2 + 1.
+        'store: 7 graphs in 31 files and 13 other files, each as long as the manifest says, with the quads it counts; no file it does not name',
         'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not held whole)',
         '',
       ].join('\n'),

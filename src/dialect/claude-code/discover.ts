@@ -7,7 +7,7 @@ import type { FoundSession, TranscriptSource, Unreadable } from '../dialect.ts';
 import { readJournal } from './journal.ts';
 
 /** Where a transcript was filed: each Claude Code era used a different layout. */
-export type TranscriptLayout =
+type TranscriptLayout =
   | 'session' //          <project>/<sessionId>.jsonl
   | 'beside' //           <project>/agent-<id>.jsonl (2.0.x)
   | 'subagents' //        <project>/<sessionId>/subagents/agent-<id>.jsonl (2.1.2+)
@@ -60,7 +60,7 @@ export async function discoverSessions(
 }
 
 /** Reads the first `sessionId` a file's records state (peeking at most 50 lines). */
-export async function peekSessionId(path: string): Promise<string | undefined> {
+async function peekSessionId(path: string): Promise<string | undefined> {
   let seen = 0;
   try {
     for await (const line of readLines(path)) {

@@ -5,6 +5,8 @@ import { dialectObservers } from './emit/observers.ts';
 import { emitRecord } from './emit/spine.ts';
 import { recordFacts } from './facts.ts';
 import { CLAUDE_CODE_GLOSSARY } from './glossary.ts';
+import { callMintedAtRandom, idPath } from './ids.ts';
+import { isWrapper } from './prompt.ts';
 import { DIALECT, readLine } from './read.ts';
 import type { ReadRecord } from './records.ts';
 import { openTranscript } from './transcript.ts';
@@ -23,4 +25,6 @@ export const dialect: Dialect<ReadRecord, ClaudeTranscriptSource> = {
   emitRecord,
   observers: dialectObservers,
   facts: recordFacts,
+  ids: { idPath, callShared: callMintedAtRandom },
+  writtenByRuntime: isWrapper,
 };

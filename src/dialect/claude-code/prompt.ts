@@ -2,8 +2,9 @@ import type { UserRecord } from './records.ts';
 
 /**
  * What Claude Code writes into the user role that no person typed: texts wrapped in harness
- * tags, and texts the harness writes itself. The human/authored reader and the session title
- * both use it to find the prompts a person typed.
+ * tags, and texts the harness writes itself. The session title uses it to find the prompts a
+ * person typed, and so do the readers (src/readers/human/prompts.ts), as the dialect's
+ * `writtenByRuntime`.
  */
 
 /** Tags the harness wraps injected text in, rather than a person typing it. */

@@ -34,7 +34,7 @@ export function readLine(line: SourceLine): LineResult<ReadRecord> {
 }
 
 /** Splits a record into the fields the dialect reads and the `extra` it keeps as JSON. */
-export function splitRecord(json: JsonObject): ReadRecord {
+function splitRecord(json: JsonObject): ReadRecord {
   const type = json.type as string;
   // Record types are data: `constructor` or `__proto__` must find nothing, not Object's own.
   const known = new Set<string>([...ENVELOPE_FIELDS, ...(own(RECORD_FIELDS, type) ?? [])]);

@@ -9,7 +9,7 @@ import type { Json, JsonObject } from '../../rdf/json.ts';
 export type { Json, JsonObject };
 
 /** Fields shared by every conversation record (user, assistant, system, attachment, progress). */
-export interface Envelope {
+interface Envelope {
   uuid?: string;
   parentUuid?: string | null;
   logicalParentUuid?: string;
@@ -29,16 +29,16 @@ export interface Envelope {
   origin?: { kind?: string; server?: string } & JsonObject;
 }
 
-export interface TextBlock {
+interface TextBlock {
   type: 'text';
   text: string;
 }
-export interface ThinkingBlock {
+interface ThinkingBlock {
   type: 'thinking';
   thinking: string;
   signature?: string;
 }
-export interface RedactedThinkingBlock {
+interface RedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
 }
@@ -58,12 +58,12 @@ export interface ImageBlock {
   type: 'image' | 'document';
   source?: { type?: string; media_type?: string; data?: string; url?: string; text?: string };
 }
-export interface ToolReferenceBlock {
+interface ToolReferenceBlock {
   type: 'tool_reference';
   tool_name: string;
 }
 /** A block type this dialect does not know: kept whole. */
-export interface OtherBlock {
+interface OtherBlock {
   type: string;
   [key: string]: Json | undefined;
 }
@@ -170,7 +170,7 @@ export interface ProgressRecord extends Envelope {
  * and types this dialect has never seen. The fields read per type are listed in
  * RECORD_FIELDS (fields.ts); a type not listed keeps all its own fields in `extra`.
  */
-export interface MetadataRecord extends Envelope {
+interface MetadataRecord extends Envelope {
   type: string;
   /** summary, last-prompt: the conversation leaf the record describes. */
   leafUuid?: string;

@@ -68,7 +68,7 @@ export const agentCorrection: Reader = {
 };
 
 /** The nearest assistant turn up the reply chain. */
-export function previousAnswer(spine: SessionSpine, turn: TurnView): TurnView | undefined {
+function previousAnswer(spine: SessionSpine, turn: TurnView): TurnView | undefined {
   const seen = new Set<string>();
   for (let event = spine.parentOf(turn.iri); event && !seen.has(event); event = spine.parentOf(event)) {
     seen.add(event);

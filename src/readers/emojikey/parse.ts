@@ -7,7 +7,7 @@ import { graphemes, isEmoji } from '../text.ts';
  * grapheme clusters, so FE0F-qualified symbols and ZWJ families stay whole.
  */
 
-export type Generation = 'v1' | 'v2' | 'v2-superkey' | 'v3-numeric' | 'v3-arrow' | 'v3-summary' | 'v3-superkey';
+type Generation = 'v1' | 'v2' | 'v2-superkey' | 'v3-numeric' | 'v3-arrow' | 'v3-summary' | 'v3-superkey';
 
 export interface Leg {
   /** ME, CONTENT, YOU or ABSTRACT; for v2 keys the part's name (topic, approach, …, collab). */
@@ -31,7 +31,7 @@ export interface Leg {
   lean?: number;
 }
 
-export interface Component {
+interface Component {
   label: string;
   /** The component's raw text: what follows its label inside the brackets. */
   text: string;
@@ -227,7 +227,7 @@ function parseLegs(texts: string[], component: string): Leg[] {
 }
 
 /** `[abbr:]PoleA[(trend)]PoleB N∠A[conf][trend]`, e.g. `cog:7∠120⁸⁵↔️`, `🧠(⬆️)🎨8∠30`. */
-export function numericLeg(raw: string, component: string): Leg | undefined {
+function numericLeg(raw: string, component: string): Leg | undefined {
   const text = raw.trim();
   const angleMark = text.indexOf('∠');
   if (angleMark < 1) return undefined;
@@ -270,7 +270,7 @@ export function numericLeg(raw: string, component: string): Leg | undefined {
 }
 
 /** `[Field.]PoleA DIR PoleB`, e.g. `Cognitive.🧠➡️🔧`. */
-export function arrowLeg(raw: string, component: string): Leg | undefined {
+function arrowLeg(raw: string, component: string): Leg | undefined {
   const text = raw.trim();
   const field = /^([A-Za-z][A-Za-z0-9_]*)\.\s*/.exec(text);
   const rest = field ? text.slice(field[0].length) : text;

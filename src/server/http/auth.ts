@@ -19,11 +19,11 @@ export function sameToken(expected: string, presented: string | undefined): bool
   return timingSafeEqual(a, b);
 }
 
-export function bearerToken(request: FastifyRequest): string | undefined {
+function bearerToken(request: FastifyRequest): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
 }
 
-export function cookieToken(request: FastifyRequest): string | undefined {
+function cookieToken(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim());
@@ -37,9 +37,9 @@ export function cookieToken(request: FastifyRequest): string | undefined {
  * query string of their own either (they append `?query=`). It authorises reads only, like the
  * cookie. It is a secret in a URL: give it only to services you trust with the transcripts.
  */
-export const TOKEN_PATH = /^\/t\/([^/]+)\/sparql$/;
+const TOKEN_PATH = /^\/t\/([^/]+)\/sparql$/;
 
-export function pathToken(path: string): string | undefined {
+function pathToken(path: string): string | undefined {
   const token = TOKEN_PATH.exec(path)?.[1];
   return token === undefined ? undefined : decodeURIComponent(token);
 }
@@ -57,7 +57,7 @@ export function authorizeWrite(config: ServerConfig, request: FastifyRequest): v
 }
 
 /** Whether a read must show the token: only when the server listens beyond loopback. */
-export function readNeedsToken(config: ServerConfig): boolean {
+function readNeedsToken(config: ServerConfig): boolean {
   return !isLoopback(config.host);
 }
 

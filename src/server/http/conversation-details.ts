@@ -9,7 +9,7 @@ import type { Row } from '../../model/view.ts';
  */
 
 /** Characters of a text, a tool input or a tool result the page carries. */
-export const CLIP = 4000;
+const CLIP = 4000;
 
 /** A text as the page carries it: at most CLIP characters, and how long the whole is. */
 export interface Clipped {
@@ -17,14 +17,14 @@ export interface Clipped {
   length: number;
 }
 
-export interface CallDetails {
+interface CallDetails {
   start?: string;
   end?: string;
   model?: string;
   tokens: { input: number; output: number; cacheCreation: number; cacheRead: number };
 }
 
-export interface ResultPart {
+interface ResultPart {
   /** The response block this part belongs to (a tool may have two: an ambiguous join). */
   response: string;
   order: number;
@@ -101,7 +101,7 @@ export function conversationDetailsQueries(graph: string) {
   };
 }
 
-export type DetailsRows = Record<keyof ReturnType<typeof conversationDetailsQueries>, Row[]>;
+type DetailsRows = Record<keyof ReturnType<typeof conversationDetailsQueries>, Row[]>;
 
 /** The details of every node the rows describe, by IRI; where a value is stated twice, the first row wins. */
 export function detailsFromRows(rows: DetailsRows): Map<string, NodeDetails> {

@@ -34,7 +34,7 @@ const RESULT_FORMATS = [
 ];
 const INPUT_FORMATS = ['Turtle', 'N-Triples', 'RDF_XML', 'JSON-LD'];
 
-export interface ServiceFacts {
+interface ServiceFacts {
   endpoint: string;
   voidUrl: string;
   allowUpdate: boolean;
@@ -77,7 +77,7 @@ export function serviceDescription(facts: ServiceFacts): string {
   return `${lines.join('\n')}\n`;
 }
 
-export interface VoidFacts {
+interface VoidFacts {
   voidUrl: string;
   endpoint: string;
   soul: string;

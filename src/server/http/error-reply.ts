@@ -58,7 +58,7 @@ function sendError(ctx: ServerContext, error: FastifyError | HttpError, request:
 }
 
 /** The body of every error response: plain text, one message, never a stack trace. */
-export function errorBody(status: number, message: string): string {
+function errorBody(status: number, message: string): string {
   return `${status} ${reasonPhrase(status)}: ${message}\n`;
 }
 

@@ -67,7 +67,7 @@ class Histogram {
   }
 }
 
-export interface Gauge {
+interface Gauge {
   name: string;
   help: string;
   read(): number | { labels: Labels; value: number }[];

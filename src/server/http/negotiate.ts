@@ -4,7 +4,7 @@
  * range that matches an offer decides that offer's quality; ties go to the server's order.
  */
 
-export interface MediaRange {
+interface MediaRange {
   type: string;
   subtype: string;
   q: number;
@@ -44,7 +44,7 @@ function specificity(range: MediaRange, offer: string): number {
 }
 
 /** The quality the client gives an offer (0 when unacceptable). */
-export function quality(ranges: MediaRange[], offer: string): number {
+function quality(ranges: MediaRange[], offer: string): number {
   let best = -1;
   let q = 0;
   for (const range of ranges) {

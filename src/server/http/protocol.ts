@@ -21,7 +21,7 @@ export type SparqlOperation =
   /** A GET with no operation: the client wants the service description. */
   | { kind: 'description' };
 
-export interface ParsedRequest {
+interface ParsedRequest {
   operation: SparqlOperation;
   /** Every parameter of the request, from the URL and a form body, for the options beside the operation. */
   params: URLSearchParams;
@@ -39,9 +39,9 @@ export const RDF_PARAM = 'rdf';
 /** `source=URL` (repeatable): federate the query with this allow-listed endpoint or document. */
 export const SOURCE_PARAM = 'source';
 
-export const FORM = 'application/x-www-form-urlencoded';
-export const SPARQL_QUERY = 'application/sparql-query';
-export const SPARQL_UPDATE = 'application/sparql-update';
+const FORM = 'application/x-www-form-urlencoded';
+const SPARQL_QUERY = 'application/sparql-query';
+const SPARQL_UPDATE = 'application/sparql-update';
 
 /** The media type and charset of a Content-Type header, lower-cased. */
 export function mediaTypeOf(header: string | undefined): { type: string; charset?: string } | undefined {
@@ -129,7 +129,7 @@ function updateOperation(updates: string[], params: URLSearchParams): SparqlOper
 /** Absolute IRIs only: a graph name is never resolved against anything. */
 const ABSOLUTE_IRI = /^[a-z][a-z0-9+.-]*:[^\s<>"{}|\\^`]*$/i;
 
-export function graphParams(params: URLSearchParams, name: string): string[] {
+function graphParams(params: URLSearchParams, name: string): string[] {
   const values = params.getAll(name);
   for (const v of values) if (!ABSOLUTE_IRI.test(v)) throw new HttpError(400, `${name} must be an absolute IRI, not "${v}"`);
   return [...new Set(values)];

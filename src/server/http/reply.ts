@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import oxigraph from 'oxigraph';
-import { DATASET_FORMATS } from '../../query/formats.ts';
+import { dump } from '../../query/graph-results.ts';
 import { HttpError } from '../errors.ts';
 import type { JobResult } from '../messages.ts';
 import { acceptedTypes, contentType } from './media.ts';
@@ -25,7 +25,7 @@ export function convertTurtle(turtle: string, baseIri: string, format: string): 
   if (format === 'text/turtle') return turtle;
   const store = new oxigraph.Store();
   store.load(turtle, { format: 'text/turtle', base_iri: baseIri });
-  return DATASET_FORMATS.has(format) ? store.dump({ format }) : store.dump({ format, from_graph_name: oxigraph.defaultGraph() });
+  return dump(store, format);
 }
 
 /** 406, naming what the server could have sent instead. */

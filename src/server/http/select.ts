@@ -1,5 +1,5 @@
 import type { JsonResults } from '../../query/table.ts';
-import { SOLUTION_FORMATS } from '../../query/formats.ts';
+import { mediaTypeNamed } from '../../query/formats.ts';
 import type { FastifyRequest } from 'fastify';
 import type { ServerContext } from './context.ts';
 import { runJob } from './run-job.ts';
@@ -14,7 +14,7 @@ export async function selectRows(ctx: ServerContext, query: string, request?: Fa
       defaultGraphs: [],
       namedGraphs: [],
       graphResult: false,
-      accept: [SOLUTION_FORMATS.json],
+      accept: [mediaTypeNamed('json')],
       baseIri: 'http://localhost/',
       tripleTerms: 'literal',
       maxResultBytes: ctx.config.maxResultBytes,

@@ -2,8 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { alignmentGraphIri } from '../../rdf/iri.ts';
 import { ONTOLOGY_GRAPH } from '../../rdf/vocab.ts';
-import { readManifest } from '../../store/manifest.ts';
-import { DEFAULT_GRAPH_KEY } from '../workers/operations/persist.ts';
+import { DEFAULT_GRAPH_KEY, readManifest } from '../../store/manifest.ts';
 
 /**
  * Graph and session counts for /status, the page and /metrics, read from the store's manifest

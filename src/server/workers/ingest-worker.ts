@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Dialect } from '../../dialect/dialect.ts';
 import { ingest } from '../../ingest.ts';
-import { detect, type DetectedGraph, type DetectProblem } from '../../readers/detect.ts';
+import type { DetectedGraph, DetectProblem } from '../../readers/detect.ts';
 import { READERS } from '../../readers/registry.ts';
 import { filesOf } from '../../store/manifest.ts';
 import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
@@ -10,7 +10,7 @@ import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
  * The ingest thread (started by ingester.ts): ingest in its own thread, so reading a large
  * corpus never stalls the server. Each run reads the sources again (unchanged sessions are
  * skipped by size and mtime), then runs the readers where a session graph changed, as
- * `weave ingest` does, and reports every graph it rewrote, so the query workers can load just
+ * `weave ingest` does (as derivations of the same run), and reports every graph it rewrote, so the query workers can load just
  * that graph.
  */
 
@@ -23,11 +23,10 @@ loading?.catch(() => undefined); // a module that fails to load fails each run, 
 
 const onGraph = (g: DetectedGraph) => post({ type: 'session', graph: g.graph, files: filesOf(g.entry) });
 // A reader's message may quote what it read; which session and reader is enough.
-const onProblem = (p: DetectProblem) => post({ type: 'reader-problem', sessionId: p.sessionId, reader: p.reader });
+const onProblem = (p: DetectProblem) => post({ type: 'reader-problem', sessionId: p.sessionId ?? '', reader: p.derivation });
 
 async function runOnce(withReaders: boolean): Promise<void> {
   let last = 0;
-  const read = new Set<string>();
   try {
     const dialects = await loading;
     // Problems (the readers' too) may quote what they read: each travelled on its own above, never in the report.
@@ -49,15 +48,13 @@ async function runOnce(withReaders: boolean): Promise<void> {
       },
       // The problem's message can quote the line; only where it is travels on.
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
-      onSession: (session, graph, stored) => {
-        read.add(session.sessionId);
+      onSession: (_session, graph, stored) => {
         post({ type: 'session', graph, files: filesOf(stored.entry), delta: stored.delta });
       },
       onGraph: (graph, entry) => post({ type: 'session', graph, files: entry ? filesOf(entry) : [] }),
       // The readers read each session as it is written; detect then reruns them where a reader changed.
       readers: withReaders ? { list: READERS, onGraph, onProblem } : undefined,
     });
-    if (withReaders) await detect({ storeDir, onlyStale: true, done: read, onGraph, onProblem });
     post({ type: 'done', report });
   } catch (e) {
     post({ type: 'error', message: (e as Error).message });

@@ -16,7 +16,7 @@ import { watchSources, type SourceWatcher } from '../../acquire/watch.ts';
  * handed to `onGraphs` at once, so queries see a session as soon as it lands.
  */
 
-export interface IngestStatus {
+interface IngestStatus {
   state: 'waiting' | 'ingesting' | 'ready' | 'failed';
   /** Why these sources (the bundled fixtures, when there are no transcripts). */
   note?: string;
@@ -36,7 +36,7 @@ export interface IngestStatus {
   changeSeenAt?: string;
 }
 
-export interface IngesterOptions {
+interface IngesterOptions {
   paths: string[];
   note?: string;
   content?: ContentPolicy;

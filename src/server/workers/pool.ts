@@ -21,7 +21,7 @@ import { isWrite, type ChangedGraph, type FromWorker, type Job, type JobResult, 
  * for the store; one that cannot be answered before its deadline gets 503 with Retry-After at once.
  */
 
-export interface PoolOptions {
+interface PoolOptions {
   /** The most copies of the store open at once. */
   size: number;
   storeDir: string;
@@ -426,7 +426,7 @@ export class QueryPool {
 }
 
 /** The one 503 a load in progress gives: how far it is, and when to come back. */
-export function loadingError(loading: LoadProgress): HttpError {
+function loadingError(loading: LoadProgress): HttpError {
   const left = Math.max(1, Math.ceil(loading.remainingSeconds));
   const done = loading.of ? ` (${Math.floor((100 * loading.quads) / loading.of)}% of ${loading.of.toLocaleString('en')} quads)` : '';
   return new HttpError(503, `the store is still loading${done}; it should answer in about ${left} s`, { 'retry-after': String(left) });

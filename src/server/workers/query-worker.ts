@@ -4,19 +4,22 @@ import { capacityNotice, QUAD_CEILING } from '../../store/ceiling.ts';
 import { openStore, type OxStore } from '../../store/store.ts';
 import { HttpError } from '../errors.ts';
 import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
-import { describeData, describeGraphJob } from './operations/describe.ts';
+import { datasetStats } from '../dataset-stats.ts';
+import { describeData } from '../description.ts';
+import { describeGraphJob } from './operations/describe.ts';
 import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
 import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
 import { runFederatedJob, runQueryJob } from './operations/query.ts';
 import { storeSelect } from './operations/rows.ts';
-import { datasetStats } from './operations/stats.ts';
 import { isTrap } from './operations/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
- * store (from its start, or from an `open` message when it was booted as a standby) and runs one job at a time, off the server's event loop, so the server can cut a
- * runaway query off by ending this thread. The operations it runs are in operations/.
+ * store (from its start, or from an `open` message when it was booted as a standby) and runs one
+ * job at a time, off the server's event loop, so the server can cut a runaway query off by ending
+ * this thread. The operations it runs are in operations/; the describe page's data and the dataset
+ * counts, which an external store's backend computes too, are read through `storeSelect`.
  */
 
 const { storeDir, soul, open } = workerData as WorkerInit;

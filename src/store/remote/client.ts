@@ -19,7 +19,7 @@ export class RemoteStoreError extends Error {
   }
 }
 
-export interface RemoteAnswer {
+interface RemoteAnswer {
   status: number;
   mediaType: string;
   body: Uint8Array;
@@ -128,7 +128,7 @@ export class RemoteStore {
  * SPARQL 1.1 JSON results as the Recommendation has them: Virtuoso still writes the 2008 draft's
  * `typed-literal` for a literal with a datatype, which clients of 1.1 (and our table) do not know.
  */
-export function standardJson(body: Uint8Array): Uint8Array {
+function standardJson(body: Uint8Array): Uint8Array {
   const text = new TextDecoder().decode(body);
   if (!text.includes('"typed-literal"')) return body;
   const json = JSON.parse(text) as { results?: { bindings: Record<string, { type: string }>[] } };

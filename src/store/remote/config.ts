@@ -14,7 +14,7 @@ import { defaultStoreDir } from '../paths.ts';
  * endpoint; its directory is made under the data directory, keyed by the URL.
  */
 
-export const REMOTE_FORMAT = 'weave-remote/1';
+const REMOTE_FORMAT = 'weave-remote/1';
 
 export interface RemoteConfig {
   format: typeof REMOTE_FORMAT;
@@ -35,7 +35,7 @@ export function isStoreUrl(spec: string): boolean {
  * with: Virtuoso's `…/sparql` → `…/sparql-graph-crud`, Oxigraph server's `…/query` → `…/store`.
  * Others: write `graphStore` into the directory's remote.json.
  */
-export function defaultGraphStore(endpoint: string): string | undefined {
+function defaultGraphStore(endpoint: string): string | undefined {
   const url = new URL(endpoint);
   if (/\/sparql\/?$/.test(url.pathname)) url.pathname = url.pathname.replace(/\/sparql\/?$/, '/sparql-graph-crud');
   else if (/\/query\/?$/.test(url.pathname)) url.pathname = url.pathname.replace(/\/query\/?$/, '/store');

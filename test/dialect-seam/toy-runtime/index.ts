@@ -24,6 +24,8 @@ export const dialect: Dialect<{ record: ToyRecord }> = {
   emitRecord,
   observers: () => [],
   facts: recordFacts,
+  // Its ids are written by the runtime's own counters (q1, a1, r1, c1): unique within a session only.
+  ids: { idPath: (id, session) => [session, id], callShared: () => false },
 };
 
 const isToylog = (name: string) => name.endsWith('.toylog');

@@ -24,7 +24,7 @@ interface FieldMap {
 }
 const field = (key: string, predicate: Term, type: FieldType = 'string'): FieldMap => ({ key, predicate, type });
 
-export const METADATA_FIELDS: Record<string, FieldMap[]> = {
+const METADATA_FIELDS: Record<string, FieldMap[]> = {
   summary: [field('summary', weave.summary)],
   'custom-title': [field('customTitle', weave.customTitle)],
   'agent-name': [field('agentName', weave.agentName)],

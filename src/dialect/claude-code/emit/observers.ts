@@ -40,7 +40,7 @@ interface LastWritten {
  * prompt.ts) — unless the content policy
  * keeps no message text, when a title from a prompt would carry what the graph was told not to.
  */
-export class TranscriptMetadata implements RecordObserver<ReadRecord> {
+class TranscriptMetadata implements RecordObserver<ReadRecord> {
   private readonly transcripts = new Map<Term, LastWritten>();
 
   constructor(private readonly content: ContentPolicy = DEFAULT_POLICY) {}
@@ -122,7 +122,7 @@ function cutToBytes(text: string, bytes: number): string {
  * its boundary; a compaction's tail, or a summary's leaf, that is in no record of the session is
  * recorded as a CrossSessionReference, for the pass after ingest to find in another session.
  */
-export class SessionLinks implements RecordObserver<ReadRecord> {
+class SessionLinks implements RecordObserver<ReadRecord> {
   /** Boundary uuid → its Compaction. */
   private readonly compactions = new Map<string, Term>();
   private readonly summaries: { turn: Term; boundary: string }[] = [];

@@ -29,7 +29,7 @@ const ID_PREDICATE: Record<string, Term> = {
 };
 
 /** The IRI kind of an event: turns are `Turn` (the Pool/Soul join anchor), all else `Event`. */
-export function eventKind(type: string): 'Turn' | 'Event' {
+function eventKind(type: string): 'Turn' | 'Event' {
   return type === 'user' || type === 'assistant' ? 'Turn' : 'Event';
 }
 

@@ -11,7 +11,7 @@ import { describeHref, escapeHtml } from './html.ts';
  * value from the graph is escaped, and no script runs.
  */
 
-export interface ConversationPageData {
+interface ConversationPageData {
   document: ConversationDocument;
   starts: StartView[];
   details: Map<string, NodeDetails>;

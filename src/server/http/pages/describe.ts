@@ -29,7 +29,7 @@ const BLOCK_SHOWN = new Set([
 export { describeHref, escapeHtml };
 
 /** A short name: a known prefix, or the `Kind/id` part of an instance IRI. */
-export function shortName(iri: string): string {
+function shortName(iri: string): string {
   const path = instancePath(iri);
   if (path) return decodeURIComponentSafe(path);
   for (const [prefix, ns] of Object.entries(PREFIXES))
@@ -66,7 +66,7 @@ function prettyJson(text: string): string {
   }
 }
 
-export function termHtml(term: JsonTerm, labels: Record<string, string>): string {
+function termHtml(term: JsonTerm, labels: Record<string, string>): string {
   switch (term.type) {
     case 'uri':
       return link(term.value, labels);

@@ -44,7 +44,7 @@ export interface OverviewData {
 }
 
 const n = (v: number) => v.toLocaleString('en');
-export const usd = (v: number) => `$${v >= 1 ? v.toFixed(2) : v.toFixed(4)}`;
+const usd = (v: number) => `$${v >= 1 ? v.toFixed(2) : v.toFixed(4)}`;
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 const cell = (text: string, value?: number | string, cls = 'n') =>
   `<td class="${cls}"${value === undefined ? '' : ` data-value="${escapeHtml(String(value))}"`}>${escapeHtml(text)}</td>`;

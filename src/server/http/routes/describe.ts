@@ -1,8 +1,7 @@
-import { GRAPH_FORMATS } from '../../../query/formats.ts';
 import { HttpError } from '../../errors.ts';
 import type { Description } from '../../messages.ts';
 import { routePlugin } from '../context.ts';
-import { acceptedTypes, GRAPH_TYPES } from '../media.ts';
+import { acceptedTypes, graphTypes } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { renderDescribePage } from '../pages/describe.ts';
 import { isAbsoluteIri } from '../protocol.ts';
@@ -12,6 +11,7 @@ import { sessionFactsQuery, sessionPromptsQuery } from '../../../overview/sessio
 import { sessionGraphIri } from '../../../rdf/iri.ts';
 import { WEAVE_NS } from '../../../rdf/vocab.ts';
 import { loadPrices } from '../../../usage/prices.ts';
+import { preparedSolutions, preparedUsage } from '../../../usage/prepared.ts';
 import { reportFromRows, reportQuery } from '../../../usage/report.ts';
 import type { ServerContext } from '../context.ts';
 import type { SessionSummary } from '../pages/describe.ts';
@@ -36,7 +36,7 @@ export default routePlugin('weave-routes-describe', async (app) => {
     const iri = params.get('iri') ?? '';
     if (!isAbsoluteIri(iri)) throw new HttpError(400, 'give the resource as ?iri=<absolute IRI>');
     const format = params.get('format') ?? undefined;
-    const html = !format && negotiate(request.headers.accept, ['text/html', ...GRAPH_TYPES]) === 'text/html';
+    const html = !format && negotiate(request.headers.accept, ['text/html', ...graphTypes()]) === 'text/html';
     if (html) {
       const result = await runJob(ctx, { op: 'describe', iri, accept: [], maxResultBytes: ctx.config.maxResultBytes }, request);
       const description = result.data as Description;
@@ -47,7 +47,7 @@ export default routePlugin('weave-routes-describe', async (app) => {
         .header('vary', 'Accept')
         .send(page);
     }
-    const accept = acceptedTypes('graph', request.headers.accept, format === 'html' ? GRAPH_FORMATS.turtle : format);
+    const accept = acceptedTypes('graph', request.headers.accept, format === 'html' ? 'turtle' : format);
     if (!accept.length) throw notAcceptable('graph', request.headers.accept, format);
     return sendResult(reply, await runJob(ctx, { op: 'describe', iri, accept, maxResultBytes: ctx.config.maxResultBytes }, request));
   });
@@ -64,10 +64,12 @@ async function sessionSummary(ctx: ServerContext, d: Description, request: Fasti
     prompts: sessionPromptsQuery(graph),
     usage: reportQuery('session', prices, { session }),
   };
+  // Tokens and cost from the prepared usage rows where the store has them: the same solutions, without a query.
+  const prepared = await preparedUsage(ctx.config.storeDir);
   const [[facts], prompts, usageRows] = await Promise.all([
     selectRows(ctx, queries.facts, request),
     selectRows(ctx, queries.prompts, request),
-    selectRows(ctx, queries.usage, request),
+    prepared ? preparedSolutions(prepared, 'session', prices, { session }) : selectRows(ctx, queries.usage, request),
   ]);
   const usage = reportFromRows('session', usageRows, prices).report;
   const spent = 'sessions' in usage ? usage.sessions[0] : undefined;

@@ -1,13 +1,11 @@
-import { own } from '../../../own.ts';
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GRAPH_FORMATS } from '../../../query/formats.ts';
+import { mediaTypeNamed, oneGraphFormats } from '../../../query/formats.ts';
 import { HttpError } from '../../errors.ts';
 import type { RdfPart } from '../../messages.ts';
 import { authorizeWrite } from '../auth.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
-import { RDF_INPUT_TYPES } from '../media.ts';
-import { acceptable } from '../negotiate.ts';
+import { acceptedFormats, oneGraphTypes, rdfInputTypes } from '../media.ts';
 import { decodeUtf8, isAbsoluteIri, mediaTypeOf, requireUtf8Charset } from '../protocol.ts';
 import { sendResult } from '../reply.ts';
 import { runJob } from '../run-job.ts';
@@ -20,14 +18,7 @@ import { requestUrl } from '../url.ts';
  * unnamed graph, not the union the query endpoint answers over by default.
  */
 
-export const STORE_PATH = '/store';
-
-/** One graph has no place for graph names, so the triple syntaxes only. */
-const READ_TYPES = [GRAPH_FORMATS.turtle, GRAPH_FORMATS.ntriples, GRAPH_FORMATS.rdfxml, GRAPH_FORMATS.jsonld];
-const READ_ALIASES: Record<string, string> = { 'application/x-turtle': GRAPH_FORMATS.turtle, 'application/json': GRAPH_FORMATS.jsonld };
-const WRITE_TYPES = Object.fromEntries(
-  Object.entries(RDF_INPUT_TYPES).filter(([, f]) => f !== GRAPH_FORMATS.nquads && f !== GRAPH_FORMATS.trig),
-);
+const STORE_PATH = '/store';
 
 export default routePlugin('weave-routes-graph-store', async (app) => {
   const ctx = app.weave;
@@ -66,13 +57,11 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
   const where = target(request, direct);
 
   if (method === 'GET' || method === 'HEAD') {
-    const accept = acceptable(request.headers.accept, [...READ_TYPES, ...Object.keys(READ_ALIASES)]).map((t) => own(READ_ALIASES, t) ?? t);
-    if (!accept.length) throw new HttpError(406, `a graph can be sent as ${READ_TYPES.join(', ')}`);
+    // One graph has no place for graph names: the syntaxes of one graph only.
+    const accept = acceptedFormats(oneGraphFormats(), request.headers.accept);
+    if (!accept.length) throw new HttpError(406, `a graph can be sent as ${oneGraphTypes().join(', ')}`);
     const { graph } = where as { graph: string | null };
-    return sendResult(
-      reply,
-      await runJob(ctx, { op: 'graph-read', graph, accept: [...new Set(accept)], maxResultBytes: ctx.config.maxResultBytes }, request),
-    );
+    return sendResult(reply, await runJob(ctx, { op: 'graph-read', graph, accept, maxResultBytes: ctx.config.maxResultBytes }, request));
   }
 
   authorizeWrite(ctx.config, request);
@@ -102,11 +91,12 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
 function payload(request: FastifyRequest, method: string): RdfPart[] {
   const media = mediaTypeOf(request.headers['content-type']);
   const body = request.body as Buffer | undefined;
-  if (!media) throw new HttpError(415, `send the graph with a Content-Type: ${Object.keys(WRITE_TYPES).join(', ')}`);
+  const readable = rdfInputTypes();
+  if (!media) throw new HttpError(415, `send the graph with a Content-Type: ${[...readable.keys()].join(', ')}`);
   if (media.type === 'multipart/form-data' && method === 'POST')
     return multipartParts(request.headers['content-type']!, body ?? Buffer.alloc(0));
-  const format = own(WRITE_TYPES, media.type);
-  if (!format) throw new HttpError(415, `the graph store reads ${Object.keys(WRITE_TYPES).join(', ')}, not ${media.type}`);
+  const format = readable.get(media.type);
+  if (!format) throw new HttpError(415, `the graph store reads ${[...readable.keys()].join(', ')}, not ${media.type}`);
   requireUtf8Charset(media.charset, media.type);
   return [{ text: decodeUtf8(body, 'graph'), format }];
 }
@@ -116,6 +106,7 @@ export function multipartParts(header: string, body: Buffer): RdfPart[] {
   const boundary = /boundary="?([^";]+)"?/i.exec(header)?.[1];
   if (!boundary) throw new HttpError(400, 'multipart/form-data needs a boundary');
   const text = decodeUtf8(body, 'multipart body');
+  const readable = rdfInputTypes();
   const parts: RdfPart[] = [];
   for (const chunk of text.split(`--${boundary}`).slice(1)) {
     if (chunk.startsWith('--')) break;
@@ -127,9 +118,9 @@ export function multipartParts(header: string, body: Buffer): RdfPart[] {
       .replace(/^\r?\n\r?\n/, '')
       .replace(/\r?\n$/, '');
     const media = mediaTypeOf(/^content-type:\s*(.+)$/im.exec(head)?.[1]?.trim());
-    const format = media ? own(WRITE_TYPES, media.type) : GRAPH_FORMATS.turtle;
-    if (!format)
-      throw new HttpError(415, `a multipart part is ${media!.type}; the graph store reads ${Object.keys(WRITE_TYPES).join(', ')}`);
+    // A part that names no type is Turtle.
+    const format = media ? readable.get(media.type) : mediaTypeNamed('turtle');
+    if (!format) throw new HttpError(415, `a multipart part is ${media!.type}; the graph store reads ${[...readable.keys()].join(', ')}`);
     if (media) requireUtf8Charset(media.charset, media.type);
     parts.push({ text: content, format });
   }

@@ -1,8 +1,7 @@
-import { GRAPH_FORMATS } from '../../../query/formats.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin } from '../context.ts';
 import { voidDescription } from '../descriptions.ts';
-import { contentType, GRAPH_TYPES } from '../media.ts';
+import { contentType, oneGraphTypes } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { convertTurtle } from '../reply.ts';
 import { requestUrl } from '../url.ts';
@@ -74,9 +73,9 @@ export default routePlugin('weave-routes-operations', async (app) => {
     return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(ctx.metrics.render());
   });
 
-  const offers = GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nquads && t !== GRAPH_FORMATS.trig);
   for (const path of ['/void', '/.well-known/void']) {
     app.get(path, async (request, reply) => {
+      const offers = oneGraphTypes();
       const format = negotiate(request.headers.accept, offers);
       if (!format) throw new HttpError(406, `the VoID description can be sent as ${offers.join(', ')}`);
       const voidUrl = requestUrl(request, '/void');

@@ -1,7 +1,8 @@
 import { COMPACTIONS, FILES, MCP_SERVERS, SESSIONS, TOOLS } from '../../../overview/queries.ts';
 import { instanceIri } from '../../../rdf/iri.ts';
 import { loadPrices } from '../../../usage/prices.ts';
-import { reportFromRows, reportQuery } from '../../../usage/report.ts';
+import { preparedSolutions, preparedUsage } from '../../../usage/prepared.ts';
+import { reportFromRows, reportQuery, type ReportKind } from '../../../usage/report.ts';
 import { routePlugin } from '../context.ts';
 import { renderOverviewPage, type OverviewData, type OverviewSession, type ToolRow } from '../pages/overview.ts';
 import { selectRows } from '../select.ts';
@@ -40,11 +41,15 @@ export default routePlugin('weave-routes-overview', async (app) => {
         files: FILES,
       };
       const perSession = reportQuery('session', prices);
-      const [daily, bySession, sessionRows, tools, servers, compactions, files] = await Promise.all(
-        [queries.usage, perSession, queries.sessions, queries.tools, queries.servers, queries.compactions, queries.files].map((q) =>
-          selectRows(ctx, q, request),
-        ),
-      );
+      // Tokens and cost from the sessions' prepared usage rows where the store has them: the same solutions, without a query.
+      const prepared = await preparedUsage(ctx.config.storeDir);
+      const usageRows = (kind: ReportKind, query: string) =>
+        prepared ? Promise.resolve(preparedSolutions(prepared, kind, prices)) : selectRows(ctx, query, request);
+      const [daily, bySession, sessionRows, tools, servers, compactions, files] = await Promise.all([
+        usageRows('daily', queries.usage),
+        usageRows('session', perSession),
+        ...[queries.sessions, queries.tools, queries.servers, queries.compactions, queries.files].map((q) => selectRows(ctx, q, request)),
+      ]);
       const { report, extras } = reportFromRows('daily', daily, prices);
       const usage = reportFromRows('session', bySession, prices).report;
       const spent = new Map('sessions' in usage ? usage.sessions.map((s) => [s.sessionId, s]) : []);

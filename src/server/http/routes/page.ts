@@ -32,7 +32,7 @@ const ASSETS: Record<string, { path: () => string | URL; type: string }> = {
   'chart.umd.js': { path: () => join(dirname(require.resolve('chart.js')), 'chart.umd.js'), type: 'text/javascript; charset=utf-8' },
 };
 
-export const STARTER_QUERY = `# Sessions, newest first, with their titles and how many turns each holds
+const STARTER_QUERY = `# Sessions, newest first, with their titles and how many turns each holds
 SELECT ?session ?title ?turns ?started
 WHERE {
   {
@@ -50,7 +50,7 @@ ORDER BY DESC(?started)
 LIMIT 50
 `;
 
-export interface Example {
+interface Example {
   name: string;
   title: string;
   description: string;
@@ -58,7 +58,7 @@ export interface Example {
 }
 
 /** The `.rq` files of a folder: the file name is the title (a tab name), the leading comment describes it. */
-export async function readExamples(dir: string): Promise<Example[]> {
+async function readExamples(dir: string): Promise<Example[]> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith('.rq')).sort();

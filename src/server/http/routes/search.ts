@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { INDEX_NAME, SearchIndex, type Hit } from '../../../search/index.ts';
+import { MANIFEST_FILE } from '../../../store/layout.ts';
 import { readManifest } from '../../../store/manifest.ts';
 import type { DocKind } from '../../../search/docs.ts';
-import { SearchIndex, type Hit } from '../../../search/index.ts';
 import { SERVED_LIMIT, SearchRequestError, searchKinds, searchSession } from '../../../search/request.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin } from '../context.ts';
@@ -15,35 +16,27 @@ import { describeHref, escapeHtml } from '../pages/html.ts';
  * when ingest rewrites it. HTML for a browser (hits linking to the turn's page), JSON otherwise.
  * `kind=` (text, tool-input, tool-result; repeatable), `session=` (an id or a unique prefix) and
  * `limit=` narrow it as `weave search`'s options of the same names do.
- * A store the index lags behind (built before it, or written by another tool) is brought up to
- * date under the store lock, between ingest runs.
+ * The index is a derivation of every ingest (src/search/derivation.ts), so the server's own ingest
+ * keeps it current; `weave search` brings a lagging one up to date before it asks.
  */
 export default routePlugin('weave-routes-search', async (app) => {
   const ctx = app.weave;
-  const file = join(ctx.config.storeDir, 'search', 'index.json');
-  let loaded: { mtimeMs: number; index: Promise<SearchIndex> } | undefined;
+  const manifestPath = join(ctx.config.storeDir, MANIFEST_FILE);
+  let seen: { mtimeMs: number; file?: string } = { mtimeMs: -1 };
+  let loaded: Promise<SearchIndex> | undefined;
 
-  const mtime = () =>
-    stat(file).then(
+  /** The index as ingest last saved it: the file the manifest names, read again when that changes. */
+  async function current(): Promise<SearchIndex> {
+    const mtimeMs = await stat(manifestPath).then(
       (s) => s.mtimeMs,
       () => 0,
     );
-
-  async function current(): Promise<SearchIndex> {
-    const mtimeMs = await mtime();
-    if (!loaded || loaded.mtimeMs !== mtimeMs) loaded = { mtimeMs, index: SearchIndex.open(ctx.config.storeDir) };
-    const index = await loaded.index;
-    const ingest = ctx.ingester?.status;
-    if (ingest?.state === 'ingesting' || ingest?.refreshing) return index;
+    if (mtimeMs === seen.mtimeMs && loaded) return loaded;
     const manifest = await readManifest(ctx.config.storeDir).catch(() => undefined);
-    if (!manifest) return index;
-    const saved = await ctx.lock.run(async () => {
-      if (!(await index.refresh(manifest))) return false;
-      await index.save();
-      return true;
-    });
-    if (saved) loaded = { mtimeMs: await mtime(), index: Promise.resolve(index) };
-    return index;
+    const file = manifest?.files?.[INDEX_NAME]?.file;
+    if (!loaded || file !== seen.file) loaded = SearchIndex.open(ctx.config.storeDir, manifest);
+    seen = { mtimeMs, file };
+    return loaded;
   }
 
   app.get('/search', async (request, reply) => {
@@ -91,7 +84,7 @@ function highlight(snippet: string, terms: string[]): string {
     .join('');
 }
 
-export function renderSearchPage(q: string, hits: Hit[], total: number, millis: number): string {
+function renderSearchPage(q: string, hits: Hit[], total: number, millis: number): string {
   const items = hits.map((h) => {
     const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` · ${h.tool}` : ''}`;
     const copies = h.alsoIn ? ` · also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''}` : '';

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GRAPH_FORMATS } from '../../../query/formats.ts';
 import { allowed, checkServices, FederationError, needsFederation } from '../../../federation/allow.ts';
-import type { GraphForm } from '../../../query/graph-results.ts';
+import type { GraphForm } from '../../../query/formats.ts';
 import { returnsGraph } from '../../../query/run.ts';
 import { isRdfMode } from '../../../rdf/rdf-mode.ts';
 import type { QueryJob } from '../../messages.ts';
@@ -9,7 +8,7 @@ import { HttpError } from '../../errors.ts';
 import { authorizeWrite } from '../auth.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
 import { serviceDescription } from '../descriptions.ts';
-import { acceptedTypes, contentType, GRAPH_TYPES } from '../media.ts';
+import { acceptedTypes, contentType, oneGraphTypes } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
 import { parseProtocolRequest, RDF_PARAM, SOURCE_PARAM, TRIPLE_TERMS_PARAM, type SparqlOperation } from '../protocol.ts';
 import { checkQueryDepth } from '../query-depth.ts';
@@ -22,12 +21,12 @@ import { requestUrl, splitUrl } from '../url.ts';
  * POST; updates by POST when writes are on; the service description on a bare GET.
  */
 
-export const ENDPOINT_PATHS = ['/sparql', '/query'];
+const ENDPOINT_PATHS = ['/sparql', '/query'];
 /** The endpoint's capability URL, for federators that cannot send the token in a header (http/auth.ts). */
-export const TOKEN_ENDPOINT_PATH = '/t/:token/sparql';
+const TOKEN_ENDPOINT_PATH = '/t/:token/sparql';
 
 /** RDF syntaxes for documents about the service, plus HTML (a browser is sent to the page). */
-const DESCRIPTION_OFFERS = [...GRAPH_TYPES.filter((t) => t !== GRAPH_FORMATS.nquads && t !== GRAPH_FORMATS.trig), 'text/html'];
+const descriptionOffers = () => [...oneGraphTypes(), 'text/html'];
 
 export default routePlugin('weave-routes-sparql', async (app) => {
   const ctx = app.weave;
@@ -133,8 +132,9 @@ function federationOf(ctx: ServerContext, query: string, params: URLSearchParams
 }
 
 async function describeService(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, endpoint: string): Promise<FastifyReply> {
-  const format = negotiate(request.headers.accept, DESCRIPTION_OFFERS);
-  if (!format) throw new HttpError(406, `the service description can be sent as ${DESCRIPTION_OFFERS.join(', ')}`);
+  const offers = descriptionOffers();
+  const format = negotiate(request.headers.accept, offers);
+  if (!format) throw new HttpError(406, `the service description can be sent as ${offers.join(', ')}`);
   if (format === 'text/html') return reply.code(303).header('location', '/').header('vary', 'Accept').send();
   // A description without counts is still a description: do not wait long for the workers.
   const stats = await Promise.race([

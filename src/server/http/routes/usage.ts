@@ -1,3 +1,5 @@
+import { readManifest } from '../../../store/manifest.ts';
+import { preparedReport, readPreparedUsage } from '../../../usage/prepared.ts';
 import { loadPrices } from '../../../usage/prices.ts';
 import { reportFromRows, reportQuery } from '../../../usage/report.ts';
 import { ReportRequestError, reportRequest, type ReportWords } from '../../../usage/request.ts';
@@ -9,7 +11,7 @@ import { selectRows } from '../select.ts';
  * /usage?report=daily|weekly|monthly|session|blocks and the options of `weave usage` by their
  * names (since, until, model, project, order, start-of-week, session-length): the report in
  * ccusage's JSON shape, with the session titles and the models the price table lacks. The same
- * query and the same fold as the command runs on a store it opens, run by the query workers.
+ * rows or the same query and fold as the command runs on a store it opens (the query by the workers).
  */
 const WORDS: (keyof ReportWords)[] = ['report', 'since', 'until', 'model', 'project', 'order', 'start-of-week', 'session-length'];
 
@@ -29,8 +31,12 @@ export default routePlugin('weave-routes-usage', async (app) => {
       throw e;
     }
     const prices = await loadPrices();
-    const rows = await selectRows(ctx, reportQuery(asked.kind, prices, asked.options), request);
-    const { report, extras } = reportFromRows(asked.kind, rows, prices, asked.options);
+    // The prepared rows where every session has them; else the query, on the workers' copy.
+    const manifest = await readManifest(ctx.config.storeDir).catch(() => undefined);
+    const prepared = manifest && (await readPreparedUsage(ctx.config.storeDir, manifest));
+    const { report, extras } = prepared
+      ? preparedReport(prepared, asked.kind, prices, asked.options)
+      : reportFromRows(asked.kind, await selectRows(ctx, reportQuery(asked.kind, prices, asked.options), request), prices, asked.options);
     return reply.header('cache-control', 'no-store').send({ report, titles: Object.fromEntries(extras.titles), unpriced: extras.unpriced });
   });
 });

@@ -1,5 +1,5 @@
 import oxigraph from 'oxigraph';
-import { GRAPH_FORMATS } from '../../../query/formats.ts';
+import { formatOf } from '../../../query/formats.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { GraphReadJob, GraphWriteJob, JobResult } from '../../messages.ts';
@@ -44,8 +44,11 @@ export function writeGraphJob(store: OxStore, job: GraphWriteJob): JobResult {
       throw new HttpError(400, `the ${part.format} payload does not parse: ${(e as Error).message}`);
     }
   }
-  // Only JSON-LD among the accepted syntaxes can name graphs of its own.
-  if (job.parts.some((p) => p.format === GRAPH_FORMATS.jsonld) && parsed.match(null, null, null, null).some((q) => !q.graph.equals(target)))
+  // Only a dataset syntax among the accepted ones (JSON-LD) can name graphs of its own.
+  if (
+    job.parts.some((p) => formatOf(p.format)?.carries === 'dataset') &&
+    parsed.match(null, null, null, null).some((q) => !q.graph.equals(target))
+  )
     throw new HttpError(400, 'the payload names graphs of its own; send the triples of one graph');
   if (job.method === 'PUT') store.update(job.graph === null ? 'CLEAR DEFAULT' : `DROP SILENT GRAPH <${job.graph}>`);
   if (job.graph !== null) store.update(`CREATE SILENT GRAPH <${job.graph}>`);

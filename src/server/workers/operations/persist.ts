@@ -4,7 +4,7 @@ import oxigraph from 'oxigraph';
 import { iri } from '../../../rdf/terms.ts';
 import { ONTOLOGY_GRAPH } from '../../../rdf/vocab.ts';
 import { loadGraph, loadNQuadsFile, type OxStore } from '../../../store/store.ts';
-import { filesOf, type Manifest } from '../../../store/manifest.ts';
+import { DEFAULT_GRAPH_KEY, filesOf, type Manifest } from '../../../store/manifest.ts';
 import { openStoreForWriting } from '../../../store/writer.ts';
 import type { ChangedGraph } from '../../messages.ts';
 
@@ -12,11 +12,9 @@ import type { ChangedGraph } from '../../messages.ts';
  * Writes made over HTTP (SPARQL Update, Graph Store Protocol) saved into the snapshot store, so
  * a worker that replaces another, or the next start, sees them. Oxigraph does not say what an
  * update touched, so each graph's N-Triples is hashed before and after, and the graphs whose
- * hash moved are rewritten whole, the same one-file-per-graph way ingest writes sessions.
+ * hash moved are rewritten whole through the store's writer, each as one graph file (a session
+ * graph ingest kept in parts, spine and derived part, becomes one file again).
  */
-
-/** The manifest key of the store's own (unnamed) default graph. Not an IRI, on purpose. */
-export const DEFAULT_GRAPH_KEY = 'default';
 
 type Key = string | null;
 
@@ -25,7 +23,7 @@ export function graphTerm(graph: Key): oxigraph.NamedNode | oxigraph.DefaultGrap
 }
 
 /** The named graphs in the store, empty ones included (blank-node graph names are not addressable). */
-export function namedGraphs(store: OxStore): string[] {
+function namedGraphs(store: OxStore): string[] {
   const rows = store.query('SELECT DISTINCT ?g WHERE { GRAPH ?g { } }') as Map<string, oxigraph.Term>[];
   return rows
     .map((r) => r.get('g')!)

@@ -1,9 +1,9 @@
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
-import { GRAPH_FORMATS, SOLUTION_FORMATS } from '../../../query/formats.ts';
+import { formatOf, mediaTypeNamed } from '../../../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../../../query/graph-results.ts';
 import { runQuery } from '../../../query/run.ts';
-import { NotXmlError, type TripleTermForm, writeSolutions } from '../../../query/solutions.ts';
+import { NotXmlError, solutionForm, writeSolutions } from '../../../query/solutions.ts';
 import type { JsonResults } from '../../../query/table.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
@@ -34,25 +34,19 @@ export function runQueryJob(store: OxStore, job: QueryJob): JobResult {
       throw new HttpError(400, (e as Error).message);
     }
   };
-  if (job.graphResult) return graphAnswer(run(GRAPH_FORMATS.nquads), job);
+  if (job.graphResult) return graphAnswer(run(mediaTypeNamed('nquads')), job);
   const format = job.accept[0];
-  // Oxigraph's own JSON, CSV and TSV when nothing is to change; everything else from its JSON.
-  const form = solutionForm(job);
-  if (format !== SOLUTION_FORMATS.xml && (form === '1.2' || (form === 'star' && format === SOLUTION_FORMATS.json)))
-    return answer(run(format), format, job.maxResultBytes);
-  return solutionsAnswer(JSON.parse(run(SOLUTION_FORMATS.json)) as JsonResults, job);
+  // Oxigraph's own JSON, CSV and TSV when nothing is to change; everything else (XML, which
+  // must never be ill-formed, included) from its JSON.
+  if (!formatOf(format)?.xml && solutionForm(format, job.tripleTerms) === '1.2') return answer(run(format), format, job.maxResultBytes);
+  return solutionsAnswer(JSON.parse(run(mediaTypeNamed('json'))) as JsonResults, job);
 }
 
-/** RDF 1.1 has no triple terms: in solutions they are written as literals. */
-function solutionForm(job: QueryJob): TripleTermForm {
-  return job.tripleTerms === '1.1' ? 'literal' : job.tripleTerms;
-}
-
-export function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
+function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
   let refused: NotXmlError | undefined;
   for (const format of job.accept) {
     try {
-      return answer(writeSolutions(results, format, solutionForm(job)), format, job.maxResultBytes);
+      return answer(writeSolutions(results, format, solutionForm(format, job.tripleTerms)), format, job.maxResultBytes);
     } catch (e) {
       if (!(e instanceof NotXmlError)) throw e;
       refused = e;
@@ -64,7 +58,7 @@ export function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult 
   );
 }
 
-export function graphAnswer(nquads: string, job: QueryJob): JobResult {
+function graphAnswer(nquads: string, job: QueryJob): JobResult {
   const reasons = new Set<string>();
   for (const format of job.accept) {
     try {

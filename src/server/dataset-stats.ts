@@ -1,9 +1,10 @@
-import type { DatasetStats } from '../../messages.ts';
-import { num, str, type Select } from './rows.ts';
+import type { DatasetStats } from './messages.ts';
+import { num, str, type Select } from './select.ts';
 
 /**
- * The counts behind VoID and the service description, on a query worker's copy of the store
- * (seconds on a large store: the main thread caches them, http/stats-cache.ts).
+ * The counts behind VoID and the service description, by SELECTs on whichever store answers: a
+ * query worker's copy or an external store (seconds on a large store: the main thread caches
+ * them, http/stats-cache.ts).
  */
 
 /**
@@ -11,7 +12,7 @@ import { num, str, type Select } from './rows.ts';
  * the server counts them in the graph (/status and /metrics read the manifest's session ids).
  * Every transcript of any dialect states its session id, and only transcripts do.
  */
-export const SESSION_COUNT = 'SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE { ?t weave:sessionId ?id }';
+const SESSION_COUNT = 'SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE { ?t weave:sessionId ?id }';
 
 export async function datasetStats(select: Select, quads: number): Promise<DatasetStats> {
   const graphs = (await select('SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g', false))

@@ -1,0 +1,38 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readLines } from '../acquire/lines.ts';
+import { splitQuad } from '../rdf/nquads.ts';
+import type { Term } from '../rdf/terms.ts';
+import { filesOf, type GraphEntry, type SourceStamp } from '../store/manifest.ts';
+
+/**
+ * A session graph as its derivations' input: read back from its files (spine, then derived part,
+ * as much of each as its entry names), one line at a time, and its version as a stamp.
+ */
+
+/** Feeds every triple of a stored graph to `add`; a line that is not N-Quads is named by file and line, never quoted. */
+export async function feedGraph(storeDir: string, entry: GraphEntry, add: (s: Term, p: Term, o: Term) => void): Promise<void> {
+  for (const { file, bytes } of filesOf(entry)) {
+    const path = join(storeDir, file);
+    for await (const line of readLines(path)) {
+      if (bytes !== undefined && line.offset >= bytes) break;
+      if (!line.text) continue;
+      const quad = splitQuad(line.text);
+      if (!quad) throw new Error(`${path}:${line.lineNo}: not valid N-Quads`);
+      add(quad[0], quad[1], quad[2]);
+    }
+  }
+}
+
+/**
+ * What a derivation's output was derived from: the session graph's version. Every version is a
+ * new file and appends move the length the manifest names, so the files and lengths tell one
+ * version from another; an entry from before lengths were recorded is told by its file's size and time.
+ */
+export async function graphStamp(storeDir: string, entry: GraphEntry): Promise<SourceStamp> {
+  const files = filesOf(entry);
+  if (files.every((f) => f.bytes !== undefined))
+    return { path: files.map((f) => f.file).join(' '), size: files.reduce((n, f) => n + f.bytes!, 0), mtimeMs: 0 };
+  const info = await stat(join(storeDir, entry.file));
+  return { path: entry.file, size: info.size, mtimeMs: info.mtimeMs };
+}

@@ -1,0 +1,264 @@
+import type { Term } from '../rdf/terms.ts';
+import { join } from 'node:path';
+import { exists } from '../acquire/files.ts';
+import { storeSecretKey } from '../readers/secret/key.ts';
+import type { GraphEntry } from '../store/manifest.ts';
+import type { StoreWriter } from '../store/writer.ts';
+import {
+  staleness,
+  stampOf,
+  type Collector,
+  type Derivation,
+  type DeriveRun,
+  type RecordDerivation,
+  type Input,
+  type Made,
+  type Reason,
+  type AnySessionDerivation,
+  type SessionRef,
+  type StoreDerivation,
+} from './derivation.ts';
+import { feedGraph, graphStamp } from './graph-input.ts';
+
+/**
+ * The loop that runs the session and store derivations (derivation.ts): for each session graph,
+ * the derivations whose output is stale, from one pass over the graph's triples (tapped as the
+ * graph is written, or read back from its files); then the store derivations. It writes what they
+ * make through the store writer, stamped with the derivation and the graph version it read.
+ */
+
+/** A derivation that failed on one session (or on the store): only its output is missing or old. */
+export interface DeriveProblem {
+  sessionId?: string;
+  derivation: string;
+  message: string;
+}
+
+/** What one derivation did in a run. */
+export interface DerivationRuns {
+  runs: number;
+  why: Partial<Record<Reason, number>>;
+  /** Findings, for a reader. */
+  findings?: number;
+}
+
+export interface DeriveReport {
+  /** Per derivation that ran at least once. */
+  ran: Record<string, DerivationRuns>;
+  /** Sessions at least one derivation ran on. */
+  sessions: number;
+  /** Sessions every derivation was current on. */
+  skipped: number;
+  /** Graphs written by session derivations. */
+  graphs: number;
+  problems: DeriveProblem[];
+  millis: number;
+  cpuMillis: number;
+}
+
+export interface DeriveHooks {
+  /** After a derivation wrote (or removed: no entry) a graph, e.g. to load it into a live store. */
+  onGraph?: (
+    graph: string,
+    entry: GraphEntry | undefined,
+    by: { derivation: string; sessionId?: string; findings?: number },
+  ) => void | Promise<void>;
+  onProblem?: (problem: DeriveProblem) => void;
+}
+
+/** The inputs tapped from a session's triples as they are written. */
+export class Tap {
+  constructor(readonly carriedOn: boolean) {}
+  readonly collectors = new Map<Input<unknown>, Collector<unknown>>();
+
+  add(s: Term, p: Term, o: Term): void {
+    for (const c of this.collectors.values()) c.add(s, p, o);
+  }
+}
+
+/** The derivations `list` holds that read records: they run inside a session's read (session-read.ts). */
+export function recordDerivations(list: readonly Derivation[]): RecordDerivation[] {
+  return list.filter((d): d is RecordDerivation => d.reads === 'records');
+}
+
+/** A loop over `list`'s session and store derivations, writing through `writer`. */
+export function derivationLoop(writer: StoreWriter, list: readonly Derivation[], hooks: DeriveHooks = {}, force = false): DerivationLoop {
+  let key: Promise<Buffer> | undefined;
+  const run: DeriveRun = {
+    writer,
+    soul: writer.soul,
+    secretKey: () => (key ??= storeSecretKey(writer)),
+    wrote: async (graph, entry) => {
+      await hooks.onGraph?.(graph, entry, { derivation: entry?.reader ?? 'store' });
+    },
+  };
+  const session = list.filter((d): d is AnySessionDerivation => typeof d.reads === 'object');
+  const store = list.filter((d): d is StoreDerivation => d.reads === 'store');
+  return new DerivationLoop(run, session, store, hooks, force);
+}
+
+export class DerivationLoop {
+  readonly report: DeriveReport = { ran: {}, sessions: 0, skipped: 0, graphs: 0, problems: [], millis: 0, cpuMillis: 0 };
+  private begun = false;
+
+  constructor(
+    private readonly run: DeriveRun,
+    private readonly sessionDerivations: readonly AnySessionDerivation[],
+    private readonly storeDerivations: readonly StoreDerivation[],
+    private readonly hooks: DeriveHooks = {},
+    /** Run every session derivation on every session handed over, current or not. */
+    private readonly force = false,
+  ) {}
+
+  get storeDir(): string {
+    return this.run.writer.dir;
+  }
+
+  /** Collectors for a session about to be read; a read carried on taps only the inputs that take appends. */
+  tap(session: Omit<SessionRef, 'entry'>, carriedOn: boolean): Tap {
+    const tap = new Tap(carriedOn);
+    for (const d of this.sessionDerivations)
+      if (!tap.collectors.has(d.reads) && (!carriedOn || d.reads.appends)) tap.collectors.set(d.reads, d.reads.collect(session, carriedOn));
+    return tap;
+  }
+
+  /** Runs each session derivation whose output for `session` is stale, from `tap` where it was fed, else from the graph's files. */
+  async session(session: SessionRef, tap?: Tap): Promise<void> {
+    await this.timed(async () => {
+      const from = await graphStamp(this.storeDir, session.entry);
+      const due: { d: AnySessionDerivation; why: Reason }[] = [];
+      for (const d of this.sessionDerivations) {
+        const why = staleness(await this.outputEntry(d, session.sessionId), d, from) ?? (this.force ? 'asked' : undefined);
+        if (why) due.push({ d, why });
+      }
+      if (!due.length) {
+        this.report.skipped++;
+        return;
+      }
+      await this.beginAll();
+      // A read carried on fed its appending inputs only the new triples: enough only for an output made from the graph before.
+      const whole = due.filter(({ why }) => why !== 'input changed').map(({ d }) => d.reads);
+      const usable = tap?.carriedOn && whole.length ? undefined : tap;
+      const inputs = await this.inputs(
+        session,
+        due.map(({ d }) => d.reads),
+        usable,
+      );
+      let ran = false;
+      for (const { d, why } of due) {
+        const input = inputs.get(d.reads);
+        if (input instanceof Error) this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
+        else ran = (await this.deriveOne(d, why, session, input, from)) || ran;
+      }
+      if (ran) this.report.sessions++;
+    });
+  }
+
+  /** The store derivations, after the sessions: `changed` names the sessions whose graphs changed. */
+  async end(changed: ReadonlySet<string>): Promise<void> {
+    await this.timed(async () => {
+      for (const d of this.storeDerivations) {
+        try {
+          const done = await d.derive(this.run, changed);
+          if (done.wrote) this.count(d.name, changed.size ? 'input changed' : 'version changed');
+        } catch (e) {
+          this.problem({ derivation: d.name, message: (e as Error).message });
+        }
+      }
+    });
+  }
+
+  private async beginAll(): Promise<void> {
+    if (this.begun) return;
+    this.begun = true;
+    for (const d of this.sessionDerivations) await d.begin?.(this.run);
+  }
+
+  /** Each input the due derivations read, made once: from the tap, else from the graph's files. */
+  private async inputs(session: SessionRef, wanted: Input<unknown>[], tap?: Tap): Promise<Map<Input<unknown>, unknown>> {
+    const made = new Map<Input<unknown>, unknown>();
+    const collectors = new Map<Input<unknown>, Collector<unknown>>();
+    for (const input of new Set(wanted)) {
+      const tapped = tap?.collectors.get(input);
+      if (tapped) made.set(input, tapped.done());
+      else collectors.set(input, input.collect(session, false));
+    }
+    if (!collectors.size) return made;
+    try {
+      const all = [...collectors.values()];
+      await feedGraph(this.storeDir, session.entry, (s, p, o) => {
+        for (const c of all) c.add(s, p, o);
+      });
+      for (const [input, c] of collectors) made.set(input, c.done());
+    } catch (e) {
+      for (const input of collectors.keys()) made.set(input, e as Error);
+    }
+    return made;
+  }
+
+  private async deriveOne(
+    d: AnySessionDerivation,
+    why: Reason,
+    session: SessionRef,
+    input: unknown,
+    from: Awaited<ReturnType<typeof graphStamp>>,
+  ) {
+    const output = d.output(this.run.soul, session.sessionId);
+    let made: Made;
+    try {
+      const previous = 'file' in output ? this.run.writer.manifest.files?.[output.file] : undefined;
+      made = await d.derive(input, session, this.run, previous?.builtWith === stampOf(d) ? previous : undefined);
+    } catch (e) {
+      // One derivation failing on one session costs only its output, which keeps its last version.
+      this.problem({ sessionId: session.sessionId, derivation: d.name, message: (e as Error).message });
+      return false;
+    }
+    const stamp = { sessionId: session.sessionId, builtWith: stampOf(d), sources: [from] };
+    const writer = this.run.writer;
+    if ('graph' in output) {
+      if (!made || !('text' in made)) throw new Error(`the derivation ${d.name} writes a graph, and made none`);
+      const { text, quads, reader, findings } = made;
+      const entry = await writer.writeGraph(output.graph, text, { quads, ...(reader ? { reader } : {}), ...stamp });
+      this.report.graphs++;
+      await this.hooks.onGraph?.(output.graph, entry, { derivation: d.name, sessionId: session.sessionId, findings });
+      this.count(d.name, why, findings);
+    } else {
+      if (!made || !('data' in made)) throw new Error(`the derivation ${d.name} writes a file, and made none`);
+      await writer.writeFile(output.file, output.path, made.data, stamp);
+      this.count(d.name, why);
+    }
+    return true;
+  }
+
+  /** The manifest's entry for a derivation's output; a file named there but gone from the disk (a search folder removed) is none. */
+  private async outputEntry(d: AnySessionDerivation, sessionId: string) {
+    const output = d.output(this.run.soul, sessionId);
+    if ('graph' in output) return this.run.writer.manifest.graphs[output.graph];
+    const entry = this.run.writer.manifest.files?.[output.file];
+    return entry && (await exists(join(this.storeDir, entry.file))) ? entry : undefined;
+  }
+
+  private count(name: string, why: Reason, findings?: number): void {
+    const runs = (this.report.ran[name] ??= { runs: 0, why: {} });
+    runs.runs++;
+    runs.why[why] = (runs.why[why] ?? 0) + 1;
+    if (findings !== undefined) runs.findings = (runs.findings ?? 0) + findings;
+  }
+
+  private problem(p: DeriveProblem): void {
+    this.report.problems.push(p);
+    this.hooks.onProblem?.(p);
+  }
+
+  private async timed(work: () => Promise<void>): Promise<void> {
+    const wall = performance.now();
+    const cpu = process.cpuUsage();
+    try {
+      await work();
+    } finally {
+      const used = process.cpuUsage(cpu);
+      this.report.cpuMillis += (used.user + used.system) / 1000;
+      this.report.millis += performance.now() - wall;
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import type { Input, SessionDerivation, StoreDerivation } from '../derive/derivation.ts';
+import { stampOf } from '../derive/derivation.ts';
+import { DocCollector, type SearchDoc } from './docs.ts';
+import { documentsOutput, indexIsCurrent, readDocuments, SearchIndex, type Documents } from './index.ts';
+
+/**
+ * Search as two derivations: each session's documents (the texts of its turns, tool inputs and
+ * results, one document per content block) from its graph's triples, and the index over every
+ * session's documents. A session read on from its last read adds the documents of its new lines
+ * to those it had, so an append never reads the session's graph again.
+ */
+
+interface Collected {
+  docs: SearchDoc[];
+  title?: string;
+  carriedOn: boolean;
+}
+
+const DOCUMENTS: Input<Collected> = {
+  name: 'search documents',
+  appends: true,
+  collect: ({ sessionId }, carriedOn) => {
+    const collector = new DocCollector(sessionId);
+    return { add: (s, p, o) => collector.triple(s, p, o), done: () => ({ docs: collector.docs(), title: collector.title(), carriedOn }) };
+  },
+};
+
+export const searchDocuments: SessionDerivation<Collected> = {
+  name: 'search/documents',
+  version: '1',
+  description: 'The texts of turns, tool inputs and tool results, one document per content block, for the full-text index.',
+  reads: DOCUMENTS,
+  output: (_soul, sessionId) => documentsOutput(sessionId),
+  derive: async ({ docs, title, carriedOn }, _session, run, previous) => {
+    // A block can repeat in one session's graph (copies across its streams): one document each.
+    let unique = new Map(docs.map((d) => [d.id, d]));
+    let known = title;
+    if (carriedOn && previous) {
+      const before = await readDocuments(run.writer.dir, previous.file);
+      const had = new Map(before.docs.map((d) => [d.id, d]));
+      // A tool result whose use was read before takes the tool's name from that use's document.
+      for (const d of unique.values())
+        if (!d.tool && d.useBlock) {
+          const tool = had.get(`${d.session} ${d.useBlock}`)?.tool;
+          if (tool) d.tool = tool;
+        }
+      unique = new Map([...had, ...unique]);
+      known ??= before.title;
+    }
+    const out: Documents = { ...(known === undefined ? {} : { title: known }), docs: [...unique.values()] };
+    return { data: JSON.stringify(out) };
+  },
+};
+
+export const searchIndex: StoreDerivation = {
+  name: 'search/index',
+  version: '1',
+  description: "A BM25 index (MiniSearch) over every session's search documents.",
+  reads: 'store',
+  derive: async (run) => {
+    const builtWith = stampOf(searchIndex);
+    if (await indexIsCurrent(run.writer.dir, run.writer.manifest, builtWith)) return { wrote: false };
+    const same = run.writer.manifest.files?.['search/index']?.builtWith === builtWith;
+    const index = same ? await SearchIndex.open(run.writer.dir) : SearchIndex.empty(run.writer.dir);
+    await index.update(run.writer.manifest);
+    await index.save(run.writer, builtWith);
+    return { wrote: true };
+  },
+};

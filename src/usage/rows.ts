@@ -1,0 +1,259 @@
+import { RDF, termText, XSD } from '../rdf/terms.ts';
+import { WEAVE_NS } from '../rdf/vocab.ts';
+
+/**
+ * A session's usage rows: what `weave usage` reads of a session graph, gathered from its triples
+ * (N-Triples terms, in any order) as the usage SPARQL (query.ts) would bind them in that graph.
+ * One row per copy of an API call (a call's last fragment) with the largest figures its graph
+ * gives, and the transcripts holding it; across sessions the rows are merged by call (prepared.ts).
+ */
+
+/** One API call as one session graph holds it. */
+export interface CallRow {
+  /** `<message.id> <requestId>`, as ccusage keys calls (else the call's IRI). */
+  key: string;
+  /** The largest model id, <synthetic> left out. */
+  model: string;
+  /** The latest timestamp of its last fragment, as written. */
+  time: string;
+  in: number;
+  out: number;
+  cw: number;
+  cr: number;
+  /** The transcripts holding the last fragment, as indices into the session's `places`. */
+  at: number[];
+}
+
+/** Where a transcript puts the calls it holds: its session id, and project folder where it names its file. */
+export interface Place {
+  session: string;
+  project?: string;
+}
+
+/** A session id's project folder (the smallest) and title (the largest main transcript's, "" for none), as this graph says them. */
+export interface SessionFacts {
+  project: string;
+  title: string;
+}
+
+export interface SessionUsage {
+  places: Place[];
+  calls: CallRow[];
+  sessions: Record<string, SessionFacts>;
+}
+
+const W = (name: string) => `<${WEAVE_NS}${name}>`;
+const TYPE = `<${RDF}type>`;
+const INTEGER = `^^<${XSD}integer>`;
+const COUNTS: Record<string, 'in' | 'out' | 'cw' | 'cr'> = {
+  [W('inputTokens')]: 'in',
+  [W('outputTokens')]: 'out',
+  [W('cacheCreationInputTokens')]: 'cw',
+  [W('cacheReadInputTokens')]: 'cr',
+};
+
+type Counts = Record<'in' | 'out' | 'cw' | 'cr', number>;
+
+interface Fragment {
+  models: string[];
+  times: string[];
+  usages: string[];
+  messageIds: string[];
+  requestIds: string[];
+}
+
+interface Transcript {
+  sessions: string[];
+  paths: string[];
+  titles: string[];
+  child: boolean;
+}
+
+export class UsageCollector {
+  private readonly calls = new Set<string>();
+  private readonly synthetic = new Set<string>();
+  private readonly lasts = new Map<string, string[]>();
+  private readonly fragments = new Map<string, Fragment>();
+  private readonly usages = new Map<string, Partial<Counts>>();
+  private readonly holders = new Map<string, string[]>();
+  private readonly transcripts = new Map<string, Transcript>();
+  private readonly places: Place[] = [];
+  private readonly placeIndex = new Map<string, number>();
+
+  triple(s: string, p: string, o: string): void {
+    const count = COUNTS[p];
+    if (count) {
+      // A count is a whole number: one a transcript wrote otherwise (1e400, 1.5) is kept in the graph, not counted.
+      const u = this.usages.get(s) ?? {};
+      u[count] = Math.max(u[count] ?? Number.NEGATIVE_INFINITY, o.endsWith(INTEGER) ? Number(termText(o)) : 0);
+      this.usages.set(s, u);
+      return;
+    }
+    switch (p) {
+      case TYPE:
+        if (o === W('LlmCall')) this.calls.add(s);
+        else if (o === W('SyntheticMessage')) this.synthetic.add(s);
+        break;
+      case W('lastFragment'):
+        push(this.lasts, s, o);
+        break;
+      case W('model'):
+        this.fragment(s).models.push(termText(o));
+        break;
+      case W('timestamp'):
+        this.fragment(s).times.push(termText(o));
+        break;
+      case W('hasUsage'):
+        this.fragment(s).usages.push(o);
+        break;
+      case W('messageId'):
+        this.fragment(s).messageIds.push(termText(o));
+        break;
+      case W('requestId'):
+        this.fragment(s).requestIds.push(termText(o));
+        break;
+      case W('hasEvent'):
+        push(this.holders, o, s);
+        break;
+      case W('sessionId'):
+        this.transcript(s).sessions.push(termText(o));
+        break;
+      case W('sourcePath'):
+        this.transcript(s).paths.push(termText(o));
+        break;
+      case W('title'):
+        this.transcript(s).titles.push(termText(o));
+        break;
+      case W('parentTranscript'):
+        this.transcript(s).child = true;
+        break;
+    }
+  }
+
+  done(): SessionUsage {
+    const calls: CallRow[] = [];
+    for (const call of this.calls) {
+      if (this.synthetic.has(call)) continue;
+      for (const last of this.lasts.get(call) ?? []) {
+        const f = this.fragments.get(last);
+        const models = f?.models.filter((m) => m !== '<synthetic>') ?? [];
+        if (!f || !models.length || !f.times.length || !f.usages.length) continue;
+        const at = this.holdersOf(last);
+        if (!at.length) continue;
+        const counts = { in: 0, out: 0, cw: 0, cr: 0 };
+        for (const k of ['in', 'out', 'cw', 'cr'] as const)
+          counts[k] = Math.max(...f.usages.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
+        const model = models.reduce(larger);
+        const time = f.times.reduce(later);
+        const ids = f.messageIds.length ? f.messageIds : [termText(call)];
+        const requests = f.requestIds.length ? f.requestIds : [''];
+        for (const id of ids) for (const rid of requests) calls.push({ key: `${id} ${rid}`, model, time, ...counts, at });
+      }
+    }
+    return { places: this.places, calls, sessions: this.sessionFacts() };
+  }
+
+  /** The transcripts that hold an event and say their session id: the call's session and project. */
+  private holdersOf(event: string): number[] {
+    const at: number[] = [];
+    for (const transcript of this.holders.get(event) ?? []) {
+      const t = this.transcripts.get(transcript);
+      if (!t) continue;
+      for (const session of t.sessions) {
+        if (!t.paths.length) at.push(this.place({ session }));
+        for (const path of t.paths) at.push(this.place({ session, project: projectOfPath(path) }));
+      }
+    }
+    return [...new Set(at)];
+  }
+
+  private place(p: Place): number {
+    const id = JSON.stringify(p);
+    let index = this.placeIndex.get(id);
+    if (index === undefined) {
+      this.placeIndex.set(id, (index = this.places.length));
+      this.places.push(p);
+    }
+    return index;
+  }
+
+  private sessionFacts(): Record<string, SessionFacts> {
+    const facts: Record<string, SessionFacts> = {};
+    for (const t of this.transcripts.values()) {
+      if (!t.paths.length) continue;
+      const title = t.child || !t.titles.length ? '' : t.titles.reduce(larger);
+      const project = t.paths.map(projectOfPath).reduce(smaller);
+      for (const session of t.sessions) {
+        const had = facts[session];
+        facts[session] = had ? { project: smaller(had.project, project), title: larger(had.title, title) } : { project, title };
+      }
+    }
+    return facts;
+  }
+
+  private fragment(iri: string): Fragment {
+    let f = this.fragments.get(iri);
+    if (!f) this.fragments.set(iri, (f = { models: [], times: [], usages: [], messageIds: [], requestIds: [] }));
+    return f;
+  }
+
+  private transcript(iri: string): Transcript {
+    let t = this.transcripts.get(iri);
+    if (!t) this.transcripts.set(iri, (t = { sessions: [], paths: [], titles: [], child: false }));
+    return t;
+  }
+}
+
+function push(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** A count the usage node does not state is 0 (the query's COALESCE). */
+const orZero = (n: number) => (n === Number.NEGATIVE_INFINITY ? 0 : n);
+
+/** Strings in code point order, as SPARQL's MIN and MAX compare them (JavaScript's < compares UTF-16 units). */
+export function compareText(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    // Only a surrogate (half of a code point past U+FFFF) against U+E000–U+FFFF orders otherwise by code point.
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+const codePointRank = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
+export const larger = (a: string, b: string) => (compareText(a, b) >= 0 ? a : b);
+export const smaller = (a: string, b: string) => (compareText(a, b) <= 0 ? a : b);
+
+/**
+ * Timestamps in time order, as SPARQL orders xsd:dateTime values (a zone-less one read as UTC);
+ * equal instants, and text that is no date, by their text.
+ */
+export function compareTime(a: string, b: string): number {
+  // Times written alike (2026-02-16T18:46:55.028Z, as Claude Code writes them) order as their text.
+  if (a.length === b.length && a.endsWith('Z') && b.endsWith('Z') && a[19] === b[19] && a[0] !== '-' && b[0] !== '-')
+    return compareText(a, b);
+  const x = instant(a);
+  const y = instant(b);
+  if (!Number.isNaN(x) && !Number.isNaN(y) && x !== y) return x - y;
+  return compareText(a, b);
+}
+export const later = (a: string, b: string) => (compareTime(a, b) >= 0 ? a : b);
+
+function instant(time: string): number {
+  return Date.parse(/(Z|[+-]\d\d:\d\d)$/.test(time) ? time : `${time}Z`);
+}
+
+/**
+ * The project of a transcript: Claude Code's project folder, the one its file sits in, or for a
+ * sub-agent's file (<project>/<session>/subagents/…) the one above the session's folder
+ * (query.ts's PROJECT_OF_PATH, in JavaScript).
+ */
+export function projectOfPath(path: string): string {
+  return path.includes('/subagents/')
+    ? path.replace(/^(.*\/)?([^/]+)\/[^/]+\/subagents\/.*$/, '$2')
+    : path.replace(/^(.*\/)?([^/]+)\/[^/]+$/, '$2');
+}
