@@ -80,16 +80,16 @@ describe('every command that reads the store, through the resident server it sta
     await rm(store, { recursive: true, force: true });
   });
 
-  // Each with the route that answers it when a server does.
+  // Each with the route that answers it when a server does; usage none: the prepared rows answer it, no server asked.
   const COMMANDS: [string[], string][] = [
-    [['usage'], '/usage'],
-    [['usage', 'weekly', '--breakdown'], '/usage'],
-    [['usage', 'monthly', '--json'], '/usage'],
-    [['usage', 'session'], '/usage'],
-    [['usage', 'session', '--json', '--order', 'asc'], '/usage'],
-    [['usage', 'blocks', '--json'], '/usage'],
-    [['usage', 'daily', '--since', '20250101', '--until', '2026-12-31', '--model', 'opus', '--wide'], '/usage'],
-    [['usage', '--project', 'weave-demo', '--start-of-week', 'monday', 'weekly'], '/usage'],
+    [['usage'], ''],
+    [['usage', 'weekly', '--breakdown'], ''],
+    [['usage', 'monthly', '--json'], ''],
+    [['usage', 'session'], ''],
+    [['usage', 'session', '--json', '--order', 'asc'], ''],
+    [['usage', 'blocks', '--json'], ''],
+    [['usage', 'daily', '--since', '20250101', '--until', '2026-12-31', '--model', 'opus', '--wide'], ''],
+    [['usage', '--project', 'weave-demo', '--start-of-week', 'monday', 'weekly'], ''],
     [['search', 'cart', 'total'], '/search'],
     [['search', 'cart', '--json', '--limit', '3'], '/search'],
     [['search', 'cart', '--kind', 'tool-input', '--kind', 'text'], '/search'],
@@ -126,8 +126,8 @@ describe('every command that reads the store, through the resident server it sta
       here.push(await weave([...args, '--store', store, '--no-daemon']));
     }
     const run = await readRunFile(store);
-    assert.ok(run, 'the first command started a resident server');
-    assert.equal(run.startedBy, 'weave usage');
+    assert.ok(run, 'the first command that reads the graphs started a resident server');
+    assert.equal(run.startedBy, 'weave search');
     assert.equal(run.idleExitSeconds, 600);
     assert.match(run.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
 
@@ -145,7 +145,8 @@ describe('every command that reads the store, through the resident server it sta
     assert.match(here[at('verify')].stdout, /\nverified: \d[\d,]* lines in \d+ files accounted for;/);
 
     const counts = await answered(run.url);
-    for (const route of new Set(COMMANDS.map(([, r]) => r))) {
+    assert.equal(counts['/usage'], undefined, 'usage is answered from the prepared rows');
+    for (const route of new Set(COMMANDS.map(([, r]) => r).filter(Boolean))) {
       const asked = COMMANDS.filter(([, r]) => r === route).length;
       // verify asks two queries; every other command one request, after its look at /healthz.
       assert.ok((counts[route] ?? 0) >= asked, `${route}: ${counts[route] ?? 0} requests for ${asked} commands`);
@@ -160,12 +161,12 @@ describe('every command that reads the store, through the resident server it sta
     assert.match(stdout, /\nwriter      none\n/);
     assert.ok(
       stdout.endsWith(
-        `\nserver      pid ${run.pid} at ${run.url} since ${since} (started by weave usage; stops after 10 min without a request)\n`,
+        `\nserver      pid ${run.pid} at ${run.url} since ${since} (started by weave search; stops after 10 min without a request)\n`,
       ),
       stdout,
     );
     const json = JSON.parse((await weave(['status', '--json', '--store', store, '--no-daemon'])).stdout);
-    assert.deepEqual(json.server, { pid: run.pid, url: run.url, since: run.startedAt, startedBy: 'weave usage', idleExitSeconds: 600 });
+    assert.deepEqual(json.server, { pid: run.pid, url: run.url, since: run.startedAt, startedBy: 'weave search', idleExitSeconds: 600 });
   });
 
   it('answers with what a weave ingest wrote beside it since it opened the store', async () => {
@@ -216,7 +217,7 @@ describe('two commands at once on a store with no server', () => {
 
   it('end with one resident server, which both asked', async () => {
     const [a, b] = await Promise.all([
-      weave(['usage', 'session', '--json', '--store', store]),
+      weave(['query', 'ASK { ?t a weave:Turn }', '--store', store]),
       weave(['query', 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', '--store', store]),
     ]);
     assert.equal(a.code, 0, a.stderr);
@@ -227,8 +228,7 @@ describe('two commands at once on a store with no server', () => {
     const run = await readRunFile(store);
     assert.ok(run && isRunning(run.pid));
     const counts = await answered(run.url);
-    assert.equal(counts['/usage'], 1);
-    assert.equal(counts['/sparql'], 1);
+    assert.equal(counts['/sparql'], 2);
     await assert.rejects(readFile(join(store, START_FILE)), /ENOENT/, 'the start file is gone once the server runs');
   });
 
@@ -271,14 +271,14 @@ describe('a store the resident server cannot open', () => {
   });
 
   it('is opened by the command itself, which says why; commands then do not start one for a while', async () => {
-    const broken = `weave usage: ${file}:1: not valid N-Quads\n`;
-    const first = await weave(['usage', '--store', store]);
+    const broken = `weave query: ${file}:1: not valid N-Quads\n`;
+    const first = await weave(['query', 'ASK {}', '--store', store]);
     assert.equal(first.code, 1);
     assert.equal(
       first.stderr,
-      `weave usage: the resident server did not start (its log: ${join(store, SERVER_LOG)}); opening the store here\n${broken}`,
+      `weave query: the resident server did not start (its log: ${join(store, SERVER_LOG)}); opening the store here\n${broken}`,
     );
-    const second = await weave(['usage', '--store', store]);
+    const second = await weave(['query', 'ASK {}', '--store', store]);
     assert.deepEqual([second.code, second.stderr], [1, broken]);
     const log = await readFile(join(store, SERVER_LOG), 'utf8');
     assert.equal(log.match(/starts a resident server/g)?.length, 1, log);
