@@ -1,8 +1,6 @@
 import oxigraph from 'oxigraph';
-import { join } from 'node:path';
-import { readLines } from '../acquire/lines.ts';
-import { filesOf, type GraphEntry } from '../store/manifest.ts';
-import { splitQuad } from '../rdf/nquads.ts';
+import { feedGraph } from '../derive/graph-input.ts';
+import type { GraphEntry } from '../store/manifest.ts';
 import type { Term } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import type { BlockKind, BlockView, SessionSpine, TurnView } from './spine.ts';
@@ -174,17 +172,7 @@ export class SpineBuilder {
 /** A session's spine read from its graph's files (spine, derived part), as much of each as its entry names, one line at a time. */
 export async function spineFromGraph(storeDir: string, entry: GraphEntry, graph: string, sessionId: string): Promise<SessionSpine> {
   const builder = new SpineBuilder();
-  for (const { file, bytes } of filesOf(entry)) {
-    const path = join(storeDir, file);
-    for await (const line of readLines(path)) {
-      if (bytes !== undefined && line.offset >= bytes) break;
-      if (!line.text) continue;
-      const quad = splitQuad(line.text);
-      // The file and the line, as the store's loader names them; never the line itself: it may hold transcript text.
-      if (!quad) throw new Error(`${path}:${line.lineNo}: not valid N-Quads`);
-      builder.add(quad[0], quad[1], quad[2]);
-    }
-  }
+  await feedGraph(storeDir, entry, (s, p, o) => builder.add(s, p, o));
   return builder.build(graph, sessionId);
 }
 

@@ -1,5 +1,5 @@
 import { splitQuad } from '../rdf/nquads.ts';
-import { RDF } from '../rdf/terms.ts';
+import { RDF, termText } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 
 /**
@@ -77,25 +77,25 @@ export class DocCollector {
         this.block(o).parent = s;
         break;
       case P.text:
-        this.block(s).text = literalValue(o);
+        this.block(s).text = termText(o);
         break;
       case P.toolInput:
-        this.block(s).input = literalValue(o);
+        this.block(s).input = termText(o);
         break;
       case P.toolName:
-        this.block(s).tool = literalValue(o);
+        this.block(s).tool = termText(o);
         break;
       case P.toolUseRef:
         this.block(s).useRef = s === o ? undefined : o;
         break;
       case P.role:
-        this.event(s).role = literalValue(o);
+        this.event(s).role = termText(o);
         break;
       case P.timestamp:
-        this.event(s).time = literalValue(o);
+        this.event(s).time = termText(o);
         break;
       case P.title:
-        this.titles.set(s, literalValue(o));
+        this.titles.set(s, termText(o));
         break;
       case P.parentTranscript:
         this.children.add(s);
@@ -152,20 +152,6 @@ export class DocCollector {
 }
 
 const unwrap = (iri: string) => (iri.startsWith('<') ? iri.slice(1, -1) : iri);
-
-/** The lexical value of an N-Triples literal (`"a\nb"^^<dt>` → a, newline, b). */
-function literalValue(term: string): string {
-  const end = term.lastIndexOf('"');
-  const body = term.slice(1, end);
-  if (!body.includes('\\')) return body;
-  return body.replace(/\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))/g, (_, u4, u8, c) =>
-    u4
-      ? String.fromCharCode(parseInt(u4, 16))
-      : u8
-        ? String.fromCodePoint(parseInt(u8, 16))
-        : (({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' } as Record<string, string>)[c] ?? c),
-  );
-}
 
 /** The triples of an N-Quads text this project wrote (blank lines and any others skipped). */
 export function* quadsOf(text: string): Generator<[string, string, string]> {
