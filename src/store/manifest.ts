@@ -198,13 +198,7 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
   if (entry.derived && entry.bytes === undefined) return '.bytes: a graph kept in parts names the length of its spine';
   for (const key of ['sessionId', 'reader', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
-  if (entry.sources === undefined) return undefined;
-  if (!Array.isArray(entry.sources)) return `.sources: expected an array, found ${kindOf(entry.sources)}`;
-  for (const [i, source] of entry.sources.entries()) {
-    const problem = sourceProblem(source);
-    if (problem) return `.sources[${i}]${problem}`;
-  }
-  return undefined;
+  return sourcesProblem(entry.sources);
 }
 
 const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs', 'files']);
@@ -244,18 +238,23 @@ export function fileEntryProblem(entry: unknown): string | undefined {
   if (typeof entry.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(entry.sha1)) return '.sha1: expected 40 hex digits';
   for (const key of ['sessionId', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
-  if (entry.sources === undefined) return undefined;
-  if (!Array.isArray(entry.sources)) return `.sources: expected an array, found ${kindOf(entry.sources)}`;
-  for (const [i, source] of entry.sources.entries()) {
-    const problem = sourceProblem(source);
-    if (problem) return `.sources[${i}]${problem}`;
-  }
-  return undefined;
+  return sourcesProblem(entry.sources);
 }
 
 /** A store file's name: relative, inside the store, never one of the graph or archive folders' (their names are the layout's). */
 function isOwnFile(file: string): boolean {
   return /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/.test(file) && !file.split('/').includes('..') && !/^(graphs|archive)\//.test(file);
+}
+
+/** What is wrong with an entry's `sources` (absent is sound). */
+function sourcesProblem(sources: unknown): string | undefined {
+  if (sources === undefined) return undefined;
+  if (!Array.isArray(sources)) return `.sources: expected an array, found ${kindOf(sources)}`;
+  for (const [i, source] of sources.entries()) {
+    const problem = sourceProblem(source);
+    if (problem) return `.sources[${i}]${problem}`;
+  }
+  return undefined;
 }
 
 function sourceProblem(source: unknown): string | undefined {
