@@ -88,10 +88,9 @@ export interface StoreDerivation extends Named {
   derive(run: DeriveRun, changed: ReadonlySet<string>): Promise<StoreDerived>;
 }
 
-/** What a store derivation did: whether it wrote anything, and which graphs (for a live store to load). */
+/** What a store derivation did: whether it wrote anything (a graph it wrote is told to the run's hooks through `DeriveRun.wrote`). */
 export interface StoreDerived {
   wrote: boolean;
-  graphs?: string[];
 }
 
 /** What every derivation is handed: the store it writes, and what the run knows. */

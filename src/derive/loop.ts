@@ -2,7 +2,7 @@ import type { Term } from '../rdf/terms.ts';
 import { join } from 'node:path';
 import { exists } from '../acquire/files.ts';
 import { storeSecretKey } from '../readers/secret/key.ts';
-import type { GraphEntry } from '../store/manifest.ts';
+import type { FileEntry, GraphEntry } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
 import {
   staleness,
@@ -66,6 +66,9 @@ export interface DeriveHooks {
   onProblem?: (problem: DeriveProblem) => void;
 }
 
+/** The manifest's entry for a derivation's output: a graph's or a store file's. */
+type OutputEntry = GraphEntry | FileEntry;
+
 /** The inputs tapped from a session's triples as they are written. */
 export class Tap {
   constructor(readonly carriedOn: boolean) {}
@@ -126,10 +129,11 @@ export class DerivationLoop {
   async session(session: SessionRef, tap?: Tap): Promise<void> {
     await this.timed(async () => {
       const from = await graphStamp(this.storeDir, session.entry);
-      const due: { d: AnySessionDerivation; why: Reason }[] = [];
+      const due: { d: AnySessionDerivation; why: Reason; was?: OutputEntry }[] = [];
       for (const d of this.sessionDerivations) {
-        const why = staleness(await this.outputEntry(d, session.sessionId), d, from) ?? (this.force ? 'asked' : undefined);
-        if (why) due.push({ d, why });
+        const was = await this.outputEntry(d, session.sessionId);
+        const why = staleness(was, d, from) ?? (this.force ? 'asked' : undefined);
+        if (why) due.push({ d, why, was });
       }
       if (!due.length) {
         this.report.skipped++;
@@ -145,10 +149,10 @@ export class DerivationLoop {
         usable,
       );
       let ran = false;
-      for (const { d, why } of due) {
+      for (const { d, why, was } of due) {
         const input = inputs.get(d.reads);
         if (input instanceof Error) this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
-        else ran = (await this.deriveOne(d, why, session, input, from)) || ran;
+        else ran = (await this.deriveOne(d, why, session, input, from, was)) || ran;
       }
       if (ran) this.report.sessions++;
     });
@@ -202,12 +206,14 @@ export class DerivationLoop {
     session: SessionRef,
     input: unknown,
     from: Awaited<ReturnType<typeof graphStamp>>,
+    was: OutputEntry | undefined,
   ) {
     const output = d.output(this.run.soul, session.sessionId);
     let made: Made;
     try {
-      const previous = 'file' in output ? this.run.writer.manifest.files?.[output.file] : undefined;
-      made = await d.derive(input, session, this.run, previous?.builtWith === stampOf(d) ? previous : undefined);
+      // Its last output, for an input that appends: only a file, and only one this version made.
+      const previous = 'file' in output && was?.builtWith === stampOf(d) ? (was as FileEntry) : undefined;
+      made = await d.derive(input, session, this.run, previous);
     } catch (e) {
       // One derivation failing on one session costs only its output, which keeps its last version.
       this.problem({ sessionId: session.sessionId, derivation: d.name, message: (e as Error).message });
@@ -231,7 +237,7 @@ export class DerivationLoop {
   }
 
   /** The manifest's entry for a derivation's output; a file named there but gone from the disk (a search folder removed) is none. */
-  private async outputEntry(d: AnySessionDerivation, sessionId: string) {
+  private async outputEntry(d: AnySessionDerivation, sessionId: string): Promise<OutputEntry | undefined> {
     const output = d.output(this.run.soul, sessionId);
     if ('graph' in output) return this.run.writer.manifest.graphs[output.graph];
     const entry = this.run.writer.manifest.files?.[output.file];

@@ -31,7 +31,7 @@ export const links: StoreDerivation = {
     const after = run.writer.manifest.graphs[graph];
     if (JSON.stringify(after ?? null) === JSON.stringify(before ?? null)) return { wrote: false };
     await run.wrote(graph, after);
-    return { wrote: true, graphs: [graph] };
+    return { wrote: true };
   },
 };
 
