@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { open, readFile, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REMOTE_FILE, SERVER_LOG, START_FILE } from '../store/layout.ts';
@@ -102,16 +103,13 @@ interface StartClaim {
 }
 
 /** Creates the start file (ours), or reads whose it is: a start under way (taken) or one that failed lately. */
-async function claimStart(dir: string): Promise<'ours' | 'taken' | 'failed'> {
+export async function claimStart(dir: string): Promise<'ours' | 'taken' | 'failed'> {
   for (;;) {
     try {
-      const file = await open(join(dir, START_FILE), 'wx', 0o600);
-      await file.writeFile(JSON.stringify({ pid: process.pid, at: Date.now() } satisfies StartClaim));
-      await file.close();
-      return 'ours';
-    } catch (e) {
+      if (await placeClaim(dir)) return 'ours';
+    } catch {
       // A store this user cannot write to: no server of its own, then.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return 'failed';
+      return 'failed';
     }
     const claim = await readStartFile(dir);
     if (claim) {
@@ -124,6 +122,25 @@ async function claimStart(dir: string): Promise<'ours' | 'taken' | 'failed'> {
   }
 }
 
+/**
+ * Places a claim whole or not at all: written under a name of its own, then linked to the start
+ * file (a link fails when the name exists). Created empty and written after, another command
+ * could read it half-written, take it for a stale one and claim it too.
+ */
+async function placeClaim(dir: string): Promise<boolean> {
+  const mine = join(dir, `${START_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  await writeFile(mine, JSON.stringify({ pid: process.pid, at: Date.now() } satisfies StartClaim), { mode: 0o600 });
+  try {
+    await link(mine, join(dir, START_FILE));
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return false;
+  } finally {
+    await rm(mine, { force: true });
+  }
+}
+
 async function readStartFile(dir: string): Promise<StartClaim | undefined> {
   try {
     const claim = JSON.parse(await readFile(join(dir, START_FILE), 'utf8')) as Partial<StartClaim>;
@@ -133,10 +150,11 @@ async function readStartFile(dir: string): Promise<StartClaim | undefined> {
   }
 }
 
+/** Replaces the claim whole (renamed into place), so no command reads it half-written. */
 async function writeStartFile(dir: string, claim: StartClaim): Promise<void> {
-  const file = await open(join(dir, START_FILE), 'w', 0o600);
-  await file.writeFile(JSON.stringify(claim));
-  await file.close();
+  const mine = join(dir, `${START_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  await writeFile(mine, JSON.stringify(claim), { mode: 0o600 });
+  await rename(mine, join(dir, START_FILE));
 }
 
 /** Whether another command's start is still under way. */

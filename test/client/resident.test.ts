@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { claimStart } from '../../src/client/daemon.ts';
 import { SERVED_COMMANDS } from '../../src/client/fast.ts';
 import { SERVER_LOG, START_FILE } from '../../src/store/layout.ts';
 import type { Manifest } from '../../src/store/manifest.ts';
@@ -197,6 +198,25 @@ describe('every command that reads the store, through the resident server it sta
     await rm(join(store, 'server.json'));
     await waitUntil('the resident server stops', () => !isRunning(run.pid));
     assert.match(await readFile(join(store, SERVER_LOG), 'utf8'), /weave serve: stopping: the store no longer names this server\n$/);
+  });
+});
+
+describe('the start claim', () => {
+  it('goes to exactly one of many commands claiming at once, and leaves no claim written aside', async () => {
+    const dir = await tempDir('weave-claim-');
+    try {
+      const claims = await Promise.all(Array.from({ length: 24 }, () => claimStart(dir)));
+      assert.deepEqual(
+        claims.filter((c) => c === 'ours'),
+        ['ours'],
+      );
+      assert.equal(claims.filter((c) => c === 'taken').length, 23);
+      const claim = JSON.parse(await readFile(join(dir, START_FILE), 'utf8'));
+      assert.equal(claim.pid, process.pid);
+      assert.deepEqual(await readdir(dir), [START_FILE], 'no claim written aside is left');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
