@@ -21,7 +21,14 @@ const PREFIX_LINES = sparqlPrefixes().split('\n').length - 1;
 export function runQuery(
   store: OxStore,
   query: string,
-  options: { results_format?: string; default_graph?: string[]; named_graphs?: string[]; base_iri?: string } = {},
+  options: {
+    results_format?: string;
+    default_graph?: string[];
+    named_graphs?: string[];
+    base_iri?: string;
+    /** Whether the store's own default graph is empty, when the caller keeps track (else asked each time). */
+    defaultGraphEmpty?: boolean;
+  } = {},
   factory?: typeof oxigraph,
 ): ReturnType<OxStore['query']> {
   const opts: Parameters<OxStore['query']>[1] = { results_format: options.results_format, base_iri: options.base_iri };
@@ -31,7 +38,8 @@ export function runQuery(
     opts.named_graphs = (options.named_graphs ?? []).map((g) => factory.namedNode(g));
   } else if (!hasDatasetClause(query)) opts.use_default_graph_as_union = true; // the union would override FROM
   const text = sparqlPrefixes() + query;
-  const merged = opts.use_default_graph_as_union && defaultGraphEmpty(store) ? mergeDefaultGraph(text) : undefined;
+  const merged =
+    opts.use_default_graph_as_union && (options.defaultGraphEmpty ?? defaultGraphEmpty(store)) ? mergeDefaultGraph(text) : undefined;
   // The rewrite nests each pattern a few levels deeper: a query near Oxigraph's stack keeps the union as it is.
   if (merged !== undefined && queryDepth(merged, MAX_QUERY_DEPTH) <= MAX_QUERY_DEPTH) {
     try {
@@ -51,7 +59,7 @@ export function runQuery(
  * The rewrite reads named graphs only: a store whose own default graph holds triples (written by
  * an update to a writable server) keeps the union as Oxigraph answers it.
  */
-function defaultGraphEmpty(store: OxStore): boolean {
+export function defaultGraphEmpty(store: OxStore): boolean {
   return store.query('ASK { ?s ?p ?o }') === false;
 }
 

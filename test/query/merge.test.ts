@@ -181,3 +181,13 @@ test('a triple-term pattern joined with a class is not matched once per member o
   const oxigraphAlone = performance.now() - t;
   assert.ok(merged * 3 < oxigraphAlone, `${merged.toFixed(0)} ms through the rewrite, ${oxigraphAlone.toFixed(0)} ms as Oxigraph plans it`);
 });
+
+test('a text asked again is rewritten once and answered alike; a different text is rewritten anew', () => {
+  const q = 'SELECT ?c WHERE { ?c a <urn:Call> }';
+  const first = mergeDefaultGraph(q);
+  assert.ok(first?.includes('GRAPH'));
+  assert.equal(mergeDefaultGraph(q), first);
+  assert.notEqual(mergeDefaultGraph('SELECT ?c WHERE { ?c a <urn:Tool> }'), first);
+  assert.equal(mergeDefaultGraph('ASK { ?c a <urn:Call> }'), undefined, 'a text left as it is is remembered as such');
+  assert.equal(mergeDefaultGraph('ASK { ?c a <urn:Call> }'), undefined);
+});

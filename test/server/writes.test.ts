@@ -65,6 +65,15 @@ describe('writes', () => {
       assert.deepEqual(rows, [{ t: TURN('7e55e55e-0000-4000-8000-000000000001') }]);
   });
 
+  it('a triple written to the default graph is answered by every worker (each knows its default graph is no longer empty)', async () => {
+    // A worker that still took its default graph for empty would read the named graphs only.
+    assert.equal((await update('INSERT DATA { <urn:w:d> <urn:w:p> "in the default graph" }')).status, 204);
+    for (const rows of await everyWorker('SELECT ?o WHERE { <urn:w:d> <urn:w:p> ?o }'))
+      assert.deepEqual(rows, [{ o: 'in the default graph' }]);
+    assert.equal((await update('DELETE DATA { <urn:w:d> <urn:w:p> "in the default graph" }')).status, 204);
+    for (const rows of await everyWorker('SELECT ?o WHERE { <urn:w:d> <urn:w:p> ?o }')) assert.deepEqual(rows, []);
+  });
+
   it('400 with the position for a bad update, even with using-graph-uri written in', async () => {
     const res = await update('INSERT { ?s ?p ?o } WHERE { ?s ?p', auth, '?using-graph-uri=urn%3Aw%3Anotes');
     assert.equal(res.status, 400);

@@ -10,6 +10,7 @@ import { describeGraphJob } from './operations/describe.ts';
 import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
 import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
 import { runFederatedJob, runQueryJob } from './operations/query.ts';
+import { defaultGraphEmpty } from '../../query/run.ts';
 import { storeSelect } from './operations/rows.ts';
 import { isTrap } from './operations/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
@@ -28,6 +29,12 @@ const digests = new GraphDigests();
 let store: OxStore;
 /** The store's size, kept as graphs are reloaded: `store.size` is a pass over the whole store. */
 let quads = 0;
+/**
+ * Whether the store's own default graph is empty (the union is then read as a set, see
+ * src/query/run.ts): only a write or a reload can change it, so it is asked once after each,
+ * not once per query.
+ */
+let defaultEmpty = true;
 /** Whether the store reached what one embedded copy holds (said once). */
 let full = false;
 
@@ -46,13 +53,14 @@ async function init(): Promise<void> {
   store = opened.store;
   await applySavedGraphs(store, storeDir, opened.manifest);
   quads = store.size;
+  defaultEmpty = defaultGraphEmpty(store);
   post({ type: 'ready', quads });
 }
 
 async function run(id: number, job: Job): Promise<JobResult> {
   switch (job.op) {
     case 'query':
-      return job.federation ? runFederatedJob(store, job) : runQueryJob(store, job);
+      return job.federation ? runFederatedJob(store, job) : runQueryJob(store, job, defaultEmpty);
     case 'graph-read':
       return readGraphJob(store, job);
     case 'stats':
@@ -68,6 +76,7 @@ async function run(id: number, job: Job): Promise<JobResult> {
       // fails here has changed nothing to save.
       if (job.op === 'update') runUpdateJob(store, job);
       else result = writeGraphJob(store, job);
+      defaultEmpty = defaultGraphEmpty(store);
       post({ type: 'persisting', id });
       // A write changes the store's size by what it did, which only the whole count says.
       quads = store.size;
@@ -89,6 +98,7 @@ async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<voi
       quads += await reloadGraph(store, storeDir, change);
       if (change.graph && change.files.length) quads += alignTurns(store, soul, change.graph);
     }
+    defaultEmpty = defaultGraphEmpty(store);
     post({ type: 'reloaded', quads });
     return;
   }

@@ -20,13 +20,20 @@ import { isTrap } from './traps.ts';
  * without threads; every failure is an HttpError with the client's status.
  */
 
-export function runQueryJob(store: OxStore, job: QueryJob): JobResult {
+/** `defaultGraphEmpty`: whether the store's own default graph is empty, when the worker keeps track of it. */
+export function runQueryJob(store: OxStore, job: QueryJob, defaultGraphEmpty?: boolean): JobResult {
   const run = (format: string) => {
     try {
       return runQuery(
         store,
         job.query,
-        { results_format: format, default_graph: job.defaultGraphs, named_graphs: job.namedGraphs, base_iri: job.baseIri },
+        {
+          results_format: format,
+          default_graph: job.defaultGraphs,
+          named_graphs: job.namedGraphs,
+          base_iri: job.baseIri,
+          defaultGraphEmpty,
+        },
         oxigraph,
       ) as string;
     } catch (e) {
