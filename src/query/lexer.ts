@@ -124,6 +124,31 @@ export function serviceTargets(query: string, predeclared: Record<string, string
   return { iris: [...iris], variable };
 }
 
+/**
+ * The graphs a query reads by name: none (it reads the default graph alone), the IRIs its
+ * `GRAPH <iri>` clauses name, or `all` when a GRAPH clause names its graph with a variable or the
+ * query names its own dataset (FROM) or reaches out (SERVICE).
+ */
+export function graphsNamed(query: string, predeclared: Record<string, string> = {}, base?: string): string[] | 'all' {
+  const tokens = tokenize(query);
+  const head = prologue(tokens);
+  const prefixes = { ...predeclared, ...head.prefixes };
+  const named = new Set<string>();
+  for (let i = head.end; i < tokens.length; i++) {
+    if (tokens[i].kind !== 'word') continue;
+    const word = tokens[i].text.toUpperCase();
+    if (word === 'FROM' || word === 'SERVICE') return 'all';
+    if (word !== 'GRAPH') continue;
+    const target = tokens[i + 1];
+    if (target?.kind === 'iri') named.add(resolveIri(target.text.slice(1, -1), head.base ?? base));
+    else if (target?.kind === 'pname' && prefixes[target.text.slice(0, target.text.indexOf(':'))] !== undefined) {
+      const colon = target.text.indexOf(':');
+      named.add(prefixes[target.text.slice(0, colon)] + target.text.slice(colon + 1).replace(/\\(.)/g, '$1'));
+    } else return 'all';
+  }
+  return [...named];
+}
+
 function resolveIri(iri: string, base: string | undefined): string {
   if (!base) return iri;
   try {

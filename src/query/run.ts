@@ -28,6 +28,8 @@ export function runQuery(
     base_iri?: string;
     /** Whether the store's own default graph is empty, when the caller keeps track (else asked each time). */
     defaultGraphEmpty?: boolean;
+    /** The store holds each triple in one graph only (src/store/restated.ts): its union is a set as it stands. */
+    unionIsSet?: boolean;
   } = {},
   factory?: typeof oxigraph,
 ): ReturnType<OxStore['query']> {
@@ -39,7 +41,9 @@ export function runQuery(
   } else if (!hasDatasetClause(query)) opts.use_default_graph_as_union = true; // the union would override FROM
   const text = sparqlPrefixes() + query;
   const merged =
-    opts.use_default_graph_as_union && (options.defaultGraphEmpty ?? defaultGraphEmpty(store)) ? mergeDefaultGraph(text) : undefined;
+    opts.use_default_graph_as_union && !options.unionIsSet && (options.defaultGraphEmpty ?? defaultGraphEmpty(store))
+      ? mergeDefaultGraph(text)
+      : undefined;
   // The rewrite nests each pattern a few levels deeper: a query near Oxigraph's stack keeps the union as it is.
   if (merged !== undefined && queryDepth(merged, MAX_QUERY_DEPTH) <= MAX_QUERY_DEPTH) {
     try {

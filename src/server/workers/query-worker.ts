@@ -10,7 +10,10 @@ import { describeGraphJob } from './operations/describe.ts';
 import { readGraphJob, writeGraphJob } from './operations/graph-store.ts';
 import { applySavedGraphs, GraphDigests, persistGraphs, reloadGraph } from './operations/persist.ts';
 import { runFederatedJob, runQueryJob } from './operations/query.ts';
+import { graphsNamed } from '../../query/lexer.ts';
 import { defaultGraphEmpty } from '../../query/run.ts';
+import { PREFIXES } from '../../rdf/vocab.ts';
+import { Restatements } from '../../store/restated.ts';
 import { storeSelect } from './operations/rows.ts';
 import { isTrap } from './operations/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
@@ -35,6 +38,14 @@ let quads = 0;
  * not once per query.
  */
 let defaultEmpty = true;
+/**
+ * The copies of triples several graphs state, set aside so the union is a set without a rewrite
+ * (src/store/restated.ts); undefined once the store was written to, or when it is too large for the
+ * one grouping that finds them: the union is then read through the rewrite.
+ */
+let restated: Restatements | undefined;
+/** Past this many quads the grouping that finds shared triples is not tried (its table lives in WebAssembly memory). */
+const SET_ASIDE_MAX_QUADS = 3_000_000;
 /** Whether the store reached what one embedded copy holds (said once). */
 let full = false;
 
@@ -54,21 +65,31 @@ async function init(): Promise<void> {
   await applySavedGraphs(store, storeDir, opened.manifest);
   quads = store.size;
   defaultEmpty = defaultGraphEmpty(store);
+  if (defaultEmpty && quads <= SET_ASIDE_MAX_QUADS) restated = Restatements.setAsideIn(store);
   post({ type: 'ready', quads });
 }
 
 async function run(id: number, job: Job): Promise<JobResult> {
   switch (job.op) {
-    case 'query':
-      return job.federation ? runFederatedJob(store, job) : runQueryJob(store, job, defaultEmpty);
+    case 'query': {
+      if (job.federation) return whole('all', () => runFederatedJob(store, job));
+      const named = job.defaultGraphs?.length || job.namedGraphs?.length ? 'all' : graphsNamed(job.query, PREFIXES, job.baseIri);
+      if (restated && named !== 'all' && !named.length) return runQueryJob(store, job, { set: true });
+      return whole(named, async () => runQueryJob(store, job, { defaultGraphEmpty: defaultEmpty }));
+    }
     case 'graph-read':
-      return readGraphJob(store, job);
+      return whole(job.graph === null ? [] : [job.graph], async () => readGraphJob(store, job));
     case 'stats':
-      return { status: 200, data: await datasetStats(storeSelect(store), store.size) };
+      return whole('all', async () => ({ status: 200, data: await datasetStats(storeSelect(store), store.size) }));
     case 'describe':
-      return job.accept.length ? describeGraphJob(store, job) : { status: 200, data: await describeData(storeSelect(store), job.iri) };
+      return whole('all', async () =>
+        job.accept.length ? describeGraphJob(store, job) : { status: 200, data: await describeData(storeSelect(store), job.iri) },
+      );
     case 'update':
     case 'graph-write': {
+      // A store written to is held whole from then on: what a write reads and saves is every graph as it is.
+      restated?.restoreAll(store);
+      restated = undefined;
       const before = digests.before(store);
       let result: JobResult = { status: 204 };
       // Oxigraph applies an update whole or not at all (a failing LOAD after an INSERT DATA leaves
@@ -85,6 +106,11 @@ async function run(id: number, job: Job): Promise<JobResult> {
   }
 }
 
+/** Runs a job that reads graphs by name with their set-aside copies back in them. */
+function whole<T>(graphs: string[] | 'all', job: () => Promise<T>): Promise<T> {
+  return restated ? restated.withRestoredWhile(store, graphs, job) : job();
+}
+
 async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<void> {
   if (message.type === 'reload') {
     for (const change of message.graphs) {
@@ -95,10 +121,16 @@ async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<voi
         continue;
       }
       digests.forget(change.graph);
+      if (change.graph !== null) restated?.release(store, change.graph);
       quads += await reloadGraph(store, storeDir, change);
       if (change.graph && change.files.length) quads += alignTurns(store, soul, change.graph);
+      if (change.graph !== null) restated?.settle(store, change.graph);
     }
     defaultEmpty = defaultGraphEmpty(store);
+    if (!defaultEmpty) {
+      restated?.restoreAll(store);
+      restated = undefined;
+    }
     post({ type: 'reloaded', quads });
     return;
   }

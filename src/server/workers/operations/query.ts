@@ -20,8 +20,11 @@ import { isTrap } from './traps.ts';
  * without threads; every failure is an HttpError with the client's status.
  */
 
-/** `defaultGraphEmpty`: whether the store's own default graph is empty, when the worker keeps track of it. */
-export function runQueryJob(store: OxStore, job: QueryJob, defaultGraphEmpty?: boolean): JobResult {
+/**
+ * `union`: what the worker knows of its store's union, `set` when each triple sits in one graph
+ * (src/store/restated.ts), else whether its own default graph is empty.
+ */
+export function runQueryJob(store: OxStore, job: QueryJob, union: { set?: boolean; defaultGraphEmpty?: boolean } = {}): JobResult {
   const run = (format: string) => {
     try {
       return runQuery(
@@ -32,7 +35,8 @@ export function runQueryJob(store: OxStore, job: QueryJob, defaultGraphEmpty?: b
           default_graph: job.defaultGraphs,
           named_graphs: job.namedGraphs,
           base_iri: job.baseIri,
-          defaultGraphEmpty,
+          defaultGraphEmpty: union.defaultGraphEmpty,
+          unionIsSet: union.set,
         },
         oxigraph,
       ) as string;
