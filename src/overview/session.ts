@@ -40,7 +40,7 @@ export function sessionPromptsQuery(graph: string): string {
 SELECT ?turn ?time (SAMPLE(?words) AS ?text) WHERE {
   GRAPH <${graph}> {
     ?turn a weave:ExternalMessage ; weave:timestamp ?time .
-    OPTIONAL { ?turn weave:hasContentBlock ?block . ?block weave:blockOrder 0 ; weave:text ?words }
+    OPTIONAL { ?turn weave:hasContentBlock ?block . ?block weave:blockOrder ?order ; weave:text ?words FILTER(?order = 0) }
   }
 }
 GROUP BY ?turn ?time
