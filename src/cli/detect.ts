@@ -1,3 +1,4 @@
+import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { detect, type DetectProblem, type DetectReport } from '../readers/detect.ts';
 import { READERS, selectReaders } from '../readers/registry.ts';
 import { readManifest } from '../store/manifest.ts';
@@ -66,6 +67,8 @@ export function summary(r: DetectReport): string {
   const found = Object.entries(r.findings)
     .map(([name, n]) => `${name} ${n}`)
     .join(', ');
-  const problems = r.problems.length ? ` · ${r.problems.length} problems` : '';
-  return `detected: ${r.sessions} sessions read (${r.skipped} current) · ${r.graphs} graphs · findings: ${found || 'none'}${problems} · ${(r.millis / 1000).toFixed(1)} s`;
+  const parts = [`${r.sessions} sessions read (${r.skipped} current)`, `${r.graphs} graphs`, `findings: ${found || 'none'}`];
+  if (r.problems.length) parts.push(`${r.problems.length} problems`);
+  parts.push(`${(r.millis / 1000).toFixed(1)} s`);
+  return wrapParts('detected:', parts, terminalWidth());
 }

@@ -1,3 +1,4 @@
+import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { ingest, type IngestReport } from '../ingest.ts';
 import type { DeriveReport } from '../derive/loop.ts';
 import { READERS } from '../readers/registry.ts';
@@ -174,7 +175,7 @@ function summary(r: IngestReport): string {
   if (r.warnings) parts.push(`${r.warnings} fields kept as JSON only`);
   if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
   if (r.failed) parts.push(`${r.failed} sessions failed`);
-  return `ingested: ${parts.join(' · ')}`;
+  return wrapParts('ingested:', parts, terminalWidth());
 }
 
 /**
@@ -189,5 +190,5 @@ export function derivedSummary(d: DeriveReport): string | undefined {
         .map(([why, n]) => (n === r.runs ? why : `${n} ${why}`))
         .join(', ')})`,
   );
-  return parts.length ? `derived: ${parts.join(' · ')}` : undefined;
+  return parts.length ? wrapParts('derived:', parts, terminalWidth()) : undefined;
 }

@@ -33,6 +33,30 @@ function length(text: string): number {
   return n;
 }
 
+/**
+ * `head` and its parts joined by ` · `, broken between parts to fit `width`, each later line
+ * indented two spaces: a summary line (`ingested: …`) read at 80 columns. A part too long for a
+ * line of its own is broken after its commas; a piece longer than a line stays whole.
+ */
+export function wrapParts(head: string, parts: string[], width: number): string {
+  const pieces: { text: string; before: string }[] = [];
+  for (const part of parts) {
+    const split = length(part) > width - 2 ? part.split(/(?<=,) /) : [part];
+    split.forEach((text, i) => pieces.push({ text, before: pieces.length === 0 ? ' ' : i === 0 ? ' · ' : ' ' }));
+  }
+  const lines: string[] = [];
+  let line = head;
+  for (const [i, { text, before }] of pieces.entries()) {
+    const joined = `${line}${before}${text}`;
+    if (i === 0 || length(joined) <= width) line = joined;
+    else {
+      lines.push(before === ' · ' ? `${line} ·` : line);
+      line = `  ${text}`;
+    }
+  }
+  return [...lines, line].join('\n');
+}
+
 export function cut(text: string, width: number): string {
   if (length(text) <= width) return text;
   return `${[...text].slice(0, Math.max(0, width - 1)).join('')}…`;

@@ -126,6 +126,23 @@ describe('the command line on a store of the fixtures', () => {
     assert.match(wide.stdout, /\(5 rows\)\n$/);
   });
 
+  test('weave ingest says what it read, detected and derived within 80 columns', async () => {
+    const fresh = await tempDir('weave-ingest-80-');
+    try {
+      const { code, stdout } = await run(['ingest', join(FIXTURES, 'server'), '--store', fresh], { COLUMNS: '80', WEAVE_NO_DAEMON: '1' });
+      assert.equal(code, 0);
+      const lines = stdout.trimEnd().split('\n');
+      assert.ok(
+        lines.every((l) => l.length <= 80),
+        lines.find((l) => l.length > 80),
+      );
+      assert.match(lines[0], /^ingested: 2 sessions read \(0 unchanged\) · 2 files · 6 records · 407 quads ·$/);
+      assert.ok(lines.some((l) => l.startsWith('derived: search/documents 2 (new) · usage/rows 2 (new) ·')));
+    } finally {
+      await removeDir(fresh);
+    }
+  });
+
   test('weave glossary fits 100 columns', async () => {
     const { stdout } = await run(['glossary'], { COLUMNS: '100' });
     assert.ok(stdout.split('\n').every((l) => l.length <= 100));
