@@ -20,9 +20,13 @@
  *      version bumped (only that reader runs) and a run where nothing changed. BENCH_DERIVE=0 skips it.
  *   7. Prepared answers (bench/answers.ts): `weave usage daily --json` from prepared rows beside
  *      ccusage on the same folder, and beside the same store without the rows.
+ *   8. The endpoint (bench/endpoint.ts): `weave serve` against a bare Fastify + Oxigraph route at
+ *      1, 8 and 32 connections, whether its union is a set, and 32 connections held for 30 s.
+ *   9. Every README command and page (bench/commands.ts) with the server up, alone (--no-daemon)
+ *      and beside its reference (node -e 0, ccusage, curl, Chromium's about:blank).
  *
- * `npm run bench -- --answers [SOURCE]` runs part 7 alone (on BENCH_STORE=DIR when given, else
- * on a store ingested from SOURCE, the corpus or the fixtures).
+ * `npm run bench -- --answers [SOURCE]` runs parts 7 to 9 alone (on BENCH_STORE=DIR when given,
+ * else on a store ingested from SOURCE, the corpus or the fixtures).
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
 import { Worker } from 'node:worker_threads';
@@ -36,6 +40,8 @@ import { ingest } from '../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
 import { answersBench, printAnswers } from './answers.ts';
+import { commandsBench, printCommands } from './commands.ts';
+import { endpointBench, printEndpoint } from './endpoint.ts';
 import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
 import { load, printQueriesBench, queriesBench } from './queries.ts';
@@ -56,13 +62,22 @@ if (answersOnly) {
   const dir = given ?? (await mkdtemp(join(tmpdir(), 'weave-bench-')));
   try {
     if (!given) await ingest([source], { storeDir: dir, soul: 'local' });
-    console.log(`prepared answers, side by side (source: ${source}):`);
-    printAnswers(await answersBench(dir, source));
+    await answers(dir);
   } finally {
     if (!given) await rm(dir, { recursive: true, force: true });
   }
   process.exit(0);
 }
+/** Parts 7 to 9: the answers a user waits for, each beside its reference. */
+async function answers(dir: string): Promise<void> {
+  console.log(`\nprepared answers, side by side (source: ${source}, load ${load()}):`);
+  printAnswers(await answersBench(dir, source));
+  console.log(`\nthe endpoint against a bare Fastify + Oxigraph route, side by side (load ${load()}):`);
+  printEndpoint(await endpointBench(dir));
+  console.log(`\nevery README command and page, side by side (load ${load()}):`);
+  printCommands(await commandsBench(dir, source));
+}
+
 const LOAD_QUADS = Number(process.env.BENCH_QUADS ?? 500_000);
 
 const CAP_MS = Number(process.env.BENCH_CAP_SECONDS ?? 60) * 1000;
@@ -141,8 +156,7 @@ try {
     console.log('\nthe derivation loop, side by side (ratio to a full re-read):');
     printDeriveRows(await deriveBench(source, dir));
   }
-  console.log('\nprepared answers, side by side:');
-  printAnswers(await answersBench(dir, source));
+  await answers(dir);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
