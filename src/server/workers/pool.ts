@@ -16,6 +16,11 @@ import { isWrite, type ChangedGraph, type FromWorker, type Job, type JobResult, 
  * copies are retired after `retireAfterMs` idle and a copy still opening is abandoned.
  * `size` caps the copies open at once (1: no standby; a runaway's replacement opens from disk).
  *
+ * While jobs are short (the one running began under PIPELINE_MS ago, and the mean is under it),
+ * the next read waiting is sent to the busy worker at once, to start when the running one ends:
+ * a message's round trip between jobs was most of a point query's time. A job so sent is put back
+ * in line if its worker is ended before it begins.
+ *
  * Every job has a deadline counted from its arrival: past it a queued job is refused (503) and a
  * running one is stopped (504). While no copy is open yet (the server has just started), jobs wait
  * for the store; one that cannot be answered before its deadline gets 503 with Retry-After at once.
@@ -59,6 +64,8 @@ interface Pending {
   timer: NodeJS.Timeout;
   resolve(result: JobResult): void;
   reject(error: HttpError): void;
+  /** Answered already (refused at its deadline while it waited in a worker): its result is dropped. */
+  settled?: boolean;
 }
 
 type SlotState = 'booting' | 'standby' | 'opening' | 'idle' | 'busy' | 'dead';
@@ -69,6 +76,11 @@ interface Slot {
   /** When it entered its state. */
   since: number;
   pending?: Pending;
+  /**
+   * A short read sent to the worker while `pending` runs, so it starts the moment that one ends
+   * instead of a message's round trip later (point queries at 8 connections: most of the time).
+   */
+  next?: Pending;
   /** A write is saving to disk: ending the worker now could leave a half-written store. */
   persisting: boolean;
   /** While opening: quads loaded of the manifest's total. */
@@ -87,6 +99,8 @@ export interface LoadProgress {
 const WORKER_BOOT = new URL('./boot.mjs', import.meta.url);
 const WORKER_ENTRY = new URL('./query-worker.ts', import.meta.url).href;
 const OPEN: SlotState[] = ['opening', 'idle', 'busy'];
+/** Jobs shorter than this (each, and on average) are sent to a busy worker to wait there. */
+const PIPELINE_MS = 20;
 
 export class QueryPool {
   private slots: Slot[] = [];
@@ -102,6 +116,8 @@ export class QueryPool {
   private everReady = false;
   restarts = 0;
   quads = 0;
+  /** Jobs sent to a worker busy with another (`sendNext`). */
+  sentBehind = 0;
   /** Why the last worker that tried could not open the store; cleared once one does. */
   private openError?: string;
 
@@ -186,8 +202,26 @@ export class QueryPool {
       }
       pending.timer = setTimeout(() => this.deadline(pending), timeoutMs);
       this.queue.push(pending);
+      for (const busy of this.slots) if (busy.state === 'busy') this.sendNext(busy);
       this.balance();
     });
+  }
+
+  /**
+   * Sends a busy worker the first job waiting, when both are reads and jobs here are short (the
+   * running one began under PIPELINE_MS ago, and the mean is under it): a long job never holds
+   * another behind it, which a second copy of the store could answer.
+   */
+  private sendNext(slot: Slot): void {
+    const waiting = this.queue[0];
+    const running = slot.pending;
+    if (slot.next || !waiting || !running || running.started === undefined) return;
+    if (isWrite(waiting.job) || isWrite(running.job) || this.meanMs > PIPELINE_MS) return;
+    if (performance.now() - running.started > PIPELINE_MS) return;
+    this.queue.shift();
+    this.sentBehind++;
+    slot.next = waiting;
+    slot.worker.postMessage({ type: 'job', id: waiting.id, job: waiting.job } satisfies ToWorker);
   }
 
   /** Tells every open or opening copy but `except`'s to reload graphs that changed on disk. */
@@ -204,6 +238,7 @@ export class QueryPool {
     await Promise.all(
       this.slots.map((s) => {
         if (s.pending) this.settle(s.pending, new HttpError(503, 'the server is shutting down'));
+        if (s.next) this.settle(s.next, new HttpError(503, 'the server is shutting down'));
         s.state = 'dead';
         return s.worker.terminate();
       }),
@@ -277,13 +312,25 @@ export class QueryPool {
         if (!pending || pending.id !== m.id) return;
         slot.pending = undefined;
         slot.persisting = false;
-        this.enter(slot, 'idle');
+        const next = slot.next;
+        slot.next = undefined;
+        if (next && !(m.type === 'failed' && m.fatal)) {
+          // The worker went straight on to the job sent behind this one.
+          slot.pending = next;
+          next.started = performance.now();
+          // Refused while it waited, it still runs there: it is stopped if it runs past its time.
+          if (next.settled) next.timer = setTimeout(() => this.deadline(next), next.timeoutMs);
+        } else {
+          if (next) this.requeue(next);
+          this.enter(slot, 'idle');
+        }
         if (m.type === 'done') {
           // Other copies hear of a write before they can take another job, so no later read misses it.
           if (m.result.changed?.length) this.reload(m.result.changed, slot.worker);
           this.settle(pending, m.result);
         } else this.settle(pending, new HttpError(m.status, m.message, m.headers));
         if (m.type === 'failed' && m.fatal) this.replace(slot, 'the store failed inside a job');
+        else if (slot.pending) this.sendNext(slot);
         else this.pump(slot);
         this.balance();
       }
@@ -297,6 +344,8 @@ export class QueryPool {
 
   private onDeath(slot: Slot, reason: string): void {
     if (slot.state === 'dead' || this.closed) return;
+    if (slot.next) this.requeue(slot.next);
+    slot.next = undefined;
     if (slot.pending) {
       const status = reason === 'out of memory' ? 507 : 500;
       this.settle(
@@ -340,7 +389,7 @@ export class QueryPool {
     const open = this.slots.filter((s) => OPEN.includes(s.state));
     const idle = open.filter((s) => s.state === 'idle');
     const opening = open.filter((s) => s.state === 'opening');
-    const waiting = this.queue.length > 0;
+    const waiting = this.queue.length > 0 || this.slots.some((s) => s.next);
     const slow = open.some(
       (s) =>
         s.state === 'busy' &&
@@ -380,6 +429,14 @@ export class QueryPool {
     slot.worker.postMessage({ type: 'open' } satisfies ToWorker);
   }
 
+  /** A job sent to a worker that ended (or stopped its job) before beginning it: first in line again. */
+  private requeue(pending: Pending): void {
+    if (pending.settled) return;
+    pending.started = undefined;
+    this.queue.unshift(pending);
+    for (const slot of this.slots) if (slot.state === 'idle') this.pump(slot);
+  }
+
   private pump(slot: Slot): void {
     const next = this.queue.shift();
     if (next) this.start(slot, next);
@@ -400,14 +457,19 @@ export class QueryPool {
       this.queue.splice(queued, 1);
       this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
       const loading = this.loading;
-      const busy = new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
-        'retry-after': this.retryAfter(),
-      });
-      this.settle(pending, pending.arrivedWhileLoading && loading ? loadingError(loading) : busy);
+      this.settle(pending, pending.arrivedWhileLoading && loading ? loadingError(loading) : this.busyError(seconds));
+      return;
+    }
+    if (this.slots.some((s) => s.next === pending)) {
+      // Sent to a worker but not begun: refused as a queued job is; its result, if it comes, is dropped.
+      this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
+      this.settle(pending, this.busyError(seconds));
       return;
     }
     const slot = this.slots.find((s) => s.pending === pending);
     if (!slot || slot.persisting) return; // finished meanwhile, or saving a write: let it finish
+    if (slot.next) this.requeue(slot.next);
+    slot.next = undefined;
     slot.pending = undefined;
     this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'running' });
     const what = isWrite(pending.job) ? 'update' : 'query';
@@ -415,7 +477,15 @@ export class QueryPool {
     this.replace(slot, 'timeout');
   }
 
+  private busyError(seconds: string): HttpError {
+    return new HttpError(503, `the server was busy for the whole timeout of ${seconds} s; try again shortly`, {
+      'retry-after': this.retryAfter(),
+    });
+  }
+
   private settle(pending: Pending, outcome: JobResult | HttpError): void {
+    if (pending.settled) return;
+    pending.settled = true;
     clearTimeout(pending.timer);
     const ms = performance.now() - pending.arrived;
     this.meanMs = this.meanMs * 0.9 + ms * 0.1;

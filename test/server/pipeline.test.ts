@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ingest } from '../../src/ingest.ts';
+import type { HttpError } from '../../src/server/errors.ts';
+import type { Job, JobResult } from '../../src/server/messages.ts';
+import { QueryPool } from '../../src/server/workers/pool.ts';
+import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+
+/**
+ * Short reads are sent to a busy worker to wait there (src/server/workers/pool.ts): each still
+ * answered right, and one sent behind a job that turns out to run away is not lost with it, put
+ * back in line when that worker is ended, or refused at its own deadline like any job that waited.
+ */
+
+const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
+
+const query = (text: string): Job => ({
+  op: 'query',
+  query: text,
+  graphResult: false,
+  baseIri: 'urn:soul:local:Weave/',
+  accept: ['application/sparql-results+json'],
+  defaultGraphs: [],
+  namedGraphs: [],
+  tripleTerms: '1.2',
+  maxResultBytes: 1e6,
+});
+const text = (r: JobResult) => new TextDecoder().decode(r.body);
+
+describe('jobs sent to a busy worker', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDir('weave-pipeline-');
+    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
+  });
+  after(() => removeDir(dir));
+
+  it('are each answered right', async () => {
+    const pool = new QueryPool({ size: 1, storeDir: dir, soul: 'local', timeoutMs: 20_000, queueLimit: 64 + 1, heapMb: 512 });
+    try {
+      await pool.whenReady();
+      for (let i = 0; i < 20; i++) await pool.run(query('ASK {}')); // jobs here are short, on average too
+      const answers = await Promise.all(
+        Array.from({ length: 64 }, (_, i) =>
+          pool.run(query(i % 2 ? 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }' : 'ASK { ?t a weave:UserTurn }')),
+        ),
+      );
+      for (const [i, answer] of answers.entries()) {
+        const json = JSON.parse(text(answer));
+        if (i % 2) assert.equal(json.results.bindings[0].n.value, '6');
+        else assert.equal(json.boolean, true);
+      }
+      assert.ok(pool.sentBehind > 0, 'some were sent to the busy worker');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('behind a runaway: put back in line when its worker is ended, else refused at its own deadline', async () => {
+    const pool = new QueryPool({ size: 1, storeDir: dir, soul: 'local', timeoutMs: 20_000, queueLimit: 8, heapMb: 512 });
+    try {
+      await pool.whenReady();
+      for (let i = 0; i < 20; i++) await pool.run(query('ASK {}')); // jobs here are short, on average too
+      // Sent in one tick: the ASKs go to the worker while the cross join has only just begun.
+      const runaway = pool.run(query(CROSS_JOIN), 1500).catch((e: HttpError) => e.status);
+      const behind = pool.run(query('ASK { ?t a weave:Turn }'), 20_000);
+      assert.equal(pool.sentBehind, 1, 'sent behind the cross join');
+      const runaway2 = await runaway;
+      assert.equal(runaway2, 504);
+      assert.equal(JSON.parse(text(await behind)).boolean, true, 'answered by the worker that replaced the one ended');
+
+      // A job that ran long raised the mean: nothing is sent behind another until it is short again.
+      for (let i = 0; i < 40; i++) await pool.run(query('ASK {}'));
+      const second = pool.run(query(CROSS_JOIN), 1500).catch((e: HttpError) => e.status);
+      const refusing = pool.run(query('ASK {}'), 400).catch((e: HttpError) => e);
+      assert.equal(pool.sentBehind, 2);
+      const refused = await refusing;
+      assert.equal((refused as HttpError).status, 503);
+      assert.match((refused as HttpError).message, /busy for the whole timeout of 0\.4 s/);
+      assert.equal(await second, 504);
+      assert.equal(JSON.parse(text(await pool.run(query('ASK {}')))).boolean, true);
+    } finally {
+      await pool.close();
+    }
+  });
+});
