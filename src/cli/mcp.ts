@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { NO_DAEMON_HELP, noDaemon } from '../client/daemon.ts';
 import { Graph } from '../mcp/graph.ts';
 import { weaveMcpServer } from '../mcp/server.ts';
 import { DEFAULTS } from '../server/config.ts';
@@ -11,21 +12,27 @@ A Model Context Protocol server on stdin and stdout, for Claude Code and other a
   claude mcp add weave -- weave mcp
 Tools: search, sparql, conversation, usage, sessions, describe; resources: the ontology, the
 glossary and the ready queries (also as prompts). Read-only: updates and SERVICE are refused.
-Queries go to the weave serve running for the store, else to a query worker opened here, with
-the endpoint's guards (depth, size, timeout); answers are cut to fit a model's context and say
-how much was left out. Nothing is logged but one line on stderr; nothing leaves the machine.
+Queries go to the weave serve running for the store, else to its resident server, started in
+the background as other commands start it, with the endpoint's guards (depth, size, timeout);
+answers are cut to fit a model's context and say how much was left out. Nothing is logged but
+one line on stderr; nothing leaves the machine.
 
 options:
   --timeout SECONDS    longest a query may run (default ${DEFAULTS.timeoutSeconds}); past it, it is stopped and
                        the tool answers with an error
   --max-result-mb N    largest result a query may produce before it is cut (default 32)
+${NO_DAEMON_HELP}
 ${COMMON_HELP}
 `;
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export async function main(args: string[]): Promise<number> {
-  const { values } = parse(args, { timeout: { type: 'string' }, 'max-result-mb': { type: 'string' } });
+  const { values } = parse(args, {
+    timeout: { type: 'string' },
+    'max-result-mb': { type: 'string' },
+    'no-daemon': { type: 'boolean' },
+  });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -43,6 +50,7 @@ export async function main(args: string[]): Promise<number> {
     soul: await soul(values),
     timeoutMs: positive('timeout', values.timeout, DEFAULTS.timeoutSeconds) * 1000,
     maxResultBytes: positive('max-result-mb', values['max-result-mb'], 32) * 1e6,
+    noDaemon: noDaemon(values),
   });
   const server = weaveMcpServer({ storeDir: dir, soul: await soul(values), graph }, VERSION);
   // stdout is the protocol's: this line, like every other word, goes to stderr.

@@ -1,3 +1,4 @@
+import { residentServer } from '../client/daemon.ts';
 import { queryServer, ServerError } from '../client/server.ts';
 import { returnsGraph } from '../query/run.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
@@ -20,6 +21,8 @@ export interface GraphOptions {
   timeoutMs: number;
   /** Largest serialised result a query may produce (the tools then cut it to fit a model's context). */
   maxResultBytes: number;
+  /** Answer here, never from a resident server started for the store (`--no-daemon`, WEAVE_NO_DAEMON). */
+  noDaemon?: boolean;
 }
 
 /** A failure a tool reports to the agent as its error, in one line. */
@@ -28,6 +31,8 @@ export class GraphError extends Error {}
 export class Graph {
   private pool?: QueryPool;
   private readonly follower: ManifestFollower;
+  /** The resident server being started for the store, which the first query waits for. */
+  private starting?: Promise<FoundServer | undefined>;
 
   private constructor(
     private readonly options: GraphOptions,
@@ -36,32 +41,41 @@ export class Graph {
     this.follower = new ManifestFollower(options.storeDir);
   }
 
-  /** The running server for the store, else a worker that starts opening the store now (so the first query finds it open). */
+  /**
+   * The running server for the store; else the store's resident server, started now in the
+   * background as other commands start it (src/client/daemon.ts), which the first query waits
+   * for; else (`noDaemon`, an external store, a start that failed) a worker that starts opening
+   * the store here now, so the first query finds it open.
+   */
   static async open(options: GraphOptions): Promise<Graph> {
     const graph = new Graph(options, await findServer(options.storeDir));
-    if (!graph.server) {
-      await graph.follower.changes(); // the store as the worker is about to open it
-      graph.workers();
-    }
+    if (!graph.server && !options.noDaemon) graph.starting = graph.resident();
+    else if (!graph.server) await graph.openHere();
     return graph;
   }
 
-  /** Who answers: the server's URL, or "here". */
+  /** Who answers: the server's URL, a resident server starting, or "here". */
   get answeredBy(): string {
-    return this.server ? this.server.url : 'here';
+    return this.server ? this.server.url : this.starting ? 'the resident server it starts' : 'here';
   }
 
   /** The query's result in `mediaType`, over the union of the store's graphs, Weave's prefixes predeclared. */
-  async ask(query: string, mediaType: string): Promise<string> {
+  async ask(query: string, mediaType: string, retried = false): Promise<string> {
+    if (this.starting) {
+      this.server = await this.starting;
+      this.starting = undefined;
+      if (!this.server) await this.openHere();
+    }
     if (this.server) {
       try {
         return (await queryServer(this.server, query, mediaType, '1.2')).text;
       } catch (e) {
         if (e instanceof ServerError) throw new GraphError(e.message.replace(/^\d{3} [A-Za-z ]+: /, ''));
-        // The server stopped (the agent outlives it): from now on the store is opened here.
+        // The server stopped (the agent outlives it, or it stopped idle): started again, else the store is opened here.
         if ((e as NodeJS.ErrnoException).code !== 'ECONNREFUSED') throw e;
-        this.server = undefined;
-        await this.follower.changes();
+        this.server = this.options.noDaemon || retried ? undefined : await this.resident();
+        if (this.server) return this.ask(query, mediaType, true);
+        await this.openHere();
       }
     }
     const pool = this.workers();
@@ -101,6 +115,16 @@ export class Graph {
 
   async close(): Promise<void> {
     await this.pool?.close();
+  }
+
+  private resident(): Promise<FoundServer | undefined> {
+    return residentServer(this.options.storeDir, { command: 'mcp' }).catch(() => undefined);
+  }
+
+  /** A query worker here, opening the store now, as the manifest is. */
+  private async openHere(): Promise<void> {
+    await this.follower.changes();
+    this.workers();
   }
 
   private workers(): QueryPool {

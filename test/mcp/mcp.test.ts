@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ingest } from '../../src/ingest.ts';
+import { isRunning, readRunFile } from '../../src/store/running.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
 /**
@@ -37,11 +38,15 @@ interface Connected {
 }
 
 async function connect(dir: string, ...options: string[]): Promise<Connected> {
+  return connectWith(ENV, dir, ...options);
+}
+
+async function connectWith(env: Record<string, string>, dir: string, ...options: string[]): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', join(REPO, 'src', 'cli', 'main.ts'), 'mcp', '--store', dir, ...options],
     cwd: REPO,
-    env: ENV,
+    env,
     stderr: 'pipe',
   });
   let stderr = '';
@@ -305,6 +310,31 @@ describe('weave mcp with a weave serve up for the store', () => {
       assert.equal((await call(mcp.client, 'usage', {})).json().totals.totalTokens, 26413);
     } finally {
       await mcp.client.close();
+    }
+  });
+});
+
+describe('weave mcp with no server running for the store', () => {
+  test("starts the store's resident server, as other commands do, and asks it", async () => {
+    const dir = await tempDir();
+    await ingest(PROJECTS, { storeDir: dir, soul: 'local' });
+    const { WEAVE_NO_DAEMON: _, ...env } = ENV;
+    const mcp = await connectWith(env, dir);
+    try {
+      assert.match(mcp.stderr(), /queries answered by the resident server it starts/);
+      assert.equal((await call(mcp.client, 'usage', {})).json().totals.totalTokens, 26413);
+      assert.equal((await call(mcp.client, 'sessions', {})).json().total, 5);
+      const run = await readRunFile(dir);
+      assert.equal(run?.startedBy, 'weave mcp');
+      assert.ok(run && isRunning(run.pid));
+    } finally {
+      await mcp.client.close();
+      const run = await readRunFile(dir);
+      if (run && isRunning(run.pid)) {
+        process.kill(run.pid, 'SIGTERM');
+        for (let i = 0; i < 200 && isRunning(run.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await removeDir(dir);
     }
   });
 });
