@@ -42,7 +42,7 @@ export function wrapParts(head: string, parts: string[], width: number): string 
   const pieces: { text: string; before: string }[] = [];
   for (const part of parts) {
     const split = length(part) > width - 2 ? part.split(/(?<=,) /) : [part];
-    split.forEach((text, i) => pieces.push({ text, before: pieces.length === 0 ? ' ' : i === 0 ? ' · ' : ' ' }));
+    for (const [i, text] of split.entries()) pieces.push({ text, before: pieces.length === 0 ? ' ' : i === 0 ? ' · ' : ' ' });
   }
   const lines: string[] = [];
   let line = head;
