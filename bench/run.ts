@@ -24,11 +24,14 @@
  *      1, 8 and 32 connections, whether its union is a set, and 32 connections held for 30 s.
  *   9. Every README command and page (bench/commands.ts) with the server up, alone (--no-daemon)
  *      and beside its reference (node -e 0, ccusage, curl, Chromium's about:blank).
+ *  10. `weave mcp` (bench/mcp.ts): each tool asked a question through the SDK's client, with a
+ *      `weave serve` up: the transcript, and each call's time in two rounds.
  *
- * `npm run bench -- --answers [SOURCE]` runs parts 7 to 9 alone (on BENCH_STORE=DIR when given,
+ * `npm run bench -- --answers [SOURCE]` runs parts 7 to 10 alone (on BENCH_STORE=DIR when given,
  * else on a store ingested from SOURCE, the corpus or the fixtures).
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
  */
+import { spawn } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { STRATEGIES } from './load-worker.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -68,7 +71,7 @@ if (answersOnly) {
   }
   process.exit(0);
 }
-/** Parts 7 to 9: the answers a user waits for, each beside its reference. */
+/** Parts 7 to 10: the answers a user waits for, each beside its reference. */
 async function answers(dir: string): Promise<void> {
   console.log(`\nprepared answers, side by side (source: ${source}, load ${load()}):`);
   printAnswers(await answersBench(dir, source));
@@ -76,6 +79,12 @@ async function answers(dir: string): Promise<void> {
   printEndpoint(await endpointBench(dir));
   console.log(`\nevery README command and page, side by side (load ${load()}):`);
   printCommands(await commandsBench(dir, source));
+  console.log(`\nweave mcp through the SDK's client, a weave serve up (load ${load()}):`);
+  await new Promise<void>((done, failed) =>
+    spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./mcp.ts', import.meta.url)), dir, '--serve'], { stdio: 'inherit' })
+      .once('error', failed)
+      .once('exit', (code) => (code === 0 ? done() : failed(new Error(`bench/mcp.ts exited ${code}`)))),
+  );
 }
 
 const LOAD_QUADS = Number(process.env.BENCH_QUADS ?? 500_000);
