@@ -13,12 +13,13 @@ import { conversationDocument, conversationView } from '../model/view.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
 import { loadGraph, loadOntology } from '../store/store.ts';
+import { printHelp } from './help.ts';
 
 /** `weave conversation`: asked of the store's server (client/conversation.ts), else read from the session's graph loaded here. */
 export async function main(args: string[]): Promise<number> {
   const request = await parseConversationArgs(args);
   if (!request) {
-    process.stdout.write(CONVERSATION_HELP);
+    printHelp(CONVERSATION_HELP);
     return 0;
   }
   const answer = await served(CONVERSATION, request);

@@ -4,6 +4,7 @@ import { READERS, selectReaders } from '../readers/registry.ts';
 import { readManifest } from '../store/manifest.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `usage: weave detect [SESSION...] [options]
 
@@ -27,7 +28,7 @@ export async function main(args: string[]): Promise<number> {
     json: { type: 'boolean' },
   });
   if (values.help) {
-    process.stdout.write(HELP);
+    printHelp(HELP);
     return 0;
   }
   const dir = storeDir(values);

@@ -9,6 +9,7 @@ import { XmlCharacterError } from '../export/xml-check.ts';
 import { helpList, nameList } from '../query/formats.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { printHelp } from './help.ts';
 
 const DEFAULT_FORMAT = 'trig';
 
@@ -52,7 +53,7 @@ export async function main(args: string[]): Promise<number> {
     output: { type: 'string', short: 'o' },
   });
   if (values.help) {
-    process.stdout.write(help());
+    printHelp(help());
     return 0;
   }
   const formats = exportFormats();

@@ -3,6 +3,7 @@ import { glossaries, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
 import { CliError, parse } from './options.ts';
+import { fittedHelp } from './help.ts';
 
 const help = (known: string[]) => `usage: weave glossary [DIALECT] [--json] [--wide]
 
@@ -29,7 +30,7 @@ export function glossaryCommand(args: string[], dialects: readonly Dialect[] = D
   const { values, positionals } = parse(args, { json: { type: 'boolean' }, wide: { type: 'boolean' } });
   const known = glossaries(dialects);
   const ids = Object.keys(known);
-  if (values.help) return help(ids);
+  if (values.help) return fittedHelp(help(ids));
   if (positionals.length > 1) throw new CliError('give at most one dialect', 2);
   const dialect = positionals[0] ?? ids[0];
   const glossary = Object.hasOwn(known, dialect) ? known[dialect] : undefined;

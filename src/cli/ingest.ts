@@ -13,6 +13,7 @@ import { readManifest } from '../store/manifest.ts';
 import { exists } from '../acquire/files.ts';
 import { progressBar } from './progress.ts';
 import { checkSources, defaultSources, inFixtures } from './sources.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `usage: weave ingest [PATH...] [options]
 
@@ -54,7 +55,7 @@ type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
 export async function main(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, OPTIONS);
   if (values.help) {
-    process.stdout.write(HELP);
+    printHelp(HELP);
     return 0;
   }
   const dir = storeDir(values);

@@ -1,6 +1,7 @@
 import { CliError } from './options.ts';
 import { printable } from '../terminal.ts';
 import { own } from '../own.ts';
+import { printHelp } from './help.ts';
 
 type Command = (args: string[]) => Promise<number | undefined>;
 
@@ -32,7 +33,7 @@ function usage(): string {
 export async function run(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage());
+    printHelp(usage());
     return name ? 0 : 2;
   }
   const entry = own(COMMANDS, name);

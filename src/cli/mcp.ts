@@ -5,6 +5,7 @@ import { Graph } from '../mcp/graph.ts';
 import { weaveMcpServer } from '../mcp/server.ts';
 import { DEFAULTS } from '../server/config.ts';
 import { CliError, COMMON_HELP, parse, requireStore, soul, storeDir } from './options.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `usage: weave mcp [options]
 
@@ -34,7 +35,7 @@ export async function main(args: string[]): Promise<number> {
     'no-daemon': { type: 'boolean' },
   });
   if (values.help) {
-    process.stdout.write(HELP);
+    printHelp(HELP);
     return 0;
   }
   const positive = (name: string, value: string | undefined, fallback: number) => {

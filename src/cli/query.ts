@@ -13,6 +13,7 @@ import { openQueries } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import type { OxStore } from '../store/store.ts';
 import { CliError, COMMON_HELP, requireStore } from './options.ts';
+import { printHelp } from './help.ts';
 
 /** The help, its formats read from the format table. */
 const help = () => `usage: weave query QUERY [options]
@@ -42,7 +43,7 @@ ${COMMON_HELP}
 export async function main(args: string[]): Promise<number> {
   const request = await parseQueryArgs(args);
   if (!request) {
-    process.stdout.write(help());
+    printHelp(help());
     return 0;
   }
   for (const warning of request.warnings) process.stderr.write(warning);

@@ -7,6 +7,7 @@ import { indexIsCurrent, SearchIndex } from '../search/index.ts';
 import { SearchRequestError, searchKinds, searchSession } from '../search/request.ts';
 import { readManifest } from '../store/manifest.ts';
 import { CliError, requireStore } from './options.ts';
+import { printHelp } from './help.ts';
 
 /**
  * `weave search`: an index that lags behind the store is brought up to date first (a derivation,
@@ -15,7 +16,7 @@ import { CliError, requireStore } from './options.ts';
 export async function main(args: string[]): Promise<number> {
   const request = await parseSearchArgs(args);
   if (!request) {
-    process.stdout.write(SEARCH_HELP);
+    printHelp(SEARCH_HELP);
     return 0;
   }
   const known = await readManifest(request.storeDir).catch(() => undefined);

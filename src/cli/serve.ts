@@ -11,6 +11,7 @@ import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 import { progressBar } from './progress.ts';
 import { defaultSources, FIXTURES_DIR, fixturesNote } from './sources.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `usage: weave serve [PATH...] [options]
 
@@ -86,7 +87,7 @@ export async function main(args: string[]): Promise<number> {
     ...CONTENT_OPTIONS,
   });
   if (values.help) {
-    process.stdout.write(HELP);
+    printHelp(HELP);
     return 0;
   }
   const number = (name: string, value: string | undefined, fallback: number, min = 0) => {

@@ -4,6 +4,7 @@ import { readManifest } from '../store/manifest.ts';
 import { loadPrices, type PriceTable } from '../usage/prices.ts';
 import { preparedReport, readPreparedUsage } from '../usage/prepared.ts';
 import type { ReportKind, ReportOptions } from '../usage/report.ts';
+import { printHelp } from './help.ts';
 
 /**
  * `weave usage`: from the store's prepared rows where every session has them (no store opened),
@@ -13,7 +14,7 @@ import type { ReportKind, ReportOptions } from '../usage/report.ts';
 export async function main(args: string[]): Promise<number> {
   const request = await parseUsageArgs(args);
   if (!request) {
-    process.stdout.write(USAGE_HELP);
+    printHelp(USAGE_HELP);
     return 0;
   }
   const prices = await loadPrices();

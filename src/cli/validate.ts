@@ -1,6 +1,7 @@
 import { ValidateError, validateStore, type StoreValidation } from '../validate/store.ts';
 import type { Violation } from '../validate/shapes.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `usage: weave validate [options]
 
@@ -20,7 +21,7 @@ ${COMMON_HELP}
 export async function main(args: string[]): Promise<number> {
   const { values } = parse(args, { session: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) {
-    process.stdout.write(HELP);
+    printHelp(HELP);
     return 0;
   }
   const limit = values.limit === undefined ? 5 : Number(values.limit);

@@ -4,6 +4,7 @@ import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } 
 import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
 
@@ -31,7 +32,7 @@ const SHOWN = 5;
 export async function main(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: 'boolean' }, self: { type: 'boolean' }, 'no-daemon': { type: 'boolean' } });
   if (values.help) {
-    process.stdout.write(HELP);
+    printHelp(HELP);
     return 0;
   }
   if (values.self && positionals.length) throw new CliError('--self checks the store against itself; it takes no PATH', 2);

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'node:test';
+import { fitHelp } from '../../src/cli/help.ts';
+import { REPO } from '../helpers.ts';
+
+const exec = promisify(execFile);
+
+test("help is fitted to the width: a paragraph and a term's description broken again, the rest as written", () => {
+  const help = [
+    'usage: weave thing [options]',
+    '',
+    'Does the thing over the store, one graph at a time, with every line',
+    'kept.',
+    '',
+    'options:',
+    '  --store DIR   the store directory (default the platform data dir), or an',
+    '                external store',
+    '  --json        print JSON',
+  ].join('\n');
+  assert.equal(
+    fitHelp(help, 40),
+    [
+      'usage: weave thing [options]',
+      '',
+      'Does the thing over the store, one graph',
+      'at a time, with every line kept.',
+      '',
+      'options:',
+      '  --store DIR   the store directory',
+      '                (default the platform',
+      '                data dir), or an',
+      '                external store',
+      '  --json        print JSON',
+    ].join('\n'),
+  );
+  assert.equal(fitHelp(help, 100), help, 'nothing past the width: as written');
+});
+
+test("every command's --help fits 80 columns", async () => {
+  const commands = [
+    '',
+    'ingest',
+    'query',
+    'export',
+    'serve',
+    'glossary',
+    'search',
+    'usage',
+    'mcp',
+    'conversation',
+    'detect',
+    'verify',
+    'validate',
+    'status',
+  ];
+  for (const command of commands) {
+    const { stdout } = await exec(join(REPO, 'bin', 'weave'), command ? [command, '--help'] : ['--help'], {
+      env: { ...process.env, COLUMNS: '80' },
+    });
+    const wide = stdout.split('\n').filter((l) => [...l].length > 80);
+    assert.deepEqual(wide, [], `weave ${command} --help`);
+    assert.match(stdout, /usage: weave/);
+  }
+});
