@@ -77,13 +77,20 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
     const text = (await run(WEAVE, ['status', '--store', dir])).stdout;
     assert.match(
       text,
-      /^store       .* \(soul local\)\nsessions    3 \(1 archived-only: their files are gone, read from the archive\) in 3 graphs\n/,
+      /^store {7}.* \(soul local\)\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in 3 graphs\n/,
     );
-    assert.match(text, /\nsources     6 transcripts and 3 side files tracked; 2 gone from their folders, kept in the archive\n/);
+    assert.match(text, /\nsources {5}6 transcripts and 3 side files tracked; 2 gone from their folders, kept in the archive\n/);
     assert.match(
       text,
-      /\npending     none: every complete line of the sources is in the store\nsize        graphs \d+\.\d MB · archive \d+\.\d MB\nwriter      none\nserver      none\n$/,
+      /\npending {5}none: every complete line of the sources is in the store\nsize {8}graphs \d+\.\d MB · archive \d+\.\d MB\nwriter {6}none\nserver {6}none\n$/,
     );
+    // At 80 columns each value is broken under its label's column.
+    const narrow = (await run(WEAVE, ['status', '--store', dir], { env: { ...process.env, COLUMNS: '80' } })).stdout;
+    assert.ok(
+      narrow.split('\n').every((l) => [...l].length <= 80),
+      narrow,
+    );
+    assert.match(narrow, /\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in\n {12}3 graphs\n/);
   } finally {
     await removeDir(work);
   }

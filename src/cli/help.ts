@@ -1,4 +1,4 @@
-import { terminalWidth } from '../query/fit.ts';
+import { terminalWidth, wrapWords } from '../query/fit.ts';
 
 /** Help is written to read at this width at most, however wide the terminal. */
 const WIDEST = 100;
@@ -55,21 +55,4 @@ export function fitHelp(text: string, width: number): string {
     i = end;
   }
   return out.join('\n');
-}
-
-/** `text` broken at spaces after column `from` into lines of at most `width`, later lines starting with `indent`. */
-function wrapWords(text: string, from: number, indent: string, width: number): string[] {
-  const words = text.slice(from).split(' ').filter(Boolean);
-  const lines: string[] = [];
-  let line = text.slice(0, from);
-  let empty = true;
-  for (const word of words) {
-    if (!empty && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = indent + word;
-    } else line += (empty ? '' : ' ') + word;
-    empty = false;
-  }
-  lines.push(line);
-  return lines;
 }

@@ -1,3 +1,4 @@
+import { terminalWidth, wrapWords } from '../query/fit.ts';
 import { COMMON_HELP, parse, storeDir } from '../cli/options.ts';
 import { storeStatus, type StoreStatus } from '../status.ts';
 import type { LightCommand, Printed } from './served.ts';
@@ -35,7 +36,7 @@ export async function parseStatusArgs(args: string[]): Promise<StatusRequest | u
 }
 
 export function statusText(request: StatusRequest, status: StoreStatus): Printed {
-  return { stdout: request.json ? `${JSON.stringify(status, null, 2)}\n` : render(status) };
+  return { stdout: request.json ? `${JSON.stringify(status, null, 2)}\n` : render(status, terminalWidth()) };
 }
 
 /** The status looked at here. */
@@ -49,7 +50,8 @@ const n = (x: number) => x.toLocaleString('en');
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const when = (iso: string | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : 'never');
 
-export function render(s: StoreStatus): string {
+/** The status as labelled lines, each value broken at spaces to fit `width` under its label's column. */
+export function render(s: StoreStatus, width = Number.POSITIVE_INFINITY): string {
   if (!s.soul) return `no store in ${s.dir} yet: weave ingest makes one\n`;
   const rows: [string, string][] = [
     ['store', `${s.dir} (soul ${s.soul})`],
@@ -77,7 +79,7 @@ export function render(s: StoreStatus): string {
     ],
     ['server', s.server ? server(s.server) : 'none'],
   ];
-  return `${rows.map(([k, v]) => `${k.padEnd(12)}${v}`).join('\n')}\n`;
+  return `${rows.map(([k, v]) => wrapWords(`${k.padEnd(12)}${v}`, 12, ' '.repeat(12), width).join('\n')).join('\n')}\n`;
 }
 
 /** The server's line: where it listens, since when, and for a resident one, who started it and when it stops. */

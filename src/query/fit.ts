@@ -57,6 +57,27 @@ export function wrapParts(head: string, parts: string[], width: number): string 
   return [...lines, line].join('\n');
 }
 
+/**
+ * `text` broken at spaces after column `from` (what comes before it is kept as the first line's
+ * start) into lines of at most `width`, the later lines starting with `indent`. A word longer
+ * than a line stays whole.
+ */
+export function wrapWords(text: string, from: number, indent: string, width: number): string[] {
+  const words = text.slice(from).split(' ').filter(Boolean);
+  const lines: string[] = [];
+  let line = text.slice(0, from);
+  let empty = true;
+  for (const word of words) {
+    if (!empty && length(line) + 1 + length(word) > width) {
+      lines.push(line);
+      line = indent + word;
+    } else line += (empty ? '' : ' ') + word;
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
 export function cut(text: string, width: number): string {
   if (length(text) <= width) return text;
   return `${[...text].slice(0, Math.max(0, width - 1)).join('')}…`;
