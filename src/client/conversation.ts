@@ -6,6 +6,7 @@ import type { ConversationView, TreeNode } from '../model/view.ts';
 import { sessionGraphIri } from '../rdf/iri.ts';
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
 import { printable } from '../terminal.ts';
+import { cut, terminalWidth, wrapWords } from '../query/fit.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
 import { askServer } from './server.ts';
@@ -87,7 +88,9 @@ export async function sessionOf(request: ConversationRequest): Promise<[string, 
 /** What `weave conversation` prints as text, from the view and the session's title. */
 export function conversationText(request: ConversationRequest, view: ConversationView, title: string | undefined): string {
   const glossary = DIALECTS.find((d) => d.glossary.dialect === view.dialect)?.glossary;
-  return printable(render(view, namer(request.terms, glossary), request.depth, request.width, title), { keepNewlines: true });
+  return printable(render(view, namer(request.terms, glossary), request.depth, request.width, title, terminalWidth()), {
+    keepNewlines: true,
+  });
 }
 
 /** What `weave conversation --format json|yaml` prints of the session's document. */
@@ -145,17 +148,38 @@ function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => 
   };
 }
 
-export function render(view: ConversationView, name: (term: string) => string, depth: number, width: number, title?: string): string {
+/**
+ * The view as text. Past `columns` a line is broken at spaces under its value's column (the
+ * header, a segment's times, an unresolved node's reason) or, in the tree and the tables, cut
+ * with … (--json has every word).
+ */
+export function render(
+  view: ConversationView,
+  name: (term: string) => string,
+  depth: number,
+  width: number,
+  title?: string,
+  columns = Number.POSITIVE_INFINITY,
+): string {
   const out: string[] = [];
+  /** Where each line may break (its value's column), by its index in `out`; a line not here is cut. */
+  const breaks = new Map<number, number>();
+  const breakable = (line: string, at: number) => {
+    breaks.set(out.length, at);
+    out.push(line);
+  };
   const { streams } = view;
   const { segments } = view;
   const open = segments.filter((s) => s.state === 'open').length;
   out.push(`conversation ${view.conversation.id}`);
-  if (title) out.push(`  title      ${title}`);
-  out.push(`  segments   ${segments.length} (${open} open, ${segments.length - open} candidate), policy ${segments[0]?.policy ?? '-'}`);
+  if (title) breakable(`  title      ${title}`, 13);
+  breakable(
+    `  segments   ${segments.length} (${open} open, ${segments.length - open} candidate), policy ${segments[0]?.policy ?? '-'}`,
+    13,
+  );
   out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
   out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
-  for (const id of view.conversation.continuesFrom) out.push(`  continues  from ${id}, a record of an earlier session`);
+  for (const id of view.conversation.continuesFrom) breakable(`  continues  from ${id}, a record of an earlier session`, 13);
   const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
     if (!rows.length) return;
     const width = Math.max(40, ...rows.map(([term]) => rename(term).length + 2));
@@ -168,13 +192,14 @@ export function render(view: ConversationView, name: (term: string) => string, d
   out.push('', 'segments:');
   for (const s of segments) {
     const when = s.from ? `${s.from} – ${s.until}` : 'no time stated';
-    out.push(
+    breakable(
       `  ${String(s.index).padStart(3)}  ${s.state.padEnd(9)}  from line ${String(s.firstLine).padEnd(6)} ${when}  ${s.talks} talk${s.talks === 1 ? '' : 's'}`,
+      35,
     );
   }
   if (view.unresolved.length) {
     out.push('', `still unresolved (${view.unresolved.length}):`);
-    for (const u of view.unresolved.slice(0, 12)) out.push(`  ${u.kind.padEnd(22)} ${u.id.padEnd(24)} ${u.reason}`);
+    for (const u of view.unresolved.slice(0, 12)) breakable(`  ${u.kind.padEnd(22)} ${u.id.padEnd(24)} ${u.reason}`, 50);
     if (view.unresolved.length > 12) out.push(`  … and ${view.unresolved.length - 12} more`);
   }
   out.push('', 'structure (containment only; what flows across streams is a relation):');
@@ -190,5 +215,10 @@ export function render(view: ConversationView, name: (term: string) => string, d
     if (node.children.length > width) out.push(`${'  '.repeat(level + 2)}… ${node.children.length - width} more`);
   };
   walk(view.root, 0);
-  return `${out.join('\n')}\n`;
+  const fitted = out.flatMap((line, i) => {
+    if ([...line].length <= columns) return [line];
+    const at = breaks.get(i);
+    return at === undefined ? [cut(line, columns)] : wrapWords(line, at, ' '.repeat(at), columns);
+  });
+  return `${fitted.join('\n')}\n`;
 }

@@ -16,9 +16,9 @@ const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
 const execute = promisify(execFile);
 
 /** Runs weave and returns its exit code and output, failing or not. */
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execute(WEAVE, args, { encoding: 'utf8' });
+    const { stdout, stderr } = await execute(WEAVE, args, { encoding: 'utf8', env });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -80,6 +80,27 @@ describe('weave conversation', () => {
     await ingest([fixture('legacy-runs'), fixture('split-call')], { storeDir: dir, soul: 'test' });
   });
   after(() => rm(dir, { recursive: true, force: true }));
+
+  test('fits the terminal: a value broken under its column, a tree line cut', async () => {
+    const { stdout } = await run(['conversation', '8', '--store', dir], { ...process.env, COLUMNS: '64' });
+    const lines = stdout.trimEnd().split('\n');
+    assert.deepEqual(
+      lines.filter((l) => [...l].length > 64),
+      [],
+    );
+    const at = lines.indexOf('segments:');
+    assert.deepEqual(lines.slice(at + 1, at + 3), [
+      '    1  open       from line 1      2026-01-20T16:00:00Z –',
+      '                                   2026-01-20T16:05:03Z 3 talks',
+    ]);
+    const unresolved = lines.indexOf('still unresolved (1):');
+    assert.deepEqual(lines.slice(unresolved + 1, unresolved + 4), [
+      '  notified_child         bq12                     a notification',
+      '                                                  naming a child',
+      '                                                  or task the',
+    ]);
+    assert.ok(lines.includes('          run  80000000-0000-4000-8000-00000000c001  external (…'));
+  });
 
   test('prints the header, the counts and the containment tree from the graph', async () => {
     const { stdout } = await run(['conversation', '8', '--store', dir]);
