@@ -1,7 +1,7 @@
 import { selectRows } from '../client/server.ts';
 import { NO_DAEMON_HELP, noDaemon, residentServer } from '../client/daemon.ts';
 import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
-import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
+import { fitTable, terminalWidth, wrapWords, type Column } from '../query/fit.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
@@ -78,12 +78,31 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
   if (selfOnly) return `${[...store, storeLine].join('\n')}\n`;
   const total = emptyRow('total');
   for (const row of report.sessions) for (const [key] of COLUMNS.slice(1)) (total[key] as number) += row[key] as number;
-  const cells = (row: SessionRow) => [...COLUMNS.map(([key]) => String(row[key])), row.title ?? ''];
+  // In a terminal (a width to fit) a count that is 0 in every session is left out, said under
+  // the table, and a session is named by the start of its id.
+  const narrow = Number.isFinite(width);
+  const shown = COLUMNS.filter(([key], i) => i === 0 || !narrow || (total[key] as number) > 0);
+  // A session's id by its first 8 characters (and its copy's suffix, `~hash`), as `weave conversation` takes it.
+  const id = (session: string) =>
+    narrow && session.length > 8 ? `${session.slice(0, 8)}…${session.includes('~') ? session.slice(session.indexOf('~')) : ''}` : session;
+  const cells = (row: SessionRow) => [...shown.map(([key]) => (key === 'session' ? id(row.session) : String(row[key]))), row.title ?? ''];
   const columns: Column[] = [
-    ...COLUMNS.map(([, head], i): Column => ({ head, align: i ? 'right' : 'left' })),
+    ...shown.map(([, head], i): Column => ({ head, align: i ? 'right' : 'left' })),
     { head: 'TITLE', shrink: true },
   ];
-  const out = fitTable(columns, [...report.sessions.map(cells), 'rule', cells(total)], width, { rule: false });
+  const rows = [...report.sessions.map(cells), cells(total)];
+  // The counts' own width: the title takes what is left, and is left out below 10 columns.
+  const counts = shown.reduce((sum, _, i) => sum + Math.max(...rows.map((r) => [...r[i]].length), columns[i].head.length) + 2, 0);
+  const titled = width - counts >= 10;
+  const table = titled ? columns : columns.slice(0, -1);
+  const cut = (row: string[]) => (titled ? row : row.slice(0, -1));
+  const out = fitTable(table, [...report.sessions.map((r) => cut(cells(r))), 'rule', cut(cells(total))], width, { rule: false });
+  if (shown.length < COLUMNS.length)
+    out.push(
+      `(0 in every session: ${COLUMNS.filter((c) => !shown.includes(c))
+        .map(([, head]) => head)
+        .join(', ')})`,
+    );
   out.push(...listed(report.files.flatMap(problems)));
   out.push(...store, storeLine);
   const archived = report.files.filter((f) => f.fromArchive).length;
@@ -97,7 +116,7 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
       ? `verified: ${total.lines.toLocaleString('en')} lines in ${total.files} files accounted for; ${total.contents.toLocaleString('en')} texts match their source (${total.cut} not held whole)`
       : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${self.ok ? '' : ', the store not consistent'}`,
   );
-  return `${out.join('\n')}\n`;
+  return `${out.flatMap((line) => ([...line].length > width ? wrapWords(line, 0, '  ', width) : [line])).join('\n')}\n`;
 }
 
 /** What is wrong with one file, by line (never the line's content). */

@@ -154,6 +154,28 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
         '',
       ].join('\n'),
     );
+    // At 80 columns: ids by their start, the counts that are 0 everywhere left out and named, long lines broken.
+    const narrow = await run(WEAVE, ['verify', '--store', dir], { env: { ...process.env, COLUMNS: '80' } });
+    assert.equal(
+      narrow.stdout,
+      [
+        'SESSION    FILES  LINES  EVENTS  TEXTS  PARTIAL  TITLE',
+        '33333333…      1     32      32     30        1  Tidy the README',
+        '44444444…      1     18      18     17        0  List the files',
+        '55555555…      1     29      29     10        1  records-demo: tests',
+        '66666666…      1      2       2      2        0  Plan the migration',
+        '77777777…      1      6       6      4        0  Continuing with step two.',
+        '88888888…      1      5       5      9        6  What is in this picture?',
+        '---------  -----  -----  ------  -----  -------  -------------------------',
+        'total          6     92      92     72        8',
+        '(0 in every session: REPLAYED, MALFORMED, PENDING, MISSING, DIFFER)',
+        'store: 7 graphs in 31 files and 13 other files, each as long as the manifest',
+        '  says, with the quads it counts; no file it does not name',
+        'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not',
+        '  held whole)',
+        '',
+      ].join('\n'),
+    );
 
     const path = join(project, `${S3}.jsonl`);
     await appendFile(path, '{"type":"mode","mode":"normal","sessionId":"33333333-3333-4333-8333-333333333333"}\n');
