@@ -157,7 +157,8 @@ describe('every command that reads the store, through the resident server it sta
   it('weave status names it: pid, URL, the command that started it, its idle time', async () => {
     const run = await readRunFile(store);
     assert.ok(run);
-    const { stdout } = await weave(['status', '--store', store]);
+    // Wide enough that the server's line is not broken under its label.
+    const { stdout } = await weave(['status', '--store', store], { ...ASKING, COLUMNS: '400' });
     const since = run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
     assert.match(stdout, /\nwriter      none\n/);
     assert.ok(
