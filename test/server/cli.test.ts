@@ -38,12 +38,14 @@ function serve(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
 
 async function turnsAt(url: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const res = await fetch(`${url}sparql?query=${encodeURIComponent('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }')}`, {
-      headers: { accept: 'text/csv' },
-    });
-    const n = (await res.text()).trim().split('\n')[1];
+    // Ready first, then asked: a count asked before the last session was loaded is not the answer.
     const status = (await (await fetch(`${url}status`)).json()) as { ingest: { state: string } };
-    if (status.ingest.state === 'ready') return n;
+    if (status.ingest.state === 'ready') {
+      const res = await fetch(`${url}sparql?query=${encodeURIComponent('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }')}`, {
+        headers: { accept: 'text/csv' },
+      });
+      return (await res.text()).trim().split('\n')[1];
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('ingest did not finish');
