@@ -484,9 +484,9 @@ export class QueryPool {
   }
 
   private settle(pending: Pending, outcome: JobResult | HttpError): void {
+    clearTimeout(pending.timer);
     if (pending.settled) return;
     pending.settled = true;
-    clearTimeout(pending.timer);
     const ms = performance.now() - pending.arrived;
     this.meanMs = this.meanMs * 0.9 + ms * 0.1;
     this.options.onEvent?.({ kind: 'finished', op: pending.job.op, status: outcome.status, seconds: ms / 1000 });
