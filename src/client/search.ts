@@ -107,7 +107,8 @@ export function render(hits: Hit[], total: number, millis: number, width: number
     const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` (${h.tool})` : ''}`;
     const when = h.time ? h.time.slice(0, 16).replace('T', ' ') : '';
     const copies = h.alsoIn ? ` (also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''})` : '';
-    out.push(fit(`${i + 1}. ${h.title ?? '(untitled)'} · ${h.session.slice(0, 8)} · ${when} · ${what}${copies}`));
+    // Session, time and kind first: at 80 columns a long title is what is cut, not them.
+    out.push(fit(`${i + 1}. ${h.session.slice(0, 8)} · ${when} · ${what}${copies} · ${h.title ?? '(untitled)'}`));
     out.push(fit(`   ${h.snippet}`));
     out.push(fit(`   ${h.event}`));
   });

@@ -66,7 +66,13 @@ describe('weave search on the fixtures', () => {
   test('the CLI: hits with title, session, kind, snippet and turn; --json; --session; no hits exits 1', async () => {
     const { stdout } = await exec(WEAVE, ['search', 'cart', 'total', '--limit', '2', '--store', dir]);
     const lines = stdout.trimEnd().split('\n');
-    assert.match(lines[0], /^1\. Add a cart total to the checkout page\. · 10000000 · 20\d\d-\d\d-\d\d \d\d:\d\d · (user|assistant) text/);
+    assert.match(lines[0], /^1\. 10000000 · 20\d\d-\d\d-\d\d \d\d:\d\d · (user|assistant) text · Add a cart total to the checkout page\.$/);
+    // In a narrow terminal the title is what is cut.
+    const narrow = (
+      await exec(WEAVE, ['search', 'cart', 'total', '--limit', '2', '--store', dir], { env: { ...process.env, COLUMNS: '50' } })
+    ).stdout;
+    assert.match(narrow, /^1\. 10000000 · 2026-05-04 09:00 · user text · Add …\n/);
+    assert.ok(narrow.split('\n').every((l) => [...l].length <= 50));
     assert.match(lines[2], /^ {3}urn:soul:local:Weave\/Turn\//);
     assert.match(lines[lines.length - 1], /^\d+ of \d+ hits · \d+ ms$/);
     const json = JSON.parse((await exec(WEAVE, ['search', 'README', '--json', '--session', '1111', '--store', dir])).stdout);
