@@ -1,4 +1,5 @@
 import { cut, terminalWidth } from '../query/fit.ts';
+import { printable } from '../terminal.ts';
 import type { Hit } from '../search/index.ts';
 import { SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
@@ -101,7 +102,8 @@ export const SEARCH: ServedCommand<SearchRequest> = {
 
 export function render(hits: Hit[], total: number, millis: number, width: number): string {
   if (!hits.length) return `no hits (${millis.toFixed(0)} ms)\n`;
-  const fit = (line: string) => cut(line, width);
+  // A transcript's text may hold a terminal's escape sequences: shown, never obeyed.
+  const fit = (line: string) => cut(printable(line), width);
   const out: string[] = [];
   hits.forEach((h, i) => {
     const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` (${h.tool})` : ''}`;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -112,5 +112,34 @@ test("ingest replaces a changed session's documents; a store without an index is
   } finally {
     await removeDir(work);
     await removeDir(dir);
+  }
+});
+
+test('a hit whose text holds terminal escapes is shown escaped, never obeyed', async () => {
+  const dir = await tempDir();
+  const projects = await tempDir();
+  try {
+    const project = join(projects, '-home-eve-escapes');
+    await mkdir(project);
+    const prompt = 'set the title \u001b]0;pwned\u0007 then clear \u001b[2J the screen';
+    await writeFile(
+      join(project, 'e5c0e5c0-0000-4000-8000-000000000001.jsonl'),
+      `${JSON.stringify({
+        sessionId: 'e5c0e5c0-0000-4000-8000-000000000001',
+        timestamp: '2026-11-09T08:00:00.000Z',
+        type: 'user',
+        uuid: 'e5c0e5c0-0000-4000-8000-0000000000a1',
+        parentUuid: null,
+        cwd: '/home/eve/escapes',
+        message: { role: 'user', content: prompt },
+      })}\n`,
+    );
+    await ingest([projects], { storeDir: dir, soul: 'local' });
+    const { stdout } = await exec(WEAVE, ['search', 'pwned', '--store', dir]);
+    assert.ok(!/[\x00-\x09\x0b-\x1f\x7f]/.test(stdout), JSON.stringify(stdout));
+    assert.match(stdout, /set the title \\x1b\]0;pwned\\x07 then clear \\x1b\[2J the screen/);
+  } finally {
+    await removeDir(dir);
+    await removeDir(projects);
   }
 });
