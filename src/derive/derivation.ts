@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FactObserver, SessionSource } from '../dialect/dialect.ts';
 import type { Term } from '../rdf/terms.ts';
 import type { FileEntry, GraphEntry, SourceStamp } from '../store/manifest.ts';
@@ -67,6 +68,14 @@ export interface Input<I> {
 
 /** Where a session derivation's output for one session is named in the manifest. */
 export type Output = { graph: string } | { file: string; path: string };
+
+/**
+ * A session's store file in `folder`: named `<folder>/<sessionId>` in the manifest, at a path
+ * from the id's SHA-1 (a session id may hold characters a file name should not).
+ */
+export function sessionFile(folder: string, sessionId: string): { file: string; path: string } {
+  return { file: `${folder}/${sessionId}`, path: `${folder}/${createHash('sha1').update(sessionId).digest('hex')}.json` };
+}
 
 /** What a session derivation made for one session; the loop writes it with its stamp. */
 export type Made = { text: string; quads: number; reader?: string; findings?: number } | { data: string } | undefined;

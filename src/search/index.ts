@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sessionFile } from '../derive/derivation.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
@@ -63,7 +63,7 @@ const OPTIONS: Options<SearchDoc> = {
 
 /** The manifest name and the path of a session's documents file. */
 export function documentsOutput(sessionId: string): { file: string; path: string } {
-  return { file: `search/documents/${sessionId}`, path: `search/documents/${createHash('sha1').update(sessionId).digest('hex')}.json` };
+  return sessionFile('search/documents', sessionId);
 }
 
 /** The documents files the manifest names, by session, as the index's sources name them. */

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { Input, SessionDerivation } from '../derive/derivation.ts';
+import { sessionFile, type Input, type SessionDerivation } from '../derive/derivation.ts';
 import { UsageCollector, type SessionUsage } from './rows.ts';
 
 /**
@@ -20,7 +19,7 @@ const CALLS: Input<SessionUsage> = {
 
 /** A session's usage rows in the manifest (`files`) and on disk. */
 export function usageRowsOutput(sessionId: string): { file: string; path: string } {
-  return { file: `usage/rows/${sessionId}`, path: `usage/rows/${createHash('sha1').update(sessionId).digest('hex')}.json` };
+  return sessionFile('usage/rows', sessionId);
 }
 
 export const usageRows: SessionDerivation<SessionUsage> = {
