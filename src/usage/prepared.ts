@@ -7,7 +7,7 @@ import { usageRows, usageRowsOutput } from './derivation.ts';
 import { centsPerMillion, priceOf, type PriceTable } from './prices.ts';
 import type { UsageFilter } from './query.ts';
 import { reportFromRows, type ReportKind, type ReportOptions, type Row } from './report.ts';
-import { compareText, compareTime, larger, later, smaller, type SessionFacts, type SessionUsage } from './rows.ts';
+import { type CallRow, compareText, compareTime, larger, later, smaller, type SessionFacts, type SessionUsage } from './rows.ts';
 
 /**
  * `weave usage` from the prepared rows (derivation.ts): each session's calls read from its file,
@@ -43,17 +43,8 @@ export function preparedReport(usage: SessionUsage[], kind: ReportKind, prices: 
   return reportFromRows(kind, preparedSolutions(usage, kind, prices, options), prices, options);
 }
 
-/** One API call across sessions, as the query's inner SELECT groups it. */
-interface Call {
-  key: string;
-  session: string;
-  model: string;
-  time: string;
-  in: number;
-  out: number;
-  cw: number;
-  cr: number;
-}
+/** One API call across sessions, as the query's inner SELECT groups it: a session's row, and that session. */
+type Call = Omit<CallRow, 'at'> & { session: string };
 
 /** Each call once: copies merged by key, only copies in transcripts of a matching project when one is asked. */
 function callsOf(usage: SessionUsage[], project: string | undefined): Call[] {
