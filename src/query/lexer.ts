@@ -116,9 +116,8 @@ export function serviceTargets(query: string, predeclared: Record<string, string
     if (target.kind === 'var') variable = true;
     else if (target.kind === 'iri') iris.add(resolveIri(target.text.slice(1, -1), head.base ?? base));
     else if (target.kind === 'pname') {
-      const colon = target.text.indexOf(':');
-      const ns = prefixes[target.text.slice(0, colon)];
-      if (ns !== undefined) iris.add(ns + target.text.slice(colon + 1).replace(/\\(.)/g, '$1'));
+      const iri = expandName(target.text, prefixes);
+      if (iri !== undefined) iris.add(iri);
     }
   }
   return { iris: [...iris], variable };
@@ -140,13 +139,23 @@ export function graphsNamed(query: string, predeclared: Record<string, string> =
     if (word === 'FROM' || word === 'SERVICE') return 'all';
     if (word !== 'GRAPH') continue;
     const target = tokens[i + 1];
-    if (target?.kind === 'iri') named.add(resolveIri(target.text.slice(1, -1), head.base ?? base));
-    else if (target?.kind === 'pname' && prefixes[target.text.slice(0, target.text.indexOf(':'))] !== undefined) {
-      const colon = target.text.indexOf(':');
-      named.add(prefixes[target.text.slice(0, colon)] + target.text.slice(colon + 1).replace(/\\(.)/g, '$1'));
-    } else return 'all';
+    const iri =
+      target?.kind === 'iri'
+        ? resolveIri(target.text.slice(1, -1), head.base ?? base)
+        : target?.kind === 'pname'
+          ? expandName(target.text, prefixes)
+          : undefined;
+    if (iri === undefined) return 'all';
+    named.add(iri);
   }
   return [...named];
+}
+
+/** A prefixed name's IRI, or undefined when its prefix is not declared. */
+function expandName(name: string, prefixes: Record<string, string>): string | undefined {
+  const colon = name.indexOf(':');
+  const ns = prefixes[name.slice(0, colon)];
+  return ns === undefined ? undefined : ns + name.slice(colon + 1).replace(/\\(.)/g, '$1');
 }
 
 function resolveIri(iri: string, base: string | undefined): string {
