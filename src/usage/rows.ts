@@ -44,6 +44,39 @@ export interface SessionUsage {
 
 const W = (name: string) => `<${WEAVE_NS}${name}>`;
 const TYPE = `<${RDF}type>`;
+/** The terms the collector matches, as N-Triples, made once (not per triple). */
+const T = Object.fromEntries(
+  [
+    'LlmCall',
+    'SyntheticMessage',
+    'hasEvent',
+    'hasUsage',
+    'lastFragment',
+    'messageId',
+    'model',
+    'parentTranscript',
+    'requestId',
+    'sessionId',
+    'sourcePath',
+    'timestamp',
+    'title',
+  ].map((n) => [n, W(n)]),
+) as Record<
+  | 'LlmCall'
+  | 'SyntheticMessage'
+  | 'hasEvent'
+  | 'hasUsage'
+  | 'lastFragment'
+  | 'messageId'
+  | 'model'
+  | 'parentTranscript'
+  | 'requestId'
+  | 'sessionId'
+  | 'sourcePath'
+  | 'timestamp'
+  | 'title',
+  string
+>;
 const INTEGER = `^^<${XSD}integer>`;
 const COUNTS: Record<string, 'in' | 'out' | 'cw' | 'cr'> = {
   [W('inputTokens')]: 'in',
@@ -91,40 +124,40 @@ export class UsageCollector {
     }
     switch (p) {
       case TYPE:
-        if (o === W('LlmCall')) this.calls.add(s);
-        else if (o === W('SyntheticMessage')) this.synthetic.add(s);
+        if (o === T.LlmCall) this.calls.add(s);
+        else if (o === T.SyntheticMessage) this.synthetic.add(s);
         break;
-      case W('lastFragment'):
+      case T.lastFragment:
         push(this.lasts, s, o);
         break;
-      case W('model'):
+      case T.model:
         this.fragment(s).models.push(termText(o));
         break;
-      case W('timestamp'):
+      case T.timestamp:
         this.fragment(s).times.push(termText(o));
         break;
-      case W('hasUsage'):
+      case T.hasUsage:
         this.fragment(s).usages.push(o);
         break;
-      case W('messageId'):
+      case T.messageId:
         this.fragment(s).messageIds.push(termText(o));
         break;
-      case W('requestId'):
+      case T.requestId:
         this.fragment(s).requestIds.push(termText(o));
         break;
-      case W('hasEvent'):
+      case T.hasEvent:
         push(this.holders, o, s);
         break;
-      case W('sessionId'):
+      case T.sessionId:
         this.transcript(s).sessions.push(termText(o));
         break;
-      case W('sourcePath'):
+      case T.sourcePath:
         this.transcript(s).paths.push(termText(o));
         break;
-      case W('title'):
+      case T.title:
         this.transcript(s).titles.push(termText(o));
         break;
-      case W('parentTranscript'):
+      case T.parentTranscript:
         this.transcript(s).child = true;
         break;
     }
