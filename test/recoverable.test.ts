@@ -13,7 +13,8 @@ import { CORPUS, FIXTURES, HAS_CORPUS, ingestFresh, removeDir, REPO, select } fr
 
 /**
  * The lean graph states what is constant for a transcript once, on the transcript; a record's
- * type and a turn's role once, on their class; an id once, on what it names. Every value the
+ * type once, on its class; an id once, on what it names (but a turn's role and a tool result's
+ * tool use id on every one, as the card draws them). Every value the
  * old form stated on each record is still answered: by the record's own statement, or by the
  * documented queries (queries/record-envelope.rq, queries/record-derived.rq). The values the old
  * form held are read here from the sources by a plain JSON scan, field by field, and must equal

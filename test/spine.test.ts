@@ -57,7 +57,8 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
       `${u} ${TYPE} ${W('Event')}`,
       `${u} ${TYPE} ${W('Turn')}`,
       `${u} ${TYPE} ${W('UserTurn')}`,
-      // Its record type and role are its class's (weave:recordTypeName, weave:turnRole): not stated here.
+      // Its record type is its class's (weave:recordTypeName); its role is stated, as the card draws it.
+      `${u} ${W('role')} "user"`,
       `${u} ${W('sourceLine')} ${INT(2)}`,
       `${u} ${W('sourceOffset')} ${INT(0)}`,
       `${u} ${W('eventId')} "u-0001"`,
@@ -141,6 +142,8 @@ test('an error result with a text and an image nested in order, answering its us
       `${r} ${W('hasContentBlock')} ${image}`,
       `${r} ${W('hasContentBlock')} ${text}`,
       `${r} ${W('toolIsError')} ${BOOL(true)}`,
+      // Its use's id, as the card pairs them, beside the toolUseRef link the session resolves.
+      `${r} ${W('toolUseId')} "toolu_0002"`,
       `${text} ${TYPE} ${W('ContentBlock')}`,
       `${text} ${TYPE} ${W('TextBlock')}`,
       `${text} ${W('blockOrder')} ${INT(0)}`,
@@ -161,7 +164,8 @@ test('an error result with a text and an image nested in order, answering its us
   assert.deepEqual(references, [
     `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('parentEvent')} event:a-0004 | ${W('parentEventId')}`,
     `<urn:soul:local:Weave/Turn/${S1}/u-0003> ${W('sourceToolAssistant')} event:a-0004 | ${W('sourceToolAssistantId')}`,
-    `${r} ${W('toolUseRef')} toolUse:toolu_0002 | ${W('toolUseId')}`,
+    // No literal to fall back on: the block states its toolUseId whether or not the link resolves.
+    `${r} ${W('toolUseRef')} toolUse:toolu_0002`,
   ]);
 });
 

@@ -86,6 +86,8 @@ export function emitAgents(ctx: ModelContext, tools: Map<string, Tool>, calls: C
       if (!byAgent.has(agentId)) for (const from of batchCalls(j.batch)) start(from, d.unresolved('child_stream', agentId), 'unresolved');
   const real = new Set([...tools.values()].map((t) => t.node));
   for (const [call, evidence] of agentCalls) if (real.has(call)) d.typed(call, 'AgentCall', evidence);
+  // The glossary's agent.call is the tool's use itself: joined to a child or not (the join is `starts`).
+  for (const t of tools.values()) if (t.agent && !agentCalls.has(t.node)) d.typed(t.node, 'AgentCall', 'exact_unique');
 
   emitOutputs(ctx, calls, journals, startsOf, placer);
   emitNotifications(ctx, tools, byAgent, startsOf);

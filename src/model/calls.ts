@@ -20,6 +20,7 @@ import type { Runs } from './runs.ts';
  * session's graph, beside its copy of the records.
  */
 
+/** A provider call, or a synthetic message: the records the client wrote with no call behind them. */
 export interface Call {
   key: string;
   node: Term;
@@ -42,7 +43,11 @@ export function findCalls(ctx: ModelContext): { list: Call[]; ofFact: Map<number
     call.fragments.push(i);
     ofFact.set(i, call);
   });
-  for (const call of byKey.values()) call.synthetic = facts[call.fragments[call.fragments.length - 1]].synthetic === true;
+  for (const call of byKey.values()) {
+    call.synthetic = facts[call.fragments[call.fragments.length - 1]].synthetic === true;
+    // The client wrote it: a message of its own kind, never a provider attempt (the glossary's llm.call).
+    if (call.synthetic) call.node = instanceIri(d.soul, 'SyntheticMessage', ...callPath(ctx, facts[call.fragments[0]], call.key));
+  }
   return { list: [...byKey.values()], ofFact };
 }
 
@@ -56,13 +61,13 @@ export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: 
   for (const call of calls) {
     const first = facts[call.fragments[0]];
     const last = facts[call.fragments[call.fragments.length - 1]];
-    d.typed(call.node, 'LlmCall');
+    if (call.synthetic) d.typed(call.node, 'SyntheticMessage', 'exact_unique');
+    else d.typed(call.node, 'LlmCall');
     d.add(call.node, weave.firstLine, int(first.line));
     d.add(call.node, weave.fragmentCount, int(call.fragments.length));
     d.link(call.node, weave.firstFragment, first.event, 'exact_unique');
     d.link(call.node, weave.lastFragment, last.event, 'exact_unique');
-    if (call.synthetic) d.typed(call.node, 'SyntheticMessage', 'exact_unique');
-    else d.add(call.node, weave.usageFinal, bool(last.stopped === true));
+    if (!call.synthetic) d.add(call.node, weave.usageFinal, bool(last.stopped === true));
     for (const i of call.fragments) d.link(facts[i].event, weave.fragmentOf, call.node, 'exact_unique');
 
     // Fragments of one call belong to one run; if their walks disagree, each run is linked.

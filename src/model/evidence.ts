@@ -51,12 +51,25 @@ export class Derivation {
   }
 
   link(s: Term, p: Term, o: Term, evidence: Evidence): void {
-    const triple = { s, p, o };
-    this.triples.push(triple);
+    this.triples.push({ s, p, o });
+    this.annotate(s, p, o, evidence);
+  }
+
+  private annotate(s: Term, p: Term, o: Term, evidence: Evidence): void {
     const digest = createHash('sha1').update(`${this.sessionId} ${s} ${p} ${o}`).digest('hex').slice(0, 20);
     const reifier = instanceIri(this.soul, 'Link', this.sessionId, digest);
-    this.triples.push({ s: reifier, p: rdf.reifies, o: tripleTerm(triple) });
+    this.triples.push({ s: reifier, p: rdf.reifies, o: tripleTerm({ s, p, o }) });
     this.triples.push({ s: reifier, p: weave.evidence, o: weave[evidence] });
+  }
+
+  /**
+   * A link this session would state and cannot: `s` is a node every session holding it shares
+   * (a tool use the API named), `o` this session's placeholder. Another session may hold the real
+   * target, so the link is not asserted on the shared node; only its annotation says, unasserted,
+   * that this session's records leave it open.
+   */
+  gap(s: Term, p: Term, o: Term): void {
+    this.annotate(s, p, o, 'unresolved');
   }
 
   /**

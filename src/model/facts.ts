@@ -32,6 +32,8 @@ interface BlockFact {
 interface ToolUseFact {
   id: string;
   order: number;
+  /** The tool is one that runs an agent (the dialect says which): an agent.call whether or not a child is joined. */
+  agent?: boolean;
 }
 
 interface ToolResultFact {

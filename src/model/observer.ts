@@ -86,7 +86,8 @@ export function conversationModel(session: SessionSource, soul: string): FactObs
 /** The conversation model as a derivation: it reads the records as they are read and writes into the session graph's derived part. */
 export const conversation: RecordDerivation = {
   name: 'conversation',
-  version: '1',
+  // 2: synthetic messages are not llm.calls; every Agent/Task/Skill/Workflow use is an agent.call; a shared tool node gets no placeholder.
+  version: '2',
   description: 'The conversation model: talks, runs, llm.calls, tools, streams, epochs and the evidence behind each link.',
   reads: 'records',
   observers: conversationModel,

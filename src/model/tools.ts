@@ -21,6 +21,10 @@ export interface Tool {
   /** (fact, block order) of each tool_use block with this id; more than one is ambiguous. */
   uses: [number, number][];
   results: [number, number][];
+  /** Its node is the one every session holding the tool use names (the API minted the id). */
+  shared: boolean;
+  /** A use of a tool that runs an agent (the dialect's fact). */
+  agent?: boolean;
   /** The runtime's structured details, from the single result that carries them. */
   outcome?: ToolOutcome;
   isError?: boolean;
@@ -31,11 +35,18 @@ export function findTools(ctx: ModelContext): Map<string, Tool> {
   const tools = new Map<string, Tool>();
   const tool = (id: string) => {
     let t = tools.get(id);
-    if (!t) tools.set(id, (t = { id, node: instanceIri(d.soul, 'ToolCall', ...ids.idPath(id, d.sessionId)), uses: [], results: [] }));
+    if (!t) {
+      const path = ids.idPath(id, d.sessionId);
+      tools.set(id, (t = { id, node: instanceIri(d.soul, 'ToolCall', ...path), uses: [], results: [], shared: path.length === 1 }));
+    }
     return t;
   };
   facts.forEach((f, i) => {
-    for (const use of f.toolUses ?? []) tool(use.id).uses.push([i, use.order]);
+    for (const use of f.toolUses ?? []) {
+      const t = tool(use.id);
+      t.uses.push([i, use.order]);
+      if (use.agent) t.agent = true;
+    }
     for (const result of f.toolResults ?? []) {
       const t = tool(result.toolUseId);
       t.results.push([i, result.order]);
@@ -56,7 +67,9 @@ export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: M
 
     const useEvidence: Evidence = t.uses.length > 1 ? 'exact_ambiguous' : 'exact_unique';
     for (const [i, order] of t.uses) d.link(t.node, weave.toolRequest, blockIri(d.soul, facts[i], order), useEvidence);
-    if (!t.uses.length) d.link(t.node, weave.toolRequest, d.unresolved('tool_use', t.id), 'unresolved');
+    // A shared node gets no placeholder from a session that holds only part of it: another may hold the rest.
+    const open = (p: Term, placeholder: Term) => (t.shared ? d.gap(t.node, p, placeholder) : d.link(t.node, p, placeholder, 'unresolved'));
+    if (!t.uses.length) open(weave.toolRequest, d.unresolved('tool_use', t.id));
     // The step sits in the call that asked for it; an answer to nothing sits where its result is.
     if (t.uses.length) d.link(t.node, weave.within, callOf.get(t.uses[0][0])!.node, useEvidence);
     else {
@@ -69,7 +82,7 @@ export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: M
       d.link(t.node, weave.toolResponse, blockIri(d.soul, facts[i], order), resultEvidence);
       d.link(facts[i].event, weave.resultOf, t.node, resultEvidence);
     }
-    if (!t.results.length) d.link(t.node, weave.toolResponse, d.unresolved('tool_result', t.id), 'unresolved');
+    if (!t.results.length) open(weave.toolResponse, d.unresolved('tool_result', t.id));
     if (t.results.length) d.add(t.node, weave.resultIsError, bool(t.isError === true));
 
     const o = t.outcome;

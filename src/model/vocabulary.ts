@@ -209,7 +209,7 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   C(
     'SyntheticMessage',
     'Synthetic message',
-    'A response the client wrote itself (after a lost connection, a provider error or a quota stop) with no model behind it. Never counted as model output.',
+    "A response the client wrote itself (after a lost connection, a provider error or a quota stop) with no model behind it: its records, grouped like a call's, but no LlmCall. Never counted as model output.",
     ['Step'],
   ),
   C(
@@ -234,7 +234,7 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   C(
     'AgentCall',
     'Agent call',
-    "A tool call that started or continued a child stream. The kind follows from the join to the child, not from the tool's name.",
+    'A use of a tool that runs an agent (Agent, Task, Skill or Workflow), and any tool call that started or continued a child stream. Whether a child stream is joined to it is its own, evidenced link (starts).',
     ['ToolCall'],
   ),
   C(
@@ -380,19 +380,19 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
   O(
     'fragmentOf',
     'fragment of',
-    'An assistant record is one fragment of this provider call (same message id).',
+    'An assistant record is one fragment of this provider call, or of a synthetic message (same message id).',
     'AssistantTurn',
-    'LlmCall',
+    undefined,
   ),
-  O('firstFragment', 'first fragment', 'The first record of a call in line order.', 'LlmCall', 'AssistantTurn'),
+  O('firstFragment', 'first fragment', 'The first record of a call (or synthetic message) in line order.', undefined, 'AssistantTurn'),
   O(
     'lastFragment',
     'last fragment',
-    'The last record of a call in line order: the one whose usage counts, since every fragment repeats or grows the usage and summing them over-counts.',
-    'LlmCall',
+    'The last record of a call (or synthetic message) in line order: the one whose usage counts, since every fragment repeats or grows the usage and summing them over-counts.',
+    undefined,
     'AssistantTurn',
   ),
-  D('fragmentCount', 'fragment count', 'How many records the call was written as.', 'LlmCall', 'xsd:integer'),
+  D('fragmentCount', 'fragment count', 'How many records the call (or synthetic message) was written as.', undefined, 'xsd:integer'),
   D(
     'usageFinal',
     'usage final',

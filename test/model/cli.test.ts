@@ -62,7 +62,7 @@ test('weave glossary --json, and a dialect it does not know', async () => {
     model: 'agent.call',
     runtime: 'Agent, Task, Skill or Workflow tool_use',
     where: 'an assistant record',
-    note: 'a tool use becomes an agent call only when a child stream is joined to it',
+    note: 'an agent call whether or not a child stream is joined to it; the join is its own link (starts)',
     derived: false,
     read: true,
   });

@@ -125,6 +125,8 @@ interface Census {
   messageIds: Set<string>;
   /** Call identities: the API's message id, or (session, id) where the id, or its request id, was written by hand. */
   calls: Set<string>;
+  /** The messages the client wrote (model `<synthetic>`): no calls. */
+  synthetic: Set<string>;
   callsPerSession: number;
   /** Tool use ids named by a tool_use block or a tool_result block, kept apart the same way. */
   tools: Set<string>;
@@ -137,6 +139,7 @@ function census(sessions: SessionSource[]): Census {
   const c: Census = {
     messageIds: new Set(),
     calls: new Set(),
+    synthetic: new Set(),
     callsPerSession: 0,
     tools: new Set(),
     toolsPerSession: 0,
@@ -154,8 +157,10 @@ function census(sessions: SessionSource[]): Census {
         const id = typeof message.id === 'string' && message.id ? message.id : undefined;
         const request = typeof record.requestId === 'string' && record.requestId ? record.requestId : undefined;
         if (id) c.messageIds.add(id);
-        // A record that names no message (very old files) is a call of its own.
-        if (!id) calls.add(`${session.sessionId}\u0000record ${record.uuid}`);
+        // A record that names no message (very old files) is a call of its own; one the client
+        // wrote (`<synthetic>`) is none: the glossary's llm.call is a provider attempt.
+        if (message.model === '<synthetic>') c.synthetic.add(id ?? `${session.sessionId}\u0000record ${record.uuid}`);
+        else if (!id) calls.add(`${session.sessionId}\u0000record ${record.uuid}`);
         else calls.add(mintedAtRandom(id) && (!request || mintedAtRandom(request)) ? id : `${session.sessionId}\u0000${id}`);
         content.forEach((block, order) => {
           if (!isObject(block) || block.type !== 'tool_use') return;
@@ -260,6 +265,13 @@ describe('the conversation model on the corpus', { skip }, () => {
       },
     );
     assert.ok(c.calls.size - c.messageIds.size < 20, `${c.calls.size} calls for ${c.messageIds.size} message ids`);
+    // The client's own messages keep their class, and are no call.
+    assert.deepEqual(
+      figures(
+        `SELECT (COUNT(?m) AS ?synthetic) (SUM(IF(EXISTS { ?m a weave:LlmCall }, 1, 0)) AS ?alsoCalls) WHERE { ?m a weave:SyntheticMessage }`,
+      ),
+      { synthetic: String(c.synthetic.size), alsoCalls: '0' },
+    );
     assert.deepEqual(
       figures(`SELECT ?tools ?perSession WHERE { { SELECT (COUNT(?t) AS ?tools) WHERE { ?t a weave:ToolCall } } ${perGraph('ToolCall')} }`),
       {
@@ -330,8 +342,17 @@ describe('the conversation model on the corpus', { skip }, () => {
       FILTER NOT EXISTS { ?t a weave:ToolCall ; weave:toolRequest ?b } } }`),
       [],
     );
+    // A session holding only the use of a tool call other sessions share states no placeholder
+    // result on it; it says, unasserted, that its records leave the result open.
     assert.deepEqual(
-      g.select(`SELECT ?g ?t WHERE { GRAPH ?g { ?t a weave:ToolCall FILTER NOT EXISTS { ?t weave:toolResponse ?r } } }`),
+      g.select(`SELECT ?g ?t WHERE { GRAPH ?g { ?t a weave:ToolCall FILTER NOT EXISTS { ?t weave:toolResponse ?r }
+        FILTER NOT EXISTS { ?gap rdf:reifies <<( ?t weave:toolResponse ?u )>> ; weave:evidence weave:unresolved } } }`),
+      [],
+    );
+    // No tool call has a placeholder beside a real request or response.
+    assert.deepEqual(
+      g.select(`SELECT DISTINCT ?t WHERE { VALUES ?p { weave:toolRequest weave:toolResponse }
+        ?t ?p ?u . ?u a weave:Unresolved . ?t ?p ?real FILTER NOT EXISTS { ?real a weave:Unresolved } }`),
       [],
     );
     assert.deepEqual(
@@ -405,10 +426,12 @@ describe('the conversation model on the corpus', { skip }, () => {
       g.select(`SELECT ?r (COUNT(?e) AS ?n) WHERE { GRAPH ?g { ?r weave:evidence ?e } } GROUP BY ?r HAVING (COUNT(?e) != 1)`),
       [],
     );
-    // Each reifier names an asserted triple, and each link triple has one (reifier IRIs are per triple).
+    // Each reifier names an asserted triple, and each link triple has one (reifier IRIs are per
+    // triple); only the gaps on shared nodes are unasserted, all unresolved, all to a placeholder.
     assert.deepEqual(
       g.select(`SELECT ?r WHERE { GRAPH ?g { ?r rdf:reifies ?t
-      BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) FILTER NOT EXISTS { ?s ?p ?o } } } LIMIT 5`),
+      BIND(SUBJECT(?t) AS ?s) BIND(PREDICATE(?t) AS ?p) BIND(OBJECT(?t) AS ?o) FILTER NOT EXISTS { ?s ?p ?o }
+      FILTER NOT EXISTS { ?r weave:evidence weave:unresolved . ?o a weave:Unresolved } } } LIMIT 5`),
       [],
     );
     const key = (row: Record<string, string>) => `${row.g} ${row.p} ${row.n}`;
@@ -417,7 +440,8 @@ describe('the conversation model on the corpus', { skip }, () => {
       .map(key);
     const reified = g
       .select(
-        `SELECT ?g ?p (COUNT(DISTINCT ?t) AS ?n) WHERE { GRAPH ?g { ?r rdf:reifies ?t } BIND(PREDICATE(?t) AS ?p) VALUES ?p { ${RELATIONS} } } GROUP BY ?g ?p`,
+        `SELECT ?g ?p (COUNT(DISTINCT ?t) AS ?n) WHERE { GRAPH ?g { ?r rdf:reifies ?t } BIND(PREDICATE(?t) AS ?p) VALUES ?p { ${RELATIONS} }
+          BIND(SUBJECT(?t) AS ?s) BIND(OBJECT(?t) AS ?o) FILTER EXISTS { GRAPH ?g { ?s ?p ?o } } } GROUP BY ?g ?p`,
       )
       .map(key);
     assert.ok(links.length > 500);

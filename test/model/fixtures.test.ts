@@ -142,8 +142,9 @@ withFixture('split-call', (g) => {
   const run = (n: string) => `Run/${S}/main/${id(n)}`;
   const talk = (n: string) => `Talk/${S}/main/${id(n)}`;
   const call = (n: number) => `LlmCall/${S}/msg_api_0${n}`;
-  // The synthetic response's message id is a random UUID, so its call is named by it alone.
-  const synthetic = 'LlmCall/6b1c0f3e-5d1a-4e6b-9f55-0d3c2b1a0e99';
+  // The synthetic response's message id is a random UUID, so it is named by it alone; the client
+  // wrote it, so it is a SyntheticMessage and no LlmCall (the glossary's llm.call is a provider attempt).
+  const synthetic = 'SyntheticMessage/6b1c0f3e-5d1a-4e6b-9f55-0d3c2b1a0e99';
 
   test('every step in its place: calls in their run, blocks and tools in their call', () => {
     assert.deepEqual(
@@ -183,7 +184,6 @@ withFixture('split-call', (g) => {
         'final',
       ),
       [
-        `${synthetic} | 1 | Turn/${id('13')} | 0 | -`,
         `${call(1)} | 3 | Turn/${id('05')} | 180 | true`,
         `${call(2)} | 2 | Turn/${id('08')} | 60 | true`,
         `${call(3)} | 1 | Turn/${id('10')} | 25 | true`,
@@ -209,6 +209,17 @@ withFixture('split-call', (g) => {
 
   test('the synthetic response is marked and is not agent output', () => {
     assert.deepEqual(lines(g().select(ofClass('SyntheticMessage')), 'n'), [synthetic]);
+    assert.deepEqual(lines(g().select(ofClass('LlmCall')), 'n'), [call(1), call(2), call(3)]);
+    // Still grouped like a call: one fragment, the record the client wrote.
+    assert.deepEqual(
+      lines(
+        g().select(`SELECT ?n ?k ?last WHERE { ?n a weave:SyntheticMessage ; weave:fragmentCount ?k ; weave:lastFragment ?last }`),
+        'n',
+        'k',
+        'last',
+      ),
+      [`${synthetic} | 1 | Turn/${id('13')}`],
+    );
     assert.deepEqual(lines(g().select(ofClass('AssistantMessage')), 'n'), [`ContentBlock/${id('10')}/0`]);
     assert.deepEqual(lines(g().select(ofClass('ApiError')), 'n'), [`Event/${id('12')}`]);
   });
@@ -739,6 +750,68 @@ withFixture('spawn-conflict', (g) => {
     assert.deepEqual(
       lines(g().select(link('a')), 's', 'o', 'ev').filter((l) => l.includes('AgentCall')),
       [`ToolCall/${S}/toolu_pair_x | weave:AgentCall | weave:conflict`, `ToolCall/${S}/toolu_pair_y | weave:AgentCall | weave:conflict`],
+    );
+  });
+});
+
+withFixture('agent-kinds', (g) => {
+  const B = 'c2000000-0000-4000-8000-000000000002';
+  const turn = (n: string) => `Turn/c1000000-0000-4000-8000-00000000c0${n}`;
+  const block = (n: string) => `ContentBlock/c1000000-0000-4000-8000-00000000c0${n}/0`;
+  const read = 'ToolCall/toolu_01SiteReadConfig0000001';
+
+  test('every Skill, Agent, Task or Workflow use is an agent call, joined to a child or not; other tools are not', () => {
+    // Line 2 uses Skill, line 4 Agent (its child's file is not here), line 6 Read.
+    assert.deepEqual(
+      lines(
+        g()
+          .select(link('a'))
+          .filter((r) => r.o === 'weave:AgentCall'),
+        's',
+        'ev',
+      ),
+      ['ToolCall/toolu_01SiteAgentCheck00000001 | weave:exact_unique', 'ToolCall/toolu_01SiteSkillDeploy0000001 | weave:exact_unique'],
+    );
+    assert.equal(count(g(), link('starts')), 0);
+  });
+
+  test('a session holding only a copy of a shared tool result puts no placeholder on the tool call', () => {
+    // B's first line is a copy of A's line 7 (the Read result); the Read use is only in A.
+    assert.deepEqual(
+      lines(
+        g().select(`SELECT ?p ?o WHERE { <urn:soul:test:Weave/${read}> ?p ?o FILTER(?p IN (weave:toolRequest, weave:toolResponse)) }`),
+        'p',
+        'o',
+      ),
+      [`weave:toolRequest | ${block('06')}`, `weave:toolResponse | ${block('07')}`],
+    );
+    // B still says what its own records leave open: its placeholder, and the link as an unasserted annotation.
+    const placeholder = `Unresolved/${B}/tool_use/toolu_01SiteReadConfig0000001`;
+    assert.deepEqual(lines(g().select(ofClass('Unresolved')), 'n'), [placeholder]);
+    assert.deepEqual(
+      lines(
+        g().select(`SELECT ?s ?o ?ev ?asserted WHERE { GRAPH ?g { ?r rdf:reifies <<( ?s weave:toolRequest ?o )>> ; weave:evidence ?ev }
+          ?o a weave:Unresolved BIND(EXISTS { ?s weave:toolRequest ?o } AS ?asserted) }`),
+        's',
+        'o',
+        'ev',
+        'asserted',
+      ),
+      [`${read} | ${placeholder} | weave:unresolved | false`],
+    );
+  });
+
+  test('every turn states its role, as the card draws it', () => {
+    // A: four prompts or results and four responses; B: its copy of line 7 (the same turn) and one of each.
+    assert.deepEqual(
+      lines(g().select(`SELECT ?r (COUNT(DISTINCT ?t) AS ?n) WHERE { ?t a weave:Turn ; weave:role ?r } GROUP BY ?r`), 'r', 'n'),
+      ['assistant | 5', 'user | 5'],
+    );
+    assert.equal(
+      g()
+        .select(`SELECT ?t WHERE { ?t weave:role "user" } `)
+        .filter((r) => r.t === turn('07')).length,
+      1,
     );
   });
 });

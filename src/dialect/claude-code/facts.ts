@@ -116,6 +116,9 @@ function blocksOf(content: string | ContentBlock[] | undefined): ContentBlock[] 
   return content.map((b) => (typeof b === 'object' && b !== null && !Array.isArray(b) ? b : { type: '' }));
 }
 
+/** The tools whose use is an agent.call, as the glossary names them (Task is the Agent tool's older name). */
+const AGENT_TOOLS = new Set(['Agent', 'Task', 'Skill', 'Workflow']);
+
 function readAssistant(record: AssistantRecord, fact: RecordFact): void {
   const { message } = record;
   if (typeof message.id === 'string' && message.id) fact.messageId = message.id;
@@ -128,8 +131,11 @@ function readAssistant(record: AssistantRecord, fact: RecordFact): void {
     if (block.type === 'text') fact.blocks!.push({ order, kind: 'text' });
     else if (block.type === 'thinking') fact.blocks!.push({ order, kind: 'thinking' });
     else if (block.type === 'redacted_thinking') fact.blocks!.push({ order, kind: 'redacted' });
-    else if (block.type === 'tool_use' && typeof (block as { id?: unknown }).id === 'string')
-      fact.toolUses!.push({ id: (block as { id: string }).id, order });
+    else if (block.type === 'tool_use' && typeof (block as { id?: unknown }).id === 'string') {
+      const use: (typeof fact.toolUses)[number] = { id: (block as { id: string }).id, order };
+      if (AGENT_TOOLS.has((block as { name?: unknown }).name as string)) use.agent = true;
+      fact.toolUses!.push(use);
+    }
   });
 }
 

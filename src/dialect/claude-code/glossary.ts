@@ -76,7 +76,7 @@ export const CLAUDE_CODE_GLOSSARY: Glossary = {
       'agent.call',
       'Agent, Task, Skill or Workflow tool_use',
       'an assistant record',
-      'a tool use becomes an agent call only when a child stream is joined to it',
+      'an agent call whether or not a child stream is joined to it; the join is its own link (starts)',
     ),
     T('agent.launch_ack', 'toolUseResult.status == "async_launched"', 'a tool result record', 'an acknowledgement, not a result'),
     DERIVED('agent.output', "the last non-synthetic response of a child stream, with the journal's result when a workflow wrote one"),

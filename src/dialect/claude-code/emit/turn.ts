@@ -22,7 +22,8 @@ import { callMintedAtRandom, idPath } from '../ids.ts';
 /** A turn: one user or assistant record, its message fields and its ordered content blocks. */
 export function emitTurn(record: UserRecord | AssistantRecord, ctx: RecordContext, toolUses: [string, Term][]): void {
   const { event } = ctx;
-  // The role is the class's (weave:turnRole of UserTurn and AssistantTurn): not stated per turn.
+  // Stated on every turn as the card draws it (`?turn weave:role ?role`), beside its class's weave:turnRole.
+  t(ctx, event, weave.role, str(record.type));
   if (record.type === 'assistant') {
     const { message } = record;
     if (message.model) t(ctx, event, weave.model, str(message.model));
@@ -236,7 +237,9 @@ function emitBlock(
     case 'advisor_tool_result': {
       const b = block as ToolResultBlock;
       if (typeof b.tool_use_id === 'string') {
-        ref(ctx, node, weave.toolUseRef, 'toolUse', b.tool_use_id, weave.toolUseId);
+        // The card pairs a result with its use by tool_use_id: stated on both, beside the link.
+        t(ctx, node, weave.toolUseId, str(b.tool_use_id));
+        ref(ctx, node, weave.toolUseRef, 'toolUse', b.tool_use_id);
       }
       t(ctx, node, weave.toolIsError, bool(b.is_error === true));
       if (typeof b.content === 'string')
