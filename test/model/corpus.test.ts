@@ -7,6 +7,7 @@ import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf, type SessionSource } from '../../src/dialect/dialect.ts';
 import { mintedAtRandom } from '../../src/dialect/claude-code/ids.ts';
 import { sessionGraphIri } from '../../src/rdf/iri.ts';
+import { CARD } from '../card/card.ts';
 import { ingested, short, SOUL, type Ingested } from './helpers.ts';
 
 /**
@@ -286,6 +287,24 @@ describe('the conversation model on the corpus', { skip }, () => {
       { blocks: String(c.toolUseBlocks.size), perSession: String(c.toolUseBlocksPerSession) },
     );
     assert.ok(c.callsPerSession > c.calls.size && c.toolUseBlocksPerSession > c.toolUseBlocks.size, 'the corpus holds copied records');
+  });
+
+  test("the card's diagram: every statement holds and nothing contradicts it; one role per turn (9,698)", () => {
+    const figure = (query: string) => Number(g.select(query)[0].n);
+    assert.deepEqual(
+      CARD.filter((c) => figure(c.breaks) !== 0).map((c) => c.statement),
+      [],
+    );
+    const turns = figure(CARD[0].holds);
+    assert.equal(turns, 9698);
+    assert.equal(figure(CARD.find((c) => c.statement.startsWith('weave:role'))!.holds), turns);
+    // The glossary's agent.call: every Agent, Task, Skill or Workflow use (53 on the corpus), joined to a child or not.
+    assert.equal(figure('SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x a weave:AgentCall }'), 53);
+    assert.equal(
+      figure(`SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?b a weave:ToolUseBlock ; weave:toolName ?name ; weave:toolUseId ?id
+        FILTER(?name IN ("Agent", "Task", "Skill", "Workflow")) ?x weave:toolRequest ?b }`),
+      53,
+    );
   });
 
   test('no node carries two roles or two timestamps, and no placeholder passes for what it stands for', () => {
