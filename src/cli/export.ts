@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { defaultMode, ExportFormatError, exportFormats, exportStore } from '../export/export.ts';
+import { defaultMode, ExportFormatError, exportFormats, exportStore, selfContainedByDefault } from '../export/export.ts';
 import { ExportSelectionError, planExport } from '../export/graphs.ts';
 import type { ReadProgress } from '../export/read.ts';
 import { RdfXmlError } from '../export/rdfxml.ts';
@@ -23,6 +23,7 @@ function help(formats = exportFormats()): string {
     formats.filter((f) => defaultMode(f) === '1.1'),
     ' and ',
   );
+  const whole = nameList(formats.filter(selfContainedByDefault), ' and ');
   return `usage: weave export [options]
 
 Writes the store, or some of its graphs, to stdout or a file, streamed graph by graph from the
@@ -37,6 +38,12 @@ options:
                              rdf:subject s; rdf:predicate p; rdf:object o (Virtuoso, rdflib,
                              raptor, Jena; always for ${reified})
                        star  RDF-star << s p o >> (Jena 4, RDF4J)
+  --self-contained   add what the statements need to answer elsewhere as in Weave: each
+                     record's envelope values (weave:cwd… as queries/record-envelope.rq
+                     answers them), the ontology's statements of the terms used (turnRole,
+                     subClassOf, domain, range) and the turns' owl:sameAs to ravel's IRIs
+                     (default for ${whole})
+  --lean             the store's statements only, as stored
   --graph IRI        only this named graph (repeatable)
   --session ID       only this session's graphs: its own and its readers' (repeatable)
   -o, --output FILE  write to FILE (written aside, renamed into place when complete)
@@ -51,6 +58,8 @@ export async function main(args: string[]): Promise<number> {
     graph: { type: 'string', multiple: true },
     session: { type: 'string', multiple: true },
     output: { type: 'string', short: 'o' },
+    'self-contained': { type: 'boolean' },
+    lean: { type: 'boolean' },
   });
   if (values.help) {
     printHelp(help());
@@ -61,6 +70,8 @@ export async function main(args: string[]): Promise<number> {
   if (!format) throw new CliError(`unknown --format "${values.format}" (one of ${nameList(formats)})`, 2);
   const mode: RdfMode = (values.rdf ?? defaultMode(format)) as RdfMode;
   if (!isRdfMode(mode)) throw new CliError(`unknown --rdf "${values.rdf}" (1.2, 1.1 or star)`, 2);
+  if (values.lean && values['self-contained']) throw new CliError('--lean and --self-contained exclude each other', 2);
+  const selfContained = values['self-contained'] ?? (!values.lean && selfContainedByDefault(format));
 
   let plan: Awaited<ReturnType<typeof planExport>>;
   try {
@@ -74,7 +85,7 @@ export async function main(args: string[]): Promise<number> {
   const out: Writable = temp ? createWriteStream(temp) : process.stdout;
   const bar = progressBar(plan.bytes, plan.sources.length);
   try {
-    await exportStore(plan, format.name, mode, out, bar.update);
+    await exportStore(plan, format.name, mode, out, bar.update, { selfContained });
     if (temp) {
       await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       await rename(temp, values.output!);

@@ -5,6 +5,7 @@ import { type Format, formatsFor } from '../query/formats.ts';
 import type { RdfMode } from '../rdf/rdf-mode.ts';
 import type { ExportPlan } from './graphs.ts';
 import { readExport, type ReadProgress } from './read.ts';
+import { selfContained } from './self-contained.ts';
 import { turtleWriter } from './turtle.ts';
 import { checkXmlCharacters } from './xml-check.ts';
 
@@ -29,6 +30,15 @@ export function defaultMode(format: Format): RdfMode {
   return format.tripleTerms['1.2'] ? '1.2' : '1.1';
 }
 
+/**
+ * Whether an export is self-contained (src/export/self-contained.ts) unless `--lean`: Turtle,
+ * TriG and JSON-LD, the documents one loads into another tool. The line syntaxes stay the
+ * store's lines as they are (bulk loads, round trips) unless `--self-contained`.
+ */
+export function selfContainedByDefault(format: Format): boolean {
+  return ['turtle', 'trig', 'jsonld'].includes(format.name);
+}
+
 export class ExportFormatError extends Error {}
 
 export async function exportStore(
@@ -37,6 +47,7 @@ export async function exportStore(
   mode: RdfMode,
   out: Writable,
   onProgress?: (p: ReadProgress) => void,
+  options: { selfContained?: boolean } = {},
 ): Promise<void> {
   const format = exportFormats().find((f) => f.name === name);
   if (!format) throw new ExportFormatError(`no export writes "${name}"`);
@@ -47,7 +58,8 @@ export async function exportStore(
 
   // RDF-star is written by n3's writer itself: N3 would read `<< s p o >>` as RDF 1.2's reifier syntax.
   const lineMode = !format.lines && mode === 'star' ? '1.2' : mode;
-  const chunks = readExport(plan, lineMode, onProgress);
+  const read = readExport(plan, lineMode, onProgress);
+  const chunks = options.selfContained ? selfContained(read, plan) : read;
   const text = Readable.from(textOf(chunks, !!format.lines && format.carries === 'graph'), { objectMode: false });
   const sink = { end: false } as const;
   if (format.lines) return pipeline(text, out, sink);

@@ -27,6 +27,8 @@ export interface ExportPlan {
   sources: GraphSource[];
   /** Where the turns' owl:sameAs go, when the alignment graph is part of the export. */
   alignmentGraph?: string;
+  /** The store's soul, which names the alignment graph whether it is exported or not. */
+  soul: string;
   bytes: number;
 }
 
@@ -85,6 +87,7 @@ export async function planExport(storeDir: string, filter: GraphFilter = {}): Pr
   return {
     sources,
     alignmentGraph: wanted(alignment) ? alignment : undefined,
+    soul,
     bytes: sources.reduce((n, s) => n + s.bytes, 0),
   };
 }

@@ -59,7 +59,7 @@ export async function* readExport(plan: ExportPlan, mode: RdfMode, onProgress?: 
 }
 
 /** The IRIs of the turns typed in `lines`, each decoded into a string of its own. */
-function typedTurns(lines: Buffer): string[] {
+export function typedTurns(lines: Buffer): string[] {
   const turns: string[] = [];
   for (let at = lines.indexOf(TURN_TYPE); at !== -1; at = lines.indexOf(TURN_TYPE, at + TURN_TYPE.length)) {
     const start = lines.lastIndexOf(NL, at) + 1;
@@ -109,7 +109,7 @@ async function* sourceLines(source: GraphSource): AsyncGenerator<{ lines: Buffer
  * come from the graph's name, so an export is the same byte for byte each time and two files'
  * blank nodes never meet.
  */
-function turtleAsNQuads(turtle: string, graph: string): string {
+export function turtleAsNQuads(turtle: string, graph: string): string {
   const name = DataFactory.namedNode(graph);
   const writer = new Writer({ format: 'N-Quads' });
   const blankNodePrefix = `t${createHash('sha1').update(graph).digest('hex').slice(0, 8)}_`;
