@@ -193,6 +193,76 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
       assert.deepEqual(project(tsvRows(await roqet(file('x.ttl'), questionFiles[i])), q.columns), expected[i], q.name);
   });
 
+  describe('a one-session Turtle export, self-contained as weave export writes it, answers as Weave does', () => {
+    // fixtures/readers' prompts session: 17 records (12 user turns, 5 assistant), its claims in its readers' graph.
+    const SESSION = 'b0b0b0b0-b0b0-4b0b-8b0b-b0b0b0b0b0b0';
+    const envelope =
+      'VALUES ?property { weave:cwd weave:gitBranch weave:cliVersion weave:userType weave:sessionNickname weave:entrypoint weave:recordSessionId weave:recordAgentId weave:isSidechain }';
+    /** Asked of the export as another tool asks: plain patterns, no GRAPH, no weave:lacks. */
+    const ASKED: { name: string; text: string; rows: number }[] = [
+      {
+        name: 'envelope',
+        text: `SELECT ?event ?property ?value WHERE { ${envelope} ?t weave:sessionId "${SESSION}" ; weave:hasEvent ?event . ?event ?property ?value }`,
+        rows: 102,
+      },
+      { name: 'cwd', text: 'SELECT ?event ?cwd WHERE { ?event a weave:Event ; weave:cwd ?cwd }', rows: 17 },
+      {
+        name: 'roles',
+        text: `SELECT ?turn ?role WHERE { ?t weave:sessionId "${SESSION}" ; weave:hasEvent ?turn . ?turn a/weave:turnRole ?role }`,
+        rows: 17,
+      },
+      {
+        name: 'ravel',
+        text: `SELECT ?turn ?ravel WHERE { ?t weave:sessionId "${SESSION}" ; weave:hasEvent ?turn . ?turn owl:sameAs ?ravel }`,
+        rows: 17,
+      },
+      // weave:Turn, and weave:Event above it.
+      { name: 'superclasses', text: 'SELECT DISTINCT ?class WHERE { weave:AssistantTurn rdfs:subClassOf+ ?class }', rows: 2 },
+    ];
+    let expected: string[][][];
+    const askedFiles: string[] = [];
+    const sorted = (rows: string[][]) => rows.map((r) => r.join(' ')).sort();
+
+    before(async () => {
+      await writeFile(file('one.ttl'), await exported(dir, 'turtle', '1.1', { sessions: [SESSION] }, true));
+      // What Weave answers: record-envelope.rq for the envelope and the working directory, the same query for the rest.
+      const weaveRows = (text: string) => {
+        const json = JSON.parse(runQuery(store, text, { results_format: 'json' }) as string) as JsonResults;
+        return json.results!.bindings.map((b) => json.head.vars!.map((v) => String(b[v]?.value ?? '')));
+      };
+      const rows = weaveRows(await readFile(join(REPO, 'queries', 'record-envelope.rq'), 'utf8')).filter((r) => r[1] === SESSION);
+      expected = [
+        rows.map((r) => r.slice(2)),
+        rows.filter((r) => r[3].endsWith('#cwd')).map((r) => [r[2], r[4]]),
+        ...ASKED.slice(2).map((q) => weaveRows(q.text)),
+      ];
+      for (const [i, q] of ASKED.entries()) {
+        assert.equal(expected[i].length, q.rows, q.name);
+        askedFiles.push(file(`one-${i}.rq`));
+        await writeFile(askedFiles[i], sparqlPrefixes() + q.text);
+      }
+      assert.deepEqual(new Set(expected[2].map((r) => r[1])), new Set(['user', 'assistant']));
+    });
+
+    test('in rdflib 6.1', { skip: missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib') }, async () => {
+      const out = JSON.parse(
+        await python(join(REPO, 'test', 'consumers', 'rdflib-load.py'), [file('one.ttl'), 'turtle', ...askedFiles]),
+      ) as {
+        answers: string[][][];
+      };
+      for (const [i, q] of ASKED.entries()) assert.deepEqual(sorted(out.answers[i]), sorted(expected[i]), q.name);
+    });
+
+    test('in Apache Jena 4.5 sparql', async (t) => {
+      const jena = await findJena();
+      if (typeof jena === 'string') return t.skip(jena);
+      for (const [i, q] of ASKED.entries()) {
+        const { stdout } = await java(jena, 'arq.sparql', ['--data', file('one.ttl'), '--query', askedFiles[i], '--results=TSV']);
+        assert.deepEqual(sorted(project(tsvRows(stdout), 3)), sorted(expected[i]), q.name);
+      }
+    });
+  });
+
   describe('Virtuoso 7.2 (virtuoso-opensource): bulk loader and TTLP', { skip: missing('virtuoso-t', 'isql-vt') }, () => {
     let virtuoso: Virtuoso;
     let graphs: string[];
@@ -266,10 +336,16 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
   });
 });
 
-async function exported(dir: string, format: ExportFormat, mode: RdfMode): Promise<string> {
+async function exported(
+  dir: string,
+  format: ExportFormat,
+  mode: RdfMode,
+  filter: Parameters<typeof planExport>[1] = {},
+  selfContained = false,
+): Promise<string> {
   const chunks: Buffer[] = [];
   await exportStore(
-    await planExport(dir),
+    await planExport(dir, filter),
     format,
     mode,
     new Writable({
@@ -278,6 +354,8 @@ async function exported(dir: string, format: ExportFormat, mode: RdfMode): Promi
         done();
       },
     }),
+    undefined,
+    { selfContained },
   );
   return Buffer.concat(chunks).toString('utf8');
 }
