@@ -67,12 +67,16 @@ export async function* selfContained(chunks: AsyncIterable<Chunk>, plan: ExportP
     turns = [];
   }
 
+  // The export's own alignment lines come after each graph file, also between a session's spine and derived part.
+  const interleaved = plan.alignmentGraph && `<${plan.alignmentGraph}>`;
   for await (const chunk of chunks) {
-    if (chunk.graph !== graph) {
+    if (chunk.graph !== graph && chunk.graph !== interleaved) {
       yield* afterGraph();
       graph = chunk.graph;
     }
     yield chunk;
+    if (describe || alignment) termsIn(chunk.bytes, terms);
+    if (chunk.graph !== graph) continue;
     facts.push(...envelopeFacts(chunk.bytes));
     if (alignment)
       for (const turn of typedTurns(chunk.bytes))
@@ -80,7 +84,6 @@ export async function* selfContained(chunks: AsyncIterable<Chunk>, plan: ExportP
           aligned.add(turn);
           turns.push(turn);
         }
-    if (describe || alignment) termsIn(chunk.bytes, terms);
   }
   yield* afterGraph();
 

@@ -221,3 +221,64 @@ describe('a self-contained export answers as Weave does', () => {
     assert.deepEqual(described([W('C'), W('nowhere')]), [lines[2]]);
   });
 });
+
+describe('a whole-store self-contained export: the envelope of a session kept in parts', () => {
+  let dir: string;
+  let store: oxigraph.Store;
+  before(async () => {
+    ({ dir, store } = await ingestFresh([join(FIXTURES, 'spine')]));
+  });
+  after(() => removeDir(dir));
+
+  test("a record in the derived part gets its transcript's values too, though the alignment lines come between the parts", async () => {
+    // fixtures/spine 1111…'s last line (17, ai-title) is read into the graph's derived part; it lacks every envelope property but its session id.
+    const plan = await planExport(dir);
+    assert.ok(plan.alignmentGraph);
+    const chunks: Buffer[] = [];
+    const sink = new Writable({
+      write: (chunk, _e, done) => {
+        chunks.push(Buffer.from(chunk));
+        done();
+      },
+    });
+    await exportStore(plan, 'nquads', '1.2', sink, undefined, { selfContained: true });
+    const loaded = new oxigraph.Store();
+    loaded.load(Buffer.concat(chunks).toString('utf8'), { format: 'application/n-quads' });
+    const plain = `SELECT ?session ?event ?property ?value WHERE {
+      VALUES ?property { weave:cwd weave:gitBranch weave:cliVersion weave:userType weave:sessionNickname weave:entrypoint
+                         weave:recordSessionId weave:recordAgentId weave:isSidechain }
+      GRAPH ?g { ?transcript weave:sessionId ?session ; weave:hasEvent ?event . ?event ?property ?value } }`;
+    const rows = select(loaded, sparqlPrefixes() + plain);
+    const key = (r: Record<string, string>) => `${r.session} ${r.event} ${r.property} ${r.value}`;
+    assert.deepEqual(new Set(rows.map(key)), new Set(select(store, await ENVELOPE_QUERY).map(key)));
+    const L17 = 'urn:soul:local:Weave/Event/11111111-1111-4111-8111-111111111111/L17';
+    assert.deepEqual(
+      rows.filter((r) => r.event === L17).map((r) => [r.property.slice(WEAVE_NS.length), r.value]),
+      [['recordSessionId', '11111111-1111-4111-8111-111111111111']],
+    );
+    // Per session and property: 1111… has 22 records (16 in the main file, 4 and 2 in its sub-agents'), 3 of
+    // them metadata with a session id only; 2222… has 6, on a branch given as "" (so none).
+    const counts: Record<string, number> = {};
+    for (const r of rows) {
+      const k = `${r.session.slice(0, 4)} ${r.property.slice(WEAVE_NS.length)}`;
+      counts[k] = (counts[k] ?? 0) + 1;
+    }
+    assert.deepEqual(counts, {
+      '1111 cwd': 19,
+      '1111 gitBranch': 19,
+      '1111 cliVersion': 19,
+      '1111 userType': 19,
+      '1111 sessionNickname': 19,
+      '1111 entrypoint': 19,
+      '1111 recordSessionId': 22,
+      '1111 recordAgentId': 6,
+      '1111 isSidechain': 19,
+      '2222 cwd': 6,
+      '2222 cliVersion': 6,
+      '2222 userType': 6,
+      '2222 recordSessionId': 6,
+      '2222 recordAgentId': 2,
+      '2222 isSidechain': 6,
+    });
+  });
+});
