@@ -14,7 +14,7 @@ import type { ExportPlan, GraphSource } from './graphs.ts';
  * of the store (turn IRIs for the alignment are the one thing kept: a few hundred kB).
  */
 
-interface Chunk {
+export interface Chunk {
   /** Whole N-Quads lines, each ending in "\n". */
   bytes: Buffer;
   /** The graph every line of the chunk names, as N-Triples (`<iri>`), or undefined for the default graph. */

@@ -4,7 +4,7 @@ import { parseQuadLine, type QuadText, quadLine } from '../rdf/nquads.ts';
 import { ONTOLOGY_GRAPH, WEAVE_NS, weave } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../store/ontology.ts';
 import type { ExportPlan } from './graphs.ts';
-import { turtleAsNQuads, typedTurns } from './read.ts';
+import { type Chunk, turtleAsNQuads, typedTurns } from './read.ts';
 
 /**
  * A self-contained export: what its statements need to answer in Jena, Virtuoso or rdflib as
@@ -25,13 +25,8 @@ import { turtleAsNQuads, typedTurns } from './read.ts';
  * across graphs.
  */
 
-interface Chunk {
-  bytes: Buffer;
-  graph: string | undefined;
-}
-
 /** The envelope properties, as queries/record-envelope.rq names them. */
-export const ENVELOPE: ReadonlySet<string> = new Set([
+const ENVELOPE: ReadonlySet<string> = new Set([
   weave.cwd,
   weave.gitBranch,
   weave.cliVersion,
@@ -49,6 +44,7 @@ const WEAVE_IRI = Buffer.from(`<${WEAVE_NS}`);
 const NL = 0x0a;
 const GT = 0x3e;
 
+/** `chunks` as they come, each graph's additions after its last chunk, and the terms' at the end. */
 export async function* selfContained(chunks: AsyncIterable<Chunk>, plan: ExportPlan): AsyncGenerator<Chunk> {
   const alignment = plan.alignmentGraph ? undefined : alignmentGraphIri(plan.soul);
   const describe = !plan.sources.some((s) => s.graph === ONTOLOGY_GRAPH);
