@@ -131,15 +131,16 @@ describe('a self-contained export answers as Weave does', () => {
     const RAVEL = 'https://repolex.ai/ontology/ravel/';
     assert.deepEqual(inGraph(alignment), [
       ...uuids.map((u) => `<urn:soul:local:Weave/Turn/${u}> <${OWL}sameAs> <https://repolex.ai/ravel/Turn/${u}> .`),
-      // ravel.ttl's axioms of the terms the session names: turns, their time, id and parent (no claims here).
+      // ravel.ttl's axioms of the terms the session names: turns, their role, time, id and parent (no claims here).
       `${W('Turn')} <${OWL}equivalentClass> <${RAVEL}Turn> .`,
+      `${W('role')} <${OWL}equivalentProperty> <${RAVEL}role> .`,
       `<${RAVEL}timestamp> <http://www.w3.org/2000/01/rdf-schema#subPropertyOf> ${W('timestamp')} .`,
       `<${RAVEL}turnId> <http://www.w3.org/2000/01/rdf-schema#subPropertyOf> ${W('eventId')} .`,
       `<${RAVEL}parentTurn> <http://www.w3.org/2000/01/rdf-schema#subPropertyOf> ${W('parentEvent')} .`,
     ]);
 
     const ontology = inGraph(ONTOLOGY_GRAPH);
-    assert.equal(added.length, 99 + 21 + ontology.length);
+    assert.equal(added.length, 99 + 22 + ontology.length);
     for (const axiom of [
       `${W('AssistantTurn')} ${W('turnRole')} "assistant" .`,
       `${W('UserTurn')} ${W('turnRole')} "user" .`,
