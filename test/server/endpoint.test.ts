@@ -320,6 +320,21 @@ describe('errors: the right status, a one-line message, never a stack trace', ()
         .end();
     });
     assert.equal(status, 403);
+    // Two Host headers: Node reads the first, a proxy may read the last; neither is taken.
+    const { connect } = await import('node:net');
+    const url = new URL(server.base);
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write(`GET /sparql?query=ASK%7B%7D HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\nConnection: close\r\n\r\n`),
+      );
+      let text = '';
+      socket.on('data', (d) => {
+        text += d;
+      });
+      socket.on('end', () => resolve(text.split('\r\n')[0]));
+      socket.on('error', reject);
+    });
+    assert.equal(head, 'HTTP/1.1 400 Bad Request');
   });
 
   it('404 for unknown paths and absent graphs', async () => {

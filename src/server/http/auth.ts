@@ -84,6 +84,9 @@ export function authorizeRead(config: ServerConfig, request: FastifyRequest, pat
  */
 export function checkHost(config: ServerConfig, request: FastifyRequest): void {
   if (!isLoopback(config.host)) return;
+  // Node keeps the first of two Host headers; a proxy or a cache may honour the last: every one must pass.
+  const hosts = request.raw.rawHeaders.filter((_, i, raw) => i % 2 === 0 && raw[i].toLowerCase() === 'host').length;
+  if (hosts > 1) throw new HttpError(400, `a request names one Host, not ${hosts}`);
   const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
   if (!isLoopback(host))
     throw new HttpError(403, `this server answers only to loopback names (localhost, 127.0.0.1, [::1]), not "${host}"`);
