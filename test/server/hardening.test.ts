@@ -147,6 +147,11 @@ describe('a server whose store cannot be opened', () => {
           problem: 'the store cannot be opened; the server log says which file',
         });
         assert.deepEqual(lines, [`a query worker cannot open the store: ${path}:10: not valid N-Quads`]);
+        // A query is refused at once with the same words, not held until its 5 s deadline (whose 503 says "busy").
+        const query = await fetch(`${base}/sparql?query=ASK%7B%7D`, { headers: { accept: 'application/sparql-results+json' } });
+        assert.equal(query.status, 503);
+        assert.ok(query.headers.get('retry-after'));
+        assert.match(await query.text(), /the store cannot be opened; the server log says which file/);
         // Workers keep failing to open it: the log does not repeat itself.
         await new Promise((r) => setTimeout(r, 1200));
         assert.equal(lines.length, 1);

@@ -187,6 +187,13 @@ export class QueryPool {
         pending.timer = setTimeout(() => this.deadline(pending), timeoutMs);
         return this.start(slot, pending);
       }
+      // The store cannot be opened: no worker will take the job before its deadline, so say so now.
+      if (this.openError !== undefined && !this.everReady) {
+        this.options.onEvent?.({ kind: 'rejected', op: job.op });
+        return reject(
+          new HttpError(503, 'the store cannot be opened; the server log says which file', { 'retry-after': this.retryAfter() }),
+        );
+      }
       if (this.queue.length >= this.options.queueLimit) {
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
         return reject(
