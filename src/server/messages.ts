@@ -46,6 +46,8 @@ export interface GraphReadJob {
   op: 'graph-read';
   graph: string | null;
   accept: string[];
+  /** How triple terms are written, as in `QueryJob`. */
+  tripleTerms: GraphForm;
   maxResultBytes: number;
 }
 

@@ -3,11 +3,13 @@
 usage: clients.py ENDPOINT CLIENT QUERY
 CLIENT: sparqlwrapper-xml (SPARQLWrapper's default: SPARQL XML, parsed with minidom),
         sparqlwrapper-json, sparqlwrapper-rdfxml (a CONSTRUCT, parsed into an rdflib Graph),
-        sparqlstore (rdflib's SPARQLStore: XML results parsed by rdflib).
-SELECT answers are printed as rows of values; a graph as its number of triples.
+        sparqlstore (rdflib's SPARQLStore: XML results parsed by rdflib),
+        graphstore (ENDPOINT is a Graph Store, QUERY a graph IRI: the graph read as Turtle by rdflib).
+SELECT answers are printed as rows of values; a graph as its number of triples (graphstore: and of rdf:Statements).
 """
 import json
 import sys
+from urllib.parse import quote
 
 import rdflib
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
@@ -40,3 +42,6 @@ if client.startswith("sparqlwrapper"):
 elif client == "sparqlstore":
     graph = rdflib.Graph(store=SPARQLStore(endpoint))
     print(json.dumps([[("" if v is None else str(v)) for v in row] for row in graph.query(query)]))
+elif client == "graphstore":
+    graph = rdflib.Graph().parse(f"{endpoint}?graph={quote(query, safe='')}", format="turtle")
+    print(json.dumps([len(graph), len(list(graph.subjects(rdflib.RDF.type, rdflib.RDF.Statement)))]))

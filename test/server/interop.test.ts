@@ -15,6 +15,9 @@ import { REPO, startTestServer, TURN, type TestServer } from './helpers.ts';
 
 const FEDERATION = join(REPO, 'fixtures', 'federation');
 const RAVEL = 'https://repolex.ai/ontology/ravel/';
+const RDF_NS = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+/** The statements of session 4444's own graph (the server fixtures' second session). */
+const STORED_44 = 155;
 let server: TestServer;
 let soul: TestEndpoint;
 let slow: TestEndpoint;
@@ -117,6 +120,39 @@ describe('triple terms and protocol details for every client', () => {
       )?.length,
       2,
     );
+  });
+
+  it('a Graph Store read honours ?rdf=1.1: a session graph with its triple terms as RDF 1.1 reification', async () => {
+    const graph = `/store?graph=${encodeURIComponent('urn:soul:local:Weave/graph/44444444-4444-4444-8444-444444444444')}`;
+    const read = async (params: string, accept: string) => {
+      const res = await get(`${graph}${params}`, { accept });
+      assert.equal(res.status, 200, await res.clone().text());
+      const loaded = new oxigraph.Store();
+      loaded.load(await res.text(), { format: accept, base_iri: server.base });
+      return loaded;
+    };
+    const count = (store: oxigraph.Store, p: string | null, o?: string) =>
+      store.match(null, p ? oxigraph.namedNode(`${RDF_NS}${p}`) : null, o ? oxigraph.namedNode(`${RDF_NS}${o}`) : null).length;
+    const tripleTerms = (store: oxigraph.Store) => store.match().filter((q) => q.object.termType === 'Quad').length;
+    // The session of two turns states 19 links, each `L rdf:reifies <<( s p o )>>`, and nothing else holds a triple term.
+    const stored = await read('', 'application/n-triples');
+    assert.deepEqual([stored.size, count(stored, 'reifies'), tripleTerms(stored)], [STORED_44, 19, 19]);
+    for (const accept of ['text/turtle', 'application/n-triples', 'application/rdf+xml']) {
+      const lowered = await read('&rdf=1.1', accept);
+      // Each link: rdf:reifies gone, a Statement with its subject, predicate and object in its place (three statements more).
+      assert.deepEqual(
+        [
+          lowered.size,
+          tripleTerms(lowered),
+          count(lowered, 'reifies'),
+          count(lowered, 'type', 'Statement'),
+          count(lowered, 'subject'),
+          count(lowered, 'object'),
+        ],
+        [STORED_44 + 3 * 19, 0, 0, 19, 19, 19],
+        accept,
+      );
+    }
   });
 
   it('triple-terms=literal reaches SPARQL XML and RDF/XML', async () => {

@@ -1,3 +1,5 @@
+import type { GraphForm } from '../../query/formats.ts';
+import { isRdfMode, type RdfMode } from '../../rdf/rdf-mode.ts';
 import { HttpError } from '../errors.ts';
 
 /**
@@ -35,6 +37,15 @@ export const TRIPLE_TERMS_PARAM = 'triple-terms';
 
 /** `rdf=1.2|1.1|star`: how triple terms are written in this answer (src/rdf/rdf-mode.ts); the server's `--rdf` otherwise. */
 export const RDF_PARAM = 'rdf';
+
+/** `triple-terms=literal` (the page), else `rdf=1.2|1.1|star`, else `fallback`: the server's `--rdf`. */
+export function tripleTermsAsked(params: URLSearchParams, fallback: RdfMode = '1.2'): GraphForm {
+  if (params.get(TRIPLE_TERMS_PARAM) === 'literal') return 'literal';
+  const asked = params.get(RDF_PARAM);
+  if (asked === null) return fallback;
+  if (!isRdfMode(asked)) throw new HttpError(400, `${RDF_PARAM} is 1.2, 1.1 or star, not "${asked.slice(0, 40)}"`);
+  return asked;
+}
 
 /** `source=URL` (repeatable): federate the query with this allow-listed endpoint or document. */
 export const SOURCE_PARAM = 'source';

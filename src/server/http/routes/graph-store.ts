@@ -6,7 +6,7 @@ import type { RdfPart } from '../../messages.ts';
 import { authorizeWrite } from '../auth.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
 import { acceptedFormats, oneGraphTypes, rdfInputTypes } from '../media.ts';
-import { decodeUtf8, isAbsoluteIri, mediaTypeOf, requireUtf8Charset } from '../protocol.ts';
+import { decodeUtf8, isAbsoluteIri, mediaTypeOf, requireUtf8Charset, tripleTermsAsked } from '../protocol.ts';
 import { sendResult } from '../reply.ts';
 import { runJob } from '../run-job.ts';
 import { requestUrl } from '../url.ts';
@@ -15,7 +15,8 @@ import { requestUrl } from '../url.ts';
  * The SPARQL 1.1 Graph Store HTTP Protocol at /store: `?graph=IRI` and `?default` (indirect
  * identification), or the graph whose IRI is the request URL itself, /store/… (direct). Reads
  * always work; PUT, POST and DELETE need writes on and the token. `?default` is the store's own
- * unnamed graph, not the union the query endpoint answers over by default.
+ * unnamed graph, not the union the query endpoint answers over by default. A read writes triple
+ * terms as the query endpoint does: `?rdf=`, `triple-terms=literal`, else the server's `--rdf`.
  */
 
 const STORE_PATH = '/store';
@@ -61,7 +62,11 @@ async function handle(ctx: ServerContext, request: FastifyRequest, reply: Fastif
     const accept = acceptedFormats(oneGraphFormats(), request.headers.accept);
     if (!accept.length) throw new HttpError(406, `a graph can be sent as ${oneGraphTypes().join(', ')}`);
     const { graph } = where as { graph: string | null };
-    return sendResult(reply, await runJob(ctx, { op: 'graph-read', graph, accept, maxResultBytes: ctx.config.maxResultBytes }, request));
+    const tripleTerms = tripleTermsAsked(request.searchParams, ctx.config.rdfMode);
+    return sendResult(
+      reply,
+      await runJob(ctx, { op: 'graph-read', graph, accept, tripleTerms, maxResultBytes: ctx.config.maxResultBytes }, request),
+    );
   }
 
   authorizeWrite(ctx.config, request);

@@ -1,8 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { allowed, checkServices, FederationError, needsFederation } from '../../../federation/allow.ts';
-import type { GraphForm } from '../../../query/formats.ts';
 import { returnsGraph } from '../../../query/run.ts';
-import { isRdfMode } from '../../../rdf/rdf-mode.ts';
 import type { QueryJob } from '../../messages.ts';
 import { HttpError } from '../../errors.ts';
 import { authorizeWrite } from '../auth.ts';
@@ -10,7 +8,7 @@ import { routePlugin, type ServerContext } from '../context.ts';
 import { serviceDescription } from '../descriptions.ts';
 import { acceptedTypes, contentType, oneGraphTypes } from '../media.ts';
 import { negotiate } from '../negotiate.ts';
-import { parseProtocolRequest, RDF_PARAM, SOURCE_PARAM, TRIPLE_TERMS_PARAM, type SparqlOperation } from '../protocol.ts';
+import { parseProtocolRequest, SOURCE_PARAM, type SparqlOperation, tripleTermsAsked } from '../protocol.ts';
 import { checkQueryDepth } from '../query-depth.ts';
 import { convertTurtle, notAcceptable, sendResult } from '../reply.ts';
 import { runJob } from '../run-job.ts';
@@ -89,22 +87,13 @@ async function query(
       namedGraphs: op.namedGraphs,
       accept,
       baseIri: endpoint,
-      tripleTerms: tripleTermsOf(ctx, params),
+      tripleTerms: tripleTermsAsked(params, ctx.config.rdfMode),
       maxResultBytes: ctx.config.maxResultBytes,
       ...(federation ? { federation } : {}),
     },
     request,
   );
   return sendResult(reply, result);
-}
-
-/** `triple-terms=literal` (the page), else `rdf=1.2|1.1|star`, else the server's `--rdf`. */
-function tripleTermsOf(ctx: ServerContext, params: URLSearchParams): GraphForm {
-  if (params.get(TRIPLE_TERMS_PARAM) === 'literal') return 'literal';
-  const asked = params.get(RDF_PARAM);
-  if (asked === null) return ctx.config.rdfMode ?? '1.2';
-  if (!isRdfMode(asked)) throw new HttpError(400, `${RDF_PARAM} is 1.2, 1.1 or star, not "${asked.slice(0, 40)}"`);
-  return asked;
 }
 
 /**

@@ -1,17 +1,23 @@
 import oxigraph from 'oxigraph';
-import { formatOf } from '../../../query/formats.ts';
+import { formatOf, mediaTypeNamed } from '../../../query/formats.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { GraphReadJob, GraphWriteJob, JobResult } from '../../messages.ts';
 import { answer, NO_TRIPLE_TERMS, noFormatLeft } from './answer.ts';
 import { graphExists, graphTerm } from './persist.ts';
+import { graphAnswer } from './query.ts';
 import { isTrap } from './traps.ts';
 
 /** The Graph Store Protocol's operations on one graph of a query worker's copy of the store. */
 
-/** A graph in the first of the client's formats that can hold it. */
+/**
+ * A graph in the first of the client's formats that can hold it. Triple terms in another form
+ * than RDF 1.2 are rewritten from its N-Triples, as a CONSTRUCT's are (src/query/graph-results.ts).
+ */
 export function readGraphJob(store: OxStore, job: GraphReadJob): JobResult {
   if (!graphExists(store, job.graph)) throw new HttpError(404, `there is no graph <${job.graph}>`);
+  if (job.tripleTerms !== '1.2')
+    return graphAnswer(store.dump({ format: mediaTypeNamed('ntriples'), from_graph_name: graphTerm(job.graph) }), job);
   for (const format of job.accept) {
     try {
       return answer(store.dump({ format, from_graph_name: graphTerm(job.graph) }), format, job.maxResultBytes);

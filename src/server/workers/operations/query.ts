@@ -69,7 +69,8 @@ function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
   );
 }
 
-function graphAnswer(nquads: string, job: QueryJob): JobResult {
+/** A graph (N-Quads text) in the first accepted format that can hold it, triple terms as the job asks. */
+export function graphAnswer(nquads: string, job: Pick<QueryJob, 'accept' | 'tripleTerms' | 'maxResultBytes'>): JobResult {
   const reasons = new Set<string>();
   for (const format of job.accept) {
     try {
