@@ -13,6 +13,10 @@ import { printHelp } from './help.ts';
 
 const DEFAULT_FORMAT = 'trig';
 
+/** Said after every RDF-star export: the file reads without an error where it means something else. */
+export const STAR_WARNING =
+  'weave export: warning: --rdf star is for Jena 4 and RDF4J; an RDF 1.2 reader (Oxigraph, N3.js) takes each << s p o >> for a reifier of its own, one more statement per claim and link\n';
+
 /** The help, its formats read from the format table. */
 function help(formats = exportFormats()): string {
   const graphless = nameList(
@@ -37,7 +41,8 @@ options:
                        1.1   RDF 1.1 reification on the same reifier: R a rdf:Statement;
                              rdf:subject s; rdf:predicate p; rdf:object o (Virtuoso, rdflib,
                              raptor, Jena; always for ${reified})
-                       star  RDF-star << s p o >> (Jena 4, RDF4J)
+                       star  RDF-star << s p o >> (Jena 4, RDF4J only: RDF 1.2 readers such
+                             as Oxigraph and N3.js read each as one more reifier)
   --self-contained   add what the statements need to answer elsewhere as in Weave: each
                      record's envelope values (weave:cwd… as queries/record-envelope.rq
                      answers them), the ontology's statements of the terms used (turnRole,
@@ -90,6 +95,7 @@ export async function main(args: string[]): Promise<number> {
       await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       await rename(temp, values.output!);
     }
+    if (mode === 'star') process.stderr.write(STAR_WARNING);
   } catch (e) {
     if (temp) {
       out.destroy();

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import oxigraph from 'oxigraph';
 import { Writable } from 'node:stream';
-import { progressBar } from '../../src/cli/export.ts';
+import { progressBar, STAR_WARNING } from '../../src/cli/export.ts';
 import { type ExportFormat, exportStore, withoutGraph } from '../../src/export/export.ts';
 import { planExport } from '../../src/export/graphs.ts';
 import type { RdfMode } from '../../src/rdf/rdf-mode.ts';
@@ -161,6 +161,17 @@ describe('weave export streams the graph files', () => {
           !line.includes('<<('),
       ),
     );
+  });
+
+  test('--rdf star says on stderr what an RDF 1.2 reader makes of it: one more statement for each rdf:reifies', async () => {
+    const target = join(dir, 'star.trig');
+    const r = await weave(['export', '--store', dir, '--format', 'trig', '--rdf', 'star', '-o', target]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, STAR_WARNING);
+    // Oxigraph reads `R rdf:reifies << s p o >>` as `R rdf:reifies _:b . _:b rdf:reifies <<( s p o )>>`, without an error.
+    const read = load(await readFile(target, 'utf8'), 'trig');
+    assert.equal(read.size, store.size + reifies);
+    assert.equal(read.match(null, oxigraph.namedNode(`${RDF}reifies`), null, null).length, 2 * reifies);
   });
 
   test('RDF/XML is refused, with the count, when text holds characters XML 1.0 cannot carry; nothing is written', async () => {
