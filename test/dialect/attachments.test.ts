@@ -165,10 +165,11 @@ test('registry deltas: tools, mcp and agents, one value per name; the rest of th
   );
 });
 
-test('skill_listing is a state attachment with its payload whole, and names the skills it lists', () => {
+test('skill_listing is a state attachment with its payload whole, and names the skills it lists, plugin skills whole', () => {
   const e = E('at-0006');
   const payload =
-    '{"type":"skill_listing","content":"- pdf: Read and fill PDF forms\\n- xlsx: Edit spreadsheets","skillCount":2,"isInitial":true}';
+    '{"type":"skill_listing","content":"- pdf: Read and fill PDF forms\\n- xlsx: Edit spreadsheets\\n- docs:review: Review the docs\\n- docs:publish: Publish the docs","skillCount":4,"isInitial":true}';
+  // A plugin's skills share the plugin's name before their colon: cut there, both were "docs", stated twice.
   assert.deepEqual(
     at(7).triples,
     sorted(
@@ -176,10 +177,14 @@ test('skill_listing is a state attachment with its payload whole, and names the 
       available(e, 'attachmentJson', `json:${payload}`, Buffer.byteLength(payload), '/attachment'),
       `${e} weave:skillName "pdf"`,
       `${e} weave:skillName "xlsx"`,
+      `${e} weave:skillName "docs:review"`,
+      `${e} weave:skillName "docs:publish"`,
     ),
   );
-  assert.equal(Buffer.byteLength(payload), 126);
-  assert.deepEqual(listedSkills({ type: 'skill_listing', names: ['a', 'b'], content: '- c: d' }), ['a', 'b']);
+  // 126 bytes for the two plain skills, 32 and 34 for the two lines (each with its escaped "\\n") added.
+  assert.equal(Buffer.byteLength(payload), 192);
+  assert.deepEqual(listedSkills({ type: 'skill_listing', names: ['a', 'b', 'a'], content: '- c: d' }), ['a', 'b']);
+  assert.deepEqual(listedSkills({ type: 'skill_listing', content: '- p:s: one\n- p:s: again\n- bare:' }), ['p:s', 'bare']);
 });
 
 test('nested_memory links the file it was read from; its text and memory type are read', () => {

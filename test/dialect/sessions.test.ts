@@ -152,6 +152,8 @@ test('session-failed-hooks.rq: failed hook commands and Stop hook errors', async
 test('session-mcp-servers-and-skills.rq: servers from both deltas, skills listed and invoked', async () => {
   assert.deepEqual(rows(await query('session-mcp-servers-and-skills'), 'session', 'kind', 'name'), [
     `${S3} · mcp server · github`,
+    `${S3} · skill · docs:publish`,
+    `${S3} · skill · docs:review`,
     `${S3} · skill · pdf`,
     `${S3} · skill · xlsx`,
   ]);
@@ -188,7 +190,7 @@ test('session-overview.rq: the whole picture, one row per session', async () => 
     ),
   );
   assert.deepEqual(overview, [
-    `${S3} · Tidy the README · - · PostToolUse:Edit cancelled | PostToolUse:Edit non_blocking_error | PreToolUse:Edit blocking_error | Stop error_during_execution · github · pdf | xlsx · ` +
+    `${S3} · Tidy the README · - · PostToolUse:Edit cancelled | PostToolUse:Edit non_blocking_error | PreToolUse:Edit blocking_error | Stop error_during_execution · github · docs:publish | docs:review | pdf | xlsx · ` +
       '/home/ada/.claude/plans/tidy-readme.md | /home/ada/records-demo/README.md | /home/ada/records-demo/src | /home/ada/records-demo/src/CLAUDE.md | /home/ada/records-demo/src/main.ts',
     `${S4} · List the files · auto 71221 tokens | manual 142431 tokens · Stop check-tests: 3 failing · - · - · -`,
     `${S5} · records-demo: tests · - · - · - · - · -`,

@@ -107,6 +107,12 @@ describe('weave export streams the graph files', () => {
     assert.match(text['trig 1.2'], /\ba weave:Event, weave:Turn, weave:UserTurn;$/m);
   });
 
+  test('N-Quads states each quad once: as many lines as the store holds quads', () => {
+    // A listing of plugin skills (fixtures/records 3333…, line 7) once stated "docs" twice in one graph.
+    const lines = text['nquads 1.2'].split('\n').filter(Boolean);
+    assert.deepEqual([new Set(lines).size, lines.length], [store.size, store.size]);
+  });
+
   test('Turtle and N-Triples merge the graphs into one', () => {
     const expected = canonical(store, true);
     assert.deepEqual(canonical(load(text['turtle 1.2'], 'turtle')), expected);

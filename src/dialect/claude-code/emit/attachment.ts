@@ -97,14 +97,15 @@ function emitState(attachment: JsonObject, kind: string, ctx: RecordContext): vo
 }
 
 /**
- * The skills a listing names: `names` (2.1.220+), else the `- name: description` lines of its
- * markdown `content`.
+ * The skills a listing names, each once: `names` (2.1.220+), else the `- name: description` lines
+ * of its markdown `content`. A plugin's skill is `plugin:skill`, so the name ends at the first
+ * colon followed by a space (or the line's end), not at the first colon.
  */
 export function listedSkills(attachment: JsonObject): string[] {
   const names = attachment.names;
-  if (Array.isArray(names)) return names.filter((n): n is string => typeof n === 'string');
+  if (Array.isArray(names)) return [...new Set(names.filter((n): n is string => typeof n === 'string'))];
   if (typeof attachment.content !== 'string') return [];
-  return [...attachment.content.matchAll(/^- ([^:\n]+):/gm)].map((m) => m[1].trim());
+  return [...new Set([...attachment.content.matchAll(/^- ([^\n]+?):(?: |$)/gm)].map((m) => m[1].trim()))];
 }
 
 /** A path on disk: one node per path, shared by every session that names it. */
