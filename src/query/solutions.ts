@@ -6,7 +6,8 @@ import type { JsonResults, JsonTerm } from './table.ts';
  * SELECT and ASK results written from SPARQL JSON results, in every format the endpoint serves,
  * with RDF 1.2 triple terms in the form the client reads:
  *
- * - `1.2`: `{"type": "triple"}` in JSON, `<triple>` in XML, `<<( s p o )>>` in TSV and CSV.
+ * - `1.2`: `{"type": "triple"}` in JSON, `<triple>` in XML, `<<( s p o )>>` in TSV and CSV (in CSV
+ *   of the terms' values, as the SPARQL 1.2 CSV draft writes them: `<<( urn:s urn:p "o" )>>`).
  * - `star`: the SPARQL-star results of Jena 4 and RDF4J: the same JSON and XML, `<< s p o >>` in TSV and CSV.
  * - `literal`: a plain literal holding the triple's N-Triples text (RDF 1.1 has no triple
  *   terms; `--rdf 1.1` and `triple-terms=literal` both mean this for solutions).
@@ -145,10 +146,24 @@ function csvResults(results: JsonResults, form: TripleTermForm): string {
   const vars = results.head.vars ?? [];
   const cell = (t: JsonTerm | undefined) => {
     if (!t) return '';
-    const text = t.type === 'bnode' ? `_:${t.value}` : t.type === 'triple' ? ntTerm(t, form) : t.value;
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+    const text = csvValue(t, form);
+    return /[",\r\n]/.test(text) ? csvQuoted(text) : text;
   };
   const lines = [vars.join(',')];
   for (const row of results.results?.bindings ?? []) lines.push(vars.map((v) => cell(row[v])).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
+
+/**
+ * A term's CSV value (SPARQL 1.2 CSV §3.2): its value alone; a triple term `<<( s p o )>>` (`<< s p o >>`
+ * for RDF-star) of its terms' values, a literal object in quotes, quoted as a CSV field is.
+ */
+function csvValue(t: JsonTerm, form: TripleTermForm): string {
+  if (t.type === 'bnode') return `_:${t.value}`;
+  if (t.type !== 'triple') return t.value;
+  const { subject, predicate, object } = t.value;
+  const inner = `${csvValue(subject, form)} ${csvValue(predicate, form)} ${object.type === 'literal' ? csvQuoted(object.value) : csvValue(object, form)}`;
+  return form === 'star' ? `<< ${inner} >>` : `<<( ${inner} )>>`;
+}
+
+const csvQuoted = (text: string) => `"${text.replace(/"/g, '""')}"`;

@@ -58,6 +58,28 @@ test('SELECT with triple terms: RDF 1.2 JSON and XML, RDF-star TSV, RDF 1.1 lite
   }
 });
 
+test('CSV writes a triple term as the SPARQL 1.2 CSV draft does: <<( s p o )>> of the values, a literal object in quotes', () => {
+  // The draft's own example (its "Carol" row), beside a claim: quotes inside the literal, and a comma.
+  const CAROL = `<urn:claim2> <${RDF}reifies> <<( <http://example/carol> <http://example/says> "Hello world, my name is \\"Alice\\"." )>> <urn:g> .\n`;
+  const s = store(CLAIM + CAROL);
+  const q = 'SELECT ?c ?t WHERE { ?c rdf:reifies ?t } ORDER BY ?c';
+  assert.equal(
+    text(runQueryJob(s, job(q, ['text/csv']))),
+    'c,t\r\n' +
+      'urn:claim,"<<( urn:turn urn:exhibits ""human/authored"" )>>"\r\n' +
+      'urn:claim2,"<<( http://example/carol http://example/says ""Hello world, my name is """"Alice""""."" )>>"\r\n',
+  );
+  assert.equal(
+    text(runQueryJob(s, job(q, ['text/csv'], 'star'))).split('\r\n')[1],
+    'urn:claim,"<< urn:turn urn:exhibits ""human/authored"" >>"',
+  );
+  // TSV is N-Triples, as Oxigraph writes it.
+  assert.equal(
+    text(runQueryJob(s, job(q, ['text/tab-separated-values']))).split('\n')[1],
+    '<urn:claim>\t<<( <urn:turn> <urn:exhibits> "human/authored" )>>',
+  );
+});
+
 test('CONSTRUCT with triple terms: RDF 1.1 reification in RDF/XML and JSON-LD, RDF-star in Turtle and N-Triples', () => {
   const s = store(CLAIM);
   const q = 'CONSTRUCT { ?c rdf:reifies ?t } WHERE { ?c rdf:reifies ?t }';

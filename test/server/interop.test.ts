@@ -155,6 +155,18 @@ describe('triple terms and protocol details for every client', () => {
     }
   });
 
+  it('CSV writes a triple term as SPARQL 1.2 CSV does, whole, not Oxigraph\'s bare "s p o"', async () => {
+    const q = 'SELECT ?t WHERE { ?c rdf:reifies ?t FILTER(STRSTARTS(STR(?c), "urn:soul:local:Weave/Claim/")) }';
+    const lines = (await (await query(q, '', 'text/csv')).text()).split('\r\n');
+    assert.deepEqual(lines.sort(), [
+      '',
+      ...['5e55e55e', '7e55e55e'].map(
+        (t) => `"<<( ${TURN(`${t}-0000-4000-8000-000000000001`)} https://repolex.ai/ontology/weave#exhibits ""human/authored"" )>>"`,
+      ),
+      't',
+    ]);
+  });
+
   it('triple-terms=literal reaches SPARQL XML and RDF/XML', async () => {
     const select = await (
       await query('SELECT ?t WHERE { ?c rdf:reifies ?t } LIMIT 1', '&triple-terms=literal', 'application/sparql-results+xml')

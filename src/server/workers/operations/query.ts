@@ -20,6 +20,9 @@ import { isTrap } from './traps.ts';
  * without threads; every failure is an HttpError with the client's status.
  */
 
+/** The results syntaxes Oxigraph writes as SPARQL 1.2 does, triple terms included. */
+const OXIGRAPH_WRITES = new Set(['json', 'tsv']);
+
 /**
  * `union`: what the worker knows of its store's union, `set` when each triple sits in one graph
  * (src/store/restated.ts), else whether its own default graph is empty.
@@ -47,9 +50,10 @@ export function runQueryJob(store: OxStore, job: QueryJob, union: { set?: boolea
   };
   if (job.graphResult) return graphAnswer(run(mediaTypeNamed('nquads')), job);
   const format = job.accept[0];
-  // Oxigraph's own JSON, CSV and TSV when nothing is to change; everything else (XML, which
-  // must never be ill-formed, included) from its JSON.
-  if (!formatOf(format)?.xml && solutionForm(format, job.tripleTerms) === '1.2') return answer(run(format), format, job.maxResultBytes);
+  // Oxigraph's own JSON and TSV when nothing is to change; everything else from its JSON: XML,
+  // which must never be ill-formed, and CSV, where Oxigraph writes a triple term as `s p o`.
+  if (OXIGRAPH_WRITES.has(formatOf(format)?.name ?? '') && solutionForm(format, job.tripleTerms) === '1.2')
+    return answer(run(format), format, job.maxResultBytes);
   return solutionsAnswer(JSON.parse(run(mediaTypeNamed('json'))) as JsonResults, job);
 }
 
