@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import type { RdfMode } from '../../src/rdf/rdf-mode.ts';
 import { sparqlPrefixes } from '../../src/rdf/vocab.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { openStore } from '../../src/store/store.ts';
-import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
+import { FIXTURES, REPO, ingestFresh, removeDir, tempDir } from '../helpers.ts';
 import {
   command,
   findJena,
@@ -33,7 +33,8 @@ import {
  * Weave's exports, in every syntax, loaded by the consumers of the Debian era in `--rdf 1.1`
  * mode: each holds exactly the statements exported, and answers the same questions as Weave.
  * The store is three fixture folders with their readers run (claims, tool errors, an MCP tool
- * whose name holds a space and a `#`), with no text XML 1.0 cannot carry, so RDF/XML is written too.
+ * whose name holds a space and a `#`), and a prompt written here whose text holds `\n` (a
+ * backslash and an n), with no text XML 1.0 cannot carry, so RDF/XML is written too.
  */
 
 const EXPORTS: [ExportFormat, string][] = [
@@ -45,6 +46,21 @@ const EXPORTS: [ExportFormat, string][] = [
   ['rdfxml', 'x.rdf'],
 ];
 const DATASET = new Set<ExportFormat>(['nquads', 'trig', 'jsonld']);
+/** A session of one prompt holding a backslash before an n, twice, as text about code and Windows paths does. */
+const ESCAPES = 'e5ca0e5c-0000-4000-8000-000000000001';
+const ESCAPES_LINE = `${JSON.stringify({
+  parentUuid: null,
+  isSidechain: false,
+  userType: 'external',
+  cwd: '/home/ada/escapes',
+  sessionId: ESCAPES,
+  version: '2.1.3',
+  type: 'user',
+  message: { role: 'user', content: 'Split the lines on \\n, not on the n of C:\\new' },
+  uuid: 'e5ca0e5c-0000-4000-8000-000000000002',
+  timestamp: '2025-11-04T09:00:00.000Z',
+  promptId: 'p-e',
+})}\n`;
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 
 /** Questions every consumer is asked, with the columns compared (a rate's digits differ between engines). */
@@ -64,6 +80,13 @@ const QUESTIONS: { name: string; text: string; columns: number }[] = [
         } GROUP BY ?use ?tool }
     } GROUP BY ?tool ORDER BY DESC(?errors) DESC(?calls) ?tool`,
     columns: 3,
+  },
+  {
+    // The prompt this test writes (above): rdflib's N-Quads reader takes its backslash-n for a line break.
+    // Asked without a backslash in the query, since rdflib's SPARQL parser reads an escaped one the same way.
+    name: 'texts holding a backslash before an n',
+    text: 'SELECT ?p (COUNT(DISTINCT ?text) AS ?texts) WHERE { ?s ?p ?text FILTER(isLiteral(?text) && CONTAINS(ENCODE_FOR_URI(STR(?text)), "%5Cn")) } GROUP BY ?p ORDER BY ?p',
+    columns: 2,
   },
   {
     name: 'claims per detector',
@@ -89,9 +112,13 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
   const kept: Record<string, number> = {};
   const questionFiles: string[] = [];
   let expected: string[][][];
+  let prompts: string;
 
   before(async () => {
-    ({ dir } = await ingestFresh(['server', 'spine', 'readers'].map((f) => join(FIXTURES, f))));
+    prompts = await tempDir();
+    await mkdir(join(prompts, '-home-ada-escapes'));
+    await writeFile(join(prompts, '-home-ada-escapes', `${ESCAPES}.jsonl`), ESCAPES_LINE);
+    ({ dir } = await ingestFresh([...['server', 'spine', 'readers'].map((f) => join(FIXTURES, f)), prompts]));
     await detect({ storeDir: dir });
     ({ store } = await openStore(dir));
     for (const [format, name] of EXPORTS) await writeFile(file(name), await exported(dir, format, '1.1'));
@@ -118,21 +145,31 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
       assert.ok(expected[i].length >= 2, q.name);
     }
   });
-  after(() => removeDir(dir));
+  after(async () => {
+    await removeDir(dir);
+    await removeDir(prompts);
+  });
 
   test("the guide's export, rdflib and Jena examples, run as they are written", async (t) => {
-    // weave export --format nquads --rdf 1.1 -o weave.nq, as the guide's comment says
-    const exportLine = /# (weave export [^\n]*-o weave\.nq)/.exec(guideBlock('python', 'rdflib'))![1];
+    // weave export --format trig --rdf 1.1 -o weave.trig, as the guide's comment says
+    const exportLine = /# (weave export [^\n]*-o weave\.trig)/.exec(guideBlock('python', 'rdflib'))![1];
     await command(join(REPO, 'bin', 'weave'), [...exportLine.split(' ').slice(1), '--store', dir], { cwd: dir });
-    assert.equal(await readFile(file('weave.nq'), 'utf8'), await readFile(file('x.nq'), 'utf8'));
+    assert.equal(await readFile(file('weave.trig'), 'utf8'), await readFile(file('x.trig'), 'utf8'));
     if (!missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib')) {
-      const script = `${guideBlock('python', 'rdflib')}\nprint(sum(len(c) for c in graph.contexts()))\n`;
+      // Every statement, and the prompt written above with its backslashes (its text, title and quote are one value).
+      const script = `${guideBlock('python', 'rdflib')}
+import json
+print(json.dumps([sum(len(c) for c in graph.contexts()), sorted({str(o) for o in graph.objects() if "C:\\\\new" in o})]))
+`;
       await writeFile(file('guide.py'), script);
-      assert.equal(Number((await command('/usr/bin/python3', [file('guide.py')], { cwd: dir })).stdout), kept['x.nq']);
+      assert.deepEqual(JSON.parse((await command('/usr/bin/python3', [file('guide.py')], { cwd: dir })).stdout), [
+        kept['x.trig'],
+        ['Split the lines on \\n, not on the n of C:\\new'],
+      ]);
     } else t.diagnostic('rdflib is not installed here: its example was not run');
     const jena = await findJena();
     const riot = guideBlock('sh', 'riot --count').trim().split(' ');
-    if (typeof jena !== 'string') assert.deepEqual(await riotCounts(jena, riot.slice(2).map(file)), [written['x.nq']]);
+    if (typeof jena !== 'string') assert.deepEqual(await riotCounts(jena, riot.slice(2).map(file)), [written['x.trig']]);
     else t.diagnostic(jena);
   });
 
@@ -146,14 +183,19 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
       'x.jsonld': 'json-ld',
       'x.rdf': 'xml',
     };
+    const backslashes = QUESTIONS.findIndex((q) => q.name.startsWith('texts holding a backslash'));
     for (const [, name] of EXPORTS) {
-      const out = JSON.parse(await python(script, [file(name), formats[name], ...(name === 'x.nq' ? questionFiles : [])])) as {
+      const asked = name === 'x.trig' || name === 'x.nq';
+      const out = JSON.parse(await python(script, [file(name), formats[name], ...(asked ? questionFiles : [])])) as {
         statements: number;
         answers: string[][][];
       };
       assert.equal(out.statements, kept[name], name);
-      if (name === 'x.nq')
+      // TriG, as the guide loads it, answers as Weave does.
+      if (name === 'x.trig')
         for (const [i, q] of QUESTIONS.entries()) assert.deepEqual(project(out.answers[i], q.columns), expected[i], q.name);
+      // rdflib 6.1's N-Quads reader reads an escaped backslash before an n as a backslash and a line break: no text holds one.
+      if (name === 'x.nq') assert.deepEqual(out.answers[backslashes], []);
     }
   });
 
@@ -339,7 +381,7 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
       const sql = guideBlock('sql', 'ld_dir(').replaceAll('/data', dir);
       for (const statement of sql.split('\n').filter(Boolean)) {
         await virtuoso.sql(statement);
-        assert.equal(await countAndClear(), kept['x.nq'], statement);
+        assert.equal(await countAndClear(), kept['x.trig'], statement);
       }
     });
 
