@@ -41,7 +41,7 @@ function toolUse(key: 'tool' | 'server'): string {
       : '';
   return `# Calls per ${key === 'tool' ? 'tool' : 'MCP server (mcp__<server>__<tool>)'}, and the share whose result the runtime marked as an error.
 SELECT ?${key} (COUNT(DISTINCT ?use) AS ?calls) (COUNT(DISTINCT ?failed) AS ?errors)
-       (ROUND(1000 * COUNT(DISTINCT ?failed) / COUNT(DISTINCT ?use)) / 1000 AS ?failureRate)
+       (ROUND(1000 * xsd:decimal(COUNT(DISTINCT ?failed)) / COUNT(DISTINCT ?use)) / 1000 AS ?failureRate)
 WHERE {
   ?use a weave:ToolUseBlock ; weave:toolName ?tool .
   OPTIONAL { ?result weave:toolUseRef ?use ; weave:toolIsError ?isError FILTER(?isError = true) BIND(?use AS ?failed) }${server}
