@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import type oxigraph from 'oxigraph';
+import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
+import { federationSamples } from '../../bench/federation-samples.ts';
 import { FederationError } from '../../src/federation/allow.ts';
 import { runFederated } from '../../src/federation/engine.ts';
 import { storeSource } from '../../src/federation/sources.ts';
@@ -48,18 +49,34 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     await removeDir(dir);
   });
 
+  test('the samples are what bench/federation-samples.ts writes from this store: every turn they name is in it', async () => {
+    const { pool, soul: memories } = federationSamples(store);
+    assert.equal(pool, await readFile(POOL, 'utf8'));
+    assert.equal(memories, await readFile(join(FEDERATION, 'soul.trig'), 'utf8'));
+    const named = [...`${pool}${memories}`.matchAll(/<https:\/\/repolex\.ai\/ravel\/Turn\/([^>]+)>/g)].map((m) => m[1]);
+    const held = named.filter((id) => store.match(oxigraph.namedNode(TURN(id)), null, null, null).length);
+    assert.deepEqual([...new Set(held)].sort(), [
+      '5e55e55e-0000-4000-8000-000000000001',
+      '5e55e55e-0000-4000-8000-000000000004',
+      '7e55e55e-0000-4000-8000-000000000001',
+      '7e55e55e-0000-4000-8000-000000000002',
+    ]);
+    assert.equal(held.length, named.length);
+  });
+
   test('joins a Weave turn, a Pool moment and a Soul memory by IRI', async (t) => {
     const started = performance.now();
     const result = await runFederated(store, await example('turn-moment-memory.rq'), federation());
     t.diagnostic(`turn-moment-memory.rq: ${Math.round(performance.now() - started)} ms (Comunica loaded in this run)`);
-    // By hand: pool.ttl's m-0001 is derived from ravel's 5e55e55e-0000-4000-8000-000000000004, and soul.trig's first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004.
+    // By hand: pool.ttl's m-0001 is derived from ravel's 5e55e55e-0000-4000-8000-000000000004, the last answer of session 3333…,
+    // and soul.trig's memory of that session (m + the first 16 hex of its id's SHA-1) rests on its first prompt and that answer.
     assert.deepEqual(rows(result, 'turn', 'moment', 'caption', 'memory', 'text'), [
       [
         TURN('5e55e55e-0000-4000-8000-000000000004'),
         'https://repolex.ai/pool/Moment/m-0001',
-        'A folder holding README.md and src',
-        'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60',
-        'Listed the weave-server folder: README.md and src.',
+        'Two entries: README.md and src.',
+        'https://repolex.ai/ravel/Memory/m5e947117f3a0b596',
+        'Asked: What is in this folder? Answered: Two entries: README.md and src.',
       ],
     ]);
   });
@@ -119,7 +136,7 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     assert.equal(
       stdout,
       '?turn\t?moment\t?caption\t?memory\t?text\n' +
-        `<${TURN('5e55e55e-0000-4000-8000-000000000004')}>\t<https://repolex.ai/pool/Moment/m-0001>\t"A folder holding README.md and src"\t<https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60>\t"Listed the weave-server folder: README.md and src."\n`,
+        `<${TURN('5e55e55e-0000-4000-8000-000000000004')}>\t<https://repolex.ai/pool/Moment/m-0001>\t"Two entries: README.md and src."\t<https://repolex.ai/ravel/Memory/m5e947117f3a0b596>\t"Asked: What is in this folder? Answered: Two entries: README.md and src."\n`,
     );
   });
 });

@@ -49,11 +49,12 @@ describe('federated queries at the endpoint', () => {
       b.turn.value,
       b.memory.value,
     ]);
-    // soul.trig: the first memory rests on 5e55e55e-0000-4000-8000-000000000001 and 5e55e55e-0000-4000-8000-000000000004, the second on 7e55e55e-0000-4000-8000-000000000002.
+    // soul.trig: each session's memory rests on its first prompt and its last answer (3333…: turns 1 and 4, 4444…: 1 and 2).
     assert.deepEqual(rows, [
-      [TURN('5e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
-      [TURN('5e55e55e-0000-4000-8000-000000000004'), 'https://repolex.ai/ravel/Memory/m5a1c0e7d2b9f4a60'],
-      [TURN('7e55e55e-0000-4000-8000-000000000002'), 'https://repolex.ai/ravel/Memory/m0b7e3f9a1c5d2e84'],
+      [TURN('5e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/ravel/Memory/m5e947117f3a0b596'],
+      [TURN('5e55e55e-0000-4000-8000-000000000004'), 'https://repolex.ai/ravel/Memory/m5e947117f3a0b596'],
+      [TURN('7e55e55e-0000-4000-8000-000000000001'), 'https://repolex.ai/ravel/Memory/ma787db49647d080d'],
+      [TURN('7e55e55e-0000-4000-8000-000000000002'), 'https://repolex.ai/ravel/Memory/ma787db49647d080d'],
     ]);
   });
 
