@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { attachmentClass, listedSkills } from '../../src/dialect/claude-code/emit/attachment.ts';
-import { available, contentOf, emitted, sorted } from './helpers.ts';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ingest, WEAVE } from '../../src/ingest.ts';
+import { removeDir, tempDir } from '../helpers.ts';
+import { available, contentOf, emitted, RECORDS, sorted } from './helpers.ts';
 
 /**
  * Every attachment subtype of the format reference, one line each of
@@ -185,6 +189,24 @@ test('skill_listing is a state attachment with its payload whole, and names the 
   assert.equal(Buffer.byteLength(payload), 192);
   assert.deepEqual(listedSkills({ type: 'skill_listing', names: ['a', 'b', 'a'], content: '- c: d' }), ['a', 'b']);
   assert.deepEqual(listedSkills({ type: 'skill_listing', content: '- p:s: one\n- p:s: again\n- bare:' }), ['p:s', 'bare']);
+});
+
+test('a store built before plugin skills kept their whole name (weave/0.12) reads its sessions again', async () => {
+  const dir = await tempDir();
+  try {
+    const first = await ingest([RECORDS], { storeDir: dir, soul: 'local' });
+    const file = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(file, 'utf8')) as { graphs: Record<string, { builtWith?: string }> };
+    const entry = manifest.graphs[`urn:soul:local:Weave/graph/${S}`];
+    assert.ok(entry.builtWith?.includes(`+${WEAVE}+`));
+    entry.builtWith = entry.builtWith!.replace(`+${WEAVE}+`, '+weave/0.12+');
+    await writeFile(file, JSON.stringify(manifest));
+    const again = await ingest([RECORDS], { storeDir: dir, soul: 'local' });
+    // The six sessions of fixtures/records: the one stamped as before is read again, the others are not.
+    assert.deepEqual([first.sessions, first.skipped, again.sessions, again.skipped], [6, 0, 1, 5]);
+  } finally {
+    await removeDir(dir);
+  }
 });
 
 test('nested_memory links the file it was read from; its text and memory type are read', () => {
