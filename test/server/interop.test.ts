@@ -17,7 +17,7 @@ const FEDERATION = join(REPO, 'fixtures', 'federation');
 const RAVEL = 'https://repolex.ai/ontology/ravel/';
 const RDF_NS = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 /** The statements of session 4444's own graph (the server fixtures' second session). */
-const STORED_44 = 155;
+const STORED_44 = 157;
 let server: TestServer;
 let soul: TestEndpoint;
 let slow: TestEndpoint;
