@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { Parser } from 'n3';
 import oxigraph from 'oxigraph';
 import { type ExportFormat, exportStore } from '../../src/export/export.ts';
 import { planExport } from '../../src/export/graphs.ts';
@@ -126,6 +127,7 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
   let expected: string[][][];
   let prompts: string;
   const readyFiles: string[] = [];
+  const guide = { text: '', written: 0, kept: 0 };
   let readyExpected: (string | number)[][][] = [];
 
   before(async () => {
@@ -137,6 +139,12 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
     ({ store } = await openStore(dir));
     for (const [format, name] of EXPORTS) await writeFile(file(name), await exported(dir, format, '1.1'));
     await writeFile(file('x12.nq'), await exported(dir, 'nquads', '1.2'));
+    // The guide's TriG, self-contained as weave export writes TriG: its statements as written, and as a store keeps them.
+    guide.text = await exported(dir, 'trig', '1.1', {}, true);
+    guide.written = new Parser({ format: 'application/trig' }).parse(guide.text).length;
+    const guideStore = new oxigraph.Store();
+    guideStore.load(guide.text, { format: 'application/trig' });
+    guide.kept = guideStore.size;
     const nquads = await readFile(file('x.nq'), 'utf8');
     const quads = new oxigraph.Store();
     quads.load(nquads, { format: 'application/n-quads' });
@@ -177,7 +185,9 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
     // weave export --format trig --rdf 1.1 -o weave.trig, as the guide's comment says
     const exportLine = /# (weave export [^\n]*-o weave\.trig)/.exec(guideBlock('python', 'rdflib'))![1];
     await command(join(REPO, 'bin', 'weave'), [...exportLine.split(' ').slice(1), '--store', dir], { cwd: dir });
-    assert.equal(await readFile(file('weave.trig'), 'utf8'), await readFile(file('x.trig'), 'utf8'));
+    // The same bytes but for the number n3 gives each parser's blank nodes in a process (_:b0_…, _:b4_…).
+    const labelled = (text: string) => text.replace(/_:b\d+_/g, '_:b_');
+    assert.equal(labelled(await readFile(file('weave.trig'), 'utf8')), labelled(guide.text));
     if (!missing('/usr/bin/python3', '/usr/lib/python3/dist-packages/rdflib')) {
       // Every statement, and the prompt written above with its backslashes (its text, title and quote are one value).
       const script = `${guideBlock('python', 'rdflib')}
@@ -186,13 +196,13 @@ print(json.dumps([sum(len(c) for c in graph.contexts()), sorted({str(o) for o in
 `;
       await writeFile(file('guide.py'), script);
       assert.deepEqual(JSON.parse((await command('/usr/bin/python3', [file('guide.py')], { cwd: dir })).stdout), [
-        kept['x.trig'],
+        guide.kept,
         ['Split the lines on \\n, not on the n of C:\\new'],
       ]);
     } else t.diagnostic('rdflib is not installed here: its example was not run');
     const jena = await findJena();
     const riot = guideBlock('sh', 'riot --count').trim().split(' ');
-    if (typeof jena !== 'string') assert.deepEqual(await riotCounts(jena, riot.slice(2).map(file)), [written['x.trig']]);
+    if (typeof jena !== 'string') assert.deepEqual(await riotCounts(jena, riot.slice(2).map(file)), [guide.written]);
     else t.diagnostic(jena);
   });
 
@@ -418,7 +428,7 @@ print(json.dumps([sum(len(c) for c in graph.contexts()), sorted({str(o) for o in
       const sql = guideBlock('sql', 'ld_dir(').replaceAll('/data', dir);
       for (const statement of sql.split('\n').filter(Boolean)) {
         await virtuoso.sql(statement);
-        assert.equal(await countAndClear(), kept['x.trig'], statement);
+        assert.equal(await countAndClear(), guide.kept, statement);
       }
     });
 
