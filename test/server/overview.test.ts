@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { DEFAULT_GRAPH_KEY, readManifest } from '../../src/store/manifest.ts';
 import { REPO, startTestServer, type TestServer } from './helpers.ts';
 import { CHROMIUM, openPage, type OpenPage } from './chromium.ts';
 
@@ -248,5 +250,31 @@ describe('/void and the page header agree', () => {
       body: 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH <urn:soul:local:Weave/graph/links> { ?s ?p ?o } }',
     });
     assert.notEqual((await links.text()).split('\n')[1].trim(), '0');
+  });
+});
+
+describe('a server opened on a store counts its graphs as one that ingested them', () => {
+  let storeDir: string;
+  before(async () => {
+    storeDir = await mkdtemp(join(tmpdir(), 'weave-void-'));
+    await (await startTestServer({ storeDir }, [join(REPO, 'fixtures')])).stop();
+  });
+  after(() => rm(storeDir, { recursive: true, force: true }));
+
+  it('/void and the header hold every graph the manifest names, empty ones too', async () => {
+    const entries = Object.entries((await readManifest(storeDir))?.graphs ?? {}).filter(([name]) => name !== DEFAULT_GRAPH_KEY);
+    // A reader that found nothing in a session keeps an empty graph: a worker that loaded it live
+    // holds it, one that opened the store did not (/void said 357 graphs, the header 1,328).
+    assert.ok(entries.some(([name, g]) => name.includes('/reader/') && g.quads === 0));
+    const server = await startTestServer({ storeDir }, null);
+    try {
+      const status = (await (await fetch(`${server.base}/status`)).json()) as { store: { graphs: number } };
+      const turtle = await (await fetch(`${server.base}/void`, { headers: { accept: 'text/turtle' } })).text();
+      // Every graph the manifest names, with the ontology's and the alignment's.
+      assert.equal(status.store.graphs, entries.length + 2);
+      assert.equal(turtle.split('\n').filter((l) => l.includes('void:subset')).length, entries.length + 2);
+    } finally {
+      await server.stop();
+    }
   });
 });
