@@ -28,13 +28,13 @@ export interface OpenPage {
   close(): Promise<void>;
 }
 
-export async function openPage(base: string, width: number): Promise<OpenPage> {
+export async function openPage(base: string, width: number, height = 1000): Promise<OpenPage> {
   const profile = await mkdtemp(join(tmpdir(), 'weave-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: FLAGS,
-    viewport: { width, height: 1000 },
+    viewport: { width, height },
   });
   const outside: string[] = [];
   const problems: string[] = [];

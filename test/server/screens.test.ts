@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { REPO, startTestServer, type TestServer } from './helpers.ts';
+import { CHROMIUM, openPage, type OpenPage } from './chromium.ts';
+
+/**
+ * Every page as a new user sees it, in headless Chromium over all the fixtures, on a desktop
+ * (1400×1000) and on a phone (390×844): nothing wider than the screen, no two table cells whose
+ * texts touch, and a screenshot of each written to $WEAVE_SCREENSHOTS (else a temp directory;
+ * never committed).
+ */
+
+interface El {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+interface Rect {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+/** A table cell as the measuring below reads it. */
+interface Box {
+  offsetParent: unknown;
+  getBoundingClientRect(): Rect;
+  ownerDocument: { createRange(): { selectNodeContents(n: unknown): void; getBoundingClientRect(): Rect } };
+}
+declare function getComputedStyle(el: unknown): { paddingLeft: string; paddingRight: string };
+declare const window: { weaveYasgui: { getTab(): { getYasqe(): { setValue(v: string): void } } }; innerWidth: number };
+declare const document: {
+  documentElement: { scrollWidth: number; clientWidth: number };
+  querySelectorAll(selector: string): El[];
+};
+
+/** The spine's session 11111111 (prompts, a Bash call and its result), and its first prompt's turn. */
+const SESSION = '11111111-1111-4111-8111-111111111111';
+const TURN = `urn:soul:local:Weave/Turn/${SESSION}/u-0001`;
+const describeOf = (iri: string) => `/describe?iri=${encodeURIComponent(iri)}`;
+
+const SCREENS: { name: string; path: string; ready: string }[] = [
+  { name: 'query', path: '/', ready: '.yasqe .CodeMirror' },
+  { name: 'overview', path: '/overview', ready: '#usage-table' },
+  { name: 'conversation', path: `/conversation/${SESSION}`, ready: '#counts' },
+  { name: 'session', path: describeOf(`urn:soul:local:Weave/Transcript/${SESSION}`), ready: '.session-summary' },
+  { name: 'turn', path: describeOf(TURN), ready: 'h1' },
+];
+
+const VIEWPORTS = [
+  { label: 'desktop', width: 1400, height: 1000 },
+  { label: 'phone', width: 390, height: 844 },
+];
+
+/**
+ * Pairs of neighbouring cells of one row whose texts stand less than `gap` px apart (measured on
+ * the text itself, not the cell: a right-aligned number against the left-aligned value after it).
+ */
+async function gluedCells(page: Page, table: string, gap = 6): Promise<string[]> {
+  return page.$$eval(
+    `${table} tr`,
+    (rows, min) => {
+      const glued: string[] = [];
+      for (const row of rows) {
+        const boxes = [...row.children]
+          .filter((c) => (c as unknown as Box).offsetParent !== null && (c.textContent ?? '').trim())
+          .map((c) => {
+            const cell = c as unknown as Box;
+            const range = cell.ownerDocument.createRange();
+            range.selectNodeContents(c);
+            const text = range.getBoundingClientRect();
+            // Text cut off by the cell (an ellipsis) ends at the cell's padding: only what shows counts.
+            const edge = cell.getBoundingClientRect();
+            const style = getComputedStyle(c);
+            const left = Math.max(text.left, edge.left + Number.parseFloat(style.paddingLeft));
+            const right = Math.min(text.right, edge.right - Number.parseFloat(style.paddingRight));
+            return { text: (c.textContent ?? '').trim(), box: { left, right, top: text.top, bottom: text.bottom } };
+          });
+        for (let i = 1; i < boxes.length; i++) {
+          const [a, b] = [boxes[i - 1], boxes[i]];
+          const sameLine = a.box.top < b.box.bottom && b.box.top < a.box.bottom;
+          if (sameLine && b.box.left - a.box.right < min) glued.push(`${a.text.slice(0, 30)}|${b.text.slice(0, 30)}`);
+        }
+      }
+      return glued;
+    },
+    gap,
+  );
+}
+
+describe('every page on a desktop and on a phone, in headless Chromium', {
+  skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',
+}, () => {
+  let server: TestServer;
+  let shots: string;
+  const opened: OpenPage[] = [];
+
+  before(async () => {
+    server = await startTestServer({}, [join(REPO, 'fixtures')]);
+    shots = process.env.WEAVE_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'weave-screens-')));
+  });
+
+  after(async () => {
+    for (const o of opened) await o.close();
+    await server?.stop();
+  });
+
+  for (const viewport of VIEWPORTS)
+    it(`${viewport.label} (${viewport.width}×${viewport.height}): no page is wider than the screen, no table cells touch; a screenshot of each`, async () => {
+      const o = await openPage(server.base, viewport.width, viewport.height);
+      opened.push(o);
+      const { page } = o;
+      for (const screen of SCREENS) {
+        await page.goto(`${server.base}${screen.path}`);
+        await page.waitForSelector(screen.ready);
+        if (screen.name === 'query') {
+          // A session id beside a row number, a number beside a date: what ran together on the trial.
+          await page.evaluate(() =>
+            window.weaveYasgui
+              .getTab()
+              .getYasqe()
+              .setValue(
+                'SELECT ?session ?n ?at WHERE { VALUES (?session ?n ?at) { ("11110000-0000-4000-8000-000000000001" 12 "2026-06-04T10:00:00Z") } }',
+              ),
+          );
+          await page.click('.tabPanel.active .yasqe_queryButton');
+          await page.waitForSelector('.tabPanel.active .yasr_results table.dataTable tbody tr');
+          const cells = await page.$$eval('.tabPanel.active .yasr_results table.dataTable tbody td', (tds) =>
+            tds.map((td) => (td.textContent ?? '').trim()),
+          );
+          assert.deepEqual(cells, ['1', '11110000-0000-4000-8000-000000000001', '12', '2026-06-04T10:00:00Z']);
+          assert.deepEqual(await gluedCells(page, '.tabPanel.active .yasr_results table.dataTable'), [], 'query results');
+        }
+        for (const table of ['table.data', 'table.statements'])
+          assert.deepEqual(await gluedCells(page, table), [], `${screen.name}: ${table}`);
+        const [scrollWidth, clientWidth] = await page.evaluate(() => [
+          document.documentElement.scrollWidth,
+          document.documentElement.clientWidth,
+        ]);
+        assert.ok(scrollWidth <= clientWidth, `${screen.name} is ${scrollWidth}px wide on a ${clientWidth}px screen`);
+        await page.screenshot({ path: join(shots, `weave-${screen.name}-${viewport.width}.png`), fullPage: true });
+      }
+      assert.deepEqual(o.outside, []);
+      assert.deepEqual(o.problems, []);
+    });
+});
