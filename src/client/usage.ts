@@ -2,6 +2,7 @@ import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
 import { cutNote, fit, terminalWidth, type Column, type TableRow } from '../query/fit.ts';
 import type { FoundServer } from '../store/running.ts';
 import type { Block } from '../usage/blocks.ts';
+import { shortModel } from '../usage/prices.ts';
 import type { ModelBreakdown, ReportExtras, ReportKind, ReportOptions, Totals, UsageReport } from '../usage/report.ts';
 import { REPORT_KINDS, ReportRequestError, reportRequest, type ReportWords } from '../usage/request.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
@@ -125,8 +126,6 @@ export const USAGE: ServedCommand<UsageRequest> = {
 
 const num = (n: number) => n.toLocaleString('en');
 const usd = (n: number) => `$${n.toFixed(2)}`;
-/** claude-opus-4-5-20251101 → opus-4-5 (a family); with `dated`, opus-4-5-20251101. */
-export const shortModel = (m: string, dated = false) => (dated ? m : m.replace(/-\d{8}$/, '')).replace(/^claude-/, '');
 const families = (models: string[]) => [...new Set(models.map((m) => shortModel(m)))].join(', ');
 
 const TOKEN_COLUMNS: Column[] = [

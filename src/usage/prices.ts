@@ -38,6 +38,12 @@ export async function loadPrices(file: URL | string = PRICES_FILE): Promise<Pric
 
 const DATE_SUFFIX = /-\d{8}$/;
 
+/**
+ * A model as `weave usage` names it, and merges it: claude-opus-4-5-20251101 → opus-4-5 (its
+ * family, the dated and the undated id as one); with `dated`, opus-4-5-20251101.
+ */
+export const shortModel = (m: string, dated = false) => (dated ? m : m.replace(DATE_SUFFIX, '')).replace(/^claude-/, '');
+
 /** A model's entry: its own, else its family's (the id without a -YYYYMMDD date suffix). */
 export function priceOf(table: PriceTable, model: string): Price | undefined {
   return table.models[model] ?? table.models[model.replace(DATE_SUFFIX, '')];

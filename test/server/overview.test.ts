@@ -23,7 +23,13 @@ interface El {
   dataset: Record<string, string>;
   hidden: boolean;
 }
-declare const window: { Chart: { getChart(canvas: unknown): { data: { datasets: unknown[] } } | undefined } };
+declare const window: {
+  Chart: {
+    getChart(
+      canvas: unknown,
+    ): { data: { datasets: { label: string; backgroundColor: string }[] }; scales: { y: { ticks: { label: string }[] } } } | undefined;
+  };
+};
 declare const document: { querySelectorAll(selector: string): El[]; querySelector(selector: string): El | null };
 declare function getComputedStyle(el: El): { display: string };
 
@@ -93,9 +99,31 @@ describe('the pages in headless Chromium, over all the fixtures', {
     const totals = await page.$$eval('#usage-totals td[data-value]', (tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
     const t = json.totals;
     assert.deepEqual(totals, [t.inputTokens, t.outputTokens, t.cacheCreationTokens, t.cacheReadTokens, t.totalTokens, t.totalCost]);
-    // The charts are drawn from the same figures: one dataset per model.
-    const datasets = await page.evaluate(() => window.Chart.getChart(document.querySelector('#chart-cost'))?.data.datasets.length);
-    assert.equal(datasets, new Set(json.daily.flatMap((d: { modelsUsed: string[] }) => d.modelsUsed)).size);
+    // The charts are drawn from the same figures: one dataset per model, its dated and undated ids
+    // merged as weave usage merges them (claude-sonnet-4-5 and claude-sonnet-4-5-20250929), each
+    // its own colour; the cost axis in dollars and cents, never $0.0000.
+    const charts = await page.evaluate(() =>
+      ['#chart-cost', '#chart-tokens'].map((id) => {
+        const chart = window.Chart.getChart(document.querySelector(id));
+        return {
+          series: chart?.data.datasets.map((d) => [d.label, d.backgroundColor]),
+          ticks: chart?.scales.y.ticks.map((t) => t.label),
+        };
+      }),
+    );
+    const ids = new Set(json.daily.flatMap((d: { modelsUsed: string[] }) => d.modelsUsed));
+    assert.ok(ids.has('claude-sonnet-4-5') && ids.has('claude-sonnet-4-5-20250929'));
+    const families = ['haiku-4-5', 'm', 'opus-4-1', 'opus-4-5', 'opus-4-6', 'opus-4-7', 'opus-4-8', 'sonnet-4-5', 'sonnet-4-6'];
+    for (const { series } of charts) {
+      assert.deepEqual(
+        series?.map(([label]) => label),
+        families,
+      );
+      assert.equal(new Set(series?.map(([, colour]) => colour)).size, families.length);
+    }
+    // The fixtures' days cost under 4¢ each: the ticks step by half a cent.
+    assert.deepEqual(charts[0].ticks, ['$0', '0.5¢', '1¢', '1.5¢', '2¢', '2.5¢', '3¢', '3.5¢']);
+    assert.deepEqual(charts[1].ticks, ['0', '5,000', '10,000', '15,000', '20,000', '25,000', '30,000', '35,000']);
     const shot = join(process.env.WEAVE_SCREENSHOTS ?? tmpdir(), 'weave-overview.png');
     await page.screenshot({ path: shot, fullPage: true });
   });

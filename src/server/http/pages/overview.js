@@ -4,11 +4,20 @@
   'use strict';
   const data = JSON.parse(document.getElementById('overview-data').textContent);
   const Chart = window.Chart;
-  const palette = ['#3056d3', '#e0a800', '#2e9e6b', '#c2410c', '#7c3aed', '#0891b2', '#be185d', '#65a30d', '#475569', '#b45309'];
-  const colour = (i) => palette[i % palette.length];
+  // Colours come from the server: the models' one each however many (overview.ts seriesColours),
+  // the palette for the other charts' few series.
+  const colour = (i) => data.palette[i % data.palette.length];
   const usd = (v) => `$${v >= 1 ? v.toFixed(2) : v.toFixed(4)}`;
+  // The cost axis: $0, then dollars to the cent ($0.50, $1.20) or whole ($10, $20), or in cents
+  // (0.5¢, 1¢, 1.5¢) where the ticks step by less than a cent; never $0.0000.
+  const usdTick = (v, ticks) => {
+    if (v === 0) return '$0';
+    const step = ticks.length > 1 ? Math.abs(ticks[1].value - ticks[0].value) : Math.abs(v);
+    if (step < 0.01) return `${Number((v * 100).toFixed(Math.max(0, Math.ceil(-Math.log10(step * 100) - 1e-9))))}¢`;
+    return step >= 1 && Number.isInteger(v) ? `$${v.toLocaleString('en')}` : `$${v.toFixed(2)}`;
+  };
 
-  function stacked(id, values, format) {
+  function stacked(id, values, format, tick) {
     const canvas = document.getElementById(id);
     if (!canvas || !Chart || !data.days.length) return;
     new Chart(canvas, {
@@ -16,22 +25,23 @@
       data: {
         labels: data.days,
         datasets: data.models.map((model, i) => ({
-          label: model.replace(/^claude-/, ''),
+          label: model,
           data: data.days.map((day) => values[day][model] || 0),
-          backgroundColor: colour(i),
+          backgroundColor: data.colours[i],
         })),
       },
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
-        scales: { x: { stacked: true }, y: { stacked: true, ticks: { callback: (v) => format(Number(v)) } } },
+        scales: { x: { stacked: true }, y: { stacked: true, ticks: { callback: (v, _i, ticks) => tick(Number(v), ticks) } } },
         plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${format(c.parsed.y)}` } } },
       },
     });
   }
-  stacked('chart-cost', data.cost, usd);
-  stacked('chart-tokens', data.tokens, (v) => v.toLocaleString('en'));
+  const count = (v) => v.toLocaleString('en');
+  stacked('chart-cost', data.cost, usd, usdTick);
+  stacked('chart-tokens', data.tokens, count, count);
 
   const tools = document.getElementById('chart-tools');
   if (tools && Chart && data.tools.length)

@@ -1,3 +1,4 @@
+import { shortModel } from '../../../usage/prices.ts';
 import type { DailyEntry, Totals } from '../../../usage/report.ts';
 import { page, queryLink, topBar } from './chrome.ts';
 import { describeHref, escapeHtml } from './html.ts';
@@ -133,19 +134,39 @@ function filesPanel(d: OverviewData): string {
   return section('files', 'Files edited most', d.queries.files, body);
 }
 
+/** The palette of the charts: ten colours told apart at a glance. */
+const PALETTE = ['#3056d3', '#e0a800', '#2e9e6b', '#c2410c', '#7c3aed', '#0891b2', '#be185d', '#65a30d', '#475569', '#b45309'];
+
+/**
+ * A colour per series, no two alike however many: the palette while it lasts, else hues spread
+ * evenly round the wheel, lightness alternating so neighbours differ twice over (15 models once
+ * took the palette round again, three pairs sharing a colour).
+ */
+export function seriesColours(count: number): string[] {
+  if (count <= PALETTE.length) return PALETTE.slice(0, count);
+  return Array.from({ length: count }, (_, i) => `hsl(${Math.round((360 * i) / count)}, 65%, ${i % 2 ? 58 : 40}%)`);
+}
+
+/** Per day, a figure of each model summed by family, as `weave usage` merges a dated id with its undated one. */
+function perFamily(d: OverviewData, figure: (m: DailyEntry['modelBreakdowns'][number]) => number): Record<string, Record<string, number>> {
+  return Object.fromEntries(
+    d.daily.map((day) => {
+      const sums: Record<string, number> = {};
+      for (const m of day.modelBreakdowns) sums[shortModel(m.modelName)] = (sums[shortModel(m.modelName)] ?? 0) + figure(m);
+      return [day.date, sums];
+    }),
+  );
+}
+
 export function renderOverviewPage(d: OverviewData): string {
+  const models = [...new Set(d.daily.flatMap((day) => day.modelsUsed.map((m) => shortModel(m))))].sort();
   const chartData = {
     days: d.daily.map((day) => day.date),
-    models: [...new Set(d.daily.flatMap((day) => day.modelsUsed))].sort(),
-    cost: Object.fromEntries(d.daily.map((day) => [day.date, Object.fromEntries(day.modelBreakdowns.map((m) => [m.modelName, m.cost]))])),
-    tokens: Object.fromEntries(
-      d.daily.map((day) => [
-        day.date,
-        Object.fromEntries(
-          day.modelBreakdowns.map((m) => [m.modelName, m.inputTokens + m.outputTokens + m.cacheCreationTokens + m.cacheReadTokens]),
-        ),
-      ]),
-    ),
+    models,
+    colours: seriesColours(models.length),
+    palette: PALETTE,
+    cost: perFamily(d, (m) => m.cost),
+    tokens: perFamily(d, (m) => m.inputTokens + m.outputTokens + m.cacheCreationTokens + m.cacheReadTokens),
     tools: d.tools.slice(0, 20),
     compactions: d.compactions,
   };
