@@ -32,6 +32,20 @@ export async function describeData(select: Select, iri: string): Promise<Descrip
     ))
       if (str(r.p) !== `${WEAVE_NS}hasContentBlock`)
         blocks.get(str(r.b))?.incoming.push({ s: str(r.s), p: str(r.p), owner: r.owner ? str(r.owner) : undefined });
+  // The session a record, block or model node (turn, call, tool, run, talk) belongs to, for its
+  // page's links to the session page and the conversation: more than one where a resumed session
+  // copied it.
+  const sessions = (
+    await select(`SELECT DISTINCT ?session WHERE {
+  { ?t weave:hasEvent <${iri}> } UNION { ?e weave:hasContentBlock+ <${iri}> . ?t weave:hasEvent ?e }
+  ?t weave:sessionId ?session
+} ORDER BY ?session LIMIT 4`)
+  ).map((r) => str(r.session));
+  if (!sessions.length)
+    for (const r of await select(
+      `SELECT DISTINCT ?session WHERE { <${iri}> weave:within+ ?s . ?s a weave:Session ; dcterms:identifier ?session } ORDER BY ?session LIMIT 4`,
+    ))
+      sessions.push(str(r.session));
   const incomingRows = await select(`SELECT ?s ?p WHERE { ?s ?p <${iri}> } ORDER BY ?p ?s LIMIT ${INCOMING_LIMIT + 1}`);
   const graphs = (
     await select(`SELECT DISTINCT ?g WHERE { GRAPH ?g { { <${iri}> ?p ?o } UNION { ?s ?p <${iri}> } } } ORDER BY ?g`, false)
@@ -62,6 +76,7 @@ export async function describeData(select: Select, iri: string): Promise<Descrip
     incomingTruncated: incomingRows.length > INCOMING_LIMIT,
     graphs,
     labels,
+    sessions,
   };
 }
 

@@ -172,6 +172,8 @@ export interface Description {
   graphs: string[];
   /** rdfs:label of every IRI on the page that has one (predicates, classes). */
   labels: Record<string, string>;
+  /** The ids of the sessions holding it (a record, a block, a model node), for links to them. */
+  sessions?: string[];
 }
 
 // ---- the ingest thread (workers/ingester.ts ⇄ workers/ingest-worker.ts)

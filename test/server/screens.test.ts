@@ -108,6 +108,32 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
     await server?.stop();
   });
 
+  it("the page of a turn, a content block, an API call, a tool call and a run links to its session's page and its conversation", async () => {
+    const o = await openPage(server.base, 1400);
+    opened.push(o);
+    const nodes = [
+      TURN,
+      `urn:soul:local:Weave/ContentBlock/${SESSION}/u-0001/0`,
+      `urn:soul:local:Weave/LlmCall/${SESSION}/msg_0001`,
+      `urn:soul:local:Weave/ToolCall/${SESSION}/toolu_0001`,
+      `urn:soul:local:Weave/Run/${SESSION}/main/p-0001`,
+    ];
+    for (const node of nodes) {
+      await o.page.goto(`${server.base}${describeOf(node)}`);
+      assert.deepEqual(
+        await o.page.$$eval('p.in-session a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')])),
+        [
+          [SESSION, describeOf(`urn:soul:local:Weave/Transcript/${SESSION}`)],
+          ['its conversation', `/conversation/${SESSION}`],
+        ],
+        node,
+      );
+    }
+    // The session's own page names no session above itself.
+    await o.page.goto(`${server.base}${describeOf(`urn:soul:local:Weave/Transcript/${SESSION}`)}`);
+    assert.equal((await o.page.$$('p.in-session')).length, 0);
+  });
+
   for (const viewport of VIEWPORTS)
     it(`${viewport.label} (${viewport.width}×${viewport.height}): no page is wider than the screen, no table cells touch; a screenshot of each`, async () => {
       const o = await openPage(server.base, viewport.width, viewport.height);

@@ -1,4 +1,4 @@
-import { instancePath } from '../../../rdf/iri.ts';
+import { instanceIri, instancePath } from '../../../rdf/iri.ts';
 import { PREFIXES, WEAVE_NS } from '../../../rdf/vocab.ts';
 import type { JsonTerm } from '../../../query/table.ts';
 import type { DescribedBlock, Description, Statement } from '../../messages.ts';
@@ -190,6 +190,11 @@ function sessionHtml(s: SessionSummary): string {
   return `<section class="session-summary"><h2>Session <small><a href="/#query=${escapeHtml(encodeURIComponent(s.queries.facts))}">query</a></small></h2><dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>${prompts}</section>`;
 }
 
+/** A session's page: the describe page of its main transcript. */
+function sessionPage(id: string, soul = 'local'): string {
+  return instanceIri(soul, 'Transcript', id).slice(1, -1);
+}
+
 /** The conversation page of a session (/conversation/<id>). */
 function conversationLink(session: string, text: string): string {
   return `<a class="conversation-link" href="/conversation/${escapeHtml(encodeURIComponent(session))}">${escapeHtml(text)}</a>`;
@@ -228,10 +233,12 @@ export function renderDescribePage(d: Description, soul?: string, session?: Sess
   const shown = d.statements.filter((s) => s.p !== W('hasContentBlock') || !blocks.length);
   const query = `SELECT ?p ?o WHERE {\n  <${d.iri}> ?p ?o\n}`;
   const empty = !d.statements.length && !d.incoming.length;
-  // A session node (not only its transcript) links to its conversation too.
+  // A session node (not only its transcript) links to its conversation too; a turn, a block, a
+  // call, a tool or a run to its session's page and its conversation.
   const sessionNode = values(d.statements, RDF_TYPE).some((t) => t.value === W('Session'))
     ? first(d.statements, `${PREFIXES.dcterms}identifier`)
     : undefined;
+  const within = session || sessionNode ? [] : (d.sessions ?? []);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Weave</title>
@@ -247,6 +254,7 @@ ${topBar(soul ? `describe · soul ${soul}` : 'describe')}
 ${types.length ? `<p class="types">${types.join(' · ')}</p>` : ''}
 ${facts.length ? `<p class="facts">${facts.join(' ')}</p>` : ''}
 <p class="formats">as <a href="${escapeHtml(describeHref(d.iri, 'turtle'))}">Turtle</a> · <a href="${escapeHtml(describeHref(d.iri, 'jsonld'))}">JSON-LD</a> · <a href="${escapeHtml(describeHref(d.iri, 'ntriples'))}">N-Triples</a> · <a href="/#query=${escapeHtml(encodeURIComponent(query))}">in the query editor</a>${sessionNode ? ` · ${conversationLink(sessionNode, 'its conversation')}` : ''}</p>
+${within.map((id) => `<p class="in-session">in session <a class="session-link" href="${escapeHtml(describeHref(sessionPage(id, soul)))}">${escapeHtml(id)}</a> · ${conversationLink(id, 'its conversation')}</p>`).join('\n')}
 ${empty ? '<p class="empty">The store says nothing about this IRI.</p>' : ''}
 ${session ? sessionHtml(session) : ''}
 ${blocks.length ? `<section class="content"><h2>Content</h2>${blocks.map((b) => blockHtml(b, d.blocks, labels)).join('\n')}</section>` : ''}
