@@ -131,6 +131,7 @@ export function conversationQueries(graph: string) {
     labels: LABELS.replace('$G', g),
     starts: `SELECT ?c ?s ?tool ?ev WHERE { GRAPH ${g} {
       ?c weave:starts ?s ~ ?r {| weave:evidence ?ev |} OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
+    summarisers: `SELECT DISTINCT ?s WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:produces ?summary } }`,
   };
 }
 
@@ -229,6 +230,16 @@ function tree(rows: ViewRows, sessionId: string): TreeNode {
     const stream = nodes.get(b.s);
     if (stream) stream.label += `  ← ${b.tool ?? 'an unresolved call'} (${local(b.ev)})`;
   }
+  // A compaction summariser's stream: no call started it, it produced a compaction's summary. Its
+  // opening message is the runtime asking for that summary, not a prompt anyone typed.
+  for (const b of rows.summarisers) {
+    const stream = nodes.get(b.s);
+    if (!stream) continue;
+    stream.label += SUMMARISER;
+    for (const node of nodes.values())
+      if (node.kind === 'talk' && nodes.get(nodes.get(node.parent!)?.parent ?? '') === stream)
+        node.label = `${COMPACTION_REQUEST} ${node.label}`;
+  }
   const session = rows.session[0]?.s;
   const root: TreeNode = { iri: session ?? '', kind: 'session', label: sessionId, order: 0, unresolved: false, children: [] };
   for (const node of nodes.values()) {
@@ -244,6 +255,17 @@ function tree(rows: ViewRows, sessionId: string): TreeNode {
     for (const [i, epoch] of stream.children.entries()) epoch.label = `${i + 1}, from line ${epoch.order}`;
   return root;
 }
+
+/** What a compaction summariser's stream label ends with (in place of the call that started a child). */
+const SUMMARISER = '  ← compaction';
+/** What a talk of a summariser begins with: the runtime's request for the summary. */
+const COMPACTION_REQUEST = 'compaction request';
+
+/** Whether a stream of the tree is a compaction summariser's. */
+export const isSummariser = (stream: { kind: string; label: string }) => stream.kind === 'stream' && stream.label.endsWith(SUMMARISER);
+/** Whether a talk of the tree is a summariser's, opened by the runtime's request for a compaction's summary. */
+export const isCompactionRequest = (talk: { kind: string; label: string }) =>
+  talk.kind === 'talk' && talk.label.startsWith(`${COMPACTION_REQUEST} `);
 
 /** The main stream first, otherwise line order; a child's output after the call that carried it. */
 const rank = (n: TreeNode) => (n.kind === 'stream' && n.label !== 'main' ? 1 : 0);

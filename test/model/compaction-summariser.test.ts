@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fixture, ingested, lines, type Ingested } from './helpers.ts';
+import { render } from '../../src/client/conversation.ts';
+import { conversationView, isCompactionRequest, isSummariser, type TreeNode } from '../../src/model/view.ts';
+import { sessionGraphIri } from '../../src/rdf/iri.ts';
+import { fixture, ingested, lines, SOUL, type Ingested } from './helpers.ts';
 
 /**
  * Compaction summarisers (`agent-acompact-<hex>.jsonl`) joined to the summary they produced, one
@@ -53,6 +56,33 @@ describe('compaction summarisers', () => {
       ),
       ['epoch_summary | acompact-5c04aa'],
     );
+  });
+
+  test("a summariser's opening message reads as the compaction request it is, not a prompt: in the view and in weave conversation", () => {
+    const view = conversationView(g.store, sessionGraphIri(SOUL, S(1)), S(1));
+    const streams = view.root.children;
+    assert.deepEqual(
+      streams.map((s) => [s.label, isSummariser(s)]),
+      [
+        ['main', false],
+        ['acompact-5c0001  ← compaction', true],
+      ],
+    );
+    const talks = (s: TreeNode) => s.children.flatMap((epoch) => epoch.children.filter((c) => c.kind === 'talk'));
+    assert.deepEqual(
+      talks(streams[1]).map((t) => [t.label, isCompactionRequest(t)]),
+      [['compaction request "Your task is to create a detailed summary of the conversati…"', true]],
+    );
+    assert.deepEqual(
+      talks(streams[0]).map((t) => [t.label, isCompactionRequest(t)]),
+      [
+        ['"Tidy the parser."', false],
+        ['"Now add tests."', false],
+      ],
+    );
+    const text = render(view, (t) => t, 7, 6);
+    assert.ok(text.includes('\n    stream  acompact-5c0001  ← compaction\n'));
+    assert.ok(text.includes('\n        talk  compaction request "Your task is to create a detailed summary of the conversati…"\n'));
   });
 
   test('no call starts a summariser: it is no orphan child', () => {

@@ -134,6 +134,52 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
     assert.equal((await o.page.$$('p.in-session')).length, 0);
   });
 
+  it("a compaction's request for its summary reads as a compaction, not a prompt: on the session page and the conversation page", async () => {
+    const o = await openPage(server.base, 1400);
+    opened.push(o);
+    // fixtures/model/compaction-summariser, session 1: two prompts, and a summariser whose
+    // opening message (line 1 of agent-acompact-5c0001.jsonl) asks for the summary.
+    const id = '5c000000-0000-4000-8000-000000000001';
+    await o.page.goto(`${server.base}${describeOf(`urn:soul:local:Weave/Transcript/${id}`)}`);
+    assert.deepEqual(
+      await o.page.$$eval('.prompts li', (lis) =>
+        lis.map((li) => [li.getAttribute('class'), li.querySelector('time')?.textContent, li.querySelector('a')?.textContent]),
+      ),
+      [
+        [null, '2026-02-11 10:00:00', 'Tidy the parser.'],
+        ['compaction-request', '2026-02-11 10:10:00', "the runtime's request for a summary of the conversation so far"],
+        [null, '2026-02-11 10:11:00', 'Now add tests.'],
+      ],
+    );
+    assert.match(
+      (await o.page.$$eval('.session-summary dt', (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])))[4][1] ??
+        '',
+      / 2 prompts · .* 1 compactions$/,
+    );
+    await o.page.goto(`${server.base}/conversation/${id}`);
+    assert.deepEqual(await o.page.$$eval('h2.loose', (hs) => hs.map((h) => h.textContent)), ['Compaction summaries (1)']);
+    assert.match(
+      (await o.page.textContent('section.stream.child h2.stream-head')) ?? '',
+      /^compaction summariser acompact-5c0001 wrote the summary/,
+    );
+    assert.deepEqual(
+      await o.page.$$eval('section.talk', (talks) =>
+        talks.map((t) => [
+          (t.querySelector('.talk-head .muted')?.textContent ?? '').split(' · ')[0],
+          t.querySelector(':scope > .prompt')?.textContent,
+        ]),
+      ),
+      [
+        ['talk', 'Tidy the parser.'],
+        ['talk', 'Now add tests.'],
+        [
+          'compaction request',
+          'the runtime asked for a summary of the conversation so farYour task is to create a detailed summary of the conversation so far.',
+        ],
+      ],
+    );
+  });
+
   for (const viewport of VIEWPORTS)
     it(`${viewport.label} (${viewport.width}×${viewport.height}): no page is wider than the screen, no table cells touch; a screenshot of each`, async () => {
       const o = await openPage(server.base, viewport.width, viewport.height);

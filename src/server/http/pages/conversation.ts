@@ -1,4 +1,11 @@
-import { type ConversationDocument, type StartView, type TreeDocument, UNRESOLVED_REASONS } from '../../../model/view.ts';
+import {
+  type ConversationDocument,
+  isCompactionRequest,
+  isSummariser,
+  type StartView,
+  type TreeDocument,
+  UNRESOLVED_REASONS,
+} from '../../../model/view.ts';
 import type { Clipped, NodeDetails, ToolDetails } from '../conversation-details.ts';
 import { page, queryLink, topBar } from './chrome.ts';
 import { describeHref, escapeHtml } from './html.ts';
@@ -161,11 +168,15 @@ class Renderer {
     const [main, ...others] = doc.tree.children;
     const shown = main ? this.node(main) : '<p class="empty">The model holds no stream for this session.</p>';
     // Streams no call of the session started; then any a call claims but that was not reached (a loop of claims).
-    const loose = others.filter((s) => !this.nestedStreams.has(s.iri)).map((s) => this.node(s));
+    // Compaction summarisers, whom no call starts either, apart from the other loose streams.
+    const summaries = others.filter((s) => isSummariser(s)).map((s) => this.node(s));
+    const loose = others.filter((s) => !this.nestedStreams.has(s.iri) && !isSummariser(s)).map((s) => this.node(s));
     loose.push(...others.filter((s) => !this.rendered.has(s.iri)).map((s) => this.node(s)));
-    const body = loose.length
-      ? `${shown}\n<h2 class="loose">Sub-agent streams no call of this session started (${loose.length})</h2>${loose.join('\n')}`
-      : shown;
+    const body = [
+      shown,
+      summaries.length ? `<h2 class="loose">Compaction summaries (${summaries.length})</h2>${summaries.join('\n')}` : '',
+      loose.length ? `<h2 class="loose">Sub-agent streams no call of this session started (${loose.length})</h2>${loose.join('\n')}` : '',
+    ].join('\n');
     return `${this.header()}<div class="tree">${body}</div>${this.unresolved()}`;
   }
 
@@ -231,7 +242,9 @@ ${this.segments()}`;
     const t = tally(node, this.d.details);
     const head = main
       ? ''
-      : `<h2 class="stream-head">sub-agent <code>${e(name)}</code> <span class="muted">${start ? `started by ${e(by ? this.toolName(by) : 'a call')} (${e(start.evidence)}) · ` : ''}${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`;
+      : isSummariser(node)
+        ? `<h2 class="stream-head">compaction summariser <code>${e(name)}</code> <span class="muted">wrote the summary a compaction carried forward · ${plural(t.calls, 'llm.call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`
+        : `<h2 class="stream-head">sub-agent <code>${e(name)}</code> <span class="muted">${start ? `started by ${e(by ? this.toolName(by) : 'a call')} (${e(start.evidence)}) · ` : ''}${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`;
     // A compaction can fall inside a talk that goes on after it (its runs continue the talk in
     // progress): its divider is drawn where its line falls, among the talk's runs and calls.
     this.dividers.push(
@@ -299,10 +312,14 @@ ${this.segments()}`;
     const facts = this.d.details.get(node.iri);
     const t = tally(node, this.d.details);
     const text = facts?.text;
-    const prompt = text
-      ? `<div class="prompt">${e(text.text.trim())}</div>${clipNote(text, facts?.labelledBy ?? node.iri)}`
-      : `<div class="prompt muted">${e(node.label || '(no text)')}</div>`;
-    return `<section ${this.attrs(node, 'talk')}><header class="talk-head">${time(facts?.time, true)} <span class="muted">talk · ${plural(t.runs, 'run')} · ${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span>${this.badge(node)} ${self(node.iri)}</header>${prompt}${this.children(node)}</section>`;
+    // A summariser's talk opens with the runtime's request for the summary: a compaction, no prompt.
+    const request = isCompactionRequest(node);
+    const prompt = request
+      ? `<details class="prompt compaction-request"><summary>the runtime asked for a summary of the conversation so far</summary>${text ? `<div class="say">${e(text.text.trim())}</div>${clipNote(text, facts?.labelledBy ?? node.iri)}` : ''}</details>`
+      : text
+        ? `<div class="prompt">${e(text.text.trim())}</div>${clipNote(text, facts?.labelledBy ?? node.iri)}`
+        : `<div class="prompt muted">${e(node.label || '(no text)')}</div>`;
+    return `<section ${this.attrs(node, 'talk')}><header class="talk-head">${time(facts?.time, true)} <span class="muted">${request ? 'compaction request' : 'talk'} · ${plural(t.runs, 'run')} · ${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span>${this.badge(node)} ${self(node.iri)}</header>${prompt}${this.children(node)}</section>`;
   }
 
   private run(node: TreeDocument): string {

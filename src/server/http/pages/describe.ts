@@ -154,7 +154,8 @@ export interface SessionSummary {
   end?: string;
   counts: [string, number][];
   tokens?: { input: number; output: number; cacheCreation: number; cacheRead: number; total: number; cost: number; models: string[] };
-  prompts: { turn: string; time: string; text?: string }[];
+  /** The prompts, and each compaction's request for its summary (`compaction`), no prompt anyone typed. */
+  prompts: { turn: string; time: string; text?: string; compaction?: boolean }[];
   queries: { facts: string; prompts: string; usage: string };
 }
 
@@ -183,7 +184,11 @@ function sessionHtml(s: SessionSummary): string {
     ? `<h3>Prompts <small><a href="/#query=${escapeHtml(encodeURIComponent(s.queries.prompts))}">query</a></small></h3><ol class="prompts">${s.prompts
         .map(
           (p) =>
-            `<li><time>${escapeHtml(p.time.replace('T', ' ').slice(0, 19))}</time><a href="${escapeHtml(describeHref(p.turn))}">${escapeHtml(p.text ? (p.text.length > 160 ? `${p.text.slice(0, 159)}…` : p.text) : shortName(p.turn))}</a></li>`,
+            `<li${p.compaction ? ' class="compaction-request"' : ''}><time>${escapeHtml(p.time.replace('T', ' ').slice(0, 19))}</time>${
+              p.compaction
+                ? `<span class="what">compaction</span> <a href="${escapeHtml(describeHref(p.turn))}" title="${escapeHtml(p.text ?? '')}">the runtime's request for a summary of the conversation so far</a>`
+                : `<a href="${escapeHtml(describeHref(p.turn))}">${escapeHtml(p.text ? (p.text.length > 160 ? `${p.text.slice(0, 159)}…` : p.text) : shortName(p.turn))}</a>`
+            }</li>`,
         )
         .join('')}</ol>`
     : '';

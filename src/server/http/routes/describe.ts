@@ -98,7 +98,7 @@ async function sessionSummary(ctx: ServerContext, d: Description, request: Fasti
       cost: spent.totalCost,
       models: spent.modelsUsed,
     },
-    prompts: prompts.map((p) => ({ turn: p.turn, time: p.time, text: p.text })),
+    prompts: prompts.map((p) => ({ turn: p.turn, time: p.time, text: p.text, compaction: p.compaction === 'true' })),
     queries,
   };
 }
