@@ -2,6 +2,7 @@ import YAML from 'yaml';
 import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
 import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
+import { withPlainName } from '../model/plain.ts';
 import type { ConversationView, TreeNode } from '../model/view.ts';
 import { sessionGraphIri } from '../rdf/iri.ts';
 import { readManifest, type GraphEntry } from '../store/manifest.ts';
@@ -180,15 +181,17 @@ export function render(
   out.push(`  streams    ${streams.main + streams.child} (${streams.main} main, ${streams.child} child)`);
   out.push(`  entities   ${view.nodes} nodes, ${view.relations} relations, ${view.unresolved.length} unresolved`);
   for (const id of view.conversation.continuesFrom) breakable(`  continues  from ${id}, a record of an earlier session`, 13);
+  breakable('  terms      plain names in brackets; weave glossary says what each term means', 13);
   const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
     if (!rows.length) return;
     const width = Math.max(40, ...rows.map(([term]) => rename(term).length + 2));
     out.push('', `${title}:`);
     for (const [term, n] of rows) out.push(`  ${rename(term).padEnd(width)} ${String(n).padStart(6)}`);
   };
-  table('node kinds', view.kinds, name);
+  // Each term with its plain name beside it (model/plain.ts, as the pages have them).
+  table('node kinds', view.kinds, (t) => withPlainName(t, name(t)));
   table('relations', view.relationCounts, name);
-  table('evidence', view.evidence, (t) => t);
+  table('evidence', view.evidence, (t) => withPlainName(t));
   out.push('', 'segments:');
   for (const s of segments) {
     const when = s.from ? `${s.from} – ${s.until}` : 'no time stated';
@@ -203,10 +206,14 @@ export function render(
     if (view.unresolved.length > 12) out.push(`  … and ${view.unresolved.length - 12} more`);
   }
   out.push('', 'structure (containment only; what flows across streams is a relation):');
+  // The first node of each kind says its plain name too; after that the term alone.
+  const named = new Set<string>();
   const walk = (node: TreeNode, level: number) => {
     const evidence = node.evidence && node.evidence !== 'exact_unique' ? `  [${node.evidence}]` : '';
     const label = node.label || (node.order ? `line ${node.order}` : '');
-    out.push(`${'  '.repeat(level + 1)}${name(node.kind)}${node.unresolved ? ' (unresolved)' : ''}${label ? `  ${label}` : ''}${evidence}`);
+    const kind = named.has(node.kind) ? name(node.kind) : withPlainName(node.kind, name(node.kind));
+    named.add(node.kind);
+    out.push(`${'  '.repeat(level + 1)}${kind}${node.unresolved ? ' (unresolved)' : ''}${label ? `  ${label}` : ''}${evidence}`);
     if (level + 1 >= depth) {
       if (node.children.length) out.push(`${'  '.repeat(level + 2)}… ${node.children.length} more`);
       return;

@@ -99,7 +99,7 @@ describe('weave conversation', () => {
       '                                                  naming a child',
       '                                                  or task the',
     ]);
-    assert.ok(lines.includes('          run  80000000-0000-4000-8000-00000000c001  external (…'));
+    assert.ok(lines.includes("          run (one prompt's work)  80000000-0000-4000-8000-0000…"));
   });
 
   test('prints the header, the counts and the containment tree from the graph', async () => {
@@ -111,26 +111,27 @@ describe('weave conversation', () => {
   segments   1 (1 open, 0 candidate), policy v1+idle=10m0s
   streams    2 (1 main, 1 child)
   entities   30 nodes, 8 relations, 1 unresolved
+  terms      plain names in brackets; weave glossary says what each term means
 
 node kinds:
   conversation                                  1
-  segment                                       1
+  segment (activity window)                     1
   session                                       1
-  stream                                        2
-  epoch                                         2
-  talk                                          3
-  run                                           4
+  stream (thread)                               2
+  epoch (context between compactions)           2
+  talk (exchange)                               3
+  run (one prompt's work)                       4
   step                                         16
-  message.external                              2
-  message.assistant                             3
-  context.injection                             1
-  llm.call                                      4
-  tool                                          1
-  agent.call                                    1
-  agent.output                                  1
-  runtime.notification                          1
-  control.command                               2
-  control.notice                                1
+  message.external (prompt)                     2
+  message.assistant (model's reply)             3
+  context.injection (injected context)          1
+  llm.call (API call)                           4
+  tool (tool call)                              1
+  agent.call (sub-agent call)                   1
+  agent.output (sub-agent's answer)             1
+  runtime.notification (notification)           1
+  control.command (slash command)               2
+  control.notice (runtime notice)               1
 
 relations:
   within                                       27
@@ -141,9 +142,9 @@ relations:
   in_segment                                    3
 
 evidence:
-  exact_unique                                 54
-  strong_inference                             20
-  unresolved                                    2
+  exact_unique (exact)                         54
+  strong_inference (inferred)                  20
+  unresolved (not found)                        2
 
 segments:
     1  open       from line 1      2026-01-20T16:00:00Z – 2026-01-20T16:05:03Z  3 talks
@@ -153,23 +154,23 @@ still unresolved (1):
 
 structure (containment only; what flows across streams is a relation):
   session  80000000-0000-4000-8000-000000000001
-    stream  main
-      epoch  1, from line 1
-        talk  "Summarize the open issues."
-          run  80000000-0000-4000-8000-00000000c001  external (strong_inference)
-            message.external  line 1
+    stream (thread)  main
+      epoch (context between compactions)  1, from line 1
+        talk (exchange)  "Summarize the open issues."
+          run (one prompt's work)  80000000-0000-4000-8000-00000000c001  external (strong_inference)
+            message.external (prompt)  line 1
+            llm.call (API call)  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
+              agent.call (sub-agent call)  Task → 5e6f7a8b
             llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
-              agent.call  Task → 5e6f7a8b
-            llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
-              message.assistant  line 4
-            control.notice  line 5  [strong_inference]
-            context.injection  line 6  [strong_inference]
+              message.assistant (model's reply)  line 4
+            control.notice (runtime notice)  line 5  [strong_inference]
+            context.injection (injected context)  line 6  [strong_inference]
         talk  "/cost"
           run  80000000-0000-4000-8000-00000000c007  external (strong_inference)
-            control.command  line 7
+            control.command (slash command)  line 7
             control.command  line 8  [strong_inference]
           run  80000000-0000-4000-8000-00000000c009  notification (strong_inference)  [strong_inference]
-            runtime.notification  line 9
+            runtime.notification (notification)  line 9
             llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
               message.assistant  line 10
     stream  5e6f7a8b  ← Task (exact_unique)
@@ -179,30 +180,30 @@ structure (containment only; what flows across streams is a relation):
             message.external  line 1
             llm.call  1 fragment  claude-sonnet-4-5-20250929  [strong_inference]
               message.assistant  line 2
-            agent.output  line 2  [strong_inference]
+            agent.output (sub-agent's answer)  line 2  [strong_inference]
 `,
     );
   });
 
   test("--terms native prints Claude Code's words, both prints both; the tree is bounded", async () => {
     const native = (await run(['conversation', '80000000-0000-4000-8000-000000000001', '--terms', 'native', '--store', dir])).stdout;
-    assert.match(native, /\n {2}promptId +4\n/);
-    assert.match(native, /\n {2}message\.id +4\n/);
-    assert.match(native, /\n {2}tool_use \+ tool_result +1\n/);
-    assert.match(native, /\n {2}talk +3\n/);
+    assert.match(native, /\n {2}promptId \(one prompt's work\) +4\n/);
+    assert.match(native, /\n {2}message\.id \(API call\) +4\n/);
+    assert.match(native, /\n {2}tool_use \+ tool_result \(tool call\) +1\n/);
+    assert.match(native, /\n {2}talk \(exchange\) +3\n/);
     assert.match(native, /\n {8}talk {2}"\/cost"\n {10}promptId {2}80000000-0000-4000-8000-00000000c007/);
     const both = (await run(['conversation', '8', '--terms', 'both', '--store', dir])).stdout;
-    assert.match(both, /\n {2}run {2}\(promptId\) +4\n/);
-    assert.match(both, /\n {2}talk +3\n/);
+    assert.match(both, /\n {2}run {2}\(promptId\) \(one prompt's work\) +4\n/);
+    assert.match(both, /\n {2}talk \(exchange\) +3\n/);
     assert.match(both, /\n {10}run {2}\(promptId\) {2}80000000-0000-4000-8000-00000000c007/);
     const bounded = (await run(['conversation', '2', '--depth', '4', '--width', '1', '--store', dir])).stdout.split('structure')[1];
     assert.equal(
       bounded,
       ` (containment only; what flows across streams is a relation):
   session  20000000-0000-4000-8000-000000000001
-    stream  main
-      epoch  1, from line 1
-        talk  "Rename the handler and check the changelog."
+    stream (thread)  main
+      epoch (context between compactions)  1, from line 1
+        talk (exchange)  "Rename the handler and check the changelog."
           … 1 more
         … 1 more
 `,
