@@ -48,7 +48,7 @@ const PLAIN: Record<string, string> = {
   // Triggers: what started a run.
   external: 'from outside',
   notification: 'by a notification',
-  unknown: 'not stated',
+  unknown: 'by nothing the records state',
   // A segment's states.
   open: 'still open',
   candidate: 'closed, could be committed',
@@ -68,6 +68,11 @@ export function definition(term: string): string | undefined {
   if (found) return DEFINITIONS.get(found.iris[0]) || undefined;
   if (term === 'open' || term === 'candidate') return DEFINITIONS.get('segmentState') || undefined;
   return undefined;
+}
+
+/** The model term a class of the weave namespace carries (`LlmCall` → `llm.call`), if any. */
+export function termOfClass(local: string): string | undefined {
+  return MODEL_TERMS.find((t) => t.iris[0] === local)?.term;
 }
 
 /** `talk (exchange)`: the term with its plain name beside it, where it has one. */

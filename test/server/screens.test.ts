@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { CLAUDE_CODE_GLOSSARY } from '../../src/dialect/claude-code/glossary.ts';
+import { definition } from '../../src/model/plain.ts';
 import { REPO, startTestServer, type TestServer } from './helpers.ts';
 import { CHROMIUM, openPage, type OpenPage } from './chromium.ts';
 
@@ -170,14 +172,58 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
         ]),
       ),
       [
-        ['talk', 'Tidy the parser.'],
-        ['talk', 'Now add tests.'],
+        ['talk (exchange)', 'Tidy the parser.'],
+        ['talk (exchange)', 'Now add tests.'],
         [
           'compaction request',
           'the runtime asked for a summary of the conversation so farYour task is to create a detailed summary of the conversation so far.',
         ],
       ],
     );
+  });
+
+  it('each model term on the pages has its plain name, its definition on hover and a link to /glossary, as weave glossary prints it', async () => {
+    const o = await openPage(server.base, 1400);
+    opened.push(o);
+    const { page } = o;
+    await page.goto(`${server.base}/conversation/${SESSION}`);
+    assert.deepEqual(await page.$$eval('#counts li[data-count]', (lis) => lis.map((li) => li.textContent)), [
+      '4 talks (exchange)',
+      "4 runs (one prompt's work)",
+      '7 llm.calls (API call)',
+      '4 tool calls',
+      '2 unresolved (not found)',
+    ]);
+    const terms = await page.$$eval('a.term', (as) => as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('title')]));
+    const run = terms.find(([text]) => text === "runs (one prompt's work)");
+    assert.deepEqual(run, ["runs (one prompt's work)", '/glossary#term-run', `run: ${definition('run')}`]);
+    for (const [text, href, title] of terms) {
+      const term = decodeURIComponent((href ?? '').replace('/glossary#term-', ''));
+      assert.equal(title, definition(term) ? `${term}: ${definition(term)}` : term, `${text}`);
+    }
+    // A run's trigger and evidence in plain words: started from outside (inferred).
+    assert.match(
+      (await page.textContent('div.run:not(.unresolved) > .run-head')) ?? '',
+      /^run \(one prompt's work\) p-0001 · started from outside/,
+    );
+    // The describe page of a prompt names its model class plainly.
+    await page.goto(`${server.base}${describeOf(TURN)}`);
+    assert.ok((await page.$$eval('.types a.term', (as) => as.map((a) => a.textContent))).includes('prompt'));
+    // /glossary: every term weave glossary prints, with its plain name and definition, by its anchor.
+    await page.goto(`${server.base}/glossary`);
+    assert.equal((await page.$$('#glossary-terms tbody tr')).length, CLAUDE_CODE_GLOSSARY.terms.length);
+    assert.deepEqual(await page.$$eval('#term-run td', (tds) => tds.map((td) => td.textContent)), [
+      'run',
+      "one prompt's work",
+      definition('run'),
+      'promptId',
+      'user records and tool results',
+      CLAUDE_CODE_GLOSSARY.terms.find((t) => t.model === 'run')?.note,
+    ]);
+    assert.deepEqual(await page.$$eval('#term-strong_inference td', (tds) => tds.slice(0, 2).map((td) => td.textContent)), [
+      'strong_inference',
+      'inferred',
+    ]);
   });
 
   for (const viewport of VIEWPORTS)

@@ -42,5 +42,6 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
   app.register(import('./routes/search.ts'));
   app.register(import('./routes/conversation.ts'));
   app.register(import('./routes/usage.ts'));
+  app.register(import('./routes/glossary.ts'));
   return app;
 }

@@ -4,7 +4,7 @@ import { escapeHtml } from './html.ts';
 export function topBar(here: string, query = ''): string {
   return `<header class="top"><a class="home" href="/">Weave</a><span>${escapeHtml(here)}</span>
 <form class="search" action="/search" method="get"><input type="search" name="q" value="${escapeHtml(query)}" placeholder="search turns, tool inputs and results" aria-label="search"></form>
-<nav><a href="/">query</a> <a href="/overview">overview</a> <a href="/conversation" title="each session's talks, runs, calls and tools">conversations</a> <a href="/void" title="VoID description of the dataset">VoID</a> <a href="/status">status</a></nav></header>`;
+<nav><a href="/">query</a> <a href="/overview">overview</a> <a href="/conversation" title="each session's exchanges, prompts, API calls and tool calls">conversations</a> <a href="/glossary" title="what each term of the conversation model means, in plain words">glossary</a> <a href="/void" title="VoID description of the dataset">VoID</a> <a href="/status">status</a></nav></header>`;
 }
 
 /** A link that opens a query in the query page, in a tab of its own. */

@@ -9,6 +9,7 @@ import {
 import type { Clipped, NodeDetails, ToolDetails } from '../conversation-details.ts';
 import { page, queryLink, topBar } from './chrome.ts';
 import { describeHref, escapeHtml } from './html.ts';
+import { termHtml } from './terms.ts';
 
 /**
  * /conversation/<session>: one session as it happened, read from the conversation model (the
@@ -35,6 +36,8 @@ interface ConversationPageData {
 const e = escapeHtml;
 const n = (v: number) => v.toLocaleString('en');
 const plural = (count: number, word: string, words = `${word}s`) => `${n(count)} ${count === 1 ? word : words}`;
+/** A count of a model term's nodes, the term with its plain name and definition (`3 runs (one prompt's work)`). */
+const termPlural = (count: number, term: string) => `${n(count)} ${termHtml(term, count === 1 ? term : `${term}s`)}`;
 /** Evidence a reader should see: anything less than an exact or strong link. */
 const DOUBTFUL = new Set(['exact_ambiguous', 'weak_inference', 'unresolved', 'conflict']);
 const CALL_KINDS = new Set(['llm.call', 'message.synthetic']);
@@ -159,7 +162,7 @@ class Renderer {
 
   private badge(node: TreeDocument): string {
     return node.evidence && DOUBTFUL.has(node.evidence)
-      ? ` <span class="evidence" title="the evidence of its place in the tree">${e(node.evidence)}</span>`
+      ? ` <span class="evidence">${termHtml(node.evidence, node.evidence, { instead: true })}</span>`
       : '';
   }
 
@@ -185,7 +188,7 @@ class Renderer {
     const h = doc.header;
     const kinds = doc.counts.kinds as Record<string, number>;
     const count = (kind: string, word: string, words?: string) =>
-      `<li data-count="${e(kind)}"><strong>${n(kinds[kind] ?? 0)}</strong> ${e((kinds[kind] ?? 0) === 1 ? word : (words ?? `${word}s`))}</li>`;
+      `<li data-count="${e(kind)}"><strong>${n(kinds[kind] ?? 0)}</strong> ${termHtml(kind, (kinds[kind] ?? 0) === 1 ? word : (words ?? `${word}s`))}</li>`;
     const open = doc.segments.filter((s) => s.state === 'open').length;
     const compactions = doc.tree.children.reduce(
       (k, stream) => k + stream.children.reduce((m, epoch) => m + epoch.children.filter((c) => c.kind === 'epoch.boundary').length, 0),
@@ -196,8 +199,8 @@ class Renderer {
     return `<h1>${e(title || h.session)}</h1>
 <p class="iri">session <code>${e(h.session)}</code> · conversation <code>${e(h.conversation)}</code>${continues} · ${e(h.dialect)}</p>
 ${project || span ? `<p class="facts">${project ? `<span><span class="label">project</span> ${e(project)}</span>` : ''}${span ? `<span><span class="label">time</span> ${span}</span>` : ''}</p>` : ''}
-<ul class="counts" id="counts">${count('talk', 'talk')}${count('run', 'run')}${count('llm.call', 'llm.call')}${count('tool', 'tool call')}<li data-count="unresolved"><strong>${n(h.entities.unresolved)}</strong> unresolved</li>
-<li class="muted">${plural(h.streams.main + h.streams.child, 'stream')} (${h.streams.child} sub-agent) · ${plural(doc.segments.length, 'segment')} (${open} open) · ${plural(compactions, 'compaction')}</li></ul>
+<ul class="counts" id="counts">${count('talk', 'talk')}${count('run', 'run')}${count('llm.call', 'llm.call')}${count('tool', 'tool call')}<li data-count="unresolved"><strong>${n(h.entities.unresolved)}</strong> ${termHtml('unresolved')}</li>
+<li class="muted">${termPlural(h.streams.main + h.streams.child, 'stream')} (${h.streams.child} sub-agent) · ${termPlural(doc.segments.length, 'segment')} (${open} open) · ${plural(compactions, 'compaction')}</li></ul>
 <p class="formats"><a href="${e(describeHref(transcript))}">the session page</a> · <a href="?format=json">as JSON</a> (what <code>weave conversation --json</code> prints) · ${queryLink(treeQuery, 'the tree in the query editor')}</p>
 ${this.segments()}`;
   }
@@ -208,10 +211,10 @@ ${this.segments()}`;
     const rows = segments
       .map(
         (s) =>
-          `<tr><td>${s.segment}</td><td>${e(s.state)}</td><td>${e(String(s.firstLine))}</td><td>${s.from ? `${time(s.from, true)} – ${time(s.until ?? s.from, true)}` : '—'}</td><td class="n">${n(s.talks)}</td></tr>`,
+          `<tr><td>${s.segment}</td><td>${termHtml(s.state, s.state, { instead: true })}</td><td>${e(String(s.firstLine))}</td><td>${s.from ? `${time(s.from, true)} – ${time(s.until ?? s.from, true)}` : '—'}</td><td class="n">${n(s.talks)}</td></tr>`,
       )
       .join('');
-    return `<details class="segments"><summary>Segments: activity windows cut at an idle gap, policy <code>${e(segments[0].policy)}</code></summary><table class="data"><thead><tr><th>segment</th><th>state</th><th>from line</th><th>active</th><th>talks</th></tr></thead><tbody>${rows}</tbody></table></details>`;
+    return `<details class="segments"><summary>${termHtml('segment', 'Segments')}: cut where the session was idle, policy <code>${e(segments[0].policy)}</code></summary><table class="data"><thead><tr><th>segment</th><th>state</th><th>from line</th><th>active</th><th>talks</th></tr></thead><tbody>${rows}</tbody></table></details>`;
   }
 
   private unresolved(): string {
@@ -243,8 +246,8 @@ ${this.segments()}`;
     const head = main
       ? ''
       : isSummariser(node)
-        ? `<h2 class="stream-head">compaction summariser <code>${e(name)}</code> <span class="muted">wrote the summary a compaction carried forward · ${plural(t.calls, 'llm.call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`
-        : `<h2 class="stream-head">sub-agent <code>${e(name)}</code> <span class="muted">${start ? `started by ${e(by ? this.toolName(by) : 'a call')} (${e(start.evidence)}) · ` : ''}${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`;
+        ? `<h2 class="stream-head">compaction summariser <code>${e(name)}</code> <span class="muted">wrote the summary a compaction carried forward · ${termPlural(t.calls, 'llm.call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`
+        : `<h2 class="stream-head">sub-agent <code>${e(name)}</code> <span class="muted">${start ? `started by ${e(by ? this.toolName(by) : 'a call')} (${termHtml(start.evidence, start.evidence, { instead: true })}) · ` : ''}${termPlural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span> ${self(node.iri)}</h2>`;
     // A compaction can fall inside a talk that goes on after it (its runs continue the talk in
     // progress): its divider is drawn where its line falls, among the talk's runs and calls.
     this.dividers.push(
@@ -319,7 +322,7 @@ ${this.segments()}`;
       : text
         ? `<div class="prompt">${e(text.text.trim())}</div>${clipNote(text, facts?.labelledBy ?? node.iri)}`
         : `<div class="prompt muted">${e(node.label || '(no text)')}</div>`;
-    return `<section ${this.attrs(node, 'talk')}><header class="talk-head">${time(facts?.time, true)} <span class="muted">${request ? 'compaction request' : 'talk'} · ${plural(t.runs, 'run')} · ${plural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span>${this.badge(node)} ${self(node.iri)}</header>${prompt}${this.children(node)}</section>`;
+    return `<section ${this.attrs(node, 'talk')}><header class="talk-head">${time(facts?.time, true)} <span class="muted">${request ? 'compaction request' : termHtml('talk')} · ${termPlural(t.runs, 'run')} · ${termPlural(t.calls, 'llm.call')} · ${plural(t.tools, 'tool call')} · ${n(t.tokens)} tokens</span>${this.badge(node)} ${self(node.iri)}</header>${prompt}${this.children(node)}</section>`;
   }
 
   private run(node: TreeDocument): string {
@@ -392,14 +395,20 @@ ${this.segments()}`;
       text && (line.length > 160 || text.text.includes('\n'))
         ? `<details><summary>${e(short)}</summary><div class="say">${e(text.text.trim())}</div>${clipNote(text, node.iri)}</details>`
         : `<span class="text">${e(short)}</span>`;
-    return `<div ${this.attrs(node, 'step')}><span class="kind">${e(node.kind)}</span> ${time(facts?.time)} ${body}${this.badge(node)} ${self(node.iri, node.line ? `line ${node.line}` : '↗')}${node.children.map((c) => this.node(c)).join('')}</div>`;
+    return `<div ${this.attrs(node, 'step')}><span class="kind">${termHtml(node.kind)}</span> ${time(facts?.time)} ${body}${this.badge(node)} ${self(node.iri, node.line ? `line ${node.line}` : '↗')}${node.children.map((c) => this.node(c)).join('')}</div>`;
   }
 }
 
-/** A run's label (`key  trigger (evidence)  rule R`, as the text tree prints it) as a heading. */
+/** A run's label (`key  trigger (evidence)  rule R`, as the text tree prints it) as a heading, its terms in plain words. */
 function runHead(label: string): string {
   const [key, trigger, ...rest] = label.split('  ');
-  return `run <code>${e(key)}</code>${trigger ? ` · trigger ${e(trigger)}` : ''}${rest.map((r) => ` · ${e(r)}`).join('')}`;
+  const [, cause, evidence] = /^(\w+)(?: \((\w+)\))?$/.exec(trigger ?? '') ?? [];
+  const started = cause
+    ? ` · started ${termHtml(cause, cause, { instead: true })}${evidence ? ` (${termHtml(evidence, evidence, { instead: true })})` : ''}`
+    : trigger
+      ? ` · trigger ${e(trigger)}`
+      : '';
+  return `${termHtml('run')} <code>${e(key)}</code>${started}${rest.map((r) => ` · ${e(r)}`).join('')}`;
 }
 
 function toolStatus(tool: ToolDetails | undefined): string {

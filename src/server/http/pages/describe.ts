@@ -3,6 +3,8 @@ import { PREFIXES, WEAVE_NS } from '../../../rdf/vocab.ts';
 import type { JsonTerm } from '../../../query/table.ts';
 import type { DescribedBlock, Description, Statement } from '../../messages.ts';
 import { topBar } from './chrome.ts';
+import { termHtml as modelTerm } from './terms.ts';
+import { plainName, termOfClass } from '../../../model/plain.ts';
 import { describeHref, escapeHtml } from './html.ts';
 
 /**
@@ -178,7 +180,7 @@ function sessionHtml(s: SessionSummary): string {
         ? `<span id="session-tokens" data-input="${t.input}" data-output="${t.output}" data-cache-creation="${t.cacheCreation}" data-cache-read="${t.cacheRead}" data-cost="${t.cost}">${n(t.input)} input · ${n(t.output)} output · ${n(t.cacheCreation)} cache writes · ${n(t.cacheRead)} cache reads · <strong>$${t.cost.toFixed(t.cost >= 1 ? 2 : 4)}</strong></span> <span class="muted">(${escapeHtml(t.models.join(', '))}; <a href="/#query=${escapeHtml(encodeURIComponent(s.queries.usage))}">query</a>)</span>`
         : 'no API calls counted in this session',
     ],
-    ['conversation', conversationLink(s.id, 'its talks, runs, llm.calls and tools')],
+    ['conversation', conversationLink(s.id, 'each exchange, its API calls and tool calls')],
   ];
   const prompts = s.prompts.length
     ? `<h3>Prompts <small><a href="/#query=${escapeHtml(encodeURIComponent(s.queries.prompts))}">query</a></small></h3><ol class="prompts">${s.prompts
@@ -218,7 +220,12 @@ const TURN_ROLE: Record<string, string> = { [W('UserTurn')]: 'user', [W('Assista
 export function renderDescribePage(d: Description, soul?: string, session?: SessionSummary): string {
   const { labels } = d;
   const title = session?.title ? `${session.title} · ${shortName(d.iri)}` : shortName(d.iri);
-  const types = values(d.statements, RDF_TYPE).map((t) => link(t.value as string, labels));
+  // A class that carries a model term says it in plain words too: weave:LlmCall (API call).
+  const types = values(d.statements, RDF_TYPE).map((t) => {
+    const type = t.value as string;
+    const term = type.startsWith(WEAVE_NS) ? termOfClass(type.slice(WEAVE_NS.length)) : undefined;
+    return `${link(type, labels)}${term && plainName(term) ? ` (${modelTerm(term, term, { instead: true })})` : ''}`;
+  });
   const facts: string[] = [];
   // A turn's role is its class's (weave:turnRole), unless the turn states one.
   const role =
