@@ -50,6 +50,7 @@ const SCREENS: { name: string; path: string; ready: string }[] = [
   { name: 'conversation', path: `/conversation/${SESSION}`, ready: '#counts' },
   { name: 'session', path: describeOf(`urn:soul:local:Weave/Transcript/${SESSION}`), ready: '.session-summary' },
   { name: 'turn', path: describeOf(TURN), ready: 'h1' },
+  { name: 'glossary', path: '/glossary', ready: '#glossary-terms' },
 ];
 
 const VIEWPORTS = [
