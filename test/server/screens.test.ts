@@ -207,6 +207,12 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
       (await page.textContent('div.run:not(.unresolved) > .run-head')) ?? '',
       /^run \(one prompt's work\) p-0001 · started from outside/,
     );
+    // An epoch no compaction opened (fixtures/readers, session b0b0b0b0: a summary record alone).
+    await page.goto(`${server.base}/conversation/b0b0b0b0-b0b0-4b0b-8b0b-b0b0b0b0b0b0`);
+    assert.deepEqual(
+      await page.$eval('.compaction .what', (span) => [span.textContent, span.querySelector('a.term')?.getAttribute('href')]),
+      ['epoch (context between compactions) 1, from line 1, begun without a compaction record', '/glossary#term-epoch'],
+    );
     // The describe page of a prompt names its model class plainly.
     await page.goto(`${server.base}${describeOf(TURN)}`);
     assert.ok((await page.$$eval('.types a.term', (as) => as.map((a) => a.textContent))).includes('prompt'));

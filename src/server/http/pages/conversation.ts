@@ -301,7 +301,7 @@ ${this.segments()}`;
           .filter(Boolean)
           .map((s) => e(String(s)))
           .join(' · ')
-      : `epoch ${e(epoch.label)}, begun without a compaction record`;
+      : `${termHtml('epoch')} ${e(epoch.label)}, begun without a compaction record`;
     const summaries = steps
       .filter((s) => s.kind === 'epoch.summary')
       .map((s) => {
