@@ -1,8 +1,7 @@
 import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { detect, type DetectProblem, type DetectReport } from '../readers/detect.ts';
 import { READERS, selectReaders } from '../readers/registry.ts';
-import { readManifest } from '../store/manifest.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
 
@@ -37,8 +36,7 @@ export async function main(args: string[]): Promise<number> {
   } catch (e) {
     throw new CliError((e as Error).message, 2);
   }
-  const manifest = await readManifest(dir);
-  if (!manifest) throw new CliError(`no store in ${dir}: run weave ingest first`);
+  const manifest = await requireStore(dir);
   if (typeof values.soul === 'string' && values.soul !== manifest.soul)
     throw new CliError(`the store in ${dir} was built for soul "${manifest.soul}", not "${values.soul}"`);
   let report: DetectReport;

@@ -8,7 +8,7 @@ import { RdfXmlError } from '../export/rdfxml.ts';
 import { XmlCharacterError } from '../export/xml-check.ts';
 import { helpList, nameList } from '../query/formats.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
 import { printHelp } from './help.ts';
 
 const DEFAULT_FORMAT = 'trig';
@@ -78,9 +78,12 @@ export async function main(args: string[]): Promise<number> {
   if (values.lean && values['self-contained']) throw new CliError('--lean and --self-contained exclude each other', 2);
   const selfContained = values['self-contained'] ?? (!values.lean && selfContainedByDefault(format));
 
+  const dir = storeDir(values);
+  // Without a store there is nothing of the user's to write: the ontology alone would pass for an export.
+  await requireStore(dir);
   let plan: Awaited<ReturnType<typeof planExport>>;
   try {
-    plan = await planExport(storeDir(values), { graphs: values.graph, sessions: values.session });
+    plan = await planExport(dir, { graphs: values.graph, sessions: values.session });
   } catch (e) {
     if (e instanceof ExportSelectionError) throw new CliError(e.message);
     throw e;

@@ -5,7 +5,7 @@ import { DIALECTS } from '../dialect/index.ts';
 import { withPlainName } from '../model/plain.ts';
 import type { ConversationView, TreeNode } from '../model/view.ts';
 import { sessionGraphIri } from '../rdf/iri.ts';
-import { readManifest, type GraphEntry } from '../store/manifest.ts';
+import { noStore, readManifest, type GraphEntry } from '../store/manifest.ts';
 import { printable } from '../terminal.ts';
 import { cut, terminalWidth, wrapWords } from '../query/fit.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
@@ -126,7 +126,7 @@ function count(text: string | undefined, fallback: number, name: string): number
 }
 
 export function findSession(manifest: Awaited<ReturnType<typeof readManifest>>, id: string, dir: string): [string, GraphEntry] {
-  if (!manifest) throw new CliError(`no store in ${dir}: run weave ingest first`);
+  if (!manifest) throw new CliError(noStore(dir));
   const sessions = Object.entries(manifest.graphs).filter(([, e]) => e.sessionId !== undefined && !e.reader);
   const exact = sessions.filter(([, e]) => e.sessionId === id);
   const matches = exact.length ? exact : sessions.filter(([, e]) => e.sessionId!.startsWith(id));

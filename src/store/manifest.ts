@@ -146,6 +146,11 @@ export function renderManifest(manifest: Manifest): string {
   return JSON.stringify(manifest, null, 1);
 }
 
+/** What every command says of a directory that holds no store: the same one line everywhere. */
+export function noStore(dir: string): string {
+  return `no store in ${dir}: run "weave ingest" first, or name a store with --store DIR`;
+}
+
 /** The store's manifest, or undefined when the directory holds no store yet. */
 export async function readManifest(dir: string): Promise<Manifest | undefined> {
   const path = join(dir, MANIFEST_FILE);

@@ -182,13 +182,24 @@ describe('sources and stores that are not there say what to do, in one line', ()
     assert.deepEqual([gone.code, gone.stderr], [1, `weave ingest: ${join(dir, 'gone')}: no such file or folder; ${what} transcript\n`]);
   });
 
-  test('query and usage on a missing store', async () => {
+  test('every command on a missing store fails with the same one line, writing nothing', async () => {
     const store = join(dir, 'never-ingested');
     const expected = `no store in ${store}: run "weave ingest" first, or name a store with --store DIR\n`;
-    const query = await run(['query', 'SELECT * WHERE { ?s ?p ?o }', '--store', store]);
-    assert.deepEqual([query.code, query.stdout, query.stderr], [1, '', `weave query: ${expected}`]);
-    const usage = await run(['usage', '--store', store]);
-    assert.deepEqual([usage.code, usage.stderr], [1, `weave usage: ${expected}`]);
+    const commands = [
+      ['query', 'SELECT * WHERE { ?s ?p ?o }'],
+      ['usage'],
+      // export once wrote the ontology alone and ended 0, as if the store had been exported.
+      ['export'],
+      ['search', 'anything'],
+      ['conversation', 'abc'],
+      ['verify'],
+      ['validate'],
+      ['detect'],
+    ];
+    for (const [name, ...args] of commands) {
+      const r = await run([name, ...args, '--store', store]);
+      assert.deepEqual([name, r.code, r.stdout, r.stderr], [name, 1, '', `weave ${name}: ${expected}`]);
+    }
   });
 });
 
