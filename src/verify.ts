@@ -8,7 +8,8 @@ import type { ArchivedFile } from './store/manifest.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
-import { noStore, readManifest } from './store/manifest.ts';
+import { noStoreLine } from './store/fixtures.ts';
+import { readManifest } from './store/manifest.ts';
 import { openQueries, selectRows } from './store/queries.ts';
 import { checkStore, type StoreCheck } from './store/check.ts';
 
@@ -111,7 +112,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   if (options.selfOnly)
     return { ok: self.ok, store: self, sessions: [], files: [], gone: [], notTranscripts: [], millis: performance.now() - started };
   const manifest = await readManifest(options.storeDir);
-  if (!manifest) throw new Error(noStore(options.storeDir));
+  if (!manifest) throw new Error(await noStoreLine(options.storeDir));
   const select = options.select ?? (await openedHere(options.storeDir));
 
   const named = options.paths?.length

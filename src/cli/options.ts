@@ -2,7 +2,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultStoreDir } from '../store/paths.ts';
-import { noStore, readManifest, type Manifest } from '../store/manifest.ts';
+import { noStoreLine } from '../store/fixtures.ts';
+import { readManifest, type Manifest } from '../store/manifest.ts';
 import { isStoreUrl, remoteStoreDir } from '../store/remote/config.ts';
 
 /** A user-facing error: printed as one line on stderr, exit code 1 (2 for usage errors). */
@@ -50,7 +51,7 @@ export function storeDir(values: { store?: unknown }): string {
 /** The store's manifest, or a one-line error saying what to do when there is no store yet. */
 export async function requireStore(dir: string): Promise<Manifest> {
   const manifest = await readManifest(dir);
-  if (!manifest) throw new CliError(noStore(dir));
+  if (!manifest) throw new CliError(await noStoreLine(dir));
   return manifest;
 }
 

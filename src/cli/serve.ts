@@ -1,11 +1,12 @@
 import { readdir } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
 import { capacityNotice, embeddedStoreSize, QUAD_CEILING } from '../store/ceiling.ts';
+import { fixturesStoreDir } from '../store/fixtures.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
@@ -137,7 +138,7 @@ export async function main(args: string[]): Promise<number> {
   if (!values['no-ingest']) {
     const sources = positionals.length ? { paths: positionals } : await sourcesToServe();
     // The bundled fixtures get a store of their own, so they never mix with real sessions.
-    if (sources.note && values.store === undefined) config.storeDir = join(tmpdir(), 'weave-fixtures-store');
+    if (sources.note && values.store === undefined) config.storeDir = fixturesStoreDir();
     config.ingest = {
       paths: sources.paths,
       note: sources.note,
@@ -166,6 +167,11 @@ export async function main(args: string[]): Promise<number> {
   process.stdout.write(
     `weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir}); opening the store\n`,
   );
+  // The other commands read the default store: said here, and by them, so the demo is found from both sides.
+  if (config.storeDir === fixturesStoreDir())
+    process.stdout.write(
+      `weave serve: serving the bundled fixtures from ${config.storeDir}, a store of their own; other commands read it with --store ${config.storeDir}\n`,
+    );
   // Until then /status says how far the store has loaded, and a query that cannot wait gets 503 + Retry-After.
   void server.ready.then(({ quads, seconds }) =>
     process.stdout.write(

@@ -5,6 +5,7 @@ import { DIALECTS } from '../dialect/index.ts';
 import { withPlainName } from '../model/plain.ts';
 import type { ConversationView, TreeNode } from '../model/view.ts';
 import { sessionGraphIri } from '../rdf/iri.ts';
+import { noStoreLine } from '../store/fixtures.ts';
 import { noStore, readManifest, type GraphEntry } from '../store/manifest.ts';
 import { printable } from '../terminal.ts';
 import { cut, terminalWidth, wrapWords } from '../query/fit.ts';
@@ -83,7 +84,9 @@ export async function parseConversationArgs(args: string[]): Promise<Conversatio
 
 /** The session's graph and manifest entry, named by an id or a unique prefix of one. */
 export async function sessionOf(request: ConversationRequest): Promise<[string, GraphEntry]> {
-  return findSession(await readManifest(request.storeDir), request.id, request.storeDir);
+  const manifest = await readManifest(request.storeDir);
+  if (!manifest) throw new CliError(await noStoreLine(request.storeDir));
+  return findSession(manifest, request.id, request.storeDir);
 }
 
 /** What `weave conversation` prints as text, from the view and the session's title. */
@@ -106,6 +109,7 @@ export const CONVERSATION: ServedCommand<ConversationRequest> = {
   answersHere: (request) => request.noDaemon,
   async ask(server, request) {
     const manifest = await readManifest(request.storeDir);
+    if (!manifest) throw new CliError(await noStoreLine(request.storeDir));
     const [graph, entry] = findSession(manifest, request.id, request.storeDir);
     const id = entry.sessionId!;
     // The server finds a session by its own graph: a store laid out otherwise is read here.

@@ -1,6 +1,7 @@
 import { terminalWidth, wrapWords } from '../query/fit.ts';
 import { COMMON_HELP, parse, storeDir } from '../cli/options.ts';
 import { storeStatus, type StoreStatus } from '../status.ts';
+import { noStoreLine } from '../store/fixtures.ts';
 import type { LightCommand, Printed } from './served.ts';
 
 /**
@@ -41,7 +42,10 @@ export function statusText(request: StatusRequest, status: StoreStatus): Printed
 
 /** The status looked at here. */
 export async function statusHere(request: StatusRequest): Promise<Printed> {
-  return statusText(request, await storeStatus(request.storeDir));
+  const status = await storeStatus(request.storeDir);
+  // No store: the one line every command says of it, and as they do, a failure.
+  if (!status.soul) return { stdout: '', warnings: `weave status: ${await noStoreLine(request.storeDir)}\n`, code: 1 };
+  return statusText(request, status);
 }
 
 export const STATUS: LightCommand<StatusRequest> = { name: 'status', parse: parseStatusArgs, here: statusHere };

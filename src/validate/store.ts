@@ -3,7 +3,8 @@ import { StreamParser } from 'n3';
 import { createReadStream } from 'node:fs';
 import type { Quad } from '@rdfjs/types';
 import { DataGraph } from './graph.ts';
-import { filesOf, noStore, readManifest, type GraphEntry, type Manifest } from '../store/manifest.ts';
+import { noStoreLine } from '../store/fixtures.ts';
+import { filesOf, readManifest, type GraphEntry, type Manifest } from '../store/manifest.ts';
 import { loadShapes, validateDataset, type Shapes, type Violation } from './shapes.ts';
 
 /**
@@ -48,7 +49,7 @@ export class ValidateError extends Error {}
 export async function validateStore(dir: string, options: ValidateOptions = {}): Promise<StoreValidation> {
   const started = performance.now();
   const manifest = await readManifest(dir);
-  if (!manifest) throw new ValidateError(noStore(dir));
+  if (!manifest) throw new ValidateError(await noStoreLine(dir));
   const units = options.session === undefined ? unitsOf(manifest) : [sessionUnit(manifest, options.session)];
   const shapes = options.shapes ?? (await loadShapes());
   const out: StoreValidation = { units: [], graphs: 0, quads: 0, violations: 0, millis: 0 };

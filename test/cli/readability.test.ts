@@ -195,9 +195,11 @@ describe('sources and stores that are not there say what to do, in one line', ()
       ['verify'],
       ['validate'],
       ['detect'],
+      ['status'],
     ];
     for (const [name, ...args] of commands) {
-      const r = await run([name, ...args, '--store', store]);
+      // A temp folder of its own: no fixtures' store (store/fixtures.ts) of another run is named.
+      const r = await run([name, ...args, '--store', store], { TMPDIR: dir });
       assert.deepEqual([name, r.code, r.stdout, r.stderr], [name, 1, '', `weave ${name}: ${expected}`]);
     }
   });

@@ -36,6 +36,16 @@ function serve(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   return { child, url, exited, output: () => ({ stdout, stderr }) };
 }
 
+/** A command run to its end: exit code, stdout, stderr. */
+function exec(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
 async function turnsAt(url: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     // Ready first, then asked: a count asked before the last session was loaded is not the answer.
@@ -68,16 +78,15 @@ describe('weave serve from the command line', () => {
     }
   });
 
-  it('npm start with no transcripts at all serves the bundled fixtures, and says so', async () => {
+  it('npm start with no transcripts at all serves the bundled fixtures, and says so; the other commands name that store', async () => {
     const home = await mkdtemp(join(tmpdir(), 'weave-cli-home-'));
     await mkdir(join(home, '.claude', 'projects'), { recursive: true });
     const tmp = await mkdtemp(join(tmpdir(), 'weave-cli-tmp-'));
-    const run = serve(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], {
-      HOME: home,
-      TMPDIR: tmp,
-      CLAUDE_CONFIG_DIR: '',
-      WEAVE_HOME: '',
-    });
+    const env = { HOME: home, TMPDIR: tmp, CLAUDE_CONFIG_DIR: '', WEAVE_HOME: '', XDG_DATA_HOME: join(home, 'data') };
+    const run = serve(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], env);
+    const fixturesStore = join(tmp, 'weave-fixtures-store');
+    const noStore = `no store in ${join(home, 'data', 'weave')}: run "weave ingest" first, or name a store with --store DIR`;
+    const weave = (args: string[]) => exec(join(REPO, 'bin', 'weave'), args, env);
     try {
       const url = await run.url;
       await turnsAt(url);
@@ -87,10 +96,33 @@ describe('weave serve from the command line', () => {
           `no transcripts under ${join(home, '.claude', 'projects')}: using the bundled fixtures in \\S+; 8 of their lines are broken on purpose`,
         ),
       );
-      assert.match(run.output().stdout, new RegExp(`store ${join(tmp, 'weave-fixtures-store')}\\)`));
+      assert.match(run.output().stdout, new RegExp(`store ${fixturesStore}\\)`));
+      assert.match(
+        run.output().stdout,
+        new RegExp(
+          `\nweave serve: serving the bundled fixtures from ${fixturesStore}, a store of their own; other commands read it with --store ${fixturesStore}\n`,
+        ),
+      );
+      // A command on the default store, which is not there, names the fixtures' server and how to ask it.
+      const served = `; a weave serve of the bundled fixtures runs at ${url}: --store ${fixturesStore} asks it\n`;
+      assert.deepEqual(await weave(['query', 'ASK {}']), { code: 1, stdout: '', stderr: `weave query: ${noStore}${served}` });
+      assert.deepEqual(await weave(['status']), { code: 1, stdout: '', stderr: `weave status: ${noStore}${served}` });
+      assert.deepEqual(await weave(['query', 'ASK { ?t a weave:Turn }', '--store', fixturesStore, '--format', 'csv']), {
+        code: 0,
+        stdout: 'true\r\n', // CSV lines end in CRLF
+        stderr: '',
+      });
       const status = (await (await fetch(`${url}status`)).json()) as { ingest: { note: string } };
       assert.match(status.ingest.note, /using the bundled fixtures in \S+; 8 of their lines are broken on purpose/);
       assert.equal((await fetch(url)).status, 200);
+      run.child.kill('SIGTERM');
+      await run.exited;
+      // Stopped, its store stays, and is named.
+      assert.deepEqual(await weave(['status']), {
+        code: 1,
+        stdout: '',
+        stderr: `weave status: ${noStore}; weave serve stored the bundled fixtures in ${fixturesStore}: --store ${fixturesStore} reads them\n`,
+      });
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;
