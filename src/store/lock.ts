@@ -51,8 +51,15 @@ class StoreLockedError extends Error {
     readonly dir: string,
     readonly holder: LockHolder,
   ) {
-    super(`the store in ${dir} is being written by ${describeHolder(holder)}; wait for it to finish, or stop it`);
+    super(`the store in ${dir} is being written by ${describeHolder(holder)}; ${whatToDo(holder)}`);
   }
+}
+
+/** A server never finishes: it is asked (the commands that read the store ask it), or stopped. */
+function whatToDo(holder: LockHolder): string {
+  return /^weave serve\b/.test(holder.command)
+    ? 'weave serve keeps this store current; ask it, or stop it'
+    : 'wait for it to finish, or stop it';
 }
 
 function lockPath(dir: string): string {

@@ -39,14 +39,14 @@ async function killed(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-test('a second writer is refused with one line naming the holder; the store is untouched', async () => {
+test('a second writer is refused with one line naming the holder, a server as one to ask, not wait for; the store is untouched', async () => {
   const dir = await tempDir('weave-lock-');
   const child = await holder(dir);
   try {
     const lock = JSON.parse(await readFile(join(dir, 'lock'), 'utf8'));
     assert.equal(lock.pid, child.pid);
     const line = (command: string) =>
-      `weave ${command}: the store in ${dir} is being written by pid ${child.pid} (weave serve, since ${lock.since}); wait for it to finish, or stop it\n`;
+      `weave ${command}: the store in ${dir} is being written by pid ${child.pid} (weave serve, since ${lock.since}); weave serve keeps this store current; ask it, or stop it\n`;
     await assert.rejects(run(WEAVE, ['ingest', join(FIXTURES, 'spine'), '--store', dir]), (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 1);
       assert.equal(e.stderr, line('ingest'));
