@@ -81,6 +81,8 @@ export interface IngestOptions {
   };
   /** The derivations to run, in place of those `observers`, `search` and `readers` choose from the registry. */
   derivations?: readonly Derivation[];
+  /** Asked to stop (Ctrl-C): no session is begun after it, and what was read is stored as at the end of a run. */
+  stop?: AbortSignal;
 }
 
 export interface IngestReport {
@@ -113,6 +115,8 @@ export interface IngestReport {
   searchIndex?: string;
   /** What the derivations did: which ran, on how many sessions and why, with the wall and CPU time they took. */
   derived: DeriveReport;
+  /** Sessions left unread because the run was asked to stop (`stop`): the next run reads them. */
+  notRead?: number;
   /** The readers' share of it (when asked for): sessions, graphs and findings. */
   readers?: {
     sessions: number;
@@ -223,6 +227,10 @@ class Ingest {
     try {
       await this.removeRegrouped();
       for (const planned of this.plan.sessions) {
+        if (this.options.stop?.aborted) {
+          this.report.notRead = this.plan.sessions.length - this.progress.sessionsDone;
+          break;
+        }
         await this.session(planned);
         this.progress.sessionsDone++;
         this.options.onProgress?.(this.progress);

@@ -65,10 +65,18 @@ export async function main(args: string[]): Promise<number> {
   const note = (text: string) => process.stderr.write(`weave ingest: note: ${text}\n`);
   // One hold of the lock for the ingest and the readers after it: no other writer comes between.
   const lock = await lockStore(dir, { onNote: note });
+  // Ctrl-C: the session being read is finished and all that was read is stored; a second one stops at once.
+  const stop = new AbortController();
+  const interrupted = () => {
+    stop.abort();
+    process.stderr.write('\nweave ingest: stopping after the session being read (Ctrl-C again stops at once)\n');
+  };
+  process.once('SIGINT', interrupted);
   try {
-    const code = await ingestAndDetect(paths, dir, values, { readers: !values['no-detect'] });
+    const code = await ingestAndDetect(paths, dir, values, { readers: !values['no-detect'], stop: stop.signal });
+    process.off('SIGINT', interrupted);
     // Watching an empty folder waits for its first session; a single run with nothing to read is an error.
-    if (code && !values.watch) return code;
+    if (stop.signal.aborted || (code && !values.watch)) return code;
     if (values.watch) {
       // Later runs say only what they read, one line each.
       const log = (line: string) => process.stderr.write(`weave ingest: ${line}\n`);
@@ -95,7 +103,7 @@ async function ingestAndDetect(
   paths: string[],
   dir: string,
   values: Values,
-  { readers, quiet = false }: { readers: boolean; quiet?: boolean },
+  { readers, quiet = false, stop }: { readers: boolean; quiet?: boolean; stop?: AbortSignal },
 ): Promise<number> {
   const bar = quiet ? { update: () => undefined, done: () => undefined } : progressBar();
   const report = await ingest(paths, {
@@ -106,6 +114,7 @@ async function ingestAndDetect(
     archive: !values['no-archive'],
     content: policyFrom(values),
     onProgress: bar.update,
+    stop,
     onProblem: (p) => {
       bar.done();
       process.stderr.write(
@@ -128,7 +137,7 @@ async function ingestAndDetect(
     process.stderr.write(
       `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again\n`,
     );
-  if (report.sessions + report.skipped === 0) {
+  if (report.sessions + report.skipped === 0 && !stop?.aborted) {
     if (quiet) return 1;
     process.stderr.write(
       `weave ingest: no Claude Code transcripts (.jsonl files) under ${paths.join(', ')}; name a projects root (~/.claude/projects), a project folder or one .jsonl file\n`,
@@ -147,6 +156,12 @@ async function ingestAndDetect(
     if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected)}\n`);
     const ran = derivedSummary(report.derived);
     if (ran && (!quiet || report.sessions)) process.stdout.write(`${ran}\n`);
+  }
+  if (stop?.aborted) {
+    process.stderr.write(
+      `weave ingest: stopped: ${report.sessions + report.skipped} sessions are stored (${report.sessions} read by this run), ${report.notRead ?? 0} not read yet; run the same command again to carry on (what is stored is not read again)\n`,
+    );
+    return 130;
   }
   // A session that failed inside Weave is a bug to hear of; unreadable files and odd lines are not.
   return report.failed ? 1 : 0;
