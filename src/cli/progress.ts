@@ -39,6 +39,17 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): { upda
   };
 }
 
+/** Opening the store: quads loaded of the manifest's total. */
+export function loadingBar(stream: NodeJS.WriteStream = process.stderr): { update(quads: number, of: number): void; done(): void } {
+  const line = liveLine(stream);
+  return {
+    update(quads, of) {
+      line.show(`opening the store ${bar(quads, of)} ${quads.toLocaleString('en')}/${of.toLocaleString('en')} quads`);
+    },
+    done: line.done,
+  };
+}
+
 /** The readers' phase (weave detect, also run after ingest): sessions read so far. */
 export function readersBar(stream: NodeJS.WriteStream = process.stderr): { update(done: number, total: number): void; done(): void } {
   const line = liveLine(stream);

@@ -10,7 +10,9 @@ import { fixturesStoreDir } from '../store/fixtures.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
-import { progressBar } from './progress.ts';
+import { loadingBar, progressBar } from './progress.ts';
+import { selectRows } from '../server/http/select.ts';
+import { SESSION_COUNT } from '../server/dataset-stats.ts';
 import { defaultSources, FIXTURES_DIR, fixturesNote } from './sources.ts';
 import { printHelp } from './help.ts';
 
@@ -172,15 +174,9 @@ export async function main(args: string[]): Promise<number> {
     process.stdout.write(
       `weave serve: serving the bundled fixtures from ${config.storeDir}, a store of their own; other commands read it with --store ${config.storeDir}\n`,
     );
-  // Until then /status says how far the store has loaded, and a query that cannot wait gets 503 + Retry-After.
-  void server.ready.then(({ quads, seconds }) =>
-    process.stdout.write(
-      `weave serve: ready ${seconds.toFixed(1)} s after start: the store is open (${quads.toLocaleString('en')} quads)\n`,
-    ),
-  );
   if (config.token && !isLoopback(config.host))
     process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
-  watchFirstIngest(server, log);
+  tellReady(server, log);
 
   await new Promise<void>((resolve) => {
     const stop = (why?: string) => {
@@ -224,25 +220,49 @@ async function holdsTranscript(dir: string): Promise<boolean> {
   return false;
 }
 
-/** Progress on a terminal while the first ingest runs, then one line saying what is served. */
-function watchFirstIngest(server: Awaited<ReturnType<typeof startServer>>, log: (line: string) => void): void {
+/**
+ * Says "ready" when it is true: with no transcripts to read, once a copy of the store is open;
+ * else once the first ingest is in and the store answers with its sessions (counted by a query,
+ * which waits behind the loads). Until then a terminal shows how far the store has opened, then
+ * how far the transcripts are read; meanwhile queries answer with what is loaded so far (/status
+ * says how far), and one that cannot wait gets 503 + Retry-After.
+ */
+function tellReady(server: Awaited<ReturnType<typeof startServer>>, log: (line: string) => void): void {
+  const say = (line: string) => process.stdout.write(`weave serve: ${line}\n`);
+  const started = performance.now();
+  const after = () => `${((performance.now() - started) / 1000).toFixed(1)} s after start`;
   const ingester = server.ctx.ingester;
-  if (!ingester) return;
-  const bar = progressBar();
+  const opening = loadingBar();
+  const reading = progressBar();
   const timer = setInterval(() => {
-    if (ingester.status.progress) bar.update(ingester.status.progress);
+    const loading = server.ctx.pool.loading;
+    if (loading) opening.update(loading.quads, loading.of);
+    else if (ingester?.status.state === 'ingesting' && ingester.status.progress) reading.update(ingester.status.progress);
   }, 200);
   timer.unref();
-  void ingester.firstRun.then(() => {
-    clearInterval(timer);
-    bar.done();
-    const s = ingester.status;
-    if (s.state === 'failed') log(`ingest failed: ${s.error}`);
-    else if (s.last) {
-      const r = s.last;
-      log(
-        `ingested ${r.sessions} sessions (${r.skipped} unchanged), ${r.records.toLocaleString('en')} records, ${r.quads.toLocaleString('en')} quads in ${(r.millis / 1000).toFixed(1)} s; ready`,
-      );
+  void server.ready.then(({ quads }) => {
+    opening.done();
+    const open = `the store is open (${quads.toLocaleString('en')} quads)`;
+    if (!ingester) {
+      clearInterval(timer);
+      return say(`ready ${after()}: ${open}`);
     }
+    say(`serving; ${open}, sessions still loading: answers hold what is read so far`);
+  });
+  void ingester?.firstRun.then(async () => {
+    clearInterval(timer);
+    reading.done();
+    const s = ingester.status;
+    if (s.state === 'failed') return log(`ingest failed: ${s.error}; serving the store as it was`);
+    const r = s.last;
+    if (!r) return;
+    log(
+      `ingested ${r.sessions} sessions (${r.skipped} unchanged), ${r.records.toLocaleString('en')} records, ${r.quads.toLocaleString('en')} quads in ${(r.millis / 1000).toFixed(1)} s`,
+    );
+    const sessions = await selectRows(server.ctx, SESSION_COUNT).then(
+      (rows) => Number(rows[0]?.n ?? 0),
+      () => undefined,
+    );
+    if (sessions !== undefined) say(`ready ${after()}: the store answers with ${sessions.toLocaleString('en')} sessions`);
   });
 }

@@ -12,7 +12,7 @@ import { num, str, type Select } from './select.ts';
  * the server counts them in the graph (/status and /metrics read the manifest's session ids).
  * Every transcript of any dialect states its session id, and only transcripts do.
  */
-const SESSION_COUNT = 'SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE { ?t weave:sessionId ?id }';
+export const SESSION_COUNT = 'SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE { ?t weave:sessionId ?id }';
 
 export async function datasetStats(select: Select, quads: number): Promise<DatasetStats> {
   const graphs = (await select('SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g', false))

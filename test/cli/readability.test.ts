@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { progressBar, readersBar } from '../../src/cli/progress.ts';
+import { loadingBar, progressBar, readersBar } from '../../src/cli/progress.ts';
 import { fixturesNote } from '../../src/cli/sources.ts';
 import { ingest } from '../../src/ingest.ts';
 import { fitTable } from '../../src/query/fit.ts';
@@ -226,6 +226,10 @@ describe('progress and the fixtures demo', () => {
     const i = terminal();
     progressBar(i.stream).update({ sessionsDone: 2, sessionsTotal: 2, files: 3, records: 1200, bytes: 0 });
     assert.match(i.written[0], /^\rreading transcripts \[#{24}\] 2\/2 sessions · 3 files · 1,200 records · /);
+    // weave serve opening a store: quads loaded of the manifest's.
+    const o = terminal();
+    loadingBar(o.stream).update(500, 1000);
+    assert.deepEqual(o.written, ['\ropening the store [############............] 500/1,000 quads\x1b[K']);
     // Off a terminal (a pipe, a log file), nothing.
     const pipe = { isTTY: false, write: () => assert.fail('wrote to a pipe') } as unknown as NodeJS.WriteStream;
     readersBar(pipe).update(1, 2);

@@ -33,7 +33,16 @@ function serve(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   });
   url.catch(() => undefined); // a run that is meant to exit never prints one
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { child, url, exited, output: () => ({ stdout, stderr }) };
+  /** Resolves once stdout has a line matching `pattern`. */
+  const printed = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not printed in 60 s: ${pattern}; stdout: ${stdout}`)), 60_000);
+      const look = () => pattern.test(stdout) && (clearTimeout(timer), child.stdout.off('data', look), resolve());
+      child.stdout.on('data', look);
+      look();
+      child.on('exit', () => reject(new Error(`exited before printing ${pattern}: ${stdout}${stderr}`)));
+    });
+  return { child, url, exited, printed, output: () => ({ stdout, stderr }) };
 }
 
 /** A command run to its end: exit code, stdout, stderr. */
@@ -46,16 +55,18 @@ function exec(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
+async function turnsNow(url: string): Promise<string> {
+  const res = await fetch(`${url}sparql?query=${encodeURIComponent('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }')}`, {
+    headers: { accept: 'text/csv' },
+  });
+  return (await res.text()).trim().split('\n')[1];
+}
+
 async function turnsAt(url: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     // Ready first, then asked: a count asked before the last session was loaded is not the answer.
     const status = (await (await fetch(`${url}status`)).json()) as { ingest: { state: string } };
-    if (status.ingest.state === 'ready') {
-      const res = await fetch(`${url}sparql?query=${encodeURIComponent('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }')}`, {
-        headers: { accept: 'text/csv' },
-      });
-      return (await res.text()).trim().split('\n')[1];
-    }
+    if (status.ingest.state === 'ready') return turnsNow(url);
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('ingest did not finish');
@@ -68,7 +79,17 @@ describe('weave serve from the command line', () => {
     try {
       const url = await run.url;
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-      assert.equal(await turnsAt(url), '6');
+      // "ready" once the sessions answer, not when the store alone is open: asked at once, all 6 turns are there.
+      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 2 sessions$/m);
+      assert.equal(await turnsNow(url), '6');
+      const said = run
+        .output()
+        .stdout.split('\n')
+        .map((l) => l.replace(/[\d.]+ s after/, 'N s after').replace(/\d[\d,]* quads/, 'Q quads'));
+      assert.deepEqual(said.slice(1, 3), [
+        'weave serve: serving; the store is open (Q quads), sessions still loading: answers hold what is read so far',
+        'weave serve: ready N s after start: the store answers with 2 sessions',
+      ]);
       run.child.kill('SIGTERM');
       assert.equal(await run.exited, 0);
       assert.match(run.output().stderr, /ingested 2 sessions \(0 unchanged\), 6 records/);
