@@ -1,4 +1,4 @@
-import { terminalWidth, wrapWords } from '../query/fit.ts';
+import { displayWidth, terminalWidth, wrapWords } from '../query/fit.ts';
 
 /** Help is written to read at this width at most, however wide the terminal. */
 const WIDEST = 100;
@@ -42,7 +42,7 @@ export function fitHelp(text: string, width: number): string {
       end++;
     }
     const block = lines.slice(i, end);
-    if (block.every((l) => l.length <= width)) out.push(...block);
+    if (block.every((l) => displayWidth(l) <= width)) out.push(...block);
     else
       out.push(
         ...wrapWords(

@@ -1,4 +1,5 @@
 import type { IngestProgress } from '../ingest.ts';
+import { cut } from '../query/fit.ts';
 
 /** One line rewritten in place on a terminal, at most every 100 ms; silent elsewhere. */
 function liveLine(stream: NodeJS.WriteStream): { show(text: string, force?: boolean): void; done(): void } {
@@ -10,7 +11,8 @@ function liveLine(stream: NodeJS.WriteStream): { show(text: string, force?: bool
       if (now - last < 100 && !force) return;
       last = now;
       const width = stream.columns || 80;
-      stream.write(`\r${text.length >= width ? `${text.slice(0, width - 2)}…` : text}\x1b[K`);
+      // One column short of the edge: a line that fills it wraps on some terminals, and \r then rewrites only its end.
+      stream.write(`\r${cut(text, width - 1)}\x1b[K`);
     },
     done() {
       stream.write('\r\x1b[K');

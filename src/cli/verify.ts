@@ -1,7 +1,7 @@
 import { selectRows } from '../client/server.ts';
 import { NO_DAEMON_HELP, noDaemon, residentServer } from '../client/daemon.ts';
 import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
-import { fitTable, terminalWidth, wrapWords, type Column } from '../query/fit.ts';
+import { displayWidth, fitTable, terminalWidth, wrapWords, type Column } from '../query/fit.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
 import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
@@ -116,7 +116,7 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
       ? `verified: ${total.lines.toLocaleString('en')} lines in ${total.files} files accounted for; ${total.contents.toLocaleString('en')} texts match their source (${total.cut} not held whole)`
       : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${self.ok ? '' : ', the store not consistent'}`,
   );
-  return `${out.flatMap((line) => ([...line].length > width ? wrapWords(line, 0, '  ', width) : [line])).join('\n')}\n`;
+  return `${out.flatMap((line) => (displayWidth(line) > width ? wrapWords(line, 0, '  ', width) : [line])).join('\n')}\n`;
 }
 
 /** What is wrong with one file, by line (never the line's content). */

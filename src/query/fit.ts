@@ -27,11 +27,35 @@ export function terminalWidth(stream: NodeJS.WriteStream = process.stdout, env: 
   return Number.isInteger(columns) && columns > 0 ? columns : Number.POSITIVE_INFINITY;
 }
 
-function length(text: string): number {
+/** Printable ASCII: one column a character, no segmenting needed (most cells). */
+const NARROW = /^[\x20-\x7e]*$/;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** Emoji drawn as pictures (not as text), and anything asked to be one (VS16). */
+const EMOJI = /\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f/u;
+/** East Asian Wide and Fullwidth blocks (UAX #11): Hangul Jamo, CJK, kana, Hangul, fullwidth forms, Tangut, the ideograph planes. */
+const WIDE =
+  /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{16fe0}-\u{16fe4}\u{17000}-\u{18aff}\u{1b000}-\u{1b2ff}\u{20000}-\u{3fffd}]/u;
+/** Marks and format characters drawn on the character before them, or not at all. */
+const ZERO = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
+
+/** The columns one grapheme takes on a terminal: 2 for a wide character or an emoji, 0 for a lone mark, else 1. */
+function graphemeWidth(g: string): number {
+  if (EMOJI.test(g) || WIDE.test(g)) return 2;
+  return ZERO.test(g) ? 0 : 1;
+}
+
+/**
+ * The columns `text` takes as a terminal draws it: a CJK character or an emoji takes two, a
+ * combining accent none, a grapheme of several code points (a family emoji, a flag) one drawing.
+ */
+export function displayWidth(text: string): number {
+  if (NARROW.test(text)) return text.length;
   let n = 0;
-  for (const _ of text) n++;
+  for (const { segment } of graphemes.segment(text)) n += graphemeWidth(segment);
   return n;
 }
+
+const length = displayWidth;
 
 /**
  * `head` and its parts joined by ` · `, broken between parts to fit `width`, each later line
@@ -78,9 +102,18 @@ export function wrapWords(text: string, from: number, indent: string, width: num
   return lines;
 }
 
+/** `text` in at most `width` columns: whole graphemes kept, and "…" where it was cut. */
 export function cut(text: string, width: number): string {
   if (length(text) <= width) return text;
-  return `${[...text].slice(0, Math.max(0, width - 1)).join('')}…`;
+  let kept = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = graphemeWidth(segment);
+    if (used + w > width - 1) break;
+    kept += segment;
+    used += w;
+  }
+  return `${kept}…`;
 }
 
 export function fitTable(columns: Column[], rows: TableRow[], width: number, options: { rule?: boolean } = {}): string[] {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { wrapParts } from '../../src/query/fit.ts';
+import { cut, displayWidth, fitTable, wrapParts } from '../../src/query/fit.ts';
 
 test('a summary line is broken between its parts at the width, later lines indented, a long part after its commas', () => {
   const parts = [
@@ -21,4 +21,40 @@ test('a summary line is broken between its parts at the width, later lines inden
   );
   assert.equal(wrapParts('detected:', parts, Number.POSITIVE_INFINITY), `detected: ${parts.join(' · ')}`);
   for (const line of wrapParts('detected:', parts, 40).split('\n')) assert.ok(line.length <= 40, line);
+});
+
+test('width is counted as a terminal draws it: CJK and emoji take two columns, a combining accent none', () => {
+  const cases: [string, number][] = [
+    ['abc', 3],
+    ['日本語', 6],
+    ['한국', 4],
+    ['Ａ，', 4], // fullwidth forms
+    ['e\u0301', 1], // e and a combining acute: one é
+    ['👍🏽', 2], // an emoji and its skin tone
+    ['👨‍👩‍👧', 2], // one family, joined by ZWJ
+    ['🇯🇵', 2], // a flag: two regional indicators
+    ['\u2764\ufe0f', 2], // a heart asked to be an emoji
+    ['\u2764', 1], // the same heart as text
+    ['①ß', 2],
+  ];
+  for (const [text, width] of cases) assert.equal(displayWidth(text), width, text);
+  // Cut by columns, whole characters only: a wide one that does not fit is left out, not halved.
+  assert.equal(cut('日本語テキスト', 7), '日本語…');
+  assert.equal(cut('日本語テキスト', 6), '日本…');
+  assert.equal(cut('👍🏽👍🏽👍🏽', 4), '👍🏽…');
+  // A table lines its columns up by columns: the CJK title is cut to its 17, padded by its width.
+  assert.deepEqual(
+    fitTable(
+      [
+        { head: 'Title', shrink: true },
+        { head: 'Cost', align: 'right' },
+      ],
+      [
+        ['修复登录页面的错误处理', '$1.00'],
+        ['fix the login page', '$2.00'],
+      ],
+      24,
+    ),
+    ['Title               Cost', '-----------------  -----', '修复登录页面的错…  $1.00', 'fix the login pa…  $2.00'],
+  );
 });
