@@ -91,6 +91,9 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
       narrow,
     );
     assert.match(narrow, /\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in\n {12}3 graphs\n/);
+    // --wide: as on a wide terminal, every value on its label's line.
+    const wide = (await run(WEAVE, ['status', '--store', dir, '--wide'], { env: { ...process.env, COLUMNS: '80' } })).stdout;
+    assert.equal(wide, text);
   } finally {
     await removeDir(work);
   }

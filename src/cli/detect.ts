@@ -1,7 +1,7 @@
 import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { detect, type DetectProblem, type DetectReport } from '../readers/detect.ts';
 import { READERS, selectReaders } from '../readers/registry.ts';
-import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, requireStore, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
 
@@ -17,6 +17,7 @@ options:
   --detector NAME    run only this reader, or all readers of a detector (repeatable)
   --stale            skip readers whose graph is current for the session
   --json             print the report as JSON
+${WIDE_HELP}
 ${COMMON_HELP}
 `;
 
@@ -25,6 +26,7 @@ export async function main(args: string[]): Promise<number> {
     detector: { type: 'string', multiple: true },
     stale: { type: 'boolean' },
     json: { type: 'boolean' },
+    ...WIDE_OPTION,
   });
   if (values.help) {
     printHelp(HELP);
@@ -53,7 +55,7 @@ export async function main(args: string[]): Promise<number> {
     if (/^no session /.test((e as Error).message)) throw new CliError((e as Error).message);
     throw e;
   }
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary(report)}\n`);
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary(report, outputWidth(values))}\n`);
   return report.problems.length ? 1 : 0;
 }
 
@@ -62,12 +64,12 @@ export function printProblem(p: DetectProblem): void {
   process.stderr.write(`${printable(`${p.sessionId ? `session ${p.sessionId}, ` : ''}reader ${p.derivation}: ${p.message}`)}\n`);
 }
 
-export function summary(r: DetectReport): string {
+export function summary(r: DetectReport, width = terminalWidth()): string {
   const found = Object.entries(r.findings)
     .map(([name, n]) => `${name} ${n}`)
     .join(', ');
   const parts = [`${r.sessions} sessions read (${r.skipped} current)`, `${r.graphs} graphs`, `findings: ${found || 'none'}`];
   if (r.problems.length) parts.push(`${r.problems.length} problems`);
   parts.push(`${(r.millis / 1000).toFixed(1)} s`);
-  return wrapParts('detected:', parts, terminalWidth());
+  return wrapParts('detected:', parts, width);
 }

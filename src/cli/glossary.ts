@@ -1,8 +1,8 @@
 import type { Dialect } from '../dialect/dialect.ts';
 import { glossaries, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
-import { fitTable, terminalWidth, type Column } from '../query/fit.ts';
-import { CliError, parse } from './options.ts';
+import { fitTable, type Column } from '../query/fit.ts';
+import { CliError, outputWidth, parse, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { fittedHelp } from './help.ts';
 
 const help = (known: string[]) => `usage: weave glossary [DIALECT] [--json] [--wide]
@@ -16,7 +16,7 @@ DIALECT defaults to ${known[0]}; known: ${known.join(', ')}.
 
 options:
   --json             print the glossary as JSON
-  --wide             print every column in full, whatever the terminal's width
+${WIDE_HELP}
   -h, --help         this help
 `;
 
@@ -27,7 +27,7 @@ export async function main(args: string[]): Promise<number> {
 
 /** What `weave glossary ARGS` prints, from the glossaries of `dialects` (the first is the default). */
 export function glossaryCommand(args: string[], dialects: readonly Dialect[] = DIALECTS): string {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' }, wide: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, ...WIDE_OPTION });
   const known = glossaries(dialects);
   const ids = Object.keys(known);
   if (values.help) return fittedHelp(help(ids));
@@ -35,9 +35,7 @@ export function glossaryCommand(args: string[], dialects: readonly Dialect[] = D
   const dialect = positionals[0] ?? ids[0];
   const glossary = Object.hasOwn(known, dialect) ? known[dialect] : undefined;
   if (!glossary) throw new CliError(`no glossary for dialect "${dialect}"; known: ${ids.join(', ')}`, 2);
-  return values.json
-    ? `${JSON.stringify(asJson(glossary, ids), null, 2)}\n`
-    : renderGlossary(glossary, values.wide ? Number.POSITIVE_INFINITY : terminalWidth());
+  return values.json ? `${JSON.stringify(asJson(glossary, ids), null, 2)}\n` : renderGlossary(glossary, outputWidth(values));
 }
 
 function counts(glossary: Glossary): { terms: number; native: number; derived: number } {

@@ -5,7 +5,7 @@ import { READERS } from '../readers/registry.ts';
 import { capacityNotice, embeddedStoreSize } from '../store/ceiling.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
-import { COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { COMMON_HELP, outputWidth, parse, soul, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { printable } from '../terminal.ts';
 import { lockStore } from '../store/writer.ts';
 import { keepReading } from './watching.ts';
@@ -37,6 +37,7 @@ options:
                      quiet; Ctrl-C ends it
   --no-detect        do not run the readers (weave detect) on what changed
   --json             print the report as JSON
+${WIDE_HELP}
 ${CONTENT_HELP}
 ${COMMON_HELP}
 `;
@@ -49,6 +50,7 @@ const OPTIONS = {
   watch: { type: 'boolean' },
   json: { type: 'boolean' },
   'no-detect': { type: 'boolean' },
+  ...WIDE_OPTION,
 } as const;
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
 
@@ -152,9 +154,10 @@ async function ingestAndDetect(
   if (values.json) process.stdout.write(`${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n`);
   else {
     // A run while watching says only what it did.
-    if (!quiet || report.sessions) process.stdout.write(`${summary(report)}\n`);
-    if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected)}\n`);
-    const ran = derivedSummary(report.derived);
+    const width = outputWidth(values);
+    if (!quiet || report.sessions) process.stdout.write(`${summary(report, width)}\n`);
+    if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected, width)}\n`);
+    const ran = derivedSummary(report.derived, width);
     if (ran && (!quiet || report.sessions)) process.stdout.write(`${ran}\n`);
   }
   if (stop?.aborted) {
@@ -173,7 +176,7 @@ async function existingRoots(dir: string): Promise<string[]> {
   return roots;
 }
 
-function summary(r: IngestReport): string {
+function summary(r: IngestReport, width: number): string {
   const mb = r.bytes / 1e6;
   const secs = r.millis / 1000;
   const parts = [
@@ -191,14 +194,14 @@ function summary(r: IngestReport): string {
   if (r.warnings) parts.push(`${r.warnings} fields kept as JSON only`);
   if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
   if (r.failed) parts.push(`${r.failed} sessions failed`);
-  return wrapParts('ingested:', parts, terminalWidth());
+  return wrapParts('ingested:', parts, width);
 }
 
 /**
  * Which derivations ran and why, one line (`derived: tool/error 220 (version changed)`), when any ran
  * for more than the sessions read: a derivation new to the store, or of a new version.
  */
-export function derivedSummary(d: DeriveReport): string | undefined {
+export function derivedSummary(d: DeriveReport, width = terminalWidth()): string | undefined {
   if (Object.values(d.ran).every((r) => Object.keys(r.why).every((why) => why === 'input changed'))) return undefined;
   const parts = Object.entries(d.ran).map(
     ([name, r]) =>
@@ -206,5 +209,5 @@ export function derivedSummary(d: DeriveReport): string | undefined {
         .map(([why, n]) => (n === r.runs ? why : `${n} ${why}`))
         .join(', ')})`,
   );
-  return parts.length ? wrapParts('derived:', parts, terminalWidth()) : undefined;
+  return parts.length ? wrapParts('derived:', parts, width) : undefined;
 }

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { terminalWidth } from '../query/fit.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultStoreDir } from '../store/paths.ts';
@@ -35,6 +36,17 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   } catch (e) {
     throw new CliError((e as Error).message, 2);
   }
+}
+
+/** `--wide`, taken by every command whose output is fitted to the terminal. */
+export const WIDE_OPTION = { wide: { type: 'boolean' } } as const satisfies ParseArgsConfig['options'];
+
+export const WIDE_HELP = `  --wide             print everything in full, whatever the terminal's width: no column hidden,
+                     no cell cut, no line broken`;
+
+/** The width output is fitted to: the terminal's, or none with `--wide`. */
+export function outputWidth(values: { wide?: unknown }): number {
+  return values.wide === true ? Number.POSITIVE_INFINITY : terminalWidth();
 }
 
 /** `--store DIR`; `--store http(s)://…/sparql` is an external store, kept in a directory of its own (store/remote/). */

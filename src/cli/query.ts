@@ -12,7 +12,7 @@ import type { JsonResults } from '../query/table.ts';
 import { openQueries } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import type { OxStore } from '../store/store.ts';
-import { CliError, COMMON_HELP, requireStore } from './options.ts';
+import { CliError, COMMON_HELP, requireStore, WIDE_HELP } from './options.ts';
 import { printHelp } from './help.ts';
 
 /** The help, its formats read from the format table. */
@@ -35,7 +35,7 @@ options:
   --source S             also query S (repeatable): a SPARQL endpoint or RDF document by URL
                          (sparql@URL forces an endpoint), or a Turtle, TriG, N-Triples or N-Quads file
   --service-allow URL    an endpoint SERVICE clauses may name (repeatable); no other is contacted
-  --wide                 table: print every cell in full, whatever the terminal's width
+${WIDE_HELP}
   --no-daemon            open the store here: ask no server, start none (also WEAVE_NO_DAEMON=1)
 ${COMMON_HELP}
 `;

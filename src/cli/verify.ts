@@ -1,8 +1,8 @@
 import { selectRows } from '../client/server.ts';
 import { NO_DAEMON_HELP, noDaemon, residentServer } from '../client/daemon.ts';
 import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
-import { displayWidth, fitTable, terminalWidth, wrapWords, type Column } from '../query/fit.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { displayWidth, fitTable, wrapWords, type Column } from '../query/fit.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
 
@@ -22,6 +22,7 @@ starts (see weave query --help).
 options:
   --self             check only the store against itself; read no source
   --json             print the report as JSON
+${WIDE_HELP}
 ${NO_DAEMON_HELP}
 ${COMMON_HELP}
 `;
@@ -30,7 +31,12 @@ ${COMMON_HELP}
 const SHOWN = 5;
 
 export async function main(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' }, self: { type: 'boolean' }, 'no-daemon': { type: 'boolean' } });
+  const { values, positionals } = parse(args, {
+    json: { type: 'boolean' },
+    self: { type: 'boolean' },
+    'no-daemon': { type: 'boolean' },
+    ...WIDE_OPTION,
+  });
   if (values.help) {
     printHelp(HELP);
     return 0;
@@ -46,7 +52,9 @@ export async function main(args: string[]): Promise<number> {
     select: server && ((query) => selectRows(server, query)),
   });
   process.stdout.write(
-    values.json ? `${JSON.stringify(report, null, 2)}\n` : printable(render(report, terminalWidth(), values.self), { keepNewlines: true }),
+    values.json
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : printable(render(report, outputWidth(values), values.self), { keepNewlines: true }),
   );
   return report.ok ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { nativeName, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { withPlainName } from '../model/plain.ts';
@@ -8,7 +8,7 @@ import { sessionGraphIri } from '../rdf/iri.ts';
 import { noStoreLine } from '../store/fixtures.ts';
 import { noStore, readManifest, type GraphEntry } from '../store/manifest.ts';
 import { printable } from '../terminal.ts';
-import { cut, terminalWidth, wrapWords } from '../query/fit.ts';
+import { cut, wrapWords } from '../query/fit.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
 import { askServer } from './server.ts';
@@ -36,6 +36,7 @@ options:
                      header, counts, evidence levels, segments, unresolved list and the whole
                      tree, in the model's words (see docs/guide.md)
   --json             the same as --format json
+${WIDE_HELP}
 ${NO_DAEMON_HELP}
 ${COMMON_HELP}
 `;
@@ -51,6 +52,8 @@ export interface ConversationRequest {
   format: Format;
   depth: number;
   width: number;
+  /** `--wide`: lines unbroken, whatever the terminal's width. */
+  wide: boolean;
   noDaemon: boolean;
 }
 
@@ -62,6 +65,7 @@ export async function parseConversationArgs(args: string[]): Promise<Conversatio
     format: { type: 'string' },
     json: { type: 'boolean' },
     'no-daemon': { type: 'boolean' },
+    ...WIDE_OPTION,
   });
   if (values.help) return undefined;
   if (positionals.length !== 1) throw new CliError('give one session id (or a unique prefix of one)', 2);
@@ -78,6 +82,7 @@ export async function parseConversationArgs(args: string[]): Promise<Conversatio
     format,
     depth: count(values.depth, 7, '--depth'),
     width: count(values.width, 6, '--width'),
+    wide: !!values.wide,
     noDaemon: noDaemon(values),
   };
 }
@@ -92,7 +97,7 @@ export async function sessionOf(request: ConversationRequest): Promise<[string, 
 /** What `weave conversation` prints as text, from the view and the session's title. */
 export function conversationText(request: ConversationRequest, view: ConversationView, title: string | undefined): string {
   const glossary = DIALECTS.find((d) => d.glossary.dialect === view.dialect)?.glossary;
-  return printable(render(view, namer(request.terms, glossary), request.depth, request.width, title, terminalWidth()), {
+  return printable(render(view, namer(request.terms, glossary), request.depth, request.width, title, outputWidth(request)), {
     keepNewlines: true,
   });
 }

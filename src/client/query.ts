@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { CliError, parse, storeDir } from '../cli/options.ts';
+import { CliError, outputWidth, parse, storeDir, WIDE_OPTION } from '../cli/options.ts';
 import { needsFederation } from '../federation/allow.ts';
-import { terminalWidth } from '../query/fit.ts';
 import { formatNamed, formatsFor, mediaTypeNamed, nameList } from '../query/formats.ts';
 import { returnsGraph } from '../query/run.ts';
 import { unknownWeaveTerms } from '../query/terms.ts';
@@ -49,7 +48,7 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
     rdf: { type: 'string' },
     source: { type: 'string', multiple: true },
     'service-allow': { type: 'string', multiple: true },
-    wide: { type: 'boolean' },
+    ...WIDE_OPTION,
     'no-daemon': { type: 'boolean' },
   });
   if (values.help) return undefined;
@@ -99,7 +98,7 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
 
 /** A SELECT's table, cut to the terminal unless `--wide`. */
 export function table(request: QueryRequest, results: JsonResults): string {
-  const width = request.wide ? Number.POSITIVE_INFINITY : terminalWidth();
+  const width = outputWidth(request);
   return renderTable(results, { width, cell: request.wide ? width : 60 });
 }
 

@@ -1,8 +1,8 @@
-import { cut, terminalWidth } from '../query/fit.ts';
+import { cut, cutNote } from '../query/fit.ts';
 import { printable } from '../terminal.ts';
 import type { Hit } from '../search/index.ts';
 import { SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
 import { askServer, ServerError } from './server.ts';
@@ -25,6 +25,7 @@ options:
   --kind K           only text, tool-input or tool-result (repeatable)
   --session ID       only this session (an id or a unique prefix of one)
   --json             the hits as JSON
+${WIDE_HELP}
 ${NO_DAEMON_HELP}
 ${COMMON_HELP}
 `;
@@ -38,6 +39,8 @@ export interface SearchRequest {
   /** `--session` as typed: an id or a prefix of one. */
   session?: string;
   json: boolean;
+  /** `--wide`: lines uncut, whatever the terminal's width. */
+  wide: boolean;
   noDaemon: boolean;
 }
 
@@ -48,6 +51,7 @@ export async function parseSearchArgs(args: string[]): Promise<SearchRequest | u
     session: { type: 'string' },
     json: { type: 'boolean' },
     'no-daemon': { type: 'boolean' },
+    ...WIDE_OPTION,
   });
   if (values.help) return undefined;
   const text = positionals.join(' ').trim();
@@ -67,6 +71,7 @@ export async function parseSearchArgs(args: string[]): Promise<SearchRequest | u
     kinds: values.kind,
     session: values.session,
     json: !!values.json,
+    wide: !!values.wide,
     noDaemon: noDaemon(values),
   };
 }
@@ -76,7 +81,7 @@ export function searchText(request: SearchRequest, found: { hits: Hit[]; total: 
   const { hits, total, millis } = found;
   if (request.json)
     return { stdout: `${JSON.stringify({ query: request.text, total, millis: Math.round(millis * 10) / 10, hits }, null, 2)}\n` };
-  return { stdout: render(hits, total, millis, terminalWidth()), code: hits.length ? 0 : 1 };
+  return { stdout: render(hits, total, millis, outputWidth(request)), code: hits.length ? 0 : 1 };
 }
 
 export const SEARCH: ServedCommand<SearchRequest> = {
@@ -103,7 +108,12 @@ export const SEARCH: ServedCommand<SearchRequest> = {
 export function render(hits: Hit[], total: number, millis: number, width: number): string {
   if (!hits.length) return `no hits (${millis.toFixed(0)} ms)\n`;
   // A transcript's text may hold a terminal's escape sequences: shown, never obeyed.
-  const fit = (line: string) => cut(printable(line), width);
+  let narrowed = false;
+  const fit = (line: string) => {
+    const shown = cut(printable(line), width);
+    if (shown.length < printable(line).length) narrowed = true;
+    return shown;
+  };
   const out: string[] = [];
   hits.forEach((h, i) => {
     const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` (${h.tool})` : ''}`;
@@ -115,5 +125,6 @@ export function render(hits: Hit[], total: number, millis: number, width: number
     out.push(fit(`   ${h.event}`));
   });
   out.push(`${hits.length} of ${total} hits · ${millis.toFixed(0)} ms`);
+  if (narrowed) out.push(`(${cutNote(width)})`);
   return `${out.join('\n')}\n`;
 }

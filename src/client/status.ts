@@ -1,5 +1,5 @@
-import { terminalWidth, wrapWords } from '../query/fit.ts';
-import { COMMON_HELP, parse, storeDir } from '../cli/options.ts';
+import { wrapWords } from '../query/fit.ts';
+import { COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { storeStatus, type StoreStatus } from '../status.ts';
 import { noStoreLine } from '../store/fixtures.ts';
 import type { LightCommand, Printed } from './served.ts';
@@ -21,23 +21,26 @@ any (a weave serve, or a resident server a command started). Reads no graph.
 
 options:
   --json             print it as JSON
+${WIDE_HELP}
 ${COMMON_HELP}
 `;
 
 export interface StatusRequest {
   storeDir: string;
   json: boolean;
+  /** `--wide`: lines unbroken, whatever the terminal's width. */
+  wide: boolean;
 }
 
 export async function parseStatusArgs(args: string[]): Promise<StatusRequest | undefined> {
   // --no-daemon is taken, as every command reading the store takes it; status never asks a server.
-  const { values } = parse(args, { json: { type: 'boolean' }, 'no-daemon': { type: 'boolean' } });
+  const { values } = parse(args, { json: { type: 'boolean' }, 'no-daemon': { type: 'boolean' }, ...WIDE_OPTION });
   if (values.help) return undefined;
-  return { storeDir: storeDir(values), json: !!values.json };
+  return { storeDir: storeDir(values), json: !!values.json, wide: !!values.wide };
 }
 
 export function statusText(request: StatusRequest, status: StoreStatus): Printed {
-  return { stdout: request.json ? `${JSON.stringify(status, null, 2)}\n` : render(status, terminalWidth()) };
+  return { stdout: request.json ? `${JSON.stringify(status, null, 2)}\n` : render(status, outputWidth(request)) };
 }
 
 /** The status looked at here. */

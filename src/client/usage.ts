@@ -1,5 +1,5 @@
-import { CliError, COMMON_HELP, parse, storeDir } from '../cli/options.ts';
-import { cutNote, fit, terminalWidth, type Column, type TableRow } from '../query/fit.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
+import { cutNote, fit, type Column, type TableRow } from '../query/fit.ts';
 import type { FoundServer } from '../store/running.ts';
 import type { Block } from '../usage/blocks.ts';
 import { shortModel } from '../usage/prices.ts';
@@ -34,7 +34,7 @@ options:
   --start-of-week D  weekly: the day weeks start on (default sunday)
   --session-length H blocks: hours in a block (default 5)
   --json             ccusage's JSON: { daily|weekly|monthly|sessions: [...], totals } or { blocks }
-  --wide             print every column in full, whatever the terminal's width
+${WIDE_HELP}
 ${NO_DAEMON_HELP}
 ${COMMON_HELP}
 `;
@@ -62,7 +62,7 @@ export async function parseUsageArgs(args: string[]): Promise<UsageRequest | und
     'start-of-week': { type: 'string' },
     'session-length': { type: 'string' },
     json: { type: 'boolean' },
-    wide: { type: 'boolean' },
+    ...WIDE_OPTION,
     'no-daemon': { type: 'boolean' },
   });
   if (values.help) return undefined;
@@ -98,7 +98,7 @@ export async function parseUsageArgs(args: string[]): Promise<UsageRequest | und
 /** What `weave usage` prints for a report. */
 export function usageText(request: UsageRequest, report: UsageReport, extras: ReportExtras): Printed {
   if (request.json) return { stdout: `${JSON.stringify(report, null, 2)}\n` };
-  const width = request.wide ? Number.POSITIVE_INFINITY : terminalWidth();
+  const width = outputWidth(request);
   return {
     stdout: render(report, extras.titles, { breakdown: request.breakdown, width }),
     notes: extras.unpriced.map((model) => `weave usage: no price for ${model} in data/prices.json; its calls are counted at $0\n`).join(''),
@@ -247,8 +247,8 @@ function duration(from: string, to: string): string {
 }
 
 function table(columns: Column[], rows: TableRow[], width: number): string {
-  const { lines, cut } = fit(columns, rows, width);
-  return `${lines.join('\n')}\n${footnote(width)}${cut ? `(${cutNote(width)})\n` : ''}`;
+  const { lines, cut, hidden } = fit(columns, rows, width);
+  return `${lines.join('\n')}\n${footnote(width)}${cut ? `(${cutNote(width, hidden)})\n` : ''}`;
 }
 
 /** What the figures are, in as much of a line as the terminal has. */

@@ -116,17 +116,19 @@ export function cut(text: string, width: number): string {
   return `${kept}…`;
 }
 
+/** The table's lines, and under them the note saying what was left out or cut to fit, if anything was. */
 export function fitTable(columns: Column[], rows: TableRow[], width: number, options: { rule?: boolean } = {}): string[] {
-  return fit(columns, rows, width, options).lines;
+  const { lines, cut, hidden } = fit(columns, rows, width, options);
+  return cut ? [...lines, ...wrapWords(`(${cutNote(width, hidden)})`, 0, ' ', width)] : lines;
 }
 
-/** The table's lines, and whether anything was left out or cut to make it fit. */
+/** The table's lines, whether anything was left out or cut to make it fit, and how many columns were left out. */
 export function fit(
   columns: Column[],
   rows: TableRow[],
   width: number,
   { rule: ruled = true }: { rule?: boolean } = {},
-): { lines: string[]; cut: boolean } {
+): { lines: string[]; cut: boolean; hidden: number } {
   const cells = rows.filter((r): r is string[] => r !== 'rule');
   // A fold, not Math.max(...): a spread of a large result's rows overflowed the stack.
   const natural = columns.map((c, i) => cells.reduce((n, r) => Math.max(n, length(r[i] ?? '')), length(c.head)));
@@ -160,10 +162,11 @@ export function fit(
   return {
     lines: [line(columns.map((c) => c.head)), ...(ruled ? [rule] : []), ...rows.map((r) => (r === 'rule' ? rule : line(r)))],
     cut: narrowed,
+    hidden: columns.length - kept.length,
   };
 }
 
-/** The note under a table that had to be cut. */
-export function cutNote(width: number): string {
-  return `cut to fit ${width} columns: --wide prints everything`;
+/** The note under a table that had to be cut: how many columns were left out, whether cells were cut, and how to see all. */
+export function cutNote(width: number, hidden = 0): string {
+  return `${hidden ? `${hidden} ${hidden === 1 ? 'column' : 'columns'} hidden` : 'cut'} to fit ${width} columns; --wide shows all`;
 }

@@ -58,11 +58,15 @@ export function renderTable(
     rows.length > 0 &&
     rows.every((row) => !row[v] || (row[v].type === 'literal' && NUMBERS.has((row[v] as { datatype?: string }).datatype ?? '')));
   const columns: Column[] = vars.map((v) => ({ head: `?${v}`, shrink: true, align: numeric(v) ? 'right' : 'left' }));
-  const { lines, cut: narrowed } = fit(
+  const {
+    lines,
+    cut: narrowed,
+    hidden,
+  } = fit(
     columns,
     rows.map((row) => vars.map((v) => text(row[v]))),
     width,
   );
-  lines.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${narrowed ? `; ${cutNote(width)}` : ''})`);
+  lines.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${narrowed ? `; ${cutNote(width, hidden)}` : ''})`);
   return `${lines.join('\n')}\n`;
 }

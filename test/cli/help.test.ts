@@ -65,3 +65,15 @@ test("every command's --help fits 80 columns", async () => {
     assert.match(stdout, /usage: weave/);
   }
 });
+
+test('every command whose output is fitted to the terminal takes --wide, said in the same words', async () => {
+  const fitted = ['ingest', 'query', 'glossary', 'search', 'usage', 'conversation', 'detect', 'verify', 'status'];
+  for (const command of fitted) {
+    const { stdout } = await exec(join(REPO, 'bin', 'weave'), [command, '--help'], { env: { ...process.env, COLUMNS: '100' } });
+    assert.match(
+      stdout,
+      /\n {2}--wide {13}print everything in full, whatever the terminal's width: no column hidden,\n {21}no cell cut, no line broken\n/,
+      `weave ${command} --help`,
+    );
+  }
+});

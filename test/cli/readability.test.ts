@@ -119,7 +119,7 @@ describe('the command line on a store of the fixtures', () => {
       lines.find((l) => l.length > 60),
     );
     assert.ok(lines.some((l) => l.includes('…')));
-    assert.equal(lines[lines.length - 1], '(5 rows; cut to fit 60 columns: --wide prints everything)');
+    assert.equal(lines[lines.length - 1], '(5 rows; cut to fit 60 columns; --wide shows all)');
     const wide = await run(['query', query, '--wide', '--store', dir], { COLUMNS: '60' });
     assert.ok(wide.stdout.split('\n').some((l) => l.length > 60));
     assert.ok(!wide.stdout.includes('…'));
@@ -277,7 +277,15 @@ test('fitTable drops the droppable columns first, then cuts the widest text; num
     '-------------------------  ---------  -----',
     'a rather long name indeed  something  1,234',
   ]);
-  assert.deepEqual(fitTable(columns, rows, 20), ['Name               N', '-------------  -----', 'a rather lon…  1,234']);
+  // And says so, in the width it has.
+  assert.deepEqual(fitTable(columns, rows, 20), [
+    'Name               N',
+    '-------------  -----',
+    'a rather lon…  1,234',
+    '(1 column hidden to',
+    ' fit 20 columns;',
+    ' --wide shows all)',
+  ]);
 });
 
 test('the README says how to put weave on PATH, and warns off npx weave', async () => {

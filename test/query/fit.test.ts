@@ -55,6 +55,13 @@ test('width is counted as a terminal draws it: CJK and emoji take two columns, a
       ],
       24,
     ),
-    ['Title               Cost', '-----------------  -----', '修复登录页面的错…  $1.00', 'fix the login pa…  $2.00'],
+    [
+      'Title               Cost',
+      '-----------------  -----',
+      '修复登录页面的错…  $1.00',
+      'fix the login pa…  $2.00',
+      '(cut to fit 24 columns;',
+      ' --wide shows all)',
+    ],
   );
 });

@@ -73,6 +73,13 @@ describe('weave search on the fixtures', () => {
     ).stdout;
     assert.match(narrow, /^1\. 10000000 · 2026-05-04 09:00 · user text · Add …\n/);
     assert.ok(narrow.split('\n').every((l) => [...l].length <= 50));
+    // It says so, and --wide prints the lines whole.
+    assert.match(narrow, /\n\(cut to fit 50 columns; --wide shows all\)\n$/);
+    const wide = (
+      await exec(WEAVE, ['search', 'cart', 'total', '--limit', '2', '--store', dir, '--wide'], { env: { ...process.env, COLUMNS: '50' } })
+    ).stdout;
+    assert.equal(wide.split('\n')[0], lines[0]);
+    assert.doesNotMatch(wide, /--wide shows all/);
     assert.match(lines[2], /^ {3}urn:soul:local:Weave\/Turn\//);
     assert.match(lines[lines.length - 1], /^\d+ of \d+ hits · \d+ ms$/);
     const json = JSON.parse((await exec(WEAVE, ['search', 'README', '--json', '--session', '1111', '--store', dir])).stdout);
