@@ -1,5 +1,6 @@
 import { cut, cutNote } from '../query/fit.ts';
 import { printable } from '../terminal.ts';
+import { copiesOf } from '../search/copies.ts';
 import type { Hit } from '../search/index.ts';
 import { SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request.ts';
 import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
@@ -118,7 +119,9 @@ export function render(hits: Hit[], total: number, millis: number, width: number
   hits.forEach((h, i) => {
     const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` (${h.tool})` : ''}`;
     const when = h.time ? h.time.slice(0, 16).replace('T', ' ') : '';
-    const copies = h.alsoIn ? ` (also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''})` : '';
+    const copies = copiesOf(h)
+      .map((c) => ` (${c})`)
+      .join('');
     // Session, time and kind first: at 80 columns a long title is what is cut, not them.
     out.push(fit(`${i + 1}. ${h.session.slice(0, 8)} · ${when} · ${what}${copies} · ${h.title ?? '(untitled)'}`));
     out.push(fit(`   ${h.snippet}`));

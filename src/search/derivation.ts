@@ -27,7 +27,8 @@ const DOCUMENTS: Input<Collected> = {
 
 export const searchDocuments: SessionDerivation<Collected> = {
   name: 'search/documents',
-  version: '1',
+  // 2: each document names the sub-agent stream it was written in.
+  version: '2',
   description: 'The texts of turns, tool inputs and tool results, one document per content block, for the full-text index.',
   reads: DOCUMENTS,
   output: (_soul, sessionId) => documentsOutput(sessionId),
@@ -54,7 +55,8 @@ export const searchDocuments: SessionDerivation<Collected> = {
 
 export const searchIndex: StoreDerivation = {
   name: 'search/index',
-  version: '1',
+  // 2: the stream is stored with each document.
+  version: '2',
   description: "A BM25 index (MiniSearch) over every session's search documents.",
   reads: 'store',
   derive: async (run) => {

@@ -23,6 +23,8 @@ export interface SearchDoc {
   role?: string;
   tool?: string;
   time?: string;
+  /** The sub-agent stream (its transcript's IRI) the block was written in; absent for the session's main stream. */
+  stream?: string;
   text: string;
   /** A tool result's tool use, when its name was not among the triples read (a read carried on from an earlier one): not indexed. */
   useBlock?: string;
@@ -37,6 +39,7 @@ const P = {
   toolName: W('toolName'),
   toolUseRef: W('toolUseRef'),
   title: W('title'),
+  hasEvent: W('hasEvent'),
   parentTranscript: W('parentTranscript'),
   role: W('role'),
   timestamp: W('timestamp'),
@@ -64,6 +67,8 @@ export class DocCollector {
   private readonly events = new Map<string, { role?: string; classRole?: string; time?: string }>();
   private readonly titles = new Map<string, string>();
   private readonly children = new Set<string>();
+  /** Each event's transcript. */
+  private readonly transcripts = new Map<string, string>();
 
   constructor(readonly session: string) {}
 
@@ -100,6 +105,9 @@ export class DocCollector {
       case P.parentTranscript:
         this.children.add(s);
         break;
+      case P.hasEvent:
+        this.transcripts.set(o, s);
+        break;
     }
   }
 
@@ -122,6 +130,7 @@ export class DocCollector {
       const e = this.events.get(event);
       const role = e?.role ?? e?.classRole;
       const tool = b.tool ?? (b.useRef ? this.blocks.get(b.useRef)?.tool : undefined);
+      const stream = this.subAgentStream(event);
       out.push({
         id: `${this.session} ${unwrap(iri)}`,
         session: this.session,
@@ -132,10 +141,23 @@ export class DocCollector {
         ...(tool ? { tool } : {}),
         ...(!tool && b.useRef ? { useBlock: unwrap(b.useRef) } : {}),
         ...(e?.time ? { time: e.time } : {}),
+        ...(stream ? { stream } : {}),
         text,
       });
     }
     return out.sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '') || a.block.localeCompare(b.block));
+  }
+
+  /**
+   * The sub-agent transcript an event was written in, or undefined for the main one. Told by the
+   * transcript's IRI (the main one is named by the session alone: emit/session.ts), since a read
+   * carried on does not state a sub-agent's parentTranscript again.
+   */
+  private subAgentStream(event: string): string | undefined {
+    const transcript = this.transcripts.get(event);
+    if (!transcript) return undefined;
+    const main = unwrap(transcript).endsWith(`/Transcript/${encodeURIComponent(this.session)}`);
+    return main ? undefined : unwrap(transcript);
   }
 
   private block(iri: string): Block {

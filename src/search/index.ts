@@ -52,11 +52,13 @@ export interface Hit extends Stored {
   title?: string;
   /** How many other sessions hold the same block (forks, copies). */
   alsoIn?: number;
+  /** How many other streams of the session hold the same text (a prompt handed to a sub-agent, a result copied back): its sub-agent streams. */
+  alsoInStreams?: number;
 }
 
 const OPTIONS: Options<SearchDoc> = {
   fields: ['text', 'tool'],
-  storeFields: ['session', 'event', 'block', 'kind', 'role', 'tool', 'time'],
+  storeFields: ['session', 'event', 'block', 'kind', 'role', 'tool', 'time', 'stream'],
   // Documents are replaced a session at a time; vacuuming runs when the index is saved.
   autoVacuum: false,
 };
@@ -182,12 +184,9 @@ export class SearchIndex {
       if (at === undefined) kept.set(r.block, unique.push(r) - 1);
       else if (!this.sessions[unique[at].session]?.title && this.sessions[r.session]?.title) unique[at] = { ...r, score: unique[at].score };
     }
-    results = unique;
-    const top = results.slice(0, limit);
     const texts = new Map<string, Record<string, string>>();
-    for (const session of new Set(top.map((r) => r.session as string)))
-      texts.set(session, await readTexts(this.storeDir, this.sessions[session]?.documents));
-    const hits = top.map((r): Hit => {
+    const { top, folded } = await this.foldStreams(unique, limit, texts);
+    const hits = top.map(({ r, streams }): Hit => {
       const { id, score, terms, queryTerms, match, ...stored } = r;
       void queryTerms;
       void match;
@@ -200,9 +199,56 @@ export class SearchIndex {
         snippet: snippet(texts.get(r.session)?.[id] ?? '', terms),
         ...(title ? { title } : {}),
         ...(others ? { alsoIn: others } : {}),
+        ...(streams > 1 ? { alsoInStreams: streams - 1 } : {}),
       };
     });
-    return { hits, total: results.length };
+    return { hits, total: unique.length - folded };
+  }
+
+  /**
+   * The first `limit` hits with one text copied into several streams of a session (its main
+   * stream and its sub-agents': a prompt handed down, a result passed on) folded into one, shown
+   * where it is in the main stream, counting its streams. Copies within one stream stay apart: each was written again. Texts are read for
+   * the sessions of the hits shown only (into `texts`), and only their later results can fold in.
+   */
+  private async foldStreams(
+    results: SearchResult[],
+    limit: number,
+    texts: Map<string, Record<string, string>>,
+  ): Promise<{ top: { r: SearchResult; streams: number }[]; folded: number }> {
+    const top: { r: SearchResult; streams: Set<string> }[] = [];
+    const byText = new Map<string, number>();
+    let folded = 0;
+    for (const r of results) {
+      if (top.length >= limit && !texts.has(r.session)) continue;
+      if (!texts.has(r.session)) texts.set(r.session, await readTexts(this.storeDir, this.sessions[r.session]?.documents));
+      const key = `${r.session}\0${handedText(r.kind, texts.get(r.session)![r.id] ?? r.id)}`;
+      const stream: string = r.stream ?? '';
+      const at = byText.get(key);
+      if (at !== undefined && !top[at].streams.has(stream)) {
+        top[at].streams.add(stream);
+        if (stream === '') top[at].r = { ...r, score: top[at].r.score };
+        folded++;
+      } else if (top.length < limit) {
+        const i = top.push({ r, streams: new Set([stream]) }) - 1;
+        if (at === undefined) byText.set(key, i);
+      }
+    }
+    return { top: top.map(({ r, streams }) => ({ r, streams: streams.size })), folded };
+  }
+}
+
+/**
+ * The text a block hands on: a tool input's `prompt` when it has one (the tool that starts a
+ * sub-agent states the prompt the sub-agent's stream then begins with), else the block's text.
+ */
+function handedText(kind: string, text: string): string {
+  if (kind !== 'tool input' || !text.includes('"prompt"')) return text;
+  try {
+    const prompt = (JSON.parse(text) as { prompt?: unknown }).prompt;
+    return typeof prompt === 'string' ? prompt : text;
+  } catch {
+    return text;
   }
 }
 

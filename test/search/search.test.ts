@@ -150,3 +150,30 @@ test('a hit whose text holds terminal escapes is shown escaped, never obeyed', a
     await removeDir(projects);
   }
 });
+
+test('one text in the main stream and a sub-agent stream is one hit, shown in the main stream, naming its copies', async () => {
+  const dir = await tempDir();
+  try {
+    // The Task's prompt is the text the sub-agent's stream begins with; its last answer comes back as the Task's result.
+    await ingest([join(FIXTURES, 'model', 'legacy-runs', '-home-dev-cli')], { storeDir: dir, soul: 'local' });
+    const { hits, total } = await (await SearchIndex.open(dir)).search('open issues');
+    const turn = (h: { event: string }) => h.event.replace(/^.*\/Turn\/80000000-0000-4000-8000-0000000/, '');
+    assert.deepEqual(
+      hits.map((h) => [turn(h), h.kind, h.stream ?? 'main', h.alsoInStreams ?? 0]),
+      [
+        ['0c001', 'text', 'main', 0],
+        ['0c002', 'tool input', 'main', 1], // the Task's prompt, "List the open issues.", and the sub-agent's first turn
+        ['0c003', 'text', 'main', 1], // "Found 3 open issues.": the sub-agent's answer and the Task's result
+        ['0c004', 'text', 'main', 0],
+      ],
+    );
+    assert.equal(total, 4, 'six documents match; two are copies');
+    const { stdout } = await exec(WEAVE, ['search', 'open', 'issues', '--store', dir, '--wide']);
+    assert.equal(
+      stdout.split('\n')[3],
+      '2. 80000000 · 2026-01-20 16:00 · tool input (Task) (also in 1 sub-agent stream) · Summarize the open issues.',
+    );
+  } finally {
+    await removeDir(dir);
+  }
+});

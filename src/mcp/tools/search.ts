@@ -67,6 +67,7 @@ export function registerSearch(server: McpServer, ctx: McpContext): void {
           snippet: h.snippet,
           iri: h.event,
           ...(h.alsoIn ? { alsoIn: h.alsoIn } : {}),
+          ...(h.alsoInStreams ? { alsoInStreams: h.alsoInStreams } : {}),
         })),
       });
     },

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { copiesOf } from '../../../search/copies.ts';
 import { INDEX_NAME, SearchIndex, type Hit } from '../../../search/index.ts';
 import { MANIFEST_FILE } from '../../../store/layout.ts';
 import { readManifest } from '../../../store/manifest.ts';
@@ -93,7 +94,9 @@ function highlight(snippet: string, terms: string[]): string {
 function renderSearchPage(q: string, hits: Hit[], total: number, millis: number): string {
   const items = hits.map((h) => {
     const what = h.kind === 'text' ? `${h.role ?? ''} text`.trim() : `${h.kind}${h.tool ? ` · ${h.tool}` : ''}`;
-    const copies = h.alsoIn ? ` · also in ${h.alsoIn} other session${h.alsoIn > 1 ? 's' : ''}` : '';
+    const copies = copiesOf(h)
+      .map((c) => ` · ${c}`)
+      .join('');
     return `<li class="hit"><a class="turn" href="${escapeHtml(describeHref(h.event))}">${escapeHtml(h.title ?? '(untitled session)')}</a>
 <span class="meta">${escapeHtml((h.time ?? '').slice(0, 16).replace('T', ' '))} · ${escapeHtml(what)} · session <code>${escapeHtml(h.session.slice(0, 8))}</code>${escapeHtml(copies)}</span>
 <p class="snippet">${highlight(h.snippet, h.terms)}</p></li>`;
