@@ -9,6 +9,7 @@ import { capacityNotice, embeddedStoreSize, QUAD_CEILING } from '../store/ceilin
 import { fixturesStoreDir } from '../store/fixtures.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { fold, terminalWidth } from '../query/fit.ts';
 import { printable } from '../terminal.ts';
 import { loadingBar, progressBar } from './progress.ts';
 import { selectRows } from '../server/http/select.ts';
@@ -99,7 +100,7 @@ export async function main(args: string[]): Promise<number> {
     if (!Number.isFinite(n) || n < min) throw new CliError(`--${name} must be a number of at least ${min}, not "${value}"`, 2);
     return n;
   };
-  const log = (line: string) => process.stderr.write(`weave serve: ${printable(line, { keepNewlines: true })}\n`);
+  const log = (line: string) => tell(process.stderr, `weave serve: ${printable(line, { keepNewlines: true })}`);
   // Once the server runs, its idle timeout stops it as a signal would; a stop asked before then waits for it.
   let early: string | undefined;
   let stopNow: (why: string) => void = (why) => (early ??= why);
@@ -166,16 +167,18 @@ export async function main(args: string[]): Promise<number> {
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  process.stdout.write(
-    `weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir}); opening the store\n`,
+  tell(
+    process.stdout,
+    `weave serve: listening on ${server.url} (SPARQL endpoint ${server.url}sparql, store ${config.storeDir}); opening the store`,
   );
   // The other commands read the default store: said here, and by them, so the demo is found from both sides.
   if (config.storeDir === fixturesStoreDir())
-    process.stdout.write(
-      `weave serve: serving the bundled fixtures from ${config.storeDir}, a store of their own; other commands read it with --store ${config.storeDir}\n`,
+    tell(
+      process.stdout,
+      `weave serve: serving the bundled fixtures from ${config.storeDir}, a store of their own; other commands read it with --store ${config.storeDir}`,
     );
   if (config.token && !isLoopback(config.host))
-    process.stdout.write(`weave serve: open ${server.url}?token=<your token> in a browser once to sign in\n`);
+    tell(process.stdout, `weave serve: open ${server.url}?token=<your token> in a browser once to sign in`);
   tellReady(server, log);
 
   await new Promise<void>((resolve) => {
@@ -193,6 +196,20 @@ export async function main(args: string[]): Promise<number> {
     if (early) stop(early);
   });
   return 0;
+}
+
+/**
+ * One of weave serve's lines, folded to the terminal it goes to (a log file takes it whole), the
+ * progress line cleared first so the two never share a line.
+ */
+function tell(stream: NodeJS.WriteStream, text: string): void {
+  const width = stream.isTTY ? terminalWidth(stream) : Number.POSITIVE_INFINITY;
+  stream.write(
+    `${stream.isTTY ? '\r\x1b[K' : ''}${text
+      .split('\n')
+      .flatMap((line) => fold(line, width))
+      .join('\n')}\n`,
+  );
 }
 
 function rdfMode(value: string | undefined): RdfMode {
@@ -228,7 +245,7 @@ async function holdsTranscript(dir: string): Promise<boolean> {
  * says how far), and one that cannot wait gets 503 + Retry-After.
  */
 function tellReady(server: Awaited<ReturnType<typeof startServer>>, log: (line: string) => void): void {
-  const say = (line: string) => process.stdout.write(`weave serve: ${line}\n`);
+  const say = (line: string) => tell(process.stdout, `weave serve: ${line}`);
   const started = performance.now();
   const after = () => `${((performance.now() - started) / 1000).toFixed(1)} s after start`;
   const ingester = server.ctx.ingester;

@@ -8,7 +8,7 @@ import { sessionGraphIri } from '../rdf/iri.ts';
 import { noStoreLine } from '../store/fixtures.ts';
 import { noStore, readManifest, type GraphEntry } from '../store/manifest.ts';
 import { printable } from '../terminal.ts';
-import { cut, wrapWords } from '../query/fit.ts';
+import { cut, displayWidth, wrapWords } from '../query/fit.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
 import { askServer } from './server.ts';
@@ -232,7 +232,7 @@ export function render(
   };
   walk(view.root, 0);
   const fitted = out.flatMap((line, i) => {
-    if ([...line].length <= columns) return [line];
+    if (displayWidth(line) <= columns) return [line];
     const at = breaks.get(i);
     return at === undefined ? [cut(line, columns)] : wrapWords(line, at, ' '.repeat(at), columns);
   });

@@ -102,6 +102,32 @@ export function wrapWords(text: string, from: number, indent: string, width: num
   return lines;
 }
 
+/**
+ * A message in lines of at most `width` columns, for a log line read on a terminal: broken at
+ * spaces, later lines indented two spaces, and a word longer than a line (a path, a URL) broken
+ * where the line ends, since cutting it would lose what it names.
+ */
+export function fold(text: string, width: number): string[] {
+  if (displayWidth(text) <= width || width < 20) return [text];
+  const out: string[] = [];
+  for (const line of wrapWords(text, 0, '  ', width)) {
+    let rest = line;
+    while (displayWidth(rest) > width) {
+      let head = '';
+      let used = 0;
+      for (const { segment } of graphemes.segment(rest)) {
+        if (used + graphemeWidth(segment) > width) break;
+        head += segment;
+        used += graphemeWidth(segment);
+      }
+      out.push(head);
+      rest = `  ${rest.slice(head.length)}`;
+    }
+    out.push(rest);
+  }
+  return out;
+}
+
 /** `text` in at most `width` columns: whole graphemes kept, and "…" where it was cut. */
 export function cut(text: string, width: number): string {
   if (length(text) <= width) return text;

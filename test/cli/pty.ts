@@ -26,14 +26,17 @@ export function onTerminal(
   });
   let output = '';
   let typed = false;
-  child.stdout.on('data', (d: Buffer) => {
-    output += d.toString('utf8');
+  // Decoded as a stream: a character split between two reads is not two broken halves.
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => {
+    output += d;
     if (!typed && options.until?.test(output)) {
       typed = true;
       child.stdin.write(options.keys ?? '');
     }
   });
-  child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
+  child.stderr.on('data', (d: string) => (output += d));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
 }
 

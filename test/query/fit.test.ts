@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cut, displayWidth, fitTable, wrapParts } from '../../src/query/fit.ts';
+import { cut, displayWidth, fitTable, fold, wrapParts } from '../../src/query/fit.ts';
 
 test('a summary line is broken between its parts at the width, later lines indented, a long part after its commas', () => {
   const parts = [
@@ -64,4 +64,15 @@ test('width is counted as a terminal draws it: CJK and emoji take two columns, a
       ' --wide shows all)',
     ],
   );
+});
+
+test('a log line is folded to the terminal: at spaces, and a path longer than a line where the line ends', () => {
+  assert.deepEqual(fold('weave serve: store /tmp/weave-fixtures-store/and/a/long/path/beyond/the/line; opening', 30), [
+    'weave serve: store',
+    '  /tmp/weave-fixtures-store/an',
+    '  d/a/long/path/beyond/the/lin',
+    '  e;',
+    '  opening',
+  ]);
+  assert.deepEqual(fold('short enough', 30), ['short enough']);
 });
