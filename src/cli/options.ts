@@ -1,9 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { terminalWidth } from '../query/fit.ts';
+import { fold, terminalWidth } from '../query/fit.ts';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defaultStoreDir } from '../store/paths.ts';
-import { noStoreLine } from '../store/fixtures.ts';
+import { fixturesStoreDir, noStoreLine } from '../store/fixtures.ts';
 import { readManifest, type Manifest } from '../store/manifest.ts';
 import { isStoreUrl, remoteStoreDir } from '../store/remote/config.ts';
 
@@ -52,12 +52,30 @@ export function outputWidth(values: { wide?: unknown }): number {
 /** `--store DIR`; `--store http(s)://…/sparql` is an external store, kept in a directory of its own (store/remote/). */
 export function storeDir(values: { store?: unknown }): string {
   if (typeof values.store !== 'string') return defaultStoreDir();
+  sayStore(values.store);
   if (!isStoreUrl(values.store)) return values.store;
   try {
     return remoteStoreDir(values.store);
   } catch (e) {
     throw new CliError((e as Error).message, 2);
   }
+}
+
+/**
+ * Which store a command uses when it is not the default one, said once on a terminal (stderr),
+ * the bundled fixtures' named as such: output to a pipe or a file is as it was. Once per process:
+ * the light entry and the full CLI read the same arguments (a symbol on globalThis, as each has
+ * its own copy of this module). weave serve names its store in its first line.
+ */
+function sayStore(store: string): void {
+  const said = Symbol.for('weave.store-said');
+  const global = globalThis as Record<symbol, unknown>;
+  const command = process.argv[2] ?? '';
+  if (global[said] || !process.stderr.isTTY || command === 'serve') return;
+  global[said] = true;
+  const whose = resolve(store) === resolve(fixturesStoreDir()) ? "the bundled fixtures' store" : 'the store';
+  const line = `weave ${command}: using ${whose} ${store} (--store), not the default ${defaultStoreDir()}`;
+  process.stderr.write(`${fold(line, terminalWidth(process.stderr)).join('\n')}\n`);
 }
 
 /** The store's manifest, or a one-line error saying what to do when there is no store yet. */

@@ -69,3 +69,26 @@ test("every README command's output fits an 80-column terminal", { skip: !HAS_CO
     await removeDir(dir);
   }
 });
+
+test('on a terminal, a command names the store it uses when --store names another than the default, the fixtures by name', async () => {
+  const dir = await tempDir('weave-store-said-');
+  try {
+    const env = { HOME: dir, TMPDIR: dir, WEAVE_HOME: join(dir, 'default'), CLAUDE_CONFIG_DIR: '' };
+    const fixtures = join(dir, 'weave-fixtures-store');
+    const run = await onTerminal([WEAVE, 'status', '--store', fixtures], { env, columns: 400 });
+    const lines = shownLines(run.output);
+    assert.equal(
+      lines[0],
+      `weave status: using the bundled fixtures' store ${fixtures} (--store), not the default ${join(dir, 'default')}`,
+    );
+    // Said once, though the light entry and the full CLI both read the arguments.
+    assert.equal(lines.filter((l) => l.includes('(--store)')).length, 1, run.output);
+    const other = await onTerminal([WEAVE, 'usage', '--store', join(dir, 'mine')], { env, columns: 400 });
+    assert.equal(
+      shownLines(other.output)[0],
+      `weave usage: using the store ${join(dir, 'mine')} (--store), not the default ${join(dir, 'default')}`,
+    );
+  } finally {
+    await removeDir(dir);
+  }
+});
