@@ -12,6 +12,7 @@ import { keepReading } from './watching.ts';
 import { readManifest } from '../store/manifest.ts';
 import { exists } from '../acquire/files.ts';
 import { progressBar } from './progress.ts';
+import { tell } from './tell.ts';
 import { checkSources, defaultSources, inFixtures } from './sources.ts';
 import { printHelp } from './help.ts';
 
@@ -64,14 +65,14 @@ export async function main(args: string[]): Promise<number> {
   // A rebuild with no PATH reads the store's sessions where it read them from.
   const paths = positionals.length ? positionals : values.rebuild ? await existingRoots(dir) : (await defaultSources(false)).paths;
   await checkSources(paths);
-  const note = (text: string) => process.stderr.write(`weave ingest: note: ${text}\n`);
+  const note = (text: string) => tell(process.stderr, `weave ingest: note: ${text}`);
   // One hold of the lock for the ingest and the readers after it: no other writer comes between.
   const lock = await lockStore(dir, { onNote: note });
   // Ctrl-C: the session being read is finished and all that was read is stored; a second one stops at once.
   const stop = new AbortController();
   const interrupted = () => {
     stop.abort();
-    process.stderr.write('\nweave ingest: stopping after the session being read (Ctrl-C again stops at once)\n');
+    tell(process.stderr, 'weave ingest: stopping after the session being read (Ctrl-C again stops at once)');
   };
   process.once('SIGINT', interrupted);
   try {
@@ -81,7 +82,7 @@ export async function main(args: string[]): Promise<number> {
     if (stop.signal.aborted || (code && !values.watch)) return code;
     if (values.watch) {
       // Later runs say only what they read, one line each.
-      const log = (line: string) => process.stderr.write(`weave ingest: ${line}\n`);
+      const log = (line: string) => tell(process.stderr, `weave ingest: ${line}`);
       await keepReading(
         paths,
         async (readers) => {
@@ -119,8 +120,9 @@ async function ingestAndDetect(
     stop,
     onProblem: (p) => {
       bar.done();
-      process.stderr.write(
-        `${printable(p.path)}${p.lineNo ? `:${p.lineNo}` : ''}: ${p.kind}: ${printable(p.message)}${inFixtures(p.path) ? ' (broken on purpose in the fixtures)' : ''}\n`,
+      tell(
+        process.stderr,
+        `${printable(p.path)}${p.lineNo ? `:${p.lineNo}` : ''}: ${p.kind}: ${printable(p.message)}${inFixtures(p.path) ? ' (broken on purpose in the fixtures)' : ''}`,
       );
     },
     // The readers read each session as it is written, and every other session where a reader changed.
@@ -136,13 +138,15 @@ async function ingestAndDetect(
   });
   bar.done();
   if (report.searchIndex)
-    process.stderr.write(
-      `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again\n`,
+    tell(
+      process.stderr,
+      `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again`,
     );
   if (report.sessions + report.skipped === 0 && !stop?.aborted) {
     if (quiet) return 1;
-    process.stderr.write(
-      `weave ingest: no Claude Code transcripts (.jsonl files) under ${paths.join(', ')}; name a projects root (~/.claude/projects), a project folder or one .jsonl file\n`,
+    tell(
+      process.stderr,
+      `weave ingest: no Claude Code transcripts (.jsonl files) under ${paths.join(', ')}; name a projects root (~/.claude/projects), a project folder or one .jsonl file`,
     );
     return 1;
   }
@@ -150,7 +154,7 @@ async function ingestAndDetect(
   // How full one embedded copy would be with this store, from 80% of it on (an external store has no such bound).
   const size = await embeddedStoreSize(dir);
   const notice = size && capacityNotice(size);
-  if (notice) process.stderr.write(`weave ingest: ${notice}\n`);
+  if (notice) tell(process.stderr, `weave ingest: ${notice}`);
   if (values.json) process.stdout.write(`${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n`);
   else {
     // A run while watching says only what it did.
@@ -161,8 +165,9 @@ async function ingestAndDetect(
     if (ran && (!quiet || report.sessions)) process.stdout.write(`${ran}\n`);
   }
   if (stop?.aborted) {
-    process.stderr.write(
-      `weave ingest: stopped: ${report.sessions + report.skipped} sessions are stored (${report.sessions} read by this run), ${report.notRead ?? 0} not read yet; run the same command again to carry on (what is stored is not read again)\n`,
+    tell(
+      process.stderr,
+      `weave ingest: stopped: ${report.sessions} sessions read and stored by this run (${report.skipped} unchanged), ${report.notRead ?? 0} left; run the same command again to carry on (what is stored is not read again)`,
     );
     return 130;
   }

@@ -9,7 +9,7 @@ import { capacityNotice, embeddedStoreSize, QUAD_CEILING } from '../store/ceilin
 import { fixturesStoreDir } from '../store/fixtures.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
-import { fold, terminalWidth } from '../query/fit.ts';
+import { tell } from './tell.ts';
 import { printable } from '../terminal.ts';
 import { loadingBar, progressBar } from './progress.ts';
 import { selectRows } from '../server/http/select.ts';
@@ -196,20 +196,6 @@ export async function main(args: string[]): Promise<number> {
     if (early) stop(early);
   });
   return 0;
-}
-
-/**
- * One of weave serve's lines, folded to the terminal it goes to (a log file takes it whole), the
- * progress line cleared first so the two never share a line.
- */
-function tell(stream: NodeJS.WriteStream, text: string): void {
-  const width = stream.isTTY ? terminalWidth(stream) : Number.POSITIVE_INFINITY;
-  stream.write(
-    `${stream.isTTY ? '\r\x1b[K' : ''}${text
-      .split('\n')
-      .flatMap((line) => fold(line, width))
-      .join('\n')}\n`,
-  );
 }
 
 function rdfMode(value: string | undefined): RdfMode {
