@@ -188,8 +188,8 @@ describe('every command that reads the store, through the resident server it sta
     } finally {
       await rm(extra, { recursive: true, force: true });
     }
-    assert.equal(await sessions(), 'n\r\n37\r\n');
-    assert.equal(await sessions('--no-daemon'), 'n\r\n37\r\n');
+    assert.equal(await sessions(), 'n\r\n39\r\n');
+    assert.equal(await sessions('--no-daemon'), 'n\r\n39\r\n');
     assert.equal((await readRunFile(store))?.pid, server?.pid, 'the same server answered');
   });
 
