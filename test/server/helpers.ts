@@ -26,6 +26,8 @@ export const EXPECTED_TURNS: [string, string][] = [
 export interface TestServer extends RunningServer {
   base: string;
   storeDir: string;
+  /** What the server logged. */
+  lines: string[];
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function startTestServer(
     ...server,
     base,
     storeDir,
+    lines,
     async stop() {
       await server.close();
       if (!overrides.storeDir) await rm(storeDir, { recursive: true, force: true });

@@ -37,9 +37,14 @@ describe('a running server', () => {
         timestamp: '2025-11-03T10:00:09.000Z',
         message: { ...line.message, id: 'msg_t3', content: [{ type: 'text', text: 'Anything else?' }] },
       };
-      await appendFile(join(project, `${SESSION_B}.jsonl`), `${JSON.stringify(next)}\n`);
+      await appendFile(join(project, `${SESSION_B}.jsonl`), `${JSON.stringify(next)}\n{ not json\n`);
       await refresh();
       await eventually(async () => (await turns()) === 7, 5000, 'the appended turn');
+      // The broken line after it is logged by file and line, the file named from its source folder (never its content).
+      assert.deepEqual(
+        server.lines.filter((l) => l.startsWith('ingest: ')),
+        [`ingest: ${PROJECT}/${SESSION_B}.jsonl:4: malformed`],
+      );
       assert.deepEqual(
         await select(
           server.base,

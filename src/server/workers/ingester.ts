@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Dialect } from '../../dialect/dialect.ts';
 import type { ContentPolicy } from '../../emit/content.ts';
@@ -175,7 +176,7 @@ export class Ingester {
         return;
       case 'problem':
         this.status.problems++;
-        this.options.onProblem?.(`${m.path}${m.lineNo ? `:${m.lineNo}` : ''}: ${m.kind}`);
+        this.options.onProblem?.(`${inSources(m.path, this.options.paths)}${m.lineNo ? `:${m.lineNo}` : ''}: ${m.kind}`);
         return;
       case 'reader-problem':
         this.status.problems++;
@@ -215,4 +216,13 @@ export class Ingester {
       this.timer.unref();
     }
   }
+}
+
+/** A file named from the source folder that holds it (the user knows which that is), so a problem line stays short. */
+export function inSources(path: string, sources: readonly string[]): string {
+  for (const source of sources) {
+    const rel = relative(source, path);
+    if (rel && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
+  }
+  return path;
 }
