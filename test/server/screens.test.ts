@@ -266,6 +266,13 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
           document.documentElement.clientWidth,
         ]);
         assert.ok(scrollWidth <= clientWidth, `${screen.name} is ${scrollWidth}px wide on a ${clientWidth}px screen`);
+        // Nor is a chart, whose box may scroll on its own: its right edge stays on the screen.
+        const charts = await page.$$eval('canvas', (all) => all.map((c) => Math.round(c.getBoundingClientRect().right)));
+        assert.deepEqual(
+          charts.filter((right) => right > clientWidth),
+          [],
+          `${screen.name}: charts past the ${clientWidth}px screen`,
+        );
         await page.screenshot({ path: join(shots, `weave-${screen.name}-${viewport.width}.png`), fullPage: true });
       }
       assert.deepEqual(o.outside, []);
