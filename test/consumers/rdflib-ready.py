@@ -1,5 +1,5 @@
 """Loads a Weave export into an rdflib Dataset and runs queries on it: prints
-{"seconds": LOAD_SECONDS, "answers": [{"rows": [{var: [kind, value, datatype]}, ...]} or {"error": "..."}, ...]}.
+{"seconds": LOAD_SECONDS, "answers": [{"rows": [{var: [kind, value, datatype]}, ...], "seconds": S} or {"error": "...", "seconds": S}, ...]}.
 
 usage: rdflib-ready.py FILE FORMAT GRAPH [QUERY_FILE ...]
 A ConjunctiveGraph, whose default graph is the union of its graphs, as Weave's is. A syntax
@@ -31,10 +31,12 @@ answers = []
 for query_file in queries:
     with open(query_file, encoding="utf-8") as f:
         text = f.read()
+    started = time.monotonic()
     try:
         result = graph.query(text)
         names = [str(v) for v in result.vars]
         answers.append({"rows": [{n: cell(v) for n, v in zip(names, row) if v is not None} for row in result]})
     except Exception as e:  # noqa: BLE001 - the test lists what rdflib cannot run
         answers.append({"error": f"{type(e).__name__}: {e}"[:300]})
+    answers[-1]["seconds"] = time.monotonic() - started
 print(json.dumps({"seconds": seconds, "answers": answers}))
