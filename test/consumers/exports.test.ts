@@ -73,7 +73,7 @@ const QUESTIONS: { name: string; text: string; columns: number }[] = [
     columns: 2,
   },
   {
-    // queries/tool-error-rates.rq counts an unbound variable, which rdflib 6.1 cannot: one row per call first.
+    // One row per call first: rdflib 6.1 cannot count a variable some rows leave unbound.
     name: 'tool error rates',
     text: `SELECT ?tool (COUNT(?use) AS ?calls) (SUM(?failed) AS ?errors) WHERE {
       { SELECT ?use ?tool (MAX(IF(BOUND(?annotation), 1, 0)) AS ?failed) WHERE {
@@ -98,8 +98,8 @@ const QUESTIONS: { name: string; text: string; columns: number }[] = [
 ];
 
 /**
- * Ready queries asked as they are written of the engines that run them (rdflib 6.1 cannot count an
- * unbound variable): each rate, the last column, equal as a number on every engine.
+ * Ready queries asked as they are written of Jena and Virtuoso (test/consumers/ready-queries.test.ts
+ * asks rdflib too): each rate, the last column, equal as a number on every engine.
  */
 const READY: { name: string; text: string }[] = [
   { name: 'queries/tool-error-rates.rq', text: readFileSync(join(REPO, 'queries', 'tool-error-rates.rq'), 'utf8') },

@@ -143,8 +143,8 @@ export async function rapperCount(file: string, syntax: string): Promise<number>
 
 // ---- python3 (Debian's, not a pyenv shim)
 
-export async function python(script: string, args: string[]): Promise<string> {
-  const { stdout } = await command(PYTHON, [script, ...args]);
+export async function python(script: string, args: string[], timeout?: number): Promise<string> {
+  const { stdout } = await command(PYTHON, [script, ...args], { timeout });
   return stdout;
 }
 
