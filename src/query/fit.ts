@@ -113,13 +113,7 @@ export function fold(text: string, width: number): string[] {
   for (const line of wrapWords(text, 0, '  ', width)) {
     let rest = line;
     while (displayWidth(rest) > width) {
-      let head = '';
-      let used = 0;
-      for (const { segment } of graphemes.segment(rest)) {
-        if (used + graphemeWidth(segment) > width) break;
-        head += segment;
-        used += graphemeWidth(segment);
-      }
+      const head = fitting(rest, width);
       out.push(head);
       rest = `  ${rest.slice(head.length)}`;
     }
@@ -128,18 +122,23 @@ export function fold(text: string, width: number): string[] {
   return out;
 }
 
-/** `text` in at most `width` columns: whole graphemes kept, and "…" where it was cut. */
-export function cut(text: string, width: number): string {
-  if (length(text) <= width) return text;
+/** The longest start of `text` that takes at most `width` columns, in whole graphemes. */
+function fitting(text: string, width: number): string {
   let kept = '';
   let used = 0;
   for (const { segment } of graphemes.segment(text)) {
     const w = graphemeWidth(segment);
-    if (used + w > width - 1) break;
+    if (used + w > width) break;
     kept += segment;
     used += w;
   }
-  return `${kept}…`;
+  return kept;
+}
+
+/** `text` in at most `width` columns: whole graphemes kept, and "…" where it was cut. */
+export function cut(text: string, width: number): string {
+  if (length(text) <= width) return text;
+  return `${fitting(text, width - 1)}…`;
 }
 
 /** The table's lines, and under them the note saying what was left out or cut to fit, if anything was. */
