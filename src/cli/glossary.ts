@@ -2,6 +2,7 @@ import type { Dialect } from '../dialect/dialect.ts';
 import { glossaries, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { fitTable, type Column } from '../query/fit.ts';
+import { own } from '../own.ts';
 import { CliError, outputWidth, parse, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { fittedHelp } from './help.ts';
 
@@ -33,7 +34,7 @@ export function glossaryCommand(args: string[], dialects: readonly Dialect[] = D
   if (values.help) return fittedHelp(help(ids));
   if (positionals.length > 1) throw new CliError('give at most one dialect', 2);
   const dialect = positionals[0] ?? ids[0];
-  const glossary = Object.hasOwn(known, dialect) ? known[dialect] : undefined;
+  const glossary = own(known, dialect);
   if (!glossary) throw new CliError(`no glossary for dialect "${dialect}"; known: ${ids.join(', ')}`, 2);
   return values.json ? `${JSON.stringify(asJson(glossary, ids), null, 2)}\n` : renderGlossary(glossary, outputWidth(values));
 }

@@ -1,4 +1,5 @@
 import { MODEL_TERMS, ONTOLOGY_TERMS } from './vocabulary.ts';
+import { own } from '../own.ts';
 
 /**
  * The model's terms in plain words, for whoever has not read the glossary: the pages and
@@ -56,7 +57,7 @@ const PLAIN: Record<string, string> = {
 
 /** A term's plain name, or undefined where the term is plain already or not the model's. */
 export function plainName(term: string): string | undefined {
-  const plain = Object.hasOwn(PLAIN, term) ? PLAIN[term] : undefined;
+  const plain = own(PLAIN, term);
   return plain === term ? undefined : plain;
 }
 
