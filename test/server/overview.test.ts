@@ -89,7 +89,7 @@ describe('the pages in headless Chromium, over all the fixtures', {
             d.date,
             m.modelName,
             ...[...tokens, tokens.reduce((a, b) => a + b, 0)].map((n) => n.toLocaleString('en')),
-            `$${m.cost >= 1 ? m.cost.toFixed(2) : m.cost.toFixed(4)}`,
+            m.cost === 0 ? '$0' : m.cost < 0.00005 ? '<$0.0001' : `$${m.cost >= 1 ? m.cost.toFixed(2) : m.cost.toFixed(4)}`,
             String(m.cost),
           ];
         }),

@@ -5,7 +5,7 @@ import type { DescribedBlock, Description, Statement } from '../../messages.ts';
 import { topBar } from './chrome.ts';
 import { termHtml as modelTerm } from './terms.ts';
 import { plainName, termOfClass } from '../../../model/plain.ts';
-import { describeHref, escapeHtml } from './html.ts';
+import { describeHref, escapeHtml, usd } from './html.ts';
 
 /**
  * The describe page: one resource as HTML, for a person following links. A Turn shows its
@@ -177,7 +177,7 @@ function sessionHtml(s: SessionSummary): string {
     [
       'tokens and cost',
       t
-        ? `<span id="session-tokens" data-input="${t.input}" data-output="${t.output}" data-cache-creation="${t.cacheCreation}" data-cache-read="${t.cacheRead}" data-cost="${t.cost}">${n(t.input)} input · ${n(t.output)} output · ${n(t.cacheCreation)} cache writes · ${n(t.cacheRead)} cache reads · <strong>$${t.cost.toFixed(t.cost >= 1 ? 2 : 4)}</strong></span> <span class="muted">(${escapeHtml(t.models.join(', '))}; <a href="/#query=${escapeHtml(encodeURIComponent(s.queries.usage))}">query</a>)</span>`
+        ? `<span id="session-tokens" data-input="${t.input}" data-output="${t.output}" data-cache-creation="${t.cacheCreation}" data-cache-read="${t.cacheRead}" data-cost="${t.cost}">${n(t.input)} input · ${n(t.output)} output · ${n(t.cacheCreation)} cache writes · ${n(t.cacheRead)} cache reads · <strong>${usd(t.cost)}</strong></span> <span class="muted">(${escapeHtml(t.models.join(', '))}; <a href="/#query=${escapeHtml(encodeURIComponent(s.queries.usage))}">query</a>)</span>`
         : 'no API calls counted in this session',
     ],
     ['conversation', conversationLink(s.id, 'each exchange, its API calls and tool calls')],

@@ -1,7 +1,7 @@
 import { shortModel } from '../../../usage/prices.ts';
 import type { DailyEntry, Totals } from '../../../usage/report.ts';
 import { page, queryLink, topBar } from './chrome.ts';
-import { describeHref, escapeHtml } from './html.ts';
+import { describeHref, escapeHtml, usd } from './html.ts';
 
 /**
  * /overview: the store at a glance, every figure aggregated by SPARQL on the server (one query
@@ -45,7 +45,6 @@ export interface OverviewData {
 }
 
 const n = (v: number) => v.toLocaleString('en');
-const usd = (v: number) => `$${v >= 1 ? v.toFixed(2) : v.toFixed(4)}`;
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 const cell = (text: string, value?: number | string, cls = 'n') =>
   `<td class="${cls}"${value === undefined ? '' : ` data-value="${escapeHtml(String(value))}"`}>${escapeHtml(text)}</td>`;
