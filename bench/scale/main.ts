@@ -11,7 +11,11 @@
  *
  * Knobs (environment): BENCH_QUERY_RUNS (7), BENCH_QUERY_BUDGET_MS (15000, per query and K),
  * BENCH_QUERY_CAP_S (180: a query still running is cut off), BENCH_ENDPOINT_SECONDS (5),
- * BENCH_CONNECTIONS (8), BENCH_WORKERS (1, for weave serve).
+ * BENCH_CONNECTIONS (8), BENCH_WORKERS (1, for weave serve), BENCH_PORT (the bare route's port;
+ * weave serve takes the next; default 7950 + pid % 40).
+ *
+ * The results files are written again after every step, so a step whose process dies (or a run
+ * cut short) keeps every figure measured before it.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -34,7 +38,7 @@ const SETTINGS = {
   connections: knob('BENCH_CONNECTIONS', 8),
   workers: knob('BENCH_WORKERS', 1),
 };
-const PORT = 7950 + (process.pid % 40);
+const PORT = knob('BENCH_PORT', 7950 + (process.pid % 40));
 const HOUR = 3600_000;
 
 const MEDIUM = 'SELECT ?name (COUNT(*) AS ?n) WHERE { ?b a weave:ToolUseBlock ; weave:toolName ?name } GROUP BY ?name ORDER BY DESC(?n)';
@@ -66,6 +70,13 @@ export async function scaleBench(args: string[]): Promise<void> {
     runs: [],
   };
   const say = (text: string) => process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+  const out = join(REPO, 'bench', 'results');
+  await mkdir(out, { recursive: true });
+  const save = async () => {
+    results.machine.loadAfter = loadavg();
+    await writeFile(join(out, `${results.date}.json`), `${JSON.stringify(results, null, 1)}\n`);
+    await writeFile(join(out, `${results.date}.md`), markdownTable(results));
+  };
   try {
     say(`copying ${corpus} ${Math.max(...ks)} times into ${dir}`);
     const copies = await makeCopies(corpus, join(dir, 'corpus'), Math.max(...ks));
@@ -81,30 +92,30 @@ export async function scaleBench(args: string[]): Promise<void> {
         store,
         configDirs.map((d) => join(d, 'projects')),
       );
+      await save();
       say(`K = ${k}: open, queries, bare endpoint`);
       await storeStep(run, store, queries, dir);
+      await save();
       say(`K = ${k}: Oxigraph's chunked load`);
       const raw = startChild('raw-step.ts', [store]);
       run.raw = strip(await raw.next('raw', 2 * HOUR)) as ScaleRun['raw'];
       await raw.stop();
+      await save();
       say(`K = ${k}: weave serve`);
       await weaveEndpoint(run, store);
+      await save();
       say(`K = ${k}: weave usage daily, ccusage daily`);
       run.usage.weave = await weaveUsage(store);
       run.usage.ccusage = await ccusage(configDirs);
+      await save();
       if (!keep) await rm(store, { recursive: true, force: true });
     }
   } finally {
     if (!keep) await rm(dir, { recursive: true, force: true });
     else say(`kept ${dir}`);
   }
-  results.machine.loadAfter = loadavg();
-  const table = markdownTable(results);
-  const out = join(REPO, 'bench', 'results');
-  await mkdir(out, { recursive: true });
-  await writeFile(join(out, `${results.date}.json`), `${JSON.stringify(results, null, 1)}\n`);
-  await writeFile(join(out, `${results.date}.md`), table);
-  process.stdout.write(`${table}\nwritten: bench/results/${results.date}.json and .md\n`);
+  await save();
+  process.stdout.write(`${markdownTable(results)}\nwritten: bench/results/${results.date}.json and .md\n`);
 }
 
 async function ingestStep(run: ScaleRun, store: string, paths: string[]): Promise<void> {

@@ -7,6 +7,7 @@ import { SourceFileError } from '../federation/sources.ts';
 import { formatsFor, helpList, mediaTypeNamed, nameList } from '../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../query/graph-results.ts';
 import { QueryError, runQuery } from '../query/run.ts';
+import { isTrap, trapMessage } from '../query/traps.ts';
 import { NotXmlError, solutionForm, writeSolutions } from '../query/solutions.ts';
 import type { JsonResults } from '../query/table.ts';
 import { openQueries } from '../store/queries.ts';
@@ -73,14 +74,15 @@ export async function main(args: string[]): Promise<number> {
       throw new CliError('--source and SERVICE need the store opened here; this store lives in an external SPARQL store');
     // An external store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked.
     return printable(request, await queries.query(request.query, request.mediaType));
-  });
+  }, request.query);
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return 0;
 }
 
 /** Runs `job`, its errors told as the CLI tells them. */
-function told<T>(job: () => T): T {
+function told<T>(job: () => T, query?: string): T {
   const tell = (e: unknown): never => {
+    if (isTrap(e)) throw new CliError(trapMessage(query, e));
     if (e instanceof QueryError || e instanceof FederationError || e instanceof SourceFileError) throw new CliError(e.message);
     if (e instanceof NotXmlError || e instanceof NotXmlGraphError || e instanceof NoTripleTermsError)
       throw new CliError(

@@ -160,7 +160,7 @@ describe('every command that reads the store, through the resident server it sta
     // Wide enough that the server's line is not broken under its label.
     const { stdout } = await weave(['status', '--store', store], { ...ASKING, COLUMNS: '400' });
     const since = run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-    assert.match(stdout, /\nwriter      none\n/);
+    assert.match(stdout, /\nwriter {6}none\n/);
     assert.ok(
       stdout.endsWith(
         `\nserver      pid ${run.pid} at ${run.url} since ${since} (started by weave search; stops after 10 min without a request)\n`,

@@ -128,7 +128,7 @@ describe('exports load into rdflib, Jena, raptor2 and Virtuoso with every statem
   let prompts: string;
   const readyFiles: string[] = [];
   const guide = { text: '', written: 0, kept: 0 };
-  let readyExpected: (string | number)[][][] = [];
+  const readyExpected: (string | number)[][][] = [];
 
   before(async () => {
     prompts = await tempDir();

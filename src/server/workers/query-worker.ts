@@ -15,7 +15,7 @@ import { defaultGraphEmpty } from '../../query/run.ts';
 import { PREFIXES } from '../../rdf/vocab.ts';
 import { Restatements } from '../../store/restated.ts';
 import { storeSelect } from './operations/rows.ts';
-import { isTrap } from './operations/traps.ts';
+import { isTrap, trapMessage } from '../../query/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
 
 /**
@@ -140,9 +140,19 @@ async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<voi
     post({ type: 'done', id, result }, result.body ? [result.body.buffer as ArrayBuffer] : []);
   } catch (e) {
     if (e instanceof HttpError) post({ type: 'failed', id, status: e.status, message: e.message, headers: e.headers });
+    else if (isTrap(e))
+      // A trap: the store ran out of what it can compute at this size. The sender is told which of
+      // its queries and the way on (507, as for a worker's heap); the pool replaces this worker.
+      post({
+        type: 'failed',
+        id,
+        status: 507,
+        message: trapMessage(queryOf(job), e, 'The server is still up and opens a fresh copy of the store.'),
+        fatal: true,
+      });
     else {
       // Never the message: it may quote the query or the data. The kind of failure is enough.
-      const fatal = isTrap(e) || job.op === 'update' || job.op === 'graph-write';
+      const fatal = job.op === 'update' || job.op === 'graph-write';
       post({ type: 'failed', id, status: 500, message: `the ${job.op} failed inside the store (${(e as Error)?.name ?? 'error'})`, fatal });
     }
   }
@@ -158,3 +168,8 @@ let chain: Promise<void> = open ? opening() : Promise.resolve(post({ type: 'boot
 port.on('message', (message: ToWorker) => {
   chain = chain.then(() => (message.type === 'open' ? opening() : handle(message)));
 });
+
+/** The query a job runs, to name it in a trap's message. */
+function queryOf(job: Job): string | undefined {
+  return job.op === 'query' ? job.query : job.op === 'update' ? job.update : undefined;
+}

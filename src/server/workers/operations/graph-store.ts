@@ -6,7 +6,7 @@ import type { GraphReadJob, GraphWriteJob, JobResult } from '../../messages.ts';
 import { answer, NO_TRIPLE_TERMS, noFormatLeft } from './answer.ts';
 import { graphExists, graphTerm } from './persist.ts';
 import { graphAnswer } from './query.ts';
-import { isTrap } from './traps.ts';
+import { isTrap } from '../../../query/traps.ts';
 
 /** The Graph Store Protocol's operations on one graph of a query worker's copy of the store. */
 

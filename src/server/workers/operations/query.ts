@@ -9,7 +9,7 @@ import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { JobResult, QueryJob } from '../../messages.ts';
 import { answer } from './answer.ts';
-import { isTrap } from './traps.ts';
+import { isTrap } from '../../../query/traps.ts';
 
 /**
  * A SPARQL query on a query worker's copy of the store, written in the first format the client

@@ -4,7 +4,7 @@ import { sparqlPrefixes } from '../../../rdf/vocab.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { UpdateJob } from '../../messages.ts';
-import { isTrap } from './traps.ts';
+import { isTrap } from '../../../query/traps.ts';
 import { applyUsingGraphs } from './update-dataset.ts';
 
 /**
