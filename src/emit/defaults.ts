@@ -14,6 +14,23 @@ import { weave } from '../rdf/vocab.ts';
  * marked as lacking the property once the value is known; if no record of the transcript ever
  * states one, nothing is said.
  */
+/**
+ * The properties stated so: what Claude Code's envelope carries on every record. A dialect states
+ * these through `TranscriptDefaults` and no others; the self-contained export and
+ * `queries/record-envelope.rq` give every record its value of each.
+ */
+export const ENVELOPE_PROPERTIES: ReadonlySet<Term> = new Set([
+  weave.cwd,
+  weave.gitBranch,
+  weave.cliVersion,
+  weave.userType,
+  weave.sessionNickname,
+  weave.entrypoint,
+  weave.recordSessionId,
+  weave.recordAgentId,
+  weave.isSidechain,
+]);
+
 /** A transcript's defaults as the emitter's saved state holds them (a read carried on loads them). */
 export interface SavedDefaults {
   stated: [Term, Term][];
@@ -39,6 +56,8 @@ export class TranscriptDefaults {
 
   /** The `event`'s value of `property` (undefined: the record has none), as triples into `out`. */
   state(event: Term, property: Term, value: Term | undefined, out: Triple[]): void {
+    // A property stated once per transcript that no reader of the graph knows to default is lost to it.
+    if (!ENVELOPE_PROPERTIES.has(property)) throw new Error(`${property} is not an envelope property (src/emit/defaults.ts)`);
     const known = this.stated.get(property);
     if (value === undefined) {
       if (known !== undefined) out.push({ s: event, p: weave.lacks, o: property });

@@ -3,6 +3,7 @@ import { alignmentGraphIri, sameAsLine, TERM_ALIGNMENT_FILE } from '../align/rav
 import { parseQuadLine, type QuadText, quadLine } from '../rdf/nquads.ts';
 import { ONTOLOGY_GRAPH, WEAVE_NS, weave } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../store/ontology.ts';
+import { ENVELOPE_PROPERTIES } from '../emit/defaults.ts';
 import type { ExportPlan } from './graphs.ts';
 import { type Chunk, turtleAsNQuads, typedTurns } from './read.ts';
 
@@ -25,18 +26,8 @@ import { type Chunk, turtleAsNQuads, typedTurns } from './read.ts';
  * across graphs.
  */
 
-/** The envelope properties, as queries/record-envelope.rq names them. */
-const ENVELOPE: ReadonlySet<string> = new Set([
-  weave.cwd,
-  weave.gitBranch,
-  weave.cliVersion,
-  weave.userType,
-  weave.sessionNickname,
-  weave.entrypoint,
-  weave.recordSessionId,
-  weave.recordAgentId,
-  weave.isSidechain,
-]);
+/** The envelope properties as the quads read here spell them (text). */
+const ENVELOPE: ReadonlySet<string> = ENVELOPE_PROPERTIES;
 
 /** What follows the subject on the lines a graph's envelope is worked out from. */
 const ENVELOPE_LINES = [weave.sessionId, weave.hasEvent, weave.lacks, ...ENVELOPE].map((p) => Buffer.from(`> ${p} `));

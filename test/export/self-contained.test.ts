@@ -283,3 +283,17 @@ describe('a whole-store self-contained export: the envelope of a session kept in
     });
   });
 });
+
+test('the envelope properties are one list: the defaults state only those, and record-envelope.rq names each in all three places', async () => {
+  const { ENVELOPE_PROPERTIES, TranscriptDefaults } = await import('../../src/emit/defaults.ts');
+  const query = (await readFile(join(REPO, 'queries', 'record-envelope.rq'), 'utf8'))
+    .split('\n')
+    .filter((line) => !line.startsWith('#'))
+    .join('\n');
+  const local = [...ENVELOPE_PROPERTIES].map((p) => `weave:${termText(p).slice(WEAVE_NS.length)}`);
+  assert.equal(local.length, 9);
+  for (const name of local) assert.equal(query.split(new RegExp(`${name}\\b`)).length - 1, 3, name);
+  const { weave } = await import('../../src/rdf/vocab.ts');
+  const defaults = new TranscriptDefaults(weave.Transcript);
+  assert.throws(() => defaults.state(weave.Turn, weave.sessionId, undefined, []), /not an envelope property/);
+});
