@@ -39,7 +39,7 @@ export async function parseStatusArgs(args: string[]): Promise<StatusRequest | u
   return { storeDir: storeDir(values), json: !!values.json, wide: !!values.wide };
 }
 
-export function statusText(request: StatusRequest, status: StoreStatus): Printed {
+function statusText(request: StatusRequest, status: StoreStatus): Printed {
   return { stdout: request.json ? `${JSON.stringify(status, null, 2)}\n` : render(status, outputWidth(request)) };
 }
 
@@ -57,9 +57,8 @@ const n = (x: number) => x.toLocaleString('en');
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const when = (iso: string | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : 'never');
 
-/** The status as labelled lines, each value broken at spaces to fit `width` under its label's column. */
-export function render(s: StoreStatus, width = Number.POSITIVE_INFINITY): string {
-  if (!s.soul) return `no store in ${s.dir} yet: weave ingest makes one\n`;
+/** A store's status (statusHere has said when there is none) as labelled lines, each value broken at spaces to fit `width` under its label's column. */
+function render(s: StoreStatus, width = Number.POSITIVE_INFINITY): string {
   const rows: [string, string][] = [
     ['store', `${s.dir} (soul ${s.soul})`],
     [
