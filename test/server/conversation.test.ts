@@ -53,22 +53,20 @@ async function jsonlUnder(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(e.parentPath, e.name));
 }
 
-/** What the page shows of the model, counted in its DOM (no named functions in the page: tsx would wrap them). */
+/** What the page shows of the model, counted in its DOM in one round trip (no named functions in the page: tsx would wrap them). */
 async function domCounts(page: Page) {
-  const count = (selector: string) => page.locator(selector).count();
-  const dom = {
-    talks: await count('section.talk'),
-    runs: await count('div.run:not(.unresolved)'),
-    calls: await count('div.call'),
-    tools: await count('details.tool'),
-    unresolved: await count('#unresolved tr.unresolved-item'),
-  };
-  const header = Object.fromEntries(
-    await page.$$eval('#counts [data-count]', (lis) =>
-      lis.map((li) => [li.dataset.count, Number((li.querySelector('strong')?.textContent ?? '').replace(/,/g, ''))]),
-    ),
-  ) as Record<string, number>;
-  return { dom, header };
+  const selectors = ['section.talk', 'div.run:not(.unresolved)', 'div.call', 'details.tool', '#unresolved tr.unresolved-item'];
+  const { counts, header } = await page.evaluate(
+    (list) => ({
+      counts: list.map((selector) => document.querySelectorAll(selector).length),
+      header: Array.from(document.querySelectorAll('#counts [data-count]')).map(
+        (li) => [li.dataset.count, Number((li.querySelector('strong')?.textContent ?? '').replace(/,/g, ''))] as [string, number],
+      ),
+    }),
+    selectors,
+  );
+  const [talks, runs, calls, tools, unresolved] = counts;
+  return { dom: { talks, runs, calls, tools, unresolved }, header: Object.fromEntries(header) as Record<string, number> };
 }
 
 describe('the conversation page in headless Chromium, over all the fixtures', {
@@ -102,8 +100,18 @@ describe('the conversation page in headless Chromium, over all the fixtures', {
     const listed = await page.$$eval('#conversations tbody tr code', (codes) => codes.map((c) => c.textContent ?? ''));
     assert.deepEqual([...listed].sort(), sessions);
     const totals = { talks: 0, runs: 0, calls: 0, tools: 0, unresolved: 0 };
+    // The command line's answers first, a few at a time (each is a process waiting on the server),
+    // then the pages one by one in the one browser page.
+    const answers = new Map<string, string>();
+    const queue = [...sessions];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let id = queue.shift(); id; id = queue.shift())
+          answers.set(id, (await exec(WEAVE, ['conversation', id, '--json', '--store', server.storeDir])).stdout);
+      }),
+    );
     for (const id of sessions) {
-      const json = JSON.parse((await exec(WEAVE, ['conversation', id, '--json', '--store', server.storeDir])).stdout);
+      const json = JSON.parse(answers.get(id)!);
       const kinds = json.counts.kinds;
       const expected = {
         talks: kinds.talk ?? 0,
