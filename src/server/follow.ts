@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_FILE } from '../store/layout.ts';
 import { filesOf, readManifest, type Manifest } from '../store/manifest.ts';
@@ -22,35 +22,45 @@ export class StoreFollower {
 
   /** The manifest as the workers are about to open it: what later changes are told against. */
   async start(): Promise<void> {
-    const key = await this.key();
+    const key = this.key();
     const manifest = await readManifest(this.storeDir).catch(() => undefined);
     this.seen = { key, graphs: manifest?.graphs ?? {} };
   }
 
-  /** Brings the workers up to the manifest on disk, if it moved; concurrent callers share one look. */
-  check(): Promise<void> {
-    this.pending ??= this.follow().finally(() => (this.pending = undefined));
+  /**
+   * Brings the workers up to the manifest on disk, if it moved; concurrent callers share one look.
+   * Nothing to wait for (undefined) when it has not: the usual case, asked before every request.
+   */
+  check(): Promise<void> | undefined {
+    if (this.pending) return this.pending;
+    if (!this.seen) return undefined;
+    const key = this.key();
+    if (key === this.seen.key) return undefined;
+    this.pending = this.follow(key).finally(() => (this.pending = undefined));
     return this.pending;
   }
 
-  private async follow(): Promise<void> {
-    if (!this.seen) return;
-    const key = await this.key();
-    if (key === this.seen.key) return;
+  private async follow(key: string): Promise<void> {
     // A manifest being replaced or damaged is left for the next request (readManifest says why).
     const manifest = await readManifest(this.storeDir).catch(() => undefined);
     if (!manifest) return;
-    const changed = changedGraphs(this.seen.graphs, manifest.graphs);
+    const changed = changedGraphs(this.seen!.graphs, manifest.graphs);
     this.seen = { key, graphs: manifest.graphs };
     if (changed.length) this.onChanged(changed);
   }
 
-  /** The manifest's identity on disk: it is replaced by rename, so a new write is a new inode, time or size. */
-  private key(): Promise<string> {
-    return stat(join(this.storeDir, MANIFEST_FILE)).then(
-      (s) => `${s.ino} ${s.mtimeMs} ${s.size}`,
-      () => 'none',
-    );
+  /**
+   * The manifest's identity on disk: it is replaced by rename, so a new write is a new inode, time
+   * or size. A synchronous stat (microseconds): asked before every request, an asynchronous one
+   * cost each a round trip through libuv's thread pool, most of a point query's time.
+   */
+  private key(): string {
+    try {
+      const s = statSync(join(this.storeDir, MANIFEST_FILE), { throwIfNoEntry: false });
+      return s ? `${s.ino} ${s.mtimeMs} ${s.size}` : 'none';
+    } catch {
+      return 'none';
+    }
   }
 }
 

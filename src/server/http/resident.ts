@@ -13,7 +13,8 @@ export const residentPlugin = fp(
     app.addHook('onRequest', async (_request, reply) => {
       // The response's close: sent in full, or its client gone.
       if (idle) reply.raw.once('close', idle.begin());
-      await follower?.check();
+      const following = follower?.check();
+      if (following) await following;
     });
   },
   { name: 'weave-resident', dependencies: [CONTEXT_PLUGIN] },
