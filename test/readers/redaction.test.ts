@@ -41,7 +41,10 @@ test('reader graphs quote no secret: quotes, their context and finding texts are
       'emojikey/harvest': 0,
       'human/authored': 3,
       'tool/error': 1,
-      'secret/exposure': 2,
+      // The AWS key, token, password and private key in the typed prompt, the password in the
+      // correction (prompts are read since reader version 3), the Anthropic key in a command, the
+      // token in the tool error.
+      'secret/exposure': 7,
       'agent/correction': 1,
     });
 
@@ -110,7 +113,12 @@ test('reader graphs quote no secret: quotes, their context and finding texts are
       found.map((f) => [f.kind, f.len, f.digest]),
       [
         ['anthropic-api-key', String(ANT.length), hmac(ANT)],
+        ['aws-access-key-id', '20', hmac(AWS)],
         ['github-token', '40', hmac(GH)],
+        ['github-token', '40', hmac(GH)],
+        ['password', '14', hmac(PW)],
+        ['password', '14', hmac(PW)],
+        ['private-key', String([...KEY].length), hmac(KEY)],
       ],
     );
   } finally {
