@@ -133,10 +133,10 @@ export interface IngestReport {
  * The lowering's version; a session graph is stamped `<dialect>+weave/<version>+<record derivations> <content policy>`.
  * 0.8: the conversation layer; 0.9: a first prompt as a title; 0.10: the lean graph (issue 16); 0.11: a call's
  * Usage named by its message id (issue 10); 0.12: weave:role on every turn again, as the card draws it (issue 24);
- * 0.13: a skill listing's plugin skills by their whole name, each once (issue 24). The record derivations (the
- * conversation model) carry their own versions.
+ * 0.13: a skill listing's plugin skills by their whole name, each once (issue 24); 0.14: a title with its secrets redacted (issue 25). The
+ * record derivations (the conversation model) carry their own versions.
  */
-export const WEAVE = 'weave/0.13';
+export const WEAVE = 'weave/0.14';
 
 /** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {

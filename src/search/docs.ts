@@ -1,12 +1,15 @@
 import { splitQuad } from '../rdf/nquads.ts';
 import { RDF, termText } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
+import { redact } from '../readers/redact.ts';
 
 /**
  * What `weave search` finds: the texts of turns (what a person or the model wrote), tool inputs
  * and tool results, one document per content block. Documents are gathered from a session's
  * triples as they stream to its graph file (or read back from one), so the index never needs
- * the store loaded.
+ * the store loaded. Documents are kept beside the graph (search/), so every text in them has its
+ * secrets redacted as a reader's quote has (readers/redact.ts): a search finds where a key was
+ * (`redacted`), never the key.
  */
 
 export type DocKind = 'text' | 'tool input' | 'tool result';
@@ -113,8 +116,9 @@ export class DocCollector {
 
   /** The session's title: that of its main transcript, else (a session of child files only) a child's. */
   title(): string | undefined {
-    for (const [transcript, title] of this.titles) if (!this.children.has(transcript)) return title;
-    return this.titles.values().next().value;
+    for (const [transcript, title] of this.titles) if (!this.children.has(transcript)) return redact(title);
+    const any = this.titles.values().next().value;
+    return any === undefined ? undefined : redact(any);
   }
 
   docs(): SearchDoc[] {
@@ -137,12 +141,12 @@ export class DocCollector {
         event: unwrap(event),
         block: unwrap(iri),
         kind: b.kind,
-        ...(role && b.kind === 'text' ? { role } : {}),
-        ...(tool ? { tool } : {}),
+        ...(role && b.kind === 'text' ? { role: redact(role) } : {}),
+        ...(tool ? { tool: redact(tool) } : {}),
         ...(!tool && b.useRef ? { useBlock: unwrap(b.useRef) } : {}),
-        ...(e?.time ? { time: e.time } : {}),
+        ...(e?.time ? { time: redact(e.time) } : {}),
         ...(stream ? { stream } : {}),
-        text,
+        text: redact(text),
       });
     }
     return out.sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '') || a.block.localeCompare(b.block));

@@ -8,6 +8,7 @@ import type { RecordObserver, TranscriptContext } from '../../dialect.ts';
 import { str, type Term, type Triple } from '../../../rdf/terms.ts';
 import { a, prov, weave } from '../../../rdf/vocab.ts';
 import { related } from '../../../rdf/iri.ts';
+import { redact } from '../../../readers/redact.ts';
 
 /**
  * What the dialect can only say with a whole session in hand: the last-written titles and modes
@@ -26,9 +27,9 @@ interface LastWritten {
   prUrls: string[];
   /** Legacy summaries: a title for the session only when their leaf is one of its records. */
   summaries: { text: string; leaf?: string }[];
-  /** The first prompt a person typed in this transcript. */
+  /** The first prompt a person typed in this transcript, secrets redacted (it is kept in the session's state file). */
   prompt?: string;
-  /** Else its first text of any kind, tags taken out. */
+  /** Else its first text of any kind, tags taken out, secrets redacted. */
   text?: string;
 }
 
@@ -37,7 +38,7 @@ interface LastWritten {
  * name and permission mode, and every PR linked, go on the transcript the records sit in, plus
  * `weave:title`: the user's title, else the AI's, else the last summary of one of its own leaves,
  * else the first prompt a person typed, else the first text of any kind, shortened (see
- * prompt.ts) — unless the content policy
+ * prompt.ts), its secrets redacted — unless the content policy
  * keeps no message text, when a title from a prompt would carry what the graph was told not to.
  */
 class TranscriptMetadata implements RecordObserver<ReadRecord> {
@@ -62,10 +63,10 @@ class TranscriptMetadata implements RecordObserver<ReadRecord> {
     const text = (key: string) => (typeof r[key] === 'string' ? (r[key] as string) : undefined);
     if (this.content.modes.text === 'keep' && last?.prompt === undefined) {
       const prompt = record.type === 'user' ? promptText(record as UserRecord) : undefined;
-      if (prompt !== undefined) state().prompt = cutToBytes(prompt, this.content.textLimit);
+      if (prompt !== undefined) state().prompt = cutToBytes(redact(prompt), this.content.textLimit);
       else if (last?.text === undefined) {
         const any = anyText(record as { type?: string; message?: { content?: unknown } });
-        if (any !== undefined) state().text = cutToBytes(any, this.content.textLimit);
+        if (any !== undefined) state().text = cutToBytes(redact(any), this.content.textLimit);
       }
     }
     switch (record.type) {
@@ -103,7 +104,8 @@ class TranscriptMetadata implements RecordObserver<ReadRecord> {
       const own = last.summaries.filter((s) => s.leaf && resolve('event', s.leaf)).pop();
       const derived = last.prompt ?? last.text;
       const title = last.customTitle ?? last.aiTitle ?? own?.text ?? (derived === undefined ? undefined : titleOf(derived));
-      if (title !== undefined) yield { s: node, p: weave.title, o: str(title) };
+      // The title is copied beyond the graph (search results, the state file, listings): no secret in it.
+      if (title !== undefined) yield { s: node, p: weave.title, o: str(redact(title)) };
     }
   }
 }
