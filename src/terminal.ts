@@ -1,18 +1,44 @@
 /**
- * Text on its way to a terminal. File names and messages can carry bytes a terminal obeys:
- * escape sequences (colours, cursor moves, window titles, OSC 52 clipboard writes), NUL, C1
- * controls, and the bidirectional overrides that make text read other than it is. Each becomes
- * a visible escape (`\x1b`, `\u202e`), so what reaches the terminal is only ever shown.
+ * Text on its way to a terminal. File names, messages and a transcript's own text can carry
+ * bytes a terminal obeys: escape sequences (colours, cursor moves, window titles, OSC 52
+ * clipboard writes, clearing the screen), NUL, C1 controls, and the bidirectional overrides that
+ * make text read other than it is. Each becomes a visible escape (`\x1b`, `\u202e`), so what
+ * reaches the terminal is only ever shown. Every command's output goes through `printable`
+ * (client/served.ts `print`, cli/main.ts for errors), in one of the forms below.
  */
 
 // C0 controls and DEL, C1 controls, and the invisible direction marks and overrides.
-const UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_KEEP_NEWLINES = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = '\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const UNSAFE = new RegExp(`[${CONTROLS}]`, 'g');
+const UNSAFE_KEEP_NEWLINES = new RegExp(`(?![\\n])[${CONTROLS}]`, 'g');
+// Newlines, tabs and a CRLF line end (CSV's) stay.
+const UNSAFE_KEEP_LAYOUT = new RegExp(`(?![\\n\\t]|\\r\\n)[${CONTROLS}]`, 'g');
 
-export function printable(text: string, { keepNewlines = false } = {}): string {
+/**
+ * How a text is printed:
+ * - `line`: everything escaped, newlines too (a file name, a message: one line);
+ * - `text`: what people read (a table, a conversation, a hit); newlines kept;
+ * - `code`: JSON, Turtle, N-Triples, SPARQL TSV, which escape a character as `\uXXXX`: each
+ *   control is written so, and the text still parses to exactly what it held;
+ * - `data`: CSV and XML, which have no such escape: written exactly into a file or a pipe, shown
+ *   as `text` (tabs and CRLF line ends kept) on a terminal.
+ */
+export type Form = 'line' | 'text' | 'code' | 'data';
+
+export function printable(
+  text: string,
+  {
+    keepNewlines = false,
+    form = keepNewlines ? 'text' : 'line',
+    terminal = true,
+  }: { keepNewlines?: boolean; form?: Form; terminal?: boolean } = {},
+): string {
+  if (form === 'data' && !terminal) return text;
   const wellFormed = text.isWellFormed() ? text : text.toWellFormed();
-  return wellFormed.replace(keepNewlines ? UNSAFE_KEEP_NEWLINES : UNSAFE, (c) => {
+  const unsafe = form === 'line' ? UNSAFE : form === 'text' ? UNSAFE_KEEP_NEWLINES : UNSAFE_KEEP_LAYOUT;
+  return wellFormed.replace(unsafe, (c) => {
     const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    const hex = code.toString(16).padStart(4, '0');
+    return form === 'code' ? `\\u${hex}` : code < 0x100 ? `\\x${hex.slice(2)}` : `\\u${hex}`;
   });
 }

@@ -31,9 +31,11 @@ export async function main(args: string[]): Promise<number> {
   await loadGraph(store, request.storeDir, entry);
   await loadOntology(store);
   const view = conversationView(store, graph, entry.sessionId!);
-  const stdout =
-    request.format === 'text' ? conversationText(request, view, titleOf(store, graph)) : documentText(request, conversationDocument(view));
-  return print({ stdout });
+  return print(
+    request.format === 'text'
+      ? { stdout: conversationText(request, view, titleOf(store, graph)) }
+      : documentText(request, conversationDocument(view)),
+  );
 }
 
 function titleOf(store: oxigraph.Store, graph: string): string | undefined {

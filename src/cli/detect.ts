@@ -1,3 +1,4 @@
+import { print } from '../client/served.ts';
 import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { detect, type DetectProblem, type DetectReport } from '../readers/detect.ts';
 import { READERS, selectReaders } from '../readers/registry.ts';
@@ -49,13 +50,17 @@ export async function main(args: string[]): Promise<number> {
       sessions: positionals,
       onlyStale: values.stale,
       onProblem: printProblem,
-      onNote: (text) => process.stderr.write(`weave detect: note: ${text}\n`),
+      onNote: (text) => process.stderr.write(`weave detect: note: ${printable(text)}\n`),
     });
   } catch (e) {
     if (/^no session /.test((e as Error).message)) throw new CliError((e as Error).message);
     throw e;
   }
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary(report, outputWidth(values))}\n`);
+  await print(
+    values.json
+      ? { stdout: `${JSON.stringify(report, null, 2)}\n`, form: 'code' }
+      : { stdout: `${summary(report, outputWidth(values))}\n` },
+  );
   return report.problems.length ? 1 : 0;
 }
 

@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import type { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { Transform, type Writable } from 'node:stream';
 import { defaultMode, ExportFormatError, exportFormats, exportStore, selfContainedByDefault } from '../export/export.ts';
 import { ExportSelectionError, planExport } from '../export/graphs.ts';
 import type { ReadProgress } from '../export/read.ts';
@@ -10,6 +11,7 @@ import { helpList, nameList } from '../query/formats.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
 import { printHelp } from './help.ts';
+import { type Form, printable } from '../terminal.ts';
 
 const DEFAULT_FORMAT = 'trig';
 
@@ -90,10 +92,13 @@ export async function main(args: string[]): Promise<number> {
   }
 
   const temp = values.output ? `${values.output}.${process.pid}.tmp` : undefined;
-  const out: Writable = temp ? createWriteStream(temp) : process.stdout;
+  // RDF is for programs: written exactly into a file or a pipe, shown (never obeyed) on a terminal.
+  const shown = !temp && process.stdout.isTTY ? shownOnTerminal(format.name === 'rdfxml' ? 'data' : 'code') : undefined;
+  const out: Writable = temp ? createWriteStream(temp) : (shown ?? process.stdout);
   const bar = progressBar(plan.bytes, plan.sources.length);
   try {
     await exportStore(plan, format.name, mode, out, bar.update, { selfContained });
+    if (shown) await new Promise<void>((resolve) => shown.end(resolve));
     if (temp) {
       await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       await rename(temp, values.output!);
@@ -134,4 +139,20 @@ export function progressBar(totalBytes: number, graphs: number, stream: NodeJS.W
       stream.write('\r\x1b[K');
     },
   };
+}
+
+/** A stream to stdout on a terminal: what is written passes through printable (terminal.ts) in `form`. */
+function shownOnTerminal(form: Form): Transform {
+  // A character split between two chunks is decoded whole.
+  const decoder = new StringDecoder('utf8');
+  const stream = new Transform({
+    transform(chunk: Buffer | string, _encoding, done) {
+      done(null, printable(typeof chunk === 'string' ? chunk : decoder.write(chunk), { form }));
+    },
+    flush(done) {
+      done(null, printable(decoder.end(), { form }));
+    },
+  });
+  stream.pipe(process.stdout);
+  return stream;
 }

@@ -1,3 +1,4 @@
+import { print } from '../client/served.ts';
 import type { Dialect } from '../dialect/dialect.ts';
 import { glossaries, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
@@ -22,7 +23,7 @@ ${WIDE_HELP}
 `;
 
 export async function main(args: string[]): Promise<number> {
-  process.stdout.write(glossaryCommand(args));
+  await print({ stdout: glossaryCommand(args), form: args.includes('--json') ? 'code' : 'text' });
   return 0;
 }
 

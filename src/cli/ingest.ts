@@ -1,3 +1,4 @@
+import { print } from '../client/served.ts';
 import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { ingest, type IngestReport } from '../ingest.ts';
 import type { DeriveReport } from '../derive/loop.ts';
@@ -155,14 +156,17 @@ async function ingestAndDetect(
   const size = await embeddedStoreSize(dir);
   const notice = size && capacityNotice(size);
   if (notice) tell(process.stderr, `weave ingest: ${notice}`);
-  if (values.json) process.stdout.write(`${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n`);
+  if (values.json)
+    await print({ stdout: `${JSON.stringify(detected ? { ...report, detect: detected } : report, null, 2)}\n`, form: 'code' });
   else {
     // A run while watching says only what it did.
     const width = outputWidth(values);
-    if (!quiet || report.sessions) process.stdout.write(`${summary(report, width)}\n`);
-    if (detected && (!quiet || detected.graphs)) process.stdout.write(`${detectSummary(detected, width)}\n`);
+    const lines: string[] = [];
+    if (!quiet || report.sessions) lines.push(`${summary(report, width)}\n`);
+    if (detected && (!quiet || detected.graphs)) lines.push(`${detectSummary(detected, width)}\n`);
     const ran = derivedSummary(report.derived, width);
-    if (ran && (!quiet || report.sessions)) process.stdout.write(`${ran}\n`);
+    if (ran && (!quiet || report.sessions)) lines.push(`${ran}\n`);
+    await print({ stdout: lines.join('') });
   }
   if (stop?.aborted) {
     tell(

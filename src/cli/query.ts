@@ -1,7 +1,8 @@
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
 import { residentServer } from '../client/daemon.ts';
-import { answerFromServer, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
+import { answerFromServer, formOf, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
+import { print } from '../client/served.ts';
 import { FederationError } from '../federation/allow.ts';
 import { SourceFileError } from '../federation/sources.ts';
 import { formatsFor, helpList, mediaTypeNamed, nameList } from '../query/formats.ts';
@@ -47,14 +48,12 @@ export async function main(args: string[]): Promise<number> {
     printHelp(help());
     return 0;
   }
-  for (const warning of request.warnings) process.stderr.write(warning);
+  // Said before the query runs (it may take long, or fail).
+  await print({ stdout: '', notes: request.warnings.join('') });
   // The store's server, started if none runs; not for a federated query or with --no-daemon.
   const server = QUERY.answersHere(request) ? undefined : await residentServer(request.storeDir, { command: 'query' });
   const answered = server && (await answerFromServer(server, request));
-  if (answered !== undefined) {
-    process.stdout.write(answered);
-    return 0;
-  }
+  if (answered !== undefined) return print({ stdout: answered, form: formOf(request) });
   if (server)
     process.stderr.write(
       `weave query: the server at ${server.url} does not send this answer (too large, or not in this format); opening the store here\n`,
@@ -75,8 +74,7 @@ export async function main(args: string[]): Promise<number> {
     // An external store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked.
     return printable(request, await queries.query(request.query, request.mediaType));
   }, request.query);
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-  return 0;
+  return print({ stdout: text.endsWith('\n') ? text : `${text}\n`, form: formOf(request) });
 }
 
 /** Runs `job`, its errors told as the CLI tells them. */

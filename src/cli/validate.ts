@@ -1,3 +1,4 @@
+import { print } from '../client/served.ts';
 import { ValidateError, validateStore, type StoreValidation } from '../validate/store.ts';
 import type { Violation } from '../validate/shapes.ts';
 import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
@@ -33,7 +34,7 @@ export async function main(args: string[]): Promise<number> {
     if (e instanceof ValidateError) throw new CliError(e.message);
     throw e;
   }
-  process.stdout.write(values.json ? `${JSON.stringify(result, null, 1)}\n` : render(result, limit));
+  await print(values.json ? { stdout: `${JSON.stringify(result, null, 1)}\n`, form: 'code' } : { stdout: render(result, limit) });
   return result.violations ? 1 : 0;
 }
 

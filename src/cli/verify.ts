@@ -1,9 +1,9 @@
+import { print } from '../client/served.ts';
 import { selectRows } from '../client/server.ts';
 import { NO_DAEMON_HELP, noDaemon, residentServer } from '../client/daemon.ts';
 import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { displayWidth, fitTable, wrapWords, type Column } from '../query/fit.ts';
 import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
-import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
@@ -51,10 +51,10 @@ export async function main(args: string[]): Promise<number> {
     selfOnly: values.self,
     select: server && ((query) => selectRows(server, query)),
   });
-  process.stdout.write(
+  await print(
     values.json
-      ? `${JSON.stringify(report, null, 2)}\n`
-      : printable(render(report, outputWidth(values), values.self), { keepNewlines: true }),
+      ? { stdout: `${JSON.stringify(report, null, 2)}\n`, form: 'code' }
+      : { stdout: render(report, outputWidth(values), values.self) },
   );
   return report.ok ? 0 : 1;
 }

@@ -103,8 +103,11 @@ export function conversationText(request: ConversationRequest, view: Conversatio
 }
 
 /** What `weave conversation --format json|yaml` prints of the session's document. */
-export function documentText(request: ConversationRequest, document: unknown): string {
-  return request.format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : YAML.stringify(document);
+export function documentText(request: ConversationRequest, document: unknown): Printed {
+  // YAML's plain scalars take no escapes: written exactly into a pipe, shown escaped on a terminal.
+  return request.format === 'json'
+    ? { stdout: `${JSON.stringify(document, null, 2)}\n`, form: 'code' }
+    : { stdout: YAML.stringify(document), form: 'data' };
 }
 
 export const CONVERSATION: ServedCommand<ConversationRequest> = {
@@ -121,7 +124,7 @@ export const CONVERSATION: ServedCommand<ConversationRequest> = {
     if (graph !== sessionGraphIri(manifest!.soul, id)) return undefined;
     const path = `conversation/${encodeURIComponent(id)}?format=${request.format === 'text' ? 'view' : 'json'}`;
     const { text } = await askServer(server, path, { headers: { accept: 'application/json' } });
-    if (request.format !== 'text') return { stdout: documentText(request, JSON.parse(text)) } satisfies Printed;
+    if (request.format !== 'text') return documentText(request, JSON.parse(text));
     const { view, title } = JSON.parse(text) as { view: ConversationView; title?: string };
     return { stdout: conversationText(request, view, title) };
   },

@@ -9,6 +9,7 @@ import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import type { FoundServer } from '../store/running.ts';
 import { noDaemon } from './daemon.ts';
 import type { ServedCommand } from './served.ts';
+import type { Form } from '../terminal.ts';
 import { queryServer, ServerError } from './server.ts';
 
 /**
@@ -108,6 +109,12 @@ export function printable(request: QueryRequest, text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
+/** How the answer is written (terminal.ts): a table is read; CSV, XML and RDF/XML are data without an escape for a control character; the rest escape one as `\\uXXXX`. */
+export function formOf(request: QueryRequest): Form {
+  if (request.format === 'table' && !request.isGraph) return 'text';
+  return ['csv', 'xml', 'rdfxml'].includes(request.format) ? 'data' : 'code';
+}
+
 /**
  * The `rdf=` the server is asked for: `--rdf`, except that a table is drawn from the store's own
  * JSON (RDF 1.2), as a local run draws it. Always sent, so the server's own `--rdf` never applies.
@@ -143,6 +150,6 @@ export const QUERY: ServedCommand<QueryRequest> = {
   answersHere: (request) => request.noDaemon || request.federated,
   async ask(server, request) {
     const stdout = await answerFromServer(server, request);
-    return stdout === undefined ? undefined : { stdout, warnings: request.warnings.join('') };
+    return stdout === undefined ? undefined : { stdout, warnings: request.warnings.join(''), form: formOf(request) };
   },
 };

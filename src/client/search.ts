@@ -81,7 +81,10 @@ export async function parseSearchArgs(args: string[]): Promise<SearchRequest | u
 export function searchText(request: SearchRequest, found: { hits: Hit[]; total: number; millis: number }): Printed {
   const { hits, total, millis } = found;
   if (request.json)
-    return { stdout: `${JSON.stringify({ query: request.text, total, millis: Math.round(millis * 10) / 10, hits }, null, 2)}\n` };
+    return {
+      stdout: `${JSON.stringify({ query: request.text, total, millis: Math.round(millis * 10) / 10, hits }, null, 2)}\n`,
+      form: 'code',
+    };
   return { stdout: render(hits, total, millis, outputWidth(request)), code: hits.length ? 0 : 1 };
 }
 

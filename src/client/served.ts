@@ -1,6 +1,7 @@
 import type { FoundServer } from '../store/running.ts';
 import { residentServer } from './daemon.ts';
 import { ServerError } from './server.ts';
+import { type Form, printable } from '../terminal.ts';
 
 /**
  * A command a server can answer, in the shape both entries run it: the light one
@@ -19,6 +20,8 @@ export interface Printed {
   /** Lines for stderr, written after stdout. */
   notes?: string;
   code?: number;
+  /** How stdout is written (terminal.ts): `text` unless it is JSON or RDF (`code`) or CSV or XML (`data`). */
+  form?: Form;
 }
 
 /** A command the light entry runs: its arguments read as the command reads them. */
@@ -61,10 +64,15 @@ export async function served<R>(command: ServedCommand<R>, request: R, entry?: s
   }
 }
 
-/** Writes what a command prints, and gives its exit code once stdout has taken it all. */
+/**
+ * Writes what a command prints, and gives its exit code once stdout has taken it all. Every
+ * command's output passes here: a transcript's text in it can hold a terminal's escapes, which
+ * are shown, never obeyed (terminal.ts).
+ */
 export async function print(printed: Printed): Promise<number> {
-  if (printed.warnings) process.stderr.write(printed.warnings);
-  await new Promise<void>((resolve) => process.stdout.write(printed.stdout, () => resolve()));
-  if (printed.notes) process.stderr.write(printed.notes);
+  if (printed.warnings) process.stderr.write(printable(printed.warnings, { form: 'text' }));
+  const stdout = printable(printed.stdout, { form: printed.form ?? 'text', terminal: !!process.stdout.isTTY });
+  await new Promise<void>((resolve) => process.stdout.write(stdout, () => resolve()));
+  if (printed.notes) process.stderr.write(printable(printed.notes, { form: 'text' }));
   return printed.code ?? 0;
 }

@@ -40,7 +40,7 @@ export async function parseStatusArgs(args: string[]): Promise<StatusRequest | u
 }
 
 function statusText(request: StatusRequest, status: StoreStatus): Printed {
-  return { stdout: request.json ? `${JSON.stringify(status, null, 2)}\n` : render(status, outputWidth(request)) };
+  return request.json ? { stdout: `${JSON.stringify(status, null, 2)}\n`, form: 'code' } : { stdout: render(status, outputWidth(request)) };
 }
 
 /** The status looked at here. */

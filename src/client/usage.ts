@@ -97,7 +97,7 @@ export async function parseUsageArgs(args: string[]): Promise<UsageRequest | und
 
 /** What `weave usage` prints for a report. */
 export function usageText(request: UsageRequest, report: UsageReport, extras: ReportExtras): Printed {
-  if (request.json) return { stdout: `${JSON.stringify(report, null, 2)}\n` };
+  if (request.json) return { stdout: `${JSON.stringify(report, null, 2)}\n`, form: 'code' };
   const width = outputWidth(request);
   return {
     stdout: render(report, extras.titles, { breakdown: request.breakdown, width }),
