@@ -1,4 +1,4 @@
-import { CliError } from './options.ts';
+import { failureCode, failureText } from './failure.ts';
 import { printable } from '../terminal.ts';
 import { own } from '../own.ts';
 import { printHelp } from './help.ts';
@@ -44,12 +44,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     return (await (await entry[1]())(args)) ?? 0;
   } catch (e) {
-    if (e instanceof CliError) {
-      process.stderr.write(`weave ${name}: ${printable(e.message)}\n`);
-      return e.exitCode;
-    }
-    process.stderr.write(`weave ${name}: ${printable((e as Error).message)}\n`);
-    return 1;
+    process.stderr.write(failureText(name, e, args));
+    return failureCode(e);
   }
 }
 

@@ -22,12 +22,14 @@ const COMMON_OPTIONS = {
   soul: { type: 'string' },
   'soul-repo': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  verbose: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 export const COMMON_HELP = `  --store DIR        the store directory (default $WEAVE_HOME, else the platform data dir); or
                      --store http(s)://HOST/sparql: an external SPARQL 1.1 store (Virtuoso, …)
   --soul ID          the soul in instance IRIs urn:soul:<soul>:Weave/… (default "local")
   --soul-repo PATH   take the soul from PATH/.lex/identity.yml (its genesis_sha: line)
+  --verbose          on a failure that is not a mistake in the command line, print its stack
   -h, --help         this help`;
 
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {

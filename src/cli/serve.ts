@@ -58,7 +58,7 @@ options:
   --no-detect          do not run the readers (weave detect) after each ingest run
   --no-archive         do not keep a copy of what is read in the store's archive
   --queries DIR        example queries for the page (default: the queries/ folder of this checkout)
-  --verbose            log each request (method, route, status, time; never the query)
+  --verbose            also log each request (method, route, status, time; never the query)
 ${CONTENT_HELP}
 ${COMMON_HELP}
 `;

@@ -1,5 +1,4 @@
-import { CliError } from '../cli/options.ts';
-import { printable } from '../terminal.ts';
+import { failureCode, failureText } from '../cli/failure.ts';
 import { CONVERSATION } from './conversation.ts';
 import { QUERY } from './query.ts';
 import { SEARCH } from './search.ts';
@@ -42,7 +41,7 @@ export async function answerQuickly(argv: string[], entry?: string): Promise<num
     return answer && (await print(answer));
   } catch (e) {
     // As the full CLI reports a failure (src/cli/main.ts).
-    process.stderr.write(`weave ${command.name}: ${printable((e as Error).message)}\n`);
-    return e instanceof CliError ? e.exitCode : 1;
+    process.stderr.write(failureText(command.name, e, argv));
+    return failureCode(e);
   }
 }
