@@ -1,3 +1,4 @@
+import { longNumbers, whileEmitting } from './rdf/json.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archivedLines, foundToJson } from './acquire/archived.ts';
@@ -261,7 +262,8 @@ class SessionReading {
     this.at = { path: source.path, lineNo: line.lineNo };
     const result = this.target.session.dialect.readLine(line);
     if (result.kind === 'record') {
-      this.emitter.record(ctx, line, result);
+      // A number longer than a double holds is written in rdf:JSON as the line wrote it (rdf/json.ts).
+      whileEmitting(longNumbers(line.text), () => this.emitter.record(ctx, line, result));
       this.tally.records++;
       for (const message of result.warnings ?? []) this.problem({ path: source.path, lineNo: line.lineNo, kind: 'warning', message });
     } else if (result.kind !== 'blank') {

@@ -16,8 +16,51 @@ export function jsonLiteral(value: unknown): Term {
  * is looked at again, and then without recursion.
  */
 export function jsonText(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'null';
-  return text.includes('null') && hasOverflow(value) ? stringify(value) : text;
+  const json = JSON.stringify(value) ?? 'null';
+  const text = json.includes('null') && hasOverflow(value) ? stringify(value) : json;
+  return exact ? asWritten(text, exact) : text;
+}
+
+/**
+ * A number of more digits than a double holds (a 30-digit id) is read as the nearest double, and
+ * JSON.stringify writes that double (`1.2345678901234568e+29`), not what the line says. While a
+ * line's record is emitted (`whileEmitting`), its long number tokens are known by the text of
+ * their double, and `jsonText` writes each as the line wrote it.
+ */
+let exact: Map<string, string> | undefined;
+
+/** The number tokens of a JSON text (outside its strings) of 16 digits or more that a double does not keep, by the text of their double. */
+export function longNumbers(text: string): Map<string, string> | undefined {
+  // Most lines hold no such run of digits: they are not scanned.
+  if (!/\d{16}/.test(text)) return undefined;
+  let found: Map<string, string> | undefined;
+  for (const token of numberTokens(text)) {
+    if (!/\d{16}/.test(token.replace(/[.eE+-]/g, ''))) continue;
+    const double = JSON.stringify(Number(token));
+    if (double !== token && !found?.has(double)) (found ??= new Map()).set(double, token);
+  }
+  return found;
+}
+
+/** Runs `emit` with the long numbers of the line being emitted known to `jsonText`. */
+export function whileEmitting<T>(numbers: Map<string, string> | undefined, emit: () => T): T {
+  if (!numbers) return emit();
+  exact = numbers;
+  try {
+    return emit();
+  } finally {
+    exact = undefined;
+  }
+}
+
+/** The number tokens of a JSON text, outside its strings. */
+function* numberTokens(text: string): Generator<string> {
+  const token = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (const m of text.matchAll(token)) if (m[0][0] !== '"') yield m[0];
+}
+
+function asWritten(text: string, numbers: Map<string, string>): string {
+  return text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (m) => (m[0] === '"' ? m : (numbers.get(m) ?? m)));
 }
 
 function hasOverflow(value: unknown): boolean {
