@@ -266,7 +266,8 @@ class Ingest {
     const builtWith = [`${session.dialect.id}+${WEAVE}`, ...this.records.map((d) => `${d.name}@${d.version}`)].join('+');
     const stamp = `${builtWith} ${this.policy}`;
     const previous = this.writer.manifest.graphs[graph];
-    const keep = options.archive ?? true;
+    // A redacted store keeps no archive: it would hold every secret the graph does not.
+    const keep = (options.archive ?? true) && !options.content?.redactSecrets;
     if (!options.force && !options.rebuild && previous?.builtWith === stamp && sameStamps(previous.sources, stamps)) {
       this.report.skipped++;
       // A session read before the archive was kept (or without it) is copied in now, unread.

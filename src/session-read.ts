@@ -1,3 +1,4 @@
+import { redactLine } from './readers/redact.ts';
 import { longNumbers, whileEmitting } from './rdf/json.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -258,8 +259,10 @@ class SessionReading {
     return this.target.previous?.sources?.find((s) => s.path === path);
   }
 
-  private line(ctx: TranscriptContext, source: TranscriptSource, line: SourceLine): void {
-    this.at = { path: source.path, lineNo: line.lineNo };
+  private line(ctx: TranscriptContext, source: TranscriptSource, read: SourceLine): void {
+    this.at = { path: source.path, lineNo: read.lineNo };
+    // --redact-secrets: the line as the store is to hold it (its offset and length stay the source's).
+    const line = this.options.content?.redactSecrets ? { ...read, text: redactLine(read.text) } : read;
     const result = this.target.session.dialect.readLine(line);
     if (result.kind === 'record') {
       // A number longer than a double holds is written in rdf:JSON as the line wrote it (rdf/json.ts).

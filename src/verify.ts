@@ -1,3 +1,5 @@
+import { redactLine } from './readers/redact.ts';
+import { SECRETS_REDACTED } from './emit/content.ts';
 import type { LineProblem } from './acquire/problems.ts';
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -135,6 +137,11 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const archives = new Map<string, ArchivedFile>();
   for (const entry of Object.values(manifest.graphs))
     if (entry.sessionId && !entry.reader) for (const s of entry.sources ?? []) if (s.archive) archives.set(s.path, s.archive);
+  // Transcripts stored with --redact-secrets: their source is redacted the same way before it is compared.
+  const redacted = new Set<string>();
+  for (const entry of Object.values(manifest.graphs))
+    if (entry.sessionId && !entry.reader && entry.builtWith?.includes(SECRETS_REDACTED))
+      for (const s of entry.sources ?? []) redacted.add(s.path);
   const archivedGone = gone.filter((path) => archives.has(path));
   gone = gone.filter((path) => !archives.has(path));
   // The folders the store was read from: a transcript there that the store lacks is missing from it.
@@ -146,7 +153,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const notTranscripts: string[] = [];
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
-    for (const { path } of transcriptsOf(session)) files.push(await checkFile(path, stored.get(path), session.sessionId));
+    for (const { path } of transcriptsOf(session))
+      files.push(await checkFile(path, stored.get(path), session.sessionId, redacted.has(path)));
   }
   for (const path of archivedGone) {
     // What the store holds as a transcript; anything else archived is a journal.
@@ -158,6 +166,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       path,
       stored.get(path),
       stored.get(path)?.session ?? '',
+      redacted.has(path),
       archivedLines(options.storeDir, archives.get(path)!),
     );
     files.push({ ...check, fromArchive: true });
@@ -248,6 +257,7 @@ async function checkFile(
   path: string,
   stored: StoredTranscript | undefined,
   discovered: string,
+  redacted: boolean,
   source: AsyncIterable<SourceLine> = readLines(path),
 ): Promise<FileCheck> {
   const check: FileCheck = {
@@ -277,7 +287,7 @@ async function checkFile(
     }
     check[kind === 'event' ? 'events' : kind]++;
     const declarations = stored?.contents.get(line.lineNo);
-    if (declarations?.length) checkContents(line.lineNo, line.text, declarations, check);
+    if (declarations?.length) checkContents(line.lineNo, redacted ? redactLine(line.text) : line.text, declarations, check);
   }
   check.changedSinceIngest = !!stored && stored.byteLength !== undefined && stored.byteLength !== size;
   return check;

@@ -5,6 +5,7 @@ import { CliError } from './options.ts';
 export const CONTENT_OPTIONS = {
   content: { type: 'string', multiple: true },
   'text-limit': { type: 'string' },
+  'redact-secrets': { type: 'boolean' },
 } as const;
 
 const DEFAULTS = CONTENT_KINDS.filter((k) => DEFAULT_POLICY.modes[k] !== 'keep')
@@ -18,13 +19,19 @@ export const CONTENT_HELP = `  --content KIND=MODE
                      ${CONTENT_KINDS.slice(4).join(', ')}.
                      Default: keep, except ${DEFAULTS}
   --text-limit BYTES store texts longer than this cut to it, with their full length and
-                     SHA-256 (default ${DEFAULT_POLICY.textLimit}, 128 KiB; 0: no limit)`;
+                     SHA-256 (default ${DEFAULT_POLICY.textLimit}, 128 KiB; 0: no limit)
+  --redact-secrets   store no secret at all: every text of every line is stored
+                     with the secrets the secret reader finds replaced by
+                     [redacted <kind>, <n> chars], and no archive is kept (it is the
+                     transcript byte for byte); weave verify redacts the source the
+                     same way before it compares`;
 
-export function policyFrom(values: { content?: string[]; 'text-limit'?: string }): ContentPolicy {
+export function policyFrom(values: { content?: string[]; 'text-limit'?: string; 'redact-secrets'?: boolean }): ContentPolicy {
   const limit = values['text-limit'];
   if (limit !== undefined && !/^\d+$/.test(limit)) throw new CliError(`--text-limit must be a number of bytes, not "${limit}"`, 2);
   try {
-    return contentPolicy(values.content ?? [], limit === undefined ? undefined : Number(limit));
+    const policy = contentPolicy(values.content ?? [], limit === undefined ? undefined : Number(limit));
+    return values['redact-secrets'] ? { ...policy, redactSecrets: true } : policy;
   } catch (e) {
     throw new CliError((e as Error).message, 2);
   }

@@ -50,6 +50,12 @@ export interface ContentPolicy {
    */
   textLimit: number;
   modes: Record<ContentKind, ContentMode>;
+  /**
+   * `--redact-secrets`: every string of every line is stored with its secrets redacted, as
+   * reader quotes are (readers/redact.ts), and no archive is kept (it would be the transcript
+   * byte for byte).
+   */
+  redactSecrets?: boolean;
 }
 
 /**
@@ -99,8 +105,12 @@ export function contentPolicy(settings: string[] = [], textLimit?: number): Cont
 
 /** A short stable text naming a policy, so a store built under another one is rebuilt. */
 export function contentPolicyKey(policy: ContentPolicy = DEFAULT_POLICY): string {
-  return `content(limit=${policy.textLimit};${CONTENT_KINDS.map((k) => `${k}=${policy.modes[k]}`).join(';')})`;
+  const secrets = policy.redactSecrets ? `;${SECRETS_REDACTED}` : '';
+  return `content(limit=${policy.textLimit};${CONTENT_KINDS.map((k) => `${k}=${policy.modes[k]}`).join(';')}${secrets})`;
 }
+
+/** In a graph's stamp: built with `--redact-secrets` (verify redacts the source the same way before it compares). */
+export const SECRETS_REDACTED = 'secrets=redacted';
 
 /**
  * How a content's bytes are measured: a string's UTF-8 bytes, a JSON value's serialization

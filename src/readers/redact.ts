@@ -1,5 +1,6 @@
 import { findSecrets, type SecretMatch } from './secret/exposure.ts';
 import { codePoints } from './text.ts';
+import { jsonText, longNumbers, whileEmitting } from '../rdf/json.ts';
 
 /**
  * Readers quote transcript text (a prompt, an error line, the context around a span), and
@@ -29,4 +30,40 @@ export function redact(text: string): string {
 
 export function marker(kind: string, length: number): string {
   return `[redacted ${kind}, ${length} chars]`;
+}
+
+/**
+ * A transcript line with every string in it redacted (`weave ingest --redact-secrets`): a record's
+ * strings each through `redact`, and the record written back as JSON (numbers as the line wrote
+ * them); a line that is not JSON, redacted as text. A line without a secret is returned as it is.
+ */
+export function redactLine(text: string): string {
+  if (!findSecrets(text).length && !text.includes('\\')) return text;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return redact(text);
+  }
+  let changed = false;
+  const redacted = mapStrings(value, (s) => {
+    const r = redact(s);
+    if (r !== s) changed = true;
+    return r;
+  });
+  return changed ? whileEmitting(longNumbers(text), () => jsonText(redacted)) : text;
+}
+
+/** `value` with each string in it (not the keys) mapped, walked with a stack of its own: a record may nest deep. */
+function mapStrings(value: unknown, map: (s: string) => string): unknown {
+  const root = { value };
+  const stack: [Record<string, unknown> | unknown[], string | number][] = [[root, 'value']];
+  while (stack.length) {
+    const [holder, key] = stack.pop()!;
+    const v = (holder as Record<string | number, unknown>)[key];
+    if (typeof v === 'string') (holder as Record<string | number, unknown>)[key] = map(v);
+    else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v, i]);
+    else if (v && typeof v === 'object') for (const k of Object.keys(v)) stack.push([v as Record<string, unknown>, k]);
+  }
+  return root.value;
 }

@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cp, readdir, readFile, appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { contentPolicy } from '../../src/emit/content.ts';
+import { ingest } from '../../src/ingest.ts';
+import { marker, redactLine } from '../../src/readers/redact.ts';
+import { openStore } from '../../src/store/store.ts';
+import { verify } from '../../src/verify.ts';
+import { FIXTURES, removeDir, select, tempDir } from '../helpers.ts';
+
+/**
+ * Issue 25, item 5: `--redact-secrets` for users who want no secret stored at all. The session
+ * graph holds every line with its secrets redacted (a malformed line's raw text too), no archive
+ * is kept, and weave verify still proves every text, against the source redacted the same way.
+ */
+
+const SECRETS = [
+  'AKIAQ3EGRV7X2LMNBC4D',
+  'ghp_R8mK2pQ7vX4nL9sT1wY6zA3bC5dE0fG2hJ4k',
+  'Tr0ub4dor&3xyz',
+  'MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu',
+  'sk-ant-api03-Zq8Wm2Xr5Tn7Yp1Ks4Lv6Hb9Jd3Fg0Qa2Ws5Ed8Rf1Tg4Yh7Uj0Ik3Ol6Pz9Xc2Vb5Nm8',
+];
+
+test('--redact-secrets: no file of the store holds a secret, none is archived, verify proves every text', async () => {
+  const dir = await tempDir();
+  try {
+    const projects = join(dir, 'projects');
+    await cp(join(FIXTURES, 'hardening', 'secrets'), projects, { recursive: true });
+    const file = join(projects, '-home-ada-vault', '5ec2e75e-0000-4000-8000-000000000001.jsonl');
+    // Line 7: not JSON, a token in it.
+    await appendFile(file, '{"type": "user", "oops ghp_R8mK2pQ7vX4nL9sT1wY6zA3bC5dE0fG2hJ4k\n');
+    const store = join(dir, 'store');
+    await ingest([projects], { storeDir: store, soul: 'local', content: { ...contentPolicy(), redactSecrets: true } });
+
+    const files = (await readdir(store, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    assert.ok(!files.some((e) => e.parentPath.includes('archive')), 'no archive');
+    for (const e of files) {
+      const text = await readFile(join(e.parentPath, e.name), 'utf8');
+      for (const s of SECRETS) for (let i = 0; i + 8 <= s.length; i++) assert.ok(!text.includes(s.slice(i, i + 8)), `${e.name} holds ${s}`);
+    }
+
+    const { store: ox } = await openStore(store);
+    const prompt = select(ox, 'SELECT ?text WHERE { ?t weave:sourceLine 5 ; weave:hasContentBlock/weave:text ?text }');
+    assert.deepEqual(prompt, [{ text: `No, use password=${marker('password', 14)}` }]);
+    const raw = select(ox, 'SELECT ?raw WHERE { ?m a weave:MalformedLine ; weave:rawText ?raw }');
+    assert.deepEqual(raw, [{ raw: `{"type": "user", "oops ${marker('github-token', 40)}` }]);
+
+    const report = await verify({ storeDir: store });
+    assert.equal(report.ok, true);
+    assert.deepEqual(
+      report.sessions.map((r) => [r.lines, r.events, r.malformed, r.contents, r.mismatched]),
+      [[7, 6, 1, 7, 0]],
+    );
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('redactLine redacts each string of a record, keeps its numbers as written, and leaves a line without a secret as it is', () => {
+  const line = '{"a": "key AKIAQ3EGRV7X2LMNBC4D", "n": 123456789012345678901234567890, "b": ["x"]}';
+  assert.equal(redactLine(line), `{"a":"key ${marker('aws-access-key-id', 20)}","n":123456789012345678901234567890,"b":["x"]}`);
+  const clean = '{"a": "nothing\\nhere", "n": 1.0}';
+  assert.equal(redactLine(clean), clean);
+  assert.equal(redactLine('not json AKIAQ3EGRV7X2LMNBC4D'), `not json ${marker('aws-access-key-id', 20)}`);
+});
