@@ -20,8 +20,8 @@ const UNSAFE_KEEP_LAYOUT = new RegExp(`(?![\\n\\t]|\\r\\n)[${CONTROLS}]`, 'g');
  * - `text`: what people read (a table, a conversation, a hit); newlines kept;
  * - `code`: JSON, Turtle, N-Triples, SPARQL TSV, which escape a character as `\uXXXX`: each
  *   control is written so, and the text still parses to exactly what it held;
- * - `data`: CSV and XML, which have no such escape: written exactly into a file or a pipe, shown
- *   as `text` (tabs and CRLF line ends kept) on a terminal.
+ * - `data`: CSV, XML and YAML, which have no such escape: written exactly into a file or a pipe,
+ *   shown escaped on a terminal (tabs and CRLF line ends kept).
  */
 export type Form = 'line' | 'text' | 'code' | 'data';
 
