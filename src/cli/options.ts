@@ -73,7 +73,8 @@ function sayStore(store: string): void {
   const said = Symbol.for('weave.store-said');
   const global = globalThis as Record<symbol, unknown>;
   const command = process.argv[2] ?? '';
-  if (global[said] || !process.stderr.isTTY || command === 'serve') return;
+  // Nothing to say when --store names the default store itself.
+  if (global[said] || !process.stderr.isTTY || command === 'serve' || resolve(store) === resolve(defaultStoreDir())) return;
   global[said] = true;
   const whose = resolve(store) === resolve(fixturesStoreDir()) ? "the bundled fixtures' store" : 'the store';
   const line = `weave ${command}: using ${whose} ${store} (--store), not the default ${defaultStoreDir()}`;

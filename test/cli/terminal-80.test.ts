@@ -70,7 +70,7 @@ test("every README command's output fits an 80-column terminal", { skip: !HAS_CO
   }
 });
 
-test('on a terminal, a command names the store it uses when --store names another than the default, the fixtures by name', async () => {
+test('on a terminal, a command names the store it uses when --store names another than the default (and says nothing when it names the default), the fixtures by name', async () => {
   const dir = await tempDir('weave-store-said-');
   try {
     const env = { HOME: dir, TMPDIR: dir, WEAVE_HOME: join(dir, 'default'), CLAUDE_CONFIG_DIR: '' };
@@ -88,6 +88,9 @@ test('on a terminal, a command names the store it uses when --store names anothe
       shownLines(other.output)[0],
       `weave usage: using the store ${join(dir, 'mine')} (--store), not the default ${join(dir, 'default')}`,
     );
+    // --store naming the default itself: nothing to say.
+    const same = await onTerminal([WEAVE, 'status', '--store', join(dir, 'default')], { env, columns: 400 });
+    assert.ok(!same.output.includes('(--store)'), same.output);
   } finally {
     await removeDir(dir);
   }
