@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { sessionGraphIri } from '../rdf/iri.ts';
 import { ARCHIVE_DIR, derivedDirs, GRAPHS_DIR, isDerivedFileName, isStoreFileName, tempFileOwner } from './layout.ts';
 import { describeHolder, lockHolder } from './lock.ts';
+import { digestFile, sameDigests } from './digest.ts';
 import { filesOf, readManifest, storeFilesOf, type FileEntry, type Manifest } from './manifest.ts';
 
 /**
  * The store against itself, without its sources: every file the manifest names is there, as long
- * as the manifest says, holding as many quads as its entry counts, and every graph file in the
+ * as the manifest says, with the bytes it names (where it records their digest), holding as many quads as its entry counts, and every graph file in the
  * folder is named by an entry, so a store that lost graphs (or their entries) never checks clean.
  * What an interrupted write leaves (a version never named, bytes past the named length, a
  * temporary file) is not the store's: it is noted, and removed by the next writer.
@@ -50,7 +51,7 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
   for (const [graph, entry] of Object.entries(manifest.graphs)) {
     check.graphs++;
     const sizes = new Map<string, number>();
-    for (const { file, bytes } of storeFilesOf(entry)) {
+    for (const { file, bytes, digest } of storeFilesOf(entry)) {
       named.add(file);
       check.files++;
       const size = await stat(join(dir, file)).then(
@@ -60,6 +61,8 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
       if (size === undefined) check.problems.push(`${file}: missing (a file of ${graph})`);
       else if (bytes !== undefined && size < bytes)
         check.problems.push(`${file}: ${size} bytes, the manifest names ${bytes} (a file of ${graph} lost its end)`);
+      else if (digest && !(await sameBytes(join(dir, file), bytes ?? size, digest)))
+        check.problems.push(`${file}: its bytes are not those the manifest names (its digest differs; a file of ${graph})`);
       else {
         sizes.set(file, Math.min(size, bytes ?? size));
         if (bytes !== undefined && size > bytes)
@@ -71,8 +74,9 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
     const quadFiles = filesOf(entry);
     if (quadFiles.every((f) => sizes.has(f.file))) {
       let lines = 0;
-      for (const { file } of quadFiles) lines += await countLines(join(dir, file), sizes.get(file)!);
-      if (lines !== entry.quads) check.problems.push(`${graph}: ${lines} quads in its files, the manifest counts ${entry.quads}`);
+      for (const { file } of quadFiles) lines += await countLines(join(dir, file), sizes.get(file)!).catch(() => Number.NaN);
+      if (Number.isNaN(lines)) check.problems.push(`${graph}: a file of it cannot be read`);
+      else if (lines !== entry.quads) check.problems.push(`${graph}: ${lines} quads in its files, the manifest counts ${entry.quads}`);
     }
     if (entry.reader && entry.sessionId && !manifest.graphs[sessionGraphIri(manifest.soul, entry.sessionId)])
       check.problems.push(
@@ -105,6 +109,11 @@ export async function checkStore(dir: string): Promise<StoreCheck> {
   }
   check.ok = check.problems.length === 0;
   return check;
+}
+
+/** Whether a file's first `length` bytes have the digests named (false when it cannot be read). */
+async function sameBytes(path: string, length: number, digest: string[]): Promise<boolean> {
+  return sameDigests(await digestFile(path, length).catch(() => undefined), digest);
 }
 
 /** What is wrong with a store file against its entry: gone, another length, other bytes. */

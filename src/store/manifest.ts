@@ -19,14 +19,25 @@ export interface SourceStamp {
   mtimeMs: number;
   /** The file's identity, `<device>:<inode>`: a file renamed over this one is another file. */
   id?: string;
-  /** SHA-1 of the file's first bytes (up to 4 KiB of what was read): a file rewritten in place is another file too. */
+  /** SHA-1 of the file's first bytes (up to 4 KiB of what was read): kept for the search index's documents. */
   head?: string;
+  /**
+   * SHA-1 of each MiB of the file's first `read` bytes (store/digest.ts): a file whose stamp
+   * changed is carried on only when these bytes are still its first. Absent in stamps written
+   * before it was recorded: such a file is read whole once.
+   */
+  digest?: string[];
   /** How far the file has been read into the graph: the end of its last complete line. */
   read?: number;
   /** How many lines that is (the next line read is line `lines + 1`). */
   lines?: number;
   /** The compressed copy of the file's bytes as read (gzip members, one per read). */
   archive?: ArchivedFile;
+  /**
+   * Earlier versions of the file, oldest first, archived before it was replaced, cut short or
+   * rewritten: the archive only grows, while the graph follows the file as it is now.
+   */
+  versions?: ArchivedVersion[];
   /** The file is gone from its folder: what the graph holds of it is read from the archive. */
   gone?: true;
 }
@@ -40,6 +51,11 @@ export interface ArchivedFile {
   raw: number;
 }
 
+/** An earlier version of a source file in the archive: its bytes, and how many lines had been read of it. */
+export interface ArchivedVersion extends ArchivedFile {
+  lines: number;
+}
+
 export interface GraphEntry {
   /** The graph's file, relative to the store directory (a `graphFileName` of the graph). */
   file: string;
@@ -48,6 +64,8 @@ export interface GraphEntry {
    * was cut off, which the next writer removes. Absent in entries written before it was recorded.
    */
   bytes?: number;
+  /** SHA-1 of each MiB of those bytes (store/digest.ts), for `verify --self`; absent in entries written before it was recorded. */
+  digest?: string[];
   quads: number;
   /** What the graph was built from, so an unchanged session need not be read again. */
   sources?: SourceStamp[];
@@ -62,9 +80,9 @@ export interface GraphEntry {
    * A session graph kept in parts: `file` is then its spine, appended to as the transcripts grow,
    * and this the part derived from the whole session, rewritten at each read. `quads` counts both.
    */
-  derived?: { file: string; bytes: number; quads: number };
+  derived?: { file: string; bytes: number; quads: number; digest?: string[] };
   /** The state a read of the session carries on from, so appended lines are read without the rest. */
-  state?: { file: string; bytes: number };
+  state?: { file: string; bytes: number; digest?: string[] };
 }
 
 /**
@@ -101,12 +119,14 @@ export interface Manifest {
 export interface NamedFile {
   file: string;
   bytes?: number;
+  /** SHA-1 of each MiB of those bytes, where the entry records it. */
+  digest?: string[];
 }
 
 /** The N-Quads files of a graph entry, relative to the store directory: what a reader of the graph loads. */
 export function filesOf(entry: GraphEntry): NamedFile[] {
-  const files: NamedFile[] = [{ file: entry.file, bytes: entry.bytes }];
-  if (entry.derived) files.push({ file: entry.derived.file, bytes: entry.derived.bytes });
+  const files: NamedFile[] = [{ file: entry.file, bytes: entry.bytes, digest: entry.digest }];
+  if (entry.derived) files.push({ file: entry.derived.file, bytes: entry.derived.bytes, digest: entry.derived.digest });
   return files;
 }
 
@@ -132,7 +152,10 @@ export interface GraphDelta {
 export function storeFilesOf(entry: GraphEntry): NamedFile[] {
   const files = filesOf(entry);
   if (entry.state) files.push(entry.state);
-  for (const source of entry.sources ?? []) if (source.archive) files.push(source.archive);
+  for (const source of entry.sources ?? []) {
+    if (source.archive) files.push(source.archive);
+    for (const version of source.versions ?? []) files.push(version);
+  }
   if (entry.found) files.push({ file: entry.found });
   return files;
 }
@@ -193,13 +216,15 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
     if (named === undefined) continue;
     if (!isObject(named)) return `.${part}: expected an object, found ${kindOf(named)}`;
     const fields = part === 'derived' ? ['file', 'bytes', 'quads'] : ['file', 'bytes'];
-    const extra = Object.keys(named).find((k) => !fields.includes(k));
+    const extra = Object.keys(named).find((k) => !fields.includes(k) && k !== 'digest');
     if (extra !== undefined) return `.${part}: unknown field ${JSON.stringify(extra)}`;
     if (typeof named.file !== 'string' || !isGraphFileOf(graph, named.file, part))
       return `.${part}.file: expected graphs/<SHA-1 of the graph>.<tag>${part === 'derived' ? '.derived.nq' : '.state.json'}`;
     for (const count of fields.slice(1))
       if (!isCount(named[count])) return `.${part}.${count}: expected a whole number ≥ 0, found ${kindOf(named[count])}`;
+    if (!isDigest(named.digest)) return `.${part}.digest: expected an array of SHA-1s (40 hex digits each)`;
   }
+  if (!isDigest(entry.digest)) return '.digest: expected an array of SHA-1s (40 hex digits each)';
   if (entry.derived && entry.bytes === undefined) return '.bytes: a graph kept in parts names the length of its spine';
   for (const key of ['sessionId', 'reader', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
@@ -208,8 +233,20 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
 
 const MANIFEST_FIELDS = new Set(['format', 'soul', 'roots', 'graphs', 'files']);
 const FILE_FIELDS = new Set(['file', 'bytes', 'sha1', 'sessionId', 'builtWith', 'sources']);
-const ENTRY_FIELDS = new Set(['file', 'bytes', 'quads', 'sources', 'sessionId', 'reader', 'builtWith', 'found', 'derived', 'state']);
-const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'read', 'lines', 'archive', 'gone']);
+const ENTRY_FIELDS = new Set([
+  'file',
+  'bytes',
+  'digest',
+  'quads',
+  'sources',
+  'sessionId',
+  'reader',
+  'builtWith',
+  'found',
+  'derived',
+  'state',
+]);
+const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'digest', 'read', 'lines', 'archive', 'versions', 'gone']);
 
 function manifestProblem(json: unknown): string | undefined {
   if (!isObject(json)) return `expected a JSON object, found ${kindOf(json)}`;
@@ -276,16 +313,35 @@ function sourceProblem(source: unknown): string | undefined {
   if (source.read !== undefined && !isCount(source.read)) return `.read: expected a whole number ≥ 0, found ${kindOf(source.read)}`;
   if (source.lines !== undefined && !isCount(source.lines)) return `.lines: expected a whole number ≥ 0, found ${kindOf(source.lines)}`;
   if (source.gone !== undefined && source.gone !== true) return `.gone: expected true, found ${kindOf(source.gone)}`;
+  if (!isDigest(source.digest)) return '.digest: expected an array of SHA-1s (40 hex digits each)';
+  if (source.versions !== undefined) {
+    if (!Array.isArray(source.versions)) return `.versions: expected an array, found ${kindOf(source.versions)}`;
+    for (const [i, version] of source.versions.entries()) {
+      const problem = archiveProblem(version, true);
+      if (problem) return `.versions[${i}]${problem}`;
+    }
+  }
   if (source.archive === undefined) return undefined;
-  const archive = source.archive;
-  if (!isObject(archive)) return `.archive: expected an object, found ${kindOf(archive)}`;
-  const extra = Object.keys(archive).find((k) => k !== 'file' && k !== 'bytes' && k !== 'raw');
-  if (extra !== undefined) return `.archive: unknown field ${JSON.stringify(extra)}`;
+  const problem = archiveProblem(source.archive, false);
+  return problem && `.archive${problem}`;
+}
+
+/** What is wrong with an archived file (a version of one: with its `lines`). */
+function archiveProblem(archive: unknown, version: boolean): string | undefined {
+  if (!isObject(archive)) return `: expected an object, found ${kindOf(archive)}`;
+  const extra = Object.keys(archive).find((k) => k !== 'file' && k !== 'bytes' && k !== 'raw' && (!version || k !== 'lines'));
+  if (extra !== undefined) return `: unknown field ${JSON.stringify(extra)}`;
   if (typeof archive.file !== 'string' || !isArchiveFile(archive.file))
-    return '.archive.file: expected archive/<SHA-1 of the source path>.<tag>.gz';
-  if (!isCount(archive.bytes)) return `.archive.bytes: expected a whole number ≥ 0, found ${kindOf(archive.bytes)}`;
-  if (!isCount(archive.raw)) return `.archive.raw: expected a whole number ≥ 0, found ${kindOf(archive.raw)}`;
+    return '.file: expected archive/<SHA-1 of the source path>.<tag>.gz';
+  if (!isCount(archive.bytes)) return `.bytes: expected a whole number ≥ 0, found ${kindOf(archive.bytes)}`;
+  if (!isCount(archive.raw)) return `.raw: expected a whole number ≥ 0, found ${kindOf(archive.raw)}`;
+  if (version && !isCount(archive.lines)) return `.lines: expected a whole number ≥ 0, found ${kindOf(archive.lines)}`;
   return undefined;
+}
+
+/** Absent, or SHA-1s in hex. */
+function isDigest(value: unknown): boolean {
+  return value === undefined || (Array.isArray(value) && value.every((d) => typeof d === 'string' && /^[0-9a-f]{40}$/.test(d)));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

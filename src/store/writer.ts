@@ -45,6 +45,7 @@ import {
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
 import { RemoteStore } from './remote/client.ts';
+import { ChunkDigest, digestFile, digestOf, resumeDigest } from './digest.ts';
 import { readRemoteConfig } from './remote/config.ts';
 
 /**
@@ -132,7 +133,7 @@ export interface SessionGraphFile {
   abort(): Promise<void>;
 }
 
-export type SessionFields = Omit<GraphEntry, 'file' | 'bytes' | 'quads' | 'derived' | 'state'> & {
+export type SessionFields = Omit<GraphEntry, 'file' | 'bytes' | 'digest' | 'quads' | 'derived' | 'state'> & {
   /** Quads written to the spine by this read (added to those it had), and to the derived part. */
   spineQuads: number;
   derivedQuads: number;
@@ -229,17 +230,20 @@ export class StoreWriter {
     const atomic = await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs);
     let bytes = 0;
     const digest = createHash('sha1');
+    const chunks = new ChunkDigest();
     return {
       write: async (text) => {
-        await atomic.write(text);
-        bytes += Buffer.byteLength(text);
-        digest.update(text);
+        const data = Buffer.from(text, 'utf8');
+        await atomic.write(data);
+        bytes += data.length;
+        digest.update(data);
+        chunks.update(data);
       },
       commit: async (fields) => {
         // A graph written whole is one file: what named parts of an earlier version goes with it.
-        const { file: _file, bytes: _bytes, derived: _derived, state: _state, ...rest } = fields;
+        const { file: _file, bytes: _bytes, digest: _digest, derived: _derived, state: _state, ...rest } = fields;
         const file = graphFileName(graph, contentTag(digest.digest('hex')));
-        const entry: GraphEntry = { file, bytes, ...rest };
+        const entry: GraphEntry = { file, bytes, digest: chunks.digests(), ...rest };
         const problem = entryProblem(graph, entry);
         if (problem) {
           await atomic.abort();
@@ -265,10 +269,16 @@ export class StoreWriter {
     // A spine carried on is appended to in place, past the length its entry names (cut back to it
     // first: a write cut off may have left more); a new one is written aside like any graph file.
     let spine: { atomic: AtomicFile; digest: ReturnType<typeof createHash> } | { handle: WritableHandle; path: string };
+    // The spine's digests carry on from its last whole MiB (an entry from before digests were kept: its bytes digested once).
+    let spineDigest = new ChunkDigest();
     if (resume) {
       const path = join(this.dir, resume.file);
       try {
         await this.fs.truncate(path, resume.bytes!);
+        const carried = resume.digest && (await resumeDigest(path, resume.digest, resume.bytes!));
+        const whole = carried ? undefined : await digestFile(path, resume.bytes!);
+        if (!carried && !whole) throw new Error(`${resume.bytes} bytes named, fewer there`);
+        spineDigest = carried || new ChunkDigest(whole);
         spine = { handle: await this.fs.open(path, 'a'), path };
       } catch (e) {
         throw writeError(path, e, 'the graph stays as it was');
@@ -280,6 +290,7 @@ export class StoreWriter {
       throw e;
     });
     const derivedDigest = createHash('sha1');
+    const derivedChunks = new ChunkDigest();
     let spineBytes = resume?.bytes ?? 0;
     let derivedBytes = 0;
     const undoSpine = async () => {
@@ -298,12 +309,14 @@ export class StoreWriter {
             await undoSpine();
             throw writeError(spine.path, e, 'the graph stays as it was');
           });
+        spineDigest.update(bytes);
         spineBytes += bytes.length;
       },
       writeDerived: async (text) => {
         const bytes = Buffer.from(text, 'utf8');
         await derived.write(bytes);
         derivedDigest.update(bytes);
+        derivedChunks.update(bytes);
         derivedBytes += bytes.length;
       },
       commit: async ({ spineQuads, derivedQuads, state, ...rest }) => {
@@ -320,10 +333,13 @@ export class StoreWriter {
         const entry: GraphEntry = {
           file: spineFile,
           bytes: spineBytes,
+          digest: spineDigest.digests(),
           quads: (resume ? resume.quads - resume.derived!.quads : 0) + spineQuads + derivedQuads,
           ...rest,
-          derived: { file: derivedFile, bytes: derivedBytes, quads: derivedQuads },
-          ...(stateFile ? { state: { file: stateFile, bytes: Buffer.byteLength(state!) } } : {}),
+          derived: { file: derivedFile, bytes: derivedBytes, quads: derivedQuads, digest: derivedChunks.digests() },
+          ...(stateFile
+            ? { state: { file: stateFile, bytes: Buffer.byteLength(state!), digest: digestOf(Buffer.from(state!, 'utf8')) } }
+            : {}),
         };
         const problem = entryProblem(graph, entry);
         try {

@@ -136,6 +136,36 @@ test('a store that lost a graph entry, a file, the end of a file, or quads never
   }
 });
 
+test('a graph part with one byte changed, its length and quads the same, never verifies clean: its digest differs (issue 25)', async () => {
+  const dir = await spineStore();
+  const damaged = await tempDir('weave-self-');
+  try {
+    const s1 = (await readManifest(dir))!.graphs[S1];
+    for (const file of [s1.file, s1.derived!.file, s1.state!.file]) {
+      await rm(damaged, { recursive: true, force: true });
+      await cp(dir, damaged, { recursive: true });
+      const bytes = await readFile(join(damaged, file));
+      // One letter of the part's first "weave" (an IRI's, or the state's) becomes another.
+      const at = bytes.indexOf('weave');
+      assert.ok(at >= 0, file);
+      bytes[at] = 'W'.charCodeAt(0);
+      await writeFile(join(damaged, file), bytes);
+      const self = await weave(['verify', '--self', '--store', damaged]);
+      assert.deepEqual(
+        [self.code, self.stdout],
+        [
+          1,
+          `${file}: its bytes are not those the manifest names (its digest differs; a file of ${S1})\nstore NOT consistent: 1 problem(s)\n`,
+        ],
+        file,
+      );
+    }
+  } finally {
+    await removeDir(dir);
+    await removeDir(damaged);
+  }
+});
+
 test('a plain verify fails when a transcript in the folders the store was read from is not in it', async () => {
   const work = await tempDir('weave-self-');
   const dir = await tempDir('weave-self-');

@@ -1,0 +1,105 @@
+import { createHash, type Hash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+
+/**
+ * Digests of a file's bytes, one SHA-1 per MiB (the last covering what is left), so that a file
+ * that only grows is digested again from its last whole MiB, never from its start, and a change
+ * anywhere in it shows in the digest of its MiB.
+ */
+
+export const DIGEST_CHUNK = 1 << 20;
+
+/** Digests fed bytes as they come, from a given offset of the file (a whole MiB's start, or 0). */
+export class ChunkDigest {
+  private readonly done: string[];
+  private hash: Hash = createHash('sha1');
+  private inChunk = 0;
+
+  constructor(done: readonly string[] = []) {
+    this.done = [...done];
+  }
+
+  update(bytes: Uint8Array): void {
+    for (let at = 0; at < bytes.length; ) {
+      const take = Math.min(DIGEST_CHUNK - this.inChunk, bytes.length - at);
+      this.hash.update(bytes.subarray(at, at + take));
+      this.inChunk += take;
+      at += take;
+      if (this.inChunk === DIGEST_CHUNK) {
+        this.done.push(this.hash.digest('hex'));
+        this.hash = createHash('sha1');
+        this.inChunk = 0;
+      }
+    }
+  }
+
+  /** The digests of all fed so far (none for no bytes). */
+  digests(): string[] {
+    return this.inChunk ? [...this.done, this.hash.copy().digest('hex')] : [...this.done];
+  }
+}
+
+/** The digests of a buffer's first `length` bytes. */
+export function digestOf(bytes: Uint8Array, length = bytes.length): string[] {
+  const digest = new ChunkDigest();
+  digest.update(bytes.subarray(0, length));
+  return digest.digests();
+}
+
+/**
+ * The digests of a file's first `length` bytes as it is now, or undefined when it is shorter or
+ * gone. `expected`, when given, stops at the first MiB that differs from it (undefined then too).
+ */
+export async function digestFile(path: string, length: number, expected?: readonly string[]): Promise<string[] | undefined> {
+  const file = await open(path, 'r').catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    const digest = new ChunkDigest();
+    const buffer = Buffer.allocUnsafe(DIGEST_CHUNK);
+    for (let at = 0, i = 0; at < length; i++) {
+      const want = Math.min(DIGEST_CHUNK, length - at);
+      let got = 0;
+      while (got < want) {
+        const { bytesRead } = await file.read(buffer, got, want - got, at + got);
+        if (!bytesRead) return undefined;
+        got += bytesRead;
+      }
+      digest.update(buffer.subarray(0, want));
+      at += want;
+      if (expected && digest.digests()[i] !== expected[i]) return undefined;
+    }
+    return digest.digests();
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * A digest that carries on `digests` (of a file's first `length` bytes) as the file grows: the
+ * part of its last MiB already there is read again from `path`, and must match.
+ */
+export async function resumeDigest(path: string, digests: readonly string[], length: number): Promise<ChunkDigest | undefined> {
+  const whole = Math.floor(length / DIGEST_CHUNK);
+  const digest = new ChunkDigest(digests.slice(0, whole));
+  const rest = length - whole * DIGEST_CHUNK;
+  if (!rest) return digests.length === whole ? digest : undefined;
+  const file = await open(path, 'r').catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    const buffer = Buffer.alloc(rest);
+    let got = 0;
+    while (got < rest) {
+      const { bytesRead } = await file.read(buffer, got, rest - got, whole * DIGEST_CHUNK + got);
+      if (!bytesRead) return undefined;
+      got += bytesRead;
+    }
+    digest.update(buffer);
+  } finally {
+    await file.close();
+  }
+  return sameDigests(digest.digests(), digests) ? digest : undefined;
+}
+
+export function sameDigests(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  return !!a && !!b && a.length === b.length && a.every((d, i) => d === b[i]);
+}
