@@ -316,7 +316,7 @@ class Ingest {
 
   /** What a session's read is handed: its observers, and a tap for the derivations begun at each (re)start of the read. */
   private readOptions(onBegin: (carriedOn: boolean) => Tap) {
-    const { storeDir, soul, content, onProblem, onProgress } = this.options;
+    const { storeDir, soul, content, onProblem, onProgress, onNote } = this.options;
     let tap: Tap | undefined;
     const records = this.records;
     return {
@@ -324,6 +324,7 @@ class Ingest {
       soul,
       content,
       onProblem,
+      onNote,
       observers: (session: SessionSource, s: string) => records.flatMap((d) => d.observers(session, s)),
       onFile: () => {
         Object.assign(this.progress, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });

@@ -3,7 +3,7 @@ import { longNumbers, whileEmitting } from './rdf/json.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archivedLines, foundToJson } from './acquire/archived.ts';
-import { archiveSideFile, readStamp, restoreSideFile, TranscriptCopy } from './acquire/archiving.ts';
+import { archiveSideFile, readStamp, restoreSideFile, TranscriptCopy, versionNote, type VersionKept } from './acquire/archiving.ts';
 import { readLines, type SourceLine } from './acquire/lines.ts';
 import { sameFile } from './acquire/stamps.ts';
 import { transcriptsOf, type FactObserver, type SessionSource, type TranscriptContext, type TranscriptSource } from './dialect/dialect.ts';
@@ -25,7 +25,7 @@ export type { LineProblem } from './acquire/problems.ts';
  * resolved by id): the derived part, rewritten at every read.
  *
  * A session read before, whose files have only grown (the same files, at least as long, starting
- * with the same bytes; new files beside them are fine), is carried on: the saved state is loaded,
+ * with the bytes read before; new files beside them are fine), is carried on: the saved state is loaded,
  * only the lines appended are read and their quads appended to the spine, and the derived part is
  * derived again. That gives the graph one read of the files as they are now would give. When it
  * cannot (a file replaced, rewritten or gone, a side file changed, an id first seen in a file read
@@ -77,6 +77,8 @@ export interface SessionReadOptions {
   onBegin?: (carriedOn: boolean) => void;
   /** Each triple as it is emitted (the search index's documents and the readers' spine are collected so). */
   onTriple?: (triple: Triple) => void;
+  /** Told, once the read is in the store, of each file's earlier version set aside in the archive (never what it says). */
+  onNote?: (note: string) => void;
 }
 
 export interface SessionToRead {
@@ -101,6 +103,8 @@ export interface SessionRead {
   carriedOn: boolean;
   /** For a read carried on, what changed in the graph (when that is less than the graph). */
   delta?: GraphDelta;
+  /** Files whose archive was set aside as an earlier version (replaced, cut short, rewritten). */
+  kept: VersionKept[];
 }
 
 /** What the state file holds besides the emitter's: where each transcript's last complete line left its end. */
@@ -117,23 +121,26 @@ export async function readSession(
   options: SessionReadOptions,
   tally: ReadTally,
 ): Promise<SessionRead> {
+  let done: SessionRead | undefined;
   if (!target.whole && (await canCarryOn(target))) {
     const before = { ...tally, problems: tally.problems.length };
     try {
-      return await read(store, target, options, tally, target.previous);
+      done = await read(store, target, options, tally, target.previous);
     } catch (e) {
       if (!(e instanceof WholeReadNeeded)) throw e;
       // Counted again by the whole read.
       Object.assign(tally, { ...before, problems: tally.problems.slice(0, before.problems) });
     }
   }
-  return read(store, target, options, tally, undefined);
+  done ??= await read(store, target, options, tally, undefined);
+  for (const kept of done.kept) options.onNote?.(versionNote(kept));
+  return done;
 }
 
 /**
  * Whether the last read can be carried on: the graph is kept in parts with a state, built the same
- * way, and every transcript it read is the same file, grown or not; no side file of one changed
- * and no file is gone.
+ * way, and every transcript it read is the same file, grown or not (every byte read before still
+ * its first bytes, digest for digest); no side file of one changed and no file is gone.
  */
 async function canCarryOn({ previous, builtWith, stamps, session, keep }: SessionToRead): Promise<boolean> {
   if (!previous?.state || !previous.derived || previous.builtWith !== builtWith || !previous.sources) return false;
@@ -189,6 +196,7 @@ class SessionReading {
   private readonly copies: TranscriptCopy[] = [];
   private readonly restored: { remove(): Promise<void> }[] = [];
   private readonly readings: Reading[] = [];
+  private readonly kept: VersionKept[] = [];
 
   constructor(
     private readonly store: StoreWriter,
@@ -332,7 +340,8 @@ class SessionReading {
     const done = await copy.finish();
     const complete = reading.tail ? reading.tail.offset : done.size;
     const lines = reading.tail ? reading.tail.lineNo - 1 : Math.max(reading.complete.lines, firstLine - 1);
-    this.read.set(reading.source.path, await readStamp(stamp, complete, lines, done.head, done.archive));
+    this.read.set(reading.source.path, await readStamp(stamp, complete, lines, done));
+    if (copy.kept) this.kept.push(copy.kept);
     this.tally.archived += done.archived;
   }
 
@@ -384,7 +393,7 @@ class SessionReading {
       resume && oldDerived
         ? deltaOf(resume, entry, oldDerived.subarray(0, resume.derived!.bytes).toString('utf8'), this.derivedText.join(''))
         : undefined;
-    return { entry, carriedOn: !!resume, ...(delta ? { delta } : {}) };
+    return { entry, carriedOn: !!resume, kept: this.kept, ...(delta ? { delta } : {}) };
   }
 }
 

@@ -6,7 +6,8 @@ import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { archivedLines } from './acquire/archived.ts';
 import { readLines, type SourceLine } from './acquire/lines.ts';
-import type { ArchivedFile } from './store/manifest.ts';
+import type { ArchivedFile, SourceStamp } from './store/manifest.ts';
+import { digestFile } from './store/digest.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
@@ -18,9 +19,11 @@ import { checkStore, type StoreCheck } from './store/check.ts';
 /**
  * `weave verify`: reads the sources again and proves against the store that every non-empty
  * line of every transcript is accounted for (an Event read from that line, a replayed copy, a
- * malformed line or a line still being written), and that every stored text's declared length
- * (and, where the text is not held whole, its SHA-256) matches the source. The store is asked in
- * two bulk queries; each source line is then checked in memory.
+ * malformed line or a line still being written), that every stored text's length and SHA-256
+ * match the source, and that the bytes ingest read of each file are still its first bytes (a
+ * file edited in place since is caught even where its lines still parse). The store is asked in
+ * two bulk queries; each source line is then checked in memory. A file that cannot be read is
+ * reported and the others are checked all the same.
  */
 
 interface VerifyOptions {
@@ -42,6 +45,10 @@ export interface FileCheck {
   inStore: boolean;
   /** The file is not the size it was when it was read (it grew, or was rewritten). */
   changedSinceIngest: boolean;
+  /** The bytes ingest read of it are no longer its first bytes: it was edited, cut short or replaced since. */
+  rewritten?: boolean;
+  /** The file could not be read (why, as the system says it: never its content). */
+  unreadable?: string;
   /** The file is gone from its folder: its lines were read from the store's archive of it. */
   fromArchive?: boolean;
   lines: number;
@@ -83,6 +90,8 @@ export interface VerifyReport {
   gone: string[];
   /** Files that are not transcripts (workflow journals): not checked line by line. */
   notTranscripts: string[];
+  /** Earlier versions of source files the archive keeps (replaced, cut short or rewritten since read), and the lines read of them. */
+  versions: { files: number; versions: number; lines: number };
   millis: number;
 }
 
@@ -111,8 +120,18 @@ const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([stat
 export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const started = performance.now();
   const self = await checkStore(options.storeDir);
+  const none = { files: 0, versions: 0, lines: 0 };
   if (options.selfOnly)
-    return { ok: self.ok, store: self, sessions: [], files: [], gone: [], notTranscripts: [], millis: performance.now() - started };
+    return {
+      ok: self.ok,
+      store: self,
+      sessions: [],
+      files: [],
+      gone: [],
+      notTranscripts: [],
+      versions: none,
+      millis: performance.now() - started,
+    };
   const manifest = await readManifest(options.storeDir);
   if (!manifest) throw new Error(await noStoreLine(options.storeDir));
   const select = options.select ?? (await openedHere(options.storeDir));
@@ -135,8 +154,19 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   if (options.paths?.length && gone.length) throw new Error(`${gone[0]}: no such file or folder`);
   // A transcript Claude Code deleted is checked against the archive's copy of it.
   const archives = new Map<string, ArchivedFile>();
+  const stamps = new Map<string, SourceStamp>();
+  const versions = { ...none };
   for (const entry of Object.values(manifest.graphs))
-    if (entry.sessionId && !entry.reader) for (const s of entry.sources ?? []) if (s.archive) archives.set(s.path, s.archive);
+    if (entry.sessionId && !entry.reader)
+      for (const s of entry.sources ?? []) {
+        stamps.set(s.path, s);
+        if (s.archive) archives.set(s.path, s.archive);
+        if (s.versions?.length) {
+          versions.files++;
+          versions.versions += s.versions.length;
+          versions.lines += s.versions.reduce((n, v) => n + v.lines, 0);
+        }
+      }
   // Transcripts stored with --redact-secrets: their source is redacted the same way before it is compared.
   const redacted = new Set<string>();
   for (const entry of Object.values(manifest.graphs))
@@ -154,7 +184,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
     for (const { path } of transcriptsOf(session))
-      files.push(await checkFile(path, stored.get(path), session.sessionId, redacted.has(path)));
+      files.push(await checkSource(path, stored.get(path), session.sessionId, stamps.get(path), redacted.has(path)));
   }
   for (const path of archivedGone) {
     // What the store holds as a transcript; anything else archived is a journal.
@@ -175,7 +205,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const rows = sessionRows(files);
   const titles = await sessionTitles(select);
   for (const row of rows) if (titles.has(row.session)) row.title = titles.get(row.session);
-  const ok = self.ok && files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length);
+  const ok = self.ok && files.every((f) => f.inStore && !f.missing.length && !f.mismatches.length && !f.rewritten && !f.unreadable);
   return {
     ok,
     store: self,
@@ -183,8 +213,32 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     files,
     gone: gone.sort(),
     notTranscripts: notTranscripts.sort(),
+    versions,
     millis: performance.now() - started,
   };
+}
+
+/**
+ * One source file checked: its lines against the store, and the bytes ingest read of it against
+ * their digests. A file that cannot be read is reported as such; the others are checked still.
+ */
+async function checkSource(
+  path: string,
+  stored: StoredTranscript | undefined,
+  session: string,
+  stamp: SourceStamp | undefined,
+  redacted: boolean,
+): Promise<FileCheck> {
+  try {
+    const check = await checkFile(path, stored, session, redacted);
+    if (stored && stamp?.digest && stamp.read !== undefined && !(await digestFile(path, stamp.read, stamp.digest))) {
+      check.rewritten = true;
+    }
+    return check;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { ...emptyCheck(path, stored, session), unreadable: code ? `cannot be read (${code})` : 'cannot be read' };
+  }
 }
 
 async function existing(paths: string[]): Promise<string[]> {
@@ -260,21 +314,7 @@ async function checkFile(
   redacted: boolean,
   source: AsyncIterable<SourceLine> = readLines(path),
 ): Promise<FileCheck> {
-  const check: FileCheck = {
-    path,
-    session: stored?.session ?? discovered,
-    inStore: !!stored,
-    changedSinceIngest: false,
-    lines: 0,
-    events: 0,
-    replayed: 0,
-    malformed: 0,
-    pending: 0,
-    missing: [],
-    contents: 0,
-    cut: 0,
-    mismatches: [],
-  };
+  const check = emptyCheck(path, stored, discovered);
   let size = 0;
   for await (const line of source) {
     size = line.offset + line.byteLength + (line.terminated ? 1 : 0);
@@ -291,6 +331,24 @@ async function checkFile(
   }
   check.changedSinceIngest = !!stored && stored.byteLength !== undefined && stored.byteLength !== size;
   return check;
+}
+
+function emptyCheck(path: string, stored: StoredTranscript | undefined, discovered: string): FileCheck {
+  return {
+    path,
+    session: stored?.session ?? discovered,
+    inStore: !!stored,
+    changedSinceIngest: false,
+    lines: 0,
+    events: 0,
+    replayed: 0,
+    malformed: 0,
+    pending: 0,
+    missing: [],
+    contents: 0,
+    cut: 0,
+    mismatches: [],
+  };
 }
 
 /** Each declared text against the source: its length always, its digest where it is not held whole. */
@@ -323,10 +381,9 @@ function contentProblem(value: unknown, d: Declaration): string | undefined {
   const bytes = measure(value, encodingOf(d.property));
   if (!bytes) return `the value is not ${encodingOf(d.property) === 'json' ? 'JSON' : 'a string'}`;
   if (bytes.length !== d.byteLength) return `${bytes.length} bytes in the source, ${d.byteLength} declared`;
-  if (d.state !== 'available') {
-    if (!d.sha256) return `a ${d.state} text without its SHA-256`;
-    if (sha256(bytes) !== d.sha256) return 'the SHA-256 differs';
-  }
+  if (d.state !== 'available' && !d.sha256) return `a ${d.state} text without its SHA-256`;
+  // A text held whole is compared by the SHA-256 of its literal: as long, other bytes is another text.
+  if (d.sha256 && sha256(bytes) !== d.sha256) return 'the SHA-256 differs';
   return undefined;
 }
 

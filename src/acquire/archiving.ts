@@ -2,19 +2,44 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { transcriptsOf, type SessionSource } from '../dialect/dialect.ts';
-import type { ArchivedFile, GraphEntry, SourceStamp } from '../store/manifest.ts';
+import type { ArchivedFile, ArchivedVersion, GraphEntry, SourceStamp } from '../store/manifest.ts';
+import { ChunkDigest, digestFile, digestOf, resumeDigest, sameDigests } from '../store/digest.ts';
 import type { ArchiveAppend, StoreWriter } from '../store/writer.ts';
 import { foundToJson, readArchived } from './archived.ts';
 import { readLines, type SourceLine } from './lines.ts';
 import { WholeReadNeeded } from '../emit/session.ts';
-import { HEAD_BYTES, headNow, headOf, sameFile } from './stamps.ts';
+import { changeOf, HEAD_BYTES, headNow, headOf, type Change } from './stamps.ts';
 
 /**
  * Keeping a copy of what is read: as a transcript's lines stream past, the bytes of its complete
  * lines go into the archive. A file read before (same file, grown) has only its new bytes appended
- * as one more gzip member; a file replaced or rewritten starts an archive of its own. Side files
- * (a sub-agent's `.meta.json`, a workflow's journal) are copied whole when they change.
+ * as one more gzip member; a file replaced, cut short or rewritten starts an archive of its own,
+ * and the archive of what was read before stays, as an earlier version: the archive only grows.
+ * Side files (a sub-agent's `.meta.json`, a workflow's journal) are copied whole when they change.
  */
+
+/** A file's archive set aside as a version, and why (the ingest's log says so). */
+export interface VersionKept {
+  path: string;
+  change: Change;
+  /** Lines read of the version kept, and its number (1 for the oldest). */
+  lines: number;
+  version: number;
+}
+
+/** The log line for a version kept: what happened, never what the file says. */
+export function versionNote(kept: VersionKept): string {
+  const what = kept.change === 'unknown' ? 'changed' : kept.change;
+  const lines = `${kept.lines} line${kept.lines === 1 ? '' : 's'}`;
+  return `${kept.path}: ${what}; the ${lines} read before ${kept.lines === 1 ? 'is' : 'are'} kept in the archive as version ${kept.version}`;
+}
+
+/** The versions a file's stamp carries on: `before`'s, with its archive added when it is set aside (not grown). */
+function versionsAfter(before: SourceStamp | undefined, setAside: boolean): ArchivedVersion[] {
+  const versions = [...(before?.versions ?? [])];
+  if (setAside && before?.archive && before.archive.raw > 0) versions.push({ ...before.archive, lines: before.lines ?? 0 });
+  return versions;
+}
 
 /**
  * A transcript's bytes on their way into the archive as the file is read. The archive holds the
@@ -26,6 +51,13 @@ export class TranscriptCopy {
   private writing = Promise.resolve();
   private readonly head: Buffer[] = [];
   private headLength = 0;
+  /** Digests of the bytes up to the last newline read; the bytes after it wait in `unended`. */
+  private digest?: ChunkDigest;
+  private digested = 0;
+  private unended: Buffer[] = [];
+  /** Earlier versions of the file in the archive, and the one set aside by this read, if any. */
+  versions: ArchivedVersion[] = [];
+  kept?: VersionKept;
   /** Opened at the first byte the archive does not hold yet: a file that did not grow adds nothing. */
   private append?: ArchiveAppend;
 
@@ -50,12 +82,36 @@ export class TranscriptCopy {
     keep: boolean,
     start = 0,
   ): Promise<TranscriptCopy> {
-    if (!keep) return new TranscriptCopy(undefined, now.path, undefined, start);
-    const grown = before?.archive && now.size >= before.archive.raw && before.archive.raw >= start && (await sameFile(before, now));
+    // A read carried on starts where the last ended: `readSession` found the file grown (its bytes read before the same).
+    let change = start > 0 ? undefined : before ? await changeOf(before, now) : undefined;
+    if (change === 'unknown' && keep && (await archiveStillFirst(store, before!, now))) change = undefined;
+    const digest = start > 0 ? before?.digest && (await resumeDigest(now.path, before.digest, start)) : new ChunkDigest();
+    if (start > 0 && !digest) throw new WholeReadNeeded(`${now.path}: changed while it was read`);
+    if (!keep) return TranscriptCopy.made(undefined, now, before, undefined, start, digest!, change);
+    const grown = before?.archive && change === undefined && now.size >= before.archive.raw && before.archive.raw >= start;
     if (start > 0 && !grown) throw new WholeReadNeeded(`${now.path}: no archive of what was read before`);
-    const copy = new TranscriptCopy(store, now.path, grown ? before.archive : undefined, start);
+    const copy = TranscriptCopy.made(store, now, before, grown ? before.archive : undefined, start, digest!, change);
     // A file new to the archive gets its archive file even when it is empty.
     if (!grown) copy.append = await store.beginArchive(now.path);
+    return copy;
+  }
+
+  private static made(
+    store: StoreWriter | undefined,
+    now: SourceStamp,
+    before: SourceStamp | undefined,
+    previous: ArchivedFile | undefined,
+    start: number,
+    digest: ChunkDigest,
+    change: Change | undefined,
+  ): TranscriptCopy {
+    const copy = new TranscriptCopy(store, now.path, previous, start);
+    copy.digest = digest;
+    copy.digested = start;
+    // What was archived of a file that did not only grow is set aside, never dropped.
+    const setAside = !!store && !previous && !!before?.archive && before.archive.raw > 0;
+    copy.versions = versionsAfter(before, setAside);
+    if (setAside) copy.kept = { path: now.path, change: change ?? 'unknown', lines: before!.lines ?? 0, version: copy.versions.length };
     return copy;
   }
 
@@ -71,6 +127,14 @@ export class TranscriptCopy {
       this.head.push(part);
       this.headLength += part.length;
     }
+    const nl = bytes.lastIndexOf(0x0a);
+    if (nl === -1) this.unended.push(bytes);
+    else {
+      for (const part of this.unended) this.digest?.update(part);
+      this.digest?.update(bytes.subarray(0, nl + 1));
+      this.digested = this.position + nl + 1;
+      this.unended = [bytes.subarray(nl + 1)];
+    }
     const from = this.position;
     this.position += bytes.length;
     if (!this.store || this.position <= this.archived) return;
@@ -83,14 +147,17 @@ export class TranscriptCopy {
 
   /**
    * Where the reading ended, the first bytes read (for the stamp's `head`, when it started at the
-   * file's start), the archive as it now is (none when not kept), and how much was added to it.
+   * file's start), the digests of the complete lines read (from the start), the archive as it now
+   * is (none when not kept), and how much was added to it.
    */
-  async finish(): Promise<{ size: number; head?: Buffer; archive?: ArchivedFile; archived: number }> {
+  async finish(): Promise<Copied> {
     await this.writing;
     const head = this.start === 0 ? Buffer.concat(this.head) : undefined;
-    if (!this.append) return { size: this.position, head, archive: this.previous, archived: 0 };
+    const digest = { bytes: this.digested, digests: this.digest?.digests() ?? [] };
+    const versions = this.versions;
+    if (!this.append) return { size: this.position, head, digest, archive: this.previous, versions, archived: 0 };
     const archive = await this.append.finish(this.position);
-    return { size: this.position, head, archive, archived: Math.max(0, this.position - this.archived) };
+    return { size: this.position, head, digest, archive, versions, archived: Math.max(0, this.position - this.archived) };
   }
 
   async abort(): Promise<void> {
@@ -100,19 +167,42 @@ export class TranscriptCopy {
 }
 
 /**
+ * For a stamp from before digests were kept: whether the file still starts with the bytes its
+ * archive holds (the same file, as long). Read once, after which the stamp has its digests.
+ */
+async function archiveStillFirst(store: StoreWriter, before: SourceStamp, now: SourceStamp): Promise<boolean> {
+  if (!before.archive || !before.id || before.id !== now.id || now.size < before.archive.raw) return false;
+  const archived = await readArchived(store.dir, before.archive).catch(() => undefined);
+  if (archived?.length !== before.archive.raw) return false;
+  return sameDigests(digestOf(archived), await digestFile(now.path, archived.length));
+}
+
+/** What a transcript's copy ends with. */
+export interface Copied {
+  size: number;
+  head?: Buffer;
+  /** The digests of the file's first `bytes` bytes (its complete lines read). */
+  digest: { bytes: number; digests: string[] };
+  archive?: ArchivedFile;
+  versions: ArchivedVersion[];
+  archived: number;
+}
+
+/**
  * The stamp of a transcript read up to `read` (the end of its last complete line, line `lines`),
  * whose first bytes are `head` (read again from the file when the reading did not start there).
  */
-export async function readStamp(
-  now: SourceStamp,
-  read: number,
-  lines: number,
-  head: Buffer | undefined,
-  archive: ArchivedFile | undefined,
-): Promise<SourceStamp> {
+export async function readStamp(now: SourceStamp, read: number, lines: number, done: Copied): Promise<SourceStamp> {
+  const { head, archive, versions } = done;
+  // The digests the copy took cover the complete lines, which are what was read; else (a read cut short by `end`) from the file.
+  const digest = done.digest.bytes === read ? done.digest.digests : await digestFile(now.path, read);
   const stamp: SourceStamp = { ...now, head: head ? headOf(head, read) : await headNow(now.path, read), read, lines };
   delete stamp.archive;
+  delete stamp.digest;
+  delete stamp.versions;
+  if (digest) stamp.digest = digest;
   if (archive) stamp.archive = archive;
+  if (versions.length) stamp.versions = versions;
   return stamp;
 }
 
@@ -127,11 +217,19 @@ export async function archiveSideFile(
   keep: boolean,
 ): Promise<{ stamp: SourceStamp; archived: number }> {
   const bytes = await readFile(stamp.path);
-  const read: SourceStamp = { ...stamp, head: headOf(bytes, bytes.length), read: bytes.length };
+  const read: SourceStamp = { ...stamp, head: headOf(bytes, bytes.length), digest: digestOf(bytes), read: bytes.length };
   delete read.archive;
+  delete read.versions;
+  // A stamp from before digests were kept is compared by its head (all of a side file of up to 4 KiB).
+  const unchanged =
+    !!before?.archive &&
+    before.read === read.read &&
+    before.id === read.id &&
+    (before.digest ? sameDigests(before.digest, read.digest) : before.head === read.head);
+  const versions = versionsAfter(before, keep && !unchanged);
+  if (versions.length) read.versions = versions;
   if (!keep) return { stamp: read, archived: 0 };
-  if (before?.archive && before.head === read.head && before.read === read.read && before.id === read.id)
-    return { stamp: { ...read, archive: before.archive }, archived: 0 };
+  if (unchanged) return { stamp: { ...read, archive: before!.archive }, archived: 0 };
   const append = await store.beginArchive(stamp.path);
   try {
     await append.write(bytes);
@@ -193,7 +291,7 @@ export async function archiveUnread(
       }
       const done = await copy.finish();
       // The graph came from a read with no saved state: `read` and `lines` only say what the archive holds.
-      updated.push(await readStamp(stamp, tail ? tail.offset : done.size, lines, done.head, done.archive));
+      updated.push(await readStamp(stamp, tail ? tail.offset : done.size, lines, done));
       archived += done.archived;
     } catch (e) {
       await copy.abort();

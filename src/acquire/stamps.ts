@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
+import { digestFile } from '../store/digest.ts';
 import type { SourceStamp } from '../store/manifest.ts';
 
 /**
  * What a source file is, to tell a file that grew from one that was replaced or rewritten: its
- * size and time, its identity on the disk, and (once read) a digest of its first bytes.
+ * size and time, its identity on the disk, and (once read) the digests of every byte read of it.
+ * As git and rsync do, a file whose size, time and identity are as they were is taken as
+ * unchanged without reading it; one whose stamp changed is carried on only when the bytes read
+ * before are still, digest for digest, its first bytes.
  */
 
 /** How much of a file's start its `head` digest covers (less when less was read). */
@@ -44,13 +48,23 @@ export async function headNow(path: string, read: number): Promise<string | unde
 
 /**
  * Whether `now` is the file `before` was read from, grown or not: the same file on the disk, at
- * least as long as what was read, starting with the same bytes. (A file rewritten in place past
- * its first bytes, keeping its length, is not seen: Claude Code only appends.)
+ * least as long as what was read, its first bytes those read (every MiB's digest the same). A
+ * stamp from before digests were kept says no: that file is read whole once.
  */
 export async function sameFile(before: SourceStamp | undefined, now: SourceStamp): Promise<boolean> {
-  if (!before || before.read === undefined || before.head === undefined || !before.id || before.id !== now.id) return false;
-  if (now.size < before.read) return false;
-  return (await headNow(now.path, before.read)) === before.head;
+  return (await changeOf(before, now)) === undefined;
+}
+
+/** How a file differs from what was read of it: undefined when it only grew (or did not change). */
+export type Change = 'replaced' | 'truncated' | 'rewritten' | 'unknown';
+
+export async function changeOf(before: SourceStamp | undefined, now: SourceStamp): Promise<Change | undefined> {
+  if (!before || before.read === undefined || !before.digest) return 'unknown';
+  // A file put in place of another (a new identity on the disk) that starts with the bytes read is their continuation all the same.
+  const other = !before.id || before.id !== now.id;
+  if (now.size < before.read) return other ? 'replaced' : 'truncated';
+  if (await digestFile(now.path, before.read, before.digest)) return undefined;
+  return other ? 'replaced' : 'rewritten';
 }
 
 /** Whether a session's files are as they were: same paths, sizes, times (and disk identity where both say). */

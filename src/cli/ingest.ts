@@ -119,6 +119,10 @@ async function ingestAndDetect(
     content: policyFrom(values),
     onProgress: bar.update,
     stop,
+    onNote: (text) => {
+      bar.done();
+      tell(process.stderr, `weave ingest: note: ${printable(text)}`);
+    },
     onProblem: (p) => {
       bar.done();
       tell(

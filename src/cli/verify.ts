@@ -10,10 +10,11 @@ const HELP = `usage: weave verify [PATH...] [options]
 
 Reads the transcripts again and proves against the store that every non-empty line of every
 file is accounted for (an event, a replayed copy, a malformed line or a line still being
-written) and that every stored text's length, and the SHA-256 of every text not held whole
-(cut, hashed, omitted), match the source. First it checks the store against itself: every
-file the manifest names is there, as long as it says, with as many quads as it counts, and
-every graph file is named by the manifest. Prints a table per session and exits 1 when
+written), that every stored text's length and SHA-256 match the source, and that the bytes
+ingest read of each file are still its first bytes. First it checks the store against itself:
+every file the manifest names is there, as long as it says, with the bytes it names (by their
+SHA-1) and as many quads as it counts, and every graph file is named by the manifest. A file
+that cannot be read is reported, and the rest are checked. Prints a table per session and exits 1 when
 anything is missing or differs. PATH: files or folders to check (default: every source the
 store was built from, and every transcript in the folders it was read from). The store's side
 is asked of the store's server: a weave serve, or when none runs, a resident one this command
@@ -119,10 +120,17 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
     out.push(`${report.gone.length} source file(s) the store was built from are gone, and not in the archive; not checked`);
   if (report.notTranscripts.length)
     out.push(`${report.notTranscripts.length} workflow journal(s) are not transcripts; not checked line by line`);
+  const v = report.versions;
+  if (v.versions)
+    out.push(
+      `${v.versions} earlier version(s) of ${v.files} file(s) kept in the archive (${v.lines.toLocaleString('en')} lines read of them); the graph holds the files as they are now`,
+    );
+  const unreadable = report.files.filter((f) => f.unreadable).length;
+  const rewritten = report.files.filter((f) => f.rewritten).length;
   out.push(
     report.ok
       ? `verified: ${total.lines.toLocaleString('en')} lines in ${total.files} files accounted for; ${total.contents.toLocaleString('en')} texts match their source (${total.cut} not held whole)`
-      : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${self.ok ? '' : ', the store not consistent'}`,
+      : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${rewritten ? `, ${rewritten} changed in place since ingest` : ''}${unreadable ? `, ${unreadable} that cannot be read` : ''}${self.ok ? '' : ', the store not consistent'}`,
   );
   return `${out.flatMap((line) => (displayWidth(line) > width ? wrapWords(line, 0, '  ', width) : [line])).join('\n')}\n`;
 }
@@ -130,10 +138,13 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
 /** What is wrong with one file, by line (never the line's content). */
 function problems(file: FileCheck): string[] {
   const out: string[] = [];
-  if (!file.inStore) out.push(`${file.path}: not in the store`);
+  if (file.unreadable) out.push(`${file.path}: ${file.unreadable}; not checked`);
+  else if (!file.inStore) out.push(`${file.path}: not in the store`);
   else {
     const more = (n: number) => (n > SHOWN ? [`${file.path}: … ${n - SHOWN} more`] : []);
-    if (file.missing.length && file.changedSinceIngest) out.push(`${file.path}: changed since it was ingested (run weave ingest)`);
+    if (file.rewritten)
+      out.push(`${file.path}: its bytes ingest read have changed since (edited in place, cut short or replaced; run weave ingest)`);
+    else if (file.missing.length && file.changedSinceIngest) out.push(`${file.path}: changed since it was ingested (run weave ingest)`);
     out.push(...file.missing.slice(0, SHOWN).map((n) => `${file.path}:${n}: not in the store`), ...more(file.missing.length));
     out.push(
       ...file.mismatches.slice(0, SHOWN).map((m) => `${file.path}:${m.lineNo}: ${m.pointer ?? ''} ${m.message}`.replace(/: +/, ': ')),

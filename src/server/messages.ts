@@ -206,6 +206,8 @@ export type FromIngest =
   | { type: 'session'; graph: string; files: NamedFile[]; delta?: GraphDelta }
   | { type: 'problem'; path: string; lineNo: number; kind: string }
   | { type: 'reader-problem'; sessionId: string; reader?: string }
+  /** A note of the ingest's (a file's earlier version kept in the archive): paths and counts, never what a file says. */
+  | { type: 'note'; note: string }
   | {
       type: 'done';
       /** The ingest report without its problem list (each problem was posted as it was met). */

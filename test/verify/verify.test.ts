@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
@@ -96,6 +96,8 @@ test('a source text changed in place, same size, is caught by its digest; so is 
     let report = await verify({ storeDir: dir });
     const file = report.files.find((f) => f.session === S8)!;
     assert.equal(file.changedSinceIngest, false);
+    // Its bytes are not those ingest read: the digest of the MiB that holds them differs.
+    assert.equal(file.rewritten, true);
     assert.deepEqual(
       file.mismatches.map(({ lineNo, kind, pointer, message }) => ({ lineNo, kind, pointer, message })),
       [{ lineNo: 2, kind: 'mismatch', pointer: '/message/content/0/signature', message: 'the SHA-256 differs' }],
@@ -207,6 +209,44 @@ test('a transcript never ingested is reported as not in the store', async () => 
         [false, 2],
       ],
     );
+  } finally {
+    await removeDir(work);
+    await removeDir(dir);
+  }
+});
+
+test('a transcript verify cannot read is reported, and the files after it are checked; the run fails at the end (issue 25)', {
+  skip: process.getuid?.() !== 0 && 'needs root to run verify as another user',
+}, async () => {
+  const { work, dir, project } = await copyAndIngest();
+  try {
+    // As root nothing is unreadable: verify runs as nobody (uid 65534), and one transcript is closed to it.
+    await chmod(work, 0o755);
+    await chmod(dir, 0o755);
+    for (const entry of await readdir(dir, { recursive: true })) await chmod(join(dir, String(entry)), 0o755);
+    const closed = join(project, `${S3}.jsonl`);
+    await chmod(closed, 0o600);
+    const script = `import { verify } from ${JSON.stringify(join(REPO, 'src', 'verify.ts'))};
+      process.setgid(65534);
+      process.setuid(65534);
+      const r = await verify({ storeDir: ${JSON.stringify(dir)} });
+      console.log(JSON.stringify({ ok: r.ok, files: r.files.map((f) => [f.path.slice(f.path.lastIndexOf('/') + 1, f.path.lastIndexOf('/') + 9), f.unreadable ?? '', f.lines]) }));`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: REPO,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: work },
+    });
+    assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1)!), {
+      ok: false,
+      files: [
+        ['33333333', 'cannot be read (EACCES)', 0],
+        ['44444444', '', 18],
+        ['55555555', '', 29],
+        ['66666666', '', 2],
+        ['77777777', '', 6],
+        ['88888888', '', 5],
+      ],
+    });
   } finally {
     await removeDir(work);
     await removeDir(dir);

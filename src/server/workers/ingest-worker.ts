@@ -48,6 +48,7 @@ async function runOnce(withReaders: boolean): Promise<void> {
       },
       // The problem's message can quote the line; only where it is travels on.
       onProblem: (p) => post({ type: 'problem', path: p.path, lineNo: p.lineNo, kind: p.kind }),
+      onNote: (note) => post({ type: 'note', note }),
       onSession: (_session, graph, stored) => {
         post({ type: 'session', graph, files: filesOf(stored.entry), delta: stored.delta });
       },

@@ -178,6 +178,9 @@ export class Ingester {
         this.status.problems++;
         this.options.onProblem?.(`${inSources(m.path, this.options.paths)}${m.lineNo ? `:${m.lineNo}` : ''}: ${m.kind}`);
         return;
+      case 'note':
+        this.options.onNote?.(m.note);
+        return;
       case 'reader-problem':
         this.status.problems++;
         this.options.onProblem?.(`session ${m.sessionId}: the reader ${m.reader ?? '(all)'} failed; its last findings stay`);
