@@ -2,7 +2,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { discoverSessions } from './acquire/discover.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
-import { stampOf } from './acquire/stamps.ts';
+import { changeOf, stampOf } from './acquire/stamps.ts';
 import { sessionGraphIri } from './rdf/iri.ts';
 import { ARCHIVE_DIR, GRAPHS_DIR, MANIFEST_FILE } from './store/layout.ts';
 import { lockHolder } from './store/lock.ts';
@@ -30,6 +30,8 @@ export interface StoreStatus {
   /** Complete lines in the sources the store has not read yet: grown files, and transcripts new in the folders read. */
   pending: { lines: number; files: number };
   bytes: { graphs: number; archive: number };
+  /** Earlier versions of source files kept in the archive (replaced, cut short or rewritten since read): files, versions, lines read of them. */
+  versions: { files: number; versions: number; lines: number };
   /** The process writing the store now, if any (`stale` when it was killed). */
   writer?: { pid: number; command: string; since: string; stale: boolean };
   /** The server running for the store, if any: a `weave serve`, or a resident one a command started (`startedBy`). */
@@ -57,6 +59,7 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
     archivedOnly: 0,
     pending: { lines: 0, files: 0 },
     bytes: { graphs: await folderBytes(join(dir, GRAPHS_DIR)), archive: await folderBytes(join(dir, ARCHIVE_DIR)) },
+    versions: { files: 0, versions: 0, lines: 0 },
   };
   const lock = await lockHolder(dir);
   if (lock) status.writer = { pid: lock.holder.pid, command: lock.holder.command, since: lock.holder.since, stale: lock.stale };
@@ -85,6 +88,11 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
       status.sources.files++;
       if (isTranscript(source)) status.sources.transcripts++;
       newest = Math.max(newest, source.mtimeMs);
+      if (source.versions?.length) {
+        status.versions.files++;
+        status.versions.versions += source.versions.length;
+        status.versions.lines += source.versions.reduce((n, v) => n + v.lines, 0);
+      }
       if (source.gone) status.sources.gone++;
       else if (isTranscript(source)) status.pending.lines += await unreadLines(source);
     }
@@ -106,14 +114,15 @@ function isTranscript(source: SourceStamp): boolean {
   return source.path.endsWith('.jsonl') && !source.path.endsWith('/journal.jsonl');
 }
 
-/** Complete lines a source has past what the store read of it (all of them, when it was replaced). */
+/** Complete lines a source has past what the store read of it (all of them, when it was replaced, cut short or rewritten). */
 async function unreadLines(source: SourceStamp): Promise<number> {
   const now = await stampOf(source.path);
   if (!now) return 0;
   const read = source.read ?? source.size;
   if (now.size === source.size && now.mtimeMs === source.mtimeMs) return 0;
-  const same = !source.id || source.id === now.id;
-  return newlines(source.path, same && now.size >= read ? read : 0);
+  // The bytes read are checked by their digests where the stamp has them (older stamps: by identity and length).
+  const grown = source.digest ? (await changeOf(source, now)) === undefined : (!source.id || source.id === now.id) && now.size >= read;
+  return newlines(source.path, grown ? read : 0);
 }
 
 async function newlines(path: string, from: number): Promise<number> {

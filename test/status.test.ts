@@ -44,6 +44,7 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
         updated: undefined,
         pending: { lines: 0, files: 0 },
         bytes: { graphs: await folderBytes(join(dir, 'graphs')), archive: await folderBytes(join(dir, 'archive')) },
+        versions: { files: 0, versions: 0, lines: 0 },
       },
     );
 

@@ -67,7 +67,7 @@ function render(s: StoreStatus, width = Number.POSITIVE_INFINITY): string {
     ],
     [
       'sources',
-      `${n(s.sources.transcripts)} transcripts and ${n(s.sources.files - s.sources.transcripts)} side files tracked${s.sources.gone ? `; ${n(s.sources.gone)} gone from their folders, kept in the archive` : ''}`,
+      `${n(s.sources.transcripts)} transcripts and ${n(s.sources.files - s.sources.transcripts)} side files tracked${s.sources.gone ? `; ${n(s.sources.gone)} gone from their folders, kept in the archive` : ''}${s.versions?.versions ? `; ${n(s.versions.versions)} earlier version(s) of ${n(s.versions.files)} file(s) kept in the archive (${n(s.versions.lines)} lines read of them)` : ''}`,
     ],
     ['last change', `${when(s.lastChange)} (the newest source read); the store was written ${when(s.updated)}`],
     [

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFile, cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -114,19 +114,18 @@ test('a session whose files are deleted stays: read from the archive, marked arc
   }
 });
 
-test('a file that grows gets its new bytes appended as one more gzip member; a file rewritten gets a new archive', async () => {
+test('a file that grows gets its new bytes appended as one more gzip member; one cut short or replaced gets a new archive, and the old stays as a version (issue 25)', async () => {
   const { work, root, dir } = await spineCopy();
   try {
     const path = join(root, PROJECT, '22222222-2222-4222-8222-222222222222.jsonl');
-    const first = (await readManifest(dir))!.graphs['urn:soul:local:Weave/graph/22222222-2222-4222-8222-222222222222'].sources!.find(
-      (s) => s.path === path,
-    )!.archive!;
+    const graph = 'urn:soul:local:Weave/graph/22222222-2222-4222-8222-222222222222';
+    const stampOf = async () => (await readManifest(dir))!.graphs[graph].sources!.find((s) => s.path === path)!;
+    const first = (await stampOf()).archive!;
     // The pending last line completed, and one more line.
     await appendFile(path, '\n{"type":"mode","mode":"normal","sessionId":"22222222-2222-4222-8222-222222222222"}\n');
     await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
-    const grown = (await readManifest(dir))!.graphs['urn:soul:local:Weave/graph/22222222-2222-4222-8222-222222222222'].sources!.find(
-      (s) => s.path === path,
-    )!.archive!;
+    const grownStamp = await stampOf();
+    const grown = grownStamp.archive!;
     assert.equal(grown.file, first.file, 'the same archive file');
     assert.ok(grown.bytes > first.bytes);
     const bytes = await readFile(join(dir, grown.file));
@@ -135,17 +134,49 @@ test('a file that grows gets its new bytes appended as one more gzip member; a f
       (await readFile(join(dir, first.file))).subarray(0, first.bytes),
       'the first member as it was',
     );
-    assert.deepEqual(gunzipSync(bytes), await readFile(path));
+    const grownText = await readFile(path);
+    assert.deepEqual(gunzipSync(bytes), grownText);
+    // Lines 1–7, the pending line 8 completed, and line 9.
+    assert.deepEqual([grownStamp.lines, grownStamp.versions], [9, undefined]);
 
-    // Rewritten (shorter, other bytes): a new archive file, and the old one goes.
+    // Cut short (one line, other bytes; the same file on the disk): a new archive file, and the old one stays as version 1.
     await writeFile(path, '{"type":"mode","mode":"plan","sessionId":"22222222-2222-4222-8222-222222222222"}\n');
-    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
-    const rewritten = (await readManifest(dir))!.graphs['urn:soul:local:Weave/graph/22222222-2222-4222-8222-222222222222'].sources!.find(
-      (s) => s.path === path,
-    )!.archive!;
-    assert.notEqual(rewritten.file, first.file);
-    assert.deepEqual(gunzipSync(await readFile(join(dir, rewritten.file))), await readFile(path));
-    assert.equal((await readdir(join(dir, 'archive'))).includes(first.file.slice('archive/'.length)), false);
+    const cut = await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    assert.match(
+      cut.stderr,
+      new RegExp(`weave ingest: note: ${path}: truncated; the 9 lines read before are kept in the archive as version 1\n`),
+    );
+    const cutStamp = await stampOf();
+    assert.notEqual(cutStamp.archive!.file, first.file);
+    assert.deepEqual(gunzipSync(await readFile(join(dir, cutStamp.archive!.file))), await readFile(path));
+    assert.deepEqual(cutStamp.versions, [{ ...grown, lines: 9 }]);
+    assert.deepEqual(gunzipSync(await readFile(join(dir, first.file))), grownText, 'version 1 holds every byte read before');
+
+    // Replaced (another file renamed over it): version 2 is the one line read of the file cut short.
+    await writeFile(
+      `${path}.new`,
+      '{"type":"mode","mode":"auto","sessionId":"22222222-2222-4222-8222-222222222222"}\n{"type":"mode","mode":"plan","sessionId":"22222222-2222-4222-8222-222222222222"}\n',
+    );
+    await rename(`${path}.new`, path);
+    const replaced = await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    assert.match(
+      replaced.stderr,
+      new RegExp(`weave ingest: note: ${path}: replaced; the 1 line read before is kept in the archive as version 2\n`),
+    );
+    const replacedStamp = await stampOf();
+    assert.deepEqual(replacedStamp.versions, [
+      { ...grown, lines: 9 },
+      { ...cutStamp.archive!, lines: 1 },
+    ]);
+    // The graph follows the file as it is now; status and verify count the versions kept.
+    const status = JSON.parse((await run(WEAVE, ['status', '--store', dir, '--json'])).stdout);
+    assert.deepEqual(status.versions, { files: 1, versions: 2, lines: 10 });
+    const verified = await run(WEAVE, ['verify', '--store', dir, '--no-daemon']);
+    assert.match(
+      verified.stdout,
+      /\n2 earlier version\(s\) of 1 file\(s\) kept in the archive \(10 lines read of them\); the graph holds the files as they are now\n/,
+    );
+    assert.match(verified.stdout, /\nverified: /);
   } finally {
     await removeDir(work);
   }

@@ -51,6 +51,7 @@ export default routePlugin('weave-routes-operations', async (app) => {
         // What `weave status` says: sources, the archive, how current the store is.
         archivedOnly: status.archivedOnly,
         sources: status.sources,
+        versions: status.versions,
         lastChange: status.lastChange,
         // When the store last changed, looked at now: the page runs its query again when it moves.
         updated: await stat(join(ctx.config.storeDir, MANIFEST_FILE)).then(
