@@ -231,7 +231,7 @@ async function checkSource(
 ): Promise<FileCheck> {
   try {
     const check = await checkFile(path, stored, session, redacted);
-    if (stored && stamp?.digest && stamp.read !== undefined && !(await digestFile(path, stamp.read, stamp.digest))) {
+    if (stored && stamp?.digest && !(await digestFile(path, stamp.digest.bytes, stamp.digest.chunks))) {
       check.rewritten = true;
     }
     return check;

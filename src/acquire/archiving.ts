@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { transcriptsOf, type SessionSource } from '../dialect/dialect.ts';
-import type { ArchivedFile, ArchivedVersion, GraphEntry, SourceStamp } from '../store/manifest.ts';
+import type { ArchivedFile, ArchivedVersion, GraphEntry, SourceDigest, SourceStamp } from '../store/manifest.ts';
 import { ChunkDigest, digestFile, digestOf, resumeDigest, sameDigests } from '../store/digest.ts';
 import type { ArchiveAppend, StoreWriter } from '../store/writer.ts';
 import { foundToJson, readArchived } from './archived.ts';
@@ -51,10 +51,8 @@ export class TranscriptCopy {
   private writing = Promise.resolve();
   private readonly head: Buffer[] = [];
   private headLength = 0;
-  /** Digests of the bytes up to the last newline read; the bytes after it wait in `unended`. */
+  /** Digests of every byte read, from the file's start (the archive holds as many). */
   private digest?: ChunkDigest;
-  private digested = 0;
-  private unended: Buffer[] = [];
   /** Earlier versions of the file in the archive, and the one set aside by this read, if any. */
   versions: ArchivedVersion[] = [];
   kept?: VersionKept;
@@ -85,7 +83,8 @@ export class TranscriptCopy {
     // A read carried on starts where the last ended: `readSession` found the file grown (its bytes read before the same).
     let change = start > 0 ? undefined : before ? await changeOf(before, now) : undefined;
     if (change === 'unknown' && keep && (await archiveStillFirst(store, before!, now))) change = undefined;
-    const digest = start > 0 ? before?.digest && (await resumeDigest(now.path, before.digest, start)) : new ChunkDigest();
+    const digest =
+      start > 0 ? before?.digest && (await resumeDigest(now.path, before.digest.chunks, before.digest.bytes, start)) : new ChunkDigest();
     if (start > 0 && !digest) throw new WholeReadNeeded(`${now.path}: changed while it was read`);
     if (!keep) return TranscriptCopy.made(undefined, now, before, undefined, start, digest!, change);
     const grown = before?.archive && change === undefined && now.size >= before.archive.raw && before.archive.raw >= start;
@@ -107,11 +106,17 @@ export class TranscriptCopy {
   ): TranscriptCopy {
     const copy = new TranscriptCopy(store, now.path, previous, start);
     copy.digest = digest;
-    copy.digested = start;
     // What was archived of a file that did not only grow is set aside, never dropped.
     const setAside = !!store && !previous && !!before?.archive && before.archive.raw > 0;
     copy.versions = versionsAfter(before, setAside);
-    if (setAside) copy.kept = { path: now.path, change: change ?? 'unknown', lines: before!.lines ?? 0, version: copy.versions.length };
+    if (setAside)
+      copy.kept = {
+        path: now.path,
+        // The bytes read the same, but not those archived past them (a last line still being written, cut).
+        change: change ?? (now.size < before!.archive!.raw ? 'truncated' : 'unknown'),
+        lines: before!.lines ?? 0,
+        version: copy.versions.length,
+      };
     return copy;
   }
 
@@ -127,14 +132,7 @@ export class TranscriptCopy {
       this.head.push(part);
       this.headLength += part.length;
     }
-    const nl = bytes.lastIndexOf(0x0a);
-    if (nl === -1) this.unended.push(bytes);
-    else {
-      for (const part of this.unended) this.digest?.update(part);
-      this.digest?.update(bytes.subarray(0, nl + 1));
-      this.digested = this.position + nl + 1;
-      this.unended = [bytes.subarray(nl + 1)];
-    }
+    this.digest?.update(bytes);
     const from = this.position;
     this.position += bytes.length;
     if (!this.store || this.position <= this.archived) return;
@@ -147,13 +145,13 @@ export class TranscriptCopy {
 
   /**
    * Where the reading ended, the first bytes read (for the stamp's `head`, when it started at the
-   * file's start), the digests of the complete lines read (from the start), the archive as it now
+   * file's start), the digests of every byte read (from the start), the archive as it now
    * is (none when not kept), and how much was added to it.
    */
   async finish(): Promise<Copied> {
     await this.writing;
     const head = this.start === 0 ? Buffer.concat(this.head) : undefined;
-    const digest = { bytes: this.digested, digests: this.digest?.digests() ?? [] };
+    const digest = { bytes: this.position, chunks: this.digest?.digests() ?? [] };
     const versions = this.versions;
     if (!this.append) return { size: this.position, head, digest, archive: this.previous, versions, archived: 0 };
     const archive = await this.append.finish(this.position);
@@ -181,8 +179,8 @@ async function archiveStillFirst(store: StoreWriter, before: SourceStamp, now: S
 export interface Copied {
   size: number;
   head?: Buffer;
-  /** The digests of the file's first `bytes` bytes (its complete lines read). */
-  digest: { bytes: number; digests: string[] };
+  /** The digests of the file's first `bytes` bytes: every byte read. */
+  digest: SourceDigest;
   archive?: ArchivedFile;
   versions: ArchivedVersion[];
   archived: number;
@@ -194,13 +192,11 @@ export interface Copied {
  */
 export async function readStamp(now: SourceStamp, read: number, lines: number, done: Copied): Promise<SourceStamp> {
   const { head, archive, versions } = done;
-  // The digests the copy took cover the complete lines, which are what was read; else (a read cut short by `end`) from the file.
-  const digest = done.digest.bytes === read ? done.digest.digests : await digestFile(now.path, read);
   const stamp: SourceStamp = { ...now, head: head ? headOf(head, read) : await headNow(now.path, read), read, lines };
   delete stamp.archive;
   delete stamp.digest;
   delete stamp.versions;
-  if (digest) stamp.digest = digest;
+  stamp.digest = done.digest;
   if (archive) stamp.archive = archive;
   if (versions.length) stamp.versions = versions;
   return stamp;
@@ -217,7 +213,12 @@ export async function archiveSideFile(
   keep: boolean,
 ): Promise<{ stamp: SourceStamp; archived: number }> {
   const bytes = await readFile(stamp.path);
-  const read: SourceStamp = { ...stamp, head: headOf(bytes, bytes.length), digest: digestOf(bytes), read: bytes.length };
+  const read: SourceStamp = {
+    ...stamp,
+    head: headOf(bytes, bytes.length),
+    digest: { bytes: bytes.length, chunks: digestOf(bytes) },
+    read: bytes.length,
+  };
   delete read.archive;
   delete read.versions;
   // A stamp from before digests were kept is compared by its head (all of a side file of up to 4 KiB).
@@ -225,7 +226,7 @@ export async function archiveSideFile(
     !!before?.archive &&
     before.read === read.read &&
     before.id === read.id &&
-    (before.digest ? sameDigests(before.digest, read.digest) : before.head === read.head);
+    (before.digest ? sameDigests(before.digest.chunks, read.digest!.chunks) : before.head === read.head);
   const versions = versionsAfter(before, keep && !unchanged);
   if (versions.length) read.versions = versions;
   if (!keep) return { stamp: read, archived: 0 };

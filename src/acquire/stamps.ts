@@ -59,11 +59,11 @@ export async function sameFile(before: SourceStamp | undefined, now: SourceStamp
 export type Change = 'replaced' | 'truncated' | 'rewritten' | 'unknown';
 
 export async function changeOf(before: SourceStamp | undefined, now: SourceStamp): Promise<Change | undefined> {
-  if (!before || before.read === undefined || !before.digest) return 'unknown';
+  if (!before || before.read === undefined || !before.digest || before.digest.bytes < before.read) return 'unknown';
   // A file put in place of another (a new identity on the disk) that starts with the bytes read is their continuation all the same.
   const other = !before.id || before.id !== now.id;
-  if (now.size < before.read) return other ? 'replaced' : 'truncated';
-  if (await digestFile(now.path, before.read, before.digest)) return undefined;
+  if (now.size < before.digest.bytes) return other ? 'replaced' : 'truncated';
+  if (await digestFile(now.path, before.digest.bytes, before.digest.chunks)) return undefined;
   return other ? 'replaced' : 'rewritten';
 }
 

@@ -75,14 +75,21 @@ export async function digestFile(path: string, length: number, expected?: readon
 }
 
 /**
- * A digest that carries on `digests` (of a file's first `length` bytes) as the file grows: the
- * part of its last MiB already there is read again from `path`, and must match.
+ * A digest that carries on `digests` (of a file's first `length` bytes) from byte `from` of the
+ * file (`length` by default, for a file that grew), its bytes before known to be the same: the
+ * part of the MiB `from` falls in is read again from `path` (and, at `length`, must match).
  */
-export async function resumeDigest(path: string, digests: readonly string[], length: number): Promise<ChunkDigest | undefined> {
-  const whole = Math.floor(length / DIGEST_CHUNK);
+export async function resumeDigest(
+  path: string,
+  digests: readonly string[],
+  length: number,
+  from = length,
+): Promise<ChunkDigest | undefined> {
+  if (from > length || Math.ceil(length / DIGEST_CHUNK) !== digests.length) return undefined;
+  const whole = Math.floor(from / DIGEST_CHUNK);
   const digest = new ChunkDigest(digests.slice(0, whole));
-  const rest = length - whole * DIGEST_CHUNK;
-  if (!rest) return digests.length === whole ? digest : undefined;
+  const rest = from - whole * DIGEST_CHUNK;
+  if (!rest) return digest;
   const file = await open(path, 'r').catch(() => undefined);
   if (!file) return undefined;
   try {
@@ -97,7 +104,7 @@ export async function resumeDigest(path: string, digests: readonly string[], len
   } finally {
     await file.close();
   }
-  return sameDigests(digest.digests(), digests) ? digest : undefined;
+  return from < length || digest.digests()[whole] === digests[whole] ? digest : undefined;
 }
 
 export function sameDigests(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {

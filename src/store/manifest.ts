@@ -22,11 +22,12 @@ export interface SourceStamp {
   /** SHA-1 of the file's first bytes (up to 4 KiB of what was read): kept for the search index's documents. */
   head?: string;
   /**
-   * SHA-1 of each MiB of the file's first `read` bytes (store/digest.ts): a file whose stamp
-   * changed is carried on only when these bytes are still its first. Absent in stamps written
-   * before it was recorded: such a file is read whole once.
+   * SHA-1 of each MiB of the file's first `bytes` bytes, every byte read of it (store/digest.ts;
+   * the archive holds as many): a file whose stamp changed is carried on only when these bytes
+   * are still its first. Absent in stamps written before it was recorded: such a file is read
+   * whole once.
    */
-  digest?: string[];
+  digest?: SourceDigest;
   /** How far the file has been read into the graph: the end of its last complete line. */
   read?: number;
   /** How many lines that is (the next line read is line `lines + 1`). */
@@ -49,6 +50,11 @@ export interface ArchivedFile {
   bytes: number;
   /** How many bytes of the source it holds (its first `raw` bytes). */
   raw: number;
+}
+
+export interface SourceDigest {
+  bytes: number;
+  chunks: string[];
 }
 
 /** An earlier version of a source file in the archive: its bytes, and how many lines had been read of it. */
@@ -313,7 +319,15 @@ function sourceProblem(source: unknown): string | undefined {
   if (source.read !== undefined && !isCount(source.read)) return `.read: expected a whole number ≥ 0, found ${kindOf(source.read)}`;
   if (source.lines !== undefined && !isCount(source.lines)) return `.lines: expected a whole number ≥ 0, found ${kindOf(source.lines)}`;
   if (source.gone !== undefined && source.gone !== true) return `.gone: expected true, found ${kindOf(source.gone)}`;
-  if (!isDigest(source.digest)) return '.digest: expected an array of SHA-1s (40 hex digits each)';
+  if (
+    source.digest !== undefined &&
+    (!isObject(source.digest) ||
+      Object.keys(source.digest).some((k) => k !== 'bytes' && k !== 'chunks') ||
+      !isCount(source.digest.bytes) ||
+      source.digest.chunks === undefined ||
+      !isDigest(source.digest.chunks))
+  )
+    return '.digest: expected { bytes, chunks: SHA-1s (40 hex digits each) }';
   if (source.versions !== undefined) {
     if (!Array.isArray(source.versions)) return `.versions: expected an array, found ${kindOf(source.versions)}`;
     for (const [i, version] of source.versions.entries()) {
