@@ -34,8 +34,12 @@ export function versionNote(kept: VersionKept): string {
   return `${kept.path}: ${what}; the ${lines} read before ${kept.lines === 1 ? 'is' : 'are'} kept in the archive as version ${kept.version}`;
 }
 
-/** The versions a file's stamp carries on: `before`'s, with its archive added when it is set aside (not grown). */
-function versionsAfter(before: SourceStamp | undefined, setAside: boolean): ArchivedVersion[] {
+/**
+ * The versions a file's stamp carries on: `before`'s, with its archive added when it is set aside
+ * (not grown); none for a read that keeps no archive (`--no-archive`: the file loses its archive whole).
+ */
+function versionsAfter(before: SourceStamp | undefined, setAside: boolean, keep: boolean): ArchivedVersion[] {
+  if (!keep) return [];
   const versions = [...(before?.versions ?? [])];
   if (setAside && before?.archive && before.archive.raw > 0) versions.push({ ...before.archive, lines: before.lines ?? 0 });
   return versions;
@@ -108,7 +112,7 @@ export class TranscriptCopy {
     copy.digest = digest;
     // What was archived of a file that did not only grow is set aside, never dropped.
     const setAside = !!store && !previous && !!before?.archive && before.archive.raw > 0;
-    copy.versions = versionsAfter(before, setAside);
+    copy.versions = versionsAfter(before, setAside, !!store);
     if (setAside)
       copy.kept = {
         path: now.path,
@@ -227,7 +231,7 @@ export async function archiveSideFile(
     before.read === read.read &&
     before.id === read.id &&
     (before.digest ? sameDigests(before.digest.chunks, read.digest!.chunks) : before.head === read.head);
-  const versions = versionsAfter(before, keep && !unchanged);
+  const versions = versionsAfter(before, !unchanged, keep);
   if (versions.length) read.versions = versions;
   if (!keep) return { stamp: read, archived: 0 };
   if (unchanged) return { stamp: { ...read, archive: before!.archive }, archived: 0 };

@@ -27,7 +27,9 @@ const FOLDERS = ['records', 'spine'];
 /** The transcripts of a fixture folder, under it. */
 async function transcriptsOf(folder: string): Promise<string[]> {
   const names = (await readdir(join(FIXTURES, folder), { recursive: true })).map(String);
-  return names.filter((n) => n.endsWith('.jsonl') && !n.endsWith('journal.jsonl')).sort();
+  // Not a legacy sub-agent file beside the sessions (agent-*.jsonl): the session it joins is the one its lines name, so a
+  // change can move it to another session, or to none, which this property does not follow.
+  return names.filter((n) => n.endsWith('.jsonl') && !n.endsWith('journal.jsonl') && !/^[^/]+\/agent-[^/]+$/.test(n)).sort();
 }
 
 const TRANSCRIPTS = await Promise.all(FOLDERS.map(transcriptsOf));

@@ -177,6 +177,12 @@ test('a file that grows gets its new bytes appended as one more gzip member; one
       /\n2 earlier version\(s\) of 1 file\(s\) kept in the archive \(10 lines read of them\); the graph holds the files as they are now\n/,
     );
     assert.match(verified.stdout, /\nverified: /);
+    // Read again keeping no archive: the file loses its archive whole, versions too.
+    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect', '--force', '--no-archive']);
+    assert.deepEqual([(await stampOf()).archive, (await stampOf()).versions], [undefined, undefined]);
+    const left = await readdir(join(dir, 'archive'));
+    for (const file of [first.file, cutStamp.archive!.file, replacedStamp.archive!.file])
+      assert.equal(left.includes(file.slice('archive/'.length)), false, file);
   } finally {
     await removeDir(work);
   }
