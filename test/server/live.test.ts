@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -89,6 +89,40 @@ describe('a running server', () => {
       assert.deepEqual(await select(server.base, 'SELECT (COUNT(?g) AS ?n) WHERE { GRAPH ?g { } FILTER(CONTAINS(STR(?g), "/reader/")) }'), [
         { n: '0' },
       ]);
+    } finally {
+      await server.stop();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a running server, a transcript edited in place', () => {
+  it('reads again a transcript edited past its first 4 KiB at the same size, and logs that the old lines are kept in the archive (issue 25)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'weave-live-'));
+    const project = join(root, '-home-ada-records-demo');
+    await mkdir(project);
+    const S4 = '44444444-4444-4444-8444-444444444444';
+    const path = join(project, `${S4}.jsonl`);
+    await copyFile(join(SERVER_FIXTURES, '..', 'records', '-home-ada-records-demo', `${S4}.jsonl`), path);
+    const server = await startTestServer({}, [root]);
+    try {
+      const texts = async (words: string) =>
+        Number(
+          (
+            await select(server.base, `SELECT (COUNT(?b) AS ?n) WHERE { ?b weave:text ?t FILTER(CONTAINS(?t, ${JSON.stringify(words)})) }`)
+          )[0].n,
+        );
+      assert.deepEqual([await texts('README.md and src.'), await texts('XXXXXXXXX and src.')], [1, 0]);
+      // Line 14's text, past the first 4 KiB, blanked at the same length.
+      const text = await readFile(path, 'utf8');
+      await writeFile(path, text.replace('Two entries: README.md and src.', 'Two entries: XXXXXXXXX and src.'));
+      await server.ctx.ingester!.run();
+      await eventually(async () => (await texts('XXXXXXXXX and src.')) === 1, 5000, 'the edited text');
+      assert.equal(await texts('README.md and src.'), 0);
+      assert.ok(
+        server.lines.some((l) => l.endsWith(`${path}: rewritten; the 18 lines read before are kept in the archive as version 1`)),
+        server.lines.join('\n'),
+      );
     } finally {
       await server.stop();
       await rm(root, { recursive: true, force: true });
