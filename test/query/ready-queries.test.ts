@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -123,6 +124,14 @@ test('stored-texts.rq counts the bytes of UTF-8 at each width’s edges', () => 
   // NUL as \u0000 (5 more): 38.
   assert.deepEqual(lengths, ['/message/content/0/text 21', '/toolUseResult 38']);
   assert.deepEqual([Buffer.byteLength(edges), Buffer.byteLength(json)], [21, 38]);
+  // And the SHA-256 of those bytes, which weave verify compares with the source's (issue 25).
+  const sha = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
+  assert.deepEqual(
+    select(s, text('queries', 'stored-texts.rq'))
+      .map((r) => `${r.pointer} ${r.sha256}`)
+      .sort(),
+    [`/message/content/0/text ${sha(edges)}`, `/toolUseResult ${sha(json)}`],
+  );
 });
 
 test('record-derived.rq: a record’s type from its class, the narrowest named one, and ids from what they name', () => {

@@ -151,6 +151,7 @@ test('a manifest that cannot be written stays as it was; its changes stay pendin
     assert.deepEqual((await readManifest(dir))!.graphs['urn:g:a'], {
       file: fileOf('urn:g:a', text),
       bytes: Buffer.byteLength(text),
+      digest: [sha1(text)],
       quads: 1,
     });
     // The version the manifest no longer names is gone once the manifest is written.
@@ -201,6 +202,7 @@ test("two writers of one store keep each other's entries, whatever order they wr
     assert.deepEqual(manifest.graphs['urn:g:y'], {
       file: fileOf('urn:g:y', quad('urn:g:y', 1)),
       bytes: quad('urn:g:y', 1).length,
+      digest: [sha1(quad('urn:g:y', 1))],
       quads: 1,
       reader: 'r',
     });
