@@ -85,7 +85,8 @@ export class TranscriptCopy {
     start = 0,
   ): Promise<TranscriptCopy> {
     // A read carried on starts where the last ended: `readSession` found the file grown (its bytes read before the same).
-    let change = start > 0 ? undefined : before ? await changeOf(before, now) : undefined;
+    // Without an archive, how the file changed matters to nothing.
+    let change = start > 0 || !keep || !before ? undefined : await changeOf(before, now);
     if (change === 'unknown' && keep && (await archiveStillFirst(store, before!, now))) change = undefined;
     const digest =
       start > 0 ? before?.digest && (await resumeDigest(now.path, before.digest.chunks, before.digest.bytes, start)) : new ChunkDigest();
@@ -231,7 +232,10 @@ export async function archiveSideFile(
     before.read === read.read &&
     before.id === read.id &&
     (before.digest ? sameDigests(before.digest.chunks, read.digest!.chunks) : before.head === read.head);
-  const versions = versionsAfter(before, !unchanged, keep);
+  // A side file that grew (a journal appended to) is copied whole again; its old copy holds nothing the new one lacks.
+  const grown =
+    !!before?.digest && bytes.length >= before.digest.bytes && sameDigests(digestOf(bytes, before.digest.bytes), before.digest.chunks);
+  const versions = versionsAfter(before, !unchanged && !grown, keep);
   if (versions.length) read.versions = versions;
   if (!keep) return { stamp: read, archived: 0 };
   if (unchanged) return { stamp: { ...read, archive: before!.archive }, archived: 0 };

@@ -63,6 +63,8 @@ export async function changeOf(before: SourceStamp | undefined, now: SourceStamp
   // A file put in place of another (a new identity on the disk) that starts with the bytes read is their continuation all the same.
   const other = !before.id || before.id !== now.id;
   if (now.size < before.digest.bytes) return other ? 'replaced' : 'truncated';
+  // Its stamp as it was (size, time, identity): taken as unchanged without reading it, as git and rsync do.
+  if (!other && now.size === before.size && now.mtimeMs === before.mtimeMs) return undefined;
   if (await digestFile(now.path, before.digest.bytes, before.digest.chunks)) return undefined;
   return other ? 'replaced' : 'rewritten';
 }

@@ -220,3 +220,26 @@ test('--no-archive keeps no copy; the next ingest with the archive on copies the
     await removeDir(work);
   }
 });
+
+test('a journal that grew is archived whole again, its old copy dropped, not kept as a version: only a change that loses bytes read keeps one', async () => {
+  const { work, root, dir } = await spineCopy();
+  try {
+    const graph = 'urn:soul:local:Weave/graph/11111111-1111-4111-8111-111111111111';
+    const journalStamp = async () => (await readManifest(dir))!.graphs[graph].sources!.find((s) => s.path.endsWith('/journal.jsonl'))!;
+    const path = (await journalStamp()).path;
+    const before = await readFile(path);
+    await appendFile(path, before.subarray(0, before.indexOf('\n') + 1));
+    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    const grown = await journalStamp();
+    assert.equal(grown.versions, undefined);
+    assert.deepEqual(gunzipSync(await readFile(join(dir, grown.archive!.file))), await readFile(path));
+    // Rewritten (its first byte another): the copy before stays, as version 1.
+    const now = await readFile(path);
+    await writeFile(path, Buffer.concat([Buffer.from(' '), now.subarray(1)]));
+    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    const rewritten = await journalStamp();
+    assert.deepEqual(rewritten.versions, [{ ...grown.archive!, lines: 0 }]);
+  } finally {
+    await removeDir(work);
+  }
+});
