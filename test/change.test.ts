@@ -99,3 +99,33 @@ test('weave ingest reads again a transcript edited in place past its first 4 KiB
     await removeDir(dir);
   }
 });
+
+test('a store from before digests were kept: a grown transcript is read whole once, its archive appended to, not set aside; the next append carries on', async () => {
+  const { work, dir, path } = await copyAndIngest();
+  try {
+    // The manifest as an older Weave wrote it: no digest on any source stamp or graph part.
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    for (const entry of Object.values(manifest.graphs) as Record<string, unknown>[]) {
+      delete entry.digest;
+      for (const part of ['derived', 'state']) delete (entry[part] as Record<string, unknown> | undefined)?.digest;
+      for (const source of (entry.sources ?? []) as Record<string, unknown>[]) delete source.digest;
+    }
+    await writeFile(manifestPath, JSON.stringify(manifest, null, 1));
+    const text = await readFile(path, 'utf8');
+    const line = text.slice(0, text.indexOf('\n') + 1);
+    await writeFile(path, text + line);
+    const once = await ingest([work], { storeDir: dir, soul: 'local' });
+    assert.deepEqual([once.sessions, once.carriedOn, once.failed], [1, 0, 0], 'read whole once');
+    const stamp = (await readManifest(dir))!.graphs[sessionGraphIri('local', S4)].sources!.find((s) => s.path === path)!;
+    assert.deepEqual([stamp.versions, stamp.digest?.bytes], [undefined, 6872 + Buffer.byteLength(line)]);
+    assert.equal(gunzipSync(await readFile(join(dir, stamp.archive!.file))).toString('utf8'), text + line);
+    await writeFile(path, text + line + line);
+    const next = await ingest([work], { storeDir: dir, soul: 'local' });
+    assert.deepEqual([next.sessions, next.carriedOn], [1, 1]);
+    assert.equal((await verify({ storeDir: dir })).ok, true);
+  } finally {
+    await removeDir(work);
+    await removeDir(dir);
+  }
+});
