@@ -12,7 +12,7 @@ import type { SessionCounts } from './emit/contract.ts';
 import { SessionEmitter, WholeReadNeeded } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
 import { iri, nquad, type Triple } from './rdf/terms.ts';
-import type { GraphDelta, GraphEntry, SourceStamp } from './store/manifest.ts';
+import type { GraphDelta, GraphEntry, LeftFile, SourceStamp } from './store/manifest.ts';
 import type { SessionGraphFile, StoreWriter } from './store/writer.ts';
 import type { LineProblem } from './acquire/problems.ts';
 
@@ -374,6 +374,7 @@ class SessionReading {
   private async commit(state: string | undefined): Promise<Omit<SessionRead, 'counts'>> {
     const { target, resume } = this;
     const sources = target.stamps.map((s) => this.read.get(s.path) ?? s);
+    const left = target.keep ? leftFiles(target.previous, target.stamps) : [];
     const found = target.keep ? await stored(this.store.writeFound(target.graph, foundToJson(target.session))) : undefined;
     const ends = Object.fromEntries(this.readings.map((r) => [r.source.path, r.complete]));
     // Read before the commit: once the manifest no longer names it, the old derived part goes.
@@ -387,6 +388,7 @@ class SessionReading {
         sessionId: target.sessionId,
         builtWith: target.builtWith,
         ...(found ? { found } : {}),
+        ...(left.length ? { left } : {}),
       }),
     );
     const delta =
@@ -395,6 +397,20 @@ class SessionReading {
         : undefined;
     return { entry, carriedOn: !!resume, kept: this.kept, ...(delta ? { delta } : {}) };
   }
+}
+
+/**
+ * The files the session was read from before that are no longer its, with what the archive holds
+ * of them (their archive, the last version): kept, as the archive only grows.
+ */
+function leftFiles(previous: GraphEntry | undefined, now: SourceStamp[]): LeftFile[] {
+  const left = [...(previous?.left ?? [])];
+  for (const s of previous?.sources ?? []) {
+    if (now.some((n) => n.path === s.path)) continue;
+    const versions = [...(s.versions ?? []), ...(s.archive && s.archive.raw > 0 ? [{ ...s.archive, lines: s.lines ?? 0 }] : [])];
+    if (versions.length) left.push({ path: s.path, versions });
+  }
+  return left;
 }
 
 /**

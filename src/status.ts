@@ -6,7 +6,7 @@ import { changeOf, stampOf } from './acquire/stamps.ts';
 import { sessionGraphIri } from './rdf/iri.ts';
 import { ARCHIVE_DIR, GRAPHS_DIR, MANIFEST_FILE } from './store/layout.ts';
 import { lockHolder } from './store/lock.ts';
-import { readManifest, type SourceStamp } from './store/manifest.ts';
+import { archivedVersions, readManifest, type SourceStamp } from './store/manifest.ts';
 import { isRunning, readRunFile } from './store/running.ts';
 
 /**
@@ -82,17 +82,17 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
     if (!entry.sessionId || entry.reader || graph !== sessionGraphIri(manifest.soul, entry.sessionId)) continue;
     status.sessions++;
     const transcripts = (entry.sources ?? []).filter(isTranscript);
+    for (const file of archivedVersions(entry)) {
+      status.versions.files++;
+      status.versions.versions += file.versions.length;
+      status.versions.lines += file.versions.reduce((n, v) => n + v.lines, 0);
+    }
     if (transcripts.length && transcripts.every((s) => s.gone)) status.archivedOnly++;
     for (const source of entry.sources ?? []) {
       tracked.add(source.path);
       status.sources.files++;
       if (isTranscript(source)) status.sources.transcripts++;
       newest = Math.max(newest, source.mtimeMs);
-      if (source.versions?.length) {
-        status.versions.files++;
-        status.versions.versions += source.versions.length;
-        status.versions.lines += source.versions.reduce((n, v) => n + v.lines, 0);
-      }
       if (source.gone) status.sources.gone++;
       else if (isTranscript(source)) status.pending.lines += await unreadLines(source);
     }

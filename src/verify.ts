@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { archivedLines } from './acquire/archived.ts';
 import { readLines, type SourceLine } from './acquire/lines.ts';
-import type { ArchivedFile, SourceStamp } from './store/manifest.ts';
+import { archivedVersions, type ArchivedFile, type SourceStamp } from './store/manifest.ts';
 import { digestFile } from './store/digest.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
@@ -161,12 +161,13 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
       for (const s of entry.sources ?? []) {
         stamps.set(s.path, s);
         if (s.archive) archives.set(s.path, s.archive);
-        if (s.versions?.length) {
-          versions.files++;
-          versions.versions += s.versions.length;
-          versions.lines += s.versions.reduce((n, v) => n + v.lines, 0);
-        }
       }
+  for (const entry of Object.values(manifest.graphs))
+    for (const file of entry.sessionId && !entry.reader ? archivedVersions(entry) : []) {
+      versions.files++;
+      versions.versions += file.versions.length;
+      versions.lines += file.versions.reduce((n, v) => n + v.lines, 0);
+    }
   // Transcripts stored with --redact-secrets: their source is redacted the same way before it is compared.
   const redacted = new Set<string>();
   for (const entry of Object.values(manifest.graphs))

@@ -89,6 +89,24 @@ export interface GraphEntry {
   derived?: { file: string; bytes: number; quads: number; digest?: string[] };
   /** The state a read of the session carries on from, so appended lines are read without the rest. */
   state?: { file: string; bytes: number; digest?: string[] };
+  /**
+   * Files the session was read from that are no longer its (a sub-agent file whose lines now name
+   * another session): what the archive holds of them stays, as versions, since the archive only grows.
+   */
+  left?: LeftFile[];
+}
+
+export interface LeftFile {
+  path: string;
+  versions: ArchivedVersion[];
+}
+
+/** Every source file of an entry with earlier versions in the archive: its own files', and those that left it. */
+export function archivedVersions(entry: GraphEntry): LeftFile[] {
+  return [
+    ...(entry.sources ?? []).flatMap((s) => (s.versions?.length ? [{ path: s.path, versions: s.versions }] : [])),
+    ...(entry.left ?? []),
+  ];
 }
 
 /**
@@ -162,6 +180,7 @@ export function storeFilesOf(entry: GraphEntry): NamedFile[] {
     if (source.archive) files.push(source.archive);
     for (const version of source.versions ?? []) files.push(version);
   }
+  for (const left of entry.left ?? []) files.push(...left.versions);
   if (entry.found) files.push({ file: entry.found });
   return files;
 }
@@ -231,6 +250,17 @@ export function entryProblem(graph: string, entry: unknown): string | undefined 
     if (!isDigest(named.digest)) return `.${part}.digest: expected an array of SHA-1s (40 hex digits each)`;
   }
   if (!isDigest(entry.digest)) return '.digest: expected an array of SHA-1s (40 hex digits each)';
+  if (entry.left !== undefined) {
+    if (!Array.isArray(entry.left)) return `.left: expected an array, found ${kindOf(entry.left)}`;
+    for (const [i, left] of entry.left.entries()) {
+      if (!isObject(left) || typeof left.path !== 'string' || !left.path || !Array.isArray(left.versions))
+        return `.left[${i}]: expected { path, versions }`;
+      for (const [j, version] of left.versions.entries()) {
+        const problem = archiveProblem(version, true);
+        if (problem) return `.left[${i}].versions[${j}]${problem}`;
+      }
+    }
+  }
   if (entry.derived && entry.bytes === undefined) return '.bytes: a graph kept in parts names the length of its spine';
   for (const key of ['sessionId', 'reader', 'builtWith'] as const)
     if (entry[key] !== undefined && typeof entry[key] !== 'string') return `.${key}: expected a string, found ${kindOf(entry[key])}`;
@@ -251,6 +281,7 @@ const ENTRY_FIELDS = new Set([
   'found',
   'derived',
   'state',
+  'left',
 ]);
 const SOURCE_FIELDS = new Set(['path', 'size', 'mtimeMs', 'id', 'head', 'digest', 'read', 'lines', 'archive', 'versions', 'gone']);
 
