@@ -235,7 +235,7 @@ class SessionReading {
       await this.flush(true);
       this.tails();
       await this.sideFiles();
-      const counts = this.emitter.finish();
+      const counts = await this.finish();
       await this.flush(true);
       return { counts, ...(await this.commit(state)) };
     } catch (e) {
@@ -246,6 +246,15 @@ class SessionReading {
         : new SessionFailure(this.at.path, this.at.lineNo, e);
     } finally {
       for (const r of this.restored) await r.remove();
+    }
+  }
+
+  /** What the whole session derives, written out a batch at a time (it can be more than one string holds). */
+  private async finish(): Promise<SessionCounts> {
+    const finishing = this.emitter.finish();
+    for (let step = finishing.next(); ; step = finishing.next()) {
+      if (step.done) return step.value;
+      if (this.buffer.length >= WRITE_BATCH) await this.flush(false);
     }
   }
 

@@ -147,7 +147,8 @@ async function ingestAndDetect(
       process.stderr,
       `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again`,
     );
-  if (report.sessions + report.skipped === 0 && !stop?.aborted) {
+  // Sessions found but not stored (each named on stderr already) are no reason to say there were none.
+  if (report.sessions + report.skipped + report.failed + report.unreadable === 0 && !stop?.aborted) {
     if (quiet) return 1;
     tell(
       process.stderr,

@@ -291,16 +291,24 @@ export class SessionEmitter {
     return true;
   }
 
-  /** Resolves what could only be resolved with the whole session in hand. */
-  finish(): SessionCounts {
+  /**
+   * Resolves what could only be resolved with the whole session in hand. It pauses after each
+   * triple it emits, so that the caller can write out what the sink holds: a long session's
+   * derived part is more text than one string can hold.
+   */
+  *finish(): Generator<void, SessionCounts> {
     const resolve: Resolve = (space, id) => (space === 'event' ? this.events : this.toolUses).get(id);
     for (const ref of this.references) {
       const target = resolve(ref.space, ref.id);
       if (target) this.emit(ref.subject, ref.predicate, target);
       else if (ref.literal) this.emit(ref.subject, ref.literal, str(ref.id));
+      yield;
     }
     for (const observer of [...this.recordObservers, ...this.factObservers])
-      for (const t of observer.finish?.(resolve) ?? []) this.emit(t.s, t.p, t.o);
+      for (const t of observer.finish?.(resolve) ?? []) {
+        this.emit(t.s, t.p, t.o);
+        yield;
+      }
     return this.counts;
   }
 }
