@@ -107,13 +107,33 @@ export interface SessionRead {
   kept: VersionKept[];
 }
 
-/** What the state file holds besides the emitter's: where each transcript's last complete line left its end. */
+/**
+ * The state file: a first line saying where each transcript's last complete line left its end,
+ * then the emitter's lines (SessionEmitter.save), here each parsed.
+ */
 interface ReadState {
-  emitter: string;
   ends: Record<string, { lines: number; bytes: number }>;
+  emitter: unknown[];
+}
+
+/** A state file read a line at a time (it can be more than one string holds). */
+async function readState(path: string): Promise<ReadState> {
+  const state: ReadState = { ends: {}, emitter: [] };
+  for await (const line of readLines(path)) {
+    if (!line.text) continue;
+    const value = JSON.parse(line.text);
+    if (line.lineNo === 1) state.ends = (value as Partial<ReadState>).ends ?? {};
+    else state.emitter.push(value);
+  }
+  return state;
 }
 
 const WRITE_BATCH = 1 << 20;
+/**
+ * The largest derived part whose change a read carried on works out line by line (both versions
+ * are held whole for it); past it, a loaded copy loads the graph again.
+ */
+const DELTA_LIMIT = 64 << 20;
 
 export async function readSession(
   store: StoreWriter,
@@ -188,8 +208,9 @@ class SessionReading {
   private toSpine = true;
   private spineQuads = 0;
   private derivedQuads = 0;
-  /** A read carried on keeps the derived part it writes, to tell a loaded copy what changed in it. */
+  /** A read carried on keeps the derived part it writes, to tell a loaded copy what changed in it (up to DELTA_LIMIT). */
   private readonly derivedText: string[] = [];
+  private derivedLength = 0;
   /** Where reading is, so a failure names the file and line. */
   private at: { path: string; lineNo: number };
   private readonly read = new Map<string, SourceStamp>();
@@ -212,7 +233,7 @@ class SessionReading {
     const { session } = this.target;
     const graphTerm = iri(this.target.graph);
     this.options.onBegin?.(!!this.resume);
-    if (this.resume) this.saved = JSON.parse(await readFile(join(this.options.storeDir, this.resume.state!.file), 'utf8')) as ReadState;
+    if (this.resume) this.saved = await readState(join(this.options.storeDir, this.resume.state!.file));
     const sink = (t: Triple) => {
       this.buffer += nquad(t, graphTerm);
       this.options.onTriple?.(t);
@@ -230,14 +251,14 @@ class SessionReading {
     this.file = await stored(this.store.beginSession(this.target.graph, this.resume));
     try {
       for (const source of transcriptsOf(session)) await this.transcript(source);
-      // The state the next read carries on from: the complete lines are all read.
-      const state = this.emitter.save();
       await this.flush(true);
+      // The state the next read carries on from: the complete lines are all read.
+      await this.saveState();
       this.tails();
       await this.sideFiles();
       const counts = await this.finish();
       await this.flush(true);
-      return { counts, ...(await this.commit(state)) };
+      return { counts, ...(await this.commit()) };
     } catch (e) {
       await this.file.abort();
       for (const copy of this.copies) await copy.abort();
@@ -247,6 +268,25 @@ class SessionReading {
     } finally {
       for (const r of this.restored) await r.remove();
     }
+  }
+
+  /** The state after the complete lines, written a batch at a time; none when an observer cannot save. */
+  private async saveState(): Promise<void> {
+    const lines = this.emitter.save();
+    if (!lines) return;
+    let batch = `${JSON.stringify({ ends: this.ends() })}\n`;
+    for (const line of lines) {
+      batch += line;
+      if (batch.length < WRITE_BATCH) continue;
+      await stored(this.file.writeState(batch));
+      batch = '';
+    }
+    if (batch) await stored(this.file.writeState(batch));
+  }
+
+  /** Where each transcript's complete lines end. */
+  private ends(): ReadState['ends'] {
+    return Object.fromEntries(this.readings.map((r) => [r.source.path, r.complete]));
   }
 
   /** What the whole session derives, written out a batch at a time (it can be more than one string holds). */
@@ -263,7 +303,8 @@ class SessionReading {
     if (this.toSpine) await stored(this.file.writeSpine(this.buffer));
     else {
       await stored(this.file.writeDerived(this.buffer));
-      if (this.resume) this.derivedText.push(this.buffer);
+      this.derivedLength += this.buffer.length;
+      if (this.resume && this.derivedLength <= DELTA_LIMIT) this.derivedText.push(this.buffer);
     }
     this.buffer = '';
   }
@@ -380,19 +421,18 @@ class SessionReading {
   }
 
   /** The graph's parts in place and its entry recorded, with what changed for a loaded copy of a graph carried on. */
-  private async commit(state: string | undefined): Promise<Omit<SessionRead, 'counts'>> {
+  private async commit(): Promise<Omit<SessionRead, 'counts'>> {
     const { target, resume } = this;
     const sources = target.stamps.map((s) => this.read.get(s.path) ?? s);
     const left = target.keep ? leftFiles(target.previous, target.stamps) : [];
     const found = target.keep ? await stored(this.store.writeFound(target.graph, foundToJson(target.session))) : undefined;
-    const ends = Object.fromEntries(this.readings.map((r) => [r.source.path, r.complete]));
     // Read before the commit: once the manifest no longer names it, the old derived part goes.
-    const oldDerived = resume?.derived ? await readFile(join(this.options.storeDir, resume.derived.file)) : undefined;
+    const small = !!resume?.derived && resume.derived.bytes <= DELTA_LIMIT && this.derivedLength <= DELTA_LIMIT;
+    const oldDerived = small ? await readFile(join(this.options.storeDir, resume!.derived!.file)) : undefined;
     const entry = await stored(
       this.file.commit({
         spineQuads: this.spineQuads,
         derivedQuads: this.derivedQuads,
-        state: state === undefined ? undefined : JSON.stringify({ emitter: state, ends } satisfies ReadState),
         sources,
         sessionId: target.sessionId,
         builtWith: target.builtWith,

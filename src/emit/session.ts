@@ -25,20 +25,32 @@ type Position = [path: string, line: number];
  */
 export class WholeReadNeeded extends Error {}
 
-/** The emitter's state after the lines read so far, as JSON (see `save`). */
-interface EmitterState {
-  version: 2;
+/**
+ * The emitter's state after the lines read so far (see `save`): this head, then one entry per id,
+ * link and observer field, each a line of JSON of its own. A long session's state is more text
+ * than one string holds; a line is never more than one record's worth.
+ */
+interface StateHead {
+  version: 3;
   transcripts: string[];
   counts: SessionCounts;
-  events: [string, Term, Position][];
-  toolUses: [string, Term, Position][];
-  references: Reference[];
-  replays: [string, Position[]][];
   described: Term[];
   /** Per transcript node, what it states once (see TranscriptDefaults). */
   defaults: [Term, SavedDefaults][];
-  observers: unknown[];
+  observers: number;
 }
+
+/**
+ * An entry after the head. An observer's state is given whole (`key` null), or, when it is an
+ * object, field by field, an array field as its length and then one entry per item.
+ */
+type StateEntry =
+  | ['event', string, Term, Position]
+  | ['toolUse', string, Term, Position]
+  | ['reference', Reference]
+  | ['replay', string, Position[]]
+  | ['observer', number, string | null, unknown]
+  | ['observerItem', number, string, unknown];
 
 /**
  * Assembles one session's graph from its files, whatever its dialect: describes each transcript,
@@ -242,51 +254,92 @@ export class SessionEmitter {
   }
 
   /**
-   * The state after the lines read so far, as JSON: the ids seen and where, the links waiting to be
-   * resolved, the counts, and each observer's own state. Undefined when an observer cannot save.
+   * The state after the lines read so far, as lines of JSON (each ending in a newline): the ids
+   * seen and where, the links waiting to be resolved, the counts, and each observer's own state.
+   * Undefined when an observer cannot save. Take the lines before reading more: they are made as
+   * they are taken.
    */
-  save(): string | undefined {
+  save(): Iterable<string> | undefined {
     const observers = [...this.recordObservers, ...this.factObservers];
     if (!observers.every((o) => o.save)) return undefined;
-    const state: EmitterState = {
-      version: 2,
+    return this.stateLines(observers);
+  }
+
+  private *stateLines(observers: (RecordObserver | FactObserver)[]): Generator<string> {
+    const line = (value: StateHead | StateEntry) => `${JSON.stringify(value)}\n`;
+    yield line({
+      version: 3,
       transcripts: this.transcripts.map((t) => t.path),
       counts: { ...this.counts },
-      events: [...this.events].map(([uuid, term]) => [uuid, term, this.eventAt.get(uuid)!]),
-      toolUses: [...this.toolUses].map(([id, term]) => [id, term, this.toolUseAt.get(id)!]),
-      references: this.references,
-      replays: [...this.replays],
       described: [...this.described],
       defaults: [...this.defaults].map(([node, d]) => [node, d.save()]),
-      observers: observers.map((o) => o.save!()),
-    };
-    return JSON.stringify(state);
+      observers: observers.length,
+    });
+    for (const [uuid, term] of this.events) yield line(['event', uuid, term, this.eventAt.get(uuid)!]);
+    for (const [id, term] of this.toolUses) yield line(['toolUse', id, term, this.toolUseAt.get(id)!]);
+    for (const ref of this.references) yield line(['reference', ref]);
+    for (const [uuid, copies] of this.replays) yield line(['replay', uuid, copies]);
+    for (const [i, o] of observers.entries()) {
+      const saved = o.save!();
+      if (!saved || typeof saved !== 'object' || Array.isArray(saved)) {
+        yield line(['observer', i, null, saved]);
+        continue;
+      }
+      yield line(['observer', i, null, {}]);
+      for (const [key, value] of Object.entries(saved)) {
+        if (!Array.isArray(value)) {
+          yield line(['observer', i, key, value]);
+          continue;
+        }
+        yield line(['observer', i, key, []]);
+        for (const item of value) yield line(['observerItem', i, key, item]);
+      }
+    }
   }
 
   /**
    * Carries on from a saved read (in a fresh emitter for the same session, whose files may since
-   * have grown, or gained new files). False when the state cannot be carried on here.
+   * have grown, or gained new files): the lines `save` gave, each parsed. False when the state
+   * cannot be carried on here.
    */
-  load(text: string): boolean {
-    const state = JSON.parse(text) as EmitterState;
+  load(entries: Iterable<unknown>): boolean {
+    const all = entries[Symbol.iterator]();
+    const head = all.next().value as StateHead | undefined;
     const observers = [...this.recordObservers, ...this.factObservers];
-    if (state.version !== 2 || state.observers.length !== observers.length || !observers.every((o) => o.load)) return false;
-    const index = state.transcripts.map((path) => this.transcripts.findIndex((t) => t.path === path));
+    if (head?.version !== 3 || head.observers !== observers.length || !observers.every((o) => o.load)) return false;
+    const index = head.transcripts.map((path) => this.transcripts.findIndex((t) => t.path === path));
     if (index.some((i) => i === -1)) return false;
-    Object.assign(this.counts, state.counts);
-    for (const [uuid, term, at] of state.events) {
-      this.events.set(uuid, term);
-      this.eventAt.set(uuid, at);
+    Object.assign(this.counts, head.counts);
+    for (const node of head.described) this.described.add(node);
+    for (const [node, saved] of head.defaults) this.defaults.set(node, TranscriptDefaults.load(node, saved));
+    const saved: unknown[] = observers.map(() => undefined);
+    for (let step = all.next(); !step.done; step = all.next()) {
+      const entry = step.value as StateEntry;
+      switch (entry[0]) {
+        case 'event':
+          this.events.set(entry[1], entry[2]);
+          this.eventAt.set(entry[1], entry[3]);
+          break;
+        case 'toolUse':
+          this.toolUses.set(entry[1], entry[2]);
+          this.toolUseAt.set(entry[1], entry[3]);
+          break;
+        case 'reference':
+          this.references.push(entry[1]);
+          break;
+        case 'replay':
+          this.replays.set(entry[1], entry[2]);
+          break;
+        case 'observer':
+          if (entry[2] === null) saved[entry[1]] = entry[3];
+          else ((saved[entry[1]] ??= {}) as Record<string, unknown>)[entry[2]] = entry[3];
+          break;
+        case 'observerItem':
+          ((saved[entry[1]] as Record<string, unknown[]>)[entry[2]] as unknown[]).push(entry[3]);
+          break;
+      }
     }
-    for (const [id, term, at] of state.toolUses) {
-      this.toolUses.set(id, term);
-      this.toolUseAt.set(id, at);
-    }
-    this.references.push(...state.references);
-    for (const [uuid, copies] of state.replays) this.replays.set(uuid, copies);
-    for (const node of state.described) this.described.add(node);
-    for (const [node, saved] of state.defaults) this.defaults.set(node, TranscriptDefaults.load(node, saved));
-    for (const [i, o] of observers.entries()) o.load!(state.observers[i], (at) => index[at]);
+    for (const [i, o] of observers.entries()) o.load!(saved[i], (at) => index[at]);
     this.continuing = true;
     return true;
   }

@@ -110,7 +110,8 @@ export function isDerivedFileName(name: string): boolean {
 /** Whether a name in `graphs/` or `archive/` is one this layout writes (others are not ours to remove). */
 export function isStoreFileName(name: string): boolean {
   return (
-    /^[0-9a-f]{40}(?:\.[0-9a-f]{12})?(?:\.derived)?\.nq$/.test(name) || /^[0-9a-f]{40}\.[0-9a-f]{12}\.(?:gz|json|state\.json)$/.test(name)
+    /^[0-9a-f]{40}(?:\.[0-9a-f]{12})?(?:(?:\.derived)?\.nq|\.state\.json)$/.test(name) ||
+    /^[0-9a-f]{40}\.[0-9a-f]{12}\.(?:gz|json)$/.test(name)
   );
 }
 

@@ -45,7 +45,7 @@ import {
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from './ontology.ts';
 import { RemoteStore } from './remote/client.ts';
-import { ChunkDigest, digestFile, digestOf, resumeDigest } from './digest.ts';
+import { ChunkDigest, digestFile, resumeDigest } from './digest.ts';
 import { readRemoteConfig } from './remote/config.ts';
 
 /**
@@ -124,11 +124,13 @@ const ARCHIVE_LEVEL = 6;
 /**
  * A session graph being written in parts: its spine (the quads of complete lines: appended to the
  * spine the entry `resume` names, or a new one), the part derived from the whole session, and the
- * state the next read carries on from. Nothing is visible until `commit`.
+ * state the next read carries on from (none written: the next read is whole). Each is written a
+ * batch at a time, never as one string. Nothing is visible until `commit`.
  */
 export interface SessionGraphFile {
   writeSpine(text: string): Promise<void>;
   writeDerived(text: string): Promise<void>;
+  writeState(text: string): Promise<void>;
   commit(fields: SessionFields): Promise<GraphEntry>;
   abort(): Promise<void>;
 }
@@ -137,8 +139,6 @@ export type SessionFields = Omit<GraphEntry, 'file' | 'bytes' | 'digest' | 'quad
   /** Quads written to the spine by this read (added to those it had), and to the derived part. */
   spineQuads: number;
   derivedQuads: number;
-  /** The state to carry on from, as text (none: the next read is whole). */
-  state?: string;
 };
 
 /** What a caller says about a graph it writes whole; the files and their lengths are the writer's to fill in. */
@@ -293,11 +293,14 @@ export class StoreWriter {
     const derivedChunks = new ChunkDigest();
     let spineBytes = resume?.bytes ?? 0;
     let derivedBytes = 0;
+    /** The state, once its first batch is written. */
+    let state: { atomic: AtomicFile; digest: ReturnType<typeof createHash>; chunks: ChunkDigest; bytes: number } | undefined;
     const undoSpine = async () => {
       if ('atomic' in spine) return spine.atomic.abort();
       await spine.handle.close().catch(() => undefined);
       await this.fs.truncate(spine.path, resume!.bytes!).catch(() => undefined);
     };
+    const undoState = () => state?.atomic.abort();
     return {
       writeSpine: async (text) => {
         const bytes = Buffer.from(text, 'utf8');
@@ -319,10 +322,22 @@ export class StoreWriter {
         derivedChunks.update(bytes);
         derivedBytes += bytes.length;
       },
-      commit: async ({ spineQuads, derivedQuads, state, ...rest }) => {
+      writeState: async (text) => {
+        state ??= {
+          atomic: await AtomicFile.create(join(this.dir, graphFileName(graph, undefined, 'state')), this.fs),
+          digest: createHash('sha1'),
+          chunks: new ChunkDigest(),
+          bytes: 0,
+        };
+        const bytes = Buffer.from(text, 'utf8');
+        await state.atomic.write(bytes);
+        state.digest.update(bytes);
+        state.chunks.update(bytes);
+        state.bytes += bytes.length;
+      },
+      commit: async ({ spineQuads, derivedQuads, ...rest }) => {
         const derivedFile = graphFileName(graph, contentTag(derivedDigest.digest('hex')), 'derived');
-        const stateFile =
-          state === undefined ? undefined : graphFileName(graph, contentTag(createHash('sha1').update(state).digest('hex')), 'state');
+        const stateFile = state && graphFileName(graph, contentTag(state.digest.digest('hex')), 'state');
         let spineFile = resume?.file;
         if (!spineFile) {
           spineFile = graphFileName(graph, contentTag((spine as { digest: ReturnType<typeof createHash> }).digest.digest('hex')));
@@ -337,9 +352,7 @@ export class StoreWriter {
           quads: (resume ? resume.quads - resume.derived!.quads : 0) + spineQuads + derivedQuads,
           ...rest,
           derived: { file: derivedFile, bytes: derivedBytes, quads: derivedQuads, digest: derivedChunks.digests() },
-          ...(stateFile
-            ? { state: { file: stateFile, bytes: Buffer.byteLength(state!), digest: digestOf(Buffer.from(state!, 'utf8')) } }
-            : {}),
+          ...(state && stateFile ? { state: { file: stateFile, bytes: state.bytes, digest: state.chunks.digests() } } : {}),
         };
         const problem = entryProblem(graph, entry);
         try {
@@ -350,14 +363,11 @@ export class StoreWriter {
             await spine.handle.close();
           }
           await derived.commit({ syncDirectory: false, to: join(this.dir, derivedFile) });
-          if (stateFile) {
-            const stateAtomic = await AtomicFile.create(join(this.dir, stateFile), this.fs);
-            await stateAtomic.write(state!);
-            await stateAtomic.commit({ syncDirectory: false });
-          }
+          if (state && stateFile) await state.atomic.commit({ syncDirectory: false, to: join(this.dir, stateFile) });
         } catch (e) {
           await undoSpine();
           await derived.abort();
+          await undoState();
           throw e;
         }
         this.unsyncedRenames = true;
@@ -367,15 +377,16 @@ export class StoreWriter {
       abort: async () => {
         await undoSpine();
         await derived.abort();
+        await undoState();
       },
     };
   }
 
-  /** Writes a whole graph file and records its entry. */
-  async writeGraph(graph: string, text: string, fields: EntryFields): Promise<GraphEntry> {
+  /** Writes a whole graph file and records its entry; `text` may come in parts (a graph can be more than one string holds). */
+  async writeGraph(graph: string, text: string | readonly string[], fields: EntryFields): Promise<GraphEntry> {
     const file = await this.beginGraph(graph);
     try {
-      await file.write(text);
+      for (const part of typeof text === 'string' ? [text] : text) await file.write(part);
       return await file.commit(fields);
     } catch (e) {
       await file.abort();
