@@ -161,27 +161,41 @@ function literal(v: Value, key: string): Term {
   throw new Error(`a finding's field "${key}" has a value of an unsupported shape`);
 }
 
+/** The most text in one part of a graph's text: a long session's findings are more than one string holds. */
+const PART = 1 << 20;
+
 /**
  * N-Quads text of `triples` in `graph`, sorted and without duplicates, so equal findings always
- * give equal bytes.
+ * give equal bytes; in parts of about a megabyte, whole lines each.
  */
-function graphText(triples: Iterable<Triple>, graph: string): { text: string; quads: number } {
+function graphText(triples: Iterable<Triple>, graph: string): { text: string[]; quads: number } {
   const g = iri(graph);
   const lines = new Set<string>();
   for (const t of triples) lines.add(nquad(t, g));
   const sorted = [...lines].sort();
-  return { text: sorted.join(''), quads: sorted.length };
+  const text: string[] = [];
+  let part = '';
+  for (const line of sorted) {
+    part += line;
+    if (part.length < PART) continue;
+    text.push(part);
+    part = '';
+  }
+  if (part) text.push(part);
+  return { text, quads: sorted.length };
 }
 
 /** One reader's graph for one session: every finding's annotation and claim. */
-export function readerGraphText(soul: string, reader: Reader, findings: Finding[], graph: string): { text: string; quads: number } {
+export function readerGraphText(soul: string, reader: Reader, findings: Finding[], graph: string): { text: string[]; quads: number } {
   return graphText(
-    findings.flatMap((f) => findingTriples(soul, reader, f)),
+    (function* () {
+      for (const f of findings) yield* findingTriples(soul, reader, f);
+    })(),
     graph,
   );
 }
 
 /** The reader's own graph: the detector as a prov:SoftwareAgent with its version. */
-export function detectorGraphText(soul: string, reader: Reader): { text: string; quads: number } {
+export function detectorGraphText(soul: string, reader: Reader): { text: string[]; quads: number } {
   return graphText(detectorTriples(soul, reader), detectorGraphIri(soul, reader));
 }
