@@ -26,6 +26,9 @@
  *      and beside its reference (node -e 0, ccusage, curl, Chromium's about:blank).
  *  10. `weave mcp` (bench/mcp.ts): each tool asked a question through the SDK's client, with a
  *      `weave serve` up: the transcript, and each call's time in two rounds.
+ *  11. One long session (bench/big-session.ts): `weave ingest` of synthetic sessions of 1 MB and
+ *      100 MB (and 1 GB with BENCH_BIG_GB=1), wall time and peak RSS. BENCH_BIG=0 skips it;
+ *      `npm run bench -- --big-session` runs it alone. (It runs before parts 7 to 10.)
  *
  * `npm run bench -- --answers [SOURCE]` runs parts 7 to 10 alone (on BENCH_STORE=DIR when given,
  * else on a store ingested from SOURCE, the corpus or the fixtures).
@@ -45,10 +48,18 @@ import { openStore } from '../src/store/store.ts';
 import { answersBench, printAnswers } from './answers.ts';
 import { commandsBench, printCommands } from './commands.ts';
 import { endpointBench, printEndpoint } from './endpoint.ts';
+import { bigSessionBench, printBigSession } from './big-session.ts';
 import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
 import { load, printQueriesBench, queriesBench } from './queries.ts';
 import { printRows, residentBench } from './resident.ts';
+
+if (process.argv.includes('--big-session')) {
+  const { bigSessionBench, printBigSession } = await import('./big-session.ts');
+  console.log('\none long session ingested alone (bench/big-session.ts; 1 GB with BENCH_BIG_GB=1):');
+  printBigSession(await bigSessionBench());
+  process.exit(0);
+}
 
 if (process.argv.includes('--scale')) {
   await (await import('./scale/main.ts')).scaleBench(process.argv.slice(2));
@@ -164,6 +175,10 @@ try {
   if (process.env.BENCH_DERIVE !== '0') {
     console.log('\nthe derivation loop, side by side (ratio to a full re-read):');
     printDeriveRows(await deriveBench(source, dir));
+  }
+  if (process.env.BENCH_BIG !== '0') {
+    console.log(`\none long session ingested alone (bench/big-session.ts; 1 GB with BENCH_BIG_GB=1; load ${load()}):`);
+    printBigSession(await bigSessionBench());
   }
   await answers(dir);
 } finally {
