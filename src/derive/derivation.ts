@@ -78,7 +78,10 @@ export function sessionFile(folder: string, sessionId: string): { file: string; 
 }
 
 /** What a session derivation made for one session; the loop writes it with its stamp. */
-export type Made = { text: string | readonly string[]; quads: number; reader?: string; findings?: number } | { data: string } | undefined;
+export type Made =
+  | { text: string | readonly string[]; quads: number; reader?: string; findings?: number }
+  | { data: string | readonly string[] }
+  | undefined;
 
 export interface SessionDerivation<I> extends Named {
   readonly reads: Input<I>;

@@ -1,7 +1,7 @@
 import type { Input, SessionDerivation, StoreDerivation } from '../derive/derivation.ts';
 import { stampOf } from '../derive/derivation.ts';
 import { DocCollector, type SearchDoc } from './docs.ts';
-import { documentsOutput, indexIsCurrent, readDocuments, SearchIndex, type Documents } from './index.ts';
+import { documentsOutput, documentsText, indexIsCurrent, readDocuments, SearchIndex } from './index.ts';
 
 /**
  * Search as two derivations: each session's documents (the texts of its turns, tool inputs and
@@ -48,8 +48,7 @@ export const searchDocuments: SessionDerivation<Collected> = {
       unique = new Map([...had, ...unique]);
       known ??= before.title;
     }
-    const out: Documents = { ...(known === undefined ? {} : { title: known }), docs: [...unique.values()] };
-    return { data: JSON.stringify(out) };
+    return { data: documentsText({ ...(known === undefined ? {} : { title: known }), docs: [...unique.values()] }) };
   },
 };
 

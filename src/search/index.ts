@@ -1,5 +1,6 @@
 import { sessionFile } from '../derive/derivation.ts';
 import { readFile } from 'node:fs/promises';
+import { readLines } from '../acquire/lines.ts';
 import { join } from 'node:path';
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import { exists } from '../acquire/files.ts';
@@ -253,8 +254,37 @@ function handedText(kind: string, text: string): string {
 }
 
 /** A session's documents file, as the documents derivation wrote it. */
+/**
+ * A documents file as JSON lines, in parts of about 1 MiB: a first line with the title, then one
+ * document a line (a long session's documents are more than one string holds).
+ */
+export function documentsText({ docs, ...head }: Documents): string[] {
+  const parts: string[] = [];
+  let part = `${JSON.stringify(head)}\n`;
+  for (const doc of docs) {
+    part += `${JSON.stringify(doc)}\n`;
+    if (part.length < 1 << 20) continue;
+    parts.push(part);
+    part = '';
+  }
+  if (part) parts.push(part);
+  return parts;
+}
+
+/** A documents file read a line at a time; one written whole (`{"docs": [...]}`, before JSON lines) is read too. */
 export async function readDocuments(storeDir: string, path: string): Promise<Documents> {
-  return JSON.parse(await readFile(join(storeDir, path), 'utf8')) as Documents;
+  const documents: Documents = { docs: [] };
+  for await (const line of readLines(join(storeDir, path))) {
+    if (!line.text) continue;
+    const value = JSON.parse(line.text);
+    if (line.lineNo > 1) documents.docs.push(value as SearchDoc);
+    else {
+      const { docs, title } = value as Partial<Documents>;
+      if (title !== undefined) documents.title = title;
+      if (docs) documents.docs.push(...docs);
+    }
+  }
+  return documents;
 }
 
 async function readTexts(storeDir: string, path: string | undefined): Promise<Record<string, string>> {

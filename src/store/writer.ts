@@ -496,19 +496,28 @@ export class StoreWriter {
   async writeFile(
     name: string,
     file: string,
-    data: string | Uint8Array,
+    data: string | Uint8Array | readonly string[],
     fields: FileFields = {},
     { mode, versioned = true }: { mode?: number; versioned?: boolean } = {},
   ): Promise<FileEntry> {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    const sha1 = createHash('sha1').update(bytes).digest('hex');
+    // In parts, a file can be more than one string holds.
+    const parts = typeof data === 'string' || data instanceof Uint8Array ? [data] : data;
+    const digest = createHash('sha1');
+    let length = 0;
+    for (const part of parts) {
+      digest.update(part);
+      length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    }
+    const sha1 = digest.digest('hex');
     if (versioned) file = versionedFileName(file, contentTag(sha1));
-    const entry: FileEntry = { file, bytes: bytes.length, sha1, ...fields };
+    const entry: FileEntry = { file, bytes: length, sha1, ...fields };
     const problem = fileEntryProblem(entry);
     if (problem) throw new Error(`the manifest entry for ${name} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
     const path = join(this.dir, file);
     await this.fs.mkdir(dirname(path), { recursive: true });
-    await writeFileAtomically(path, bytes, this.fs, mode);
+    const atomic = await AtomicFile.create(path, this.fs, mode);
+    for (const part of parts) await atomic.write(part);
+    await atomic.commit();
     if (JSON.stringify(this.view.files?.[name]) !== JSON.stringify(entry)) await this.record({ name, file: entry });
     return entry;
   }
