@@ -1,5 +1,4 @@
 import { sessionFile } from '../derive/derivation.ts';
-import { readFile } from 'node:fs/promises';
 import { readLines } from '../acquire/lines.ts';
 import { join } from 'node:path';
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
@@ -17,7 +16,9 @@ import type { DocKind, SearchDoc } from './docs.ts';
  * sources, so whether it is current is a look at the manifest alone.
  */
 
-const FORMAT = 'weave-search/2';
+/** 3: JSON lines (indexLines), so that an index larger than one string is read and written. */
+const FORMAT = 'weave-search/3';
+const WHOLE_FORMAT = 'weave-search/2';
 export const INDEX_NAME = 'search/index';
 export const INDEX_FILE = 'search/index.json';
 
@@ -33,7 +34,7 @@ interface SessionState {
 }
 
 interface IndexFile {
-  format: typeof FORMAT;
+  format: typeof WHOLE_FORMAT;
   sessions: Record<string, SessionState>;
   index: unknown;
 }
@@ -97,11 +98,8 @@ export class SearchIndex {
   /** The index of the store in `storeDir`, as its manifest names it (empty if there is none yet, or it is of another format). */
   static async open(storeDir: string, manifest?: Manifest): Promise<SearchIndex> {
     const entry = (manifest ?? (await readManifest(storeDir).catch(() => undefined)))?.files?.[INDEX_NAME];
-    const text = entry && (await readFile(join(storeDir, entry.file), 'utf8').catch(() => undefined));
-    if (text) {
-      const file = JSON.parse(text) as IndexFile;
-      if (file.format === FORMAT) return new SearchIndex(storeDir, MiniSearch.loadJS(file.index as never, { ...OPTIONS }), file.sessions);
-    }
+    const file = entry && (await readIndexLines(join(storeDir, entry.file)).catch(() => undefined));
+    if (file) return new SearchIndex(storeDir, MiniSearch.loadJS(file.index as never, { ...OPTIONS }), file.sessions);
     return SearchIndex.empty(storeDir);
   }
 
@@ -145,9 +143,8 @@ export class SearchIndex {
   /** Writes the index through the store writer, naming the documents files it holds as its sources. */
   async save(writer: StoreWriter, builtWith: string): Promise<void> {
     if (this.mini.dirtCount) await this.mini.vacuum();
-    const file: IndexFile = { format: FORMAT, sessions: this.sessions, index: this.mini.toJSON() };
     const sources = [...documentStamps(writer.manifest).values()];
-    await writer.writeFile(INDEX_NAME, INDEX_FILE, JSON.stringify(file), { builtWith, sources });
+    await writer.writeFile(INDEX_NAME, INDEX_FILE, indexLines(this.sessions, this.mini.toJSON()), { builtWith, sources });
   }
 
   private drop(session: string): void {
@@ -254,6 +251,64 @@ function handedText(kind: string, text: string): string {
 }
 
 /** A session's documents file, as the documents derivation wrote it. */
+/**
+ * An index entry after the first line (`{"format": …}`): a session's state; a field of MiniSearch's
+ * JSON, an array or object field given empty and then an item or a key and value at a time.
+ */
+type IndexLine =
+  | ['session', string, SessionState]
+  | ['field', string, unknown]
+  | ['item', string, unknown]
+  | ['entry', string, string, unknown];
+
+/** The index file as JSON lines in parts of about 1 MiB: the index of a store with long sessions is more than one string holds. */
+function indexLines(sessions: Record<string, SessionState>, index: object): string[] {
+  const parts: string[] = [];
+  let part = `${JSON.stringify({ format: FORMAT })}\n`;
+  const put = (line: IndexLine) => {
+    part += `${JSON.stringify(line)}\n`;
+    if (part.length < 1 << 20) return;
+    parts.push(part);
+    part = '';
+  };
+  for (const [id, state] of Object.entries(sessions)) put(['session', id, state]);
+  for (const [key, value] of Object.entries(index)) {
+    if (Array.isArray(value)) {
+      put(['field', key, []]);
+      for (const item of value) put(['item', key, item]);
+    } else if (value && typeof value === 'object') {
+      put(['field', key, {}]);
+      for (const [k, v] of Object.entries(value)) put(['entry', key, k, v]);
+    } else put(['field', key, value]);
+  }
+  if (part) parts.push(part);
+  return parts;
+}
+
+/** An index file read a line at a time (one of the whole-JSON format before is read too); undefined when of another format. */
+async function readIndexLines(
+  path: string,
+): Promise<{ sessions: Record<string, SessionState>; index: Record<string, unknown> } | undefined> {
+  const sessions: Record<string, SessionState> = {};
+  const index: Record<string, unknown> = {};
+  for await (const line of readLines(path)) {
+    if (!line.text) continue;
+    const value = JSON.parse(line.text);
+    if (line.lineNo === 1) {
+      if ((value as IndexFile).format === WHOLE_FORMAT)
+        return { sessions: (value as IndexFile).sessions, index: (value as IndexFile).index as Record<string, unknown> };
+      if ((value as { format?: string }).format !== FORMAT) return undefined;
+      continue;
+    }
+    const entry = value as IndexLine;
+    if (entry[0] === 'session') sessions[entry[1]] = entry[2];
+    else if (entry[0] === 'field') index[entry[1]] = entry[2];
+    else if (entry[0] === 'item') (index[entry[1]] as unknown[]).push(entry[2]);
+    else (index[entry[1]] as Record<string, unknown>)[entry[2]] = entry[3];
+  }
+  return { sessions, index };
+}
+
 /**
  * A documents file as JSON lines, in parts of about 1 MiB: a first line with the title, then one
  * document a line (a long session's documents are more than one string holds).

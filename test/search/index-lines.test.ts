@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ingest } from '../../src/ingest.ts';
+import { SearchIndex } from '../../src/search/index.ts';
+import { readManifest } from '../../src/store/manifest.ts';
+import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+
+/**
+ * The search index file is JSON lines (issue 25: the index of a store with long sessions is more
+ * than one string holds): a format line, then a session or a field of the index a line. An index
+ * written whole by the Weave before is read the same.
+ */
+test('the search index is JSON lines, and one written whole before is read the same', async () => {
+  const dir = await tempDir();
+  try {
+    const store = join(dir, 'store');
+    await ingest([join(FIXTURES, 'spine')], { storeDir: store, soul: 'local', archive: false });
+    const path = join(store, (await readManifest(store))!.files!['search/index'].file);
+    const [format, ...lines] = (await readFile(path, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(format, { format: 'weave-search/3' });
+    // The spine fixtures are two sessions.
+    assert.equal(lines.filter(([kind]) => kind === 'session').length, 2);
+    const hits = async () => (await (await SearchIndex.open(store)).search('README typo')).hits.map((h) => `${h.session} ${h.block}`);
+    const now = await hits();
+    assert.ok(now.length > 0);
+
+    // The same index as the Weave before wrote it: one JSON object.
+    const sessions = Object.fromEntries(lines.filter(([kind]) => kind === 'session').map(([, id, state]) => [id, state]));
+    const index: Record<string, unknown> = {};
+    for (const [kind, key, a, b] of lines)
+      if (kind === 'field') index[key] = a;
+      else if (kind === 'item') (index[key] as unknown[]).push(a);
+      else if (kind === 'entry') (index[key] as Record<string, unknown>)[a] = b;
+    await writeFile(path, JSON.stringify({ format: 'weave-search/2', sessions, index }));
+    assert.deepEqual(await hits(), now);
+  } finally {
+    await removeDir(dir);
+  }
+});
