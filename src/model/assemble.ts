@@ -18,7 +18,7 @@ import { emitTools, findTools } from './tools.ts';
  * the evidence of every link. Each part
  * reads what the earlier ones found; none reads record content.
  */
-export function assemble(ctx: ModelContext): Triple[] {
+export function assemble(ctx: ModelContext): Iterable<Triple> {
   emitStreams(ctx.d, ctx.streams);
   const epochs = findEpochs(ctx);
   emitEpochs(ctx, epochs);
@@ -36,5 +36,5 @@ export function assemble(ctx: ModelContext): Triple[] {
   emitCompactions(ctx);
   emitRecordSteps(ctx, placer, tools, calls.ofFact);
   placer.finish();
-  return ctx.d.triples;
+  return ctx.d.triples();
 }

@@ -16,6 +16,11 @@ export const EVIDENCE_LEVELS: readonly Evidence[] = [
   'conflict',
 ];
 
+/** A link's annotation, made into triples only when taken. */
+interface Annotation extends Triple {
+  evidence: Evidence;
+}
+
 /** What a link to nothing stood for: the kinds of Unresolved placeholder. */
 type UnresolvedKind =
   | 'tool_result'
@@ -36,7 +41,12 @@ type UnresolvedKind =
  * triple, so the same derivation always yields the same IRI.
  */
 export class Derivation {
-  readonly triples: Triple[] = [];
+  /**
+   * What was derived, in order: triples, and annotations kept as the link and its level until
+   * they are taken (`triples`): a long session has millions, and its reifier and triple term are
+   * the longest texts of the part.
+   */
+  private readonly made: (Triple | Annotation)[] = [];
   private readonly placeholders = new Map<string, Term>();
   /** `<node> <class>` pairs already stated, so a class two kinds share is stated once. */
   private readonly types = new Set<string>();
@@ -46,20 +56,32 @@ export class Derivation {
     readonly sessionId: string,
   ) {}
 
+  /** The derived triples, each annotation as its two. */
+  *triples(): Generator<Triple> {
+    for (const t of this.made) {
+      if (!('evidence' in t)) {
+        yield t;
+        continue;
+      }
+      const { s, p, o, evidence } = t;
+      const digest = createHash('sha1').update(`${this.sessionId} ${s} ${p} ${o}`).digest('hex').slice(0, 20);
+      const reifier = instanceIri(this.soul, 'Link', this.sessionId, digest);
+      yield { s: reifier, p: rdf.reifies, o: tripleTerm({ s, p, o }) };
+      yield { s: reifier, p: weave.evidence, o: weave[evidence] };
+    }
+  }
+
   add(s: Term, p: Term, o: Term): void {
-    this.triples.push({ s, p, o });
+    this.made.push({ s, p, o });
   }
 
   link(s: Term, p: Term, o: Term, evidence: Evidence): void {
-    this.triples.push({ s, p, o });
+    this.made.push({ s, p, o });
     this.annotate(s, p, o, evidence);
   }
 
   private annotate(s: Term, p: Term, o: Term, evidence: Evidence): void {
-    const digest = createHash('sha1').update(`${this.sessionId} ${s} ${p} ${o}`).digest('hex').slice(0, 20);
-    const reifier = instanceIri(this.soul, 'Link', this.sessionId, digest);
-    this.triples.push({ s: reifier, p: rdf.reifies, o: tripleTerm({ s, p, o }) });
-    this.triples.push({ s: reifier, p: weave.evidence, o: weave[evidence] });
+    this.made.push({ s, p, o, evidence });
   }
 
   /**
