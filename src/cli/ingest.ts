@@ -180,8 +180,9 @@ async function ingestAndDetect(
     );
     return 130;
   }
-  // A session that failed inside Weave is a bug to hear of; unreadable files and odd lines are not.
-  return report.failed ? 1 : 0;
+  // A session that failed inside Weave is a bug to hear of; unreadable files and odd lines are
+  // not, unless no session at all could be read.
+  return report.failed || (report.unreadable && report.sessions + report.skipped === 0) ? 1 : 0;
 }
 
 async function existingRoots(dir: string): Promise<string[]> {
