@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionGraphIri } from '../rdf/iri.ts';
 import { ARCHIVE_DIR, derivedDirs, GRAPHS_DIR, isDerivedFileName, isStoreFileName, tempFileOwner } from './layout.ts';
@@ -118,15 +119,19 @@ async function sameBytes(path: string, length: number, digest: string[]): Promis
 
 /** What is wrong with a store file against its entry: gone, another length, other bytes. */
 async function storeFileProblem(dir: string, entry: FileEntry): Promise<string | undefined> {
-  let bytes: Buffer;
+  // Read a chunk at a time: a store file (the search index) can be larger than one buffer should be.
+  const digest = createHash('sha1');
+  let length = 0;
   try {
-    bytes = await readFile(join(dir, entry.file));
+    for await (const chunk of createReadStream(join(dir, entry.file), { highWaterMark: 1 << 20 })) {
+      digest.update(chunk as Buffer);
+      length += (chunk as Buffer).length;
+    }
   } catch {
     return 'missing';
   }
-  if (bytes.length !== entry.bytes) return `${bytes.length} bytes, the manifest names ${entry.bytes}`;
-  if (createHash('sha1').update(bytes).digest('hex') !== entry.sha1)
-    return 'its bytes are not those the manifest names (its digest differs)';
+  if (length !== entry.bytes) return `${length} bytes, the manifest names ${entry.bytes}`;
+  if (digest.digest('hex') !== entry.sha1) return 'its bytes are not those the manifest names (its digest differs)';
   return undefined;
 }
 
