@@ -1,13 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.ts';
 import { authorizeRead, checkHost } from './auth.ts';
+import { checkCrossSite } from './cross-site.ts';
 import { CONTEXT_PLUGIN } from './context.ts';
 import fp from 'fastify-plugin';
 import { REQUEST_URL_PLUGIN, splitUrl } from './url.ts';
 
 /**
  * What every request passes before a route sees it: CORS for the configured origins, the Host
- * check, preflights, and read authorisation (writes are checked again by the routes that write).
+ * check, preflights, the refusal of what other sites' pages send (cross-site.ts), and read authorisation (writes are checked again by the routes that write).
  * Every answer says `nosniff`: a browser takes its Content-Type as given, so no text/plain error
  * or N-Triples answer holding transcript text is ever run as a script or a page.
  */
@@ -26,6 +27,7 @@ export const accessPlugin = fp(
           .header('access-control-max-age', '600')
           .send();
       }
+      checkCrossSite(config, request);
       const path = splitUrl(request.url).path;
       const signingIn = path === '/' && request.searchParams.has('token');
       if (path !== '/healthz' && !signingIn) authorizeRead(config, request, path);
