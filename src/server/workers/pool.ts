@@ -10,10 +10,17 @@ import { isWrite, type ChangedGraph, type FromWorker, type Job, type JobResult, 
  * Oxigraph's WebAssembly build cannot be interrupted, so a job past its deadline is stopped by
  * ending its worker (504). For that not to leave everyone waiting while a replacement opens the
  * store, a standby thread is kept booted (tsx and Oxigraph loaded, no store: a few tens of MB):
- * it opens the store only when needed, when a job has run `standbyAfterMs` while others wait, or
- * has used half its time (it may be cut, and its replacement should be warm by then). So a
- * second copy exists only while one job holds the first for long; once the queue is empty, extra
- * copies are retired after `retireAfterMs` idle and a copy still opening is abandoned.
+ * it opens the store only when needed: as soon as a job has run `standbyAfterMs`, whether or not
+ * others wait yet. A job that long may be a runaway, and opening a copy takes as long as the store
+ * takes to load (tens of seconds for a large one): started at half the timeout, as it once was, a
+ * store that loads slower than that left no copy answering from the cut until it opened, and
+ * every request in between got 503. So a second copy exists only while one job holds the first
+ * for long; once the queue is empty and no job runs long, extra copies are retired after
+ * `retireAfterMs` idle and a copy still opening is abandoned (a merely slow query costs part of a
+ * load, never a copy at rest).
+ *
+ * At its deadline a runaway's worker is ended even when no other copy answers yet: it could not
+ * answer anyway, and the thread it frees speeds up the copy that is opening.
  * `size` caps the copies open at once (1: no standby; a runaway's replacement opens from disk).
  *
  * While jobs are short (the one running began under PIPELINE_MS ago, and the mean is under it),
@@ -36,7 +43,7 @@ interface PoolOptions {
   queueLimit: number;
   /** Each worker's JavaScript heap (results are built there); past it the worker ends cleanly (507). */
   heapMb: number;
-  /** A job running this long while others wait opens the standby (default 500 ms). */
+  /** A job running this long opens the standby (default 500 ms). */
   standbyAfterMs?: number;
   /** An extra copy idle this long, with nothing waiting, is closed (default 2 s). */
   retireAfterMs?: number;
@@ -397,12 +404,12 @@ export class QueryPool {
     const idle = open.filter((s) => s.state === 'idle');
     const opening = open.filter((s) => s.state === 'opening');
     const waiting = this.queue.length > 0 || this.slots.some((s) => s.next);
+    // Whether or not anything waits yet: the copy must be open before the job's deadline cuts the first.
     const slow = open.some(
       (s) =>
         s.state === 'busy' &&
         s.pending?.started !== undefined &&
-        ((waiting && now - s.pending.started >= (this.options.standbyAfterMs ?? 500)) ||
-          now - s.pending.arrived >= s.pending.timeoutMs / 2),
+        (now - s.pending.started >= (this.options.standbyAfterMs ?? 500) || now - s.pending.arrived >= s.pending.timeoutMs / 2),
     );
     // A respawn after failures waits for its pause; balance runs again then.
     const mayStart = !this.failures || now - this.lastSpawn >= Math.min(30_000, 500 * 2 ** this.failures);
