@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { eventually, select, startTestServer } from './helpers.ts';
+import { ingest } from '../../src/ingest.ts';
+import { startServer } from '../../src/server/server.ts';
+import { readManifest } from '../../src/store/manifest.ts';
+import { removeDir, tempDir } from '../helpers.ts';
+import { eventually, REPO, SERVER_FIXTURES, SESSION_A, select, startTestServer } from './helpers.ts';
 
 /**
  * A query that runs past the timeout never leaves the endpoint without a copy that answers (issue
@@ -87,6 +93,54 @@ describe('a query that times out', () => {
       t.diagnostic(`cheap queries: ${cheap.length}; longest gap without an answer: ${Math.max(...gaps).toFixed(0)} ms`);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('a server whose store became unreadable after a runaway was cut', () => {
+  it('answers a query 503 at once with what /healthz says, instead of holding it to its deadline', async () => {
+    const storeDir = await tempDir();
+    try {
+      await ingest([SERVER_FIXTURES], { storeDir, soul: 'local' });
+      const server = await startServer({
+        storeDir,
+        soul: 'local',
+        host: '127.0.0.1',
+        port: 0,
+        timeoutMs: 10_000,
+        workers: 1,
+        queueLimit: 4,
+        maxResultBytes: 1e6,
+        bodyLimitBytes: 1e6,
+        allowUpdate: false,
+        corsOrigins: [],
+        queriesDir: join(REPO, 'queries'),
+        verbose: false,
+        log: () => {},
+      });
+      try {
+        await server.ctx.pool.whenReady();
+        const base = server.url.replace(/\/$/, '');
+        // A graph file cut mid-line after the store was opened: the copy that replaces the runaway's cannot open it.
+        const entry = Object.values((await readManifest(storeDir))!.graphs).find((e) => e.sessionId === SESSION_A)!;
+        const path = join(storeDir, entry.file);
+        const text = await readFile(path, 'utf8');
+        await writeFile(path, `${text.split('\n').slice(0, 9).join('\n')}\n${text.split('\n')[9].slice(0, 30)}`);
+        assert.equal((await runaway(base, 0.5)).status, 504);
+        await eventually(
+          async () => ((await (await fetch(`${base}/healthz`)).json()) as { status: string }).status === 'failing',
+          10_000,
+          '/healthz to say failing',
+        );
+        const query = await fetch(`${base}/sparql?query=ASK%7B%7D`, { headers: { accept: 'application/sparql-results+json' } });
+        assert.equal(query.status, 503);
+        assert.ok(query.headers.get('retry-after'));
+        assert.equal(await query.text(), '503 Service Unavailable: the store cannot be opened; the server log says which file\n');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await removeDir(storeDir);
     }
   });
 });

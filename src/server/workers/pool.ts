@@ -194,8 +194,9 @@ export class QueryPool {
         pending.timer = setTimeout(() => this.deadline(pending), timeoutMs);
         return this.start(slot, pending);
       }
-      // The store cannot be opened: no worker will take the job before its deadline, so say so now.
-      if (this.openError !== undefined && !this.everReady) {
+      // No copy answers and the store cannot be opened (at start, or after a cut, the file having
+      // changed meanwhile): no worker will take the job before its deadline, so say so now.
+      if (this.openError !== undefined && loading) {
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
         return reject(
           new HttpError(503, 'the store cannot be opened; the server log says which file', { 'retry-after': this.retryAfter() }),
