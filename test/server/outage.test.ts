@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import { startServer } from '../../src/server/server.ts';
 import { readManifest } from '../../src/store/manifest.ts';
+import { FIXTURES } from '../model/helpers.ts';
 import { removeDir, tempDir } from '../helpers.ts';
 import { eventually, REPO, SERVER_FIXTURES, SESSION_A, select, startTestServer } from './helpers.ts';
 
@@ -43,6 +44,24 @@ describe('a query that times out', () => {
       assert.equal(server.ctx.pool.stats.copies, 2);
       await server.stop();
       assert.equal(await held, 503); // the server shutting down
+    } finally {
+      await server.stop().catch(() => undefined);
+    }
+  });
+
+  it('has the copy opened beside it answer the union as a set before and after it sets shared triples aside', async () => {
+    // fixtures/model/resumed-session: two sessions hold one call and its records; six calls in the union.
+    const server = await startTestServer({ timeoutMs: 60_000, workers: 2 }, [join(FIXTURES, 'resumed-session')]);
+    try {
+      const held = runaway(server.base).then((r) => r.status);
+      await eventually(async () => server.ctx.pool.stats.ready === 2, 20_000, 'a second copy open');
+      const calls = 'SELECT (COUNT(?c) AS ?n) WHERE { ?c a weave:LlmCall }';
+      // At once (read through the rewrite), and after a pause (set aside while idle): the same count.
+      assert.deepEqual(await select(server.base, calls), [{ n: '6' }]);
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.deepEqual(await select(server.base, calls), [{ n: '6' }]);
+      await server.stop();
+      assert.equal(await held, 503);
     } finally {
       await server.stop().catch(() => undefined);
     }

@@ -48,6 +48,16 @@ let restated: Restatements | undefined;
 const SET_ASIDE_MAX_QUADS = 3_000_000;
 /** Whether the store reached what one embedded copy holds (said once). */
 let full = false;
+/** Written to: held whole from then on, never set aside again. */
+let written = false;
+/**
+ * A standby opened because a job runs long, perhaps a runaway that will be cut: it says it is
+ * ready before setting the shared triples aside (a third of its opening on the corpus), and does
+ * that once it has had nothing to do for SET_ASIDE_IDLE_MS. Until then the union is read through
+ * the rewrite, with the same answers.
+ */
+let setAsideTimer: NodeJS.Timeout | undefined;
+const SET_ASIDE_IDLE_MS = 1000;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
@@ -65,8 +75,23 @@ async function init(): Promise<void> {
   await applySavedGraphs(store, storeDir, opened.manifest);
   quads = store.size;
   defaultEmpty = defaultGraphEmpty(store);
-  if (defaultEmpty && quads <= SET_ASIDE_MAX_QUADS) restated = Restatements.setAsideIn(store);
+  if (!asStandby) setAside();
   post({ type: 'ready', quads });
+  if (asStandby) setAsideWhenIdle();
+}
+
+function setAside(): void {
+  setAsideTimer = undefined;
+  if (!restated && !written && defaultEmpty && quads <= SET_ASIDE_MAX_QUADS) restated = Restatements.setAsideIn(store);
+}
+
+/** Sets the shared triples aside once no message has come for a while (a message puts it off). */
+function setAsideWhenIdle(): void {
+  if (restated || written) return;
+  clearTimeout(setAsideTimer);
+  setAsideTimer = setTimeout(() => {
+    chain = chain.then(setAside);
+  }, SET_ASIDE_IDLE_MS);
 }
 
 async function run(id: number, job: Job): Promise<JobResult> {
@@ -90,6 +115,7 @@ async function run(id: number, job: Job): Promise<JobResult> {
       // A store written to is held whole from then on: what a write reads and saves is every graph as it is.
       restated?.restoreAll(store);
       restated = undefined;
+      written = true;
       const before = digests.before(store);
       let result: JobResult = { status: 204 };
       // Oxigraph applies an update whole or not at all (a failing LOAD after an INSERT DATA leaves
@@ -158,6 +184,8 @@ async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<voi
   }
 }
 
+/** Opened by an `open` message: a standby (see setAsideWhenIdle). */
+let asStandby = false;
 const opening = () =>
   init().catch((e) => {
     post({ type: 'init-failed', message: (e as Error).message });
@@ -166,7 +194,11 @@ const opening = () =>
 // A standby is booted (tsx and Oxigraph loaded) but holds no store until it is told to open it.
 let chain: Promise<void> = open ? opening() : Promise.resolve(post({ type: 'booted' }));
 port.on('message', (message: ToWorker) => {
+  if (message.type === 'open') asStandby = true;
+  clearTimeout(setAsideTimer);
+  setAsideTimer = undefined;
   chain = chain.then(() => (message.type === 'open' ? opening() : handle(message)));
+  if (asStandby && message.type !== 'open') chain = chain.then(setAsideWhenIdle);
 });
 
 /** The query a job runs, to name it in a trap's message. */
