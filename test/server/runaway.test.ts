@@ -51,14 +51,22 @@ describe('a runaway query', () => {
       assert.match(metrics, /^weave_sparql_timeouts_total\{op="query",where="running"\} 1$/m);
       assert.match(metrics, /^weave_worker_restarts_total\{reason="timeout"\} 1$/m);
       assert.match(metrics, /^weave_store_copies 1$/m);
+      // The same query again is refused at once: it would close another copy.
+      const again = await post(server.base, CROSS_JOIN);
+      assert.equal(again.status, 504);
+      assert.match(
+        await again.text(),
+        /^504 Gateway Timeout: this query ran longer than the timeout of 4 s \d+ s ago and was stopped; it is not run again for \d+ s \(stopping it closes a copy of the store\)\n$/,
+      );
+      assert.match(await (await fetch(`${server.base}/metrics`)).text(), /^weave_worker_restarts_total\{reason="timeout"\} 1$/m);
       // A request may ask for less time than the server allows.
       const short = await fetch(`${server.base}/sparql?timeout=0.3`, {
         method: 'POST',
         headers: { 'content-type': 'application/sparql-query' },
-        body: CROSS_JOIN,
+        body: `${CROSS_JOIN} LIMIT 1`,
       });
       assert.equal(short.status, 504);
-      assert.match(await short.text(), /timeout of 0\.3 s/);
+      assert.match(await short.text(), /timeout of 0\.3 s and was stopped/);
     } finally {
       await server.stop();
     }

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { HttpError } from '../errors.ts';
+import { RecentRunaways } from './runaways.ts';
 import { isWrite, type ChangedGraph, type FromWorker, type Job, type JobResult, type ToWorker, type WorkerInit } from '../messages.ts';
 
 /**
@@ -47,6 +48,8 @@ interface PoolOptions {
   standbyAfterMs?: number;
   /** An extra copy idle this long, with nothing waiting, is closed (default 2 s). */
   retireAfterMs?: number;
+  /** A query stopped at its deadline is refused at once for this long after (default 2 min): runaways.ts. */
+  refuseRepeatMs?: number;
   onEvent?: (event: PoolEvent) => void;
 }
 
@@ -127,8 +130,10 @@ export class QueryPool {
   sentBehind = 0;
   /** Why the last worker that tried could not open the store; cleared once one does. */
   private openError?: string;
+  private readonly runaways: RecentRunaways;
 
   constructor(private readonly options: PoolOptions) {
+    this.runaways = new RecentRunaways(options.refuseRepeatMs ?? 120_000);
     this.spawn(true);
     if (options.size > 1) this.spawn(false);
     // Deadlines of running jobs and idle extras are checked on a tick, not only on messages.
@@ -177,6 +182,17 @@ export class QueryPool {
 
   run(job: Job, timeoutMs = this.options.timeoutMs): Promise<JobResult> {
     if (this.closed) return Promise.reject(new HttpError(503, 'the server is shutting down'));
+    const cut = this.runaways.lastCut(job, timeoutMs);
+    if (cut) {
+      this.options.onEvent?.({ kind: 'rejected', op: job.op });
+      const wait = Math.max(1, Math.ceil(((this.options.refuseRepeatMs ?? 120_000) - cut.agoMs) / 1000));
+      return Promise.reject(
+        new HttpError(
+          504,
+          `this query ran longer than the timeout of ${secondsOf(cut.timeoutMs)} s ${Math.round(cut.agoMs / 1000)} s ago and was stopped; it is not run again for ${wait} s (stopping it closes a copy of the store)`,
+        ),
+      );
+    }
     return new Promise<JobResult>((resolve, reject) => {
       const loading = this.loading;
       const pending: Pending = {
@@ -487,6 +503,7 @@ export class QueryPool {
     slot.next = undefined;
     slot.pending = undefined;
     this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'running' });
+    this.runaways.note(pending.job, pending.timeoutMs);
     const what = isWrite(pending.job) ? 'update' : 'query';
     this.settle(pending, new HttpError(504, `the ${what} ran longer than the timeout of ${seconds} s and was stopped`));
     this.replace(slot, 'timeout');
@@ -508,6 +525,10 @@ export class QueryPool {
     if (outcome instanceof HttpError) pending.reject(outcome);
     else pending.resolve(outcome);
   }
+}
+
+function secondsOf(ms: number): string {
+  return (ms / 1000).toFixed(ms % 1000 ? 1 : 0);
 }
 
 /** The one 503 a load in progress gives: how far it is, and when to come back. */
