@@ -109,7 +109,9 @@ export type ToWorker =
   | { type: 'open' }
   | { type: 'job'; id: number; job: Job }
   /** Graphs that changed on disk (a session landed, another worker wrote): drop and load again. */
-  | { type: 'reload'; graphs: ChangedGraph[] };
+  | { type: 'reload'; graphs: ChangedGraph[] }
+  /** A copy opened as a standby, now the one kept: set shared triples aside (src/store/restated.ts). */
+  | { type: 'set-aside' };
 
 /** Messages from a worker to the server. */
 export type FromWorker =

@@ -49,21 +49,21 @@ describe('a query that times out', () => {
     }
   });
 
-  it('has the copy opened beside it answer the union as a set before and after it sets shared triples aside', async () => {
+  it('has the copy opened beside it answer the union as a set, before and after it is the one kept', async () => {
     // fixtures/model/resumed-session: two sessions hold one call and its records; six calls in the union.
     const server = await startTestServer({ timeoutMs: 60_000, workers: 2 }, [join(FIXTURES, 'resumed-session')]);
     try {
-      const held = runaway(server.base).then((r) => r.status);
+      const held = runaway(server.base, 8).then((r) => r.status);
       await eventually(async () => server.ctx.pool.stats.ready === 2, 20_000, 'a second copy open');
       const calls = 'SELECT (COUNT(?c) AS ?n) WHERE { ?c a weave:LlmCall }';
-      // At once (read through the rewrite), and after a pause (set aside while idle): the same count.
+      // Beside the runaway (read through the rewrite), and once it is cut (the copy kept sets shared triples aside).
       assert.deepEqual(await select(server.base, calls), [{ n: '6' }]);
-      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(await held, 504);
+      await new Promise((r) => setTimeout(r, 500));
       assert.deepEqual(await select(server.base, calls), [{ n: '6' }]);
-      await server.stop();
-      assert.equal(await held, 503);
+      assert.equal(server.ctx.pool.stats.ready, 1);
     } finally {
-      await server.stop().catch(() => undefined);
+      await server.stop();
     }
   });
 

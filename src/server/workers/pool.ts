@@ -95,6 +95,8 @@ interface Slot {
   persisting: boolean;
   /** While opening: quads loaded of the manifest's total. */
   progress?: { quads: number; of: number };
+  /** Opened as a standby, it has not set shared triples aside yet (query-worker.ts). */
+  asideDue?: boolean;
 }
 
 /** How far the store has loaded while no copy is open yet. */
@@ -442,6 +444,12 @@ export class QueryPool {
       const extras = answering.length - 1;
       const retirable = idle.filter((s) => now - s.since >= (this.options.retireAfterMs ?? 2000)).slice(0, Math.max(0, extras));
       for (const s of retirable) this.drop(s);
+      // The copy kept, opened as a standby, sets shared triples aside now that nothing runs long.
+      const kept = answering.length === 1 ? answering[0] : undefined;
+      if (kept?.state === 'idle' && kept.asideDue) {
+        kept.asideDue = false;
+        kept.worker.postMessage({ type: 'set-aside' } satisfies ToWorker);
+      }
     }
     const openNow = this.slots.filter((s) => OPEN.includes(s.state)).length;
     const warm = this.slots.some((s) => s.state === 'standby' || s.state === 'booting');
@@ -457,6 +465,7 @@ export class QueryPool {
 
   private openStore(slot: Slot): void {
     this.enter(slot, 'opening');
+    slot.asideDue = true;
     slot.worker.postMessage({ type: 'open' } satisfies ToWorker);
   }
 

@@ -50,14 +50,6 @@ const SET_ASIDE_MAX_QUADS = 3_000_000;
 let full = false;
 /** Written to: held whole from then on, never set aside again. */
 let written = false;
-/**
- * A standby opened because a job runs long, perhaps a runaway that will be cut: it says it is
- * ready before setting the shared triples aside (a third of its opening on the corpus), and does
- * that once it has had nothing to do for SET_ASIDE_IDLE_MS. Until then the union is read through
- * the rewrite, with the same answers.
- */
-let setAsideTimer: NodeJS.Timeout | undefined;
-const SET_ASIDE_IDLE_MS = 1000;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
@@ -75,23 +67,16 @@ async function init(): Promise<void> {
   await applySavedGraphs(store, storeDir, opened.manifest);
   quads = store.size;
   defaultEmpty = defaultGraphEmpty(store);
+  // A standby opened beside a long job (perhaps a runaway about to be cut) says it is ready first:
+  // setting aside is a third of its opening on the corpus. The pool asks for it once the copy is
+  // the one kept and nothing runs long; until then its union is read through the rewrite, with
+  // the same answers.
   if (!asStandby) setAside();
   post({ type: 'ready', quads });
-  if (asStandby) setAsideWhenIdle();
 }
 
 function setAside(): void {
-  setAsideTimer = undefined;
   if (!restated && !written && defaultEmpty && quads <= SET_ASIDE_MAX_QUADS) restated = Restatements.setAsideIn(store);
-}
-
-/** Sets the shared triples aside once no message has come for a while (a message puts it off). */
-function setAsideWhenIdle(): void {
-  if (restated || written) return;
-  clearTimeout(setAsideTimer);
-  setAsideTimer = setTimeout(() => {
-    chain = chain.then(setAside);
-  }, SET_ASIDE_IDLE_MS);
 }
 
 async function run(id: number, job: Job): Promise<JobResult> {
@@ -137,7 +122,7 @@ function whole<T>(graphs: string[] | 'all', job: () => Promise<T>): Promise<T> {
   return restated ? restated.withRestoredWhile(store, graphs, job) : job();
 }
 
-async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<void> {
+async function handle(message: Exclude<ToWorker, { type: 'open' } | { type: 'set-aside' }>): Promise<void> {
   if (message.type === 'reload') {
     for (const change of message.graphs) {
       // One embedded copy ends at QUAD_CEILING: past it new graphs wait for an external store.
@@ -184,7 +169,7 @@ async function handle(message: Exclude<ToWorker, { type: 'open' }>): Promise<voi
   }
 }
 
-/** Opened by an `open` message: a standby (see setAsideWhenIdle). */
+/** Opened by an `open` message: a standby, which sets shared triples aside only when told. */
 let asStandby = false;
 const opening = () =>
   init().catch((e) => {
@@ -195,10 +180,7 @@ const opening = () =>
 let chain: Promise<void> = open ? opening() : Promise.resolve(post({ type: 'booted' }));
 port.on('message', (message: ToWorker) => {
   if (message.type === 'open') asStandby = true;
-  clearTimeout(setAsideTimer);
-  setAsideTimer = undefined;
-  chain = chain.then(() => (message.type === 'open' ? opening() : handle(message)));
-  if (asStandby && message.type !== 'open') chain = chain.then(setAsideWhenIdle);
+  chain = chain.then(() => (message.type === 'open' ? opening() : message.type === 'set-aside' ? setAside() : handle(message)));
 });
 
 /** The query a job runs, to name it in a trap's message. */
