@@ -72,7 +72,7 @@ interface Served {
 }
 
 /** `weave serve --no-ingest` of a checkout; ready when /healthz says the store is open (or, in older builds, every worker is). */
-async function serve(checkout: string, dir: string, workers: number, port: number, timeoutSeconds = 30): Promise<Served> {
+export async function serve(checkout: string, dir: string, workers: number, port: number, timeoutSeconds = 30): Promise<Served> {
   const t0 = performance.now();
   const child = spawn(
     join(checkout, 'bin', 'weave'),
@@ -107,7 +107,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const mib = (bytes?: number) => (bytes === undefined ? 'n/a' : `${(bytes / 2 ** 20).toFixed(0)} MiB`);
 
-interface Row {
+export interface Row {
   figure: string;
   before: string;
   after: string;

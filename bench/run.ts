@@ -10,6 +10,8 @@
  *   3. The resident store (bench/resident.ts): commands with and without `weave serve` up, serve's
  *      memory against one copy of the store, opening against Oxigraph's own load, a runaway query.
  *      BENCH_BEFORE=DIR (a checkout of an earlier Weave, `npm ci` done) adds its `weave serve`.
+ *      Then a runaway against another client's answers (bench/outage.ts): from a lone runaway's
+ *      504 to the next answer, and the longest gap while runaways come back to back.
  *      BENCH_RESIDENT=0 skips this part.
  *   4. The union read as a set (bench/merge.ts): the example queries and a few questions, over
  *      Oxigraph's union (a bag) and through the rewrite, with what each answers.
@@ -52,6 +54,7 @@ import { bigSessionBench, printBigSession } from './big-session.ts';
 import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
 import { load, printQueriesBench, queriesBench } from './queries.ts';
+import { outageBench } from './outage.ts';
 import { printRows, residentBench } from './resident.ts';
 
 if (process.argv.includes('--big-session')) {
@@ -165,6 +168,8 @@ try {
   if (process.env.BENCH_RESIDENT !== '0') {
     console.log(`\nthe resident store, side by side${process.env.BENCH_BEFORE ? ` (before: ${process.env.BENCH_BEFORE})` : ''}:`);
     printRows(await residentBench(dir, { before: process.env.BENCH_BEFORE }));
+    console.log('\na runaway query against the answers of another client (issue 25), side by side:');
+    printRows(await outageBench(dir, { before: process.env.BENCH_BEFORE }));
   }
   console.log("\nthe union read as a set (src/query/merge.ts) against Oxigraph's bag, side by side:");
   printMergeBench(await mergeBench(store));
