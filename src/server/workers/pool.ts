@@ -423,6 +423,7 @@ export class QueryPool {
     const idle = open.filter((s) => s.state === 'idle');
     const opening = open.filter((s) => s.state === 'opening');
     const waiting = this.queue.length > 0 || this.slots.some((s) => s.next);
+    if (waiting) this.busySince = now;
     // Whether or not anything waits yet: the copy must be open before the job's deadline cuts the first.
     const slow = open.some(
       (s) =>
@@ -430,6 +431,7 @@ export class QueryPool {
         s.pending?.started !== undefined &&
         (now - s.pending.started >= (this.options.standbyAfterMs ?? 500) || now - s.pending.arrived >= s.pending.timeoutMs / 2),
     );
+    if (slow) this.busySince = now;
     // A respawn after failures waits for its pause; balance runs again then.
     const mayStart = !this.failures || now - this.lastSpawn >= Math.min(30_000, 500 * 2 ** this.failures);
 
@@ -444,9 +446,12 @@ export class QueryPool {
       const extras = answering.length - 1;
       const retirable = idle.filter((s) => now - s.since >= (this.options.retireAfterMs ?? 2000)).slice(0, Math.max(0, extras));
       for (const s of retirable) this.drop(s);
-      // The copy kept, opened as a standby, sets shared triples aside now that nothing runs long.
+      // The copy kept, opened as a standby, sets shared triples aside once it is idle and nothing has
+      // run long or waited for a while: done at the cut, it held up the first query after it (4.5 s
+      // on the corpus).
       const kept = answering.length === 1 ? answering[0] : undefined;
-      if (kept?.state === 'idle' && kept.asideDue) {
+      const calm = now - Math.max(this.busySince, kept?.since ?? now) >= (this.options.retireAfterMs ?? 2000);
+      if (kept?.state === 'idle' && kept.asideDue && calm) {
         kept.asideDue = false;
         kept.worker.postMessage({ type: 'set-aside' } satisfies ToWorker);
       }
@@ -457,6 +462,8 @@ export class QueryPool {
   }
 
   private lastSpawn = 0;
+  /** When something last waited or ran long (balance saw it): the kept copy sets triples aside only after a calm. */
+  private busySince = 0;
 
   private spawnNow(open: boolean): void {
     this.lastSpawn = performance.now();
