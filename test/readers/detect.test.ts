@@ -184,14 +184,16 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   let out = '';
   let err = '';
   const write = [process.stdout.write, process.stderr.write];
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    err += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
+  // As a stream's write does: the callback once the chunk is taken (a command waits for it before it ends).
+  const capture = (add: (text: string) => void) =>
+    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      add(String(chunk));
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      if (done) queueMicrotask(done);
+      return true;
+    }) as typeof process.stdout.write;
+  process.stdout.write = capture((text) => (out += text));
+  process.stderr.write = capture((text) => (err += text));
   try {
     return { code: await run(args), out, err };
   } finally {
@@ -221,7 +223,13 @@ test('weave ingest runs the readers unless --no-detect; weave detect runs them o
     assert.deepEqual([bad.code, bad.err.trim().split(';')[0]], [2, 'weave detect: unknown detector "nope"']);
     const missing = await cli(['detect', 'no-such-session', '--store', dir]);
     assert.deepEqual([missing.code, missing.err.trim()], [1, 'weave detect: no session "no-such-session" in the store']);
-    const empty = await cli(['detect', '--store', join(dir, 'nothing-here')]);
+    // TMPDIR of its own: a fixtures store a weave serve left in the machine's would be named too.
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+    const empty = await cli(['detect', '--store', join(dir, 'nothing-here')]).finally(() => {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    });
     assert.deepEqual(
       [empty.code, empty.err],
       [1, `weave detect: no store in ${join(dir, 'nothing-here')}: run "weave ingest" first, or name a store with --store DIR\n`],
