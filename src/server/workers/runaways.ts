@@ -22,6 +22,8 @@ export class RecentRunaways {
 
   /** When this query was cut (ms ago) and at what deadline, if lately at one no shorter than `timeoutMs`. */
   lastCut(job: Job, timeoutMs: number, now = performance.now()): { agoMs: number; timeoutMs: number } | undefined {
+    // Asked of every query: no digest while nothing was cut.
+    if (!this.cut.size) return undefined;
     const key = keyOf(job);
     const seen = key === undefined ? undefined : this.cut.get(key);
     if (!seen || now - seen.at >= this.holdMs || timeoutMs > seen.timeoutMs) return undefined;
