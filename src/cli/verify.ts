@@ -82,7 +82,7 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
   const listed = (lines: string[]) => (lines.length > LISTED ? [...lines.slice(0, LISTED), `… ${lines.length - LISTED} more`] : lines);
   const store = [...listed(self.problems), ...listed(self.notes.map((n) => `note: ${n}`))];
   const storeLine = self.ok
-    ? `store: ${self.graphs} graphs in ${self.files} files${self.storeFiles ? ` and ${self.storeFiles} other files` : ''}, each as long as the manifest says, with the quads it counts; no file it does not name`
+    ? `store: ${self.graphs} graphs in ${self.files} files${self.storeFiles ? ` and ${self.storeFiles} other files` : ''}, each of the length and digests the manifest names, with the quads it counts; no file it does not name`
     : `store NOT consistent: ${self.problems.length} problem(s)`;
   if (selfOnly) return `${[...store, storeLine].join('\n')}\n`;
   const total = emptyRow('total');

@@ -61,7 +61,7 @@ test('a clean store checks clean, alone and before its sources', async () => {
     const self = await weave(['verify', '--self', '--store', dir]);
     assert.deepEqual(self, {
       code: 0,
-      stdout: `store: ${graphs} graphs in ${files} files and ${Object.keys(manifest.files!).length} other files, each as long as the manifest says, with the quads it counts; no file it does not name\n`,
+      stdout: `store: ${graphs} graphs in ${files} files and ${Object.keys(manifest.files!).length} other files, each of the length and digests the manifest names, with the quads it counts; no file it does not name\n`,
       stderr: '',
     });
     assert.equal((await weave(['verify', '--store', dir])).code, 0);
