@@ -31,7 +31,8 @@ options:
   --host HOST          address to listen on (default ${DEFAULTS.host}); beyond loopback a token is required
   --port N             port (default ${DEFAULTS.port}; 0 picks a free one)
   --timeout SECONDS    longest a query may take, queueing included (default ${DEFAULTS.timeoutSeconds}); past it the
-                       query's worker is stopped and replaced, and the client gets 504
+                       query's worker is stopped and replaced, and the client gets 504; the same query
+                       sent again within 2 minutes (with no longer ?timeout=) gets 504 at once
   --workers N          the most copies of the store open at once (default: cores, 2 to 4): one is kept; a
                        second opens only while a query holds the first too long, and closes after
   --queue N            requests that may wait for a worker before 503 + Retry-After (default ${DEFAULTS.queueLimit})
