@@ -53,14 +53,16 @@ export function whileEmitting<T>(numbers: Map<string, string> | undefined, emit:
   }
 }
 
+/** A JSON string or number token: a number is one outside the strings. */
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
 /** The number tokens of a JSON text, outside its strings. */
 function* numberTokens(text: string): Generator<string> {
-  const token = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-  for (const m of text.matchAll(token)) if (m[0][0] !== '"') yield m[0];
+  for (const m of text.matchAll(STRING_OR_NUMBER)) if (m[0][0] !== '"') yield m[0];
 }
 
 function asWritten(text: string, numbers: Map<string, string>): string {
-  return text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (m) => (m[0] === '"' ? m : (numbers.get(m) ?? m)));
+  return text.replace(STRING_OR_NUMBER, (m) => (m[0] === '"' ? m : (numbers.get(m) ?? m)));
 }
 
 function hasOverflow(value: unknown): boolean {
