@@ -3,11 +3,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
-import { startServer } from '../../src/server/server.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { FIXTURES } from '../model/helpers.ts';
 import { removeDir, tempDir } from '../helpers.ts';
-import { eventually, REPO, SERVER_FIXTURES, SESSION_A, select, startTestServer } from './helpers.ts';
+import { eventually, SERVER_FIXTURES, SESSION_A, select, startTestServer } from './helpers.ts';
 
 /**
  * A query that runs past the timeout never leaves the endpoint without a copy that answers (issue
@@ -123,25 +122,9 @@ describe('a server whose store became unreadable after a runaway was cut', () =>
     const storeDir = await tempDir();
     try {
       await ingest([SERVER_FIXTURES], { storeDir, soul: 'local' });
-      const server = await startServer({
-        storeDir,
-        soul: 'local',
-        host: '127.0.0.1',
-        port: 0,
-        timeoutMs: 10_000,
-        workers: 1,
-        queueLimit: 4,
-        maxResultBytes: 1e6,
-        bodyLimitBytes: 1e6,
-        allowUpdate: false,
-        corsOrigins: [],
-        queriesDir: join(REPO, 'queries'),
-        verbose: false,
-        log: () => {},
-      });
+      const server = await startTestServer({ storeDir, timeoutMs: 10_000, workers: 1, queueLimit: 4, maxResultBytes: 1e6 }, null);
       try {
-        await server.ctx.pool.whenReady();
-        const base = server.url.replace(/\/$/, '');
+        const base = server.base;
         // A graph file cut mid-line after the store was opened: the copy that replaces the runaway's cannot open it.
         const entry = Object.values((await readManifest(storeDir))!.graphs).find((e) => e.sessionId === SESSION_A)!;
         const path = join(storeDir, entry.file);
@@ -158,7 +141,7 @@ describe('a server whose store became unreadable after a runaway was cut', () =>
         assert.ok(query.headers.get('retry-after'));
         assert.equal(await query.text(), '503 Service Unavailable: the store cannot be opened; the server log says which file\n');
       } finally {
-        await server.close();
+        await server.stop();
       }
     } finally {
       await removeDir(storeDir);
