@@ -7,6 +7,15 @@ import { readManifest } from '../../src/store/manifest.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 import { FIXTURES, tempDir } from '../helpers.ts';
 
+/** The secrets fixtures/hardening/secrets plants (an AWS key, a GitHub token, a password, a private key's body, an Anthropic key). */
+export const PLANTED_SECRETS = [
+  'AKIAQ3EGRV7X2LMNBC4D',
+  'ghp_R8mK2pQ7vX4nL9sT1wY6zA3bC5dE0fG2hJ4k',
+  'Tr0ub4dor&3xyz',
+  'MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu',
+  'sk-ant-api03-Zq8Wm2Xr5Tn7Yp1Ks4Lv6Hb9Jd3Fg0Qa2Ws5Ed8Rf1Tg4Yh7Uj0Ik3Ol6Pz9Xc2Vb5Nm8',
+];
+
 /** The readers' fixture project: four sessions written for the readers. */
 export const READER_FIXTURES = join(FIXTURES, 'readers');
 

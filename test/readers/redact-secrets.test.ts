@@ -8,20 +8,13 @@ import { marker, redactLine } from '../../src/readers/redact.ts';
 import { openStore } from '../../src/store/store.ts';
 import { verify } from '../../src/verify.ts';
 import { FIXTURES, removeDir, select, tempDir } from '../helpers.ts';
+import { PLANTED_SECRETS } from './helpers.ts';
 
 /**
  * Issue 25, item 5: `--redact-secrets` for users who want no secret stored at all. The session
  * graph holds every line with its secrets redacted (a malformed line's raw text too), no archive
  * is kept, and weave verify still proves every text, against the source redacted the same way.
  */
-
-const SECRETS = [
-  'AKIAQ3EGRV7X2LMNBC4D',
-  'ghp_R8mK2pQ7vX4nL9sT1wY6zA3bC5dE0fG2hJ4k',
-  'Tr0ub4dor&3xyz',
-  'MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu',
-  'sk-ant-api03-Zq8Wm2Xr5Tn7Yp1Ks4Lv6Hb9Jd3Fg0Qa2Ws5Ed8Rf1Tg4Yh7Uj0Ik3Ol6Pz9Xc2Vb5Nm8',
-];
 
 test('--redact-secrets: no file of the store holds a secret, none is archived, verify proves every text', async () => {
   const dir = await tempDir();
@@ -38,7 +31,8 @@ test('--redact-secrets: no file of the store holds a secret, none is archived, v
     assert.ok(!files.some((e) => e.parentPath.includes('archive')), 'no archive');
     for (const e of files) {
       const text = await readFile(join(e.parentPath, e.name), 'utf8');
-      for (const s of SECRETS) for (let i = 0; i + 8 <= s.length; i++) assert.ok(!text.includes(s.slice(i, i + 8)), `${e.name} holds ${s}`);
+      for (const s of PLANTED_SECRETS)
+        for (let i = 0; i + 8 <= s.length; i++) assert.ok(!text.includes(s.slice(i, i + 8)), `${e.name} holds ${s}`);
     }
 
     const { store: ox } = await openStore(store);

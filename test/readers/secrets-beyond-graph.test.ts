@@ -7,6 +7,7 @@ import { ingest } from '../../src/ingest.ts';
 import { marker } from '../../src/readers/redact.ts';
 import { SearchIndex } from '../../src/search/index.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+import { PLANTED_SECRETS } from './helpers.ts';
 
 /**
  * Issue 25, item 5: secrets travelled beyond the session graph, into the search documents and
@@ -18,13 +19,6 @@ import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
  */
 
 const FIXTURE = join(FIXTURES, 'hardening', 'secrets');
-const SECRETS = [
-  'AKIAQ3EGRV7X2LMNBC4D',
-  'ghp_R8mK2pQ7vX4nL9sT1wY6zA3bC5dE0fG2hJ4k',
-  'Tr0ub4dor&3xyz',
-  'MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu',
-  'sk-ant-api03-Zq8Wm2Xr5Tn7Yp1Ks4Lv6Hb9Jd3Fg0Qa2Ws5Ed8Rf1Tg4Yh7Uj0Ik3Ol6Pz9Xc2Vb5Nm8',
-];
 
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
@@ -34,7 +28,7 @@ async function files(dir: string): Promise<string[]> {
 /** The secrets (as 8-character runs of one) a text holds. */
 function heldIn(text: string): string[] {
   const held = new Set<string>();
-  for (const s of SECRETS) for (let i = 0; i + 8 <= s.length; i++) if (text.includes(s.slice(i, i + 8))) held.add(s);
+  for (const s of PLANTED_SECRETS) for (let i = 0; i + 8 <= s.length; i++) if (text.includes(s.slice(i, i + 8))) held.add(s);
   return [...held];
 }
 
@@ -56,7 +50,7 @@ test('no file of the store but the session graph and the archive holds a secret:
       if (held.length) holding[name.startsWith('archive/') ? 'archive' : name === sessionGraph ? 'session graph' : name] = held;
     }
     // The transcript itself, as the user chose to keep it (SECURITY.md): every secret; nothing else any.
-    assert.deepEqual(holding, { 'session graph': SECRETS, archive: SECRETS });
+    assert.deepEqual(holding, { 'session graph': PLANTED_SECRETS, archive: PLANTED_SECRETS });
 
     // What search shows: the title and the prompt with each secret replaced by its kind and length.
     const index = await SearchIndex.open(dir);
