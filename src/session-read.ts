@@ -390,7 +390,7 @@ class SessionReading {
     const done = await copy.finish();
     const complete = reading.tail ? reading.tail.offset : done.size;
     const lines = reading.tail ? reading.tail.lineNo - 1 : Math.max(reading.complete.lines, firstLine - 1);
-    this.read.set(reading.source.path, await readStamp(stamp, complete, lines, done));
+    this.read.set(reading.source.path, readStamp(stamp, complete, lines, done));
     if (copy.kept) this.kept.push(copy.kept);
     this.tally.archived += done.archived;
   }

@@ -8,7 +8,7 @@ import type { ArchiveAppend, StoreWriter } from '../store/writer.ts';
 import { foundToJson, readArchived } from './archived.ts';
 import { readLines, type SourceLine } from './lines.ts';
 import { WholeReadNeeded } from '../emit/session.ts';
-import { changeOf, HEAD_BYTES, headNow, headOf, type Change } from './stamps.ts';
+import { changeOf, headOf, type Change } from './stamps.ts';
 
 /**
  * Keeping a copy of what is read: as a transcript's lines stream past, the bytes of its complete
@@ -53,8 +53,6 @@ function versionsAfter(before: SourceStamp | undefined, setAside: boolean, keep:
 export class TranscriptCopy {
   private position = 0;
   private writing = Promise.resolve();
-  private readonly head: Buffer[] = [];
-  private headLength = 0;
   /** Digests of every byte read, from the file's start (the archive holds as many). */
   private digest?: ChunkDigest;
   /** Earlier versions of the file in the archive, and the one set aside by this read, if any. */
@@ -68,7 +66,7 @@ export class TranscriptCopy {
     private readonly path: string,
     private readonly previous: ArchivedFile | undefined,
     /** Where the reading starts: the file's start, or where the last read of it stopped. */
-    private readonly start: number,
+    start: number,
   ) {
     this.position = start;
   }
@@ -132,11 +130,6 @@ export class TranscriptCopy {
 
   /** For `readLines`' tap: every byte read, in order, from the file's start. */
   readonly tap = (bytes: Buffer): void => {
-    if (this.headLength < HEAD_BYTES) {
-      const part = bytes.subarray(0, HEAD_BYTES - this.headLength);
-      this.head.push(part);
-      this.headLength += part.length;
-    }
     this.digest?.update(bytes);
     const from = this.position;
     this.position += bytes.length;
@@ -149,18 +142,16 @@ export class TranscriptCopy {
   };
 
   /**
-   * Where the reading ended, the first bytes read (for the stamp's `head`, when it started at the
-   * file's start), the digests of every byte read (from the start), the archive as it now
-   * is (none when not kept), and how much was added to it.
+   * Where the reading ended, the digests of every byte read (from the start), the archive as it
+   * now is (none when not kept), and how much was added to it.
    */
   async finish(): Promise<Copied> {
     await this.writing;
-    const head = this.start === 0 ? Buffer.concat(this.head) : undefined;
     const digest = { bytes: this.position, chunks: this.digest?.digests() ?? [] };
     const versions = this.versions;
-    if (!this.append) return { size: this.position, head, digest, archive: this.previous, versions, archived: 0 };
+    if (!this.append) return { size: this.position, digest, archive: this.previous, versions, archived: 0 };
     const archive = await this.append.finish(this.position);
-    return { size: this.position, head, digest, archive, versions, archived: Math.max(0, this.position - this.archived) };
+    return { size: this.position, digest, archive, versions, archived: Math.max(0, this.position - this.archived) };
   }
 
   async abort(): Promise<void> {
@@ -183,7 +174,6 @@ async function archiveStillFirst(store: StoreWriter, before: SourceStamp, now: S
 /** What a transcript's copy ends with. */
 export interface Copied {
   size: number;
-  head?: Buffer;
   /** The digests of the file's first `bytes` bytes: every byte read. */
   digest: SourceDigest;
   archive?: ArchivedFile;
@@ -191,13 +181,10 @@ export interface Copied {
   archived: number;
 }
 
-/**
- * The stamp of a transcript read up to `read` (the end of its last complete line, line `lines`),
- * whose first bytes are `head` (read again from the file when the reading did not start there).
- */
-export async function readStamp(now: SourceStamp, read: number, lines: number, done: Copied): Promise<SourceStamp> {
-  const { head, archive, versions } = done;
-  const stamp: SourceStamp = { ...now, head: head ? headOf(head, read) : await headNow(now.path, read), read, lines };
+/** The stamp of a transcript read up to `read` (the end of its last complete line, line `lines`). */
+export function readStamp(now: SourceStamp, read: number, lines: number, done: Copied): SourceStamp {
+  const { archive, versions } = done;
+  const stamp: SourceStamp = { ...now, read, lines };
   delete stamp.archive;
   delete stamp.digest;
   delete stamp.versions;
@@ -220,7 +207,6 @@ export async function archiveSideFile(
   const bytes = await readFile(stamp.path);
   const read: SourceStamp = {
     ...stamp,
-    head: headOf(bytes, bytes.length),
     digest: { bytes: bytes.length, chunks: digestOf(bytes) },
     read: bytes.length,
   };
@@ -231,7 +217,7 @@ export async function archiveSideFile(
     !!before?.archive &&
     before.read === read.read &&
     before.id === read.id &&
-    (before.digest ? sameDigests(before.digest.chunks, read.digest!.chunks) : before.head === read.head);
+    (before.digest ? sameDigests(before.digest.chunks, read.digest!.chunks) : before.head === headOf(bytes, bytes.length));
   // A side file that grew (a journal appended to) is copied whole again; its old copy holds nothing the new one lacks.
   const grown =
     !!before?.digest && bytes.length >= before.digest.bytes && sameDigests(digestOf(bytes, before.digest.bytes), before.digest.chunks);
@@ -300,7 +286,7 @@ export async function archiveUnread(
       }
       const done = await copy.finish();
       // The graph came from a read with no saved state: `read` and `lines` only say what the archive holds.
-      updated.push(await readStamp(stamp, tail ? tail.offset : done.size, lines, done));
+      updated.push(readStamp(stamp, tail ? tail.offset : done.size, lines, done));
       archived += done.archived;
     } catch (e) {
       await copy.abort();

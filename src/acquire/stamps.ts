@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { digestFile } from '../store/digest.ts';
 import type { SourceStamp } from '../store/manifest.ts';
 
@@ -11,8 +11,8 @@ import type { SourceStamp } from '../store/manifest.ts';
  * before are still, digest for digest, its first bytes.
  */
 
-/** How much of a file's start its `head` digest covers (less when less was read). */
-export const HEAD_BYTES = 4096;
+/** How much of a file's start the `head` of a stamp written before digests covers. */
+const HEAD_BYTES = 4096;
 
 /** A file's stamp as it is now, or undefined when it is gone. */
 export async function stampOf(path: string): Promise<SourceStamp | undefined> {
@@ -25,25 +25,11 @@ export async function stampOf(path: string): Promise<SourceStamp | undefined> {
   }
 }
 
-/** SHA-1 of the first `min(HEAD_BYTES, read)` bytes of what was read. */
+/** SHA-1 of the first `min(HEAD_BYTES, read)` bytes: the `head` a stamp written before digests holds, to compare with. */
 export function headOf(bytes: Buffer, read: number): string {
   return createHash('sha1')
     .update(bytes.subarray(0, Math.min(HEAD_BYTES, read)))
     .digest('hex');
-}
-
-/** SHA-1 of a file's first `min(HEAD_BYTES, read)` bytes as the file is now. */
-export async function headNow(path: string, read: number): Promise<string | undefined> {
-  const length = Math.min(HEAD_BYTES, read);
-  const file = await open(path, 'r').catch(() => undefined);
-  if (!file) return undefined;
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await file.read(buffer, 0, length, 0);
-    return bytesRead === length ? headOf(buffer, length) : undefined;
-  } finally {
-    await file.close();
-  }
 }
 
 /**

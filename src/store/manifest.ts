@@ -19,7 +19,10 @@ export interface SourceStamp {
   mtimeMs: number;
   /** The file's identity, `<device>:<inode>`: a file renamed over this one is another file. */
   id?: string;
-  /** SHA-1 of the file's first bytes (up to 4 KiB of what was read): kept for the search index's documents. */
+  /**
+   * SHA-1 of the file's first bytes (up to 4 KiB): what a stamp written before `digest` compared
+   * (a side file of such a store is checked by it once); the search index keys its documents by it.
+   */
   head?: string;
   /**
    * SHA-1 of each MiB of the file's first `bytes` bytes, every byte read of it (store/digest.ts;
