@@ -51,18 +51,12 @@ function detectorTriples(soul: string, reader: Reader): Triple[] {
 function findingId(reader: Pick<Reader, 'name'>, finding: Finding): string {
   const { site } = finding;
   const span = [codePointOffset(site.text, finding.start), codePointOffset(site.text, finding.end)];
+  const place =
+    site.sourceKind === 'malformed_line'
+      ? [site.line.transcript, site.line.iri, '', '']
+      : [site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? ''];
   return createHash('sha256')
-    .update(
-      [
-        reader.name,
-        site.turn.transcript,
-        site.turn.iri,
-        site.block.iri,
-        site.pointer ?? '',
-        ...span,
-        ...(finding.type && finding.type !== reader.name ? [finding.type] : []),
-      ].join('\n'),
-    )
+    .update([reader.name, ...place, ...span, ...(finding.type && finding.type !== reader.name ? [finding.type] : [])].join('\n'))
     .digest('hex')
     .slice(0, 32);
 }
@@ -74,25 +68,27 @@ function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[
   const id = findingId(reader, finding);
   const annotation = instanceIri(soul, 'Annotation', id);
   const target = instanceIri(soul, 'Annotation', id, 'target');
-  const turn = iri(site.turn.iri);
-  const block = iri(site.block.iri);
+  // The event the claim is about: the turn, or a line that is not a record (held by no turn or block).
+  const at = site.sourceKind === 'malformed_line' ? { ...site.line, time: undefined } : site.turn;
+  const event = iri(at.iri);
+  const block = site.sourceKind === 'malformed_line' ? undefined : site.block;
   const type = detectionTypeOf(reader, finding);
 
   t(annotation, a, oa.Annotation);
   t(annotation, prov.wasAttributedTo, detectorIri(soul, reader));
   // Only a real time: a timestamp field holding anything else is transcript text, which readers never copy.
-  if (site.turn.time && isDateTime(site.turn.time)) t(annotation, prov.generatedAtTime, dateTime(site.turn.time));
+  if (at.time && isDateTime(at.time)) t(annotation, prov.generatedAtTime, dateTime(at.time));
   t(annotation, weave.eventType, str(type));
   t(annotation, weave.sourceKind, str(site.sourceKind));
   t(annotation, oa.hasTarget, target);
-  for (const used of new Set([site.turn.iri, site.block.iri, ...(finding.used ?? [])])) t(annotation, prov.used, iri(used));
+  for (const used of new Set([at.iri, ...(block ? [block.iri] : []), ...(finding.used ?? [])])) t(annotation, prov.used, iri(used));
 
   t(target, a, oa.SpecificResource);
-  t(target, oa.hasSource, iri(site.turn.transcript));
-  t(target, weave.atEvent, turn);
-  t(target, weave.atBlock, block);
+  t(target, oa.hasSource, iri(at.transcript));
+  t(target, weave.atEvent, event);
+  if (block) t(target, weave.atBlock, iri(block.iri));
   // A pointer is made of the input's keys, which are transcript text too.
-  if (site.pointer !== undefined) t(target, weave.inputPointer, str(redact(site.pointer)));
+  if (site.sourceKind !== 'malformed_line' && site.pointer !== undefined) t(target, weave.inputPointer, str(redact(site.pointer)));
   const position = instanceIri(soul, 'Annotation', id, 'position');
   t(target, oa.hasSelector, position);
   t(position, a, oa.TextPositionSelector);
@@ -119,7 +115,7 @@ function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[
   const claim = instanceIri(soul, 'Claim', id);
   t(claim, a, weave.Claim);
   t(claim, a, prov.Entity); // its superclass, stated: the store does no inference
-  t(claim, rdf.reifies, tripleTerm({ s: turn, p: weave.exhibits, o: str(type) }));
+  t(claim, rdf.reifies, tripleTerm({ s: event, p: weave.exhibits, o: str(type) }));
   t(claim, prov.wasDerivedFrom, annotation);
   t(claim, weave.detector, str(detectorOf(reader)));
   t(claim, weave.detectionType, str(type));

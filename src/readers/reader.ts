@@ -1,4 +1,4 @@
-import type { SessionSpine, TextSite } from './spine.ts';
+import type { LineSite, SessionSpine, TextSite } from './spine.ts';
 
 /**
  * The reader interface (layers 03 and 04 of the ontology card). A reader is a named, versioned
@@ -24,8 +24,8 @@ export interface ReadContext {
 
 /** One thing a reader found in a piece of stored text. */
 export interface Finding {
-  /** The text the finding sits in: a block's text, or one string of a tool input. */
-  site: TextSite;
+  /** The text the finding sits in: a block's text, one string of a tool input, or a malformed line's raw text. */
+  site: TextSite | LineSite;
   /** The span, as UTF-16 indices into `site.text` (the framework counts code points for oa:). */
   start: number;
   end: number;

@@ -3,7 +3,7 @@ import { feedGraph } from '../derive/graph-input.ts';
 import type { GraphEntry } from '../store/manifest.ts';
 import type { Term } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
-import type { BlockKind, BlockView, SessionSpine, TurnView } from './spine.ts';
+import type { BlockKind, BlockView, MalformedLineView, SessionSpine, TurnView } from './spine.ts';
 
 /**
  * One session's spine as readers see it (spine.ts), built from the session's triples in one pass,
@@ -42,6 +42,7 @@ const KEPT = {
   [weave.toolUseId]: 'toolUseId',
   [weave.toolIsError]: 'isError',
   [weave.toolUseRef]: 'toolUse',
+  [weave.rawText]: 'rawText',
 } as const satisfies Partial<Record<Term, string>>;
 type Field = (typeof KEPT)[keyof typeof KEPT];
 
@@ -56,6 +57,8 @@ export class SpineBuilder {
   /** Event → the transcript holding it (the first that says so). */
   private readonly transcriptOf = new Map<string, string>();
   private readonly parents = new Map<string, string>();
+  /** Line that is not a record → its transcript (weave:inTranscript). */
+  private readonly malformedIn = new Map<string, string>();
   /** Owner (turn or block) → its blocks, in the order they were stated. */
   private readonly owned = new Map<string, string[]>();
 
@@ -68,6 +71,7 @@ export class SpineBuilder {
       const event = termValue(o);
       if (!this.transcriptOf.has(event)) this.transcriptOf.set(event, termValue(s));
     } else if (p === weave.parentEvent) this.parents.set(termValue(s), termValue(o));
+    else if (p === weave.inTranscript) this.malformedIn.set(termValue(s), termValue(o));
     else if (p === weave.hasContentBlock) {
       const owner = termValue(s);
       const list = this.owned.get(owner);
@@ -147,11 +151,19 @@ export class SpineBuilder {
     );
     for (const turn of ordered) turn.blocks.sort(byOrder);
     const transcripts = new Set(this.transcriptOf.values());
+    const malformedLines: MalformedLineView[] = [];
+    for (const [iri, transcript] of this.malformedIn) {
+      const node = this.nodes.get(iri);
+      if (!node?.classes.includes(weave.MalformedLine)) continue;
+      malformedLines.push({ iri, transcript, line: Number(node.fields.line ?? 0), text: node.fields.rawText ?? '' });
+    }
+    malformedLines.sort((x, y) => (x.transcript === y.transcript ? x.line - y.line : x.transcript < y.transcript ? -1 : 1));
     return {
       sessionId,
       graph,
       transcriptClasses: [...new Set([...transcripts].flatMap((t) => this.nodes.get(t)?.classes ?? []))].map(termValue),
       turns: ordered,
+      malformedLines,
       turn: (iri) => turns.get(iri),
       block: (iri) => {
         const block = blocks.get(iri);

@@ -43,6 +43,24 @@ export interface BlockView {
 
 type SourceKind = 'authored' | 'tool_result' | 'tool_input';
 
+/** A line of a transcript that is not a record (weave:MalformedLine), kept with its raw text. */
+export interface MalformedLineView {
+  iri: string;
+  transcript: string;
+  line: number;
+  text: string;
+}
+
+/**
+ * The raw text of a malformed line as a place a finding can point into: no turn or block holds
+ * it, so the finding's target is the line itself (weave:atEvent, without weave:atBlock).
+ */
+export interface LineSite {
+  line: MalformedLineView;
+  text: string;
+  sourceKind: 'malformed_line';
+}
+
 /** A piece of stored text a finding can point into. */
 export interface TextSite {
   turn: TurnView;
@@ -63,6 +81,8 @@ export interface SessionSpine {
   transcriptClasses?: string[];
   /** Turns of all the session's transcripts, main transcript first, each in line order. */
   turns: TurnView[];
+  /** Lines that are not records, in the same order as the turns. */
+  malformedLines: MalformedLineView[];
   turn(iri: string): TurnView | undefined;
   block(iri: string): BlockView | undefined;
   /** The parent of any event, turn or not. */
@@ -74,6 +94,11 @@ export function* authoredSites(spine: SessionSpine): Generator<TextSite> {
   for (const turn of spine.turns)
     for (const block of turn.blocks)
       if (block.kind === 'text' && block.text) yield { turn, block, text: block.text, sourceKind: 'authored' };
+}
+
+/** The raw text of every line that is not a record: a secret pasted into a broken line is still a secret. */
+export function* malformedLineSites(spine: SessionSpine): Generator<LineSite> {
+  for (const line of spine.malformedLines) if (line.text) yield { line, text: line.text, sourceKind: 'malformed_line' };
 }
 
 /** Every text a tool returned: a result's string content, or each text block inside it. */

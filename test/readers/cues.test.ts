@@ -29,6 +29,7 @@ function conversation(...turns: [role: 'user' | 'assistant', text: string][]): S
     sessionId: 's',
     graph: 'urn:g',
     turns: views,
+    malformedLines: [],
     turn: (iri) => views.find((t) => t.iri === iri),
     block: (iri) => views.flatMap((t) => t.blocks).find((b) => b.iri === iri),
     parentOf: (iri) => views.find((t) => t.iri === iri)?.parent,

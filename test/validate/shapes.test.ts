@@ -182,6 +182,31 @@ const CASES: { name: string; remove?: [string, string][]; add?: string; expect: 
     expect: ['wsh:TranscriptShape weave:cwd | MaxCount | <Transcript/s1>'],
   },
   {
+    name: "a finding's target at a turn but at no block",
+    remove: [['Annotation/x/target', 'atBlock']],
+    expect: ['wsh:SpecificResourceShape | Or | <Annotation/x/target>'],
+  },
+  {
+    // The secret reader reads a malformed line's raw text: its finding is at the line, in no block.
+    name: 'nothing on a target at a malformed line, without a block',
+    remove: [
+      ['Annotation/x/target', 'atEvent'],
+      ['Annotation/x/target', 'atBlock'],
+    ],
+    add: `<Annotation/x/target> weave:atEvent <MalformedLine/s1/L9> .
+      <MalformedLine/s1/L9> a weave:MalformedLine ; weave:inTranscript <Transcript/s1> ; weave:sourceLine 9 ;
+        weave:sourceOffset 900 ; weave:byteLength 5 ; weave:parseError "Unexpected token" ; weave:rawText "{oops" .`,
+    expect: [],
+  },
+  {
+    name: 'a target at a malformed line that names a block too',
+    remove: [['Annotation/x/target', 'atEvent']],
+    add: `<Annotation/x/target> weave:atEvent <MalformedLine/s1/L9> .
+      <MalformedLine/s1/L9> a weave:MalformedLine ; weave:inTranscript <Transcript/s1> ; weave:sourceLine 9 ;
+        weave:sourceOffset 900 ; weave:byteLength 5 ; weave:parseError "Unexpected token" ; weave:rawText "{oops" .`,
+    expect: ['wsh:SpecificResourceShape | Or | <Annotation/x/target>'],
+  },
+  {
     name: 'a selector whose start is past its end',
     remove: [['Annotation/x/position', 'http://www.w3.org/ns/oa#start']],
     add: '<Annotation/x/position> oa:start 3 .',

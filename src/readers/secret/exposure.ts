@@ -1,12 +1,22 @@
 import { createHmac } from 'node:crypto';
 import type { Finding, ReadContext, Reader } from '../reader.ts';
-import { authoredSites, toolInputSites, toolResultSites, toolUseOf, toolUses, type SessionSpine, type TextSite } from '../spine.ts';
+import {
+  authoredSites,
+  type LineSite,
+  malformedLineSites,
+  toolInputSites,
+  toolResultSites,
+  toolUseOf,
+  toolUses,
+  type SessionSpine,
+  type TextSite,
+} from '../spine.ts';
 import { codePoints } from '../text.ts';
 
 /**
  * secret/exposure: credentials in a session's texts: a prompt a person typed or pasted, the
  * model's text, a tool's input (a command line, a file written) and its output (a file read, an
- * environment dump). Found by well-known formats; the
+ * environment dump), and the raw text of a line that is not a record. Found by well-known formats; the
  * body keeps the kind, the length and a short digest keyed with the store's key (so the same
  * secret is recognisable across the store's sessions, but a digest cannot be checked against
  * guesses without the key) and never the secret: the annotation has a position selector but no
@@ -14,13 +24,13 @@ import { codePoints } from '../text.ts';
  */
 export const secretExposure: Reader = {
   name: 'secret/exposure',
-  // 3: prompts and the model's texts are read too, not only tool input and output.
-  version: '3',
+  // 3: prompts and the model's texts are read too, not only tool input and output. 4: malformed lines too.
+  version: '4',
   description:
-    'Finds API keys, tokens, private keys and passwords in prompts, texts, tool input and output by well-known patterns; records kind and digest only.',
+    'Finds API keys, tokens, private keys and passwords in prompts, texts, tool input and output and malformed lines by well-known patterns; records kind and digest only.',
   read(spine: SessionSpine, { secretKey }: ReadContext): Finding[] {
     const findings: Finding[] = [];
-    const add = (site: TextSite, toolName: string | undefined, used: string[] | undefined) => {
+    const add = (site: TextSite | LineSite, toolName: string | undefined, used: string[] | undefined) => {
       for (const s of findSecrets(site.text)) {
         const secret = site.text.slice(s.start, s.end);
         findings.push({
@@ -40,6 +50,7 @@ export const secretExposure: Reader = {
     }
     for (const use of toolUses(spine)) for (const site of toolInputSites(use)) add(site, use.toolName, undefined);
     for (const site of authoredSites(spine)) add(site, undefined, undefined);
+    for (const site of malformedLineSites(spine)) add(site, undefined, undefined);
     return findings;
   },
 };
