@@ -56,15 +56,16 @@ export function costOf(price: Price | undefined, t: Tokens): number {
 }
 
 /**
- * The table as a SPARQL VALUES block, so a query prices calls itself by the same rule as
- * `priceOf` (`?priced` is the model id or its family), in whole US cents per million tokens:
+ * The table as a SPARQL VALUES block keyed by `key` (its prices named with `suffix`), so a query
+ * prices calls itself by the same rule as `priceOf`, in whole US cents per million tokens:
  * integer arithmetic is exact, and Oxigraph 0.5 leaves 0 × a fractional decimal unbound.
  */
-export function pricesValues(table: PriceTable): string {
+export function pricesValues(table: PriceTable, key = '?priced', suffix = ''): string {
   const rows = Object.entries(table.models).map(
     ([model, p]) => `    (${JSON.stringify(model)} ${cents(p.input)} ${cents(p.output)} ${cents(p.cacheWrite)} ${cents(p.cacheRead)})`,
   );
-  return `VALUES (?priced ?pIn ?pOut ?pCacheWrite ?pCacheRead) {\n${rows.join('\n')}\n  }`;
+  const vars = ['?pIn', '?pOut', '?pCacheWrite', '?pCacheRead'].map((v) => v + suffix).join(' ');
+  return `VALUES (${key} ${vars}) {\n${rows.join('\n')}\n  }`;
 }
 
 /** A price in whole US cents per million tokens, as the query prices calls (see `pricesValues`). */

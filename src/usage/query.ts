@@ -40,7 +40,8 @@ const literal = (text: string) => JSON.stringify(text);
  * message.id and requestId, as ccusage keys them (else by its IRI). The copies of a call in
  * several sessions agree; where they do not (hand-written transcripts reusing ids), each figure
  * is the largest, as fragments only ever grow. Patterns sit in GRAPH ?g: over the union default
- * graph Oxigraph plans this join some 40 times slower.
+ * graph Oxigraph plans this join some 40 times slower. The session and model are taken as STR:
+ * Virtuoso 7.2's MIN and MAX of a literal give a value its string functions and joins refuse.
  */
 function callsPattern(filter: UsageFilter): string {
   const project = filter.project
@@ -50,7 +51,7 @@ function callsPattern(filter: UsageFilter): string {
     : '';
   return `
   {
-    SELECT ?key (MIN(?s) AS ?session) (MAX(?m) AS ?model) (MAX(?t) AS ?time)
+    SELECT ?key (MIN(STR(?s)) AS ?session) (MAX(STR(?m)) AS ?model) (MAX(?t) AS ?time)
            (MAX(?i) AS ?in) (MAX(?o) AS ?out) (MAX(?w) AS ?cw) (MAX(?r) AS ?cr)
     WHERE {
       GRAPH ?g {
@@ -87,12 +88,22 @@ function pricedCalls(filter: UsageFilter, prices: PriceTable): string {
   return `${callsPattern(filter)}
   BIND(SUBSTR(STR(?time), 1, 10) AS ?day)
   ${filters.join('\n  ')}
-  # Price: the model's own entry, else its family's (the id without a -YYYYMMDD suffix).
+  # Price: the model's own entry, else its family's (the id without a -YYYYMMDD suffix), as priceOf
+  # reads it: two lookups joined on the id, since Virtuoso 7.2 matches no row of an OPTIONAL whose
+  # FILTER compares the table with the sub-select's ?model (every cost was 0 there).
+  BIND(REPLACE(?model, "-[0-9]{8}$", "") AS ?family)
   OPTIONAL {
-    ${pricesValues(prices)}
-    FILTER(?priced = ?model || ?priced = REPLACE(?model, "-[0-9]{8}$", ""))
+    ${pricesValues(prices, '?model', 'Own')}
   }
-  BIND((?in * COALESCE(?pIn, 0) + ?out * COALESCE(?pOut, 0) + ?cw * COALESCE(?pCacheWrite, 0) + ?cr * COALESCE(?pCacheRead, 0)) / ${CENTS_DIVISOR} AS ?cost)`;
+  OPTIONAL {
+    ${pricesValues(prices, '?family', 'Family')}
+  }
+  BIND(COALESCE(?pInOwn, ?pInFamily) AS ?pIn)
+  BIND(COALESCE(?pOutOwn, ?pOutFamily) AS ?pOut)
+  BIND(COALESCE(?pCacheWriteOwn, ?pCacheWriteFamily) AS ?pCacheWrite)
+  BIND(COALESCE(?pCacheReadOwn, ?pCacheReadFamily) AS ?pCacheRead)
+  # Divided by a decimal: an integer over an integer is an integer on some engines (Virtuoso), a cost of 0.
+  BIND((?in * COALESCE(?pIn, 0) + ?out * COALESCE(?pOut, 0) + ?cw * COALESCE(?pCacheWrite, 0) + ?cr * COALESCE(?pCacheRead, 0)) / ${CENTS_DIVISOR}.0 AS ?cost)`;
 }
 
 /**

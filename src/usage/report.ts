@@ -82,9 +82,14 @@ export interface ReportExtras {
 /** A solution as plain values. */
 export type Row = Record<string, string>;
 
-/** The SPARQL a report is answered by. */
+/**
+ * The SPARQL a report is answered by. `--model` is left to reportFromRows: each row is one model's
+ * (or one call's), so keeping the rows whose model matches is the same filter, and Virtuoso 7.2
+ * answered a FILTER on the sub-select's ?model with other models' figures.
+ */
 export function reportQuery(kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): string {
-  return usageQuery(kind === 'blocks' ? 'call' : kind === 'monthly' ? 'month' : kind === 'session' ? 'session' : 'day', options, prices);
+  const grouping = kind === 'blocks' ? 'call' : kind === 'monthly' ? 'month' : kind === 'session' ? 'session' : 'day';
+  return usageQuery(grouping, { ...options, model: undefined }, prices);
 }
 
 /** A report from the solutions of `reportQuery` (run over the graphs, by a server's query worker, or summed from prepared rows). */
@@ -94,6 +99,8 @@ export function reportFromRows(
   prices: PriceTable,
   options: ReportOptions = {},
 ): { report: UsageReport; extras: ReportExtras } {
+  const { model } = options;
+  if (model !== undefined) rows = rows.filter((r) => r.model.includes(model));
   // As ccusage: oldest first, but sessions newest first.
   const order = options.order ?? (kind === 'session' ? 'desc' : 'asc');
   const titles = new Map<string, string>();
