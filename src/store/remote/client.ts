@@ -1,12 +1,12 @@
 import oxigraph from 'oxigraph';
-import { mergeDefaultGraph } from '../../query/merge.ts';
-import { sparqlPrefixes } from '../../rdf/vocab.ts';
 import type { RemoteConfig } from './config.ts';
+import { externalQueryText } from './query-text.ts';
 import { graphPayload } from './rdf11.ts';
+import { standardJson } from './results.ts';
 
 /**
  * The HTTP side of an external store: graphs by the Graph Store Protocol (a PUT replaces a graph
- * whole, in one request), queries by the SPARQL 1.1 Protocol with Weave's prefixes predeclared.
+ * whole, in one request), queries by the SPARQL 1.1 Protocol as query-text.ts writes them.
  * A user and password in the URL are sent as Basic authentication, never logged.
  */
 
@@ -65,10 +65,8 @@ export class RemoteStore {
     accept: string[],
     options: { defaultGraphs?: string[]; namedGraphs?: string[]; signal?: AbortSignal } = {},
   ): Promise<RemoteAnswer> {
-    // Its union of graphs is a bag, as Oxigraph's is: read as the merge, unless graphs are named.
-    const text = sparqlPrefixes() + query;
     const named = !!(options.defaultGraphs?.length || options.namedGraphs?.length);
-    const form = new URLSearchParams({ query: (!named && mergeDefaultGraph(text)) || text });
+    const form = new URLSearchParams({ query: externalQueryText(query, { tripleTerms: this.config.tripleTerms, graphsNamed: named }) });
     for (const g of options.defaultGraphs ?? []) form.append('default-graph-uri', g);
     for (const g of options.namedGraphs ?? []) form.append('named-graph-uri', g);
     const res = await this.fetch(this.config.endpoint, {
@@ -122,17 +120,4 @@ export class RemoteStore {
     const text = (await res.text().catch(() => '')).trim().split('\n')[0].slice(0, 300);
     return new RemoteStoreError(res.status, `the external store answered the ${what} with ${res.status}${text ? `: ${text}` : ''}`);
   }
-}
-
-/**
- * SPARQL 1.1 JSON results as the Recommendation has them: Virtuoso still writes the 2008 draft's
- * `typed-literal` for a literal with a datatype, which clients of 1.1 (and our table) do not know.
- */
-function standardJson(body: Uint8Array): Uint8Array {
-  const text = new TextDecoder().decode(body);
-  if (!text.includes('"typed-literal"')) return body;
-  const json = JSON.parse(text) as { results?: { bindings: Record<string, { type: string }>[] } };
-  for (const row of json.results?.bindings ?? [])
-    for (const term of Object.values(row)) if (term.type === 'typed-literal') term.type = 'literal';
-  return new TextEncoder().encode(JSON.stringify(json));
 }
