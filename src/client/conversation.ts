@@ -11,7 +11,8 @@ import { printable } from '../terminal.ts';
 import { cut, displayWidth, wrapWords } from '../query/fit.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
-import { askServer } from './server.ts';
+import { externalStore } from './external.ts';
+import { askServer, ServerError } from './server.ts';
 
 /**
  * `weave conversation` without the store: its arguments, the session they name (read from the
@@ -118,17 +119,38 @@ export const CONVERSATION: ServedCommand<ConversationRequest> = {
   async ask(server, request) {
     const manifest = await readManifest(request.storeDir);
     if (!manifest) throw new CliError(await noStoreLine(request.storeDir));
-    const [graph, entry] = findSession(manifest, request.id, request.storeDir);
-    const id = entry.sessionId!;
-    // The server finds a session by its own graph: a store laid out otherwise is read here.
-    if (graph !== sessionGraphIri(manifest!.soul, id)) return undefined;
+    let id = request.id;
+    const known = knownSession(manifest, request);
+    if (known) {
+      const [graph, entry] = known;
+      id = entry.sessionId!;
+      // The server finds a session by its own graph: a store laid out otherwise is read here.
+      if (graph !== sessionGraphIri(manifest!.soul, id)) return undefined;
+    } else if (!(await externalStore(request.storeDir))) findSession(manifest, request.id, request.storeDir); // says why
+    // An external store's server looks the session up in the whole store: another machine may have written it.
     const path = `conversation/${encodeURIComponent(id)}?format=${request.format === 'text' ? 'view' : 'json'}`;
-    const { text } = await askServer(server, path, { headers: { accept: 'application/json' } });
+    let text: string;
+    try {
+      ({ text } = await askServer(server, path, { headers: { accept: 'application/json' } }));
+    } catch (e) {
+      // No such session there either (404), or several (300): the full CLI says so in its words.
+      if (!known && e instanceof ServerError && [300, 404].includes(e.status)) return undefined;
+      throw e;
+    }
     if (request.format !== 'text') return documentText(request, JSON.parse(text));
     const { view, title } = JSON.parse(text) as { view: ConversationView; title?: string };
     return { stdout: conversationText(request, view, title) };
   },
 };
+
+/** The session the id names in this directory's manifest; undefined when it names none or several. */
+function knownSession(manifest: NonNullable<Awaited<ReturnType<typeof readManifest>>>, request: ConversationRequest) {
+  try {
+    return findSession(manifest, request.id, request.storeDir);
+  } catch {
+    return undefined;
+  }
+}
 
 function count(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { link, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REMOTE_FILE, SERVER_LOG, START_FILE } from '../store/layout.ts';
+import { SERVER_LOG, START_FILE } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
 import { findServer, isRunning, type FoundServer } from '../store/running.ts';
 
@@ -82,15 +82,8 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
   return undefined;
 }
 
-/** The soul of a store a resident server can serve: a built store of its own (not an external one). */
+/** The soul of a store a resident server can serve: a built store, held here or in an external store (whose server keeps its query rewriter warm). */
 async function residentSoul(dir: string): Promise<string | undefined> {
-  if (
-    await stat(join(dir, REMOTE_FILE)).then(
-      () => true,
-      () => false,
-    )
-  )
-    return undefined;
   // A damaged manifest is the command's to report, in its words.
   return (await readManifest(dir).catch(() => undefined))?.soul;
 }

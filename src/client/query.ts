@@ -11,6 +11,7 @@ import { noDaemon } from './daemon.ts';
 import type { ServedCommand } from './served.ts';
 import type { Form } from '../terminal.ts';
 import { queryServer, ServerError } from './server.ts';
+import { askExternal, ExternalAnswerError } from './external.ts';
 
 /**
  * `weave query` without the store: its arguments, and its answer from a running server. This
@@ -151,5 +152,17 @@ export const QUERY: ServedCommand<QueryRequest> = {
   async ask(server, request) {
     const stdout = await answerFromServer(server, request);
     return stdout === undefined ? undefined : { stdout, warnings: request.warnings.join(''), form: formOf(request) };
+  },
+  // The store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked, as the full CLI's run does.
+  async external(remote, request) {
+    let text: string;
+    try {
+      text = await askExternal(remote, request.query, request.mediaType);
+    } catch (e) {
+      // A query the store rejects is left to the full CLI, which points at a syntax error in the user's own lines.
+      if (e instanceof ExternalAnswerError && e.status === 400) return undefined;
+      throw e;
+    }
+    return { stdout: printable(request, text), warnings: request.warnings.join(''), form: formOf(request) };
   },
 };

@@ -6,7 +6,10 @@ import { SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request
 import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
-import { askServer, ServerError } from './server.ts';
+import { externalStore } from './external.ts';
+import { askServer, selectRows, ServerError } from './server.ts';
+import type { FoundServer } from '../store/running.ts';
+import { readManifest } from '../store/manifest.ts';
 
 /**
  * `weave search` without the store: its arguments, its listing, and its hits from a server
@@ -105,9 +108,26 @@ export const SEARCH: ServedCommand<SearchRequest> = {
       if (e instanceof ServerError && e.status === 400) throw new CliError(e.message.replace(/^400 Bad Request: /, ''));
       throw e;
     }
-    return searchText(request, JSON.parse(text) as { hits: Hit[]; total: number; millis: number });
+    const printed = searchText(request, JSON.parse(text) as { hits: Hit[]; total: number; millis: number });
+    const unindexed = (await externalStore(request.storeDir)) && (await othersSessions(server, request.storeDir));
+    return unindexed ? { ...printed, notes: `weave search: ${unindexed}\n` } : printed;
   },
 };
+
+/**
+ * What an external store holds that this machine's index does not: the index is built from the
+ * transcripts this machine read, so sessions another machine wrote there are not searched (yet).
+ */
+async function othersSessions(server: FoundServer, dir: string): Promise<string | undefined> {
+  const manifest = await readManifest(dir);
+  if (!manifest) return undefined;
+  const mine = new Set(Object.keys(manifest.graphs));
+  const rows = await selectRows(server, 'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s a weave:Session } }');
+  const others = rows.filter((r) => !mine.has(r.g)).length;
+  return others
+    ? `${others} session(s) in the external store were written from other machines and are not in this machine's index; these hits are from the ${rows.length - others} it read`
+    : undefined;
+}
 
 export function render(hits: Hit[], total: number, millis: number, width: number): string {
   if (!hits.length) return `no hits (${millis.toFixed(0)} ms)\n`;

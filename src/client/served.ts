@@ -1,5 +1,7 @@
+import type { RemoteConfig } from '../store/remote/config.ts';
 import type { FoundServer } from '../store/running.ts';
 import { residentServer } from './daemon.ts';
+import { externalStore } from './external.ts';
 import { ServerError } from './server.ts';
 import { type Form, printable } from '../terminal.ts';
 
@@ -40,6 +42,12 @@ export interface ServedCommand<R> extends LightCommand<R> {
   answersHere(request: R): boolean;
   /** The answer from `server`; undefined when it cannot give this one (the command then answers by itself). */
   ask(server: FoundServer, request: R): Promise<Printed | undefined>;
+  /**
+   * The answer from an external store (`remote`), asked straight from this process: the engine
+   * is the server. Undefined when it cannot be given here (the full CLI then answers, or says why).
+   * `entry`: the command line's entry, beside which the data files (prices) are found.
+   */
+  external?(remote: RemoteConfig, request: R, entry?: string): Promise<Printed | undefined>;
 }
 
 export function isServed<R>(command: LightCommand<R>): command is ServedCommand<R> {
@@ -54,12 +62,26 @@ export function isServed<R>(command: LightCommand<R>): command is ServedCommand<
 export async function served<R>(command: ServedCommand<R>, request: R, entry?: string): Promise<Printed | undefined> {
   if (command.answersHere(request)) return undefined;
   const server = await residentServer(command.storeDir(request), { command: command.name, entry });
-  if (!server) return undefined;
+  if (!server) {
+    const remote = await externalStore(command.storeDir(request));
+    return remote && fromExternal(command, remote, request, entry);
+  }
   try {
     return await command.ask(server, request);
   } catch (e) {
     if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes((e as NodeJS.ErrnoException).code ?? '')) return undefined;
     if (e instanceof ServerError && e.status === 503 && /shutting down/.test(e.message)) return undefined;
+    throw e;
+  }
+}
+
+/** An external store's answer; one that cannot be reached is left to the full CLI, which says so in its words. */
+async function fromExternal<R>(command: ServedCommand<R>, remote: RemoteConfig, request: R, entry?: string): Promise<Printed | undefined> {
+  try {
+    return await command.external?.(remote, request, entry);
+  } catch (e) {
+    if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes((e as NodeJS.ErrnoException).code ?? ''))
+      return undefined;
     throw e;
   }
 }

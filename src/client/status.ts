@@ -2,6 +2,7 @@ import { wrapWords } from '../query/fit.ts';
 import { COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { storeStatus, type StoreStatus } from '../status.ts';
 import { noStoreLine } from '../store/fixtures.ts';
+import { externalStore } from './external.ts';
 import type { LightCommand, Printed } from './served.ts';
 
 /**
@@ -39,8 +40,19 @@ export async function parseStatusArgs(args: string[]): Promise<StatusRequest | u
   return { storeDir: storeDir(values), json: !!values.json, wide: !!values.wide };
 }
 
-function statusText(request: StatusRequest, status: StoreStatus): Printed {
-  return request.json ? { stdout: `${JSON.stringify(status, null, 2)}\n`, form: 'code' } : { stdout: render(status, outputWidth(request)) };
+function statusText(request: StatusRequest, status: StoreStatus, external?: string): Printed {
+  const shown = external ? { ...status, external } : status;
+  return request.json ? { stdout: `${JSON.stringify(shown, null, 2)}\n`, form: 'code' } : { stdout: render(shown, outputWidth(request)) };
+}
+
+/** The endpoint of the external store that holds the graphs, without any user or password in its URL. */
+async function externalEndpoint(dir: string): Promise<string | undefined> {
+  const remote = await externalStore(dir);
+  if (!remote) return undefined;
+  const url = new URL(remote.endpoint);
+  url.username = '';
+  url.password = '';
+  return url.href;
 }
 
 /** The status looked at here. */
@@ -48,7 +60,7 @@ export async function statusHere(request: StatusRequest): Promise<Printed> {
   const status = await storeStatus(request.storeDir);
   // No store: the one line every command says of it, and as they do, a failure.
   if (!status.soul) return { stdout: '', warnings: `weave status: ${await noStoreLine(request.storeDir)}\n`, code: 1 };
-  return statusText(request, status);
+  return statusText(request, status, await externalEndpoint(request.storeDir));
 }
 
 export const STATUS: LightCommand<StatusRequest> = { name: 'status', parse: parseStatusArgs, here: statusHere };
@@ -58,9 +70,13 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const when = (iso: string | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : 'never');
 
 /** A store's status (statusHere has said when there is none) as labelled lines, each value broken at spaces to fit `width` under its label's column. */
-function render(s: StoreStatus, width = Number.POSITIVE_INFINITY): string {
+function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_INFINITY): string {
   const rows: [string, string][] = [
     ['store', `${s.dir} (soul ${s.soul})`],
+    // What follows is this machine's part of it: the sessions it read and sent there.
+    ...(s.external
+      ? [['external', `${s.external} holds the graphs and answers the queries; the figures below are this machine's`] as [string, string]]
+      : []),
     [
       'sessions',
       `${n(s.sessions)}${s.archivedOnly ? ` (${n(s.archivedOnly)} archived-only: their files are gone, read from the archive)` : ''} in ${n(s.graphs)} graphs`,

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { exists } from '../acquire/files.ts';
 import { join } from 'node:path';
 import { staleness, stampOf } from '../derive/derivation.ts';
 import { graphStamp } from '../derive/graph-input.ts';
+import { REMOTE_FILE } from '../store/layout.ts';
 import { readManifest, type Manifest } from '../store/manifest.ts';
 import { usageRows, usageRowsOutput } from './derivation.ts';
 import { centsPerMillion, priceOf, type PriceTable } from './prices.ts';
@@ -16,8 +18,13 @@ import { type CallRow, compareText, compareTime, larger, later, smaller, type Se
  * into several sessions counts once: in the first of them by id, each figure its largest copy's.
  */
 
-/** The prepared rows of every session graph of the store, or undefined when one is missing or older than its graph. */
+/**
+ * The prepared rows of every session graph of the store, or undefined when one is missing or older
+ * than its graph, or the store is an external one: it may hold sessions other machines wrote, of
+ * which this directory has no rows, so the report is its SPARQL over the whole store there.
+ */
 export async function readPreparedUsage(dir: string, manifest: Manifest): Promise<SessionUsage[] | undefined> {
+  if (await exists(join(dir, REMOTE_FILE))) return undefined;
   const files: string[] = [];
   for (const entry of Object.values(manifest.graphs)) {
     if (entry.sessionId === undefined || entry.reader) continue;

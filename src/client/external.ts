@@ -1,0 +1,60 @@
+import { readRemoteConfig, type RemoteConfig } from '../store/remote/config.ts';
+import { externalQueryText } from '../store/remote/query-text.ts';
+import { standardJson } from '../store/remote/results.ts';
+import { httpRequest } from './http.ts';
+
+/**
+ * An external store asked straight from the light entry (client/fast.ts): the engine is a server
+ * already, so no resident server is started for it and no TypeScript loader or Oxigraph is
+ * loaded. The query is sent as store/remote/client.ts sends it (store/remote/query-text.ts), so
+ * the answer is the one the full CLI gets.
+ */
+
+/** The store's answer was a refusal: its status and the first line of its text. */
+export class ExternalAnswerError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The external store a store directory stands for; undefined for a store held here, or a remote.json the full CLI must explain. */
+export async function externalStore(dir: string): Promise<RemoteConfig | undefined> {
+  return readRemoteConfig(dir).catch(() => undefined);
+}
+
+/** A SPARQL query's answer as text in `mediaType` (SPARQL 1.1 JSON results as the Recommendation writes them). */
+export async function askExternal(remote: RemoteConfig, query: string, mediaType: string): Promise<string> {
+  const url = new URL(remote.endpoint);
+  const credentials = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+  url.username = '';
+  url.password = '';
+  const res = await httpRequest(url.href, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: mediaType,
+      ...(credentials && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }),
+    },
+    body: new URLSearchParams({ query: externalQueryText(query, { tripleTerms: remote.tripleTerms }) }).toString(),
+  });
+  if (res.status < 200 || res.status >= 300) {
+    // As RemoteStore words it: the store's first line, which may quote the query, never data we log.
+    const first = res.text.trim().split('\n')[0].slice(0, 300);
+    throw new ExternalAnswerError(res.status, `the external store answered the query with ${res.status}${first ? `: ${first}` : ''}`);
+  }
+  const type = String(res.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim();
+  return type === 'application/sparql-results+json' ? new TextDecoder().decode(standardJson(new TextEncoder().encode(res.text))) : res.text;
+}
+
+/** A SELECT's solutions from the external store as rows of plain values (unbound variables absent). */
+export async function externalRows(remote: RemoteConfig, query: string): Promise<Record<string, string>[]> {
+  const json = JSON.parse(await askExternal(remote, query, 'application/sparql-results+json')) as {
+    results?: { bindings: Record<string, { value: string }>[] };
+  };
+  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+}
