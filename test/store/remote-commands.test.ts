@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { ingest } from '../../src/ingest.ts';
+import { remoteStoreDir } from '../../src/store/remote/config.ts';
+import { isRunning, readRunFile } from '../../src/store/running.ts';
+import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
+
+/**
+ * Every command that reads the store, run as a user runs it (bin/weave, the light entry and the
+ * resident server it starts), over a Virtuoso shared by two machines prints what it prints over
+ * one embedded store holding both machines' sessions. Machine A read fixtures/spine (sessions
+ * 11111111 and 22222222, and a sub-agent's file), machine B fixtures/model/split-call (session
+ * 20000000, which A's directory knows nothing of): A's commands must cover B's session too.
+ */
+
+const execute = promisify(execFile);
+const WEAVE = join(REPO, 'bin', 'weave');
+/** These commands may start and ask a resident server (the suite answers by itself otherwise); a fixed width for tables. */
+const ASKING = { ...process.env, WEAVE_NO_DAEMON: '', COLUMNS: '160' };
+const SPINE = join(FIXTURES, 'spine');
+const SPLIT_CALL = join(FIXTURES, 'model', 'split-call');
+const OTHERS_SESSION = '20000000-0000-4000-8000-000000000001';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function weave(args: string[]): Promise<Run> {
+  try {
+    const { stdout, stderr } = await execute(WEAVE, args, { encoding: 'utf8', env: ASKING, maxBuffer: 64 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const failed = e as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+async function stopResident(store: string): Promise<void> {
+  const run = await readRunFile(store);
+  if (!run || !isRunning(run.pid)) return;
+  process.kill(run.pid, 'SIGTERM');
+  for (let i = 0; i < 200 && isRunning(run.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+describe('commands over an external store (Virtuoso) fed by two machines', { skip: virtuosoMissing() }, () => {
+  let virtuoso: Virtuoso;
+  let base: string;
+  /** Machine A's directory for the external store. */
+  let a: string;
+  /** One embedded store holding what both machines read. */
+  let embedded: string;
+
+  before(async () => {
+    virtuoso = await startVirtuoso();
+    base = await tempDir('weave-remote-commands-');
+    a = remoteStoreDir(virtuoso.endpoint, join(base, 'a'));
+    await ingest([SPINE], { storeDir: a, soul: 'local' });
+    await ingest([SPLIT_CALL], { storeDir: remoteStoreDir(virtuoso.endpoint, join(base, 'b')), soul: 'local' });
+    embedded = join(base, 'embedded');
+    await ingest([SPINE, SPLIT_CALL], { storeDir: embedded, soul: 'local' });
+  });
+  after(async () => {
+    for (const store of [a, embedded]) if (store) await stopResident(store);
+    await virtuoso?.stop();
+    if (base) await removeDir(base);
+  });
+
+  /** The command over A's external store and over the embedded one: the same stdout and exit code. */
+  async function same(args: string[]): Promise<Run> {
+    const [external, here] = [await weave([...args, '--store', a]), await weave([...args, '--store', embedded])];
+    assert.equal(external.stdout, here.stdout, `weave ${args.join(' ')}: ${external.stderr}`);
+    assert.equal(external.code, here.code);
+    return external;
+  }
+
+  it('usage counts the session machine B wrote, priced as embedded', async () => {
+    const { stdout } = await same(['usage', '--json']);
+    const day = (
+      JSON.parse(stdout) as {
+        daily: { date: string; inputTokens: number; outputTokens: number; cacheReadTokens: number; totalCost: number }[];
+      }
+    ).daily.find((d) => d.date === '2026-05-05');
+    // Split-call's three API calls, each by its last fragment: 100+120+130 in, 180+60+25 out,
+    // 5,000+5,300+5,400 cache reads; at sonnet-4-5's $3, $15 and $0.30 per million tokens,
+    // 1,050 + 3,975 + 4,710 = 9,735 millionths of a dollar.
+    assert.deepEqual(day && { in: day.inputTokens, out: day.outputTokens, read: day.cacheReadTokens, cost: day.totalCost }, {
+      in: 350,
+      out: 265,
+      read: 15_700,
+      cost: 0.009735,
+    });
+    await same(['usage', 'session', '--breakdown']);
+    await same(['usage', 'blocks', '--model', 'sonnet']);
+    await same(['usage', 'monthly', '--model', 'opus', '--json']);
+  });
+
+  it("conversation shows machine B's session, as embedded", async () => {
+    const { stdout } = await same(['conversation', OTHERS_SESSION.slice(0, 8)]);
+    assert.match(stdout, /^conversation /);
+    await same(['conversation', '11111111', '--json']);
+    await same(['conversation', '1']); // names two sessions: the same refusal
+  });
+
+  it('query answers the ready queries as embedded', async () => {
+    for (const file of ['human-prompts-per-day.rq', 'tool-error-rates.rq', 'session-titles.rq'])
+      await same(['query', '-f', join(REPO, 'queries', file)]);
+    const { stdout } = await same(['query', 'SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a weave:Session }']);
+    // 11111111 and 22222222 from A, 20000000 from B.
+    assert.match(stdout, /^ 3$/m);
+  });
+
+  it('is answered by a resident server, and status names the external store', async () => {
+    const status = JSON.parse((await weave(['status', '--json', '--store', a])).stdout) as {
+      external?: string;
+      server?: { startedBy?: string };
+    };
+    assert.equal(status.external, virtuoso.endpoint);
+    assert.match(status.server?.startedBy ?? '', /^weave (usage|conversation|query)$/);
+  });
+
+  it("search says the sessions its index lacks: machine B's", async () => {
+    const run = await weave(['search', 'handler', '--store', a]);
+    assert.equal(run.code === 0 || run.code === 1, true, run.stderr);
+    assert.match(
+      run.stderr,
+      /1 session\(s\) in the external store were written from other machines and are not in this machine's index; these hits are from the 2 it read/,
+    );
+  });
+});
