@@ -31,6 +31,11 @@
  *  11. One long session (bench/big-session.ts): `weave ingest` of synthetic sessions of 1 MB and
  *      100 MB (and 1 GB with BENCH_BIG_GB=1), wall time and peak RSS. BENCH_BIG=0 skips it;
  *      `npm run bench -- --big-session` runs it alone. (It runs before parts 7 to 10.)
+ *  12. Commands over an external store (bench/external-answers.ts): query, usage, search,
+ *      conversation and status over a Virtuoso fed by the corpus, each beside Virtuoso's own
+ *      answer time for the same SPARQL (a bare fetch) and beside --no-daemon. BENCH_EXTERNAL=0
+ *      skips it (as does a machine without Virtuoso); `npm run bench -- --external-answers
+ *      [SOURCE]` runs it alone.
  *
  * `npm run bench -- --answers [SOURCE]` runs parts 7 to 10 alone (on BENCH_STORE=DIR when given,
  * else on a store ingested from SOURCE, the corpus or the fixtures).
@@ -50,6 +55,8 @@ import { openStore } from '../src/store/store.ts';
 import { answersBench, printAnswers } from './answers.ts';
 import { commandsBench, printCommands } from './commands.ts';
 import { endpointBench, printEndpoint } from './endpoint.ts';
+import { externalAnswersBench, printExternalAnswers } from './external-answers.ts';
+import { virtuosoMissing } from '../test/store/virtuoso.ts';
 import { bigSessionBench, printBigSession } from './big-session.ts';
 import { deriveBench, printDeriveRows } from './derive.ts';
 import { mergeBench, printMergeBench } from './merge.ts';
@@ -61,6 +68,17 @@ if (process.argv.includes('--big-session')) {
   const { bigSessionBench, printBigSession } = await import('./big-session.ts');
   console.log('\none long session ingested alone (bench/big-session.ts; 1 GB with BENCH_BIG_GB=1):');
   printBigSession(await bigSessionBench());
+  process.exit(0);
+}
+
+if (process.argv.includes('--external-answers')) {
+  const { externalAnswersBench, printExternalAnswers } = await import('./external-answers.ts');
+  const given = process.argv.slice(2).find((a) => !a.startsWith('--'));
+  const repo = fileURLToPath(new URL('..', import.meta.url));
+  const corpus = join(repo, '..', 'shared', 'corpus');
+  const from = given ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+  console.log(`\ncommands over an external store (Virtuoso), side by side (source: ${from}):`);
+  printExternalAnswers(await externalAnswersBench(from));
   process.exit(0);
 }
 
@@ -186,6 +204,10 @@ try {
     printBigSession(await bigSessionBench());
   }
   await answers(dir);
+  if (process.env.BENCH_EXTERNAL !== '0' && !virtuosoMissing()) {
+    console.log(`\ncommands over an external store (Virtuoso), side by side (source: ${source}, load ${load()}):`);
+    printExternalAnswers(await externalAnswersBench(source));
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
