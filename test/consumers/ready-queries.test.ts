@@ -63,8 +63,6 @@ const QUERIES = [...READY, ...COUNTS];
 const CANNOT: Record<string, string> = {
   'rdflib: session-overview.rq':
     'rdflib 6.1 joins no row of an OPTIONAL sub-select with GROUP BY beside FILTER NOT EXISTS or MINUS (0 rows, or each session times every group)',
-  'Virtuoso: stored-texts.rq':
-    "Virtuoso 7.2's hasContentBlock* misses the zero-length step for some events and repeats nested blocks, and its FILTER NOT EXISTS over a path keeps blocks Weave drops (its byte lengths now agree)",
 };
 
 /**
