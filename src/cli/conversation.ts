@@ -34,7 +34,7 @@ export async function main(args: string[]): Promise<number> {
   return print(
     request.format === 'text'
       ? { stdout: conversationText(request, view, titleOf(store, graph)) }
-      : documentText(request, conversationDocument(view)),
+      : await documentText(request, conversationDocument(view)),
   );
 }
 

@@ -1,5 +1,4 @@
 import { readRemoteConfig, type RemoteConfig } from '../store/remote/config.ts';
-import { externalQueryText } from '../store/remote/query-text.ts';
 import { standardJson } from '../store/remote/results.ts';
 import { httpRequest } from './http.ts';
 
@@ -27,6 +26,8 @@ export async function externalStore(dir: string): Promise<RemoteConfig | undefin
 
 /** A SPARQL query's answer as text in `mediaType` (SPARQL 1.1 JSON results as the Recommendation writes them). */
 export async function askExternal(remote: RemoteConfig, query: string, mediaType: string): Promise<string> {
+  // Loaded only here: its SPARQL parser is most of what the light entry would load otherwise.
+  const { externalQueryText } = await import('../store/remote/query-text.ts');
   const url = new URL(remote.endpoint);
   const credentials = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
   url.username = '';

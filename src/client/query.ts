@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { CliError, outputWidth, parse, storeDir, WIDE_OPTION } from '../cli/options.ts';
 import { needsFederation } from '../federation/allow.ts';
 import { formatNamed, formatsFor, mediaTypeNamed, nameList } from '../query/formats.ts';
-import { returnsGraph } from '../query/run.ts';
+import { returnsGraph } from '../query/lexer.ts';
 import { unknownWeaveTerms } from '../query/terms.ts';
 import { renderTable, type JsonResults } from '../query/table.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';

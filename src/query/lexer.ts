@@ -166,3 +166,12 @@ function resolveIri(iri: string, base: string | undefined): string {
     return iri;
   }
 }
+
+/**
+ * Whether a query is a CONSTRUCT or DESCRIBE (answers with a graph, not solutions), decided by
+ * its first keyword after the prologue, however the prologue is laid out.
+ */
+export function returnsGraph(query: string): boolean {
+  const form = queryForm(query);
+  return form === 'CONSTRUCT' || form === 'DESCRIBE';
+}
