@@ -1,12 +1,29 @@
+import oxigraph from 'oxigraph';
+import { formatOf, mediaTypeNamed } from '../query/formats.ts';
+import { QueryError, runQuery } from '../query/run.ts';
+import { NotXmlError, solutionForm, writeSolutions } from '../query/solutions.ts';
 import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
-import type { JsonTerm } from '../query/table.ts';
+import type { JsonResults, JsonTerm } from '../query/table.ts';
 import type { StoreBackend } from './backend.ts';
 import { datasetStats } from './dataset-stats.ts';
 import { describeData, describeQueryJob } from './description.ts';
 import { HttpError } from './errors.ts';
-import { isWrite, type Job, type JobResult } from './messages.ts';
+import { isWrite, type Job, type JobResult, type QueryJob } from './messages.ts';
 import type { Select } from './select.ts';
 import type { PoolEvent } from './workers/pool.ts';
+
+/**
+ * A query's syntax checked as an embedded store checks it, on an empty Oxigraph store: a mistake
+ * is told in Weave's words (the line and column of the user's text), not the external store's.
+ */
+function checkSyntax(query: string, graphResult: boolean): void {
+  try {
+    runQuery(new oxigraph.Store(), query, { results_format: mediaTypeNamed(graphResult ? 'nquads' : 'json') }, oxigraph);
+  } catch (e) {
+    if (e instanceof QueryError && e.message.startsWith('error at line')) throw new HttpError(400, e.message);
+    // Anything else (SERVICE, a function Oxigraph lacks) is the external store's to answer.
+  }
+}
 
 /**
  * The server in front of an external SPARQL store: the same routes, page, describe pages, access
@@ -73,12 +90,16 @@ export class RemoteBackend implements StoreBackend {
       );
     switch (job.op) {
       case 'query': {
-        const answer = await this.remote.query(job.query, job.accept, {
-          defaultGraphs: job.defaultGraphs,
-          namedGraphs: job.namedGraphs,
-          signal,
-        });
-        return this.bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
+        checkSyntax(job.query, job.graphResult);
+        const graphs = { defaultGraphs: job.defaultGraphs, namedGraphs: job.namedGraphs, signal };
+        if (job.graphResult || formatOf(job.accept[0])?.name === 'json') {
+          const answer = await this.remote.query(job.query, job.accept, graphs);
+          return this.bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
+        }
+        // Solutions in CSV, TSV or XML are written here from the store's JSON, as the query workers write them.
+        const { body } = await this.remote.query(job.query, [mediaTypeNamed('json')], graphs);
+        this.bounded(body, mediaTypeNamed('json'), job.maxResultBytes);
+        return this.solutions(JSON.parse(new TextDecoder().decode(body)) as JsonResults, job);
       }
       case 'graph-read': {
         try {
@@ -106,6 +127,24 @@ export class RemoteBackend implements StoreBackend {
       const { body } = await this.remote.query(query, ['application/sparql-results+json'], { signal });
       return (JSON.parse(new TextDecoder().decode(body)) as { results?: { bindings: Record<string, JsonTerm>[] } }).results?.bindings ?? [];
     };
+  }
+
+  /** Solutions in the first format the client accepts that can hold them (as workers/operations/query.ts writes them). */
+  private solutions(results: JsonResults, job: QueryJob): JobResult {
+    let refused: NotXmlError | undefined;
+    for (const format of job.accept) {
+      try {
+        const text = writeSolutions(results, format, solutionForm(format, job.tripleTerms));
+        return this.bounded(new TextEncoder().encode(text), format, job.maxResultBytes);
+      } catch (e) {
+        if (!(e instanceof NotXmlError)) throw e;
+        refused = e;
+      }
+    }
+    throw new HttpError(
+      406,
+      `${refused!.message}, so it cannot be SPARQL XML; accept application/sparql-results+json, text/csv or text/tab-separated-values`,
+    );
   }
 
   private bounded(body: Uint8Array, mediaType: string, limit: number): JobResult {

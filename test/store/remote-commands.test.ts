@@ -115,6 +115,15 @@ describe('commands over an external store (Virtuoso) fed by two machines', { ski
     assert.match(stdout, /^ 3$/m);
   });
 
+  it('query writes CSV and XML, and says a syntax error, as embedded', async () => {
+    const csv = await same(['query', '-f', join(REPO, 'queries', 'session-titles.rq'), '--format', 'csv']);
+    assert.equal(csv.stdout.split('\r\n')[0], 'session,title,customTitle,aiTitle,agentName,permissionMode');
+    await same(['query', '-f', join(REPO, 'queries', 'human-prompts-per-day.rq'), '--format', 'xml']);
+    const run = await weave(['query', 'SELECT ?x WHERE { ?x ?y', '--store', a]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^weave query: error at line 1, column 24: /);
+  });
+
   it('is answered by a resident server, and status names the external store', async () => {
     const status = JSON.parse((await weave(['status', '--json', '--store', a])).stdout) as {
       external?: string;
