@@ -1,6 +1,8 @@
 import type oxigraph from 'oxigraph';
 import { openSessionGraphs } from '../cli/open.ts';
 import { runQuery } from '../query/run.ts';
+import { openQueries, selectRows } from '../store/queries.ts';
+import { readRemoteConfig } from '../store/remote/config.ts';
 import type { JsonResults } from '../query/table.ts';
 import type { PriceTable } from './prices.ts';
 import {
@@ -32,7 +34,13 @@ export function buildReport(
   return reportFromRows(kind, select(store, reportQuery(kind, prices, options)), prices, options);
 }
 
-/** A report from the session graphs of the store in `dir`, loaded into a store of its own. */
+/**
+ * A report from the session graphs of the store in `dir`, loaded into a store of its own; for an
+ * external store, by the same query there (it holds every machine's sessions, this directory only
+ * this machine's).
+ */
 export async function graphsReport(dir: string, kind: ReportKind, prices: PriceTable, options: ReportOptions = {}) {
+  if (await readRemoteConfig(dir))
+    return reportFromRows(kind, await selectRows(await openQueries(dir), reportQuery(kind, prices, options)), prices, options);
   return buildReport(await openSessionGraphs(dir), kind, prices, options);
 }

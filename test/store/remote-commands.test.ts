@@ -95,6 +95,8 @@ describe('commands over an external store (Virtuoso) fed by two machines', { ski
       read: 15_700,
       cost: 0.009735,
     });
+    // Answered in its own process too: by the same SPARQL over the store, not the graphs this directory holds.
+    assert.equal((await weave(['usage', '--json', '--no-daemon', '--store', a])).stdout, stdout);
     await same(['usage', 'session', '--breakdown']);
     await same(['usage', 'blocks', '--model', 'sonnet']);
     await same(['usage', 'monthly', '--model', 'opus', '--json']);
