@@ -100,6 +100,9 @@ export const SEARCH: ServedCommand<SearchRequest> = {
     const params = new URLSearchParams({ q: request.text, format: 'json', limit: String(request.limit) });
     for (const kind of request.kinds ?? []) params.append('kind', kind);
     if (request.session !== undefined) params.set('session', request.session);
+    // Looked up while the server searches: it reads the manifest, which takes a while on a large store.
+    const unindexed = externalStore(request.storeDir).then((remote) => remote && othersSessions(server, request.storeDir));
+    unindexed.catch(() => undefined); // awaited below unless the search fails first
     let text: string;
     try {
       ({ text } = await askServer(server, `search?${params}`, { headers: { accept: 'application/json' } }));
@@ -109,8 +112,8 @@ export const SEARCH: ServedCommand<SearchRequest> = {
       throw e;
     }
     const printed = searchText(request, JSON.parse(text) as { hits: Hit[]; total: number; millis: number });
-    const unindexed = (await externalStore(request.storeDir)) && (await othersSessions(server, request.storeDir));
-    return unindexed ? { ...printed, notes: `weave search: ${unindexed}\n` } : printed;
+    const note = await unindexed;
+    return note ? { ...printed, notes: `weave search: ${note}\n` } : printed;
   },
 };
 
