@@ -51,7 +51,7 @@ export interface ResidentOptions {
 
 /**
  * The server for the store in `storeDir`: the one running, else one started now. Undefined when
- * none can be had (no store there, an external store, a start that failed): the command then
+ * none can be had (no store there, a start that failed): the command then
  * opens the store itself.
  */
 export async function residentServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {

@@ -3,10 +3,10 @@ import { standardJson } from '../store/remote/results.ts';
 import { httpRequest } from './http.ts';
 
 /**
- * An external store asked straight from the light entry (client/fast.ts): the engine is a server
- * already, so no resident server is started for it and no TypeScript loader or Oxigraph is
- * loaded. The query is sent as store/remote/client.ts sends it (store/remote/query-text.ts), so
- * the answer is the one the full CLI gets.
+ * An external store asked straight from the light entry (client/fast.ts), when no resident server
+ * can be had for its directory (one with no manifest: a machine that never wrote to the store):
+ * no TypeScript loader, no Oxigraph. The query is sent as store/remote/client.ts sends it
+ * (store/remote/query-text.ts), so the answer is the one the full CLI gets.
  */
 
 /** The store's answer was a refusal: its status and the first line of its text. */
@@ -50,12 +50,4 @@ export async function askExternal(remote: RemoteConfig, query: string, mediaType
     .split(';')[0]
     .trim();
   return type === 'application/sparql-results+json' ? new TextDecoder().decode(standardJson(new TextEncoder().encode(res.text))) : res.text;
-}
-
-/** A SELECT's solutions from the external store as rows of plain values (unbound variables absent). */
-export async function externalRows(remote: RemoteConfig, query: string): Promise<Record<string, string>[]> {
-  const json = JSON.parse(await askExternal(remote, query, 'application/sparql-results+json')) as {
-    results?: { bindings: Record<string, { value: string }>[] };
-  };
-  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
 }

@@ -117,6 +117,15 @@ describe('commands over an external store (Virtuoso) fed by two machines', { ski
     assert.match(stdout, /^ 3$/m);
   });
 
+  it('a machine that never wrote to the store asks it from the light entry, no server started', async () => {
+    const c = remoteStoreDir(virtuoso.endpoint, join(base, 'c'));
+    const count = 'SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a weave:Session }';
+    const [there, here] = [await weave(['query', count, '--store', c]), await weave(['query', count, '--store', embedded])];
+    assert.equal(there.stdout, here.stdout, there.stderr);
+    assert.match(there.stdout, /^ 3$/m);
+    assert.equal(await readRunFile(c), undefined);
+  });
+
   it('query writes CSV and XML, and says a syntax error, as embedded', async () => {
     const csv = await same(['query', '-f', join(REPO, 'queries', 'session-titles.rq'), '--format', 'csv']);
     assert.equal(csv.stdout.split('\r\n')[0], 'session,title,customTitle,aiTitle,agentName,permissionMode');
