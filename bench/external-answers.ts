@@ -19,6 +19,7 @@ import { sessionTitleQuery } from '../src/model/title.ts';
 import { conversationQueries } from '../src/model/view.ts';
 import { sessionGraphIri } from '../src/rdf/iri.ts';
 import { readManifest } from '../src/store/manifest.ts';
+import { CONCURRENT_QUERIES } from '../src/store/remote/client.ts';
 import { externalQueryText } from '../src/store/remote/query-text.ts';
 import { remoteStoreDir } from '../src/store/remote/config.ts';
 import { isRunning, readRunFile } from '../src/store/running.ts';
@@ -67,21 +68,26 @@ function nodeAlone(): Promise<number> {
   });
 }
 
-/** The SPARQL texts asked at once (as a server asks a command's queries), by bare fetches, as the store is sent them. */
+/** The SPARQL texts asked at once (as a server asks a command's queries, CONCURRENT_QUERIES at a time), by bare fetches, as the store is sent them. */
 async function bare(endpoint: string, queries: string[]): Promise<number> {
   const t0 = performance.now();
+  const left = [...queries];
   await Promise.all(
-    queries.map(async (query) => {
-      const res = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/sparql-results+json' },
-        body: new URLSearchParams({ query: externalQueryText(query, { tripleTerms: false }) }),
-      });
-      if (!res.ok) throw new Error(`Virtuoso answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-      await res.arrayBuffer();
+    Array.from({ length: Math.min(CONCURRENT_QUERIES, left.length) }, async () => {
+      for (let query = left.shift(); query !== undefined; query = left.shift()) await ask(endpoint, query);
     }),
   );
   return performance.now() - t0;
+}
+
+async function ask(endpoint: string, query: string): Promise<void> {
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/sparql-results+json' },
+    body: new URLSearchParams({ query: externalQueryText(query, { tripleTerms: false }) }),
+  });
+  if (!res.ok) throw new Error(`Virtuoso answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  await res.arrayBuffer();
 }
 
 export async function externalAnswersBench(source: string): Promise<ExternalRow[]> {

@@ -19,6 +19,9 @@ export class RemoteStoreError extends Error {
   }
 }
 
+/** Queries sent to the store at once by one process; the rest wait their turn. */
+export const CONCURRENT_QUERIES = 4;
+
 interface RemoteAnswer {
   status: number;
   mediaType: string;
@@ -26,6 +29,9 @@ interface RemoteAnswer {
 }
 
 export class RemoteStore {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
   constructor(readonly config: RemoteConfig) {}
 
   /** Replaces `graph` (null: the default graph) with the quads of a graph file's text. */
@@ -53,7 +59,7 @@ export class RemoteStore {
   }
 
   async getGraph(graph: string | null, accept: string, signal?: AbortSignal): Promise<RemoteAnswer> {
-    return this.answer(await this.fetch(this.graphUrl(graph), { headers: { accept }, signal }));
+    return this.inTurn(async () => this.answer(await this.fetch(this.graphUrl(graph), { headers: { accept }, signal })));
   }
 
   /**
@@ -69,16 +75,34 @@ export class RemoteStore {
     const form = new URLSearchParams({ query: externalQueryText(query, { tripleTerms: this.config.tripleTerms, graphsNamed: named }) });
     for (const g of options.defaultGraphs ?? []) form.append('default-graph-uri', g);
     for (const g of options.namedGraphs ?? []) form.append('named-graph-uri', g);
-    const res = await this.fetch(this.config.endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: accept.map((t, i) => `${t};q=${(1 - i / 100).toFixed(2)}`).join(', '),
-      },
-      body: form.toString(),
-      signal: options.signal,
+    return this.inTurn(async () => {
+      const res = await this.fetch(this.config.endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: accept.map((t, i) => `${t};q=${(1 - i / 100).toFixed(2)}`).join(', '),
+        },
+        body: form.toString(),
+        signal: options.signal,
+      });
+      return this.answer(res);
     });
-    return this.answer(res);
+  }
+
+  /**
+   * Runs `request` (sent and read whole) when fewer than CONCURRENT_QUERIES are under way: a page
+   * asks its dozen SELECTs at once, and Virtuoso's HTTP server resets the connections past its
+   * MaxClientConnections (10 by default).
+   */
+  private async inTurn<T>(request: () => Promise<T>): Promise<T> {
+    while (this.running >= CONCURRENT_QUERIES) await new Promise<void>((go) => this.waiting.push(go));
+    this.running++;
+    try {
+      return await request();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
   }
 
   private async answer(res: Response): Promise<RemoteAnswer> {
