@@ -1,5 +1,8 @@
 import { print, served } from '../client/served.ts';
 import { USAGE, USAGE_HELP, usageText, parseUsageArgs, type UsageRequest } from '../client/usage.ts';
+import { join } from 'node:path';
+import { exists } from '../acquire/files.ts';
+import { REMOTE_FILE } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
 import { loadPrices, type PriceTable } from '../usage/prices.ts';
 import { preparedReport, readPreparedUsage } from '../usage/prepared.ts';
@@ -43,6 +46,8 @@ export async function answerQuickly(args: string[], pricesFile: URL): Promise<nu
 }
 
 async function fromRows(request: UsageRequest, prices: PriceTable) {
+  // An external store has no rows to answer from (usage/prepared.ts): its manifest, large on a big store, is not read for nothing.
+  if (await exists(join(request.storeDir, REMOTE_FILE))) return undefined;
   const manifest = await readManifest(request.storeDir);
   const rows = manifest && (await readPreparedUsage(request.storeDir, manifest));
   if (!rows) return undefined;
