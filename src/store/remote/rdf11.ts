@@ -19,15 +19,32 @@ const STATEMENT = `<${RDF}Statement>`;
  * default graph, whose lines name none).
  */
 export function graphPayload(text: string, graph: string | null, tripleTerms: boolean): string {
+  const out = convert(text, graph, tripleTerms, 'weaveTripleTerm', false);
+  return out.length ? `${out.map(maskMarkup).join('\n')}\n` : '';
+}
+
+/**
+ * The same graph as N-Quads, each line naming `graph`, for a bulk loader's file that holds many
+ * graphs. A blank node's label holds in a whole file, so each graph's blank nodes (the reifiers
+ * of nested triple terms) are labelled with `label`, which the caller makes unique in the file.
+ */
+export function graphQuads(text: string, graph: string, tripleTerms: boolean, label: string): string {
+  const out = convert(text, graph, tripleTerms, label, true);
+  return out.length ? `${out.join('\n')}\n` : '';
+}
+
+function convert(text: string, graph: string | null, tripleTerms: boolean, label: string, quads: boolean): string[] {
   const out: string[] = [];
   let fresh = 0;
+  const suffix = graph === null ? ' .' : ` ${oxigraph.namedNode(graph)} .`;
+  const end = quads ? suffix : ' .';
   const statement = (reifier: string, t: oxigraph.Quad) => {
     out.push(
-      `${reifier} ${TYPE} ${STATEMENT} .`,
-      `${reifier} <${RDF}subject> ${term(t.subject)} .`,
-      `${reifier} <${RDF}predicate> ${t.predicate} .`,
+      `${reifier} ${TYPE} ${STATEMENT}${end}`,
+      `${reifier} <${RDF}subject> ${term(t.subject)}${end}`,
+      `${reifier} <${RDF}predicate> ${t.predicate}${end}`,
     );
-    out.push(`${reifier} <${RDF}object> ${term(t.object)} .`);
+    out.push(`${reifier} <${RDF}object> ${term(t.object)}${end}`);
   };
   // A nested triple term gets a blank node of its own.
   const term = (t: oxigraph.Term): string => {
@@ -35,25 +52,24 @@ export function graphPayload(text: string, graph: string | null, tripleTerms: bo
     const q = t as oxigraph.Quad;
     // Oxigraph writes a quad term without its <<( )>>.
     if (tripleTerms) return `<<( ${term(q.subject)} ${q.predicate} ${term(q.object)} )>>`;
-    const node = `_:weaveTripleTerm${++fresh}`;
+    const node = `_:${label}${++fresh}`;
     statement(node, q);
     return node;
   };
-  const suffix = graph === null ? ' .' : ` ${oxigraph.namedNode(graph)} .`;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    // Most lines hold no triple term: their graph is cut off as text, since parsing every line would cost the most.
+    // Most lines hold no triple term: their graph is cut off as text (or kept), since parsing every line would cost the most.
     if (!line.includes('<<(') && line.endsWith(suffix)) {
-      out.push(`${line.slice(0, -suffix.length)} .`);
+      out.push(quads ? line : `${line.slice(0, -suffix.length)} .`);
       continue;
     }
     for (const q of oxigraph.parse(line, { format: 'application/n-quads' })) {
       if (!tripleTerms && q.object.termType === 'Quad' && q.predicate.value === REIFIES && q.subject.termType !== 'Quad')
         statement(q.subject.toString(), q.object as oxigraph.Quad);
-      else out.push(`${term(q.subject)} ${q.predicate} ${term(q.object)} .`);
+      else out.push(`${term(q.subject)} ${q.predicate} ${term(q.object)}${end}`);
     }
   }
-  return out.length ? `${out.map(maskMarkup).join('\n')}\n` : '';
+  return out;
 }
 
 /**
