@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,10 @@ const VSP = '/var/lib/virtuoso-opensource-7/vsp';
 export interface Virtuoso {
   /** The SPARQL endpoint, `http://127.0.0.1:PORT/sparql`. */
   endpoint: string;
+  /** Its SQL port (isql), as `127.0.0.1:PORT`; the user is dba, password dba. */
+  isql: string;
+  /** A directory in its DirsAllowed, for files its bulk loader reads. */
+  loadDir: string;
   stop(): Promise<void>;
 }
 
@@ -42,6 +46,7 @@ export async function startVirtuoso(): Promise<Virtuoso> {
   const dir = await mkdtemp(join(tmpdir(), 'weave-virtuoso-'));
   const [sqlPort, httpPort] = [await freePort(), await freePort()];
   const file = (name: string) => join(dir, name);
+  await mkdir(file('load'));
   await writeFile(
     file('virtuoso.ini'),
     `[Database]
@@ -57,7 +62,7 @@ TransactionFile = ${file('virtuoso-temp.trx')}
 [Parameters]
 ServerPort = 127.0.0.1:${sqlPort}
 DisableUnixSocket = 1
-DirsAllowed = .
+DirsAllowed = ., ${file('load')}
 CaseMode = 2
 NumberOfBuffers = 20000
 MaxDirtyBuffers = 15000
@@ -100,5 +105,5 @@ MaxQueryCostEstimationTime = 0
     await stop();
     throw e;
   }
-  return { endpoint, stop };
+  return { endpoint, isql: `127.0.0.1:${sqlPort}`, loadDir: file('load'), stop };
 }
