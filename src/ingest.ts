@@ -32,6 +32,8 @@ export interface IngestProgress {
   files: number;
   records: number;
   bytes: number;
+  /** Graphs the external store holds from this run so far (a store with remote.json). */
+  sent?: number;
 }
 
 /** A graph a reader wrote, as `weave detect` and the server's loader take it. */
@@ -113,6 +115,8 @@ export interface IngestReport {
   millis: number;
   /** Why the search index could not be kept current this run (weave search rebuilds it), if it could not. */
   searchIndex?: string;
+  /** Graphs sent to the external store (a store with remote.json), and how many of them its bulk loader loaded. */
+  external?: { graphs: number; bulk: number };
   /** What the derivations did: which ran, on how many sessions and why, with the wall and CPU time they took. */
   derived: DeriveReport;
   /** Sessions left unread because the run was asked to stop (`stop`): the next run reads them. */
@@ -209,14 +213,25 @@ class Ingest {
     };
     // A folder or file that cannot be read is reported and skipped; the rest is read.
     const discovered = await discoverSessions(paths, options.dialects, (p) => problem({ ...p, kind: 'unreadable' }));
-    const writer = await openStoreForWriting(options.storeDir, options.soul);
+    const external = { graphs: 0, bulk: 0 };
+    let run: Ingest | undefined;
+    const writer = await openStoreForWriting(options.storeDir, options.soul, {
+      onSent: (graphs, bulk) => {
+        external.graphs += graphs;
+        if (bulk) external.bulk += graphs;
+        run?.sent(external);
+      },
+    });
     const roots = paths.map((p) => resolve(p));
     writer.addRoots(roots);
     const list = derivationsOf(options);
     const loop = derivationLoop(writer, list, hooksOf(options));
     try {
       const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
-      return new Ingest(options, writer, loop, plan, problems, list, started);
+      run = new Ingest(options, writer, loop, plan, problems, list, started);
+      // Graphs a cut load left, sent again as the writer opened.
+      if (external.graphs) run.sent(external);
+      return run;
     } catch (e) {
       await writer.close().catch(() => writer.abandon());
       throw e;
@@ -246,6 +261,13 @@ class Ingest {
     }
     await this.writer.close();
     return this.finish();
+  }
+
+  /** Graphs the external store now holds from this run: in the report, and on the progress line as they are loaded. */
+  sent(external: { graphs: number; bulk: number }): void {
+    this.report.external = { ...external };
+    this.progress.sent = external.graphs;
+    this.options.onProgress?.(this.progress);
   }
 
   /** Sessions now part of another go, with every graph derived from them. */

@@ -204,6 +204,10 @@ function summary(r: IngestReport, width: number): string {
   if (r.malformed) parts.push(`${r.malformed} malformed lines`);
   if (r.pending) parts.push(`${r.pending} lines still being written`);
   if (r.archived) parts.push(`${(r.archived / 1e6).toFixed(1)} MB archived`);
+  if (r.external)
+    parts.push(
+      `${r.external.graphs} graphs sent to the external store${r.external.bulk ? ` (${r.external.bulk} by its bulk loader)` : ''}`,
+    );
   if (r.archivedOnly) parts.push(`${r.archivedOnly} sessions read from the archive (their files are gone)`);
   if (r.unarchived.length) parts.push(`${r.unarchived.length} sessions with files gone and no archive (kept as they are)`);
   if (r.warnings) parts.push(`${r.warnings} fields kept as JSON only`);

@@ -33,7 +33,7 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): { upda
     update(p) {
       const mbs = p.bytes / 1e6 / Math.max(0.001, (performance.now() - started) / 1000);
       line.show(
-        `reading transcripts ${bar(p.sessionsDone, p.sessionsTotal)} ${p.sessionsDone}/${p.sessionsTotal} sessions · ${p.files} files · ${p.records.toLocaleString('en')} records · ${mbs.toFixed(1)} MB/s`,
+        `reading transcripts ${bar(p.sessionsDone, p.sessionsTotal)} ${p.sessionsDone}/${p.sessionsTotal} sessions · ${p.files} files · ${p.records.toLocaleString('en')} records · ${mbs.toFixed(1)} MB/s${p.sent ? ` · ${p.sent} graphs sent` : ''}`,
         p.sessionsDone === p.sessionsTotal,
       );
     },

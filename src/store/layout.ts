@@ -24,6 +24,8 @@ export const START_FILE = 'server.starting';
 export const SERVER_LOG = 'server.log';
 /** Present when the store's graphs live in an external SPARQL store (store/remote/): its endpoints. */
 export const REMOTE_FILE = 'remote.json';
+/** Graphs an external store's bulk load was sending, while it runs (store/remote/gathered.ts). */
+export const SENDING_FILE = 'remote-sending.json';
 export const GRAPHS_DIR = 'graphs';
 export const ARCHIVE_DIR = 'archive';
 export const LOCK_FILE = 'lock';
@@ -134,6 +136,7 @@ export function tempFileOwner(name: string): number | undefined {
     base === STALE_LOCK ||
     base === RUN_FILE ||
     base === REMOTE_FILE ||
+    base === SENDING_FILE ||
     isStoreFileName(base) ||
     isDerivedFileName(base)
     ? Number(pid)

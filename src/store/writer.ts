@@ -47,6 +47,8 @@ import { ONTOLOGY_FILE } from './ontology.ts';
 import { RemoteStore } from './remote/client.ts';
 import { ChunkDigest, digestFile, resumeDigest } from './digest.ts';
 import { readRemoteConfig } from './remote/config.ts';
+import { VirtuosoLoader } from './remote/bulk.ts';
+import { gatheredMirror } from './remote/gathered.ts';
 
 /**
  * The one writer of a store directory. Ingest, the readers, the links pass and the server's
@@ -74,7 +76,11 @@ export interface StoreWriterOptions {
   batch?: number;
   /** Where committed graphs also go; default: the store's external store when it has one (remote.json). */
   mirror?: GraphMirror;
+  /** Told of graphs the external store now holds (`bulk`: loaded by its bulk loader). */
+  onSent?: OnSent;
 }
+
+export type OnSent = (graphs: number, bulk: boolean) => void;
 
 /**
  * A second home for the graphs: an external SPARQL store that queries are sent to (store/remote/).
@@ -83,20 +89,33 @@ export interface StoreWriterOptions {
  * again by the next ingest.
  */
 export interface GraphMirror {
-  /** `nquads`: the graph whole. */
-  put(graph: string, nquads: string): Promise<void>;
+  /** `read`: the graph whole, as N-Quads (its files stay until the manifest stops naming them, so it may be read later). */
+  put(graph: string, read: () => Promise<string>): Promise<void>;
   remove(graph: string): Promise<void>;
+  /** Sends what was gathered (a mirror that gathers puts for a bulk load); called before each manifest write. */
+  settle?(): Promise<void>;
+  /** How many graphs wait for `settle`. */
+  gathered?(): number;
+  /** The graphs gathered worth a manifest write (and the load before it): a bulk load's batch. */
+  batch?: number;
 }
 
 /**
- * Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. The
- * ontology goes there too, into its own graph, as opening a local store adds it.
+ * Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. With
+ * a bulk loader configured (remote.json's `bulk`), they are gathered and loaded many at a time
+ * (remote/gathered.ts). The ontology goes there too, into its own graph, as opening a local
+ * store adds it.
  */
-export async function remoteMirror(remote: RemoteStore): Promise<GraphMirror> {
+export async function remoteMirror(remote: RemoteStore, dir: string, manifest: Manifest, onSent?: OnSent): Promise<GraphMirror> {
   await remote.putTurtle(ONTOLOGY_GRAPH, await readFile(ONTOLOGY_FILE, 'utf8'), ONTOLOGY_GRAPH);
+  if (remote.config.bulk)
+    return gatheredMirror(remote, new VirtuosoLoader(remote.config.bulk, remote.config.tripleTerms), dir, manifest.graphs, onSent);
   const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
   return {
-    put: (graph, nquads) => remote.putGraph(name(graph), nquads),
+    put: async (graph, read) => {
+      await remote.putGraph(name(graph), await read());
+      onSent?.(1, false);
+    },
     remove: (graph) => remote.deleteGraph(name(graph)),
   };
 }
@@ -182,7 +201,7 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
     swept.add(resolve(dir));
   }
   const remote = options.mirror ? undefined : await readRemoteConfig(dir);
-  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote))));
+  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote), dir, manifest, options.onSent)));
   return new StoreWriter(dir, soul, manifest, fs, options.batch ?? 64, mirror);
 }
 
@@ -198,6 +217,8 @@ export class StoreWriter {
   /** Archive files made since the archive folder was last flushed. */
   private unsyncedArchive = false;
   private archiveDirMade = false;
+  /** The manifest write (with its bulk load) running behind the writer, when its mirror gathers graphs. */
+  private behind?: Promise<void>;
 
   constructor(
     readonly dir: string,
@@ -535,6 +556,10 @@ export class StoreWriter {
 
   /** Writes the pending changes into the manifest on disk, merged with what it holds now. */
   async flush(): Promise<void> {
+    // A load still running behind the writer comes first (and its failure is this one's).
+    const behind = this.behind;
+    this.behind = undefined;
+    if (behind) await behind;
     if (!this.changes.length && !this.roots.size) return;
     await serially(this.dir, async () => {
       const taken = this.changes;
@@ -544,6 +569,8 @@ export class StoreWriter {
       this.roots = new Set();
       let disk: Manifest;
       try {
+        // The external store holds what the manifest is about to name.
+        await this.mirror?.settle?.();
         disk = (await readManifest(this.dir)) ?? emptyManifest(this.soul);
         if (disk.soul !== this.soul) throw soulMismatch(this.dir, disk.soul, this.soul);
         for (const change of taken) for (const file of filesOfChanged(disk, change)) this.superseded.add(file);
@@ -596,17 +623,28 @@ export class StoreWriter {
   private async record(change: Change): Promise<void> {
     // The external store holds a graph before the manifest names it (and loses it before the manifest forgets it).
     if (this.mirror && 'graph' in change)
-      if (change.entry) await this.mirror.put(change.graph, (await readGraphBytes(this.dir, change.entry)).toString('utf8'));
-      else if (this.view.graphs[change.graph]) await this.mirror.remove(change.graph);
+      if (change.entry) {
+        const entry = change.entry;
+        await this.mirror.put(change.graph, async () => (await readGraphBytes(this.dir, entry)).toString('utf8'));
+      } else if (this.view.graphs[change.graph]) await this.mirror.remove(change.graph);
     const kept = new Set('graph' in change ? (change.entry ? storeFilesOf(change.entry).map((f) => f.file) : []) : [change.file?.file]);
     for (const file of filesOfChanged(this.view, change)) if (!kept.has(file)) this.superseded.add(file);
     apply(this.view, [change]);
     this.changes.push(change);
-    if (this.changes.length >= this.flushAt) await this.flush();
+    if ((this.mirror?.gathered?.() ?? this.changes.length) < this.flushAt) return;
+    if (!this.mirror?.settle) return this.flush();
+    // A bulk load runs behind the writer while it gathers the next batch: one at a time, and the
+    // manifest still names a batch only once it is loaded.
+    const behind = this.behind;
+    if (behind) await behind;
+    const write = this.flush();
+    write.catch(() => undefined);
+    this.behind = write;
   }
 
   private threshold(): number {
-    return Math.max(this.batch, Math.ceil(Object.keys(this.view.graphs).length / 8));
+    // A mirror that gathers graphs for a bulk load sets the batch, in graphs: each manifest write is one load.
+    return Math.max(this.mirror?.batch ?? this.batch, Math.ceil(Object.keys(this.view.graphs).length / 8));
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
 import { REMOTE_FILE } from '../layout.ts';
 import { defaultStoreDir } from '../paths.ts';
 
@@ -24,6 +24,30 @@ export interface RemoteConfig {
   graphStore: string;
   /** Whether the store takes RDF 1.2 triple terms; without them they are sent in the RDF 1.1 form (rdf11.ts). */
   tripleTerms: boolean;
+  /** The engine's own bulk loader, for loads of many graphs (bulk.ts); without it every graph goes by the Graph Store Protocol. */
+  bulk?: BulkConfig;
+}
+
+/**
+ * How Weave reaches Virtuoso's bulk loader: its SQL port through isql, and a directory both can
+ * read (in Virtuoso's DirsAllowed) where the graphs are written as N-Quads files for it.
+ */
+export interface BulkConfig {
+  engine: 'virtuoso';
+  /** Virtuoso's SQL port as isql takes it: `HOST:PORT` (1111 by default). */
+  isql: string;
+  user: string;
+  password: string;
+  /** The directory the files are written to, as this machine sees it. */
+  directory: string;
+  /** The same directory as Virtuoso sees it (another machine's mount, a container's volume); default `directory`. */
+  serverDirectory?: string;
+  /** The isql program (default `isql-vt`, Debian's name; elsewhere `isql`). */
+  command?: string;
+  /** Loaders run side by side (`rdf_loader_run`, default 2: more than the server's cores gains nothing). */
+  loaders?: number;
+  /** Graphs gathered for one load (default 256): a killed ingest loses at most this many graphs' work. */
+  batch?: number;
 }
 
 export function isStoreUrl(spec: string): boolean {
@@ -91,5 +115,30 @@ export async function readRemoteConfig(dir: string): Promise<RemoteConfig | unde
   for (const key of ['endpoint', 'graphStore'] as const)
     if (typeof json[key] !== 'string' || !isStoreUrl(json[key])) throw new Error(`${path}: .${key}: expected an http(s) URL`);
   if (typeof json.tripleTerms !== 'boolean') throw new Error(`${path}: .tripleTerms: expected true or false`);
+  if (json.bulk !== undefined) {
+    const problem = bulkProblem(json.bulk);
+    if (problem) throw new Error(`${path}: .bulk${problem}`);
+    // The file holds a password: readable by its owner only, as remoteStoreDir writes it.
+    const mode = (await stat(path)).mode & 0o077;
+    if (mode && process.platform !== 'win32')
+      throw new Error(`${path}: holds the bulk loader's password but others may read it; chmod 600 ${path}`);
+  }
   return json as RemoteConfig;
+}
+
+function bulkProblem(bulk: unknown): string | undefined {
+  if (typeof bulk !== 'object' || bulk === null) return ': expected an object';
+  const b = bulk as Record<string, unknown>;
+  if (b.engine !== 'virtuoso') return '.engine: expected "virtuoso" (the one bulk loader Weave knows)';
+  if (typeof b.isql !== 'string' || !/^[^\s:]+:\d+$/.test(b.isql)) return ".isql: expected HOST:PORT (Virtuoso's SQL port)";
+  for (const key of ['user', 'password', 'directory'] as const)
+    if (typeof b[key] !== 'string' || !b[key]) return `.${key}: expected a string`;
+  for (const key of ['directory', 'serverDirectory'] as const)
+    if (b[key] !== undefined && (typeof b[key] !== 'string' || !isAbsolute(b[key] as string) || /['\\]/.test(b[key] as string)))
+      return `.${key}: expected an absolute path without quotes or backslashes`;
+  if (b.command !== undefined && (typeof b.command !== 'string' || !b.command)) return '.command: expected a program name or path';
+  if (b.loaders !== undefined && (!Number.isInteger(b.loaders) || (b.loaders as number) < 1 || (b.loaders as number) > 32))
+    return '.loaders: expected a whole number from 1 to 32';
+  if (b.batch !== undefined && (!Number.isInteger(b.batch) || (b.batch as number) < 1)) return '.batch: expected a whole number of graphs';
+  return undefined;
 }
