@@ -82,6 +82,17 @@ if (process.argv.includes('--external-answers')) {
   process.exit(0);
 }
 
+if (process.argv.includes('--external')) {
+  const { externalBench, printExternal } = await import('./external.ts');
+  const at = process.argv.indexOf('--external');
+  const given = process.argv[at + 1] && !process.argv[at + 1].startsWith('--') ? process.argv[at + 1] : undefined;
+  const corpus = fileURLToPath(new URL('../../shared/corpus', import.meta.url));
+  const from = given ?? (existsSync(corpus) ? corpus : fileURLToPath(new URL('../fixtures', import.meta.url)));
+  console.log(`\nweave ingest into Virtuoso beside Virtuoso's own bulk loader of the same quads (source: ${from}; ratio to the loader):`);
+  printExternal(await externalBench(from));
+  process.exit(0);
+}
+
 if (process.argv.includes('--scale')) {
   await (await import('./scale/main.ts')).scaleBench(process.argv.slice(2));
   process.exit(0);

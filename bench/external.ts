@@ -1,0 +1,128 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { remoteStoreDir } from '../src/store/remote/config.ts';
+import { startVirtuoso, virtuosoMissing, type Virtuoso } from '../test/store/virtuoso.ts';
+
+/**
+ * `weave ingest --store http://…/sparql` into a fresh Virtuoso, side by side with Virtuoso's own
+ * bulk loader of the same quads (`weave export --format nquads --rdf 1.1` of that ingest, loaded
+ * by ld_dir + rdf_loader_run + checkpoint into another fresh Virtuoso): through the bulk path
+ * (remote.json's `bulk`), through the Graph Store Protocol alone (BENCH_EXTERNAL_GSP=0 skips it)
+ * and, for the floor, the same ingest into an embedded store. Each command is the CLI, as a user
+ * runs it (readers included).
+ */
+
+const WEAVE = fileURLToPath(new URL('../bin/weave', import.meta.url));
+
+export interface ExternalRow {
+  name: string;
+  ms: number;
+  /** Quads the store's session graphs (urn:soul:…) hold after it, by Virtuoso's count; undefined for the embedded store. */
+  quads?: number;
+}
+
+export async function externalBench(source: string): Promise<ExternalRow[] | string> {
+  const missing = virtuosoMissing();
+  if (missing) return missing;
+  const rows: ExternalRow[] = [];
+  const work = await mkdtemp(join(tmpdir(), 'weave-bench-external-'));
+  try {
+    // The bulk path, and what its store directory keeps is what the loader is given.
+    const bulkHome = join(work, 'bulk');
+    const { ms: bulkMs, quads: bulkQuads, dir } = await intoVirtuoso(source, bulkHome, true);
+    rows.push({ name: 'weave ingest --store Virtuoso (its bulk loader)', ms: bulkMs, quads: bulkQuads });
+    if (process.env.BENCH_EXTERNAL_GSP !== '0') {
+      const gsp = await intoVirtuoso(source, join(work, 'gsp'), false);
+      rows.push({ name: 'weave ingest --store Virtuoso (Graph Store PUTs)', ms: gsp.ms, quads: gsp.quads });
+    }
+    const embedded = join(work, 'embedded');
+    const t = performance.now();
+    await run([WEAVE, 'ingest', '--store', embedded, source], {});
+    rows.push({ name: 'weave ingest, embedded store (the floor)', ms: performance.now() - t });
+    const virtuoso = await startVirtuoso();
+    try {
+      const file = join(virtuoso.loadDir, 'weave.nq');
+      await run([WEAVE, 'export', '--store', dir, '--format', 'nquads', '--rdf', '1.1', '-o', file], {});
+      const bytes = (await stat(file)).size;
+      const t0 = performance.now();
+      await isql(virtuoso, `ld_dir('${virtuoso.loadDir}', 'weave.nq', 'urn:weave:bench');\nrdf_loader_run();\ncheckpoint;\n`);
+      rows.push({
+        name: `Virtuoso's bulk loader, the same quads (${(bytes / 1e6).toFixed(0)} MB N-Quads)`,
+        ms: performance.now() - t0,
+        quads: await count(virtuoso),
+      });
+    } finally {
+      await virtuoso.stop();
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export function printExternal(rows: ExternalRow[] | string): void {
+  if (typeof rows === 'string') {
+    console.log(`  skipped: ${rows}`);
+    return;
+  }
+  const loader = rows[rows.length - 1].ms;
+  for (const r of rows)
+    console.log(
+      `  ${r.name.padEnd(62)} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ×${(r.ms / loader).toFixed(2)}${r.quads === undefined ? '' : `  (${r.quads.toLocaleString('en')} quads)`}`,
+    );
+}
+
+/** `weave ingest --store ENDPOINT` into a fresh Virtuoso, its store directory under `home`, with or without the bulk loader. */
+async function intoVirtuoso(source: string, home: string, bulk: boolean): Promise<{ ms: number; quads: number; dir: string }> {
+  const virtuoso = await startVirtuoso();
+  try {
+    // The directory `--store URL` opens, made beforehand so its remote.json can name the loader.
+    const dir = remoteStoreDir(virtuoso.endpoint, home);
+    if (bulk) {
+      const path = join(dir, 'remote.json');
+      const config = JSON.parse(await readFile(path, 'utf8'));
+      config.bulk = { engine: 'virtuoso', isql: virtuoso.isql, user: 'dba', password: 'dba', directory: virtuoso.loadDir };
+      await writeFile(path, `${JSON.stringify(config, null, 1)}\n`, { mode: 0o600 });
+    }
+    const t = performance.now();
+    await run([WEAVE, 'ingest', '--store', virtuoso.endpoint, source], { WEAVE_HOME: home });
+    const ms = performance.now() - t;
+    return { ms, quads: await count(virtuoso), dir };
+  } finally {
+    await virtuoso.stop();
+  }
+}
+
+function run(argv: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${argv.slice(0, 2).join(' ')} exited ${code}: ${err.slice(-500)}`)),
+    );
+  });
+}
+
+async function isql(virtuoso: Virtuoso, script: string): Promise<string> {
+  const child = promisify(execFile)('isql-vt', [virtuoso.isql, 'dba', 'dba', 'VERBOSE=OFF', 'BANNER=OFF', 'PROMPT=OFF']);
+  child.child.stdin?.end(script);
+  const { stdout } = await child;
+  if (stdout.includes('*** Error')) throw new Error(`isql: ${stdout.split('\n').find((l) => l.includes('*** Error'))}`);
+  return stdout;
+}
+
+async function count(virtuoso: Virtuoso): Promise<number> {
+  const res = await fetch(
+    `${virtuoso.endpoint}?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "urn:soul:")) }')}`,
+    {
+      headers: { accept: 'text/csv', connection: 'close' },
+    },
+  );
+  return Number((await res.text()).trim().split(/\r?\n/)[1]);
+}
