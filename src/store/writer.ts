@@ -67,6 +67,8 @@ import { gatheredMirror } from './remote/gathered.ts';
  *   store, not with its square. Before each manifest write the graphs folder is flushed once,
  *   making the renames durable before the manifest can name them. A file the manifest stops
  *   naming (a replaced version, a removed graph) is deleted only after the manifest is written.
+ *   With a mirror that gathers graphs for a bulk load, the batch counts the graphs it gathered,
+ *   and the manifest write (after their load) runs behind the writer, one at a time.
  */
 
 export interface StoreWriterOptions {
@@ -202,7 +204,8 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
   }
   const remote = options.mirror ? undefined : await readRemoteConfig(dir);
   const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote), dir, manifest, options.onSent)));
-  return new StoreWriter(dir, soul, manifest, fs, options.batch ?? 64, mirror);
+  // A mirror that gathers graphs for a bulk load sets the batch, in graphs: each manifest write is one load.
+  return new StoreWriter(dir, soul, manifest, fs, options.batch ?? mirror?.batch ?? 64, mirror);
 }
 
 export class StoreWriter {
@@ -643,8 +646,7 @@ export class StoreWriter {
   }
 
   private threshold(): number {
-    // A mirror that gathers graphs for a bulk load sets the batch, in graphs: each manifest write is one load.
-    return Math.max(this.mirror?.batch ?? this.batch, Math.ceil(Object.keys(this.view.graphs).length / 8));
+    return Math.max(this.batch, Math.ceil(Object.keys(this.view.graphs).length / 8));
   }
 }
 
