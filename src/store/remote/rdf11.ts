@@ -29,6 +29,8 @@ export function graphPayload(text: string, graph: string | null, tripleTerms: bo
  * of nested triple terms) are labelled with `label`, which the caller makes unique in the file.
  */
 export function graphQuads(text: string, graph: string, tripleTerms: boolean, label: string): string {
+  // A graph file's lines all name its graph: with no triple term to write otherwise, it is sent as it is.
+  if (!text.includes('<<(')) return !text || text.endsWith('\n') ? text : `${text}\n`;
   const out = convert(text, graph, tripleTerms, label, true);
   return out.length ? `${out.join('\n')}\n` : '';
 }
