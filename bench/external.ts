@@ -21,7 +21,7 @@ const WEAVE = fileURLToPath(new URL('../bin/weave', import.meta.url));
 export interface ExternalRow {
   name: string;
   ms: number;
-  /** Quads the store's session graphs (urn:soul:…) hold after it, by Virtuoso's count; undefined for the embedded store. */
+  /** Quads its session and reader graphs (`urn:soul:…:Weave/graph/…`) hold after it, by Virtuoso's count; undefined for the embedded store. */
   quads?: number;
 }
 
@@ -46,7 +46,7 @@ export async function externalBench(source: string): Promise<ExternalRow[] | str
     const virtuoso = await startVirtuoso();
     try {
       const file = join(virtuoso.loadDir, 'weave.nq');
-      await run([WEAVE, 'export', '--store', dir, '--format', 'nquads', '--rdf', '1.1', '-o', file], {});
+      await run([WEAVE, 'export', '--store', dir, '--format', 'nquads', '--rdf', '1.1', '--lean', '-o', file], {});
       const bytes = (await stat(file)).size;
       const t0 = performance.now();
       await isql(virtuoso, `ld_dir('${virtuoso.loadDir}', 'weave.nq', 'urn:weave:bench');\nrdf_loader_run();\ncheckpoint;\n`);
@@ -119,7 +119,7 @@ async function isql(virtuoso: Virtuoso, script: string): Promise<string> {
 
 async function count(virtuoso: Virtuoso): Promise<number> {
   const res = await fetch(
-    `${virtuoso.endpoint}?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "urn:soul:")) }')}`,
+    `${virtuoso.endpoint}?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "urn:soul:") && CONTAINS(STR(?g), ":Weave/graph/")) }')}`,
     {
       headers: { accept: 'text/csv', connection: 'close' },
     },

@@ -36,6 +36,10 @@
  *      answer time for the same SPARQL (a bare fetch) and beside --no-daemon. BENCH_EXTERNAL=0
  *      skips it (as does a machine without Virtuoso); `npm run bench -- --external-answers
  *      [SOURCE]` runs it alone.
+ *  13. An external store (bench/external.ts): `weave ingest --store` into a fresh Virtuoso by its
+ *      bulk loader and by Graph Store PUTs, and into an embedded store, beside Virtuoso's own bulk
+ *      loader of the same quads. BENCH_EXTERNAL=0 skips it; `npm run bench -- --external [SOURCE]`
+ *      runs it alone. (It runs before parts 7 to 10.)
  *
  * `npm run bench -- --answers [SOURCE]` runs parts 7 to 10 alone (on BENCH_STORE=DIR when given,
  * else on a store ingested from SOURCE, the corpus or the fixtures).
@@ -213,6 +217,11 @@ try {
   if (process.env.BENCH_BIG !== '0') {
     console.log(`\none long session ingested alone (bench/big-session.ts; 1 GB with BENCH_BIG_GB=1; load ${load()}):`);
     printBigSession(await bigSessionBench());
+  }
+  if (process.env.BENCH_EXTERNAL !== '0' && !virtuosoMissing()) {
+    const { externalBench, printExternal } = await import('./external.ts');
+    console.log(`\nweave ingest into Virtuoso beside Virtuoso's own bulk loader of the same quads (ratio to the loader; load ${load()}):`);
+    printExternal(await externalBench(source));
   }
   await answers(dir);
   if (process.env.BENCH_EXTERNAL !== '0' && !virtuosoMissing()) {
