@@ -228,4 +228,22 @@ await ingest([${JSON.stringify(FIXTURES)}], { storeDir: ${JSON.stringify(dir)}, 
     assert.equal(existsSync(join(dir, SENDING_FILE)), false);
     assert.deepEqual(await loaderLeftovers(virtuoso), { files: [], rows: '0' });
   });
+
+  it('a load that cannot reach isql fails the ingest with a clear error; fixed, the next run sends it', async () => {
+    const expected = await expectedQuads(dir);
+    const path = join(dir, 'remote.json');
+    const config = JSON.parse(await readFile(path, 'utf8'));
+    const command = config.bulk.command;
+    await writeFile(path, JSON.stringify({ ...config, bulk: { ...config.bulk, command: join(base, 'no-isql') } }), { mode: 0o600 });
+    await assert.rejects(ingest([FIXTURES], { storeDir: dir, soul: 'local', force: true }), {
+      message: `${join(base, 'no-isql')} is not installed: the bulk loader is reached through Virtuoso's isql (set bulk.command in remote.json)`,
+    });
+    await writeFile(path, JSON.stringify({ ...config, bulk: { ...config.bulk, command } }), { mode: 0o600 });
+    await ingest([FIXTURES], { storeDir: dir, soul: 'local' });
+    const external = await openQueries(dir);
+    assert.deepEqual(await expectedQuads(dir), expected);
+    assert.deepEqual(await heldQuads(external, expected.keys()), expected);
+    assert.equal(existsSync(join(dir, SENDING_FILE)), false);
+    assert.deepEqual(await loaderLeftovers(virtuoso), { files: [], rows: '0' });
+  });
 });
