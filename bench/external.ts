@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ const WEAVE = fileURLToPath(new URL('../bin/weave', import.meta.url));
 export interface ExternalRow {
   name: string;
   ms: number;
+  /** CPU seconds spent: Weave's (the command's) and Virtuoso's, beside the wall time (this machine is shared). */
+  cpu: { weave: number; virtuoso: number };
   /** Quads its session and reader graphs (`urn:soul:…:Weave/graph/…`) hold after it, by Virtuoso's count; undefined for the embedded store. */
   quads?: number;
 }
@@ -33,26 +36,26 @@ export async function externalBench(source: string): Promise<ExternalRow[] | str
   try {
     // The bulk path, and what its store directory keeps is what the loader is given.
     const bulkHome = join(work, 'bulk');
-    const { ms: bulkMs, quads: bulkQuads, dir } = await intoVirtuoso(source, bulkHome, true);
-    rows.push({ name: 'weave ingest --store Virtuoso (its bulk loader)', ms: bulkMs, quads: bulkQuads });
-    if (process.env.BENCH_EXTERNAL_GSP !== '0') {
-      const gsp = await intoVirtuoso(source, join(work, 'gsp'), false);
-      rows.push({ name: 'weave ingest --store Virtuoso (Graph Store PUTs)', ms: gsp.ms, quads: gsp.quads });
-    }
+    const bulk = await intoVirtuoso(source, bulkHome, true);
+    rows.push({ name: 'weave ingest --store Virtuoso (its bulk loader)', ...bulk });
+    if (process.env.BENCH_EXTERNAL_GSP !== '0')
+      rows.push({ name: 'weave ingest --store Virtuoso (Graph Store PUTs)', ...(await intoVirtuoso(source, join(work, 'gsp'), false)) });
     const embedded = join(work, 'embedded');
     const t = performance.now();
-    await run([WEAVE, 'ingest', '--store', embedded, source], {});
-    rows.push({ name: 'weave ingest, embedded store (the floor)', ms: performance.now() - t });
+    const weave = await run([WEAVE, 'ingest', '--store', embedded, source], {});
+    rows.push({ name: 'weave ingest, embedded store (the floor)', ms: performance.now() - t, cpu: { weave, virtuoso: 0 } });
     const virtuoso = await startVirtuoso();
     try {
       const file = join(virtuoso.loadDir, 'weave.nq');
-      await run([WEAVE, 'export', '--store', dir, '--format', 'nquads', '--rdf', '1.1', '--lean', '-o', file], {});
+      await run([WEAVE, 'export', '--store', bulk.dir, '--format', 'nquads', '--rdf', '1.1', '--lean', '-o', file], {});
       const bytes = (await stat(file)).size;
       const t0 = performance.now();
+      const cpu0 = cpuSeconds(virtuoso.pid);
       await isql(virtuoso, `ld_dir('${virtuoso.loadDir}', 'weave.nq', 'urn:weave:bench');\nrdf_loader_run();\ncheckpoint;\n`);
       rows.push({
         name: `Virtuoso's bulk loader, the same quads (${(bytes / 1e6).toFixed(0)} MB N-Quads)`,
         ms: performance.now() - t0,
+        cpu: { weave: 0, virtuoso: cpuSeconds(virtuoso.pid) - cpu0 },
         quads: await count(virtuoso),
       });
     } finally {
@@ -69,15 +72,21 @@ export function printExternal(rows: ExternalRow[] | string): void {
     console.log(`  skipped: ${rows}`);
     return;
   }
-  const loader = rows[rows.length - 1].ms;
+  const loader = rows[rows.length - 1];
+  const cpu = (r: ExternalRow) => r.cpu.weave + r.cpu.virtuoso;
+  console.log(`  ${''.padEnd(62)}   wall  ratio   CPU (Weave + Virtuoso)  ratio`);
   for (const r of rows)
     console.log(
-      `  ${r.name.padEnd(62)} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ×${(r.ms / loader).toFixed(2)}${r.quads === undefined ? '' : `  (${r.quads.toLocaleString('en')} quads)`}`,
+      `  ${r.name.padEnd(62)} ${(r.ms / 1000).toFixed(1).padStart(6)} s  ×${(r.ms / loader.ms).toFixed(2)}  ${cpu(r).toFixed(1).padStart(6)} s (${r.cpu.weave.toFixed(1)} + ${r.cpu.virtuoso.toFixed(1)})  ×${(cpu(r) / cpu(loader)).toFixed(2)}${r.quads === undefined ? '' : `  ${r.quads.toLocaleString('en')} quads`}`,
     );
 }
 
 /** `weave ingest --store ENDPOINT` into a fresh Virtuoso, its store directory under `home`, with or without the bulk loader. */
-async function intoVirtuoso(source: string, home: string, bulk: boolean): Promise<{ ms: number; quads: number; dir: string }> {
+async function intoVirtuoso(
+  source: string,
+  home: string,
+  bulk: boolean,
+): Promise<{ ms: number; cpu: ExternalRow['cpu']; quads: number; dir: string }> {
   const virtuoso = await startVirtuoso();
   try {
     // The directory `--store URL` opens, made beforehand so its remote.json can name the loader.
@@ -89,24 +98,37 @@ async function intoVirtuoso(source: string, home: string, bulk: boolean): Promis
       await writeFile(path, `${JSON.stringify(config, null, 1)}\n`, { mode: 0o600 });
     }
     const t = performance.now();
-    await run([WEAVE, 'ingest', '--store', virtuoso.endpoint, source], { WEAVE_HOME: home });
+    const cpu0 = cpuSeconds(virtuoso.pid);
+    const weave = await run([WEAVE, 'ingest', '--store', virtuoso.endpoint, source], { WEAVE_HOME: home });
     const ms = performance.now() - t;
-    return { ms, quads: await count(virtuoso), dir };
+    return { ms, cpu: { weave, virtuoso: cpuSeconds(virtuoso.pid) - cpu0 }, quads: await count(virtuoso), dir };
   } finally {
     await virtuoso.stop();
   }
 }
 
-function run(argv: string[], env: Record<string, string>): Promise<void> {
+/** Runs a command to its end; the CPU seconds it and its children spent (user + system, as GNU time counts them). */
+function run(argv: string[], env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', 'weave-cpu %U %S', ...argv], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${argv.slice(0, 2).join(' ')} exited ${code}: ${err.slice(-500)}`)),
-    );
+    child.once('exit', (code) => {
+      const cpu = /weave-cpu ([\d.]+) ([\d.]+)/.exec(err);
+      if (code === 0 && cpu) resolve(Number(cpu[1]) + Number(cpu[2]));
+      else reject(new Error(`${argv.slice(0, 2).join(' ')} exited ${code}: ${err.slice(-500)}`));
+    });
   });
+}
+
+/** A process's CPU seconds so far (user + system), from /proc (100 ticks a second, as Linux counts them here). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function isql(virtuoso: Virtuoso, script: string): Promise<string> {

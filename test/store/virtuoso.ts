@@ -25,6 +25,8 @@ export interface Virtuoso {
   isql: string;
   /** A directory in its DirsAllowed, for files its bulk loader reads. */
   loadDir: string;
+  /** The server's process id (the bench reads its CPU time). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -105,5 +107,5 @@ MaxQueryCostEstimationTime = 0
     await stop();
     throw e;
   }
-  return { endpoint, isql: `127.0.0.1:${sqlPort}`, loadDir: file('load'), stop };
+  return { endpoint, isql: `127.0.0.1:${sqlPort}`, loadDir: file('load'), pid: child.pid!, stop };
 }
