@@ -15,12 +15,14 @@ export interface Child {
   exited: Promise<number | null>;
   /** The next line whose `step` is `step`, or undefined when the child exits or is silent for `silenceMs`. */
   next(step: string, silenceMs: number): Promise<Line | undefined>;
+  /** Once the child has ended: how (exit code or signal) and the last line of its stderr; undefined while it runs. */
+  death(): string | undefined;
   stop(): Promise<void>;
 }
 
-/** Starts `script` (a .ts file under bench/scale) with tsx; stderr is kept for the error message. */
-export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Child {
-  const path = new URL(`./${script}`, import.meta.url).pathname;
+/** Starts `script` (a .ts file under bench/scale, or a file URL) with tsx; stderr is kept for the error message. */
+export function startChild(script: string | URL, args: string[], env: NodeJS.ProcessEnv = {}): Child {
+  const path = (typeof script === 'string' ? new URL(`./${script}`, import.meta.url) : script).pathname;
   const child = spawn(process.execPath, ['--import', 'tsx', path, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
@@ -34,15 +36,19 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
     lines.push(JSON.parse(text) as Line);
     for (const wake of waiting.splice(0)) wake();
   });
+  let done = false;
+  let how: string | undefined;
+  // 'close', not 'exit': every line the child wrote has been read by then. `done` is set before
+  // the waiters wake, so a waiter sees the child gone at once instead of waiting out its silence.
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
+    child.once('close', (code, signal) => {
+      done = true;
+      how = `${signal ? `killed by ${signal}` : `exited with ${code}`}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
       if (code) process.stderr.write(`bench: ${script} exited with ${code}: ${stderr.trim().split('\n').slice(-6).join('\n')}\n`);
       for (const wake of waiting.splice(0)) wake();
       resolve(code);
     }),
   );
-  let done = false;
-  void exited.then(() => (done = true));
   return {
     process: child,
     exited,
@@ -61,6 +67,7 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
         if (!woke) return undefined;
       }
     },
+    death: () => how,
     async stop() {
       if (!done) child.kill('SIGTERM');
       await exited;

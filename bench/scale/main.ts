@@ -133,13 +133,19 @@ async function storeStep(run: ScaleRun, store: string, queries: { name: string; 
     await writeFile(file, JSON.stringify(left));
     const child = startChild('store-step.ts', [store, file, String(SETTINGS.queryRuns), String(SETTINGS.queryBudgetMs), String(PORT)]);
     const open = await child.next('open', 2 * HOUR);
-    if (!open) throw new Error('the store did not open');
+    if (!open) throw new Error(`the store did not open: ${child.death() ?? 'no figure within 2 hours'}`);
     if (attempt === 0) run.open = strip(open) as ScaleRun['open'];
     while (left.length) {
       const started = performance.now();
       const done = await child.next('query', SETTINGS.queryCapS * 1000);
       if (!done) {
-        run.queries.push({ name: left[0].name, runs: 0, cutOffAfterMs: performance.now() - started });
+        // Either the query ran past the cap, or it took the process down (a WebAssembly trap).
+        const died = child.death();
+        run.queries.push({
+          name: left[0].name,
+          runs: 0,
+          ...(died ? { diedAfterMs: performance.now() - started, died } : { cutOffAfterMs: performance.now() - started }),
+        });
         left = left.slice(1);
         break;
       }

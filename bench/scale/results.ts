@@ -16,7 +16,20 @@ export interface ScaleRun {
   readers?: Timed & { graphs: number; findings: number; problems: number };
   open?: Timed & { quads: number; wasmBytes: number };
   raw?: Timed & { quads: number; wasmBytes: number };
-  queries: { name: string; runs: number; p50?: number; p95?: number; rows?: number; cutOffAfterMs?: number }[];
+  /** A query past the cap is cut off; one that took its process down says how it ended (`died`). */
+  queries: {
+    name: string;
+    runs: number;
+    p50?: number;
+    p95?: number;
+    rows?: number;
+    /** WebAssembly memory and peak RSS of the step's process once the query has run. */
+    wasmBytes?: number;
+    peakRssMiB?: number;
+    cutOffAfterMs?: number;
+    diedAfterMs?: number;
+    died?: string;
+  }[];
   endpoint: { query: 'point' | 'medium'; weave?: Load; bare?: Load }[];
   usage: { weave?: UsageRun; ccusage?: UsageRun };
 }

@@ -33,7 +33,17 @@ for (const { name, text } of queries) {
     if (times.length === 1)
       rows = typeof out === 'string' ? ((JSON.parse(out) as { results?: { bindings: unknown[] } }).results?.bindings.length ?? 1) : 0;
   }
-  report({ step: 'query', name, runs: times.length, p50: percentile(times, 50), p95: percentile(times, 95), rows });
+  // The WebAssembly memory after it (it grows and never shrinks): which query made it grow.
+  report({
+    step: 'query',
+    name,
+    runs: times.length,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    rows,
+    wasmBytes: wasmBytes(),
+    peakRssMiB: peakRssMiB(),
+  });
 }
 
 const port = Number(portArg);

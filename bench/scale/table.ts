@@ -50,6 +50,13 @@ function rows(results: ScaleResults): Row[] {
         y: r.open?.wasmBytes,
       }),
     },
+    {
+      label: 'WASM MiB after the ready queries',
+      cell: (r) => {
+        const most = Math.max(...r.queries.map((q) => q.wasmBytes ?? 0));
+        return most ? { text: n(most / 2 ** 20), y: most } : { text: '–' };
+      },
+    },
     ...queryNames.map(
       (name): Row => ({
         label: `query ${name}: p50 / p95 ms`,
@@ -57,6 +64,7 @@ function rows(results: ScaleResults): Row[] {
           const q = r.queries.find((x) => x.name === name);
           if (!q) return { text: '–' };
           if (q.cutOffAfterMs !== undefined) return { text: `> ${s(q.cutOffAfterMs)} s (cut off)`, y: q.cutOffAfterMs };
+          if (q.diedAfterMs !== undefined) return { text: `died after ${s(q.diedAfterMs)} s` };
           return { text: `${ms(q.p50)} / ${ms(q.p95)}`, y: q.p50 };
         },
       }),
