@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --scale K [--corpus PATH] [--keep]`: how far one machine goes. Makes K
+ * `npm run bench -- --scale K [--corpus PATH] [--keep] [--external | --external-only]`: how far one machine goes. Makes K
  * distinct copies of a corpus (copies.ts), then for K = 1, 4, 16, … up to K (or the list given,
  * `--scale 1,2,4`) measures side by side, each step in a process of its own: ingest and the
  * readers (MB/s, quads per MB, peak RSS), opening the store against Oxigraph's own chunked load
@@ -14,8 +14,15 @@
  * BENCH_CONNECTIONS (8), BENCH_WORKERS (1, for weave serve), BENCH_PORT (the bare route's port;
  * weave serve takes the next; default 7950 + pid % 40).
  *
- * The results files are written again after every step, so a step whose process dies (or a run
- * cut short) keeps every figure measured before it.
+ * `--external` adds the external step at each K (external.ts): the copies ingested into a
+ * Virtuoso by `weave ingest --store http://…/sparql` beside Virtuoso's own bulk loader of the same
+ * quads, and each ready query through `weave query --store` beside a bare fetch of it (Virtuoso
+ * on BENCH_PORT + 2, given BENCH_VIRTUOSO_GB of buffers, 4 by default); `--external-only` runs it
+ * without the embedded steps (for K past the embedded ceiling).
+ *
+ * The results files are written again after every figure, so a step whose process dies (or a run
+ * cut short) keeps every figure measured before it; the bench stops waiting for a step whose
+ * process has died.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -25,6 +32,7 @@ import { startChild, type Line } from './child.ts';
 import { makeCopies } from './copies.ts';
 import { hammer, startWeave } from './endpoint.ts';
 import type { ScaleResults, ScaleRun } from './results.ts';
+import { externalStep } from './external.ts';
 import { markdownTable } from './table.ts';
 import { ccusage, weaveUsage } from './usage.ts';
 
@@ -61,6 +69,8 @@ export async function scaleBench(args: string[]): Promise<void> {
   const ks = kValues(at('--scale') ?? '1');
   const corpus = at('--corpus') ?? join(REPO, '..', 'shared', 'corpus');
   const keep = args.includes('--keep');
+  const embedded = !args.includes('--external-only');
+  const external = !embedded || args.includes('--external');
   const dir = await mkdtemp(join(tmpdir(), 'weave-scale-'));
   const results: ScaleResults = {
     date: new Date().toISOString().slice(0, 10),
@@ -85,30 +95,21 @@ export async function scaleBench(args: string[]): Promise<void> {
       const run: ScaleRun = { k, bytes: copies.bytes * k, queries: [], endpoint: [], usage: {} };
       results.runs.push(run);
       const configDirs = copies.configDirs.slice(0, k);
-      const store = join(dir, `store-${k}`);
-      say(`K = ${k}: ingest`);
-      await ingestStep(
-        run,
-        store,
-        configDirs.map((d) => join(d, 'projects')),
-      );
-      await save();
-      say(`K = ${k}: open, queries, bare endpoint`);
-      await storeStep(run, store, queries, dir);
-      await save();
-      say(`K = ${k}: Oxigraph's chunked load`);
-      const raw = startChild('raw-step.ts', [store]);
-      run.raw = strip(await raw.next('raw', 2 * HOUR)) as ScaleRun['raw'];
-      await raw.stop();
-      await save();
-      say(`K = ${k}: weave serve`);
-      await weaveEndpoint(run, store);
-      await save();
-      say(`K = ${k}: weave usage daily, ccusage daily`);
-      run.usage.weave = await weaveUsage(store);
-      run.usage.ccusage = await ccusage(configDirs);
-      await save();
-      if (!keep) await rm(store, { recursive: true, force: true });
+      if (embedded) await embeddedSteps(run, join(dir, `store-${k}`), configDirs, queries, dir, keep, save, say);
+      if (external) {
+        say(`K = ${k}: external (Virtuoso)`);
+        run.external = { queries: [] };
+        await externalStep(
+          run.external,
+          configDirs.map((d) => join(d, 'projects')),
+          join(dir, `external-${k}`),
+          PORT + 2,
+          queries,
+          save,
+          (t) => say(`K = ${k}: ${t}`),
+        );
+        await save();
+      }
     }
   } finally {
     if (!keep) await rm(dir, { recursive: true, force: true });
@@ -116,6 +117,43 @@ export async function scaleBench(args: string[]): Promise<void> {
   }
   await save();
   process.stdout.write(`${markdownTable(results)}\nwritten: bench/results/${results.date}.json and .md\n`);
+}
+
+/** The embedded steps at one K: ingest, open and the ready queries, Oxigraph's chunked load, weave serve, usage. */
+async function embeddedSteps(
+  run: ScaleRun,
+  store: string,
+  configDirs: string[],
+  queries: { name: string; text: string }[],
+  dir: string,
+  keep: boolean,
+  save: () => Promise<void>,
+  say: (text: string) => void,
+): Promise<void> {
+  say(`K = ${run.k}: ingest`);
+  await ingestStep(
+    run,
+    store,
+    configDirs.map((d) => join(d, 'projects')),
+  );
+  await save();
+  say(`K = ${run.k}: open, queries, bare endpoint`);
+  // A store that does not open (past the ceiling, refused) is a figure too: the steps after it still run.
+  await storeStep(run, store, queries, dir).catch((e: Error) => (run.failed = [...(run.failed ?? []), e.message.slice(0, 400)]));
+  await save();
+  say(`K = ${run.k}: Oxigraph's chunked load`);
+  const raw = startChild('raw-step.ts', [store]);
+  run.raw = strip(await raw.next('raw', 2 * HOUR)) as ScaleRun['raw'];
+  await raw.stop();
+  await save();
+  say(`K = ${run.k}: weave serve`);
+  await weaveEndpoint(run, store);
+  await save();
+  say(`K = ${run.k}: weave usage daily, ccusage daily`);
+  run.usage.weave = await weaveUsage(store);
+  run.usage.ccusage = await ccusage(configDirs);
+  await save();
+  if (!keep) await rm(store, { recursive: true, force: true });
 }
 
 async function ingestStep(run: ScaleRun, store: string, paths: string[]): Promise<void> {

@@ -32,6 +32,24 @@ export interface ScaleRun {
   }[];
   endpoint: { query: 'point' | 'medium'; weave?: Load; bare?: Load }[];
   usage: { weave?: UsageRun; ccusage?: UsageRun };
+  /** What stopped a step (the store did not open, …); the steps after it ran. */
+  failed?: string[];
+  /** The external step (`--external`): the K copies in Virtuoso. */
+  external?: ExternalRun;
+}
+
+/** Weave into Virtuoso beside Virtuoso's own: its bulk loader of the same quads, its own answer to the same SPARQL. */
+export interface ExternalRun {
+  /** `weave ingest --store http://…/sparql`, readers included; `failed`: its last line of stderr. */
+  ingest?: Timed & { failed?: string };
+  /** Quads weave's ingest put in Virtuoso. */
+  quads?: number;
+  /** `weave export --format nquads --rdf 1.1` of the same store, and its file's size. */
+  export?: Timed & { bytes: number };
+  /** Virtuoso's bulk loader (ld_dir, rdf_loader_run, checkpoint) of that file into an empty Virtuoso. */
+  bulkLoad?: { wallMs: number; quads: number; files: number; failed?: string };
+  /** Each ready query: `weave query --store …` (wall, the command whole) beside a bare fetch (to the last byte; cold: first). */
+  queries: { name: string; weaveMs?: number; weaveRows?: number; bareMs?: number; bareColdMs?: number; rows?: number; failed?: string }[];
 }
 
 export interface ScaleResults {

@@ -54,7 +54,7 @@ function rows(results: ScaleResults): Row[] {
       label: 'WASM MiB after the ready queries',
       cell: (r) => {
         const most = Math.max(...r.queries.map((q) => q.wasmBytes ?? 0));
-        return most ? { text: n(most / 2 ** 20), y: most } : { text: '–' };
+        return most > 0 ? { text: n(most / 2 ** 20), y: most } : { text: '–' };
       },
     },
     ...queryNames.map(
@@ -104,7 +104,53 @@ function rows(results: ScaleResults): Row[] {
     { label: 'usage totals, weave: output tokens, USD', cell: (r) => ({ text: totals(r.usage.weave) }) },
     { label: 'usage totals, ccusage: output tokens, USD', cell: (r) => ({ text: totals(r.usage.ccusage) }) },
   ];
-  return list;
+  return results.runs.some((r) => r.external) ? [...list, ...externalRows(results)] : list;
+}
+
+/** The external step's rows: weave into Virtuoso beside Virtuoso's own bulk load and answers. */
+function externalRows(results: ScaleResults): Row[] {
+  const names = [...new Set(results.runs.flatMap((r) => r.external?.queries.map((q) => q.name) ?? []))];
+  const ingestOverLoad = (r: ScaleRun) => {
+    const x = r.external;
+    return x?.ingest && x.bulkLoad ? x.ingest.wallMs / x.bulkLoad.wallMs : undefined;
+  };
+  return [
+    {
+      label: 'Virtuoso: weave ingest --store, wall s (cpu s)',
+      cell: (r) => ({ text: r.external?.ingest?.failed ? 'failed' : timed(r.external?.ingest), y: r.external?.ingest?.wallMs }),
+    },
+    { label: 'Virtuoso: quads weave ingest put in', cell: (r) => ({ text: n(r.external?.quads), y: r.external?.quads }) },
+    {
+      label: 'Virtuoso: weave export nquads --rdf 1.1, wall s (MB)',
+      cell: (r) => ({
+        text: r.external?.export ? `${s(r.external.export.wallMs)} s (${n(r.external.export.bytes / MB)})` : '–',
+        y: r.external?.export?.wallMs,
+      }),
+    },
+    {
+      label: 'Virtuoso: its bulk loader of that file, wall s (quads)',
+      cell: (r) => {
+        const b = r.external?.bulkLoad;
+        return { text: b ? `${s(b.wallMs)} s (${n(b.quads)})${b.failed ? ' failed' : ''}` : '–', y: b?.wallMs };
+      },
+    },
+    {
+      label: 'Virtuoso: weave ingest ÷ bulk loader (wall)',
+      cell: (r) => ({ text: ingestOverLoad(r) === undefined ? '–' : ingestOverLoad(r)!.toFixed(1) }),
+    },
+    ...names.map(
+      (name): Row => ({
+        label: `Virtuoso query ${name}: weave query / bare fetch s (rows)`,
+        cell: (r) => {
+          const q = r.external?.queries.find((x) => x.name === name);
+          if (!q) return { text: '–' };
+          if (q.failed) return { text: `failed: ${q.failed.slice(0, 60)}` };
+          const same = q.weaveRows === q.rows ? '' : `, weave ${n(q.weaveRows)}`;
+          return { text: `${s(q.weaveMs)} / ${s(q.bareMs)} (${n(q.rows)}${same})`, y: q.bareMs };
+        },
+      }),
+    ),
+  ];
 }
 
 function totals(u: ScaleRun['usage']['weave']): string {
@@ -118,8 +164,10 @@ export function markdownTable(results: ScaleResults): string {
   const ks = results.runs.map((r) => r.k);
   const header = `| figure | ${ks.map((k) => `K = ${k}`).join(' | ')} | growth exponent |`;
   const rule = `|---|${ks.map(() => '---:').join('|')}|---:|`;
-  const body = rows(results).map((row) => {
+  // A figure no K measured (the embedded steps skipped by --external-only) has no row.
+  const body = rows(results).flatMap((row) => {
     const cells = results.runs.map((r) => row.cell(r));
+    if (cells.every((c) => c.text === '–')) return [];
     const exponent = cells.some((c) => c.y !== undefined)
       ? growthExponent(results.runs.map((r, i) => ({ k: r.k, y: cells[i].y })))
       : undefined;

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runTimed } from './timed.ts';
 
 /**
  * The usage step: `weave usage daily --json` on the store against `ccusage daily --json` on the
@@ -31,28 +31,13 @@ export function ccusage(configDirs: string[]): Promise<UsageRun> {
   return timed([process.execPath, CCUSAGE, 'daily', '--json', '--offline'], { CLAUDE_CONFIG_DIR: configDirs.join(',') });
 }
 
-function timed(command: string[], env: NodeJS.ProcessEnv, missing?: (stderr: string) => boolean): Promise<UsageRun> {
-  return new Promise((resolve) => {
-    const child = spawn('/usr/bin/time', ['-f', 'TIME %e %U %S %M', ...command], {
-      env: { ...process.env, TZ: 'UTC', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code) => {
-      const time = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
-      const measured = time
-        ? { wallMs: Number(time[1]) * 1000, cpuMs: (Number(time[2]) + Number(time[3])) * 1000, peakRssMiB: Number(time[4]) / 1024 }
-        : {};
-      if (code !== 0) return resolve({ status: missing?.(stderr) ? 'pending' : 'failed', ...measured });
-      try {
-        const json = JSON.parse(stdout) as { daily?: unknown[]; totals?: Record<string, number> };
-        resolve({ status: 'ok', ...measured, totals: json.totals, days: json.daily?.length });
-      } catch {
-        resolve({ status: 'failed', ...measured });
-      }
-    });
-  });
+async function timed(command: string[], env: NodeJS.ProcessEnv, missing?: (stderr: string) => boolean): Promise<UsageRun> {
+  const { code, stdout, stderr, stdoutBytes: _bytes, stdoutLines: _lines, ...measured } = await runTimed(command, env);
+  if (code !== 0) return { status: missing?.(stderr) ? 'pending' : 'failed', ...measured };
+  try {
+    const json = JSON.parse(stdout) as { daily?: unknown[]; totals?: Record<string, number> };
+    return { status: 'ok', ...measured, totals: json.totals, days: json.daily?.length };
+  } catch {
+    return { status: 'failed', ...measured };
+  }
 }

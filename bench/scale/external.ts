@@ -1,0 +1,126 @@
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { mergeDefaultGraph } from '../../src/query/merge.ts';
+import { sparqlPrefixes } from '../../src/rdf/vocab.ts';
+import type { ExternalRun } from './results.ts';
+import { newlines, runTimed } from './timed.ts';
+import { type BenchVirtuoso, startBenchVirtuoso } from './virtuoso.ts';
+
+/**
+ * The scale bench's external step (`--external`): the K copies into a Virtuoso, each figure
+ * beside Virtuoso's own. `weave ingest --store http://…/sparql` into an empty Virtuoso, then each
+ * ready query through `weave query --store …` beside a bare fetch of the SPARQL weave sends (its
+ * prefixes and its union read as the merge); then `weave export --format nquads --rdf 1.1` of
+ * what was sent, loaded by Virtuoso's bulk loader (ld_dir, rdf_loader_run) into another empty
+ * Virtuoso on the same port. Every command runs as a user would run it, timed by /usr/bin/time;
+ * `save` is called after each figure, so a step cut short keeps what it measured.
+ */
+
+const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
+const TSV = 'text/tab-separated-values';
+/** Quads in a Virtuoso's graphs: an empty one holds its own (virtrdf and the like), counted first and taken off. */
+const COUNT = 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }';
+
+export async function externalStep(
+  run: ExternalRun,
+  paths: string[],
+  dir: string,
+  port: number,
+  queries: { name: string; text: string }[],
+  save: () => Promise<void>,
+  say: (text: string) => void,
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  // A data directory of the bench's own: the external store's directory (manifest, graph files) goes there.
+  const env = { WEAVE_HOME: join(dir, 'home'), WEAVE_NO_DAEMON: '1' };
+  let virtuoso = await startBenchVirtuoso(join(dir, 'virtuoso-weave'), port);
+  try {
+    const empty = await count(virtuoso);
+    say(`weave ingest --store ${virtuoso.endpoint}`);
+    const ingest = await runTimed([WEAVE, 'ingest', '--store', virtuoso.endpoint, ...paths], env, false);
+    run.ingest = { ...measured(ingest), ...(ingest.code ? { failed: lastLine(ingest.stderr) } : {}) };
+    run.quads = (await count(virtuoso)) - empty;
+    await save();
+    for (const { name, text } of queries) {
+      say(`query ${name}`);
+      const file = join(dir, `${name}.rq`);
+      await writeFile(file, text);
+      // Virtuoso's own answer first (it reads the pages from disk into its buffers), then weave's, then Virtuoso's again.
+      const cold = await bare(virtuoso, text);
+      const viaWeave = await runTimed([WEAVE, 'query', '--store', virtuoso.endpoint, '-f', file, '--format', 'tsv'], env, false);
+      const warm = await bare(virtuoso, text);
+      run.queries.push({
+        name,
+        bareColdMs: cold.ms,
+        bareMs: warm.ms,
+        rows: warm.rows,
+        weaveMs: viaWeave.wallMs,
+        weaveRows: viaWeave.code === 0 ? viaWeave.stdoutLines - 1 : undefined,
+        ...(viaWeave.code || warm.failed ? { failed: warm.failed ?? lastLine(viaWeave.stderr) } : {}),
+      });
+      await save();
+    }
+    await virtuoso.stop();
+    say('weave export --format nquads --rdf 1.1');
+    // The same port: the export reads the graph files of the external store's directory, keyed by its URL.
+    virtuoso = await startBenchVirtuoso(join(dir, 'virtuoso-bulk'), port);
+    const file = join(virtuoso.loadDir, 'weave.nq');
+    const exported = await runTimed(
+      [WEAVE, 'export', '--store', virtuoso.endpoint, '--format', 'nquads', '--rdf', '1.1', '-o', file],
+      env,
+      false,
+    );
+    run.export = { ...measured(exported), bytes: (await stat(file).catch(() => undefined))?.size ?? 0 };
+    await save();
+    say("Virtuoso's bulk loader");
+    const emptyAgain = await count(virtuoso);
+    const t0 = performance.now();
+    // One loader per core, as Virtuoso's bulk loading guide runs them; the export is one file, so one reads it.
+    await virtuoso.sql(`ld_dir('${virtuoso.loadDir}', '*.nq', 'urn:weave:bench:default'); rdf_loader_run(); checkpoint;`);
+    const loadedMs = performance.now() - t0;
+    const errors = await virtuoso.sql('SELECT COUNT(*) FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL;');
+    run.bulkLoad = { wallMs: loadedMs, quads: (await count(virtuoso)) - emptyAgain, files: (await readdir(virtuoso.loadDir)).length };
+    if (!/^\s*0\s*$/m.test(errors)) run.bulkLoad.failed = 'the loader logged errors (DB.DBA.LOAD_LIST)';
+    await save();
+  } finally {
+    await virtuoso.stop();
+  }
+}
+
+function measured(r: { wallMs?: number; cpuMs?: number; peakRssMiB?: number }) {
+  return { wallMs: r.wallMs ?? Number.NaN, cpuMs: r.cpuMs ?? Number.NaN, peakRssMiB: r.peakRssMiB ?? Number.NaN };
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').at(-1)?.slice(0, 300) ?? '';
+}
+
+async function count(virtuoso: BenchVirtuoso): Promise<number> {
+  const res = await fetch(virtuoso.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: TSV },
+    body: new URLSearchParams({ query: COUNT }).toString(),
+  });
+  return Number((await res.text()).trim().split('\n')[1]);
+}
+
+/** The SPARQL weave sends for `query` (its prefixes, its union as the merge), fetched bare: wall time to the last byte, and rows. */
+async function bare(virtuoso: BenchVirtuoso, query: string): Promise<{ ms: number; rows?: number; failed?: string }> {
+  const text = sparqlPrefixes() + query;
+  const t0 = performance.now();
+  const res = await fetch(virtuoso.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: TSV },
+    body: new URLSearchParams({ query: mergeDefaultGraph(text) || text }).toString(),
+  });
+  if (!res.ok)
+    return {
+      ms: performance.now() - t0,
+      failed: `Virtuoso answered ${res.status}: ${(await res.text()).trim().split('\n')[0].slice(0, 200)}`,
+    };
+  let lines = 0;
+  for await (const chunk of res.body ?? []) lines += newlines(chunk as Uint8Array);
+  const ms = performance.now() - t0;
+  return { ms, rows: lines - 1 };
+}
