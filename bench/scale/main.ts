@@ -51,6 +51,7 @@ const HOUR = 3600_000;
 
 const MEDIUM = 'SELECT ?name (COUNT(*) AS ?n) WHERE { ?b a weave:ToolUseBlock ; weave:toolName ?name } GROUP BY ?name ORDER BY DESC(?n)';
 const FIRST_TURN = 'SELECT ?t WHERE { ?t a weave:AssistantTurn } ORDER BY ?t LIMIT 1';
+const FIRST_SESSION = 'SELECT ?s WHERE { ?transcript weave:sessionId ?s } ORDER BY ?s LIMIT 1';
 const point = (iri: string) => `SELECT ?p ?o WHERE { <${iri}> ?p ?o }`;
 
 /** The K values to run: `4` → 1, 4; `16` → 1, 4, 16; `1,2,4` as given. */
@@ -229,9 +230,38 @@ async function weaveEndpoint(run: ScaleRun, store: string): Promise<void> {
       const entry = run.endpoint.find((e) => e.query === name) ?? run.endpoint[run.endpoint.push({ query: name }) - 1];
       entry.weave = await hammer(server.base, query, SETTINGS.endpointSeconds, SETTINGS.connections);
     }
+    run.pages = await pages(server.base, iri);
   } finally {
     await server.stop();
   }
+}
+
+/** Each page a browser asks of weave serve once: its status and time to the last byte (a page that fails is a figure too). */
+async function pages(base: string, turn: string | undefined): Promise<NonNullable<ScaleRun['pages']>> {
+  const sessions = await fetch(`${base}/sparql?query=${encodeURIComponent(FIRST_SESSION)}`, {
+    headers: { accept: 'application/sparql-results+json' },
+  }).then((r) => r.json() as Promise<{ results: { bindings: { s: { value: string } }[] } }>);
+  const session = sessions.results.bindings[0]?.s.value;
+  const paths = [
+    '/overview',
+    '/conversation',
+    ...(session ? [`/conversation/${session}`] : []),
+    ...(turn ? [`/describe?iri=${encodeURIComponent(turn)}`] : []),
+    '/search?q=git+worktree',
+    '/usage?report=daily',
+  ];
+  const out: NonNullable<ScaleRun['pages']> = [];
+  for (const path of paths) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}${path}`, { headers: { accept: 'text/html' } }).catch(() => undefined);
+    await res?.arrayBuffer().catch(() => undefined);
+    out.push({
+      page: (session ? path.replace(session, 'SESSION') : path).replace(/iri=[^&]+/, 'iri=TURN'),
+      status: res?.status ?? 0,
+      ms: performance.now() - t0,
+    });
+  }
+  return out;
 }
 
 async function readyQueries(): Promise<{ name: string; text: string }[]> {

@@ -32,6 +32,8 @@ export interface ScaleRun {
   }[];
   endpoint: { query: 'point' | 'medium'; weave?: Load; bare?: Load }[];
   usage: { weave?: UsageRun; ccusage?: UsageRun };
+  /** weave serve's pages, each asked once: HTTP status and milliseconds to the last byte. */
+  pages?: { page: string; status: number; ms: number }[];
   /** What stopped a step (the store did not open, …); the steps after it ran. */
   failed?: string[];
   /** The external step (`--external`): the K copies in Virtuoso. */

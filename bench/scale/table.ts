@@ -85,6 +85,17 @@ function rows(results: ScaleResults): Row[] {
         },
       },
     ]),
+    ...[...new Set(results.runs.flatMap((r) => r.pages?.map((p) => p.page) ?? []))].map(
+      (page): Row => ({
+        label: `page ${page}: s (status)`,
+        cell: (r) => {
+          const p = r.pages?.find((x) => x.page === page);
+          return p
+            ? { text: `${s(p.ms)}${p.status === 200 ? '' : ` (${p.status})`}`, y: p.status === 200 ? p.ms : undefined }
+            : { text: '–' };
+        },
+      }),
+    ),
     {
       label: 'weave usage daily: wall s (cpu s)',
       cell: (r) => {
