@@ -140,7 +140,7 @@ async function embeddedSteps(
   await save();
   say(`K = ${run.k}: open, queries, bare endpoint`);
   // A store that does not open (past the ceiling, refused) is a figure too: the steps after it still run.
-  await storeStep(run, store, queries, dir).catch((e: Error) => (run.failed = [...(run.failed ?? []), e.message.slice(0, 400)]));
+  await storeStep(run, store, queries, dir, save).catch((e: Error) => (run.failed = [...(run.failed ?? []), e.message.slice(0, 400)]));
   await save();
   say(`K = ${run.k}: Oxigraph's chunked load`);
   const raw = startChild('raw-step.ts', [store]);
@@ -165,7 +165,13 @@ async function ingestStep(run: ScaleRun, store: string, paths: string[]): Promis
 }
 
 /** Opens the store, runs the queries (a query past the cap is cut off and the rest run in a new process), then loads the bare endpoint. */
-async function storeStep(run: ScaleRun, store: string, queries: { name: string; text: string }[], dir: string): Promise<void> {
+async function storeStep(
+  run: ScaleRun,
+  store: string,
+  queries: { name: string; text: string }[],
+  dir: string,
+  save: () => Promise<void>,
+): Promise<void> {
   let left = [...queries];
   for (let attempt = 0; ; attempt++) {
     const file = join(dir, `queries-${attempt}.json`);
@@ -173,7 +179,10 @@ async function storeStep(run: ScaleRun, store: string, queries: { name: string; 
     const child = startChild('store-step.ts', [store, file, String(SETTINGS.queryRuns), String(SETTINGS.queryBudgetMs), String(PORT)]);
     const open = await child.next('open', 2 * HOUR);
     if (!open) throw new Error(`the store did not open: ${child.death() ?? 'no figure within 2 hours'}`);
-    if (attempt === 0) run.open = strip(open) as ScaleRun['open'];
+    if (attempt === 0) {
+      run.open = strip(open) as ScaleRun['open'];
+      await save();
+    }
     while (left.length) {
       const started = performance.now();
       const done = await child.next('query', SETTINGS.queryCapS * 1000);
@@ -186,10 +195,12 @@ async function storeStep(run: ScaleRun, store: string, queries: { name: string; 
           ...(died ? { diedAfterMs: performance.now() - started, died } : { cutOffAfterMs: performance.now() - started }),
         });
         left = left.slice(1);
+        await save();
         break;
       }
       run.queries.push(strip(done) as ScaleRun['queries'][number]);
       left = left.slice(1);
+      await save();
     }
     if (left.length) {
       await child.stop();
