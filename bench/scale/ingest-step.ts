@@ -7,6 +7,7 @@
 import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { READERS } from '../../src/readers/registry.ts';
+import { capacityNotice, embeddedStoreSize } from '../../src/store/ceiling.ts';
 import { measure, peakRssMiB, report } from './child.ts';
 
 const [storeDir, ...paths] = process.argv.slice(2);
@@ -29,6 +30,8 @@ report({
   records: r.records,
   bytes: r.bytes,
   quads: r.quads,
+  // What `weave ingest` says of this store's size (nothing below the notice's share).
+  notice: capacityNotice((await embeddedStoreSize(storeDir))!) ?? null,
 });
 report({
   step: 'readers',

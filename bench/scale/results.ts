@@ -12,7 +12,7 @@ export interface ScaleRun {
   k: number;
   /** Transcript bytes of the K copies. */
   bytes: number;
-  ingest?: Timed & { sessions: number; files: number; records: number; bytes: number; quads: number };
+  ingest?: Timed & { sessions: number; files: number; records: number; bytes: number; quads: number; notice?: string | null };
   readers?: Timed & { graphs: number; findings: number; problems: number };
   open?: Timed & { quads: number; wasmBytes: number };
   raw?: Timed & { quads: number; wasmBytes: number };

@@ -28,6 +28,13 @@ function rows(results: ScaleResults): Row[] {
     { label: 'ingest: wall s (cpu s)', cell: (r) => ({ text: timed(r.ingest), y: r.ingest?.cpuMs }) },
     { label: 'ingest MB/s (wall)', cell: (r) => ({ text: r.ingest ? (read(r) / MB / (r.ingest.wallMs / 1000)).toFixed(1) : '–' }) },
     { label: 'quads (session graphs)', cell: (r) => ({ text: n(r.ingest?.quads), y: r.ingest?.quads }) },
+    {
+      label: 'capacity notice after ingest',
+      cell: (r) => ({
+        text:
+          r.ingest?.notice === undefined ? '–' : r.ingest.notice ? `yes: ${/\d+% of the ~[\d.]+ M/.exec(r.ingest.notice)?.[0]}` : 'none',
+      }),
+    },
     { label: 'quads per MB', cell: (r) => ({ text: r.ingest ? n(r.ingest.quads / (read(r) / MB)) : '–' }) },
     { label: 'readers: wall s (cpu s)', cell: (r) => ({ text: timed(r.readers), y: r.readers?.cpuMs }) },
     {
