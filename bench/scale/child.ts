@@ -43,7 +43,7 @@ export function startChild(script: string | URL, args: string[], env: NodeJS.Pro
   const exited = new Promise<number | null>((resolve) =>
     child.once('close', (code, signal) => {
       done = true;
-      how = `${signal ? `killed by ${signal}` : `exited with ${code}`}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
+      how = `${signal ? `killed by ${signal}` : `exited with ${code}`}: ${why(stderr)}`;
       if (code) process.stderr.write(`bench: ${script} exited with ${code}: ${stderr.trim().split('\n').slice(-6).join('\n')}\n`);
       for (const wake of waiting.splice(0)) wake();
       resolve(code);
@@ -73,6 +73,15 @@ export function startChild(script: string | URL, args: string[], env: NodeJS.Pro
       await exited;
     },
   };
+}
+
+/** The line of a dead process's stderr that says why: its error, not Node's version line or a stack frame. */
+function why(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^at |^Node\.js v|^\^+$/.test(l));
+  return lines.findLast((l) => /^\w*Error\b|unreachable|out of memory/i.test(l)) ?? lines.at(-1) ?? '';
 }
 
 export interface Measured {

@@ -183,6 +183,7 @@ async function storeStep(
       run.open = strip(open) as ScaleRun['open'];
       await save();
     }
+    let interrupted = false;
     while (left.length) {
       const started = performance.now();
       const done = await child.next('query', SETTINGS.queryCapS * 1000);
@@ -196,13 +197,16 @@ async function storeStep(
         });
         left = left.slice(1);
         await save();
+        interrupted = true;
         break;
       }
       run.queries.push(strip(done) as ScaleRun['queries'][number]);
       left = left.slice(1);
       await save();
     }
-    if (left.length) {
+    // The rest (or, after the last query, only the bare endpoint) in a new process: this one is
+    // gone, or still busy with the query cut off.
+    if (interrupted) {
       await child.stop();
       continue;
     }

@@ -18,5 +18,5 @@ test('a step whose process dies ends the wait for its next figure once it has en
   assert.equal(await waiting, undefined);
   // What it wrote before dying is still read, and how it ended is told.
   assert.deepEqual(await child.next('open', FOREVER), { step: 'open', quads: 3 });
-  assert.equal(child.death(), 'exited with 3: RuntimeError: unreachable');
+  assert.equal(child.death(), 'exited with 3: QueryError: unreachable');
 });
