@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
-import { capacityNotice, embeddedStoreSize, QUAD_CEILING } from '../store/ceiling.ts';
+import { capacityNotice, embeddedStoreSize, LOAD_CEILING } from '../store/ceiling.ts';
 import { fixturesStoreDir } from '../store/fixtures.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
@@ -155,10 +155,10 @@ export async function main(args: string[]): Promise<number> {
     if (sources.note) log(sources.note);
   }
 
-  // How full one embedded copy is: from 80% on it is said; past the ceiling the store is not loaded.
+  // How full one embedded copy is: from 80% of where it answers every query on it is said; past what it loads, it is not loaded.
   // An external store (remote.json) is held by that store, not in WebAssembly: no ceiling here.
   const size = await embeddedStoreSize(config.storeDir);
-  if (size && size.quads > QUAD_CEILING) throw new CliError(capacityNotice(size)!);
+  if (size && size.quads > LOAD_CEILING) throw new CliError(capacityNotice(size)!);
   const notice = size && capacityNotice(size);
   if (notice) log(notice);
 

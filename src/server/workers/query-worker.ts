@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { alignTurns } from '../../align/ravel.ts';
-import { capacityNotice, QUAD_CEILING } from '../../store/ceiling.ts';
+import { capacityNotice, LOAD_CEILING } from '../../store/ceiling.ts';
 import { openStore, type OxStore } from '../../store/store.ts';
 import { HttpError } from '../errors.ts';
 import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
@@ -125,8 +125,8 @@ function whole<T>(graphs: string[] | 'all', job: () => Promise<T>): Promise<T> {
 async function handle(message: Exclude<ToWorker, { type: 'open' } | { type: 'set-aside' }>): Promise<void> {
   if (message.type === 'reload') {
     for (const change of message.graphs) {
-      // One embedded copy ends at QUAD_CEILING: past it new graphs wait for an external store.
-      if (change.files.length && quads >= QUAD_CEILING) {
+      // One embedded copy loads no more than LOAD_CEILING: past it new graphs wait for an external store.
+      if (change.files.length && quads >= LOAD_CEILING) {
         if (!full) process.stderr.write(`weave serve: ${capacityNotice({ quads, transcriptBytes: 0 })} New sessions are not loaded.\n`);
         full = true;
         continue;
