@@ -128,6 +128,7 @@ export const WEAVE_TERMS = [
   'archivedOnly',
   'atBlock',
   'atEvent',
+  'atLine',
   'attachmentJson',
   'attachmentKind',
   'backgroundTaskId',

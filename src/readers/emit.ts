@@ -10,7 +10,8 @@ import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
 /**
  * Findings as triples, exactly as the ontology card draws layers 03 and 04: an oa:Annotation
  * (who found it, when the source event happened, where in which text, what it says) and a
- * claim that reifies `<<( event weave:exhibits "<detector>/<type>" )>>` without asserting it.
+ * claim that reifies `<<( event weave:exhibits "<detector>/<type>" )>>` without asserting it (a
+ * finding in a line that is not a record is `weave:atLine` that line, and no turn's claim).
  * Every IRI comes from a hash of the reader, the source and the span, and the time is the
  * source event's, so reading the same spine again writes the same graph byte for byte. Every
  * text taken from the transcript (the quote, its context, the body's strings) is redacted:
@@ -68,16 +69,17 @@ function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[
   const id = findingId(reader, finding);
   const annotation = instanceIri(soul, 'Annotation', id);
   const target = instanceIri(soul, 'Annotation', id, 'target');
-  // The event the claim is about: the turn, or a line that is not a record (held by no turn or block).
-  const at = site.sourceKind === 'malformed_line' ? { ...site.line, time: undefined } : site.turn;
-  const event = iri(at.iri);
-  const block = site.sourceKind === 'malformed_line' ? undefined : site.block;
+  // A turn (and its block), or a line that is not a record, which no turn holds: the card's
+  // weave:atEvent and the claim are a turn's, so a finding in such a line is weave:atLine, unclaimed.
+  const inLine = site.sourceKind === 'malformed_line';
+  const [line, turn, block] = inLine ? [site.line, undefined, undefined] : [undefined, site.turn, site.block];
+  const at = inLine ? site.line : site.turn;
   const type = detectionTypeOf(reader, finding);
 
   t(annotation, a, oa.Annotation);
   t(annotation, prov.wasAttributedTo, detectorIri(soul, reader));
   // Only a real time: a timestamp field holding anything else is transcript text, which readers never copy.
-  if (at.time && isDateTime(at.time)) t(annotation, prov.generatedAtTime, dateTime(at.time));
+  if (turn?.time && isDateTime(turn.time)) t(annotation, prov.generatedAtTime, dateTime(turn.time));
   t(annotation, weave.eventType, str(type));
   t(annotation, weave.sourceKind, str(site.sourceKind));
   t(annotation, oa.hasTarget, target);
@@ -85,10 +87,11 @@ function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[
 
   t(target, a, oa.SpecificResource);
   t(target, oa.hasSource, iri(at.transcript));
-  t(target, weave.atEvent, event);
+  if (line) t(target, weave.atLine, iri(line.iri));
+  if (turn) t(target, weave.atEvent, iri(turn.iri));
   if (block) t(target, weave.atBlock, iri(block.iri));
   // A pointer is made of the input's keys, which are transcript text too.
-  if (site.sourceKind !== 'malformed_line' && site.pointer !== undefined) t(target, weave.inputPointer, str(redact(site.pointer)));
+  if (!inLine && site.pointer !== undefined) t(target, weave.inputPointer, str(redact(site.pointer)));
   const position = instanceIri(soul, 'Annotation', id, 'position');
   t(target, oa.hasSelector, position);
   t(position, a, oa.TextPositionSelector);
@@ -112,10 +115,11 @@ function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[
   t(body, a, weave.FindingBody);
   fieldTriples(soul, body, ['Annotation', id, 'body'], finding.body, out);
 
+  if (!turn) return out;
   const claim = instanceIri(soul, 'Claim', id);
   t(claim, a, weave.Claim);
   t(claim, a, prov.Entity); // its superclass, stated: the store does no inference
-  t(claim, rdf.reifies, tripleTerm({ s: event, p: weave.exhibits, o: str(type) }));
+  t(claim, rdf.reifies, tripleTerm({ s: iri(turn.iri), p: weave.exhibits, o: str(type) }));
   t(claim, prov.wasDerivedFrom, annotation);
   t(claim, weave.detector, str(detectorOf(reader)));
   t(claim, weave.detectionType, str(type));

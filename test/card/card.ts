@@ -121,12 +121,13 @@ export const CARD: CardCheck[] = [
     statement: 'oa:Annotation: attributed, timed, typed, targeting a source at an event, with a body',
     holds: count(`?x a oa:Annotation ; prov:wasAttributedTo ?who ; prov:generatedAtTime ?when ; weave:eventType ?type ;
       oa:hasTarget ?target ; oa:hasBody ?body . ?target oa:hasSource ?source ; weave:atEvent ?event`),
-    // Its time is its event's: a record without a valid timestamp gives none.
+    // Its time is its event's: a record without a valid timestamp gives none. A finding in a line
+    // that is not a record (the secret reader reads those too) is at that line: no turn holds it.
     breaks: count(`?x a oa:Annotation FILTER (NOT EXISTS { ?x prov:wasAttributedTo ?who }
       || (NOT EXISTS { ?x prov:generatedAtTime ?when }
           && EXISTS { ?x oa:hasTarget ?t . ?t weave:atEvent ?e . ?e weave:timestamp ?time FILTER(DATATYPE(?time) = xsd:dateTime) })
       || NOT EXISTS { ?x weave:eventType ?type } || NOT EXISTS { ?x oa:hasBody ?body }
-      || NOT EXISTS { ?x oa:hasTarget ?target . ?target oa:hasSource ?source ; weave:atEvent ?event })`),
+      || NOT EXISTS { ?x oa:hasTarget ?target . ?target oa:hasSource ?source ; weave:atEvent|weave:atLine ?event })`),
   },
   {
     statement: 'claim: rdf:reifies <<( Turn weave:exhibits "…" )>>, unasserted',

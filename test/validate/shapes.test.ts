@@ -188,20 +188,19 @@ const CASES: { name: string; remove?: [string, string][]; add?: string; expect: 
   },
   {
     // The secret reader reads a malformed line's raw text: its finding is at the line, in no block.
-    name: 'nothing on a target at a malformed line, without a block',
+    name: 'nothing on a target at a malformed line, without a turn or block',
     remove: [
       ['Annotation/x/target', 'atEvent'],
       ['Annotation/x/target', 'atBlock'],
     ],
-    add: `<Annotation/x/target> weave:atEvent <MalformedLine/s1/L9> .
+    add: `<Annotation/x/target> weave:atLine <MalformedLine/s1/L9> .
       <MalformedLine/s1/L9> a weave:MalformedLine ; weave:inTranscript <Transcript/s1> ; weave:sourceLine 9 ;
         weave:sourceOffset 900 ; weave:byteLength 5 ; weave:parseError "Unexpected token" ; weave:rawText "{oops" .`,
     expect: [],
   },
   {
-    name: 'a target at a malformed line that names a block too',
-    remove: [['Annotation/x/target', 'atEvent']],
-    add: `<Annotation/x/target> weave:atEvent <MalformedLine/s1/L9> .
+    name: 'a target at a malformed line that names a turn and block too',
+    add: `<Annotation/x/target> weave:atLine <MalformedLine/s1/L9> .
       <MalformedLine/s1/L9> a weave:MalformedLine ; weave:inTranscript <Transcript/s1> ; weave:sourceLine 9 ;
         weave:sourceOffset 900 ; weave:byteLength 5 ; weave:parseError "Unexpected token" ; weave:rawText "{oops" .`,
     expect: ['wsh:SpecificResourceShape | Or | <Annotation/x/target>'],
