@@ -112,7 +112,12 @@ async function ingestAndDetect(
   const bar = quiet ? { update: () => undefined, done: () => undefined } : progressBar();
   const report = await ingest(paths, {
     storeDir: dir,
-    soul: await soul(values),
+    soul: await soul(values, dir, (made, path) =>
+      tell(
+        process.stderr,
+        `weave ingest: note: this machine's soul is ${made} (kept in ${path}): its sessions are urn:soul:${made}:… in the external store; --soul ID names another`,
+      ),
+    ),
     force: values.force,
     rebuild: values.rebuild,
     archive: !values['no-archive'],

@@ -48,12 +48,12 @@ export async function main(args: string[]): Promise<number> {
   await requireStore(dir);
   const graph = await Graph.open({
     storeDir: dir,
-    soul: await soul(values),
+    soul: await soul(values, dir),
     timeoutMs: positive('timeout', values.timeout, DEFAULTS.timeoutSeconds) * 1000,
     maxResultBytes: positive('max-result-mb', values['max-result-mb'], 32) * 1e6,
     noDaemon: noDaemon(values),
   });
-  const server = weaveMcpServer({ storeDir: dir, soul: await soul(values), graph }, VERSION);
+  const server = weaveMcpServer({ storeDir: dir, soul: await soul(values, dir), graph }, VERSION);
   // stdout is the protocol's: this line, like every other word, goes to stderr.
   process.stderr.write(`weave mcp: serving ${dir} (queries answered ${graph.answeredBy === 'here' ? 'here' : `by ${graph.answeredBy}`})\n`);
   const closed = new Promise<void>((resolve) => {

@@ -6,6 +6,9 @@ import { defaultStoreDir } from '../store/paths.ts';
 import { fixturesStoreDir, noStoreLine } from '../store/fixtures.ts';
 import { readManifest, type Manifest } from '../store/manifest.ts';
 import { isStoreUrl, remoteStoreDir } from '../store/remote/config.ts';
+import { machineSoul, SOUL_PATTERN } from '../store/remote/soul.ts';
+import { REMOTE_FILE } from '../store/layout.ts';
+import { exists } from '../acquire/files.ts';
 
 /** A user-facing error: printed as one line on stderr, exit code 1 (2 for usage errors). */
 export class CliError extends Error {
@@ -27,7 +30,9 @@ const COMMON_OPTIONS = {
 
 export const COMMON_HELP = `  --store DIR        the store directory (default $WEAVE_HOME, else the platform data dir); or
                      --store http(s)://HOST/sparql: an external SPARQL 1.1 store (Virtuoso, …)
-  --soul ID          the soul in instance IRIs urn:soul:<soul>:Weave/… (default "local")
+  --soul ID          the soul in instance IRIs urn:soul:<soul>:Weave/…, set once per store
+                     (default: the store's; a new store "local", a new external store this
+                     machine's own, made once and kept in the data directory)
   --soul-repo PATH   take the soul from PATH/.lex/identity.yml (its genesis_sha: line)
   --verbose          on a failure that is not a mistake in the command line, print its stack
   -h, --help         this help`;
@@ -88,8 +93,17 @@ export async function requireStore(dir: string): Promise<Manifest> {
   return manifest;
 }
 
-/** `--soul`, else the genesis_sha of `--soul-repo`, else "local". */
-export async function soul(values: { soul?: unknown; 'soul-repo'?: unknown }): Promise<string> {
+/**
+ * `--soul`, else the genesis_sha of `--soul-repo`; else the soul the store in `dir` was first
+ * written with; else, for a new store held here, "local" (the contract's default), and for a new
+ * external store this machine's own (made once, store/remote/soul.ts; `made` is told when it
+ * is): several machines feed such a store, and `local` would make their sessions the same graphs.
+ */
+export async function soul(
+  values: { soul?: unknown; 'soul-repo'?: unknown },
+  dir?: string,
+  made?: (soul: string, path: string) => void,
+): Promise<string> {
   if (typeof values.soul === 'string') return checkSoul(values.soul);
   if (typeof values['soul-repo'] === 'string') {
     const path = join(values['soul-repo'], '.lex', 'identity.yml');
@@ -100,10 +114,20 @@ export async function soul(values: { soul?: unknown; 'soul-repo'?: unknown }): P
     if (!sha) throw new CliError(`${path}: no genesis_sha: line`);
     return checkSoul(sha);
   }
+  // A store's soul is set once, by its first write.
+  const stored = dir && (await readManifest(dir))?.soul;
+  if (stored) return stored;
+  if (dir && (await exists(join(dir, REMOTE_FILE)))) {
+    try {
+      return await machineSoul(defaultStoreDir(), made);
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
+  }
   return 'local';
 }
 
 function checkSoul(id: string): string {
-  if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new CliError(`--soul must be letters, digits, '.', '_' or '-', not "${id}"`, 2);
+  if (!SOUL_PATTERN.test(id)) throw new CliError(`--soul must be letters, digits, '.', '_' or '-', not "${id}"`, 2);
   return id;
 }

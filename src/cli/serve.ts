@@ -108,9 +108,10 @@ export async function main(args: string[]): Promise<number> {
   if (values['no-ingest'] && positionals.length) throw new CliError('--no-ingest serves the store as it is; it takes no PATH', 2);
 
   // Every option is checked before anything is read.
+  const dir = storeDir(values);
   const config: ServerConfig = {
-    storeDir: storeDir(values),
-    soul: await soul(values),
+    storeDir: dir,
+    soul: await soul(values, dir),
     host: values.host ?? DEFAULTS.host,
     port: number('port', values.port, DEFAULTS.port),
     timeoutMs: number('timeout', values.timeout, DEFAULTS.timeoutSeconds, 0.001) * 1000,

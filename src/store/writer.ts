@@ -687,7 +687,10 @@ function namedFiles(manifest: Manifest): string[] {
 }
 
 function soulMismatch(dir: string, stored: string, wanted: string): Error {
-  return new Error(`the store in ${dir} was built for soul "${stored}", not "${wanted}"; use another --store`);
+  // A store's soul is set once: its graphs and IRIs are named by it.
+  return new Error(
+    `the store in ${dir} was built for soul "${stored}", not "${wanted}"; a store's soul is set once: drop --soul/--soul-repo to write as "${stored}", or use another --store`,
+  );
 }
 
 /** Store directories whose stale temporary files this thread has already removed. */

@@ -262,7 +262,7 @@ test('a writer for another soul is refused', async () => {
   const dir = await storeWithOneGraph();
   try {
     await assert.rejects(openStoreForWriting(dir, 'other'), {
-      message: `the store in ${dir} was built for soul "local", not "other"; use another --store`,
+      message: `the store in ${dir} was built for soul "local", not "other"; a store's soul is set once: drop --soul/--soul-repo to write as "local", or use another --store`,
     });
   } finally {
     await removeDir(dir);
