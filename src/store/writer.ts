@@ -49,6 +49,7 @@ import { ChunkDigest, digestFile, resumeDigest } from './digest.ts';
 import { readRemoteConfig } from './remote/config.ts';
 import { VirtuosoLoader } from './remote/bulk.ts';
 import { gatheredMirror } from './remote/gathered.ts';
+import { instancePrefix } from '../rdf/iri.ts';
 
 /**
  * The one writer of a store directory. Ingest, the readers, the links pass and the server's
@@ -106,19 +107,43 @@ export interface GraphMirror {
  * Graphs sent to an external store with the Graph Store Protocol: a PUT replaces each whole. With
  * a bulk loader configured (remote.json's `bulk`), they are gathered and loaded many at a time
  * (remote/gathered.ts). The ontology goes there too, into its own graph, as opening a local
- * store adds it.
+ * store adds it (the same triples from every machine of one version). Several machines may feed
+ * the store: each puts and deletes only graphs under its own soul's `urn:soul:<soul>:` (the
+ * manifest's), never another's, nor the default graph.
  */
 export async function remoteMirror(remote: RemoteStore, dir: string, manifest: Manifest, onSent?: OnSent): Promise<GraphMirror> {
   await remote.putTurtle(ONTOLOGY_GRAPH, await readFile(ONTOLOGY_FILE, 'utf8'), ONTOLOGY_GRAPH);
   if (remote.config.bulk)
-    return gatheredMirror(remote, new VirtuosoLoader(remote.config.bulk, remote.config.tripleTerms), dir, manifest.graphs, onSent);
+    return ownGraphsOnly(
+      await gatheredMirror(remote, new VirtuosoLoader(remote.config.bulk, remote.config.tripleTerms), dir, manifest.graphs, onSent),
+      manifest.soul,
+    );
   const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
-  return {
-    put: async (graph, read) => {
-      await remote.putGraph(name(graph), await read());
-      onSent?.(1, false);
+  return ownGraphsOnly(
+    {
+      put: async (graph, read) => {
+        await remote.putGraph(name(graph), await read());
+        onSent?.(1, false);
+      },
+      remove: (graph) => remote.deleteGraph(name(graph)),
     },
-    remove: (graph) => remote.deleteGraph(name(graph)),
+    manifest.soul,
+  );
+}
+
+/** `mirror`, refusing any graph not under `soul`'s `urn:soul:<soul>:` (the default graph too): a rejected promise naming it. */
+function ownGraphsOnly(mirror: GraphMirror, soul: string): GraphMirror {
+  const own = instancePrefix(soul);
+  const checked = (graph: string, what: string) => {
+    if (graph !== DEFAULT_GRAPH_KEY && graph.startsWith(own)) return graph;
+    throw new Error(
+      `${what} of graph ${graph} refused: the external store is shared, and soul "${soul}" writes only its own graphs (${own}…)`,
+    );
+  };
+  return {
+    ...mirror,
+    put: async (graph, read) => mirror.put(checked(graph, 'PUT'), read),
+    remove: async (graph) => mirror.remove(checked(graph, 'DELETE')),
   };
 }
 
