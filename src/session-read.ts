@@ -11,7 +11,10 @@ import type { ContentPolicy } from './emit/content.ts';
 import type { SessionCounts } from './emit/contract.ts';
 import { SessionEmitter, WholeReadNeeded } from './emit/session.ts';
 import { conversationModel } from './model/observer.ts';
-import { iri, nquad, type Triple } from './rdf/terms.ts';
+import { iri, nquad, str, type Triple } from './rdf/terms.ts';
+import { instanceIri } from './rdf/iri.ts';
+import { a, dcterms, prov, weave } from './rdf/vocab.ts';
+import { sessionNode } from './model/streams.ts';
 import type { GraphDelta, GraphEntry, LeftFile, SourceStamp } from './store/manifest.ts';
 import type { SessionGraphFile, StoreWriter } from './store/writer.ts';
 import type { LineProblem } from './acquire/problems.ts';
@@ -79,6 +82,13 @@ export interface SessionReadOptions {
   onTriple?: (triple: Triple) => void;
   /** Told, once the read is in the store, of each file's earlier version set aside in the archive (never what it says). */
   onNote?: (note: string) => void;
+  /** Who writes the graph, stated in it (a store several machines feed): the machine and its user. */
+  writtenBy?: WrittenBy;
+}
+
+export interface WrittenBy {
+  host: string;
+  user: string;
 }
 
 export interface SessionToRead {
@@ -255,6 +265,7 @@ class SessionReading {
       // The state the next read carries on from: the complete lines are all read.
       await this.saveState();
       this.tails();
+      this.attribution();
       await this.sideFiles();
       const counts = await this.finish();
       await this.flush(true);
@@ -408,6 +419,28 @@ class SessionReading {
       this.emitter.endTranscript(reading.ctx, end);
       this.tally.bytes += end.bytes - (this.resume ? (this.saved!.ends[reading.source.path]?.bytes ?? 0) : 0);
     }
+  }
+
+  /**
+   * Who wrote this version of the graph, in its derived part (rewritten at every read): the
+   * session attributed to the soul, the soul with the machine and user it wrote from. Not handed
+   * to `onTriple`: it is not what the session says.
+   */
+  private attribution(): void {
+    const by = this.options.writtenBy;
+    if (!by) return;
+    const graph = iri(this.target.graph);
+    const soul = this.options.soul;
+    const agent = instanceIri(soul, 'Soul', soul);
+    const triples: Triple[] = [
+      { s: sessionNode(soul, this.target.sessionId), p: prov.wasAttributedTo, o: agent },
+      { s: agent, p: a, o: weave.Soul },
+      { s: agent, p: dcterms.identifier, o: str(soul) },
+      { s: agent, p: weave.hostName, o: str(by.host) },
+      { s: agent, p: weave.osUser, o: str(by.user) },
+    ];
+    for (const t of triples) this.buffer += nquad(t, graph);
+    this.derivedQuads += triples.length;
   }
 
   /** Side files (a sub-agent's .meta.json, a workflow's journal) are kept whole. */
