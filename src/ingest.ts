@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { archiveUnread } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
@@ -13,8 +14,19 @@ import type { Triple } from './rdf/terms.ts';
 import { searchDocuments, searchIndex } from './search/derivation.ts';
 import type { Reader } from './readers/reader.ts';
 import { readerDerivation } from './readers/run.ts';
-import { readSession, SessionFailure, StoreFailure, type LineProblem, type ReadTally, type SessionRead } from './session-read.ts';
-import type { GraphDelta, GraphEntry } from './store/manifest.ts';
+import {
+  readSession,
+  SessionFailure,
+  StoreFailure,
+  type LineProblem,
+  type ReadTally,
+  type SessionRead,
+  type WrittenBy,
+} from './session-read.ts';
+import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
+import { RemoteStore } from './store/remote/client.ts';
+import { readRemoteConfig } from './store/remote/config.ts';
+import { heldElsewhere } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
 export type { LineProblem } from './session-read.ts';
@@ -121,6 +133,11 @@ export interface IngestReport {
   derived: DeriveReport;
   /** Sessions left unread because the run was asked to stop (`stop`): the next run reads them. */
   notRead?: number;
+  /**
+   * Sessions new to this machine that the external store already holds under another soul (a
+   * copy of a session read on another machine): not added again. Each with the soul holding it.
+   */
+  heldElsewhere?: { sessionId: string; soul: string }[];
   /** The readers' share of it (when asked for): sessions, graphs and findings. */
   readers?: {
     sessions: number;
@@ -193,6 +210,8 @@ class Ingest {
     list: readonly Derivation[],
     /** When the run began, discovery included. */
     private readonly started: number,
+    /** Stated on each session graph written: an external store is fed by several machines. */
+    private readonly writtenBy?: WrittenBy,
   ) {
     this.report = emptyReport(problems, loop.report);
     this.report.unarchived = plan.unarchived;
@@ -228,7 +247,9 @@ class Ingest {
     const loop = derivationLoop(writer, list, hooksOf(options));
     try {
       const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
-      run = new Ingest(options, writer, loop, plan, problems, list, started);
+      const shared = await sharedStore(options.storeDir, options.soul, plan, writer.manifest);
+      run = new Ingest(options, writer, loop, plan, problems, list, started, shared?.writtenBy);
+      if (shared?.held.length) run.report.heldElsewhere = shared.held;
       // Graphs a cut load left, sent again as the writer opened.
       if (external.graphs) run.sent(external);
       return run;
@@ -344,6 +365,7 @@ class Ingest {
     return {
       storeDir,
       soul,
+      writtenBy: this.writtenBy,
       content,
       onProblem,
       onNote,
@@ -389,6 +411,37 @@ class Ingest {
     this.report.millis = performance.now() - this.started;
     return this.report;
   }
+}
+
+/**
+ * For an external store (remote.json), which several machines may feed: who writes (stated on
+ * each session graph), and the sessions new to this machine that another soul already holds
+ * there, taken out of the plan (a session copied to two machines is one session).
+ */
+async function sharedStore(
+  storeDir: string,
+  soul: string,
+  plan: Plan,
+  manifest: Readonly<Manifest>,
+): Promise<{ writtenBy: WrittenBy; held: { sessionId: string; soul: string }[] } | undefined> {
+  const config = await readRemoteConfig(storeDir);
+  if (!config) return undefined;
+  const fresh = plan.sessions.filter((p) => !manifest.graphs[p.graph]).map((p) => p.session.sessionId);
+  const owners = fresh.length ? await heldElsewhere(new RemoteStore(config), soul, fresh) : new Map<string, string>();
+  plan.sessions = plan.sessions.filter((p) => !owners.has(p.session.sessionId));
+  const held = [...owners].map(([sessionId, owner]) => ({ sessionId, soul: owner })).sort((x, y) => x.sessionId.localeCompare(y.sessionId));
+  return { writtenBy: whoWrites(), held };
+}
+
+/** This machine's name and the user running Weave (a system without a user database: $USER). */
+function whoWrites(): WrittenBy {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? process.env.USERNAME ?? 'unknown';
+  }
+  return { host: hostname(), user };
 }
 
 function emptyReport(problems: LineProblem[], derived: DeriveReport): IngestReport {

@@ -51,6 +51,8 @@ export interface FileCheck {
   unreadable?: string;
   /** The file is gone from its folder: its lines were read from the store's archive of it. */
   fromArchive?: boolean;
+  /** The soul whose graph holds the file, when not the store's own (a session copied from another machine, held once). */
+  heldBy?: string;
   lines: number;
   events: number;
   replayed: number;
@@ -99,6 +101,8 @@ type Accounted = 'event' | 'replayed' | 'malformed' | 'pending';
 
 interface StoredTranscript {
   session: string;
+  /** The soul of the graph holding it. */
+  soul?: string;
   byteLength?: number;
   lines: Map<number, Accounted>;
   contents: Map<number, Declaration[]>;
@@ -156,10 +160,12 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const archives = new Map<string, ArchivedFile>();
   const stamps = new Map<string, SourceStamp>();
   const versions = { ...none };
+  const sessionOf = new Map<string, string>();
   for (const entry of Object.values(manifest.graphs))
     if (entry.sessionId && !entry.reader)
       for (const s of entry.sources ?? []) {
         stamps.set(s.path, s);
+        sessionOf.set(s.path, entry.sessionId);
         if (s.archive) archives.set(s.path, s.archive);
       }
   for (const entry of Object.values(manifest.graphs))
@@ -184,22 +190,20 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const notTranscripts: string[] = [];
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
-    for (const { path } of transcriptsOf(session))
-      files.push(await checkSource(path, stored.get(path), session.sessionId, stamps.get(path), redacted.has(path)));
+    for (const { path } of transcriptsOf(session)) {
+      const held = stored.get(fileKey(path, session.sessionId));
+      const check = await checkSource(path, held, session.sessionId, stamps.get(path), redacted.has(path));
+      files.push(held?.soul && held.soul !== manifest.soul ? { ...check, heldBy: held.soul } : check);
+    }
   }
   for (const path of archivedGone) {
     // What the store holds as a transcript; anything else archived is a journal.
-    if (!stored.has(path)) {
+    const held = stored.get(fileKey(path, sessionOf.get(path) ?? ''));
+    if (!held) {
       notTranscripts.push(path);
       continue;
     }
-    const check = await checkFile(
-      path,
-      stored.get(path),
-      stored.get(path)?.session ?? '',
-      redacted.has(path),
-      archivedLines(options.storeDir, archives.get(path)!),
-    );
+    const check = await checkFile(path, held, held.session, redacted.has(path), archivedLines(options.storeDir, archives.get(path)!));
     files.push({ ...check, fromArchive: true });
   }
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
@@ -255,16 +259,28 @@ async function existing(paths: string[]): Promise<string[]> {
   return found;
 }
 
-/** Everything the store says about each transcript file, in two queries. */
+/**
+ * A transcript file by its session and its path from the session's id on (`<id>.jsonl`,
+ * `<id>/subagents/agent-….jsonl`): a store several machines feed holds files of other machines,
+ * where one path can be two sessions, and a session copied from another machine is held once,
+ * under the path it had there.
+ */
+function fileKey(path: string, session: string): string {
+  const at = path.lastIndexOf(`/${session}`);
+  return `${session}\u0000${at >= 0 ? path.slice(at + 1) : path}`;
+}
+
+/** Everything the store says about each transcript file (by `fileKey`), in two queries. */
 async function storedTranscripts(select: Select): Promise<Map<string, StoredTranscript>> {
   const transcripts = new Map<string, StoredTranscript>();
   const of = (path: string, session: string) => {
-    let t = transcripts.get(path);
-    if (!t) transcripts.set(path, (t = { session, lines: new Map(), contents: new Map() }));
+    const key = fileKey(path, session);
+    let t = transcripts.get(key);
+    if (!t) transcripts.set(key, (t = { session, lines: new Map(), contents: new Map() }));
     return t;
   };
   // Within one graph: a record copied into two sessions is one IRI in two graphs.
-  for (const row of await select(`SELECT ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
+  for (const row of await select(`SELECT ?g ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
       ?t weave:sourcePath ?path ; weave:sessionId ?session .
       OPTIONAL { ?t weave:byteLength ?bytes }
       OPTIONAL {
@@ -274,6 +290,7 @@ async function storedTranscripts(select: Select): Promise<Map<string, StoredTran
           VALUES (?class ?kind) { (weave:ReplayedRecord "replayed") (weave:MalformedLine "malformed") (weave:PendingLine "pending") } }
       } } }`)) {
     const t = of(row.path, row.session);
+    t.soul ??= /^urn:soul:([^:]+):/.exec(row.g)?.[1];
     if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
     if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
   }

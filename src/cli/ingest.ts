@@ -152,8 +152,10 @@ async function ingestAndDetect(
       process.stderr,
       `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again`,
     );
+  const held = report.heldElsewhere ?? [];
+  if (held.length) tell(process.stderr, `weave ingest: note: ${heldNote(held)}`);
   // Sessions found but not stored (each named on stderr already) are no reason to say there were none.
-  if (report.sessions + report.skipped + report.failed + report.unreadable === 0 && !stop?.aborted) {
+  if (report.sessions + report.skipped + report.failed + report.unreadable + held.length === 0 && !stop?.aborted) {
     if (quiet) return 1;
     tell(
       process.stderr,
@@ -190,6 +192,15 @@ async function ingestAndDetect(
   return report.failed || (report.unreadable && report.sessions + report.skipped === 0) ? 1 : 0;
 }
 
+/** Sessions another soul holds in the external store, by soul: a copy is one session, so they are not added again. */
+function heldNote(held: { sessionId: string; soul: string }[]): string {
+  const bySoul = new Map<string, number>();
+  for (const h of held) bySoul.set(h.soul, (bySoul.get(h.soul) ?? 0) + 1);
+  const souls = [...bySoul].map(([soul, n]) => `${n} under soul ${soul}`).join(', ');
+  const one = held.length === 1 ? ` (${held[0].sessionId})` : '';
+  return `${held.length} session(s)${one} already in the external store, read on another machine: ${souls}; a session copied between machines is one session, so not added again (weave verify checks them against that copy)`;
+}
+
 async function existingRoots(dir: string): Promise<string[]> {
   const roots: string[] = [];
   for (const root of (await readManifest(dir))?.roots ?? []) if (await exists(root)) roots.push(root);
@@ -216,6 +227,7 @@ function summary(r: IngestReport, width: number): string {
   if (r.archivedOnly) parts.push(`${r.archivedOnly} sessions read from the archive (their files are gone)`);
   if (r.unarchived.length) parts.push(`${r.unarchived.length} sessions with files gone and no archive (kept as they are)`);
   if (r.warnings) parts.push(`${r.warnings} fields kept as JSON only`);
+  if (r.heldElsewhere?.length) parts.push(`${r.heldElsewhere.length} held under another soul`);
   if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
   if (r.failed) parts.push(`${r.failed} sessions failed`);
   return wrapParts('ingested:', parts, width);

@@ -116,6 +116,10 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
   out.push(...store, storeLine);
   const archived = report.files.filter((f) => f.fromArchive).length;
   if (archived) out.push(`${archived} file(s) the store was built from are gone: checked against the archive's copy`);
+  const held = new Map<string, Set<string>>();
+  for (const f of report.files) if (f.heldBy) held.set(f.heldBy, (held.get(f.heldBy) ?? new Set()).add(f.session));
+  for (const [soul, sessions] of held)
+    out.push(`${sessions.size} session(s) copied from another machine are held once, under soul ${soul}: checked against its copy`);
   if (report.gone.length)
     out.push(`${report.gone.length} source file(s) the store was built from are gone, and not in the archive; not checked`);
   if (report.notTranscripts.length)
