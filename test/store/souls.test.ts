@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { hostname, tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { RemoteStore } from '../../src/store/remote/client.ts';
+import { readRemoteConfig } from '../../src/store/remote/config.ts';
+import { remoteMirror } from '../../src/store/writer.ts';
+import { REPO } from '../server/helpers.ts';
+import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
+
+/**
+ * Two machines feeding one external store (a real Virtuoso): each a data directory of its own
+ * (WEAVE_HOME) and its own projects folder, running `weave ingest` at the same time, one under
+ * the soul Weave makes for it, one under --soul bob. The figures are the fixtures' own: machine
+ * A holds model/split-call (13 lines) and model/tool-joins (7), machine B model/interrupted-tool
+ * (16) and model/run-through-attachments (14); every line a record, none blank.
+ */
+
+const WEAVE = join(REPO, 'bin', 'weave');
+const MODEL = join(REPO, 'fixtures', 'model');
+const SPLIT = '20000000-0000-4000-8000-000000000001';
+const TOOLS = '30000000-0000-4000-8000-000000000001';
+const INFRA = '70000000-0000-4000-8000-000000000001';
+const SHOP = '10000000-0000-4000-8000-000000000001';
+
+interface Machine {
+  home: string;
+  projects: string;
+}
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function weave(machine: Machine, args: string[]): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(WEAVE, args, { env: { ...process.env, WEAVE_HOME: machine.home } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function place(projects: string, fixture: string, project: string, session: string, as = project): Promise<void> {
+  await mkdir(join(projects, as), { recursive: true });
+  await copyFile(join(MODEL, fixture, project, `${session}.jsonl`), join(projects, as, `${session}.jsonl`));
+}
+
+describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing() }, () => {
+  let virtuoso: Virtuoso;
+  let base: string;
+  let a: Machine;
+  let b: Machine;
+  let soulA: string;
+  let remote: RemoteStore;
+
+  /** The session graphs the store holds, as `soul session` lines, sorted. */
+  const sessionGraphs = async () => {
+    const answer = await remote.query(
+      'SELECT DISTINCT ?g ?id WHERE { GRAPH ?g { ?t weave:sessionId ?id } FILTER(STRENDS(STR(?g), CONCAT("/graph/", ?id))) }',
+      ['application/sparql-results+json'],
+    );
+    const rows = JSON.parse(new TextDecoder().decode(answer.body)).results.bindings as Record<string, { value: string }>[];
+    return rows.map((r) => `${/^urn:soul:([^:]+):/.exec(r.g.value)?.[1]} ${r.id.value}`).sort();
+  };
+
+  before(async () => {
+    virtuoso = await startVirtuoso();
+    remote = new RemoteStore({
+      format: 'weave-remote/1',
+      endpoint: virtuoso.endpoint,
+      graphStore: virtuoso.endpoint.replace(/\/sparql$/, '/sparql-graph-crud'),
+      tripleTerms: false,
+    });
+    base = await mkdtemp(join(tmpdir(), 'weave-souls-'));
+    a = { home: join(base, 'a'), projects: join(base, 'a-projects') };
+    b = { home: join(base, 'b'), projects: join(base, 'b-projects') };
+    await place(a.projects, 'split-call', '-home-dev-api', SPLIT);
+    await place(a.projects, 'tool-joins', '-home-dev-tools', TOOLS);
+    await place(b.projects, 'interrupted-tool', '-home-dev-infra', INFRA);
+    await place(b.projects, 'run-through-attachments', '-home-dev-shop', SHOP);
+  });
+  after(async () => {
+    await virtuoso?.stop();
+    if (base) await rm(base, { recursive: true, force: true });
+  });
+
+  it('two ingests from two souls at the same time both land in full, and verify from each machine passes', async () => {
+    const [ranA, ranB] = await Promise.all([
+      weave(a, ['ingest', a.projects, '--store', virtuoso.endpoint]),
+      weave(b, ['ingest', b.projects, '--store', virtuoso.endpoint, '--soul', 'bob']),
+    ]);
+    assert.equal(ranA.code, 0, ranA.stderr);
+    assert.equal(ranB.code, 0, ranB.stderr);
+    // Machine A's soul was made once, kept readable by its user only, and said.
+    soulA = (await readFile(join(a.home, 'soul'), 'utf8')).trim();
+    assert.match(soulA, /^[a-z0-9-]+-[0-9a-f]{8}$/);
+    assert.equal((await stat(join(a.home, 'soul'))).mode & 0o777, 0o600);
+    assert.match(ranA.stderr, new RegExp(`this machine's soul is ${soulA} \\(kept in ${join(a.home, 'soul')}\\)`));
+    assert.deepEqual(await readdir(b.home).then((names) => names.includes('soul')), false, '--soul bob makes no soul file');
+
+    assert.deepEqual(await sessionGraphs(), [`bob ${SHOP}`, `bob ${INFRA}`, `${soulA} ${SPLIT}`, `${soulA} ${TOOLS}`].sort());
+    for (const [machine, lines, files] of [
+      [a, 13 + 7, 2],
+      [b, 16 + 14, 2],
+    ] as const) {
+      const verified = await weave(machine, ['verify', '--store', virtuoso.endpoint, '--json']);
+      assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+      const report = JSON.parse(verified.stdout);
+      assert.equal(report.ok, true);
+      assert.equal(report.files.length, files);
+      assert.equal(
+        report.files.reduce((n: number, f: { lines: number; events: number }) => n + f.lines, 0),
+        lines,
+      );
+      assert.equal(
+        report.files.reduce((n: number, f: { events: number }) => n + f.events, 0),
+        lines,
+      );
+    }
+  });
+
+  it('weave status shows each machine its soul', async () => {
+    for (const [machine, soul] of [
+      [a, soulA],
+      [b, 'bob'],
+    ] as const) {
+      const status = await weave(machine, ['status', '--store', virtuoso.endpoint, '--json', '--no-daemon']);
+      assert.equal(status.code, 0, status.stderr);
+      assert.equal(JSON.parse(status.stdout).soul, soul);
+      assert.equal(JSON.parse(status.stdout).sessions, 2);
+    }
+  });
+
+  it('each session graph names the soul, machine and user that wrote it', async () => {
+    const answer = await remote.query(
+      `SELECT ?g ?soul ?host ?user WHERE { GRAPH ?g { ?session a weave:Session ; prov:wasAttributedTo ?agent .
+         ?agent a weave:Soul ; dcterms:identifier ?soul ; weave:hostName ?host ; weave:osUser ?user } } ORDER BY ?g`,
+      ['application/sparql-results+json'],
+    );
+    const rows = (JSON.parse(new TextDecoder().decode(answer.body)).results.bindings as Record<string, { value: string }>[]).map(
+      (r) => `${r.g.value} ${r.soul.value} ${r.host.value} ${r.user.value}`,
+    );
+    const by = `${hostname()} ${userInfo().username}`;
+    assert.deepEqual(
+      rows,
+      [
+        `urn:soul:bob:Weave/graph/${SHOP} bob ${by}`,
+        `urn:soul:bob:Weave/graph/${INFRA} bob ${by}`,
+        `urn:soul:${soulA}:Weave/graph/${SPLIT} ${soulA} ${by}`,
+        `urn:soul:${soulA}:Weave/graph/${TOOLS} ${soulA} ${by}`,
+      ].sort(),
+    );
+  });
+
+  it('a session copied to the second machine is held once, under the first soul, and verify from the second passes', async () => {
+    // The same file in another project folder on machine B.
+    await place(b.projects, 'split-call', '-home-dev-api', SPLIT, '-home-bob-api');
+    const ran = await weave(b, ['ingest', b.projects, '--store', virtuoso.endpoint]);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(
+      ran.stderr,
+      new RegExp(`1 session\\(s\\) \\(${SPLIT}\\) already in the external store, read on another machine: 1 under soul ${soulA}`),
+    );
+    assert.match(ran.stdout, /0 sessions read \(2 unchanged\).*1 held under another soul/s);
+    assert.deepEqual(await sessionGraphs(), [`bob ${SHOP}`, `bob ${INFRA}`, `${soulA} ${SPLIT}`, `${soulA} ${TOOLS}`].sort());
+    const verified = await weave(b, ['verify', '--store', virtuoso.endpoint, '--json']);
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+    const report = JSON.parse(verified.stdout);
+    assert.equal(report.ok, true);
+    const files = report.files.map((f: { session: string; lines: number; events: number; inStore: boolean; heldBy?: string }) =>
+      [f.session, f.lines, f.events, f.inStore, f.heldBy ?? ''].join(' '),
+    );
+    assert.deepEqual(files, [`${SHOP} 14 14 true `, `${SPLIT} 13 13 true ${soulA}`, `${INFRA} 16 16 true `]);
+  });
+
+  it("a machine never puts or drops another soul's graphs, nor the default graph", async () => {
+    const dir = join(b.home, 'remote', (await readdir(join(b.home, 'remote')))[0]);
+    const config = await readRemoteConfig(dir);
+    assert.ok(config);
+    const mirror = await remoteMirror(new RemoteStore(config), 'bob');
+    const theirs = `urn:soul:${soulA}:Weave/graph/${SPLIT}`;
+    const count = async () => {
+      const answer = await remote.query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${theirs}> { ?s ?p ?o } }`, [
+        'application/sparql-results+json',
+      ]);
+      return Number(JSON.parse(new TextDecoder().decode(answer.body)).results.bindings[0].n.value);
+    };
+    const held = await count();
+    assert.ok(held > 0);
+    await assert.rejects(mirror.put(theirs, '<urn:w:s> <urn:w:p> <urn:w:o> .\n'), {
+      message: `PUT of graph ${theirs} refused: the external store is shared, and soul "bob" writes only its own graphs (urn:soul:bob:Weave/…)`,
+    });
+    await assert.rejects(mirror.remove(theirs), { message: /^DELETE of graph .* refused/ });
+    await assert.rejects(mirror.put('default', '<urn:w:s> <urn:w:p> <urn:w:o> .\n'), { message: /^PUT of graph default refused/ });
+    assert.equal(await count(), held);
+  });
+
+  it("a store's soul is set once: another --soul is refused, with the way on", async () => {
+    const ran = await weave(b, ['ingest', b.projects, '--store', virtuoso.endpoint, '--soul', 'carol']);
+    assert.equal(ran.code, 1);
+    assert.match(
+      ran.stderr,
+      /was built for soul "bob", not "carol"; a store's soul is set once: drop --soul\/--soul-repo to write as "bob"/,
+    );
+  });
+});
