@@ -26,7 +26,7 @@ import {
 import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
 import { RemoteStore } from './store/remote/client.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
-import { heldElsewhere } from './store/remote/owners.ts';
+import { heldElsewhere, recordHeld, type HeldSession } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
 export type { LineProblem } from './session-read.ts';
@@ -210,8 +210,8 @@ class Ingest {
     list: readonly Derivation[],
     /** When the run began, discovery included. */
     private readonly started: number,
-    /** Stated on each session graph written: an external store is fed by several machines. */
-    private readonly writtenBy?: WrittenBy,
+    /** An external store, fed by several machines: who writes, and the sessions found that another soul holds. */
+    private readonly shared?: SharedStore,
   ) {
     this.report = emptyReport(problems, loop.report);
     this.report.unarchived = plan.unarchived;
@@ -248,8 +248,8 @@ class Ingest {
     try {
       const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
       const shared = await sharedStore(options.storeDir, options.soul, plan, writer.manifest);
-      run = new Ingest(options, writer, loop, plan, problems, list, started, shared?.writtenBy);
-      if (shared?.held.length) run.report.heldElsewhere = shared.held;
+      run = new Ingest(options, writer, loop, plan, problems, list, started, shared);
+      if (shared?.held.length) run.report.heldElsewhere = shared.held.map(({ sessionId, soul }) => ({ sessionId, soul }));
       // Graphs a cut load left, sent again as the writer opened.
       if (external.graphs) run.sent(external);
       return run;
@@ -275,6 +275,7 @@ class Ingest {
       this.report.warnings = this.report.problems.filter((p) => p.kind === 'warning').length;
       this.report.archived += this.tally.archived;
       await this.loop.end(this.changed);
+      if (this.shared) await recordHeld(this.writer, this.shared.found, this.shared.held);
     } catch (e) {
       // The sessions stored before the failure keep their entries; the error is the one to report.
       await this.writer.close().catch(() => this.writer.abandon());
@@ -365,7 +366,7 @@ class Ingest {
     return {
       storeDir,
       soul,
-      writtenBy: this.writtenBy,
+      writtenBy: this.shared?.writtenBy,
       content,
       onProblem,
       onNote,
@@ -418,19 +419,25 @@ class Ingest {
  * each session graph), and the sessions new to this machine that another soul already holds
  * there, taken out of the plan (a session copied to two machines is one session).
  */
-async function sharedStore(
-  storeDir: string,
-  soul: string,
-  plan: Plan,
-  manifest: Readonly<Manifest>,
-): Promise<{ writtenBy: WrittenBy; held: { sessionId: string; soul: string }[] } | undefined> {
+interface SharedStore {
+  writtenBy: WrittenBy;
+  /** Every session this run found. */
+  found: Set<string>;
+  held: HeldSession[];
+}
+
+async function sharedStore(storeDir: string, soul: string, plan: Plan, manifest: Readonly<Manifest>): Promise<SharedStore | undefined> {
   const config = await readRemoteConfig(storeDir);
   if (!config) return undefined;
   const fresh = plan.sessions.filter((p) => !manifest.graphs[p.graph]).map((p) => p.session.sessionId);
   const owners = fresh.length ? await heldElsewhere(new RemoteStore(config), soul, fresh) : new Map<string, string>();
+  const found = new Set(plan.sessions.map((p) => p.session.sessionId));
+  const held = plan.sessions
+    .filter((p) => owners.has(p.session.sessionId))
+    .map((p) => ({ sessionId: p.session.sessionId, soul: owners.get(p.session.sessionId)!, paths: p.stamps.map((s) => s.path).sort() }))
+    .sort((x, y) => x.sessionId.localeCompare(y.sessionId));
   plan.sessions = plan.sessions.filter((p) => !owners.has(p.session.sessionId));
-  const held = [...owners].map(([sessionId, owner]) => ({ sessionId, soul: owner })).sort((x, y) => x.sessionId.localeCompare(y.sessionId));
-  return { writtenBy: whoWrites(), held };
+  return { writtenBy: whoWrites(), found, held };
 }
 
 /** This machine's name and the user running Weave (a system without a user database: $USER). */

@@ -8,6 +8,7 @@ import { ARCHIVE_DIR, GRAPHS_DIR, MANIFEST_FILE } from './store/layout.ts';
 import { lockHolder } from './store/lock.ts';
 import { archivedVersions, readManifest, type SourceStamp } from './store/manifest.ts';
 import { isRunning, readRunFile } from './store/running.ts';
+import { readHeld } from './store/remote/owners.ts';
 
 /**
  * `weave status`, `/status` and the page's header: what the store holds and how current it is,
@@ -23,6 +24,8 @@ export interface StoreStatus {
   sources: { files: number; transcripts: number; gone: number };
   /** Sessions all of whose transcripts are gone from their folders: kept, read from the archive. */
   archivedOnly: number;
+  /** Sessions found here that an external store already holds under another soul (copies of another machine's): by soul. */
+  heldElsewhere?: Record<string, number>;
   /** The newest change of a source the store has taken in (its modification time). */
   lastChange?: string;
   /** When the store last changed (its manifest was written). */
@@ -98,6 +101,11 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
     }
   }
   if (newest) status.lastChange = new Date(newest).toISOString();
+  // Sessions left to the soul holding them: their files are no one's pending lines.
+  for (const held of await readHeld(dir, manifest)) {
+    status.heldElsewhere = { ...status.heldElsewhere, [held.soul]: (status.heldElsewhere?.[held.soul] ?? 0) + 1 };
+    for (const path of held.paths) tracked.add(path);
+  }
   // Transcripts in the folders read that the store has no graph for yet.
   const roots = [];
   for (const root of manifest.roots ?? []) if (await stampOf(root)) roots.push(root);

@@ -69,6 +69,13 @@ const n = (x: number) => x.toLocaleString('en');
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const when = (iso: string | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : 'never');
 
+/** Sessions found here that another soul holds in the external store, by soul. */
+function heldNote(held: Record<string, number> | undefined): string {
+  if (!held) return '';
+  const souls = Object.entries(held).map(([soul, count]) => `${n(count)} under soul ${soul}`);
+  return `; copies held once in the external store by other machines: ${souls.join(', ')}`;
+}
+
 /** A store's status (statusHere has said when there is none) as labelled lines, each value broken at spaces to fit `width` under its label's column. */
 function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_INFINITY): string {
   const rows: [string, string][] = [
@@ -79,7 +86,7 @@ function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_
       : []),
     [
       'sessions',
-      `${n(s.sessions)}${s.archivedOnly ? ` (${n(s.archivedOnly)} archived-only: their files are gone, read from the archive)` : ''} in ${n(s.graphs)} graphs`,
+      `${n(s.sessions)}${s.archivedOnly ? ` (${n(s.archivedOnly)} archived-only: their files are gone, read from the archive)` : ''} in ${n(s.graphs)} graphs${heldNote(s.heldElsewhere)}`,
     ],
     [
       'sources',

@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { sessionGraphIri } from '../../rdf/iri.ts';
+import type { Manifest } from '../manifest.ts';
+import type { StoreWriter } from '../writer.ts';
 import type { RemoteStore } from './client.ts';
 
 /**
@@ -32,4 +36,42 @@ export async function heldElsewhere(remote: RemoteStore, soul: string, sessionId
     }
   }
   return owners;
+}
+
+/** A session this machine found and left out, with the soul holding it and its files here. */
+export interface HeldSession {
+  sessionId: string;
+  soul: string;
+  paths: string[];
+}
+
+/** The store file naming the sessions held under another soul, so `weave status` counts their files as no one's pending lines. */
+export const HELD_NAME = 'held';
+const HELD_FILE = 'held.json';
+
+/** The sessions the store in `dir` has left to other souls, as its last ingests found them. */
+export async function readHeld(dir: string, manifest: Readonly<Manifest>): Promise<HeldSession[]> {
+  const entry = manifest.files?.[HELD_NAME];
+  if (!entry) return [];
+  const path = join(dir, entry.file);
+  try {
+    return (JSON.parse(await readFile(path, 'utf8')) as { held: HeldSession[] }).held;
+  } catch (e) {
+    throw new Error(`${path}: cannot be read as the sessions held under other souls (${(e as Error).message})`);
+  }
+}
+
+/**
+ * Records this run's sessions held elsewhere beside those recorded before: an earlier record
+ * stays unless the session was found again in this run or is now this store's own.
+ */
+export async function recordHeld(writer: StoreWriter, found: ReadonlySet<string>, held: HeldSession[]): Promise<void> {
+  const before = await readHeld(writer.dir, writer.manifest);
+  const mine = (id: string) => !!writer.manifest.graphs[sessionGraphIri(writer.soul, id)];
+  const kept = [...before.filter((h) => !found.has(h.sessionId) && !mine(h.sessionId)), ...held].sort((x, y) =>
+    x.sessionId.localeCompare(y.sessionId),
+  );
+  if (JSON.stringify(kept) === JSON.stringify(before)) return;
+  if (kept.length) await writer.writeFile(HELD_NAME, HELD_FILE, `${JSON.stringify({ held: kept })}\n`);
+  else await writer.removeFile(HELD_NAME);
 }
