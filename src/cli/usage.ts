@@ -1,5 +1,5 @@
 import { print, served } from '../client/served.ts';
-import { USAGE, USAGE_HELP, usageText, parseUsageArgs, type UsageRequest } from '../client/usage.ts';
+import { groupsText, USAGE, USAGE_HELP, usageText, parseUsageArgs, type UsageRequest } from '../client/usage.ts';
 import { join } from 'node:path';
 import { exists } from '../acquire/files.ts';
 import { REMOTE_FILE } from '../store/layout.ts';
@@ -21,6 +21,8 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   const prices = await loadPrices();
+  // Every soul's sessions are in the store, not in this machine's prepared rows.
+  if (request.by) return print(await byGroup(request, prices));
   const prepared = await fromRows(request, prices);
   if (prepared) return print(prepared);
   const answer = await served(USAGE, request);
@@ -46,6 +48,7 @@ export async function answerQuickly(args: string[], pricesFile: URL): Promise<nu
 }
 
 async function fromRows(request: UsageRequest, prices: PriceTable) {
+  if (request.by) return undefined;
   // An external store has no rows to answer from (usage/prepared.ts): its manifest, large on a big store, is not read for nothing.
   if (await exists(join(request.storeDir, REMOTE_FILE))) return undefined;
   const manifest = await readManifest(request.storeDir);
@@ -53,6 +56,15 @@ async function fromRows(request: UsageRequest, prices: PriceTable) {
   if (!rows) return undefined;
   const { report, extras } = preparedReport(rows, request.kind, prices, request.options);
   return usageText(request, report, extras);
+}
+
+/** Loaded by name at run time, as GRAPHS: the store's queries, here or external. */
+const GROUPS = '../usage/group-report.ts';
+
+async function byGroup(request: UsageRequest, prices: PriceTable) {
+  const { groupReport } = (await import(GROUPS)) as typeof import('../usage/group-report.ts');
+  const { report, extras } = await groupReport(request.storeDir, request.by!, prices, request.options);
+  return groupsText(request, report, extras);
 }
 
 /** Loaded by name at run time, so the compiled copy of this module leaves Oxigraph and the SPARQL path out. */

@@ -5,6 +5,7 @@ import type { Block } from '../usage/blocks.ts';
 import { shortModel } from '../usage/prices.ts';
 import type { ModelBreakdown, ReportExtras, ReportKind, ReportOptions, Totals, UsageReport } from '../usage/report.ts';
 import { REPORT_KINDS, ReportRequestError, reportRequest, type ReportWords } from '../usage/request.ts';
+import { GROUPINGS, type GroupReport, type Grouping } from '../usage/groups.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
 import { askServer } from './server.ts';
@@ -28,6 +29,9 @@ options:
   --until DATE       up to this day
   --model TEXT       only models whose id contains TEXT (e.g. opus)
   --project TEXT     only sessions whose project folder name contains TEXT
+  --by person|project  one row per person (a soul: the machine identity that wrote the
+                     sessions into a store several machines feed, with its user@host) or per
+                     project, from the session report; asked of the store itself
   --breakdown        a row per model under each period
   --order asc|desc   oldest first or newest first (default as ccusage: sessions newest first,
                      the rest oldest first)
@@ -49,6 +53,8 @@ export interface UsageRequest {
   breakdown: boolean;
   wide: boolean;
   noDaemon: boolean;
+  /** `--by person|project`: the session report folded into one row per person or project. */
+  by?: Grouping;
 }
 
 export async function parseUsageArgs(args: string[]): Promise<UsageRequest | undefined> {
@@ -57,6 +63,7 @@ export async function parseUsageArgs(args: string[]): Promise<UsageRequest | und
     until: { type: 'string' },
     model: { type: 'string' },
     project: { type: 'string' },
+    by: { type: 'string' },
     breakdown: { type: 'boolean' },
     order: { type: 'string' },
     'start-of-week': { type: 'string' },
@@ -79,10 +86,15 @@ export async function parseUsageArgs(args: string[]): Promise<UsageRequest | und
   };
   // Only the words given: a server applies the same defaults.
   const words = Object.fromEntries(Object.entries(named).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const by = values.by as Grouping | undefined;
+  if (by !== undefined && !GROUPINGS.includes(by)) throw new CliError(`--by must be ${GROUPINGS.join(' or ')}, not "${by}"`, 2);
+  if (by && positionals[0] && positionals[0] !== 'session')
+    throw new CliError(`--by folds the session report; it takes no ${positionals[0]} report`, 2);
   try {
     return {
       storeDir: storeDir(values),
-      ...reportRequest(words),
+      ...reportRequest(by ? { ...words, report: 'session' } : words),
+      ...(by && { by }),
       words,
       json: !!values.json,
       breakdown: !!values.breakdown,
@@ -103,6 +115,37 @@ export function usageText(request: UsageRequest, report: UsageReport, extras: Re
     stdout: render(report, extras.titles, { breakdown: request.breakdown, width }),
     notes: extras.unpriced.map((model) => `weave usage: no price for ${model} in data/prices.json; its calls are counted at $0\n`).join(''),
   };
+}
+
+/** What `weave usage --by person|project` prints. */
+export function groupsText(request: UsageRequest, report: GroupReport, extras: ReportExtras): Printed {
+  if (request.json) return { stdout: `${JSON.stringify(report, null, 2)}\n`, form: 'code' };
+  const persons = 'persons' in report;
+  const entries = persons ? report.persons : report.projects;
+  const notes = extras.unpriced
+    .map((model) => `weave usage: no price for ${model} in data/prices.json; its calls are counted at $0\n`)
+    .join('');
+  if (!entries.length) return { stdout: 'no API calls in the store for these options\n', notes };
+  const columns: Column[] = [
+    { head: persons ? 'Soul' : 'Project', shrink: true },
+    ...(persons ? [{ head: 'Who', shrink: true, drop: 0 }] : []),
+    { head: 'Sessions', align: 'right' },
+    { head: 'Models', shrink: true, drop: 4 },
+    ...TOKEN_COLUMNS,
+    { head: 'Last Activity', drop: 5 },
+  ];
+  const rows: TableRow[] = entries.map((e) => [
+    e.key,
+    ...(persons ? [(e.who ?? []).join(', ')] : []),
+    num(e.sessions),
+    families(e.modelsUsed),
+    ...tokenCells(e, e.totalCost),
+    e.lastActivity,
+  ]);
+  const t = report.totals;
+  const sessions = entries.reduce((n, e) => n + e.sessions, 0);
+  rows.push('rule', ['Total', ...(persons ? [''] : []), num(sessions), '', ...tokenCells(t, t.totalCost), '']);
+  return { stdout: table(columns, rows, outputWidth(request)), notes };
 }
 
 /** The report as a server's `/usage` answers it: the report, the session titles, the models without a price. */

@@ -40,7 +40,7 @@ export interface Totals {
 export type DailyEntry = { date: string } & Figures;
 type WeeklyEntry = { week: string } & Figures;
 type MonthlyEntry = { month: string } & Figures;
-type SessionEntry = {
+export type SessionEntry = {
   sessionId: string;
   inputTokens: number;
   outputTokens: number;

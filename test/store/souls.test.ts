@@ -185,6 +185,32 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     assert.deepEqual(await sessionGraphs(), [`bob ${SHOP}`, `bob ${INFRA}`, `${soulA} ${SPLIT}`, `${soulA} ${TOOLS}`].sort());
   });
 
+  it('weave usage --by person gives each soul its own calls, the copied session counted once', async () => {
+    const ran = await weave(b, ['usage', '--by', 'person', '--json', '--store', virtuoso.endpoint]);
+    assert.equal(ran.code, 0, ran.stderr);
+    const figures = JSON.parse(ran.stdout).persons.map(
+      (p: {
+        key: string;
+        who: string[];
+        sessions: number;
+        inputTokens: number;
+        outputTokens: number;
+        cacheCreationTokens: number;
+        cacheReadTokens: number;
+      }) => [p.key, p.who.join(','), p.sessions, p.inputTokens, p.outputTokens, p.cacheCreationTokens, p.cacheReadTokens].join(' '),
+    );
+    // Each call's last fragment, from the fixtures: split-call 100+120+130 in, 180+60+25 out,
+    // 5000+5300+5400 read; tool-joins 40+60 in, 35+8 out, 900+950 read; interrupted-tool 3 × (30,
+    // 15, 2000); run-through-attachments 10+20+30 in, 40+30+12 out, 200 written, 210+400 read.
+    const who = `${userInfo().username}@${hostname()}`;
+    assert.deepEqual(figures.sort(), [`${soulA} ${who} 2 450 308 0 17550`, `bob ${who} 2 150 127 200 6610`].sort());
+    const projects = await weave(a, ['usage', '--by', 'project', '--json', '--store', virtuoso.endpoint]);
+    const byProject = JSON.parse(projects.stdout).projects.map(
+      (p: { key: string; sessions: number; outputTokens: number }) => `${p.key} ${p.sessions} ${p.outputTokens}`,
+    );
+    assert.deepEqual(byProject.sort(), ['-home-dev-api 1 265', '-home-dev-infra 1 45', '-home-dev-shop 1 82', '-home-dev-tools 1 43']);
+  });
+
   it("a machine never puts or drops another soul's graphs, nor the default graph", async () => {
     const dir = join(b.home, 'remote', (await readdir(join(b.home, 'remote')))[0]);
     const config = await readRemoteConfig(dir);

@@ -1,0 +1,103 @@
+import type { SessionEntry, Totals } from './report.ts';
+
+/**
+ * `weave usage --by person|project`: the session report folded into one row per person or per
+ * project, for a store several machines feed. A person is a soul: the machine identity whose
+ * graphs hold the sessions (urn:soul:<soul>:…), named by the user and machine its session graphs
+ * say wrote them (weave:osUser, weave:hostName). A store held here is all one soul.
+ */
+
+export type Grouping = 'person' | 'project';
+export const GROUPINGS: Grouping[] = ['person', 'project'];
+
+/** Each session's soul, and who wrote it where a graph says (an external store's). */
+export const OWNERS_QUERY = `SELECT ?g ?id ?user ?host WHERE { GRAPH ?g { ?s a weave:Session ; dcterms:identifier ?id .
+  OPTIONAL { ?s prov:wasAttributedTo ?agent . ?agent weave:osUser ?user ; weave:hostName ?host } } }`;
+
+export interface Owner {
+  soul: string;
+  /** `user@host`, where the session graph names them. */
+  who?: string;
+}
+
+/** Session id → its owner, from the solutions of OWNERS_QUERY (a session held twice: the first soul by name). */
+export function ownersOf(rows: Record<string, string>[]): Map<string, Owner> {
+  const owners = new Map<string, Owner>();
+  for (const row of rows) {
+    const soul = /^urn:soul:([^:]+):/.exec(row.g ?? '')?.[1];
+    if (!soul || !row.id) continue;
+    const known = owners.get(row.id);
+    if (known && known.soul <= soul) continue;
+    owners.set(row.id, { soul, ...(row.user && row.host ? { who: `${row.user}@${row.host}` } : {}) });
+  }
+  return owners;
+}
+
+export interface GroupEntry {
+  /** The soul, or the project folder's name. */
+  key: string;
+  /** A person's `user@host`s (several when a soul wrote from more than one). */
+  who?: string[];
+  sessions: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+  totalTokens: number;
+  totalCost: number;
+  modelsUsed: string[];
+  lastActivity: string;
+}
+
+export type GroupReport = { persons: GroupEntry[]; totals: Totals } | { projects: GroupEntry[]; totals: Totals };
+
+/** Costs summed as whole hundred-millionths of a dollar, as report.ts sums them. */
+const UNITS = 1e8;
+
+/** The sessions' figures, one entry per person or project, most costly first (ties by name). */
+export function groupSessions(sessions: SessionEntry[], totals: Totals, by: Grouping, owners: Map<string, Owner>): GroupReport {
+  const groups = new Map<string, GroupEntry & { units: number; people: Set<string> }>();
+  for (const s of sessions) {
+    const owner = owners.get(s.sessionId);
+    const key = by === 'person' ? (owner?.soul ?? 'unknown') : s.projectPath;
+    let g = groups.get(key);
+    if (!g)
+      groups.set(
+        key,
+        (g = {
+          key,
+          sessions: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheCreationTokens: 0,
+          cacheReadTokens: 0,
+          totalTokens: 0,
+          totalCost: 0,
+          modelsUsed: [],
+          lastActivity: '',
+          units: 0,
+          people: new Set(),
+        }),
+      );
+    g.sessions++;
+    g.inputTokens += s.inputTokens;
+    g.outputTokens += s.outputTokens;
+    g.cacheCreationTokens += s.cacheCreationTokens;
+    g.cacheReadTokens += s.cacheReadTokens;
+    g.totalTokens += s.totalTokens;
+    g.units += Math.round(s.totalCost * UNITS);
+    g.modelsUsed = [...new Set([...g.modelsUsed, ...s.modelsUsed])].sort();
+    if (s.lastActivity > g.lastActivity) g.lastActivity = s.lastActivity;
+    if (owner?.who) g.people.add(owner.who);
+  }
+  const entries = [...groups.values()]
+    .map(
+      ({ units, people, ...g }): GroupEntry => ({
+        ...g,
+        totalCost: units / UNITS,
+        ...(by === 'person' ? { who: [...people].sort() } : {}),
+      }),
+    )
+    .sort((x, y) => y.totalCost - x.totalCost || x.key.localeCompare(y.key));
+  return by === 'person' ? { persons: entries, totals } : { projects: entries, totals };
+}
