@@ -111,7 +111,7 @@ export async function main(args: string[]): Promise<number> {
   const dir = storeDir(values);
   const config: ServerConfig = {
     storeDir: dir,
-    soul: await soul(values, dir),
+    soul: await soul(values, dir, (made, path) => log(`this machine's soul is ${made} (kept in ${path}); --soul ID names another`)),
     host: values.host ?? DEFAULTS.host,
     port: number('port', values.port, DEFAULTS.port),
     timeoutMs: number('timeout', values.timeout, DEFAULTS.timeoutSeconds, 0.001) * 1000,
