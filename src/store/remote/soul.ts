@@ -30,7 +30,7 @@ export async function machineSoul(base = defaultStoreDir(), made?: (soul: string
   const soul = `${host}-${randomBytes(4).toString('hex')}`;
   await mkdir(base, { recursive: true });
   // Written aside and linked into place: two commands starting at once agree on the one made first.
-  const temp = `${path}.${process.pid}.tmp`;
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temp, `${soul}\n`, { mode: 0o600 });
   try {
     await link(temp, path);
