@@ -1,4 +1,5 @@
-import type { SessionEntry, Totals } from './report.ts';
+import type { PriceTable } from './prices.ts';
+import { reportFromRows, reportQuery, type ReportExtras, type ReportOptions, type Row, type SessionEntry, type Totals } from './report.ts';
 
 /**
  * `weave usage --by person|project`: the session report folded into one row per person or per
@@ -100,4 +101,17 @@ export function groupSessions(sessions: SessionEntry[], totals: Totals, by: Grou
     )
     .sort((x, y) => y.totalCost - x.totalCost || x.key.localeCompare(y.key));
   return by === 'person' ? { persons: entries, totals } : { projects: entries, totals };
+}
+
+/** The report `--by` asks for: the session report and each session's owner, from `select` (the store's answers), folded. */
+export async function groupedReport(
+  select: (query: string) => Promise<Row[]>,
+  by: Grouping,
+  prices: PriceTable,
+  options: ReportOptions,
+): Promise<{ report: GroupReport; extras: ReportExtras }> {
+  const { report, extras } = reportFromRows('session', await select(reportQuery('session', prices, options)), prices, options);
+  const { sessions, totals } = report as { sessions: SessionEntry[]; totals: Totals };
+  const owners = by === 'person' ? ownersOf(await select(OWNERS_QUERY)) : new Map<string, Owner>();
+  return { report: groupSessions(sessions, totals, by, owners), extras };
 }

@@ -1,6 +1,7 @@
 import { readManifest } from '../../../store/manifest.ts';
 import { preparedReport, readPreparedUsage } from '../../../usage/prepared.ts';
 import { loadPrices } from '../../../usage/prices.ts';
+import { GROUPINGS, groupedReport, type Grouping } from '../../../usage/groups.ts';
 import { reportFromRows, reportQuery } from '../../../usage/report.ts';
 import { ReportRequestError, reportRequest, type ReportWords } from '../../../usage/request.ts';
 import { HttpError } from '../../errors.ts';
@@ -10,7 +11,7 @@ import { selectRows } from '../select.ts';
 /**
  * /usage?report=daily|weekly|monthly|session|blocks and the options of `weave usage` by their
  * names (since, until, model, project, order, start-of-week, session-length): the report in
- * ccusage's JSON shape, with the session titles and the models the price table lacks. The same
+ * ccusage's JSON shape (with by=person|project: one row per person or project, as `weave usage --by`), with the session titles and the models the price table lacks. The same
  * rows or the same query and fold as the command runs on a store it opens (the query by the workers).
  */
 const WORDS: (keyof ReportWords)[] = ['report', 'since', 'until', 'model', 'project', 'order', 'start-of-week', 'session-length'];
@@ -31,6 +32,13 @@ export default routePlugin('weave-routes-usage', async (app) => {
       throw e;
     }
     const prices = await loadPrices();
+    const by = request.searchParams.get('by');
+    if (by !== null) {
+      // One row per person or project: the session report and its owners, asked of the store (every soul's sessions).
+      if (!GROUPINGS.includes(by as Grouping)) throw new HttpError(400, `by must be ${GROUPINGS.join(' or ')}, not "${by}"`);
+      const { report, extras } = await groupedReport((query) => selectRows(ctx, query, request), by as Grouping, prices, asked.options);
+      return reply.header('cache-control', 'no-store').send({ report, titles: {}, unpriced: extras.unpriced });
+    }
     // The prepared rows where every session has them; else the query, on the workers' copy.
     const manifest = await readManifest(ctx.config.storeDir).catch(() => undefined);
     const prepared = manifest && (await readPreparedUsage(ctx.config.storeDir, manifest));
