@@ -41,6 +41,11 @@
  *      loader of the same quads. BENCH_EXTERNAL=0 skips it; `npm run bench -- --external [SOURCE]`
  *      runs it alone. (It runs before parts 7 to 10.)
  *
+ *  13. Two machines, one external store (bench/souls.ts): the source's folders split in two, each
+ *      half ingested by its own `weave ingest` of its own soul into one Virtuoso at the same time,
+ *      then `weave verify` from each. BENCH_SOULS=0 skips it; `npm run bench -- --souls [SOURCE]`
+ *      runs it alone.
+ *
  * `npm run bench -- --answers [SOURCE]` runs parts 7 to 10 alone (on BENCH_STORE=DIR when given,
  * else on a store ingested from SOURCE, the corpus or the fixtures).
  * `npm run bench -- --scale K` runs the scale bench instead (bench/scale/main.ts).
@@ -105,7 +110,21 @@ if (process.argv.includes('--scale')) {
 const answersOnly = process.argv.includes('--answers');
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const corpus = join(repo, '..', 'shared', 'corpus');
-const source = process.argv.slice(2).find((a) => a !== '--answers') ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+const source =
+  process.argv.slice(2).find((a) => a !== '--answers' && a !== '--souls') ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
+
+/** Part 12: two machines, two souls, one Virtuoso, at once. */
+async function souls(): Promise<void> {
+  const { printSouls, soulsBench } = await import('./souls.ts');
+  console.log(`
+two machines, one external store: two weave ingest of two souls into one Virtuoso at once (source: ${source}, load ${load()}):`);
+  printSouls(await soulsBench(source));
+}
+
+if (process.argv.includes('--souls')) {
+  await souls();
+  process.exit(0);
+}
 
 if (answersOnly) {
   const given = process.env.BENCH_STORE;
@@ -228,6 +247,7 @@ try {
     console.log(`\ncommands over an external store (Virtuoso), side by side (source: ${source}, load ${load()}):`);
     printExternalAnswers(await externalAnswersBench(source));
   }
+  if (process.env.BENCH_SOULS !== '0') await souls();
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
