@@ -95,7 +95,8 @@ export async function parseUsageArgs(args: string[]): Promise<UsageRequest | und
       storeDir: storeDir(values),
       ...reportRequest(by ? { ...words, report: 'session' } : words),
       ...(by && { by }),
-      words,
+      // A server folds by person or project as the command does (/usage?by=).
+      words: by ? { ...words, by } : words,
       json: !!values.json,
       breakdown: !!values.breakdown,
       wide: !!values.wide,
@@ -163,7 +164,8 @@ export const USAGE: ServedCommand<UsageRequest> = {
   async ask(server: FoundServer, request) {
     const { text } = await askServer(server, `usage?${new URLSearchParams(request.words)}`, { headers: { accept: 'application/json' } });
     const served = JSON.parse(text) as ServedReport;
-    return usageText(request, served.report, { titles: new Map(Object.entries(served.titles)), unpriced: served.unpriced });
+    const extras = { titles: new Map(Object.entries(served.titles)), unpriced: served.unpriced };
+    return request.by ? groupsText(request, served.report as unknown as GroupReport, extras) : usageText(request, served.report, extras);
   },
 };
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { machineSoul } from '../../src/store/remote/soul.ts';
+import { isRunning, readRunFile } from '../../src/store/running.ts';
 import { REPO } from '../server/helpers.ts';
 
 /** This machine's soul (store/remote/soul.ts), and a store's soul set once by its first write. */
@@ -12,9 +13,11 @@ import { REPO } from '../server/helpers.ts';
 const WEAVE = join(REPO, 'bin', 'weave');
 const SPLIT = join(REPO, 'fixtures', 'model', 'split-call');
 
-function weave(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function weave(args: string[], home: string, resident = false): Promise<{ code: number; stdout: string; stderr: string }> {
+  // The suite's commands answer by themselves (test/no-daemon.ts); `resident` lets one start the store's server.
+  const { WEAVE_NO_DAEMON: _, ...env } = process.env;
   return new Promise((resolve) => {
-    execFile(WEAVE, args, { env: { ...process.env, WEAVE_HOME: home } }, (error, stdout, stderr) =>
+    execFile(WEAVE, args, { env: { ...(resident ? env : process.env), WEAVE_HOME: home } }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -63,6 +66,22 @@ test("a store's soul is set by its first write: later commands without --soul ke
     assert.equal(fresh.code, 0, fresh.stderr);
     assert.equal(JSON.parse((await weave(['status', '--store', join(home, 'fresh'), '--json', '--no-daemon'], home)).stdout).soul, 'local');
     await assert.rejects(stat(join(home, 'soul')));
+    // --by person through the store's resident server (the command starts one) folds as the command does.
+    try {
+      const byPerson = await weave(['usage', '--by', 'person', '--json', '--store', store], home, true);
+      assert.equal(byPerson.code, 0, byPerson.stderr);
+      assert.ok(await readRunFile(store), 'a resident server answered');
+      // split-call's calls, each by its last fragment: 100+120+130 in, 180+60+25 out, 5000+5300+5400 read.
+      const [alice] = JSON.parse(byPerson.stdout).persons;
+      assert.deepEqual(
+        [alice.key, alice.sessions, alice.inputTokens, alice.outputTokens, alice.cacheReadTokens],
+        ['alice', 1, 350, 265, 15700],
+      );
+    } finally {
+      const run = await readRunFile(store);
+      if (run && isRunning(run.pid)) process.kill(run.pid, 'SIGTERM');
+      for (let i = 0; run && i < 200 && isRunning(run.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   } finally {
     await rm(home, { recursive: true, force: true });
   }
