@@ -228,6 +228,8 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
       assert.equal(served.status, 200);
       assert.deepEqual(((await served.json()) as { report: unknown }).report, JSON.parse(ran.stdout));
       assert.equal((await fetch(`${server.url}usage?by=team`)).status, 400);
+      const status = (await (await fetch(`${server.url}status`)).json()) as { soul: string; store: { heldElsewhere?: unknown } };
+      assert.deepEqual([status.soul, status.store.heldElsewhere], ['bob', { [soulA]: 1 }]);
     } finally {
       await server.close();
     }

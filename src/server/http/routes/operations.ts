@@ -50,6 +50,7 @@ export default routePlugin('weave-routes-operations', async (app) => {
         sessions,
         // What `weave status` says: sources, the archive, how current the store is.
         archivedOnly: status.archivedOnly,
+        ...(status.heldElsewhere && { heldElsewhere: status.heldElsewhere }),
         sources: status.sources,
         versions: status.versions,
         lastChange: status.lastChange,
