@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { print } from '../client/served.ts';
 import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { ingest, type IngestReport } from '../ingest.ts';
@@ -11,6 +12,7 @@ import { printable } from '../terminal.ts';
 import { lockStore } from '../store/writer.ts';
 import { keepReading } from './watching.ts';
 import { readManifest } from '../store/manifest.ts';
+import { REMOTE_FILE } from '../store/layout.ts';
 import { exists } from '../acquire/files.ts';
 import { progressBar } from './progress.ts';
 import { tell } from './tell.ts';
@@ -67,6 +69,11 @@ export async function main(args: string[]): Promise<number> {
   const paths = positionals.length ? positionals : values.rebuild ? await existingRoots(dir) : (await defaultSources(false)).paths;
   await checkSources(paths);
   const note = (text: string) => tell(process.stderr, `weave ingest: note: ${text}`);
+  // An external store written as "local" before machines had souls: another machine writing there as "local" replaces its graphs.
+  if ((await readManifest(dir))?.soul === 'local' && (await exists(join(dir, REMOTE_FILE))))
+    note(
+      'this external store is written under soul "local", as every machine that wrote to one before souls was: their sessions are the same graphs there, the last write wins. To move this machine to a soul of its own, copy remote.json from this store directory into an empty one and ingest with --store that directory (a new store gets this machine\'s soul), then drop the urn:soul:local: graphs from the external store',
+    );
   // One hold of the lock for the ingest and the readers after it: no other writer comes between.
   const lock = await lockStore(dir, { onNote: note });
   // Ctrl-C: the session being read is finished and all that was read is stored; a second one stops at once.

@@ -262,6 +262,19 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     assert.equal(await count(), held);
   });
 
+  it('an external store written as "local" is told what that shares, and how to move', async () => {
+    const c: Machine = { home: join(base, 'c'), projects: join(base, 'c-projects') };
+    await place(c.projects, 'tool-joins', '-home-dev-tools', TOOLS);
+    const first = await weave(c, ['ingest', c.projects, '--store', virtuoso.endpoint, '--soul', 'local', '--no-detect']);
+    assert.equal(first.code, 0, first.stderr);
+    const again = await weave(c, ['ingest', c.projects, '--store', virtuoso.endpoint, '--no-detect']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stderr,
+      /this external store is written under soul "local".*copy remote\.json from this store directory into an empty one/s,
+    );
+  });
+
   it("a store's soul is set once: another --soul is refused, with the way on", async () => {
     const ran = await weave(b, ['ingest', b.projects, '--store', virtuoso.endpoint, '--soul', 'carol']);
     assert.equal(ran.code, 1);
