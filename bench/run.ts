@@ -40,8 +40,7 @@
  *      bulk loader and by Graph Store PUTs, and into an embedded store, beside Virtuoso's own bulk
  *      loader of the same quads. BENCH_EXTERNAL=0 skips it; `npm run bench -- --external [SOURCE]`
  *      runs it alone. (It runs before parts 7 to 10.)
- *
- *  13. Two machines, one external store (bench/souls.ts): the source's folders split in two, each
+ *  14. Two machines, one external store (bench/souls.ts): the source's folders split in two, each
  *      half ingested by its own `weave ingest` of its own soul into one Virtuoso at the same time,
  *      then `weave verify` from each. BENCH_SOULS=0 skips it; `npm run bench -- --souls [SOURCE]`
  *      runs it alone.
@@ -113,7 +112,7 @@ const corpus = join(repo, '..', 'shared', 'corpus');
 const source =
   process.argv.slice(2).find((a) => a !== '--answers' && a !== '--souls') ?? (existsSync(corpus) ? corpus : join(repo, 'fixtures'));
 
-/** Part 12: two machines, two souls, one Virtuoso, at once. */
+/** Part 14: two machines, two souls, one Virtuoso, at once. */
 async function souls(): Promise<void> {
   const { printSouls, soulsBench } = await import('./souls.ts');
   console.log(`
