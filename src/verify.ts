@@ -185,20 +185,20 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const roots = options.paths?.length ? [] : await existing(manifest.roots ?? []);
 
   const sessions = present.length || roots.length ? await discoverSessions([...present, ...roots]) : [];
-  const stored = await storedTranscripts(select);
+  const stored = await storedTranscripts(select, manifest.soul);
   const files: FileCheck[] = [];
   const notTranscripts: string[] = [];
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
     for (const { path } of transcriptsOf(session)) {
-      const held = stored.get(fileKey(path, session.sessionId));
+      const held = stored.get(ownKey(path)) ?? stored.get(fileKey(path, session.sessionId));
       const check = await checkSource(path, held, session.sessionId, stamps.get(path), redacted.has(path));
       files.push(held?.soul && held.soul !== manifest.soul ? { ...check, heldBy: held.soul } : check);
     }
   }
   for (const path of archivedGone) {
     // What the store holds as a transcript; anything else archived is a journal.
-    const held = stored.get(fileKey(path, sessionOf.get(path) ?? ''));
+    const held = stored.get(ownKey(path)) ?? stored.get(fileKey(path, sessionOf.get(path) ?? ''));
     if (!held) {
       notTranscripts.push(path);
       continue;
@@ -270,14 +270,24 @@ function fileKey(path: string, session: string): string {
   return `${session}\u0000${at >= 0 ? path.slice(at + 1) : path}`;
 }
 
+/** A transcript file of this store's own soul: by its path (another machine's copy that went on may share its session id). */
+function ownKey(path: string): string {
+  return `\u0000${path}`;
+}
+
 /** Everything the store says about each transcript file (by `fileKey`), in two queries. */
-async function storedTranscripts(select: Select): Promise<Map<string, StoredTranscript>> {
+async function storedTranscripts(select: Select, soul: string): Promise<Map<string, StoredTranscript>> {
   const transcripts = new Map<string, StoredTranscript>();
-  const of = (path: string, session: string) => {
-    const key = fileKey(path, session);
+  const at = (key: string, session: string) => {
     let t = transcripts.get(key);
     if (!t) transcripts.set(key, (t = { session, lines: new Map(), contents: new Map() }));
     return t;
+  };
+  // This store's own graphs by path, as ever; another soul's by session and path from it on.
+  const of = (path: string, session: string, graphSoul?: string) => {
+    const own = transcripts.get(ownKey(path));
+    if (graphSoul === soul || (graphSoul === undefined && own?.session === session)) return at(ownKey(path), session);
+    return at(fileKey(path, session), session);
   };
   // Within one graph: a record copied into two sessions is one IRI in two graphs.
   for (const row of await select(`SELECT ?g ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
@@ -289,8 +299,9 @@ async function storedTranscripts(select: Select): Promise<Map<string, StoredTran
         { ?x weave:inTranscript ?t ; a ?class ; weave:sourceLine ?line .
           VALUES (?class ?kind) { (weave:ReplayedRecord "replayed") (weave:MalformedLine "malformed") (weave:PendingLine "pending") } }
       } } }`)) {
-    const t = of(row.path, row.session);
-    t.soul ??= /^urn:soul:([^:]+):/.exec(row.g)?.[1];
+    const graphSoul = /^urn:soul:([^:]+):/.exec(row.g)?.[1];
+    const t = of(row.path, row.session, graphSoul ?? soul);
+    t.soul ??= graphSoul;
     if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
     if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
   }
