@@ -26,7 +26,7 @@ import {
 import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
 import { RemoteStore } from './store/remote/client.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
-import { heldElsewhere, recordHeld, type HeldSession } from './store/remote/owners.ts';
+import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, type StoreWriter } from './store/writer.ts';
 
 export type { LineProblem } from './session-read.ts';
@@ -430,13 +430,24 @@ async function sharedStore(storeDir: string, soul: string, plan: Plan, manifest:
   const config = await readRemoteConfig(storeDir);
   if (!config) return undefined;
   const fresh = plan.sessions.filter((p) => !manifest.graphs[p.graph]).map((p) => p.session.sessionId);
-  const owners = fresh.length ? await heldElsewhere(new RemoteStore(config), soul, fresh) : new Map<string, string>();
+  const copies = fresh.length ? await heldElsewhere(new RemoteStore(config), soul, fresh) : new Map<string, HeldCopy>();
+  // A copy held there whole is left to its soul; one that went on here (a file it lacks, or longer) is read, or its new lines are lost.
+  const owner = (p: Planned) => {
+    const copy = copies.get(p.session.sessionId);
+    if (!copy) return undefined;
+    for (const { path } of transcriptsOf(p.session)) {
+      const size = p.stamps.find((s) => s.path === path)?.size ?? 0;
+      if ((copy.bytes.get(pathInSession(path, p.session.sessionId)) ?? -1) < size) return undefined;
+    }
+    return copy.soul;
+  };
   const found = new Set(plan.sessions.map((p) => p.session.sessionId));
   const held = plan.sessions
-    .filter((p) => owners.has(p.session.sessionId))
-    .map((p) => ({ sessionId: p.session.sessionId, soul: owners.get(p.session.sessionId)!, paths: p.stamps.map((s) => s.path).sort() }))
+    .map((p) => ({ sessionId: p.session.sessionId, soul: owner(p), paths: p.stamps.map((s) => s.path).sort() }))
+    .filter((h): h is HeldSession => h.soul !== undefined)
     .sort((x, y) => x.sessionId.localeCompare(y.sessionId));
-  plan.sessions = plan.sessions.filter((p) => !owners.has(p.session.sessionId));
+  const left = new Set(held.map((h) => h.sessionId));
+  plan.sessions = plan.sessions.filter((p) => !left.has(p.session.sessionId));
   return { writtenBy: whoWrites(), found, held };
 }
 

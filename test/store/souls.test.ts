@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -238,6 +238,25 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
       (p: { key: string; sessions: number; outputTokens: number }) => `${p.key} ${p.sessions} ${p.outputTokens}`,
     );
     assert.deepEqual(byProject.sort(), ['-home-dev-api 1 265', '-home-dev-infra 1 45', '-home-dev-shop 1 82', '-home-dev-tools 1 43']);
+  });
+
+  it('a copy that went on here is read here, so its new lines are not lost', async () => {
+    // tool-joins copied to machine B and gone on there: its last line once more (a replayed record).
+    await place(b.projects, 'tool-joins', '-home-dev-tools', TOOLS, '-home-bob-tools');
+    const file = join(b.projects, '-home-bob-tools', `${TOOLS}.jsonl`);
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    await appendFile(file, `${lines[lines.length - 1]}\n`);
+    const ran = await weave(b, ['ingest', b.projects, '--store', virtuoso.endpoint, '--no-detect']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /1 sessions read \(2 unchanged\).*1 held under another soul/s);
+    assert.deepEqual(
+      await sessionGraphs(),
+      [`bob ${SHOP}`, `bob ${INFRA}`, `bob ${TOOLS}`, `${soulA} ${SPLIT}`, `${soulA} ${TOOLS}`].sort(),
+    );
+    const verified = JSON.parse((await weave(b, ['verify', '--store', virtuoso.endpoint, '--json'])).stdout);
+    assert.equal(verified.ok, true);
+    const tools = verified.files.find((f: { session: string }) => f.session === TOOLS);
+    assert.deepEqual([tools.lines, tools.events, tools.replayed, tools.heldBy], [8, 7, 1, undefined]);
   });
 
   it("a machine never puts or drops another soul's graphs, nor the default graph", async () => {

@@ -14,25 +14,44 @@ import type { RemoteStore } from './client.ts';
 
 const BATCH = 200;
 
-/** Of `sessionIds`, those whose session graph the external store holds under a soul other than `soul`: id → that soul. */
-export async function heldElsewhere(remote: RemoteStore, soul: string, sessionIds: readonly string[]): Promise<Map<string, string>> {
-  const owners = new Map<string, string>();
+/** A session as another soul holds it: that soul, and how many bytes of each transcript it read (by path from the session's id on). */
+export interface HeldCopy {
+  soul: string;
+  bytes: Map<string, number>;
+}
+
+/** A transcript's path from its session's id on (`<id>.jsonl`, `<id>/subagents/…`): the same on every machine. */
+export function pathInSession(path: string, sessionId: string): string {
+  const at = path.lastIndexOf(`/${sessionId}`);
+  return at >= 0 ? path.slice(at + 1) : path;
+}
+
+/** Of `sessionIds`, those whose session graph the external store holds under a soul other than `soul`: id → that copy. */
+export async function heldElsewhere(remote: RemoteStore, soul: string, sessionIds: readonly string[]): Promise<Map<string, HeldCopy>> {
+  const owners = new Map<string, HeldCopy>();
   const ids = [...new Set(sessionIds)];
   for (let at = 0; at < ids.length; at += BATCH) {
     const values = ids
       .slice(at, at + BATCH)
       .map((id) => JSON.stringify(id))
       .join(' ');
-    const answer = await remote.query(`SELECT DISTINCT ?g ?id WHERE { VALUES ?id { ${values} } GRAPH ?g { ?t weave:sessionId ?id } }`, [
-      'application/sparql-results+json',
-    ]);
+    const answer = await remote.query(
+      `SELECT DISTINCT ?g ?id ?path ?bytes WHERE { VALUES ?id { ${values} } GRAPH ?g { ?t weave:sessionId ?id ; weave:sourcePath ?path OPTIONAL { ?t weave:byteLength ?bytes } } }`,
+      ['application/sparql-results+json'],
+    );
     const json = JSON.parse(new TextDecoder().decode(answer.body)) as { results?: { bindings: Record<string, { value: string }>[] } };
     for (const row of json.results?.bindings ?? []) {
       const graph = row.g?.value ?? '';
       const id = row.id?.value ?? '';
       const other = /^urn:soul:([^:]+):Weave\/graph\//.exec(graph)?.[1];
       // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
-      if (other && other !== soul && graph === sessionGraphIri(other, id) && !(owners.get(id)! <= other)) owners.set(id, other);
+      if (!other || other === soul || graph !== sessionGraphIri(other, id)) continue;
+      // Two other souls holding it: the first by name.
+      const known = owners.get(id);
+      if (known && known.soul < other) continue;
+      const copy = known?.soul === other ? known : { soul: other, bytes: new Map<string, number>() };
+      owners.set(id, copy);
+      if (row.path) copy.bytes.set(pathInSession(row.path.value, id), Number(row.bytes?.value ?? 0));
     }
   }
   return owners;
