@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { startServer } from '../../src/server/server.ts';
 import { RemoteStore } from '../../src/store/remote/client.ts';
 import { readRemoteConfig } from '../../src/store/remote/config.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { remoteMirror } from '../../src/store/writer.ts';
 import { REPO } from '../server/helpers.ts';
 import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
@@ -263,7 +264,9 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     const dir = join(b.home, 'remote', (await readdir(join(b.home, 'remote')))[0]);
     const config = await readRemoteConfig(dir);
     assert.ok(config);
-    const mirror = await remoteMirror(new RemoteStore(config), 'bob');
+    const manifest = await readManifest(dir);
+    assert.equal(manifest?.soul, 'bob');
+    const mirror = await remoteMirror(new RemoteStore(config), dir, manifest);
     const theirs = `urn:soul:${soulA}:Weave/graph/${SPLIT}`;
     const count = async () => {
       const answer = await remote.query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${theirs}> { ?s ?p ?o } }`, [
@@ -273,11 +276,17 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     };
     const held = await count();
     assert.ok(held > 0);
-    await assert.rejects(mirror.put(theirs, '<urn:w:s> <urn:w:p> <urn:w:o> .\n'), {
-      message: `PUT of graph ${theirs} refused: the external store is shared, and soul "bob" writes only its own graphs (urn:soul:bob:Weave/…)`,
-    });
+    await assert.rejects(
+      mirror.put(theirs, async () => '<urn:w:s> <urn:w:p> <urn:w:o> .\n'),
+      {
+        message: `PUT of graph ${theirs} refused: the external store is shared, and soul "bob" writes only its own graphs (urn:soul:bob:Weave/…)`,
+      },
+    );
     await assert.rejects(mirror.remove(theirs), { message: /^DELETE of graph .* refused/ });
-    await assert.rejects(mirror.put('default', '<urn:w:s> <urn:w:p> <urn:w:o> .\n'), { message: /^PUT of graph default refused/ });
+    await assert.rejects(
+      mirror.put('default', async () => '<urn:w:s> <urn:w:p> <urn:w:o> .\n'),
+      { message: /^PUT of graph default refused/ },
+    );
     assert.equal(await count(), held);
   });
 
