@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomically } from '../atomic.ts';
 import { SENDING_FILE } from '../layout.ts';
 import { DEFAULT_GRAPH_KEY, readGraphBytes, type GraphEntry } from '../manifest.ts';
-import type { GraphMirror, OnSent } from '../writer.ts';
+import type { GraphMirror, OnSent } from '../mirror.ts';
 import type { VirtuosoLoader } from './bulk.ts';
 import type { RemoteStore } from './client.ts';
 
