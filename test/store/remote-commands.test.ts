@@ -61,7 +61,8 @@ describe('commands over an external store (Virtuoso) fed by two machines', { ski
     base = await tempDir('weave-remote-commands-');
     a = remoteStoreDir(virtuoso.endpoint, join(base, 'a'));
     await ingest([SPINE], { storeDir: a, soul: 'local' });
-    await ingest([SPLIT_CALL], { storeDir: remoteStoreDir(virtuoso.endpoint, join(base, 'b')), soul: 'local' });
+    // Machine B writes under its own soul, as every machine feeding a shared store does.
+    await ingest([SPLIT_CALL], { storeDir: remoteStoreDir(virtuoso.endpoint, join(base, 'b')), soul: 'bob' });
     embedded = join(base, 'embedded');
     await ingest([SPINE, SPLIT_CALL], { storeDir: embedded, soul: 'local' });
   });

@@ -40,7 +40,7 @@ export default routePlugin('weave-routes-conversation', async (app) => {
     if (!SESSION_ID.test(given)) throw new HttpError(400, 'a session is named by its id, or the first characters of it');
     const found = await findSession(ctx, given, request);
     if (found.length !== 1) return html(reply.code(found.length ? 300 : 404), renderSessionChoice(given, found));
-    const [{ id, graph }] = found;
+    const [{ id, graph, soul }] = found;
     const format = request.searchParams.get('format');
     const json =
       format === 'json' || (!format && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'application/json');
@@ -72,7 +72,7 @@ export default routePlugin('weave-routes-conversation', async (app) => {
       project: facts?.project,
       start: facts?.start,
       end: facts?.end,
-      transcript: instanceIri(ctx.config.soul, 'Transcript', id).slice(1, -1),
+      transcript: instanceIri(soul, 'Transcript', id).slice(1, -1),
       treeQuery: queries.tree,
     });
     return html(reply.header('vary', 'Accept'), page);
@@ -99,7 +99,7 @@ async function findSession(
   ctx: ServerContext,
   given: string,
   request: FastifyRequest,
-): Promise<{ id: string; graph: string; title?: string }[]> {
+): Promise<{ id: string; graph: string; soul: string; title?: string }[]> {
   // The id passed SESSION_ID: it holds no quote or backslash, so it is safe inside a literal.
   const rows = await selectRows(
     ctx,
@@ -110,9 +110,16 @@ async function findSession(
     request,
   );
   // A session's own graph only: its node is stated nowhere else, but a copy would list it twice.
+  // In a store several machines feed, that graph is under the soul of the machine that wrote it.
   const sessions = rows
-    .map((r) => ({ id: r.id, graph: r.g, title: r.title }))
-    .filter((s) => s.graph === sessionGraphIri(ctx.config.soul, s.id));
+    .map((r) => ({ id: r.id, graph: r.g, title: r.title, soul: soulOfSessionGraph(r.g, r.id) }))
+    .filter((s): s is typeof s & { soul: string } => s.soul !== undefined);
   const exact = sessions.filter((s) => s.id === given);
   return exact.length ? exact : sessions;
+}
+
+/** The soul whose session graph `graph` is (`urn:soul:<soul>:Weave/graph/<id>`), or undefined for any other graph. */
+function soulOfSessionGraph(graph: string, id: string): string | undefined {
+  const soul = /^urn:soul:([^:/]+):Weave\/graph\//.exec(graph)?.[1];
+  return soul !== undefined && graph === sessionGraphIri(soul, id) ? soul : undefined;
 }
