@@ -1,8 +1,8 @@
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mergeDefaultGraph } from '../../src/query/merge.ts';
-import { sparqlPrefixes } from '../../src/rdf/vocab.ts';
+import { remoteStoreDir } from '../../src/store/remote/config.ts';
+import { externalQueryText } from '../../src/store/remote/query-text.ts';
 import type { ExternalRun } from './results.ts';
 import { newlines, runTimed } from './timed.ts';
 import { type BenchVirtuoso, startBenchVirtuoso } from './virtuoso.ts';
@@ -13,8 +13,10 @@ import { type BenchVirtuoso, startBenchVirtuoso } from './virtuoso.ts';
  * ready query through `weave query --store …` beside a bare fetch of the SPARQL weave sends (its
  * prefixes and its union read as the merge); then `weave export --format nquads --rdf 1.1` of
  * what was sent, loaded by Virtuoso's bulk loader (ld_dir, rdf_loader_run) into another empty
- * Virtuoso on the same port. Every command runs as a user would run it, timed by /usr/bin/time;
- * `save` is called after each figure, so a step cut short keeps what it measured.
+ * Virtuoso on the same port. Weave's ingest goes through the bulk loader (remote.json's `bulk`,
+ * as the guide configures it; BENCH_EXTERNAL_BULK=0: Graph Store PUTs alone). Every command runs
+ * as a user would run it, timed by /usr/bin/time; `save` is called after each figure, so a step
+ * cut short keeps what it measured.
  */
 
 const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
@@ -36,6 +38,7 @@ export async function externalStep(
   const env = { WEAVE_HOME: join(dir, 'home'), WEAVE_NO_DAEMON: '1' };
   let virtuoso = await startBenchVirtuoso(join(dir, 'virtuoso-weave'), port);
   try {
+    if (process.env.BENCH_EXTERNAL_BULK !== '0') await useBulkLoader(virtuoso, env.WEAVE_HOME);
     const empty = await count(virtuoso);
     say(`weave ingest --store ${virtuoso.endpoint}`);
     const ingest = await runTimed([WEAVE, 'ingest', '--store', virtuoso.endpoint, ...paths], env, false);
@@ -107,12 +110,13 @@ async function count(virtuoso: BenchVirtuoso): Promise<number> {
 
 /** The SPARQL weave sends for `query` (its prefixes, its union as the merge), fetched bare: wall time to the last byte, and rows. */
 async function bare(virtuoso: BenchVirtuoso, query: string): Promise<{ ms: number; rows?: number; failed?: string }> {
-  const text = sparqlPrefixes() + query;
+  // The very text weave sends (its prefixes, triple terms in the RDF 1.1 form, the union as the merge).
+  const text = externalQueryText(query, { tripleTerms: false });
   const t0 = performance.now();
   const res = await fetch(virtuoso.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: TSV },
-    body: new URLSearchParams({ query: mergeDefaultGraph(text) || text }).toString(),
+    body: new URLSearchParams({ query: text }).toString(),
   });
   if (!res.ok)
     return {
@@ -123,4 +127,12 @@ async function bare(virtuoso: BenchVirtuoso, query: string): Promise<{ ms: numbe
   for await (const chunk of res.body ?? []) lines += newlines(chunk as Uint8Array);
   const ms = performance.now() - t0;
   return { ms, rows: lines - 1 };
+}
+
+/** Names the Virtuoso's bulk loader in the remote.json `weave ingest --store URL` will open (made beforehand), as the guide says. */
+async function useBulkLoader(virtuoso: BenchVirtuoso, home: string): Promise<void> {
+  const path = join(remoteStoreDir(virtuoso.endpoint, home), 'remote.json');
+  const config = JSON.parse(await readFile(path, 'utf8'));
+  config.bulk = { engine: 'virtuoso', isql: `127.0.0.1:${virtuoso.sqlPort}`, user: 'dba', password: 'dba', directory: virtuoso.loadDir };
+  await writeFile(path, `${JSON.stringify(config, null, 1)}\n`, { mode: 0o600 });
 }
