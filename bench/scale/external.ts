@@ -133,6 +133,6 @@ async function bare(virtuoso: BenchVirtuoso, query: string): Promise<{ ms: numbe
 async function useBulkLoader(virtuoso: BenchVirtuoso, home: string): Promise<void> {
   const path = join(remoteStoreDir(virtuoso.endpoint, home), 'remote.json');
   const config = JSON.parse(await readFile(path, 'utf8'));
-  config.bulk = { engine: 'virtuoso', isql: `127.0.0.1:${virtuoso.sqlPort}`, user: 'dba', password: 'dba', directory: virtuoso.loadDir };
+  config.bulk = { engine: 'virtuoso', isql: virtuoso.isql, user: 'dba', password: 'dba', directory: virtuoso.loadDir };
   await writeFile(path, `${JSON.stringify(config, null, 1)}\n`, { mode: 0o600 });
 }

@@ -27,7 +27,24 @@ export interface Virtuoso {
   loadDir: string;
   /** The server's process id (the bench reads its CPU time). */
   pid: number;
+  /** Runs SQL through isql-vt as dba; resolves with its output. */
+  sql(statements: string): Promise<string>;
   stop(): Promise<void>;
+}
+
+/** What the scale bench sizes otherwise (bench/scale/virtuoso.ts); the tests keep the server small. */
+export interface VirtuosoOptions {
+  /** Its directory (made; removed on stop). Default: a new temp directory. */
+  dir?: string;
+  /** Its HTTP port. Default: a free one. */
+  httpPort?: number;
+  /** NumberOfBuffers (8 kB pages); MaxDirtyBuffers is three quarters of it. */
+  buffers?: number;
+  maxQueryMem?: string;
+  maxQuerySeconds?: number;
+  /** How long the server may take to start, and to stop before it is killed. */
+  startSeconds?: number;
+  stopSeconds?: number;
 }
 
 export function virtuosoMissing(): string | undefined {
@@ -36,7 +53,7 @@ export function virtuosoMissing(): string | undefined {
     : `${SERVER} is not installed (apt-get install virtuoso-opensource; .ci/run does)`;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -44,11 +61,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startVirtuoso(): Promise<Virtuoso> {
-  const dir = await mkdtemp(join(tmpdir(), 'weave-virtuoso-'));
-  const [sqlPort, httpPort] = [await freePort(), await freePort()];
+export async function startVirtuoso(options: VirtuosoOptions = {}): Promise<Virtuoso> {
+  const { buffers = 20_000, maxQueryMem = '500M', maxQuerySeconds = 600, startSeconds = 60, stopSeconds = 10 } = options;
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'weave-virtuoso-')));
+  const [sqlPort, httpPort] = [await freePort(), options.httpPort ?? (await freePort())];
   const file = (name: string) => join(dir, name);
-  await mkdir(file('load'));
+  await mkdir(file('load'), { recursive: true });
   await writeFile(
     file('virtuoso.ini'),
     `[Database]
@@ -66,10 +84,10 @@ ServerPort = 127.0.0.1:${sqlPort}
 DisableUnixSocket = 1
 DirsAllowed = ., ${file('load')}
 CaseMode = 2
-NumberOfBuffers = 20000
-MaxDirtyBuffers = 15000
+NumberOfBuffers = ${buffers}
+MaxDirtyBuffers = ${Math.round((buffers * 3) / 4)}
 ThreadsPerQuery = 2
-MaxQueryMem = 500M
+MaxQueryMem = ${maxQueryMem}
 [HTTPServer]
 ServerPort = 127.0.0.1:${httpPort}
 ServerRoot = ${VSP}
@@ -79,7 +97,7 @@ Charset = UTF-8
 [SPARQL]
 ; Virtuoso cuts results at 10,000 rows unless told otherwise: figures would silently differ.
 ResultSetMaxRows = 100000000
-MaxQueryExecutionTime = 600
+MaxQueryExecutionTime = ${maxQuerySeconds}
 MaxQueryCostEstimationTime = 0
 `,
   );
@@ -87,10 +105,12 @@ MaxQueryCostEstimationTime = 0
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, stopSeconds * 1000))]);
     child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
   };
+  const sql = async (statements: string) =>
+    (await promisify(execFile)(ISQL, [String(sqlPort), 'dba', 'dba', `exec=${statements}`], { maxBuffer: 2 ** 26 })).stdout;
   const endpoint = `http://127.0.0.1:${httpPort}/sparql`;
   try {
     for (let i = 0; ; i++) {
@@ -99,13 +119,13 @@ MaxQueryCostEstimationTime = 0
         () => false,
       );
       if (up) break;
-      if (i > 600 || child.exitCode !== null) throw new Error(`Virtuoso did not start (see ${file('virtuoso.log')})`);
+      if (i > startSeconds * 10 || child.exitCode !== null) throw new Error(`Virtuoso did not start (see ${file('virtuoso.log')})`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    await promisify(execFile)(ISQL, [String(sqlPort), 'dba', 'dba', 'exec=GRANT SPARQL_UPDATE TO "SPARQL";']);
+    await sql('GRANT SPARQL_UPDATE TO "SPARQL";');
   } catch (e) {
     await stop();
     throw e;
   }
-  return { endpoint, isql: `127.0.0.1:${sqlPort}`, loadDir: file('load'), pid: child.pid!, stop };
+  return { endpoint, isql: `127.0.0.1:${sqlPort}`, loadDir: file('load'), pid: child.pid!, sql, stop };
 }
