@@ -1,16 +1,16 @@
 import oxigraph from 'oxigraph';
 import { formatOf, mediaTypeNamed } from '../query/formats.ts';
 import { QueryError, runQuery } from '../query/run.ts';
-import { NotXmlError, solutionForm, writeSolutions } from '../query/solutions.ts';
 import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import type { StoreBackend } from './backend.ts';
 import { datasetStats } from './dataset-stats.ts';
 import { describeData, describeQueryJob } from './description.ts';
 import { HttpError } from './errors.ts';
-import { isWrite, type Job, type JobResult, type QueryJob } from './messages.ts';
+import { isWrite, type Job, type JobResult } from './messages.ts';
 import type { Select } from './select.ts';
 import type { PoolEvent } from './workers/pool.ts';
+import { bounded, solutionsAnswer } from './answer.ts';
 
 /**
  * A query's syntax checked as an embedded store checks it, on an empty Oxigraph store: a mistake
@@ -94,17 +94,17 @@ export class RemoteBackend implements StoreBackend {
         const graphs = { defaultGraphs: job.defaultGraphs, namedGraphs: job.namedGraphs, signal };
         if (job.graphResult || formatOf(job.accept[0])?.name === 'json') {
           const answer = await this.remote.query(job.query, job.accept, graphs);
-          return this.bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
+          return bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
         }
         // Solutions in CSV, TSV or XML are written here from the store's JSON, as the query workers write them.
         const { body } = await this.remote.query(job.query, [mediaTypeNamed('json')], graphs);
-        this.bounded(body, mediaTypeNamed('json'), job.maxResultBytes);
-        return this.solutions(JSON.parse(new TextDecoder().decode(body)) as JsonResults, job);
+        bounded(body, mediaTypeNamed('json'), job.maxResultBytes);
+        return solutionsAnswer(JSON.parse(new TextDecoder().decode(body)) as JsonResults, job);
       }
       case 'graph-read': {
         try {
           const answer = await this.remote.getGraph(job.graph, job.accept.join(', '), signal);
-          return this.bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
+          return bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
         } catch (e) {
           if (e instanceof RemoteStoreError && e.status === 404) throw new HttpError(404, `there is no graph <${job.graph}>`);
           throw e;
@@ -116,7 +116,7 @@ export class RemoteBackend implements StoreBackend {
         if (!job.accept.length) return { status: 200, data: await describeData(this.select(signal), job.iri) };
         const query = describeQueryJob(job);
         const answer = await this.remote.query(query.query, query.accept, { signal });
-        return this.bounded(answer.body, answer.mediaType || query.accept[0], job.maxResultBytes);
+        return bounded(answer.body, answer.mediaType || query.accept[0], job.maxResultBytes);
       }
     }
   }
@@ -127,33 +127,6 @@ export class RemoteBackend implements StoreBackend {
       const { body } = await this.remote.query(query, ['application/sparql-results+json'], { signal });
       return (JSON.parse(new TextDecoder().decode(body)) as { results?: { bindings: Record<string, JsonTerm>[] } }).results?.bindings ?? [];
     };
-  }
-
-  /** Solutions in the first format the client accepts that can hold them (as workers/operations/query.ts writes them). */
-  private solutions(results: JsonResults, job: QueryJob): JobResult {
-    let refused: NotXmlError | undefined;
-    for (const format of job.accept) {
-      try {
-        const text = writeSolutions(results, format, solutionForm(format, job.tripleTerms));
-        return this.bounded(new TextEncoder().encode(text), format, job.maxResultBytes);
-      } catch (e) {
-        if (!(e instanceof NotXmlError)) throw e;
-        refused = e;
-      }
-    }
-    throw new HttpError(
-      406,
-      `${refused!.message}, so it cannot be SPARQL XML; accept application/sparql-results+json, text/csv or text/tab-separated-values`,
-    );
-  }
-
-  private bounded(body: Uint8Array, mediaType: string, limit: number): JobResult {
-    if (body.length > limit)
-      throw new HttpError(
-        507,
-        `the result is ${(body.length / 1e6).toFixed(1)} MB, over the limit of ${(limit / 1e6).toFixed(1)} MB; narrow the query or add LIMIT`,
-      );
-    return { status: 200, mediaType, body };
   }
 
   private failure(job: Job, e: unknown, timeoutMs: number): HttpError {

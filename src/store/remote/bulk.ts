@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { isRunning } from '../running.ts';
 import type { BulkConfig } from './config.ts';
 import { graphQuads } from './rdf11.ts';
 
@@ -200,13 +201,4 @@ export class VirtuosoLoader {
 /** An IRI written into a SQL string as it is: no quote, backslash, space or control character. */
 function safeIri(iri: string): boolean {
   return /^[^'\\\s\u0000-\u001f<>"{}|^`]+$/.test(iri);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

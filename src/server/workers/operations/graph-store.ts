@@ -3,7 +3,7 @@ import { formatOf, mediaTypeNamed } from '../../../query/formats.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { GraphReadJob, GraphWriteJob, JobResult } from '../../messages.ts';
-import { answer, NO_TRIPLE_TERMS, noFormatLeft } from './answer.ts';
+import { answer, NO_TRIPLE_TERMS, noFormatLeft } from '../../answer.ts';
 import { graphExists, graphTerm } from './persist.ts';
 import { graphAnswer } from './query.ts';
 import { isTrap } from '../../../query/traps.ts';

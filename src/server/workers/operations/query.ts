@@ -3,12 +3,12 @@ import oxigraph from 'oxigraph';
 import { formatOf, mediaTypeNamed } from '../../../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../../../query/graph-results.ts';
 import { runQuery } from '../../../query/run.ts';
-import { NotXmlError, solutionForm, writeSolutions } from '../../../query/solutions.ts';
+import { solutionForm } from '../../../query/solutions.ts';
 import type { JsonResults } from '../../../query/table.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { JobResult, QueryJob } from '../../messages.ts';
-import { answer } from './answer.ts';
+import { answer, solutionsAnswer } from '../../answer.ts';
 import { isTrap } from '../../../query/traps.ts';
 
 /**
@@ -55,22 +55,6 @@ export function runQueryJob(store: OxStore, job: QueryJob, union: { set?: boolea
   if (OXIGRAPH_WRITES.has(formatOf(format)?.name ?? '') && solutionForm(format, job.tripleTerms) === '1.2')
     return answer(run(format), format, job.maxResultBytes);
   return solutionsAnswer(JSON.parse(run(mediaTypeNamed('json'))) as JsonResults, job);
-}
-
-function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
-  let refused: NotXmlError | undefined;
-  for (const format of job.accept) {
-    try {
-      return answer(writeSolutions(results, format, solutionForm(format, job.tripleTerms)), format, job.maxResultBytes);
-    } catch (e) {
-      if (!(e instanceof NotXmlError)) throw e;
-      refused = e;
-    }
-  }
-  throw new HttpError(
-    406,
-    `${refused!.message}, so it cannot be SPARQL XML; accept application/sparql-results+json, text/csv or text/tab-separated-values`,
-  );
 }
 
 /** A graph (N-Quads text) in the first accepted format that can hold it, triple terms as the job asks. */
