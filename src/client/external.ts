@@ -1,4 +1,4 @@
-import { readRemoteConfig, type RemoteConfig } from '../store/remote/config.ts';
+import { readRemoteConfig, type RemoteConfig, withoutCredentials } from '../store/remote/config.ts';
 import { standardJson } from '../store/remote/results.ts';
 import { httpRequest } from './http.ts';
 
@@ -28,16 +28,13 @@ export async function externalStore(dir: string): Promise<RemoteConfig | undefin
 export async function askExternal(remote: RemoteConfig, query: string, mediaType: string): Promise<string> {
   // Loaded only here: its SPARQL parser is most of what the light entry would load otherwise.
   const { externalQueryText } = await import('../store/remote/query-text.ts');
-  const url = new URL(remote.endpoint);
-  const credentials = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
-  url.username = '';
-  url.password = '';
+  const { url, authorization } = withoutCredentials(remote.endpoint);
   const res = await httpRequest(url.href, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       accept: mediaType,
-      ...(credentials && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }),
+      ...(authorization && { authorization }),
     },
     body: new URLSearchParams({ query: externalQueryText(query, { tripleTerms: remote.tripleTerms }) }).toString(),
   });

@@ -1,5 +1,5 @@
 import oxigraph from 'oxigraph';
-import type { RemoteConfig } from './config.ts';
+import { type RemoteConfig, withoutCredentials } from './config.ts';
 import { externalQueryText } from './query-text.ts';
 import { graphPayload } from './rdf11.ts';
 import { standardJson } from './results.ts';
@@ -122,14 +122,8 @@ export class RemoteStore {
   }
 
   private fetch(address: string, init: RequestInit): Promise<Response> {
-    const url = new URL(address);
-    const credentials = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
-    url.username = '';
-    url.password = '';
-    const headers = {
-      ...(init.headers as Record<string, string>),
-      ...(credentials && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }),
-    };
+    const { url, authorization } = withoutCredentials(address);
+    const headers = { ...(init.headers as Record<string, string>), ...(authorization && { authorization }) };
     return fetch(url, { ...init, headers }).catch((e) => {
       if ((e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError') throw e;
       throw new RemoteStoreError(

@@ -50,6 +50,18 @@ export interface BulkConfig {
   batch?: number;
 }
 
+/**
+ * An address without the user and password it may carry, and those as a Basic authorization
+ * header: sent, never part of a URL that could be logged.
+ */
+export function withoutCredentials(address: string): { url: URL; authorization?: string } {
+  const url = new URL(address);
+  const credentials = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+  url.username = '';
+  url.password = '';
+  return { url, ...(credentials && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }) };
+}
+
 export function isStoreUrl(spec: string): boolean {
   return /^https?:\/\//i.test(spec);
 }
