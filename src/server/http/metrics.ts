@@ -11,6 +11,13 @@ function labelText(labels: Labels): string {
   return `{${entries.map(([k, v]) => `${k}="${String(v).replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`).join(',')}}`;
 }
 
+/** A series' key in its metric: every caller of a metric names the same labels in the same order. */
+function keyOf(labels: Labels): string {
+  let key = '';
+  for (const k in labels) key += `${labels[k]}\u0000`;
+  return key;
+}
+
 class Counter {
   private readonly values = new Map<string, { labels: Labels; value: number }>();
   constructor(
@@ -19,14 +26,14 @@ class Counter {
   ) {}
 
   inc(labels: Labels = {}, by = 1): void {
-    const key = labelText(labels);
+    const key = keyOf(labels);
     const entry = this.values.get(key) ?? { labels, value: 0 };
     entry.value += by;
     this.values.set(key, entry);
   }
 
   get(labels: Labels = {}): number {
-    return this.values.get(labelText(labels))?.value ?? 0;
+    return this.values.get(keyOf(labels))?.value ?? 0;
   }
 
   render(): string[] {
@@ -45,7 +52,7 @@ class Histogram {
   ) {}
 
   observe(labels: Labels, value: number): void {
-    const key = labelText(labels);
+    const key = keyOf(labels);
     let s = this.series.get(key);
     if (!s) this.series.set(key, (s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
     this.buckets.forEach((b, i) => {

@@ -17,6 +17,7 @@ import { Restatements } from '../../store/restated.ts';
 import { storeSelect } from './operations/rows.ts';
 import { isTrap, trapMessage } from '../../query/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
+import { awaitNextAwake, SHORT_JOB_MS } from './awake.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
@@ -147,8 +148,11 @@ async function handle(message: Exclude<ToWorker, { type: 'open' } | { type: 'set
   }
   const { id, job } = message;
   try {
+    const began = performance.now();
     const result = await run(id, job);
     post({ type: 'done', id, result }, result.body ? [result.body.buffer as ArrayBuffer] : []);
+    // Short jobs come in runs: the next may be on its way (awake.ts).
+    if (performance.now() - began < SHORT_JOB_MS) awaitNextAwake(port, (m) => take(m as ToWorker));
   } catch (e) {
     if (e instanceof HttpError) post({ type: 'failed', id, status: e.status, message: e.message, headers: e.headers });
     else if (isTrap(e))
@@ -178,10 +182,11 @@ const opening = () =>
   });
 // A standby is booted (tsx and Oxigraph loaded) but holds no store until it is told to open it.
 let chain: Promise<void> = open ? opening() : Promise.resolve(post({ type: 'booted' }));
-port.on('message', (message: ToWorker) => {
+function take(message: ToWorker): void {
   if (message.type === 'open') asStandby = true;
   chain = chain.then(() => (message.type === 'open' ? opening() : message.type === 'set-aside' ? setAside() : handle(message)));
-});
+}
+port.on('message', take);
 
 /** The query a job runs, to name it in a trap's message. */
 function queryOf(job: Job): string | undefined {
