@@ -2,10 +2,10 @@
  * The endpoint against its reference (issue 23), side by side in one run: `weave serve` as a user
  * starts it (two workers, the default here) and a bare Fastify route over an in-process Oxigraph
  * holding the same quads (bench/bare-route.ts), each hammered in turn by autocannon with a point
- * query and an aggregate at 1, 8 and 32 connections. Then whether Weave's union is a set (counts
- * without DISTINCT equal to counts with it, where the bare route counts copies), and 32
- * connections held for BENCH_SUSTAIN_SECONDS (30): the seconds without a successful answer, and
- * how fast a refusal (503) comes. `node --import tsx bench/endpoint.ts STORE` runs it alone.
+ * query and an aggregate at 1, 8 and 32 connections, each run after a second's uncounted warm-up.
+ * Then whether Weave's union is a set (counts without DISTINCT equal to counts with it, where the
+ * bare route counts copies), and 32 connections held for BENCH_SUSTAIN_SECONDS (30): the seconds
+ * without a successful answer, and how fast a refusal (503) comes. `node --import tsx bench/endpoint.ts STORE` runs it alone.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -14,6 +14,8 @@ import { hammer, startWeave, type Load } from './scale/endpoint.ts';
 
 const SECONDS = Number(process.env.BENCH_ENDPOINT_SECONDS ?? 5);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 30);
+/** Each server is asked for a second, uncounted, before each measured run. */
+const WARMUP_SECONDS = 1;
 const CONNECTIONS = [1, 8, 32];
 const BARE_PORT = 7891;
 const WEAVE_PORT = 7892;
@@ -65,8 +67,8 @@ export async function endpointBench(storeDir: string): Promise<EndpointReport> {
     const rows: EndpointRow[] = [];
     for (const [name, query] of queries)
       for (const connections of CONNECTIONS) {
-        const b = await hammer(bare.base, query, SECONDS, connections);
-        const w = await hammer(weave.base, query, SECONDS, connections);
+        const b = await hammer(bare.base, query, SECONDS, connections, WARMUP_SECONDS);
+        const w = await hammer(weave.base, query, SECONDS, connections, WARMUP_SECONDS);
         rows.push({ query: name, connections, bare: b, weave: w });
       }
     const union: EndpointReport['union'] = [];

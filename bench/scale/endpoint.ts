@@ -26,8 +26,10 @@ export interface Load {
   failed: number;
 }
 
-export async function hammer(base: string, query: string, seconds: number, connections: number): Promise<Load> {
+export async function hammer(base: string, query: string, seconds: number, connections: number, warmupSeconds = 0): Promise<Load> {
   const result = await autocannon({
+    // Not counted: the first requests of a server just started compile its code as they go.
+    ...(warmupSeconds > 0 ? { warmup: { connections, duration: warmupSeconds } } : {}),
     url: `${base}/sparql?query=${encodeURIComponent(query)}`,
     headers: { accept: 'application/sparql-results+json' },
     connections,
