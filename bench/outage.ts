@@ -9,6 +9,7 @@
  *   at once now) while another client sends a cheap query each time the last is answered: the
  *   longest time without an answer, and what they got.
  *
+ * Then both again with `--spare` (a second copy kept open at rest).
  * BENCH_BEFORE=DIR (a checkout of an earlier Weave, `npm ci` done) measures its `weave serve` too.
  * Alone: `node --import tsx bench/outage.ts STORE_DIR`.
  */
@@ -28,6 +29,8 @@ interface Outage {
   afterCut: Record<number, number>;
   /** The longest time the second client went without an answer while runaways came back to back. */
   longestGapMs: number;
+  /** The same, while the first runaway ran (up to its 504): a lone runaway's gap. */
+  longestGapFirstMs: number;
   besideStatuses: Record<number, number>;
   runawayStatuses: number[];
 }
@@ -55,9 +58,15 @@ const cheap = (base: string) =>
 const count = (statuses: number[]) =>
   statuses.reduce<Record<number, number>>((all, s) => Object.assign(all, { [s]: (all[s] ?? 0) + 1 }), {});
 
-async function measure(checkout: string, dir: string, port: number, timeoutSeconds: number): Promise<Outage> {
-  const server = await serve(checkout, dir, 2, port, timeoutSeconds);
+async function measure(checkout: string, dir: string, port: number, timeoutSeconds: number, extra: string[] = []): Promise<Outage> {
+  const server = await serve(checkout, dir, 2, port, timeoutSeconds, extra);
   try {
+    // A spare is opened once the first copy answers: the runaways begin once it is open too.
+    while (extra.includes('--spare')) {
+      const status = (await fetch(`${server.base}/status`).then((r) => r.json())) as { workers?: { ready?: number } };
+      if (status.workers?.ready === 2) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const cutStatus = await runaway(server.base);
     const cutAt = performance.now();
     const afterCut: number[] = [];
@@ -72,8 +81,11 @@ async function measure(checkout: string, dir: string, port: number, timeoutSecon
     await new Promise((r) => setTimeout(r, 3000));
 
     let done = false;
+    let firstCutAt = Number.POSITIVE_INFINITY;
     const attacker = (async () => {
-      const statuses = [await runaway(server.base, `${CROSS_JOIN} LIMIT 1`), await runaway(server.base, `${CROSS_JOIN} LIMIT 2`)];
+      const first = await runaway(server.base, `${CROSS_JOIN} LIMIT 1`);
+      firstCutAt = performance.now();
+      const statuses = [first, await runaway(server.base, `${CROSS_JOIN} LIMIT 2`)];
       done = true;
       return statuses;
     })();
@@ -84,8 +96,17 @@ async function measure(checkout: string, dir: string, port: number, timeoutSecon
       answeredAt.push(performance.now());
     }
     const runawayStatuses = await attacker;
-    const longestGapMs = Math.max(...answeredAt.slice(1).map((at, i) => at - answeredAt[i]));
-    return { afterCutMs, cutStatus, afterCut: count(afterCut), longestGapMs, besideStatuses: count(beside), runawayStatuses };
+    const gaps = answeredAt.slice(1).map((at, i) => ({ ms: at - answeredAt[i], during: at <= firstCutAt ? 'first' : 'second' }));
+    const longest = (during?: string) => Math.max(0, ...gaps.filter((g) => !during || g.during === during).map((g) => g.ms));
+    return {
+      afterCutMs,
+      cutStatus,
+      afterCut: count(afterCut),
+      longestGapMs: longest(),
+      longestGapFirstMs: longest('first'),
+      besideStatuses: count(beside),
+      runawayStatuses,
+    };
   } finally {
     await server.stop();
   }
@@ -102,6 +123,7 @@ export async function outageBench(dir: string, options: { before?: string; port?
   const port = options.port ?? 7897;
   const before = options.before ? await measure(options.before, dir, port, timeout) : undefined;
   const after = await measure(REPO, dir, port, timeout);
+  const spare = await measure(REPO, dir, port, timeout, ['--spare']);
   const either = (f: (o: Outage) => string) => ({ before: before ? f(before) : '(BENCH_BEFORE)', after: f(after) });
   const ratio = (f: (o: Outage) => number) => (before && f(after) > 0 ? `×${(f(before) / f(after)).toFixed(2)}` : '');
   return [
@@ -117,6 +139,11 @@ export async function outageBench(dir: string, options: { before?: string; port?
     },
     { figure: 'what the cheap queries after the cut got', ...either((o) => statuses(o.afterCut)), ratio: '' },
     {
+      figure: 'two runaways back to back, a second client asking: its longest gap while the first runs',
+      ...either((o) => s(o.longestGapFirstMs)),
+      ratio: ratio((o) => o.longestGapFirstMs),
+    },
+    {
       figure: 'two runaways back to back: longest gap without an answer for a second client',
       ...either((o) => s(o.longestGapMs)),
       ratio: ratio((o) => o.longestGapMs),
@@ -124,6 +151,21 @@ export async function outageBench(dir: string, options: { before?: string; port?
     {
       figure: 'what that client got (runaways got)',
       ...either((o) => `${statuses(o.besideStatuses)} (${o.runawayStatuses.join(', ')})`),
+      ratio: '',
+    },
+    // The same server with a second copy kept open at rest: nothing waits for a copy to open.
+    { figure: "with --spare: from the lone runaway's 504 to the first answer", before: '', after: s(spare.afterCutMs), ratio: '' },
+    { figure: 'with --spare: the same, while the first runs', before: '', after: s(spare.longestGapFirstMs), ratio: '' },
+    {
+      figure: 'with --spare: two runaways back to back, longest gap for a second client',
+      before: '',
+      after: s(spare.longestGapMs),
+      ratio: '',
+    },
+    {
+      figure: 'with --spare: what that client got (runaways got)',
+      before: '',
+      after: `${statuses(spare.besideStatuses)} (${spare.runawayStatuses.join(', ')})`,
       ratio: '',
     },
   ];

@@ -72,11 +72,30 @@ interface Served {
 }
 
 /** `weave serve --no-ingest` of a checkout; ready when /healthz says the store is open (or, in older builds, every worker is). */
-export async function serve(checkout: string, dir: string, workers: number, port: number, timeoutSeconds = 30): Promise<Served> {
+export async function serve(
+  checkout: string,
+  dir: string,
+  workers: number,
+  port: number,
+  timeoutSeconds = 30,
+  extra: string[] = [],
+): Promise<Served> {
   const t0 = performance.now();
   const child = spawn(
     join(checkout, 'bin', 'weave'),
-    ['serve', '--no-ingest', '--store', dir, '--port', String(port), '--workers', String(workers), '--timeout', String(timeoutSeconds)],
+    [
+      'serve',
+      '--no-ingest',
+      '--store',
+      dir,
+      '--port',
+      String(port),
+      '--workers',
+      String(workers),
+      '--timeout',
+      String(timeoutSeconds),
+      ...extra,
+    ],
     {
       stdio: 'ignore',
     },

@@ -19,6 +19,8 @@ export interface StoreBackend {
     ready: number;
     busy: number;
     standby: boolean;
+    /** A second copy is kept open at rest (`--spare`). */
+    spare: boolean;
     queued: number;
     queueLimit: number;
     restarts: number;

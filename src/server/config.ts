@@ -12,6 +12,8 @@ export interface ServerConfig {
   /** Per-job limit, from arrival to answer; a request may ask for less with `timeout=SECONDS`. */
   timeoutMs: number;
   workers: number;
+  /** Keep a second copy of the store open at rest (workers ≥ 2): no wait for a copy to open behind a runaway. */
+  spare?: boolean;
   /** Jobs that may wait for a free worker before requests are refused with 503. */
   queueLimit: number;
   /** Largest serialised result served (507 above it). */

@@ -14,11 +14,14 @@ import type { ChangedGraph } from './messages.ts';
 export class StoreFollower {
   private seen: { key: string; graphs: Manifest['graphs'] } | undefined;
   private pending: Promise<void> | undefined;
+  private readonly manifestPath: string;
 
   constructor(
     private readonly storeDir: string,
     private readonly onChanged: (graphs: ChangedGraph[]) => void,
-  ) {}
+  ) {
+    this.manifestPath = join(storeDir, MANIFEST_FILE);
+  }
 
   /** The manifest as the workers are about to open it: what later changes are told against. */
   async start(): Promise<void> {
@@ -56,7 +59,7 @@ export class StoreFollower {
    */
   private key(): string {
     try {
-      const s = statSync(join(this.storeDir, MANIFEST_FILE), { throwIfNoEntry: false });
+      const s = statSync(this.manifestPath, { throwIfNoEntry: false });
       return s ? `${s.ino} ${s.mtimeMs} ${s.size}` : 'none';
     } catch {
       return 'none';

@@ -48,7 +48,7 @@ export class RemoteBackend implements StoreBackend {
   }
 
   get stats() {
-    return { workers: 0, copies: 0, ready: 1, busy: this.running, standby: false, queued: 0, queueLimit: 0, restarts: 0 };
+    return { workers: 0, copies: 0, ready: 1, busy: this.running, standby: false, spare: false, queued: 0, queueLimit: 0, restarts: 0 };
   }
 
   get loading() {

@@ -98,6 +98,7 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
     ? new RemoteBackend(new RemoteStore(remote), { timeoutMs: config.timeoutMs, onEvent })
     : new QueryPool({
         size: config.workers,
+        spare: config.spare,
         storeDir: config.storeDir,
         soul: config.soul,
         timeoutMs: config.timeoutMs,

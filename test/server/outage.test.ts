@@ -117,6 +117,36 @@ describe('a query that times out', () => {
   });
 });
 
+describe('a server with a spare copy (--spare)', () => {
+  it('keeps two copies at rest, and answers beside a runaway and right after its cut with no copy opening', async () => {
+    const server = await startTestServer({ timeoutMs: 20_000, workers: 2, spare: true });
+    try {
+      const { pool } = server.ctx;
+      await eventually(async () => pool.stats.ready === 2, 20_000, 'the spare open');
+      // Past the time an extra copy is retired after (2 s), both stay.
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.deepEqual([pool.stats.ready, pool.stats.copies, pool.stats.spare], [2, 2, true]);
+      let settled = false;
+      const held = runaway(server.base, 4).then((r) => {
+        settled = true;
+        return r.status;
+      });
+      await eventually(async () => pool.stats.busy === 1, 5_000, 'the runaway running');
+      // Answered by the spare while the runaway holds the other copy: no third copy was opened for it.
+      assert.deepEqual(await select(server.base, TURNS), [{ n: '6' }]);
+      assert.equal(settled, false, 'the runaway still runs');
+      assert.equal(pool.stats.copies, 2);
+      assert.equal(await held, 504);
+      // Right after the cut the spare answers while the runaway's copy is replaced.
+      assert.equal(pool.stats.ready, 1);
+      assert.deepEqual(await select(server.base, TURNS), [{ n: '6' }]);
+      await eventually(async () => pool.stats.ready === 2, 20_000, 'a new spare open');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('a server whose store became unreadable after a runaway was cut', () => {
   it('answers a query 503 at once with what /healthz says, instead of holding it to its deadline', async () => {
     const storeDir = await tempDir();

@@ -7,7 +7,7 @@ import { isWrite, type ChangedGraph, type FromWorker, type Job, type JobResult, 
 /**
  * Runs on the main thread: the query workers (query-worker.ts, each in its own thread) and the
  * queue in front of them. One copy of the store is kept open; memory holds one copy at rest,
- * whatever `size` is.
+ * whatever `size` is, unless `spare` keeps a second (then the standby below is that copy, open).
  *
  * Oxigraph's WebAssembly build cannot be interrupted, so a job past its deadline is stopped by
  * ending its worker (504). For that not to leave everyone waiting while a replacement opens the
@@ -47,6 +47,11 @@ interface PoolOptions {
   queueLimit: number;
   /** Each worker's JavaScript heap (results are built there); past it the worker ends cleanly (507). */
   heapMb: number;
+  /**
+   * Keep a second copy open at rest (with `size` ≥ 2): a job that runs long, a runaway even, never
+   * leaves the others waiting for a copy to open, at the cost of one more copy's memory.
+   */
+  spare?: boolean;
   /** A job running this long opens the standby (default 500 ms). */
   standbyAfterMs?: number;
   /** An extra copy idle this long, with nothing waiting, is closed (default 2 s). */
@@ -156,6 +161,8 @@ export class QueryPool {
     return {
       /** The most copies open at once (`--workers`). */
       workers: this.options.size,
+      /** Whether a second copy is kept open at rest (`--spare`). */
+      spare: !!this.options.spare && this.options.size >= 2,
       /** Copies of the store open (answering) or opening now. */
       copies: count(...OPEN),
       ready: count('idle', 'busy'),
@@ -444,26 +451,31 @@ export class QueryPool {
     // A respawn after failures waits for its pause; balance runs again then.
     const mayStart = !this.failures || now - this.lastSpawn >= Math.min(30_000, 500 * 2 ** this.failures);
 
-    if (!open.length || (slow && !idle.length && !opening.length && open.length < this.options.size)) {
+    // The copies kept at rest: one, or two with a spare (once the first is open).
+    const atRest = this.options.spare && this.options.size >= 2 ? 2 : 1;
+    const short = open.length < atRest && !opening.length && this.everReady;
+    if (!open.length || short || (slow && !idle.length && !opening.length && open.length < this.options.size)) {
       const standby = this.slots.find((s) => s.state === 'standby');
       if (standby) this.openStore(standby);
       else if (mayStart && !this.slots.some((s) => s.state === 'booting')) this.spawnNow(true);
     } else if (!waiting && !slow) {
-      // Nothing needs more than one copy: abandon copies still opening, retire idle extras.
+      // Nothing needs more than the copies kept at rest: abandon copies still opening, retire idle extras.
       const answering = open.filter((s) => s.state === 'idle' || s.state === 'busy');
-      if (answering.length) for (const s of opening) this.drop(s);
-      const extras = answering.length - 1;
+      if (answering.length >= atRest) for (const s of opening) this.drop(s);
+      const extras = answering.length - atRest;
       const retirable = idle.filter((s) => now - s.since >= (this.options.retireAfterMs ?? 2000)).slice(0, Math.max(0, extras));
       for (const s of retirable) this.drop(s);
-      // The copy kept, opened as a standby, sets shared triples aside once it is idle and nothing has
+      // A copy kept, opened as a standby, sets shared triples aside once it is idle and nothing has
       // run long or waited for a while: done at the cut, it held up the first query after it (4.5 s
       // on the corpus).
-      const kept = answering.length === 1 ? answering[0] : undefined;
-      const calm = now - Math.max(this.busySince, kept?.since ?? now) >= (this.options.retireAfterMs ?? 2000);
-      if (kept?.state === 'idle' && kept.asideDue && calm) {
-        kept.asideDue = false;
-        kept.worker.postMessage({ type: 'set-aside' } satisfies ToWorker);
-      }
+      if (answering.length <= atRest)
+        for (const kept of answering) {
+          const calm = now - Math.max(this.busySince, kept.since) >= (this.options.retireAfterMs ?? 2000);
+          if (kept.state === 'idle' && kept.asideDue && calm) {
+            kept.asideDue = false;
+            kept.worker.postMessage({ type: 'set-aside' } satisfies ToWorker);
+          }
+        }
     }
     const openNow = this.slots.filter((s) => OPEN.includes(s.state)).length;
     const warm = this.slots.some((s) => s.state === 'standby' || s.state === 'booting');
