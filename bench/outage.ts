@@ -9,7 +9,7 @@
  *   at once now) while another client sends a cheap query each time the last is answered: the
  *   longest time without an answer, and what they got.
  *
- * Then both again with `--spare` (a second copy kept open at rest).
+ * Then both again with `--spare --workers 3` (a second copy kept open at rest, free of long jobs).
  * BENCH_BEFORE=DIR (a checkout of an earlier Weave, `npm ci` done) measures its `weave serve` too.
  * Alone: `node --import tsx bench/outage.ts STORE_DIR`.
  */
@@ -59,14 +59,17 @@ const count = (statuses: number[]) =>
   statuses.reduce<Record<number, number>>((all, s) => Object.assign(all, { [s]: (all[s] ?? 0) + 1 }), {});
 
 async function measure(checkout: string, dir: string, port: number, timeoutSeconds: number, extra: string[] = []): Promise<Outage> {
-  const server = await serve(checkout, dir, 2, port, timeoutSeconds, extra);
+  const server = await serve(checkout, dir, extra.includes('--spare') ? 3 : 2, port, timeoutSeconds, extra);
   try {
-    // A spare is opened once the first copy answers: the runaways begin once it is open too.
-    while (extra.includes('--spare')) {
-      const status = (await fetch(`${server.base}/status`).then((r) => r.json())) as { workers?: { ready?: number } };
-      if (status.workers?.ready === 2) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    // A spare is opened once the first copy answers, and again after a cut: each part begins once it is open.
+    const spareOpen = async () => {
+      while (extra.includes('--spare')) {
+        const status = (await fetch(`${server.base}/status`).then((r) => r.json())) as { workers?: { ready?: number; copies?: number } };
+        if (status.workers?.ready === 2 && status.workers.copies === 2) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    await spareOpen();
     const cutStatus = await runaway(server.base);
     const cutAt = performance.now();
     const afterCut: number[] = [];
@@ -77,8 +80,9 @@ async function measure(checkout: string, dir: string, port: number, timeoutSecon
       await new Promise((r) => setTimeout(r, 100));
     }
     const afterCutMs = performance.now() - cutAt;
-    // Back to normal before the second part: one copy answering, nothing running long.
+    // Back to normal before the second part: one copy answering (two with a spare), nothing running long.
     await new Promise((r) => setTimeout(r, 3000));
+    await spareOpen();
 
     let done = false;
     let firstCutAt = Number.POSITIVE_INFINITY;

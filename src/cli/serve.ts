@@ -35,8 +35,9 @@ options:
                        sent again within 2 minutes (with no longer ?timeout=) gets 504 at once
   --workers N          the most copies of the store open at once (default: cores, 2 to 4): one is kept; a
                        second opens only while a query holds the first too long, and closes after
-  --spare              keep a second copy open at rest (twice the memory): a query that runs long, one
-                       cut at the timeout too, never leaves the others waiting for a copy to open
+  --spare              keep a second copy open at rest (twice the memory), free of long queries: while
+                       one runs long (or is cut at the timeout) the other answers at once, and a third
+                       opens (--workers defaults to 3 at least) for a runaway sent right after
   --queue N            requests that may wait for a worker before 503 + Retry-After (default ${DEFAULTS.queueLimit})
   --max-result-mb N    largest result served (default ${DEFAULTS.maxResultMb}); bigger answers get 507
   --max-body-mb N      largest request body (default ${DEFAULTS.bodyLimitMb}); bigger requests get 413
@@ -118,7 +119,8 @@ export async function main(args: string[]): Promise<number> {
     host: values.host ?? DEFAULTS.host,
     port: number('port', values.port, DEFAULTS.port),
     timeoutMs: number('timeout', values.timeout, DEFAULTS.timeoutSeconds, 0.001) * 1000,
-    workers: Math.round(number('workers', values.workers, Math.max(2, Math.min(4, availableParallelism())), 1)),
+    // A spare wants a third copy while a runaway holds one (pool.ts).
+    workers: Math.round(number('workers', values.workers, Math.max(values.spare ? 3 : 2, Math.min(4, availableParallelism())), 1)),
     spare: values.spare ?? false,
     queueLimit: Math.round(number('queue', values.queue, DEFAULTS.queueLimit)),
     maxResultBytes: number('max-result-mb', values['max-result-mb'], DEFAULTS.maxResultMb, 0.001) * 1e6,

@@ -441,19 +441,21 @@ export class QueryPool {
     const waiting = this.queue.length > 0 || this.slots.some((s) => s.next);
     if (waiting) this.busySince = now;
     // Whether or not anything waits yet: the copy must be open before the job's deadline cuts the first.
-    const slow = open.some(
-      (s) =>
-        s.state === 'busy' &&
-        s.pending?.started !== undefined &&
-        (now - s.pending.started >= (this.options.standbyAfterMs ?? 500) || now - s.pending.arrived >= s.pending.timeoutMs / 2),
-    );
+    const held = (s: Slot) =>
+      s.state === 'busy' &&
+      s.pending?.started !== undefined &&
+      (now - s.pending.started >= (this.options.standbyAfterMs ?? 500) || now - s.pending.arrived >= s.pending.timeoutMs / 2);
+    const slow = open.some(held);
     if (slow) this.busySince = now;
     // A respawn after failures waits for its pause; balance runs again then.
     const mayStart = !this.failures || now - this.lastSpawn >= Math.min(30_000, 500 * 2 ** this.failures);
 
-    // The copies kept at rest: one, or two with a spare (once the first is open).
+    // The copies kept at rest: one, or two with a spare (once the first is open). A spare is kept
+    // free of long jobs: while one holds a copy another opens, so that a runaway sent right after
+    // another's cut finds a copy to hold while cheap queries still find one.
     const atRest = this.options.spare && this.options.size >= 2 ? 2 : 1;
-    const short = open.length < atRest && !opening.length && this.everReady;
+    const short =
+      atRest > 1 && this.everReady && !opening.length && open.length < this.options.size && open.filter((s) => !held(s)).length < atRest;
     if (!open.length || short || (slow && !idle.length && !opening.length && open.length < this.options.size)) {
       const standby = this.slots.find((s) => s.state === 'standby');
       if (standby) this.openStore(standby);
