@@ -80,17 +80,18 @@ let generator: Generator | undefined;
  * parser does not accept). It is plain SPARQL 1.1, for Oxigraph and for an external store alike
  * (Virtuoso's union of graphs is a bag too).
  */
-export function mergeDefaultGraph(query: string): string | undefined {
-  const known = rewritten.get(query);
-  if (known !== undefined || rewritten.has(query)) {
+export function mergeDefaultGraph(query: string, options: MergeOptions = {}): string | undefined {
+  const key = options.optionalsAsSubselects ? `\u0000${query}` : query;
+  const known = rewritten.get(key);
+  if (known !== undefined || rewritten.has(key)) {
     // Most recently used last: a Map keeps insertion order, so the first key is the one to drop.
-    rewritten.delete(query);
-    rewritten.set(query, known);
+    rewritten.delete(key);
+    rewritten.set(key, known);
     return known;
   }
-  const merged = rewrite(query);
+  const merged = rewrite(query, options);
   if (query.length <= REMEMBERED_CHARS) {
-    rewritten.set(query, merged);
+    rewritten.set(key, merged);
     if (rewritten.size > REMEMBERED) rewritten.delete(rewritten.keys().next().value as string);
   }
   return merged;
@@ -105,7 +106,17 @@ const rewritten = new Map<string, string | undefined>();
 const REMEMBERED = 256;
 const REMEMBERED_CHARS = 16_384;
 
-function rewrite(query: string): string | undefined {
+export interface MergeOptions {
+  /**
+   * Inside an OPTIONAL, match each pattern in a distinct sub-select of its variables over every
+   * graph (`{ SELECT DISTINCT ?s ?o WHERE { GRAPH ?g { ?s p ?o } } }`), not in the first graph
+   * stating it: Virtuoso 7.2 reads a FILTER NOT EXISTS in an OPTIONAL's group wrongly (inside a
+   * UNION branch it joined every session with one session's failed hooks). The same set either way.
+   */
+  optionalsAsSubselects?: boolean;
+}
+
+function rewrite(query: string, options: MergeOptions): string | undefined {
   let ast: Query;
   try {
     parser ??= new Parser();
@@ -117,7 +128,7 @@ function rewrite(query: string): string | undefined {
   if (ast.type !== 'query' || ast.subType === 'ask' || !ast.where || ast.datasets?.clauses.length) return undefined;
   const names = new Names(query);
   spellOutWildcard(ast);
-  if (!rewriteGroup(ast.where, names)) return undefined;
+  if (!rewriteGroup(ast.where, names, { asSubselects: false, options })) return undefined;
   generator ??= new Generator(ONE_LINE as never);
   return generator.generate(ast as never);
 }
@@ -136,24 +147,33 @@ class Names {
   }
 }
 
+/** Where a group is: whether its patterns are matched as distinct sub-selects (MergeOptions). */
+interface Within {
+  asSubselects: boolean;
+  options: MergeOptions;
+}
+
 /** Rewrites the BGPs of a group (and of the groups it holds) in place; whether any changed. */
-function rewriteGroup(group: Pattern, names: Names): boolean {
+function rewriteGroup(group: Pattern, names: Names, within: Within): boolean {
   let changed = false;
   const rewritten: Pattern[] = [];
   for (const pattern of group.patterns ?? []) {
     if (pattern.subType === 'bgp') {
-      const merged = mergedBgp(pattern, names);
+      const merged = mergedBgp(pattern, names, within.asSubselects);
       rewritten.push(...(merged ?? [pattern]));
       changed ||= !!merged;
       continue;
     }
     rewritten.push(pattern);
     // A group and an OPTIONAL hold patterns, a UNION holds groups, a sub-select holds its WHERE.
-    if (pattern.subType === 'group' || pattern.subType === 'optional') changed = rewriteGroup(pattern, names) || changed;
-    else if (pattern.subType === 'union') for (const branch of pattern.patterns ?? []) changed = rewriteGroup(branch, names) || changed;
+    const optional = pattern.subType === 'optional' && !!within.options.optionalsAsSubselects;
+    const inner = optional ? { ...within, asSubselects: true } : within;
+    if (pattern.subType === 'group' || pattern.subType === 'optional') changed = rewriteGroup(pattern, names, inner) || changed;
+    else if (pattern.subType === 'union')
+      for (const branch of pattern.patterns ?? []) changed = rewriteGroup(branch, names, within) || changed;
     else if (pattern.type === 'query' && pattern.where) {
       spellOutWildcard(pattern as Query);
-      changed = rewriteGroup(pattern.where, names) || changed;
+      changed = rewriteGroup(pattern.where, names, within) || changed;
     }
     // GRAPH, SERVICE, MINUS, FILTER, BIND, VALUES: left as they are (see above).
   }
@@ -166,7 +186,7 @@ function rewriteGroup(group: Pattern, names: Names): boolean {
  * The BGP's triples that can be merged, each matched in the first graph stating it, followed by
  * the triples that stay over the union (paths, annotated triples); `undefined` when none can be.
  */
-function mergedBgp(bgp: Pattern, names: Names): Pattern[] | undefined {
+function mergedBgp(bgp: Pattern, names: Names, asSubselects: boolean): Pattern[] | undefined {
   const plain: Triple[] = [];
   const kept: Triple[] = [];
   for (const triple of flatten(bgp.triples ?? [])) {
@@ -189,6 +209,7 @@ function mergedBgp(bgp: Pattern, names: Names): Pattern[] | undefined {
   };
   const out: Pattern[] = plain.map((t) => {
     const triple = { ...t, subject: unblank(t.subject), predicate: unblank(t.predicate), object: unblank(t.object) };
+    if (asSubselects && variablesOf(triple).length) return distinctMatch(triple, names);
     const match = firstGraphMatch(triple, names);
     return [triple.subject, triple.object].some((x) => x.subType === 'triple' && variablesOf(x).length) ? alone(match, triple) : match;
   });
@@ -235,6 +256,20 @@ function firstGraphMatch(triple: Triple, names: Names): Pattern {
       },
     ],
   };
+}
+
+/** `{ SELECT DISTINCT <the triple's variables> WHERE { GRAPH ?g { t } } }`: each triple of the merge once. */
+function distinctMatch(triple: Triple, names: Names): Pattern {
+  const match: Pattern = {
+    type: 'pattern',
+    subType: 'graph',
+    loc: GENERATED,
+    name: names.next('g'),
+    patterns: [{ type: 'pattern', subType: 'bgp', loc: GENERATED, triples: [triple] }],
+  };
+  const group = alone(match, triple);
+  (group.patterns![0] as unknown as { distinct: boolean }).distinct = true;
+  return group;
 }
 
 /** `{ SELECT <the triple's variables> WHERE { match } }`: matched once, whatever it is joined with. */

@@ -153,4 +153,42 @@ describe('commands over an external store (Virtuoso) fed by two machines', { ski
       /1 session\(s\) in the external store were written from other machines and are not in this machine's index; these hits are from the 2 it read/,
     );
   });
+
+  it("query answers an OPTIONAL in a UNION branch as SPARQL says (session-overview's failed hooks)", async () => {
+    // Virtuoso read the first-graph filter of the union's rewrite inside an OPTIONAL wrongly: every
+    // session got the failed hooks of the one that had them. Two sessions written straight to the
+    // store (and taken out after): hooks failed only in s-hooks.
+    const graphs = ['urn:test:optional:hooks', 'urn:test:optional:quiet'];
+    const crud = (graph: string) => `${virtuoso.endpoint.replace(/sparql$/, 'sparql-graph-crud')}?graph=${encodeURIComponent(graph)}`;
+    const W = '@prefix weave: <https://repolex.ai/ontology/weave#> .';
+    const turtle = [
+      `${W} <urn:t:1> weave:sessionId "s-hooks" ; weave:hasEvent <urn:e:1>, <urn:e:3> .
+       <urn:e:1> weave:hookFailed true ; weave:hookOutcome "blocking_error" ; weave:hookName "PostToolUse:Edit" .
+       <urn:e:3> weave:subtype "stop_hook_summary" ; weave:hookError "non_blocking_error" .`,
+      `${W} <urn:t:2> weave:sessionId "s-quiet" ; weave:hasEvent <urn:e:2> . <urn:e:2> weave:hookName "SessionStart" .`,
+    ];
+    try {
+      for (const [i, graph] of graphs.entries())
+        assert.ok((await fetch(crud(graph), { method: 'PUT', headers: { 'content-type': 'text/turtle' }, body: turtle[i] })).ok);
+      const query = `SELECT ?session (GROUP_CONCAT(DISTINCT ?h; separator=" | ") AS ?failed) WHERE {
+        ?t weave:sessionId ?session ; weave:hasEvent ?e . FILTER(STRSTARTS(?session, "s-"))
+        { ?e weave:hookFailed true ; weave:hookOutcome ?outcome . OPTIONAL { ?e weave:hookName ?name }
+          BIND(CONCAT(COALESCE(?name, "?"), " ", ?outcome) AS ?h) }
+        UNION { ?e weave:subtype "stop_hook_summary" ; weave:hookError ?error . BIND(CONCAT("Stop ", ?error) AS ?h) }
+      } GROUP BY ?session ORDER BY ?session`;
+      const run = await weave(['query', query, '--store', a, '--format', 'csv']);
+      // GROUP_CONCAT's order is the engine's: each session's hooks are compared as a set.
+      const rows = run.stdout
+        .trim()
+        .split('\r\n')
+        .slice(1)
+        .map((line) => {
+          const [session, failed] = line.split(/,(.*)/s);
+          return [session, failed.split(' | ').sort()];
+        });
+      assert.deepEqual(rows, [['s-hooks', ['PostToolUse:Edit blocking_error', 'Stop non_blocking_error']]], run.stderr);
+    } finally {
+      for (const graph of graphs) await fetch(crud(graph), { method: 'DELETE' });
+    }
+  });
 });

@@ -10,7 +10,7 @@ import { sparqlPrefixes } from '../../rdf/vocab.ts';
  */
 export function externalQueryText(query: string, options: { tripleTerms: boolean; graphsNamed?: boolean }): string {
   const text = sparqlPrefixes() + (options.tripleTerms ? query : reified(query));
-  return (!options.graphsNamed && mergeDefaultGraph(text)) || text;
+  return (!options.graphsNamed && mergeDefaultGraph(text, { optionalsAsSubselects: true })) || text;
 }
 
 /**
