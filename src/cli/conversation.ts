@@ -5,17 +5,32 @@ import {
   conversationText,
   documentText,
   parseConversationArgs,
+  type ConversationRequest,
   sessionOf,
 } from '../client/conversation.ts';
 import { print, served } from '../client/served.ts';
-import { sessionTitleQuery } from '../model/title.ts';
-import { conversationDocument, conversationView } from '../model/view.ts';
+import { SESSION_ID, sessionsNamedQuery, sessionTitleQuery } from '../model/title.ts';
+import {
+  type ConversationView,
+  conversationDocument,
+  conversationFromRows,
+  conversationQueries,
+  conversationView,
+  type ViewRows,
+} from '../model/view.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
+import { soulOfSessionGraph } from '../rdf/iri.ts';
+import { openQueries, selectRows } from '../store/queries.ts';
+import { readRemoteConfig } from '../store/remote/config.ts';
 import { loadGraph, loadOntology } from '../store/store.ts';
+import { CliError } from './options.ts';
 import { printHelp } from './help.ts';
 
-/** `weave conversation`: asked of the store's server (client/conversation.ts), else read from the session's graph loaded here. */
+/**
+ * `weave conversation`: asked of the store's server (client/conversation.ts), else read from the
+ * session's graph loaded here, or asked of the external store that holds it.
+ */
 export async function main(args: string[]): Promise<number> {
   const request = await parseConversationArgs(args);
   if (!request) {
@@ -25,17 +40,51 @@ export async function main(args: string[]): Promise<number> {
   const answer = await served(CONVERSATION, request);
   if (answer) return print(answer);
 
-  const [graph, entry] = await sessionOf(request);
+  let here: Awaited<ReturnType<typeof sessionOf>>;
+  try {
+    here = await sessionOf(request);
+  } catch (e) {
+    const there = await sessionElsewhere(request, e);
+    return print(await printed(request, there.view, there.title));
+  }
+  const [graph, entry] = here;
   // Only this session's graph and the ontology: a store of thousands of sessions opens as fast as one.
   const store = new oxigraph.Store();
   await loadGraph(store, request.storeDir, entry);
   await loadOntology(store);
-  const view = conversationView(store, graph, entry.sessionId!);
-  return print(
-    request.format === 'text'
-      ? { stdout: conversationText(request, view, titleOf(store, graph)) }
-      : await documentText(request, conversationDocument(view)),
-  );
+  return print(await printed(request, conversationView(store, graph, entry.sessionId!), titleOf(store, graph)));
+}
+
+function printed(request: ConversationRequest, view: ConversationView, title: string | undefined) {
+  return request.format === 'text' ? { stdout: conversationText(request, view, title) } : documentText(request, conversationDocument(view));
+}
+
+/**
+ * Over an external store several machines feed, a session another machine wrote: its view asked
+ * of that store, as the server asks it (`failed`, the error of looking for it here, otherwise).
+ */
+async function sessionElsewhere(request: ConversationRequest, failed: unknown): Promise<{ view: ConversationView; title?: string }> {
+  const remote = failed instanceof CliError && SESSION_ID.test(request.id) ? await readRemoteConfig(request.storeDir) : undefined;
+  if (!remote) throw failed;
+  const queries = await openQueries(request.storeDir);
+  const sessions = (await selectRows(queries, sessionsNamedQuery(request.id)))
+    .map((r) => ({ id: r.id, graph: r.g }))
+    .filter((s) => soulOfSessionGraph(s.graph, s.id) !== undefined);
+  const exact = sessions.filter((s) => s.id === request.id);
+  const [found, ...more] = exact.length ? exact : sessions;
+  if (!found) throw failed;
+  if (more.length)
+    throw new CliError(
+      `${request.id} names ${sessions.length} sessions in the external store: ${sessions
+        .slice(0, 5)
+        .map((s) => s.id)
+        .join(', ')}`,
+    );
+  const named = Object.entries(conversationQueries(found.graph));
+  const rows = await Promise.all(named.map(([, query]) => selectRows(queries, query)));
+  const view = conversationFromRows(Object.fromEntries(named.map(([name], i) => [name, rows[i]])) as ViewRows, found.id);
+  const [titled] = await selectRows(queries, sessionTitleQuery(found.graph));
+  return { view, title: titled?.title };
 }
 
 function titleOf(store: oxigraph.Store, graph: string): string | undefined {

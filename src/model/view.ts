@@ -99,7 +99,7 @@ export type Row = Record<string, string>;
 
 /** The SELECTs the view is read from, by name. */
 type ViewQueries = ReturnType<typeof conversationQueries>;
-type ViewRows = Record<keyof ViewQueries, Row[]>;
+export type ViewRows = Record<keyof ViewQueries, Row[]>;
 
 const local = (iri: string) => (iri.startsWith(WEAVE_NS) ? iri.slice(WEAVE_NS.length) : iri);
 

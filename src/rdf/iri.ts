@@ -29,6 +29,12 @@ export function sessionGraphIri(soul: string, sessionId: string): string {
   return `${instancePrefix(soul)}graph/${encodePart(sessionId)}`;
 }
 
+/** The soul whose session graph `graph` is (`urn:soul:<soul>:Weave/graph/<id>`), or undefined for any other graph. */
+export function soulOfSessionGraph(graph: string, id: string): string | undefined {
+  const soul = /^urn:soul:([^:/]+):Weave\/graph\//.exec(graph)?.[1];
+  return soul !== undefined && graph === sessionGraphIri(soul, id) ? soul : undefined;
+}
+
 /** The named graph holding one reader's output for one session. */
 export function readerGraphIri(soul: string, sessionId: string, reader: string): string {
   return `${instancePrefix(soul)}graph/${encodePart(sessionId)}/reader/${reader.split('/').map(encodePart).join('/')}`;

@@ -108,6 +108,10 @@ describe('commands over an external store (Virtuoso) fed by two machines', { ski
     assert.match(stdout, /^conversation /);
     await same(['conversation', '11111111', '--json']);
     await same(['conversation', '1']); // names two sessions: the same refusal
+    // In its own process too: machine B's session read from the external store, not from A's files.
+    const alone = await weave(['conversation', OTHERS_SESSION.slice(0, 8), '--no-daemon', '--store', a]);
+    assert.equal(alone.stdout, stdout, alone.stderr);
+    assert.equal(alone.code, 0);
   });
 
   it('query answers the ready queries as embedded', async () => {

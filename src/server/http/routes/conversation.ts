@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { conversationDocument, conversationFromRows, conversationQueries, type Row } from '../../../model/view.ts';
 import { sessionFactsQuery } from '../../../overview/session.ts';
-import { sessionTitleQuery } from '../../../model/title.ts';
+import { SESSION_ID, sessionsNamedQuery, sessionTitleQuery } from '../../../model/title.ts';
 import { SESSIONS } from '../../../overview/queries.ts';
-import { instanceIri, sessionGraphIri } from '../../../rdf/iri.ts';
+import { instanceIri, soulOfSessionGraph } from '../../../rdf/iri.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
 import { conversationDetailsQueries, detailsFromRows } from '../conversation-details.ts';
@@ -20,9 +20,6 @@ import { STATIC_PAGE_CSP } from './describe.ts';
  * session's title that `weave conversation` prints as text. The session is its id or a unique
  * prefix of one. /conversation lists the sessions.
  */
-
-/** A session id as ingest writes them (a UUID, maybe `~` and a hash): nothing else reaches a query. */
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
 
 export default routePlugin('weave-routes-conversation', async (app) => {
   const ctx = app.weave;
@@ -101,14 +98,7 @@ async function findSession(
   request: FastifyRequest,
 ): Promise<{ id: string; graph: string; soul: string; title?: string }[]> {
   // The id passed SESSION_ID: it holds no quote or backslash, so it is safe inside a literal.
-  const rows = await selectRows(
-    ctx,
-    `SELECT ?id ?g (SAMPLE(?name) AS ?title) WHERE {
-  GRAPH ?g { ?s a weave:Session ; dcterms:identifier ?id FILTER(STRSTARTS(?id, "${given}"))
-    OPTIONAL { ?t weave:sessionId ?id ; weave:title ?name FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }
-} GROUP BY ?id ?g ORDER BY ?id LIMIT 50`,
-    request,
-  );
+  const rows = await selectRows(ctx, sessionsNamedQuery(given), request);
   // A session's own graph only: its node is stated nowhere else, but a copy would list it twice.
   // In a store several machines feed, that graph is under the soul of the machine that wrote it.
   const sessions = rows
@@ -116,10 +106,4 @@ async function findSession(
     .filter((s): s is typeof s & { soul: string } => s.soul !== undefined);
   const exact = sessions.filter((s) => s.id === given);
   return exact.length ? exact : sessions;
-}
-
-/** The soul whose session graph `graph` is (`urn:soul:<soul>:Weave/graph/<id>`), or undefined for any other graph. */
-function soulOfSessionGraph(graph: string, id: string): string | undefined {
-  const soul = /^urn:soul:([^:/]+):Weave\/graph\//.exec(graph)?.[1];
-  return soul !== undefined && graph === sessionGraphIri(soul, id) ? soul : undefined;
 }
