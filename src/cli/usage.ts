@@ -1,11 +1,7 @@
 import { print, served } from '../client/served.ts';
 import { groupsText, USAGE, USAGE_HELP, usageText, parseUsageArgs, type UsageRequest } from '../client/usage.ts';
-import { join } from 'node:path';
-import { exists } from '../acquire/files.ts';
-import { REMOTE_FILE } from '../store/layout.ts';
-import { readManifest } from '../store/manifest.ts';
 import { loadPrices, type PriceTable } from '../usage/prices.ts';
-import { preparedReport, readPreparedUsage } from '../usage/prepared.ts';
+import { preparedReport, preparedUsage } from '../usage/prepared.ts';
 import type { ReportKind, ReportOptions } from '../usage/report.ts';
 import { printHelp } from './help.ts';
 
@@ -49,10 +45,7 @@ export async function answerQuickly(args: string[], pricesFile: URL): Promise<nu
 
 async function fromRows(request: UsageRequest, prices: PriceTable) {
   if (request.by) return undefined;
-  // An external store has no rows to answer from (usage/prepared.ts): its manifest, large on a big store, is not read for nothing.
-  if (await exists(join(request.storeDir, REMOTE_FILE))) return undefined;
-  const manifest = await readManifest(request.storeDir);
-  const rows = manifest && (await readPreparedUsage(request.storeDir, manifest));
+  const rows = await preparedUsage(request.storeDir);
   if (!rows) return undefined;
   const { report, extras } = preparedReport(rows, request.kind, prices, request.options);
   return usageText(request, report, extras);

@@ -41,6 +41,8 @@ export async function readPreparedUsage(dir: string, manifest: Manifest): Promis
 
 /** The prepared rows of the store in `dir`, or undefined where it has none to read (a remote store, an older one). */
 export async function preparedUsage(dir: string): Promise<SessionUsage[] | undefined> {
+  // An external store has none (above): its manifest, large on a big store, is not read for nothing.
+  if (await exists(join(dir, REMOTE_FILE))) return undefined;
   const manifest = await readManifest(dir).catch(() => undefined);
   return manifest && readPreparedUsage(dir, manifest);
 }

@@ -1,5 +1,4 @@
-import { readManifest } from '../../../store/manifest.ts';
-import { preparedReport, readPreparedUsage } from '../../../usage/prepared.ts';
+import { preparedReport, preparedUsage } from '../../../usage/prepared.ts';
 import { loadPrices } from '../../../usage/prices.ts';
 import { GROUPINGS, groupedReport, type Grouping } from '../../../usage/groups.ts';
 import { reportFromRows, reportQuery } from '../../../usage/report.ts';
@@ -40,8 +39,7 @@ export default routePlugin('weave-routes-usage', async (app) => {
       return reply.header('cache-control', 'no-store').send({ report, titles: {}, unpriced: extras.unpriced });
     }
     // The prepared rows where every session has them; else the query, on the workers' copy.
-    const manifest = await readManifest(ctx.config.storeDir).catch(() => undefined);
-    const prepared = manifest && (await readPreparedUsage(ctx.config.storeDir, manifest));
+    const prepared = await preparedUsage(ctx.config.storeDir);
     const { report, extras } = prepared
       ? preparedReport(prepared, asked.kind, prices, asked.options)
       : reportFromRows(asked.kind, await selectRows(ctx, reportQuery(asked.kind, prices, asked.options), request), prices, asked.options);
