@@ -40,10 +40,12 @@ function externalQueries(remote: RemoteStore): StoreQueries {
   };
 }
 
-/** A SELECT's solutions as rows of plain values (unbound variables absent). */
+/** A SELECT's solutions as rows of plain values (unbound variables absent, and triple terms, which have no one value). */
 export async function selectRows(queries: StoreQueries, query: string): Promise<Record<string, string>[]> {
   const json = JSON.parse(await queries.query(query, 'application/sparql-results+json')) as {
-    results?: { bindings: Record<string, { value: string }>[] };
+    results?: { bindings: Record<string, { type: string; value: unknown }>[] };
   };
-  return (json.results?.bindings ?? []).map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v.value)])));
+  return (json.results?.bindings ?? []).map((b) =>
+    Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (v.type === 'triple' ? [] : [[k, String(v.value)]]))),
+  );
 }
