@@ -12,6 +12,7 @@ import { transcriptsOf } from './dialect/dialect.ts';
 import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { WEAVE_NS } from './rdf/vocab.ts';
 import { noStoreLine } from './store/fixtures.ts';
+import { soulOf } from './rdf/iri.ts';
 import { readManifest } from './store/manifest.ts';
 import { openQueries, selectRows } from './store/queries.ts';
 import { checkStore, type StoreCheck } from './store/check.ts';
@@ -299,7 +300,7 @@ async function storedTranscripts(select: Select, soul: string): Promise<Map<stri
         { ?x weave:inTranscript ?t ; a ?class ; weave:sourceLine ?line .
           VALUES (?class ?kind) { (weave:ReplayedRecord "replayed") (weave:MalformedLine "malformed") (weave:PendingLine "pending") } }
       } } }`)) {
-    const graphSoul = /^urn:soul:([^:]+):/.exec(row.g)?.[1];
+    const graphSoul = soulOf(row.g);
     const t = of(row.path, row.session, graphSoul ?? soul);
     t.soul ??= graphSoul;
     if (row.bytes !== undefined) t.byteLength = Number(row.bytes);

@@ -29,9 +29,14 @@ export function sessionGraphIri(soul: string, sessionId: string): string {
   return `${instancePrefix(soul)}graph/${encodePart(sessionId)}`;
 }
 
+/** The soul an IRI of Weave's names (`urn:soul:<soul>:…`), or undefined for any other IRI. */
+export function soulOf(iri: string): string | undefined {
+  return /^urn:soul:([^:/]+):/.exec(iri)?.[1];
+}
+
 /** The soul whose session graph `graph` is (`urn:soul:<soul>:Weave/graph/<id>`), or undefined for any other graph. */
 export function soulOfSessionGraph(graph: string, id: string): string | undefined {
-  const soul = /^urn:soul:([^:/]+):Weave\/graph\//.exec(graph)?.[1];
+  const soul = soulOf(graph);
   return soul !== undefined && graph === sessionGraphIri(soul, id) ? soul : undefined;
 }
 

@@ -1,5 +1,15 @@
+import { soulOf } from '../rdf/iri.ts';
 import type { PriceTable } from './prices.ts';
-import { reportFromRows, reportQuery, type ReportExtras, type ReportOptions, type Row, type SessionEntry, type Totals } from './report.ts';
+import {
+  type Figures,
+  reportFromRows,
+  reportQuery,
+  type ReportExtras,
+  type ReportOptions,
+  type Row,
+  type SessionEntry,
+  type Totals,
+} from './report.ts';
 
 /**
  * `weave usage --by person|project`: the session report folded into one row per person or per
@@ -25,7 +35,7 @@ export interface Owner {
 export function ownersOf(rows: Record<string, string>[]): Map<string, Owner> {
   const owners = new Map<string, Owner>();
   for (const row of rows) {
-    const soul = /^urn:soul:([^:]+):/.exec(row.g ?? '')?.[1];
+    const soul = soulOf(row.g ?? '');
     if (!soul || !row.id) continue;
     const known = owners.get(row.id);
     if (known && known.soul <= soul) continue;
@@ -34,19 +44,13 @@ export function ownersOf(rows: Record<string, string>[]): Map<string, Owner> {
   return owners;
 }
 
-export interface GroupEntry {
+/** A person's or a project's figures: a report's, summed over their sessions (no per-model breakdown). */
+export interface GroupEntry extends Omit<Figures, 'modelBreakdowns'> {
   /** The soul, or the project folder's name. */
   key: string;
   /** A person's `user@host`s (several when a soul wrote from more than one). */
   who?: string[];
   sessions: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheCreationTokens: number;
-  cacheReadTokens: number;
-  totalTokens: number;
-  totalCost: number;
-  modelsUsed: string[];
   lastActivity: string;
 }
 

@@ -17,7 +17,7 @@ export interface ModelBreakdown {
   cost: number;
 }
 
-interface Figures {
+export interface Figures {
   inputTokens: number;
   outputTokens: number;
   cacheCreationTokens: number;

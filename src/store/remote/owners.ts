@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sessionGraphIri } from '../../rdf/iri.ts';
+import { sessionGraphIri, soulOfSessionGraph } from '../../rdf/iri.ts';
 import type { Manifest } from '../manifest.ts';
 import type { StoreWriter } from '../writer.ts';
 import type { RemoteStore } from './client.ts';
@@ -43,9 +43,9 @@ export async function heldElsewhere(remote: RemoteStore, soul: string, sessionId
     for (const row of json.results?.bindings ?? []) {
       const graph = row.g?.value ?? '';
       const id = row.id?.value ?? '';
-      const other = /^urn:soul:([^:]+):Weave\/graph\//.exec(graph)?.[1];
       // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
-      if (!other || other === soul || graph !== sessionGraphIri(other, id)) continue;
+      const other = soulOfSessionGraph(graph, id);
+      if (!other || other === soul) continue;
       // Two other souls holding it: the first by name.
       const known = owners.get(id);
       if (known && known.soul < other) continue;
