@@ -9,7 +9,7 @@ import {
   sessionOf,
 } from '../client/conversation.ts';
 import { print, served } from '../client/served.ts';
-import { SESSION_ID, sessionsNamedQuery, sessionTitleQuery } from '../model/title.ts';
+import { SESSION_ID, sessionsNamed, sessionsNamedQuery, sessionTitleQuery } from '../model/title.ts';
 import {
   type ConversationView,
   conversationDocument,
@@ -20,7 +20,6 @@ import {
 } from '../model/view.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
-import { soulOfSessionGraph } from '../rdf/iri.ts';
 import { openQueries, selectRows } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { loadGraph, loadOntology } from '../store/store.ts';
@@ -67,11 +66,8 @@ async function sessionElsewhere(request: ConversationRequest, failed: unknown): 
   const remote = failed instanceof CliError && SESSION_ID.test(request.id) ? await readRemoteConfig(request.storeDir) : undefined;
   if (!remote) throw failed;
   const queries = await openQueries(request.storeDir);
-  const sessions = (await selectRows(queries, sessionsNamedQuery(request.id)))
-    .map((r) => ({ id: r.id, graph: r.g }))
-    .filter((s) => soulOfSessionGraph(s.graph, s.id) !== undefined);
-  const exact = sessions.filter((s) => s.id === request.id);
-  const [found, ...more] = exact.length ? exact : sessions;
+  const sessions = sessionsNamed(await selectRows(queries, sessionsNamedQuery(request.id)), request.id);
+  const [found, ...more] = sessions;
   if (!found) throw failed;
   if (more.length)
     throw new CliError(

@@ -1,3 +1,4 @@
+import { soulOfSessionGraph } from '../rdf/iri.ts';
 /**
  * The session's title as `weave conversation` heads it: the weave:title of its main transcript
  * (a sub-agent's transcript has a title of its own), the first one the store answers with.
@@ -16,3 +17,26 @@ export const sessionsNamedQuery = (given: string) => `SELECT ?id ?g (SAMPLE(?nam
   GRAPH ?g { ?s a weave:Session ; dcterms:identifier ?id FILTER(STRSTARTS(?id, "${given}"))
     OPTIONAL { ?t weave:sessionId ?id ; weave:title ?name FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }
 } GROUP BY ?id ?g ORDER BY ?id LIMIT 50`;
+
+/** A session sessionsNamedQuery found: its id, its own graph, the soul that wrote it, its title. */
+export interface NamedSession {
+  id: string;
+  graph: string;
+  soul: string;
+  title?: string;
+}
+
+/**
+ * The sessions `given` names among sessionsNamedQuery's rows: the one with exactly that id, else
+ * every one it begins. A session's own graph only: its node is stated nowhere else, but a copy
+ * would list it twice; in a store several machines feed, that graph is under the soul of the
+ * machine that wrote it.
+ */
+export function sessionsNamed(rows: Record<string, string>[], given: string): NamedSession[] {
+  const sessions = rows.flatMap((r) => {
+    const soul = soulOfSessionGraph(r.g, r.id);
+    return soul === undefined ? [] : [{ id: r.id, graph: r.g, soul, ...(r.title !== undefined ? { title: r.title } : {}) }];
+  });
+  const exact = sessions.filter((s) => s.id === given);
+  return exact.length ? exact : sessions;
+}

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { conversationDocument, conversationFromRows, conversationQueries, type Row } from '../../../model/view.ts';
 import { sessionFactsQuery } from '../../../overview/session.ts';
-import { SESSION_ID, sessionsNamedQuery, sessionTitleQuery } from '../../../model/title.ts';
+import { type NamedSession, SESSION_ID, sessionsNamed, sessionsNamedQuery, sessionTitleQuery } from '../../../model/title.ts';
 import { SESSIONS } from '../../../overview/queries.ts';
-import { instanceIri, soulOfSessionGraph } from '../../../rdf/iri.ts';
+import { instanceIri } from '../../../rdf/iri.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
 import { conversationDetailsQueries, detailsFromRows } from '../conversation-details.ts';
@@ -91,19 +91,8 @@ async function selectAll<Q extends Record<string, string>>(
   return Object.fromEntries(names.map((name, i) => [name, rows[i]])) as Record<keyof Q, Row[]>;
 }
 
-/** The session an id names: the one with exactly that id, else every one it begins. */
-async function findSession(
-  ctx: ServerContext,
-  given: string,
-  request: FastifyRequest,
-): Promise<{ id: string; graph: string; soul: string; title?: string }[]> {
+/** The session an id names: the one with exactly that id, else every one it begins (model/title.ts). */
+async function findSession(ctx: ServerContext, given: string, request: FastifyRequest): Promise<NamedSession[]> {
   // The id passed SESSION_ID: it holds no quote or backslash, so it is safe inside a literal.
-  const rows = await selectRows(ctx, sessionsNamedQuery(given), request);
-  // A session's own graph only: its node is stated nowhere else, but a copy would list it twice.
-  // In a store several machines feed, that graph is under the soul of the machine that wrote it.
-  const sessions = rows
-    .map((r) => ({ id: r.id, graph: r.g, title: r.title, soul: soulOfSessionGraph(r.g, r.id) }))
-    .filter((s): s is typeof s & { soul: string } => s.soul !== undefined);
-  const exact = sessions.filter((s) => s.id === given);
-  return exact.length ? exact : sessions;
+  return sessionsNamed(await selectRows(ctx, sessionsNamedQuery(given), request), given);
 }
