@@ -454,9 +454,9 @@ export class QueryPool {
     // free of long jobs: while one holds a copy another opens, so that a runaway sent right after
     // another's cut finds a copy to hold while cheap queries still find one.
     const atRest = this.options.spare && this.options.size >= 2 ? 2 : 1;
-    const short =
+    const spareMissing =
       atRest > 1 && this.everReady && !opening.length && open.length < this.options.size && open.filter((s) => !held(s)).length < atRest;
-    if (!open.length || short || (slow && !idle.length && !opening.length && open.length < this.options.size)) {
+    if (!open.length || spareMissing || (slow && !idle.length && !opening.length && open.length < this.options.size)) {
       const standby = this.slots.find((s) => s.state === 'standby');
       if (standby) this.openStore(standby);
       else if (mayStart && !this.slots.some((s) => s.state === 'booting')) this.spawnNow(true);
