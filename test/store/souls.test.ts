@@ -5,12 +5,11 @@ import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { startServer } from '../../src/server/server.ts';
 import { RemoteStore } from '../../src/store/remote/client.ts';
 import { readRemoteConfig } from '../../src/store/remote/config.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { remoteMirror } from '../../src/store/writer.ts';
-import { REPO } from '../server/helpers.ts';
+import { REPO, startTestServer } from '../server/helpers.ts';
 import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
 
 /**
@@ -207,24 +206,11 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     const who = `${userInfo().username}@${hostname()}`;
     assert.deepEqual(figures.sort(), [`${soulA} ${who} 2 450 308 0 17550`, `bob ${who} 2 150 127 200 6610`].sort());
     // weave serve in front of the shared store answers the same, for the team's pages.
-    const server = await startServer({
-      storeDir: join(b.home, 'remote', (await readdir(join(b.home, 'remote')))[0]),
-      soul: 'bob',
-      host: '127.0.0.1',
-      port: 0,
-      timeoutMs: 20_000,
-      workers: 1,
-      queueLimit: 8,
-      maxResultBytes: 50e6,
-      bodyLimitBytes: 1e6,
-      allowUpdate: false,
-      corsOrigins: [],
-      queriesDir: join(REPO, 'queries'),
-      verbose: false,
-      log: () => {},
-    });
+    const server = await startTestServer(
+      { storeDir: join(b.home, 'remote', (await readdir(join(b.home, 'remote')))[0]), soul: 'bob', workers: 1, queueLimit: 8 },
+      null,
+    );
     try {
-      await server.ctx.pool.whenReady();
       const served = await fetch(`${server.url}usage?by=person`, { headers: { accept: 'application/json' } });
       assert.equal(served.status, 200);
       assert.deepEqual(((await served.json()) as { report: unknown }).report, JSON.parse(ran.stdout));
@@ -232,7 +218,7 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
       const status = (await (await fetch(`${server.url}status`)).json()) as { soul: string; store: { heldElsewhere?: unknown } };
       assert.deepEqual([status.soul, status.store.heldElsewhere], ['bob', { [soulA]: 1 }]);
     } finally {
-      await server.close();
+      await server.stop();
     }
     const projects = await weave(a, ['usage', '--by', 'project', '--json', '--store', virtuoso.endpoint]);
     const byProject = JSON.parse(projects.stdout).projects.map(
