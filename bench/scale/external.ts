@@ -14,7 +14,8 @@ import { type BenchVirtuoso, startBenchVirtuoso } from './virtuoso.ts';
  * prefixes and its union read as the merge); then `weave export --format nquads --rdf 1.1` of
  * what was sent, loaded by Virtuoso's bulk loader (ld_dir, rdf_loader_run) into another empty
  * Virtuoso on the same port. Weave's ingest goes through the bulk loader (remote.json's `bulk`,
- * as the guide configures it; BENCH_EXTERNAL_BULK=0: Graph Store PUTs alone). Every command runs
+ * as the guide configures it; BENCH_EXTERNAL_BULK=0: Graph Store PUTs alone). A query past the cap
+ * (BENCH_QUERY_CAP_S) is cut off and asked no more. Every command runs
  * as a user would run it, timed by /usr/bin/time; `save` is called after each figure, so a step
  * cut short keeps what it measured.
  */
@@ -32,6 +33,7 @@ export async function externalStep(
   queries: { name: string; text: string }[],
   save: () => Promise<void>,
   say: (text: string) => void,
+  capMs = 180_000,
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
   // A data directory of the bench's own: the external store's directory (manifest, graph files) goes there.
@@ -50,9 +52,15 @@ export async function externalStep(
       const file = join(dir, `${name}.rq`);
       await writeFile(file, text);
       // Virtuoso's own answer first (it reads the pages from disk into its buffers), then weave's, then Virtuoso's again.
-      const cold = await bare(virtuoso, text);
-      const viaWeave = await runTimed([WEAVE, 'query', '--store', virtuoso.endpoint, '-f', file, '--format', 'tsv'], env, false);
-      const warm = await bare(virtuoso, text);
+      const cold = await bare(virtuoso, text, capMs);
+      if (cold.failed) {
+        // Cut off (or refused): asked no more, as the embedded steps do past the cap.
+        run.queries.push({ name, bareColdMs: cold.ms, failed: cold.failed });
+        await save();
+        continue;
+      }
+      const viaWeave = await runTimed([WEAVE, 'query', '--store', virtuoso.endpoint, '-f', file, '--format', 'tsv'], env, false, capMs);
+      const warm = await bare(virtuoso, text, capMs);
       run.queries.push({
         name,
         bareColdMs: cold.ms,
@@ -60,7 +68,9 @@ export async function externalStep(
         rows: warm.rows,
         weaveMs: viaWeave.wallMs,
         weaveRows: viaWeave.code === 0 ? viaWeave.stdoutLines - 1 : undefined,
-        ...(viaWeave.code || warm.failed ? { failed: warm.failed ?? lastLine(viaWeave.stderr) } : {}),
+        ...(viaWeave.code || warm.failed
+          ? { failed: warm.failed ?? (viaWeave.code === null ? `weave query cut off after ${capMs / 1000} s` : lastLine(viaWeave.stderr)) }
+          : {}),
       });
       await save();
     }
@@ -108,25 +118,33 @@ async function count(virtuoso: BenchVirtuoso): Promise<number> {
   return Number((await res.text()).trim().split('\n')[1]);
 }
 
-/** The SPARQL weave sends for `query` (its prefixes, its union as the merge), fetched bare: wall time to the last byte, and rows. */
-async function bare(virtuoso: BenchVirtuoso, query: string): Promise<{ ms: number; rows?: number; failed?: string }> {
+/**
+ * The SPARQL weave sends for `query` (its prefixes, its union as the merge), fetched bare: wall
+ * time to the last byte, and rows; cut off after `capMs`.
+ */
+async function bare(virtuoso: BenchVirtuoso, query: string, capMs: number): Promise<{ ms: number; rows?: number; failed?: string }> {
   // The very text weave sends (its prefixes, triple terms in the RDF 1.1 form, the union as the merge).
   const text = externalQueryText(query, { tripleTerms: false });
   const t0 = performance.now();
-  const res = await fetch(virtuoso.endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: TSV },
-    body: new URLSearchParams({ query: text }).toString(),
-  });
-  if (!res.ok)
-    return {
-      ms: performance.now() - t0,
-      failed: `Virtuoso answered ${res.status}: ${(await res.text()).trim().split('\n')[0].slice(0, 200)}`,
-    };
-  let lines = 0;
-  for await (const chunk of res.body ?? []) lines += newlines(chunk as Uint8Array);
-  const ms = performance.now() - t0;
-  return { ms, rows: lines - 1 };
+  try {
+    const res = await fetch(virtuoso.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: TSV },
+      body: new URLSearchParams({ query: text }).toString(),
+      signal: AbortSignal.timeout(capMs),
+    });
+    if (!res.ok)
+      return {
+        ms: performance.now() - t0,
+        failed: `Virtuoso answered ${res.status}: ${(await res.text()).trim().split('\n')[0].slice(0, 200)}`,
+      };
+    let lines = 0;
+    for await (const chunk of res.body ?? []) lines += newlines(chunk as Uint8Array);
+    return { ms: performance.now() - t0, rows: lines - 1 };
+  } catch (e) {
+    if ((e as Error).name !== 'TimeoutError') throw e;
+    return { ms: performance.now() - t0, failed: `cut off after ${capMs / 1000} s` };
+  }
 }
 
 /** Names the Virtuoso's bulk loader in the remote.json `weave ingest --store URL` will open (made beforehand), as the guide says. */

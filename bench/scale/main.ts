@@ -1,13 +1,13 @@
 /**
- * `npm run bench -- --scale K [--corpus PATH] [--keep] [--external | --external-only]`: how far one machine goes. Makes K
+ * `npm run bench -- --scale K [--corpus PATH] [--keep] [--external | --external-only] [--name NAME]`: how far one machine goes. Makes K
  * distinct copies of a corpus (copies.ts), then for K = 1, 4, 16, … up to K (or the list given,
  * `--scale 1,2,4`) measures side by side, each step in a process of its own: ingest and the
  * readers (MB/s, quads per MB, peak RSS), opening the store against Oxigraph's own chunked load
  * of the same quads (time, WASM bytes per quad), every query in queries/ (p50, p95), a point and
  * a medium query against `weave serve` and against a bare Fastify route over one in-process
  * store (req/s, p99), and `weave usage daily` against `ccusage daily --json` on the same
- * folders. Writes bench/results/<date>.json and .md and prints the table, with each figure's
- * growth exponent across K.
+ * folders. Writes bench/results/<date>.json and .md (<date>-NAME with --name) and prints the
+ * table, with each figure's growth exponent across K.
  *
  * Knobs (environment): BENCH_QUERY_RUNS (7), BENCH_QUERY_BUDGET_MS (15000, per query and K),
  * BENCH_QUERY_CAP_S (180: a query still running is cut off), BENCH_ENDPOINT_SECONDS (5),
@@ -82,11 +82,13 @@ export async function scaleBench(args: string[]): Promise<void> {
   };
   const say = (text: string) => process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
   const out = join(REPO, 'bench', 'results');
+  // `--name NAME`: bench/results/<date>-NAME.*, beside the day's other runs.
+  const name = at('--name') ? `${results.date}-${at('--name')}` : results.date;
   await mkdir(out, { recursive: true });
   const save = async () => {
     results.machine.loadAfter = loadavg();
-    await writeFile(join(out, `${results.date}.json`), `${JSON.stringify(results, null, 1)}\n`);
-    await writeFile(join(out, `${results.date}.md`), markdownTable(results));
+    await writeFile(join(out, `${name}.json`), `${JSON.stringify(results, null, 1)}\n`);
+    await writeFile(join(out, `${name}.md`), markdownTable(results));
   };
   try {
     say(`copying ${corpus} ${Math.max(...ks)} times into ${dir}`);
@@ -108,6 +110,7 @@ export async function scaleBench(args: string[]): Promise<void> {
           queries,
           save,
           (t) => say(`K = ${k}: ${t}`),
+          SETTINGS.queryCapS * 1000,
         );
         await save();
       }
@@ -117,7 +120,7 @@ export async function scaleBench(args: string[]): Promise<void> {
     else say(`kept ${dir}`);
   }
   await save();
-  process.stdout.write(`${markdownTable(results)}\nwritten: bench/results/${results.date}.json and .md\n`);
+  process.stdout.write(`${markdownTable(results)}\nwritten: bench/results/${name}.json and .md\n`);
 }
 
 /** The embedded steps at one K: ingest, open and the ready queries, Oxigraph's chunked load, weave serve, usage. */
