@@ -2,7 +2,7 @@ import { cut, cutNote } from '../query/fit.ts';
 import { printable } from '../terminal.ts';
 import { copiesOf } from '../search/copies.ts';
 import type { Hit } from '../search/index.ts';
-import { SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request.ts';
+import { OTHERS_DOCUMENTS, SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request.ts';
 import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
@@ -118,17 +118,20 @@ export const SEARCH: ServedCommand<SearchRequest> = {
 };
 
 /**
- * What an external store holds that this machine's index does not: the index is built from the
- * transcripts this machine read, so sessions another machine wrote there are not searched (yet).
+ * What an external store holds that this machine's index does not: the index holds this machine's
+ * sessions and, as of its last ingest, the other machines' (search/others.ts); a session another
+ * machine wrote since is not searched until the next.
  */
 async function othersSessions(server: FoundServer, dir: string): Promise<string | undefined> {
   const manifest = await readManifest(dir);
   if (!manifest) return undefined;
-  const mine = new Set(Object.keys(manifest.graphs));
+  const indexed = new Set(Object.keys(manifest.graphs));
+  for (const entry of Object.values(manifest.files ?? {}))
+    if (entry.builtWith?.startsWith(`${OTHERS_DOCUMENTS}@`) && entry.sources?.[0]) indexed.add(entry.sources[0].path);
   const rows = await selectRows(server, 'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s a weave:Session } }');
-  const others = rows.filter((r) => !mine.has(r.g)).length;
-  return others
-    ? `${others} session(s) in the external store were written from other machines and are not in this machine's index; these hits are from the ${rows.length - others} it read`
+  const missing = rows.filter((r) => !indexed.has(r.g)).length;
+  return missing
+    ? `${missing} session(s) in the external store were written from other machines since this machine's last ingest and are not in its index yet (weave ingest adds them); these hits are from the ${rows.length - missing} it holds`
     : undefined;
 }
 

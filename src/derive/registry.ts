@@ -3,6 +3,7 @@ import { conversation } from '../model/observer.ts';
 import { READERS } from '../readers/registry.ts';
 import { readerDerivation } from '../readers/run.ts';
 import { searchDocuments, searchIndex } from '../search/derivation.ts';
+import { othersDocuments } from '../search/others.ts';
 import { usageRows } from '../usage/derivation.ts';
 import type { Derivation } from './derivation.ts';
 
@@ -17,5 +18,6 @@ export const DERIVATIONS: readonly Derivation[] = [
   usageRows,
   ...READERS.map(readerDerivation),
   links,
+  othersDocuments,
   searchIndex,
 ];

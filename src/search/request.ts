@@ -12,6 +12,9 @@ export const SEARCH_KINDS: Record<string, DocKind> = { text: 'text', 'tool-input
 /** The most hits a server sends for one search (a page shows a hundred); a command wanting more searches by itself. */
 export const SERVED_LIMIT = 10_000;
 
+/** The derivation writing other machines' documents into an external store's index (others.ts), named here for the light client. */
+export const OTHERS_DOCUMENTS = 'search/others';
+
 /** A search that cannot be asked: what is wrong, in the command's words. */
 export class SearchRequestError extends Error {}
 
@@ -22,9 +25,16 @@ export function searchKinds(names: string[] | undefined): DocKind[] | undefined 
   });
 }
 
-/** The session an id or a unique prefix names in the store. */
+/** The session an id or a unique prefix names in the store, or in the index (another machine's, in an external store). */
 export function searchSession(manifest: Manifest, id: string): string {
-  const ids = [...new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])))];
+  const ids = [
+    ...new Set([
+      ...Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])),
+      ...Object.entries(manifest.files ?? {}).flatMap(([name, e]) =>
+        name.startsWith('search/documents/') && e.sessionId ? [e.sessionId] : [],
+      ),
+    ]),
+  ];
   const matches = ids.includes(id) ? [id] : ids.filter((s) => s.startsWith(id));
   if (matches.length === 1) return matches[0];
   throw new SearchRequestError(

@@ -149,13 +149,32 @@ describe('commands over an external store (Virtuoso) fed by two machines', { ski
     assert.match(status.server?.startedBy ?? '', /^weave (usage|conversation|query)$/);
   });
 
-  it("search says the sessions its index lacks: machine B's", async () => {
-    const run = await weave(['search', 'handler', '--store', a]);
-    assert.equal(run.code === 0 || run.code === 1, true, run.stderr);
+  it("search finds machine B's session once A's ingest has indexed it, as embedded", async () => {
+    // A read its transcripts before B wrote: its index lacks B's session, and search says so.
+    const before = await weave(['search', 'handler', '--store', a]);
+    assert.equal(before.code === 0 || before.code === 1, true, before.stderr);
     assert.match(
-      run.stderr,
-      /1 session\(s\) in the external store were written from other machines and are not in this machine's index; these hits are from the 2 it read/,
+      before.stderr,
+      /1 session\(s\) in the external store were written from other machines since this machine's last ingest and are not in its index yet \(weave ingest adds them\); these hits are from the 2 it holds/,
     );
+    assert.doesNotMatch(before.stdout, /20000000/);
+    // A's next ingest reads nothing new of its own, and indexes B's session from its graph in the store.
+    await stopResident(a);
+    const report = await ingest([SPINE], { storeDir: a, soul: 'local' });
+    assert.equal(report.sessions, 0);
+    for (const args of [
+      ['search', 'handler'],
+      ['search', 'changelog', '--kind', 'tool-input', '--json'],
+      ['search', 'placeOrder', '--session', '2000'],
+    ]) {
+      const [there, here] = [await weave([...args, '--store', a]), await weave([...args, '--store', embedded])];
+      // The same hits, ranked the same: B's session named under B's soul, where the embedded store has it under its own.
+      const timeless = (text: string) => text.replace(/\d+ ms$/m, 'ms').replace(/"millis": [\d.]+/, '"millis"');
+      assert.equal(timeless(there.stdout.replaceAll('urn:soul:bob:', 'urn:soul:local:')), timeless(here.stdout), there.stderr);
+      assert.equal(there.code, 0);
+      assert.equal(there.stderr, '');
+      assert.match(there.stdout, /20000000/);
+    }
   });
 
   it("query answers an OPTIONAL in a UNION branch as SPARQL says (session-overview's failed hooks)", async () => {

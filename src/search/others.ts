@@ -1,0 +1,105 @@
+import type { StoreDerivation } from '../derive/derivation.ts';
+import { stampOf } from '../derive/derivation.ts';
+import { soulOfSessionGraph } from '../rdf/iri.ts';
+import { parseQuadLine } from '../rdf/nquads.ts';
+import type { SourceStamp } from '../store/manifest.ts';
+import { RemoteStore } from '../store/remote/client.ts';
+import { readRemoteConfig } from '../store/remote/config.ts';
+import { DocCollector } from './docs.ts';
+import { documentsOutput, documentsText } from './index.ts';
+import { OTHERS_DOCUMENTS } from './request.ts';
+
+/**
+ * The sessions other machines wrote into an external store, searched from this one: their
+ * documents are made from their graphs as the store holds them (a Graph Store GET, N-Triples),
+ * the same way as this machine's own are made from its graph files, and written beside them, so
+ * the index (search/index, run after this) holds every session of the store.
+ *
+ * A graph's version is what its transcripts say of themselves (their bytes and lines, summed),
+ * asked of the store in one query per run: a session that grew on its machine is fetched again;
+ * one rebuilt there from the same transcripts (a new Weave) is not, its texts being the same.
+ * A session this machine holds a graph of is its own, whoever else holds one.
+ */
+
+const VERSIONS = `SELECT ?g ?id (SUM(?bytes) AS ?size) (SUM(?lines) AS ?count) WHERE {
+  GRAPH ?g { ?t weave:sessionId ?id ; weave:byteLength ?bytes ; weave:lineCount ?lines }
+} GROUP BY ?g ?id`;
+
+interface OthersSession {
+  graph: string;
+  sessionId: string;
+  stamp: SourceStamp;
+}
+
+export const othersDocuments: StoreDerivation = {
+  name: OTHERS_DOCUMENTS,
+  version: '1',
+  description: "In an external store several machines feed: the search documents of other machines' sessions, from their graphs there.",
+  reads: 'store',
+  derive: async (run) => {
+    const config = await readRemoteConfig(run.writer.dir);
+    if (!config) return { wrote: false };
+    const remote = new RemoteStore(config);
+    const builtWith = stampOf(othersDocuments);
+    const mine = new Set(Object.values(run.writer.manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
+    const others = (await sessionsOfOthers(remote, run.soul)).filter((o) => !mine.has(o.sessionId));
+    let wrote = false;
+    for (const other of others) {
+      const output = documentsOutput(other.sessionId);
+      const was = run.writer.manifest.files?.[output.file];
+      const same = was?.builtWith === builtWith && JSON.stringify(was.sources?.[0]) === JSON.stringify(other.stamp);
+      if (same) continue;
+      const data = await documentsOf(remote, other);
+      await run.writer.writeFile(output.file, output.path, data, { sessionId: other.sessionId, builtWith, sources: [other.stamp] });
+      wrote = true;
+    }
+    // Documents of a session no other machine holds now (deleted there, or now this machine's own).
+    const now = new Set(others.map((o) => o.sessionId));
+    for (const [name, entry] of Object.entries(run.writer.manifest.files ?? {}))
+      if (entry.builtWith === builtWith && entry.sessionId && !now.has(entry.sessionId) && !mine.has(entry.sessionId)) {
+        await run.writer.removeFile(name);
+        wrote = true;
+      }
+    return { wrote };
+  },
+};
+
+/** Every session graph in the store under a soul other than `soul`, with its version. */
+async function sessionsOfOthers(remote: RemoteStore, soul: string): Promise<OthersSession[]> {
+  const answer = await remote.query(VERSIONS, ['application/sparql-results+json']);
+  const json = JSON.parse(new TextDecoder().decode(answer.body)) as { results?: { bindings: Record<string, { value: string }>[] } };
+  const found: OthersSession[] = [];
+  for (const row of json.results?.bindings ?? []) {
+    const graph = row.g?.value ?? '';
+    const sessionId = row.id?.value ?? '';
+    // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
+    const owner = soulOfSessionGraph(graph, sessionId);
+    if (!owner || owner === soul) continue;
+    found.push({
+      graph,
+      sessionId,
+      stamp: { path: graph, size: Number(row.size?.value ?? 0), mtimeMs: 0, lines: Number(row.count?.value ?? 0) },
+    });
+  }
+  // Two other souls holding one session (each read it at the very same time): the first by name.
+  found.sort((x, y) => x.graph.localeCompare(y.graph));
+  const seen = new Set<string>();
+  return found.filter((o) => !seen.has(o.sessionId) && !!seen.add(o.sessionId));
+}
+
+/** One other machine's session as search documents: its graph fetched as N-Triples, each triple to the collector. */
+async function documentsOf(remote: RemoteStore, other: OthersSession): Promise<string | readonly string[]> {
+  const answer = await remote.getGraph(other.graph, 'application/n-triples');
+  const collector = new DocCollector(other.sessionId);
+  const text = new TextDecoder().decode(answer.body);
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const quad = parseQuadLine(text.slice(start, end));
+    if (quad) collector.triple(quad.s, quad.p, quad.o);
+    start = end + 1;
+  }
+  const title = collector.title();
+  return documentsText({ ...(title === undefined ? {} : { title }), docs: collector.docs() });
+}
