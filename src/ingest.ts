@@ -95,6 +95,8 @@ export interface IngestOptions {
   };
   /** The derivations to run, in place of those `observers`, `search` and `readers` choose from the registry. */
   derivations?: readonly Derivation[];
+  /** Transcripts past this many bytes make a large session, whose derivations read its graph files one input at a time (derive/loop.ts). */
+  largeSessionBytes?: number;
   /** Asked to stop (Ctrl-C): no session is begun after it, and what was read is stored as at the end of a run. */
   stop?: AbortSignal;
 }
@@ -244,7 +246,7 @@ class Ingest {
     const roots = paths.map((p) => resolve(p));
     writer.addRoots(roots);
     const list = derivationsOf(options);
-    const loop = derivationLoop(writer, list, hooksOf(options));
+    const loop = derivationLoop(writer, list, hooksOf(options), false, options.largeSessionBytes);
     try {
       const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
       const shared = await sharedStore(options.storeDir, options.soul, plan, writer.manifest);
@@ -335,7 +337,14 @@ class Ingest {
       read = await readSession(
         this.writer,
         target,
-        this.readOptions((carriedOn) => (tap = this.loop.tap({ sessionId: session.sessionId, graph }, carriedOn))),
+        this.readOptions(
+          (carriedOn) =>
+            (tap = this.loop.tap(
+              { sessionId: session.sessionId, graph },
+              carriedOn,
+              stamps.reduce((n, s) => n + s.size, 0),
+            )),
+        ),
         this.tally,
       );
     } catch (e) {

@@ -25,7 +25,14 @@ import { feedGraph, graphStamp } from './graph-input.ts';
  * the derivations whose output is stale, from one pass over the graph's triples (tapped as the
  * graph is written, or read back from its files); then the store derivations. It writes what they
  * make through the store writer, stamped with the derivation and the graph version it read.
+ *
+ * A large session is not tapped: every input of it is read back from its files, one input at a
+ * time, each dropped before the next is made. Its memory is then that of the largest input, or
+ * of the read, where tapping holds every input beside the read's own state.
  */
+
+/** Transcripts past this size (a graph of about 100 MB) make a large session. */
+export const LARGE_SESSION_BYTES = 16 << 20;
 
 /** A derivation that failed on one session (or on the store): only its output is missing or old. */
 export interface DeriveProblem {
@@ -85,7 +92,13 @@ export function recordDerivations(list: readonly Derivation[]): RecordDerivation
 }
 
 /** A loop over `list`'s session and store derivations, writing through `writer`. */
-export function derivationLoop(writer: StoreWriter, list: readonly Derivation[], hooks: DeriveHooks = {}, force = false): DerivationLoop {
+export function derivationLoop(
+  writer: StoreWriter,
+  list: readonly Derivation[],
+  hooks: DeriveHooks = {},
+  force = false,
+  largeSession = LARGE_SESSION_BYTES,
+): DerivationLoop {
   let key: Promise<Buffer> | undefined;
   const run: DeriveRun = {
     writer,
@@ -97,7 +110,7 @@ export function derivationLoop(writer: StoreWriter, list: readonly Derivation[],
   };
   const session = list.filter((d): d is AnySessionDerivation => typeof d.reads === 'object');
   const store = list.filter((d): d is StoreDerivation => d.reads === 'store');
-  return new DerivationLoop(run, session, store, hooks, force);
+  return new DerivationLoop(run, session, store, hooks, force, largeSession);
 }
 
 export class DerivationLoop {
@@ -111,15 +124,21 @@ export class DerivationLoop {
     private readonly hooks: DeriveHooks = {},
     /** Run every session derivation on every session handed over, current or not. */
     private readonly force = false,
+    /** Transcripts past this many bytes make a large session. */
+    private readonly largeSession = LARGE_SESSION_BYTES,
   ) {}
 
   get storeDir(): string {
     return this.run.writer.dir;
   }
 
-  /** Collectors for a session about to be read; a read carried on taps only the inputs that take appends. */
-  tap(session: Omit<SessionRef, 'entry'>, carriedOn: boolean): Tap {
+  /**
+   * Collectors for a session about to be read, from `bytes` of transcripts; a read carried on taps
+   * only the inputs that take appends, a large session read whole none.
+   */
+  tap(session: Omit<SessionRef, 'entry'>, carriedOn: boolean, bytes = 0): Tap {
     const tap = new Tap(carriedOn);
+    if (!carriedOn && bytes > this.largeSession) return tap;
     for (const d of this.sessionDerivations)
       if (!tap.collectors.has(d.reads) && (!carriedOn || d.reads.appends)) tap.collectors.set(d.reads, d.reads.collect(session, carriedOn));
     return tap;
@@ -143,16 +162,21 @@ export class DerivationLoop {
       // A read carried on fed its appending inputs only the new triples: enough only for an output made from the graph before.
       const whole = due.filter(({ why }) => why !== 'input changed').map(({ d }) => d.reads);
       const usable = tap?.carriedOn && whole.length ? undefined : tap;
-      const inputs = await this.inputs(
-        session,
-        due.map(({ d }) => d.reads),
-        usable,
-      );
+      // A large session's inputs one at a time (each a pass over its graph's files), else all in one pass.
+      const large = (session.entry.sources ?? []).reduce((n, s) => n + s.size, 0) > this.largeSession;
+      const passes = large ? [...new Set(due.map(({ d }) => d.reads))].map((input) => due.filter(({ d }) => d.reads === input)) : [due];
       let ran = false;
-      for (const { d, why, was } of due) {
-        const input = inputs.get(d.reads);
-        if (input instanceof Error) this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
-        else ran = (await this.deriveOne(d, why, session, input, from, was)) || ran;
+      for (const pass of passes) {
+        const inputs = await this.inputs(
+          session,
+          pass.map(({ d }) => d.reads),
+          usable,
+        );
+        for (const { d, why, was } of pass) {
+          const input = inputs.get(d.reads);
+          if (input instanceof Error) this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
+          else ran = (await this.deriveOne(d, why, session, input, from, was)) || ran;
+        }
       }
       if (ran) this.report.sessions++;
     });
