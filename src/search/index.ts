@@ -99,7 +99,7 @@ export class SearchIndex {
   static async open(storeDir: string, manifest?: Manifest): Promise<SearchIndex> {
     const entry = (manifest ?? (await readManifest(storeDir).catch(() => undefined)))?.files?.[INDEX_NAME];
     const file = entry && (await readIndexLines(join(storeDir, entry.file)).catch(() => undefined));
-    if (file) return new SearchIndex(storeDir, MiniSearch.loadJS(file.index as never, { ...OPTIONS }), file.sessions);
+    if (file) return new SearchIndex(storeDir, file.mini, file.sessions);
     return SearchIndex.empty(storeDir);
   }
 
@@ -144,7 +144,7 @@ export class SearchIndex {
   async save(writer: StoreWriter, builtWith: string): Promise<void> {
     if (this.mini.dirtCount) await this.mini.vacuum();
     const sources = [...documentStamps(writer.manifest).values()];
-    await writer.writeFile(INDEX_NAME, INDEX_FILE, indexLines(this.sessions, this.mini.toJSON()), { builtWith, sources });
+    await writer.writeFile(INDEX_NAME, INDEX_FILE, indexLines(this.sessions, this.mini), { builtWith, sources });
   }
 
   private drop(session: string): void {
@@ -261,52 +261,94 @@ type IndexLine =
   | ['item', string, unknown]
   | ['entry', string, string, unknown];
 
-/** The index file as JSON lines in parts of about 1 MiB: the index of a store with long sessions is more than one string holds. */
-function indexLines(sessions: Record<string, SessionState>, index: object): string[] {
-  const parts: string[] = [];
-  let part = `${JSON.stringify({ format: FORMAT })}\n`;
-  const put = (line: IndexLine) => {
-    part += `${JSON.stringify(line)}\n`;
-    if (part.length < 1 << 20) return;
-    parts.push(part);
-    part = '';
-  };
-  for (const [id, state] of Object.entries(sessions)) put(['session', id, state]);
-  for (const [key, value] of Object.entries(index)) {
-    if (Array.isArray(value)) {
-      put(['field', key, []]);
-      for (const item of value) put(['item', key, item]);
-    } else if (value && typeof value === 'object') {
-      put(['field', key, {}]);
-      for (const [k, v] of Object.entries(value)) put(['entry', key, k, v]);
-    } else put(['field', key, value]);
+/** MiniSearch's terms as it holds them: each term's postings, by field, then by document. */
+type Terms = Iterable<[string, Map<number, Map<number, number>>]>;
+
+/**
+ * The index file as JSON lines in parts of about 1 MiB, made as they are written: the index of a
+ * store with long sessions is more than one string holds. It is MiniSearch's JSON (`toJSON`), but
+ * its terms are read a term at a time from the index itself, where `toJSON` copies every term's
+ * postings at once: twice the index's memory, at the moment it is largest. (`_index` is
+ * MiniSearch's own field, read here as its `toJSON` reads it; the version is pinned.)
+ */
+function* indexLines(sessions: Record<string, SessionState>, mini: MiniSearch<SearchDoc>): Generator<string> {
+  const inner = mini as unknown as { _index: Terms };
+  const terms = inner._index;
+  let index: object;
+  // Every field of the JSON but the terms, which are written below.
+  inner._index = [];
+  try {
+    index = mini.toJSON();
+  } finally {
+    inner._index = terms;
   }
-  if (part) parts.push(part);
-  return parts;
+  const lines = function* (): Generator<IndexLine> {
+    for (const [id, state] of Object.entries(sessions)) yield ['session', id, state];
+    for (const [key, value] of Object.entries(index)) {
+      if (key === 'index') {
+        yield ['field', key, []];
+        for (const [term, fields] of terms) {
+          const postings: Record<string, Record<string, number>> = {};
+          for (const [field, freqs] of fields) postings[field] = Object.fromEntries(freqs);
+          yield ['item', key, [term, postings]];
+        }
+      } else if (Array.isArray(value)) {
+        yield ['field', key, []];
+        for (const item of value) yield ['item', key, item];
+      } else if (value && typeof value === 'object') {
+        yield ['field', key, {}];
+        for (const [k, v] of Object.entries(value)) yield ['entry', key, k, v];
+      } else yield ['field', key, value];
+    }
+  };
+  let part = `${JSON.stringify({ format: FORMAT })}\n`;
+  for (const line of lines()) {
+    part += `${JSON.stringify(line)}\n`;
+    if (part.length < 1 << 20) continue;
+    yield part;
+    part = '';
+  }
+  if (part) yield part;
 }
 
-/** An index file read a line at a time (one of the whole-JSON format before is read too); undefined when of another format. */
-async function readIndexLines(
-  path: string,
-): Promise<{ sessions: Record<string, SessionState>; index: Record<string, unknown> } | undefined> {
+/**
+ * An index file read a line at a time (one of the whole-JSON format before is read too); undefined
+ * when of another format. Its terms go into the index as they are read, as MiniSearch's `loadJS`
+ * puts them, so that the file's JSON and the index are never both held whole.
+ */
+async function readIndexLines(path: string): Promise<{ sessions: Record<string, SessionState>; mini: MiniSearch<SearchDoc> } | undefined> {
   const sessions: Record<string, SessionState> = {};
-  const index: Record<string, unknown> = {};
+  const head: Record<string, unknown> = {};
+  let mini: MiniSearch<SearchDoc> | undefined;
   for await (const line of readLines(path)) {
     if (!line.text) continue;
     const value = JSON.parse(line.text);
     if (line.lineNo === 1) {
       if ((value as IndexFile).format === WHOLE_FORMAT)
-        return { sessions: (value as IndexFile).sessions, index: (value as IndexFile).index as Record<string, unknown> };
+        return { sessions: (value as IndexFile).sessions, mini: MiniSearch.loadJS((value as IndexFile).index as never, { ...OPTIONS }) };
       if ((value as { format?: string }).format !== FORMAT) return undefined;
       continue;
     }
     const entry = value as IndexLine;
     if (entry[0] === 'session') sessions[entry[1]] = entry[2];
-    else if (entry[0] === 'field') index[entry[1]] = entry[2];
-    else if (entry[0] === 'item') (index[entry[1]] as unknown[]).push(entry[2]);
-    else (index[entry[1]] as Record<string, unknown>)[entry[2]] = entry[3];
+    else if (entry[1] === 'index' && entry[0] === 'field')
+      // Every field before the terms is read (indexLines writes them first); the serialization is MiniSearch 7's.
+      mini = MiniSearch.loadJS({ ...head, index: [], serializationVersion: 2 } as never, { ...OPTIONS });
+    else if (entry[1] === 'index' && entry[0] === 'item' && mini)
+      addTerm(mini, entry[2] as [string, Record<string, Record<string, number>>]);
+    else if (entry[0] === 'field') head[entry[1]] = entry[2];
+    else if (entry[0] === 'item') (head[entry[1]] as unknown[]).push(entry[2]);
+    else if (entry[0] === 'entry') (head[entry[1]] as Record<string, unknown>)[entry[2]] = entry[3];
   }
-  return { sessions, index };
+  return { sessions, mini: mini ?? MiniSearch.loadJS({ ...head, index: [] } as never, { ...OPTIONS }) };
+}
+
+/** One term's postings into MiniSearch's own index, as its `loadJS` sets them. */
+function addTerm(mini: MiniSearch<SearchDoc>, [term, fields]: [string, Record<string, Record<string, number>>]): void {
+  const postings = new Map<number, Map<number, number>>();
+  for (const [field, freqs] of Object.entries(fields))
+    postings.set(Number.parseInt(field, 10), new Map(Object.entries(freqs).map(([doc, n]) => [Number.parseInt(doc, 10), n])));
+  (mini as unknown as { _index: { set(term: string, postings: Map<number, Map<number, number>>): void } })._index.set(term, postings);
 }
 
 /**

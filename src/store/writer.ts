@@ -528,28 +528,36 @@ export class StoreWriter {
   async writeFile(
     name: string,
     file: string,
-    data: string | Uint8Array | readonly string[],
+    data: string | Uint8Array | Iterable<string>,
     fields: FileFields = {},
     { mode, versioned = true }: { mode?: number; versioned?: boolean } = {},
   ): Promise<FileEntry> {
-    // In parts, a file can be more than one string holds.
+    // In parts, a file can be more than one string holds; parts made as they are written (a
+    // generator) are never all held at once. Its name is known once its bytes are: it is written
+    // under the plain name and renamed into place.
     const parts = typeof data === 'string' || data instanceof Uint8Array ? [data] : data;
-    const digest = createHash('sha1');
-    let length = 0;
-    for (const part of parts) {
-      digest.update(part);
-      length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-    }
-    const sha1 = digest.digest('hex');
-    if (versioned) file = versionedFileName(file, contentTag(sha1));
-    const entry: FileEntry = { file, bytes: length, sha1, ...fields };
-    const problem = fileEntryProblem(entry);
-    if (problem) throw new Error(`the manifest entry for ${name} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
     const path = join(this.dir, file);
     await this.fs.mkdir(dirname(path), { recursive: true });
     const atomic = await AtomicFile.create(path, this.fs, mode);
-    for (const part of parts) await atomic.write(part);
-    await atomic.commit();
+    const digest = createHash('sha1');
+    let length = 0;
+    let entry: FileEntry;
+    try {
+      for (const part of parts) {
+        digest.update(part);
+        length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+        await atomic.write(part);
+      }
+      const sha1 = digest.digest('hex');
+      if (versioned) file = versionedFileName(file, contentTag(sha1));
+      entry = { file, bytes: length, sha1, ...fields };
+      const problem = fileEntryProblem(entry);
+      if (problem) throw new Error(`the manifest entry for ${name} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
+    } catch (e) {
+      await atomic.abort();
+      throw e;
+    }
+    await atomic.commit({ to: join(this.dir, file) });
     if (JSON.stringify(this.view.files?.[name]) !== JSON.stringify(entry)) await this.record({ name, file: entry });
     return entry;
   }

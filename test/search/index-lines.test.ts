@@ -42,3 +42,33 @@ test('the search index is JSON lines, and one written whole before is read the s
     await removeDir(dir);
   }
 });
+
+/**
+ * The index is read back a term at a time into MiniSearch's own index, and written a term at a
+ * time from it (never its whole JSON beside it): what is read is what was written, term for term.
+ */
+test('the index read back a term at a time holds every term and posting it was written with', async () => {
+  const dir = await tempDir();
+  try {
+    const store = join(dir, 'store');
+    await ingest([join(FIXTURES, 'spine')], { storeDir: store, soul: 'local', archive: false });
+    const path = join(store, (await readManifest(store))!.files!['search/index'].file);
+    const written: Record<string, unknown> & { index?: [string, unknown][] } = {};
+    for (const [kind, key, a, b] of (await readFile(path, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .slice(1)
+      .map((l) => JSON.parse(l)))
+      if (kind === 'field') written[key] = a;
+      else if (kind === 'item') (written[key] as unknown[]).push(a);
+      else if (kind === 'entry') (written[key] as Record<string, unknown>)[a] = b;
+    const read = ((await SearchIndex.open(store)) as unknown as { mini: { toJSON(): typeof written } }).mini.toJSON();
+    // The terms' order is the index's tree's, which a load may change.
+    const byTerm = (json: typeof written) => ({ ...json, index: [...(json.index ?? [])].sort(([x], [y]) => (x < y ? -1 : 1)) });
+    // The spine fixtures' two sessions hold 62 distinct terms.
+    assert.equal(written.index?.length, 62);
+    assert.deepEqual(byTerm(read), byTerm(written));
+  } finally {
+    await removeDir(dir);
+  }
+});
