@@ -3,7 +3,7 @@ import { stampOf } from '../derive/derivation.ts';
 import { soulOfSessionGraph } from '../rdf/iri.ts';
 import { parseQuadLine } from '../rdf/nquads.ts';
 import type { SourceStamp } from '../store/manifest.ts';
-import { RemoteStore } from '../store/remote/client.ts';
+import { CONCURRENT_QUERIES, RemoteStore } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { DocCollector } from './docs.ts';
 import { documentsOutput, documentsText } from './index.ts';
@@ -43,16 +43,20 @@ export const othersDocuments: StoreDerivation = {
     const builtWith = stampOf(othersDocuments);
     const mine = new Set(Object.values(run.writer.manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
     const others = (await sessionsOfOthers(remote, run.soul)).filter((o) => !mine.has(o.sessionId));
-    let wrote = false;
-    for (const other of others) {
-      const output = documentsOutput(other.sessionId);
-      const was = run.writer.manifest.files?.[output.file];
-      const same = was?.builtWith === builtWith && JSON.stringify(was.sources?.[0]) === JSON.stringify(other.stamp);
-      if (same) continue;
-      const data = await documentsOf(remote, other);
-      await run.writer.writeFile(output.file, output.path, data, { sessionId: other.sessionId, builtWith, sources: [other.stamp] });
-      wrote = true;
+    const stale = others.filter((other) => {
+      const was = run.writer.manifest.files?.[documentsOutput(other.sessionId).file];
+      return was?.builtWith !== builtWith || JSON.stringify(was.sources?.[0]) !== JSON.stringify(other.stamp);
+    });
+    // Fetched as many at once as the store is asked queries, and written in turn.
+    for (let at = 0; at < stale.length; at += CONCURRENT_QUERIES) {
+      const batch = stale.slice(at, at + CONCURRENT_QUERIES);
+      const made = await Promise.all(batch.map((other) => documentsOf(remote, other)));
+      for (const [i, other] of batch.entries()) {
+        const output = documentsOutput(other.sessionId);
+        await run.writer.writeFile(output.file, output.path, made[i], { sessionId: other.sessionId, builtWith, sources: [other.stamp] });
+      }
     }
+    let wrote = stale.length > 0;
     // Documents of a session no other machine holds now (deleted there, or now this machine's own).
     const now = new Set(others.map((o) => o.sessionId));
     for (const [name, entry] of Object.entries(run.writer.manifest.files ?? {}))
