@@ -1,7 +1,7 @@
 /**
  * One long session, ingested alone: wall time and peak RSS of `weave ingest` (readers and search
  * included, as a user runs it) on synthetic sessions of 1 MB and 100 MB (bench/synthetic.ts),
- * and of 1 GB with BENCH_BIG_GB=1 (16 min and 11.6 GB peak RSS on two shared cores). Each ingest is a
+ * and of 1 GB with BENCH_BIG_GB=1 (12 min and 12.4 GiB peak RSS on two shared cores: docs/benchmarks.md). Each ingest is a
  * child of its own, measured by /usr/bin/time -v where there is one, else by the child's own
  * process.resourceUsage(). The session is written to disk a line at a time first, outside the
  * measure.
@@ -41,9 +41,10 @@ export function bigSessionSizes(): { label: string; bytes: number }[] {
 
 /** Runs `weave ingest` on `source` into `store`; its wall time, peak RSS and what it said. */
 function ingestChild(source: string, store: string): Promise<Omit<BigSessionRow, 'label' | 'bytes' | 'lines'>> {
-  const weave = ['--import', 'tsx', join(repo, 'src/cli/main.ts'), 'ingest', source, '--store', store];
+  // bin/weave, as a user runs it: it sizes node's heap for long sessions.
+  const weave = [join(repo, 'bin', 'weave'), 'ingest', source, '--store', store];
   const timed = existsSync(TIME);
-  const child = timed ? spawn(TIME, ['-v', process.execPath, ...weave], { cwd: repo }) : spawn(process.execPath, weave, { cwd: repo });
+  const child = timed ? spawn(TIME, ['-v', ...weave], { cwd: repo }) : spawn(weave[0], weave.slice(1), { cwd: repo });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
