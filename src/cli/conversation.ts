@@ -10,17 +10,10 @@ import {
 } from '../client/conversation.ts';
 import { print, served } from '../client/served.ts';
 import { SESSION_ID, sessionsNamed, sessionsNamedQuery, sessionTitleQuery } from '../model/title.ts';
-import {
-  type ConversationView,
-  conversationDocument,
-  conversationFromRows,
-  conversationQueries,
-  conversationView,
-  type ViewRows,
-} from '../model/view.ts';
+import { type ConversationView, conversationDocument, conversationFromRows, conversationQueries, conversationView } from '../model/view.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
-import { openQueries, selectRows } from '../store/queries.ts';
+import { openQueries, selectAll, selectRows } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { loadGraph, loadOntology } from '../store/store.ts';
 import { CliError } from './options.ts';
@@ -76,9 +69,7 @@ async function sessionElsewhere(request: ConversationRequest, failed: unknown): 
         .map((s) => s.id)
         .join(', ')}`,
     );
-  const named = Object.entries(conversationQueries(found.graph));
-  const rows = await Promise.all(named.map(([, query]) => selectRows(queries, query)));
-  const view = conversationFromRows(Object.fromEntries(named.map(([name], i) => [name, rows[i]])) as ViewRows, found.id);
+  const view = conversationFromRows(await selectAll(conversationQueries(found.graph), (query) => selectRows(queries, query)), found.id);
   const [titled] = await selectRows(queries, sessionTitleQuery(found.graph));
   return { view, title: titled?.title };
 }

@@ -27,7 +27,8 @@ async function openedHere(dir: string): Promise<StoreQueries> {
   return { store, query: async (query, mediaType) => runQuery(store, query, { results_format: mediaType }, oxigraph) as string };
 }
 
-function externalQueries(remote: RemoteStore): StoreQueries {
+/** Queries on an external store, through its client. */
+export function externalQueries(remote: RemoteStore): StoreQueries {
   return {
     async query(query, mediaType) {
       try {
@@ -38,6 +39,16 @@ function externalQueries(remote: RemoteStore): StoreQueries {
       }
     },
   };
+}
+
+/** Every query of a set, asked at once through `select`, as rows by name. */
+export async function selectAll<Q extends Record<string, string>>(
+  queries: Q,
+  select: (query: string) => Promise<Record<string, string>[]>,
+): Promise<Record<keyof Q, Record<string, string>[]>> {
+  const names = Object.keys(queries) as (keyof Q)[];
+  const rows = await Promise.all(names.map((name) => select(queries[name])));
+  return Object.fromEntries(names.map((name, i) => [name, rows[i]])) as Record<keyof Q, Record<string, string>[]>;
 }
 
 /** A SELECT's solutions as rows of plain values (unbound variables absent, and triple terms, which have no one value). */

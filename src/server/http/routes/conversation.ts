@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { conversationDocument, conversationFromRows, conversationQueries, type Row } from '../../../model/view.ts';
+import { conversationDocument, conversationFromRows, conversationQueries } from '../../../model/view.ts';
+import { selectAll } from '../../../store/queries.ts';
 import { sessionFactsQuery } from '../../../overview/session.ts';
 import { type NamedSession, SESSION_ID, sessionsNamed, sessionsNamedQuery, sessionTitleQuery } from '../../../model/title.ts';
 import { SESSIONS } from '../../../overview/queries.ts';
@@ -45,7 +46,7 @@ export default routePlugin('weave-routes-conversation', async (app) => {
     const queries = conversationQueries(graph);
     if (json || format === 'view') {
       const [rows, title] = await Promise.all([
-        selectAll(ctx, queries, request),
+        selectAll(queries, (query) => selectRows(ctx, query, request)),
         format === 'view' ? selectRows(ctx, sessionTitleQuery(graph), request).then((r) => r[0]?.title) : undefined,
       ]);
       const view = conversationFromRows(rows, id);
@@ -55,8 +56,8 @@ export default routePlugin('weave-routes-conversation', async (app) => {
     }
     const detailQueries = conversationDetailsQueries(graph);
     const [rows, detailRows, [facts]] = await Promise.all([
-      selectAll(ctx, queries, request),
-      selectAll(ctx, detailQueries, request),
+      selectAll(queries, (query) => selectRows(ctx, query, request)),
+      selectAll(detailQueries, (query) => selectRows(ctx, query, request)),
       selectRows(ctx, sessionFactsQuery(graph, id), request),
     ]);
     const view = conversationFromRows(rows, id);
@@ -78,17 +79,6 @@ export default routePlugin('weave-routes-conversation', async (app) => {
 
 function html(reply: FastifyReply, page: string) {
   return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', STATIC_PAGE_CSP).send(page);
-}
-
-/** Every query of a set, run by the workers at once, as rows by name. */
-async function selectAll<Q extends Record<string, string>>(
-  ctx: ServerContext,
-  queries: Q,
-  request: FastifyRequest,
-): Promise<Record<keyof Q, Row[]>> {
-  const names = Object.keys(queries) as (keyof Q)[];
-  const rows = await Promise.all(names.map((name) => selectRows(ctx, queries[name], request)));
-  return Object.fromEntries(names.map((name, i) => [name, rows[i]])) as Record<keyof Q, Row[]>;
 }
 
 /** The session an id names: the one with exactly that id, else every one it begins (model/title.ts). */
