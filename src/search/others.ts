@@ -5,6 +5,7 @@ import { parseQuadLine } from '../rdf/nquads.ts';
 import type { SourceStamp } from '../store/manifest.ts';
 import { CONCURRENT_QUERIES, RemoteStore } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
+import { externalQueries, selectRows } from '../store/queries.ts';
 import { DocCollector } from './docs.ts';
 import { documentsOutput, documentsText } from './index.ts';
 import { OTHERS_DOCUMENTS } from './request.ts';
@@ -70,19 +71,15 @@ export const othersDocuments: StoreDerivation = {
 
 /** Every session graph in the store under a soul other than `soul`, with its version. */
 async function sessionsOfOthers(remote: RemoteStore, soul: string): Promise<OthersSession[]> {
-  const answer = await remote.query(VERSIONS, ['application/sparql-results+json']);
-  const json = JSON.parse(new TextDecoder().decode(answer.body)) as { results?: { bindings: Record<string, { value: string }>[] } };
   const found: OthersSession[] = [];
-  for (const row of json.results?.bindings ?? []) {
-    const graph = row.g?.value ?? '';
-    const sessionId = row.id?.value ?? '';
+  for (const row of await selectRows(externalQueries(remote), VERSIONS)) {
     // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
-    const owner = soulOfSessionGraph(graph, sessionId);
+    const owner = soulOfSessionGraph(row.g ?? '', row.id ?? '');
     if (!owner || owner === soul) continue;
     found.push({
-      graph,
-      sessionId,
-      stamp: { path: graph, size: Number(row.size?.value ?? 0), mtimeMs: 0, lines: Number(row.count?.value ?? 0) },
+      graph: row.g,
+      sessionId: row.id,
+      stamp: { path: row.g, size: Number(row.size ?? 0), mtimeMs: 0, lines: Number(row.count ?? 0) },
     });
   }
   // Two other souls holding one session (each read it at the very same time): the first by name.
@@ -95,14 +92,9 @@ async function sessionsOfOthers(remote: RemoteStore, soul: string): Promise<Othe
 async function documentsOf(remote: RemoteStore, other: OthersSession): Promise<string | readonly string[]> {
   const answer = await remote.getGraph(other.graph, 'application/n-triples');
   const collector = new DocCollector(other.sessionId);
-  const text = new TextDecoder().decode(answer.body);
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const quad = parseQuadLine(text.slice(start, end));
+  for (const line of new TextDecoder().decode(answer.body).split('\n')) {
+    const quad = parseQuadLine(line);
     if (quad) collector.triple(quad.s, quad.p, quad.o);
-    start = end + 1;
   }
   const title = collector.title();
   return documentsText({ ...(title === undefined ? {} : { title }), docs: collector.docs() });
