@@ -6,6 +6,7 @@ import { exists } from '../acquire/files.ts';
 import { readManifest, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
 import type { DocKind, SearchDoc } from './docs.ts';
+import { documentsFiles } from './request.ts';
 
 /**
  * The full-text index of a store, in `<store>/search/`: `index.json` (MiniSearch's inverted
@@ -72,11 +73,9 @@ export function documentsOutput(sessionId: string): { file: string; path: string
 
 /** The documents files the manifest names, by session, as the index's sources name them. */
 function documentStamps(manifest: Manifest): Map<string, SourceStamp> {
-  const stamps = new Map<string, SourceStamp>();
-  for (const [name, entry] of Object.entries(manifest.files ?? {}))
-    if (name.startsWith('search/documents/') && entry.sessionId)
-      stamps.set(entry.sessionId, { path: entry.file, size: entry.bytes, mtimeMs: 0, head: entry.sha1 });
-  return stamps;
+  return new Map(
+    documentsFiles(manifest).map(([session, entry]) => [session, { path: entry.file, size: entry.bytes, mtimeMs: 0, head: entry.sha1 }]),
+  );
 }
 
 /** Whether the index holds every session's documents as the manifest names them (and nothing else), at `builtWith`, and is on the disk. */

@@ -1,4 +1,4 @@
-import type { Manifest } from '../store/manifest.ts';
+import type { FileEntry, Manifest } from '../store/manifest.ts';
 import type { DocKind } from './docs.ts';
 
 /**
@@ -25,14 +25,19 @@ export function searchKinds(names: string[] | undefined): DocKind[] | undefined 
   });
 }
 
+/** Each session's documents file as the manifest names it (`search/documents/<session>`), with its session. */
+export function documentsFiles(manifest: Manifest): [string, FileEntry][] {
+  return Object.entries(manifest.files ?? {}).flatMap(([name, entry]) =>
+    name.startsWith('search/documents/') && entry.sessionId ? [[entry.sessionId, entry] as [string, FileEntry]] : [],
+  );
+}
+
 /** The session an id or a unique prefix names in the store, or in the index (another machine's, in an external store). */
 export function searchSession(manifest: Manifest, id: string): string {
   const ids = [
     ...new Set([
       ...Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])),
-      ...Object.entries(manifest.files ?? {}).flatMap(([name, e]) =>
-        name.startsWith('search/documents/') && e.sessionId ? [e.sessionId] : [],
-      ),
+      ...documentsFiles(manifest).map(([session]) => session),
     ]),
   ];
   const matches = ids.includes(id) ? [id] : ids.filter((s) => s.startsWith(id));
