@@ -337,14 +337,7 @@ class Ingest {
       read = await readSession(
         this.writer,
         target,
-        this.readOptions(
-          (carriedOn) =>
-            (tap = this.loop.tap(
-              { sessionId: session.sessionId, graph },
-              carriedOn,
-              stamps.reduce((n, s) => n + s.size, 0),
-            )),
-        ),
+        this.readOptions((carriedOn) => (tap = this.loop.tap({ sessionId: session.sessionId, graph }, carriedOn, stamps))),
         this.tally,
       );
     } catch (e) {

@@ -2,7 +2,7 @@ import type { Term } from '../rdf/terms.ts';
 import { join } from 'node:path';
 import { exists } from '../acquire/files.ts';
 import { storeSecretKey } from '../readers/secret/key.ts';
-import type { FileEntry, GraphEntry } from '../store/manifest.ts';
+import type { FileEntry, GraphEntry, SourceStamp } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
 import {
   staleness,
@@ -133,15 +133,20 @@ export class DerivationLoop {
   }
 
   /**
-   * Collectors for a session about to be read, from `bytes` of transcripts; a read carried on taps
+   * Collectors for a session about to be read from `sources`; a read carried on taps
    * only the inputs that take appends, a large session read whole none.
    */
-  tap(session: Omit<SessionRef, 'entry'>, carriedOn: boolean, bytes = 0): Tap {
+  tap(session: Omit<SessionRef, 'entry'>, carriedOn: boolean, sources: readonly SourceStamp[] = []): Tap {
     const tap = new Tap(carriedOn);
-    if (!carriedOn && bytes > this.largeSession) return tap;
+    if (!carriedOn && this.large(sources)) return tap;
     for (const d of this.sessionDerivations)
       if (!tap.collectors.has(d.reads) && (!carriedOn || d.reads.appends)) tap.collectors.set(d.reads, d.reads.collect(session, carriedOn));
     return tap;
+  }
+
+  /** Whether a session read from `sources` is large: its transcripts past `largeSession` bytes. */
+  private large(sources: readonly SourceStamp[]): boolean {
+    return sources.reduce((n, s) => n + s.size, 0) > this.largeSession;
   }
 
   /** Runs each session derivation whose output for `session` is stale, from `tap` where it was fed, else from the graph's files. */
@@ -163,8 +168,9 @@ export class DerivationLoop {
       const whole = due.filter(({ why }) => why !== 'input changed').map(({ d }) => d.reads);
       const usable = tap?.carriedOn && whole.length ? undefined : tap;
       // A large session's inputs one at a time (each a pass over its graph's files), else all in one pass.
-      const large = (session.entry.sources ?? []).reduce((n, s) => n + s.size, 0) > this.largeSession;
-      const passes = large ? [...new Set(due.map(({ d }) => d.reads))].map((input) => due.filter(({ d }) => d.reads === input)) : [due];
+      const passes = this.large(session.entry.sources ?? [])
+        ? [...new Set(due.map(({ d }) => d.reads))].map((input) => due.filter(({ d }) => d.reads === input))
+        : [due];
       let ran = false;
       for (const pass of passes) {
         const inputs = await this.inputs(
