@@ -7,6 +7,30 @@ import { SearchIndex } from '../../src/search/index.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 
+type IndexJson = Record<string, unknown> & { index?: [string, unknown][] };
+
+/** A store of the spine fixtures (two sessions), the path of its index file, and that file's lines after the format line, parsed. */
+async function indexedStore(dir: string): Promise<{ store: string; path: string; format: unknown; lines: unknown[][] }> {
+  const store = join(dir, 'store');
+  await ingest([join(FIXTURES, 'spine')], { storeDir: store, soul: 'local', archive: false });
+  const path = join(store, (await readManifest(store))!.files!['search/index'].file);
+  const [format, ...lines] = (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  return { store, path, format, lines };
+}
+
+/** MiniSearch's JSON put back together from the index lines' fields, items and entries. */
+function indexOf(lines: unknown[][]): IndexJson {
+  const index: IndexJson = {};
+  for (const [kind, key, a, b] of lines as [string, string, unknown, unknown][])
+    if (kind === 'field') index[key] = a;
+    else if (kind === 'item') (index[key] as unknown[]).push(a);
+    else if (kind === 'entry') (index[key] as Record<string, unknown>)[a as string] = b;
+  return index;
+}
+
 /**
  * The search index file is JSON lines (issue 25: the index of a store with long sessions is more
  * than one string holds): a format line, then a session or a field of the index a line. An index
@@ -15,13 +39,7 @@ import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 test('the search index is JSON lines, and one written whole before is read the same', async () => {
   const dir = await tempDir();
   try {
-    const store = join(dir, 'store');
-    await ingest([join(FIXTURES, 'spine')], { storeDir: store, soul: 'local', archive: false });
-    const path = join(store, (await readManifest(store))!.files!['search/index'].file);
-    const [format, ...lines] = (await readFile(path, 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
+    const { store, path, format, lines } = await indexedStore(dir);
     assert.deepEqual(format, { format: 'weave-search/3' });
     // The spine fixtures are two sessions.
     assert.equal(lines.filter(([kind]) => kind === 'session').length, 2);
@@ -31,12 +49,7 @@ test('the search index is JSON lines, and one written whole before is read the s
 
     // The same index as the Weave before wrote it: one JSON object.
     const sessions = Object.fromEntries(lines.filter(([kind]) => kind === 'session').map(([, id, state]) => [id, state]));
-    const index: Record<string, unknown> = {};
-    for (const [kind, key, a, b] of lines)
-      if (kind === 'field') index[key] = a;
-      else if (kind === 'item') (index[key] as unknown[]).push(a);
-      else if (kind === 'entry') (index[key] as Record<string, unknown>)[a] = b;
-    await writeFile(path, JSON.stringify({ format: 'weave-search/2', sessions, index }));
+    await writeFile(path, JSON.stringify({ format: 'weave-search/2', sessions, index: indexOf(lines) }));
     assert.deepEqual(await hits(), now);
   } finally {
     await removeDir(dir);
@@ -50,21 +63,11 @@ test('the search index is JSON lines, and one written whole before is read the s
 test('the index read back a term at a time holds every term and posting it was written with', async () => {
   const dir = await tempDir();
   try {
-    const store = join(dir, 'store');
-    await ingest([join(FIXTURES, 'spine')], { storeDir: store, soul: 'local', archive: false });
-    const path = join(store, (await readManifest(store))!.files!['search/index'].file);
-    const written: Record<string, unknown> & { index?: [string, unknown][] } = {};
-    for (const [kind, key, a, b] of (await readFile(path, 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .slice(1)
-      .map((l) => JSON.parse(l)))
-      if (kind === 'field') written[key] = a;
-      else if (kind === 'item') (written[key] as unknown[]).push(a);
-      else if (kind === 'entry') (written[key] as Record<string, unknown>)[a] = b;
-    const read = ((await SearchIndex.open(store)) as unknown as { mini: { toJSON(): typeof written } }).mini.toJSON();
+    const { store, lines } = await indexedStore(dir);
+    const written = indexOf(lines);
+    const read = ((await SearchIndex.open(store)) as unknown as { mini: { toJSON(): IndexJson } }).mini.toJSON();
     // The terms' order is the index's tree's, which a load may change.
-    const byTerm = (json: typeof written) => ({ ...json, index: [...(json.index ?? [])].sort(([x], [y]) => (x < y ? -1 : 1)) });
+    const byTerm = (json: IndexJson) => ({ ...json, index: [...(json.index ?? [])].sort(([x], [y]) => (x < y ? -1 : 1)) });
     // The spine fixtures' two sessions hold 62 distinct terms.
     assert.equal(written.index?.length, 62);
     assert.deepEqual(byTerm(read), byTerm(written));
