@@ -8,8 +8,8 @@ export type OnSent = (graphs: number, bulk: boolean) => void;
  * again by the next ingest.
  */
 export interface GraphMirror {
-  /** `read`: the graph whole, as N-Quads (its files stay until the manifest stops naming them, so it may be read later). */
-  put(graph: string, read: () => Promise<string>): Promise<void>;
+  /** `read`: the graph whole, its N-Quads as stored (its files stay until the manifest stops naming them, so it may be read later). */
+  put(graph: string, read: () => Promise<Buffer>): Promise<void>;
   remove(graph: string): Promise<void>;
   /** Sends what was gathered (a mirror that gathers puts for a bulk load); called before each manifest write. */
   settle?(): Promise<void>;

@@ -105,7 +105,7 @@ export async function remoteMirror(remote: RemoteStore, dir: string, manifest: M
   return ownGraphsOnly(
     {
       put: async (graph, read) => {
-        await remote.putGraph(name(graph), await read());
+        await remote.putGraph(name(graph), (await read()).toString('utf8'));
         onSent?.(1, false);
       },
       remove: (graph) => remote.deleteGraph(name(graph)),
@@ -644,7 +644,7 @@ export class StoreWriter {
     if (this.mirror && 'graph' in change)
       if (change.entry) {
         const entry = change.entry;
-        await this.mirror.put(change.graph, async () => (await readGraphBytes(this.dir, entry)).toString('utf8'));
+        await this.mirror.put(change.graph, () => readGraphBytes(this.dir, entry));
       } else if (this.view.graphs[change.graph]) await this.mirror.remove(change.graph);
     const kept = new Set('graph' in change ? (change.entry ? storeFilesOf(change.entry).map((f) => f.file) : []) : [change.file?.file]);
     for (const file of filesOfChanged(this.view, change)) if (!kept.has(file)) this.superseded.add(file);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import oxigraph from 'oxigraph';
-import { graphPayload, maskMarkup } from '../../src/store/remote/rdf11.ts';
+import { graphPayload, graphQuads, maskMarkup } from '../../src/store/remote/rdf11.ts';
 
 /** What an external store is sent: graph names dropped, triple terms in RDF 1.1 form, markup in literals escaped. */
 
@@ -20,8 +20,8 @@ describe('graphPayload', () => {
 
   it('writes rdf:reifies <<( s p o )>> as rdf:Statement on the same reifier, its annotations untouched', () => {
     const text = `${line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> "o" )>>`)}\n${line('<urn:r> <urn:evidence> <urn:exact>')}\n`;
-    assert.equal(
-      graphPayload(text, G, false),
+    assert.deepEqual(
+      graphPayload(text, G, false).split('\n').sort(),
       [
         `<urn:r> <${RDF}type> <${RDF}Statement> .`,
         `<urn:r> <${RDF}subject> <urn:s> .`,
@@ -29,7 +29,7 @@ describe('graphPayload', () => {
         `<urn:r> <${RDF}object> "o" .`,
         '<urn:r> <urn:evidence> <urn:exact> .',
         '',
-      ].join('\n'),
+      ].sort(),
     );
   });
 
@@ -67,5 +67,40 @@ describe('graphPayload', () => {
     const [after] = oxigraph.parse(sent, { format: 'application/n-triples' });
     assert.equal(after.object.value, before.object.value);
     assert.equal(maskMarkup('<urn:s> <urn:p> <urn:o> .'), '<urn:s> <urn:p> <urn:o> .');
+  });
+});
+
+describe('graphQuads', () => {
+  const quads = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8');
+
+  it('passes a graph without triple terms on as its own bytes, ending its last line', () => {
+    const bytes = Buffer.from(`${line('<urn:s> <urn:p> "x"')}\n${line('<urn:s> <urn:q> <urn:o>')}`);
+    const parts = graphQuads(bytes, G, false, 'b');
+    assert.equal(parts[0].buffer, bytes.buffer, 'not copied');
+    assert.equal(quads(parts), `${bytes}\n`);
+    assert.deepEqual(graphQuads(Buffer.alloc(0), G, false, 'b'), []);
+  });
+
+  it('converts every line with a triple term, wherever it stands, in one graph of blank nodes', () => {
+    const lines = [
+      line('<urn:a> <urn:p> "first"'),
+      line(`<urn:r1> <${RDF}reifies> <<( <urn:s> <urn:p> "o" )>>`),
+      line('<urn:a> <urn:p> "between: <<( in a literal"'),
+      line('<urn:a> <urn:claims> <<( <urn:s> <urn:p> <<( <urn:x> <urn:y> <urn:z> )>> )>>'),
+      line('<urn:a> <urn:p> "last"'),
+    ];
+    const out = quads(graphQuads(Buffer.from(`${lines.join('\n')}\n`), G, false, 'g7t')).split('\n');
+    assert.equal(out.pop(), '');
+    // The four lines of rdf:reifies on r1, two blank nodes of four lines each for the nested terms, and the three plain lines.
+    assert.equal(out.length, 3 + 4 + 8 + 1);
+    assert.ok(out.every((l) => l.endsWith(` <${G}> .`)));
+    assert.ok(out.includes(line('<urn:a> <urn:p> "between: <<( in a literal"')));
+    assert.ok(out.includes(line(`<urn:r1> <${RDF}object> "o"`)));
+    const nodes = new Set(out.flatMap((l) => l.match(/_:\w+/g) ?? []));
+    assert.deepEqual([...nodes].sort(), ['_:g7t1', '_:g7t2']);
+    // What Oxigraph reads from it is what the per-line form said.
+    const store = new oxigraph.Store();
+    store.load(out.join('\n'), { format: 'application/n-quads' });
+    assert.equal(store.size, out.length);
   });
 });

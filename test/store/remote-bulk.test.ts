@@ -46,7 +46,8 @@ async function expectedQuads(dir: string): Promise<Map<string, number>> {
   const manifest = (await readManifest(dir))!;
   const out = new Map<string, number>();
   for (const [graph, entry] of Object.entries(manifest.graphs)) {
-    const lines = graphQuads((await readGraphBytes(dir, entry)).toString('utf8'), graph, false, 'b')
+    const lines = Buffer.concat(graphQuads(await readGraphBytes(dir, entry), graph, false, 'b'))
+      .toString('utf8')
       .split('\n')
       .filter(Boolean);
     out.set(graph, new Set(lines).size);

@@ -263,14 +263,14 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     const held = await count();
     assert.ok(held > 0);
     await assert.rejects(
-      mirror.put(theirs, async () => '<urn:w:s> <urn:w:p> <urn:w:o> .\n'),
+      mirror.put(theirs, async () => Buffer.from('<urn:w:s> <urn:w:p> <urn:w:o> .\n')),
       {
         message: `PUT of graph ${theirs} refused: the external store is shared, and soul "bob" writes only its own graphs (urn:soul:bob:Weave/…)`,
       },
     );
     await assert.rejects(mirror.remove(theirs), { message: /^DELETE of graph .* refused/ });
     await assert.rejects(
-      mirror.put('default', async () => '<urn:w:s> <urn:w:p> <urn:w:o> .\n'),
+      mirror.put('default', async () => Buffer.from('<urn:w:s> <urn:w:p> <urn:w:o> .\n')),
       { message: /^PUT of graph default refused/ },
     );
     assert.equal(await count(), held);

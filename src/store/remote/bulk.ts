@@ -20,7 +20,7 @@ import { graphQuads } from './rdf11.ts';
 /** A graph to load: its name, and its N-Quads as Weave stores them (read only when written out). */
 export interface BulkGraph {
   graph: string;
-  read: () => Promise<string>;
+  read: () => Promise<Buffer>;
 }
 
 /** The graph named for files whose lines name none (none of Weave's do). */
@@ -101,7 +101,7 @@ export class VirtuosoLoader {
   /** Writes the graphs as N-Quads files of about FILE_BYTES each; returns their paths. */
   private async writeFiles(graphs: readonly BulkGraph[], tag: string): Promise<string[]> {
     const files: string[] = [];
-    let parts: string[] = [];
+    let parts: Buffer[] = [];
     let size = 0;
     const write = async () => {
       if (!size) return;
@@ -111,7 +111,7 @@ export class VirtuosoLoader {
       });
       files.push(path);
       try {
-        for (const part of parts) await handle.write(part);
+        await handle.writev(parts);
       } finally {
         await handle.close();
       }
@@ -119,10 +119,10 @@ export class VirtuosoLoader {
       size = 0;
     };
     for (const [i, { graph, read }] of graphs.entries()) {
-      const text = graphQuads(await read(), graph, this.tripleTerms, `g${i}t`);
-      if (!text) continue;
-      parts.push(text);
-      size += text.length;
+      for (const part of graphQuads(await read(), graph, this.tripleTerms, `g${i}t`)) {
+        parts.push(part);
+        size += part.length;
+      }
       if (size >= FILE_BYTES) await write();
     }
     await write();

@@ -24,7 +24,7 @@ export const BULK_FROM = 16;
 /** The graphs a bulk load gathers before the writer writes its manifest (and so before it is sent). */
 export const BULK_BATCH = 256;
 
-type Read = () => Promise<string>;
+type Read = () => Promise<Buffer>;
 
 export async function gatheredMirror(
   remote: RemoteStore,
@@ -54,10 +54,10 @@ export async function gatheredMirror(
         clearing.filter((g) => g !== DEFAULT_GRAPH_KEY),
       );
       onSent?.(bulk.length, true);
-      for (const [graph, read] of sending) if (graph === DEFAULT_GRAPH_KEY) await remote.putGraph(null, await read());
+      for (const [graph, read] of sending) if (graph === DEFAULT_GRAPH_KEY) await remote.putGraph(null, (await read()).toString('utf8'));
       if (clearing.includes(DEFAULT_GRAPH_KEY)) await remote.deleteGraph(null);
     } else {
-      for (const [graph, read] of sending) await remote.putGraph(name(graph), await read());
+      for (const [graph, read] of sending) await remote.putGraph(name(graph), (await read()).toString('utf8'));
       for (const graph of clearing) await remote.deleteGraph(name(graph));
     }
     const put = sending.length - (bulk.length >= bulkFrom ? bulk.length : 0);
@@ -88,7 +88,7 @@ export async function gatheredMirror(
   if (cut) {
     for (const graph of cut) {
       const entry = graphs[graph];
-      if (entry) await mirror.put(graph, async () => (await readGraphBytes(dir, entry)).toString('utf8'));
+      if (entry) await mirror.put(graph, () => readGraphBytes(dir, entry));
       else await mirror.remove(graph);
     }
     // The journal stays until they are all sent, by either way.

@@ -19,23 +19,40 @@ const STATEMENT = `<${RDF}Statement>`;
  * default graph, whose lines name none).
  */
 export function graphPayload(text: string, graph: string | null, tripleTerms: boolean): string {
-  const out = convert(text, graph, tripleTerms, 'weaveTripleTerm', false);
+  const out = convert(text.split('\n'), graph, tripleTerms, 'weaveTripleTerm', false);
   return out.length ? `${out.map(maskMarkup).join('\n')}\n` : '';
 }
 
 /**
  * The same graph as N-Quads, each line naming `graph`, for a bulk loader's file that holds many
- * graphs. A blank node's label holds in a whole file, so each graph's blank nodes (the reifiers
- * of nested triple terms) are labelled with `label`, which the caller makes unique in the file.
+ * graphs, as parts of bytes to write one after another. A blank node's label holds in a whole
+ * file, so each graph's blank nodes (the reifiers of nested triple terms) are labelled with
+ * `label`, which the caller makes unique in the file. Lines without a triple term are passed on as
+ * the bytes they are (a graph file's lines all name its graph); those with one are converted
+ * together, after them (N-Quads lines have no order).
  */
-export function graphQuads(text: string, graph: string, tripleTerms: boolean, label: string): string {
-  // A graph file's lines all name its graph: with no triple term to write otherwise, it is sent as it is.
-  if (!text.includes('<<(')) return !text || text.endsWith('\n') ? text : `${text}\n`;
-  const out = convert(text, graph, tripleTerms, label, true);
-  return out.length ? `${out.join('\n')}\n` : '';
+export function graphQuads(bytes: Buffer, graph: string, tripleTerms: boolean, label: string): Buffer[] {
+  const parts: Buffer[] = [];
+  const terms: string[] = [];
+  let at = 0;
+  for (let hit = bytes.indexOf(OPEN); hit >= 0; hit = at < bytes.length ? bytes.indexOf(OPEN, at) : -1) {
+    const start = bytes.lastIndexOf(NEWLINE, hit) + 1;
+    const end = bytes.indexOf(NEWLINE, hit);
+    if (start > at) parts.push(bytes.subarray(at, start));
+    terms.push(bytes.toString('utf8', start, end < 0 ? bytes.length : end));
+    at = end < 0 ? bytes.length : end + 1;
+  }
+  if (at < bytes.length) parts.push(bytes.subarray(at));
+  if (bytes.length && bytes[bytes.length - 1] !== NEWLINE) parts.push(Buffer.from('\n'));
+  const out = terms.length ? convert(terms, graph, tripleTerms, label, true) : [];
+  if (out.length) parts.push(Buffer.from(`${out.join('\n')}\n`));
+  return parts;
 }
 
-function convert(text: string, graph: string | null, tripleTerms: boolean, label: string, quads: boolean): string[] {
+const OPEN = Buffer.from('<<(');
+const NEWLINE = 0x0a;
+
+function convert(lines: Iterable<string>, graph: string | null, tripleTerms: boolean, label: string, quads: boolean): string[] {
   const out: string[] = [];
   let fresh = 0;
   const suffix = graph === null ? ' .' : ` ${oxigraph.namedNode(graph)} .`;
@@ -58,18 +75,19 @@ function convert(text: string, graph: string | null, tripleTerms: boolean, label
     statement(node, q);
     return node;
   };
-  for (const line of text.split('\n')) {
+  // Most lines hold no triple term: their graph is cut off as text (or kept). The others are parsed
+  // in one call, since a parse per line (a call into WebAssembly each) costs the most.
+  const parsed: string[] = [];
+  for (const line of lines) {
     if (!line.trim()) continue;
-    // Most lines hold no triple term: their graph is cut off as text (or kept), since parsing every line would cost the most.
-    if (!line.includes('<<(') && line.endsWith(suffix)) {
-      out.push(quads ? line : `${line.slice(0, -suffix.length)} .`);
-      continue;
-    }
-    for (const q of oxigraph.parse(line, { format: 'application/n-quads' })) {
-      if (!tripleTerms && q.object.termType === 'Quad' && q.predicate.value === REIFIES && q.subject.termType !== 'Quad')
-        statement(q.subject.toString(), q.object as oxigraph.Quad);
-      else out.push(`${term(q.subject)} ${q.predicate} ${term(q.object)}${end}`);
-    }
+    if (!line.includes('<<(') && line.endsWith(suffix)) out.push(quads ? line : `${line.slice(0, -suffix.length)} .`);
+    else parsed.push(line);
+  }
+  if (!parsed.length) return out;
+  for (const q of oxigraph.parse(parsed.join('\n'), { format: 'application/n-quads' })) {
+    if (!tripleTerms && q.object.termType === 'Quad' && q.predicate.value === REIFIES && q.subject.termType !== 'Quad')
+      statement(q.subject.toString(), q.object as oxigraph.Quad);
+    else out.push(`${term(q.subject)} ${q.predicate} ${term(q.object)}${end}`);
   }
   return out;
 }
