@@ -13,11 +13,12 @@ const argv = process.argv.slice(2);
 let quick;
 if (argv[0] === 'usage') {
   const rows = await compiled(new URL('./usage.ts', import.meta.url));
-  quick = await rows.answerQuickly(argv.slice(1), new URL('../../data/prices.json', import.meta.url));
+  // A bundle that cannot be built or loaded here leaves the command to the TypeScript CLI.
+  quick = await rows?.answerQuickly(argv.slice(1), new URL('../../data/prices.json', import.meta.url));
 }
 if (quick === undefined && SERVED.has(argv[0])) {
   const fast = await compiled(new URL('../client/fast.ts', import.meta.url));
-  quick = await fast.answerQuickly(argv, fileURLToPath(import.meta.url));
+  quick = await fast?.answerQuickly(argv, fileURLToPath(import.meta.url));
 }
 if (quick !== undefined) process.exitCode = quick;
 else {

@@ -2,6 +2,7 @@ import oxigraph from 'oxigraph';
 import { QueryError, runQuery } from '../query/run.ts';
 import { RemoteStore, RemoteStoreError } from './remote/client.ts';
 import { readRemoteConfig } from './remote/config.ts';
+import { rowsOf } from './remote/results.ts';
 import { openStore } from './store.ts';
 
 /**
@@ -53,10 +54,5 @@ export async function selectAll<Q extends Record<string, string>>(
 
 /** A SELECT's solutions as rows of plain values (unbound variables absent, and triple terms, which have no one value). */
 export async function selectRows(queries: StoreQueries, query: string): Promise<Record<string, string>[]> {
-  const json = JSON.parse(await queries.query(query, 'application/sparql-results+json')) as {
-    results?: { bindings: Record<string, { type: string; value: unknown }>[] };
-  };
-  return (json.results?.bindings ?? []).map((b) =>
-    Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (v.type === 'triple' ? [] : [[k, String(v.value)]]))),
-  );
+  return rowsOf(await queries.query(query, 'application/sparql-results+json'));
 }

@@ -4,6 +4,7 @@ import { sessionGraphIri, soulOfSessionGraph } from '../../rdf/iri.ts';
 import type { Manifest } from '../manifest.ts';
 import type { StoreWriter } from '../writer.ts';
 import type { RemoteStore } from './client.ts';
+import { rowsOf } from './results.ts';
 
 /**
  * Whose a session is in a store several machines feed. A session copied to two machines (the
@@ -39,10 +40,9 @@ export async function heldElsewhere(remote: RemoteStore, soul: string, sessionId
       `SELECT DISTINCT ?g ?id ?path ?bytes WHERE { VALUES ?id { ${values} } GRAPH ?g { ?t weave:sessionId ?id ; weave:sourcePath ?path OPTIONAL { ?t weave:byteLength ?bytes } } }`,
       ['application/sparql-results+json'],
     );
-    const json = JSON.parse(new TextDecoder().decode(answer.body)) as { results?: { bindings: Record<string, { value: string }>[] } };
-    for (const row of json.results?.bindings ?? []) {
-      const graph = row.g?.value ?? '';
-      const id = row.id?.value ?? '';
+    for (const row of rowsOf(new TextDecoder().decode(answer.body))) {
+      const graph = row.g ?? '';
+      const id = row.id ?? '';
       // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
       const other = soulOfSessionGraph(graph, id);
       if (!other || other === soul) continue;
@@ -51,7 +51,7 @@ export async function heldElsewhere(remote: RemoteStore, soul: string, sessionId
       if (known && known.soul < other) continue;
       const copy = known?.soul === other ? known : { soul: other, bytes: new Map<string, number>() };
       owners.set(id, copy);
-      if (row.path) copy.bytes.set(pathInSession(row.path.value, id), Number(row.bytes?.value ?? 0));
+      if (row.path) copy.bytes.set(pathInSession(row.path, id), Number(row.bytes ?? 0));
     }
   }
   return owners;

@@ -11,3 +11,11 @@ export function standardJson(body: Uint8Array): Uint8Array {
     for (const term of Object.values(row)) if (term.type === 'typed-literal') term.type = 'literal';
   return new TextEncoder().encode(JSON.stringify(json));
 }
+
+/** The rows of SPARQL 1.1 JSON results, each variable bound to its value as text (a triple term's left out). */
+export function rowsOf(json: string): Record<string, string>[] {
+  const parsed = JSON.parse(json) as { results?: { bindings: Record<string, { type: string; value: unknown }>[] } };
+  return (parsed.results?.bindings ?? []).map((b) =>
+    Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (v.type === 'triple' ? [] : [[k, String(v.value)]]))),
+  );
+}
