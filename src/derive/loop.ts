@@ -13,6 +13,7 @@ import {
   type RecordDerivation,
   type Input,
   type Made,
+  type Output,
   type Reason,
   type AnySessionDerivation,
   type SessionRef,
@@ -71,6 +72,13 @@ export interface DeriveHooks {
     by: { derivation: string; sessionId?: string; findings?: number },
   ) => void | Promise<void>;
   onProblem?: (problem: DeriveProblem) => void;
+}
+
+/** A graph a derivation wrote (no entry: removed), as the loop tells its hooks of it. */
+export interface ToldGraph {
+  graph: string;
+  entry?: GraphEntry;
+  by: { derivation: string; sessionId?: string; findings?: number };
 }
 
 /** The manifest's entry for a derivation's output: a graph's or a store file's. */
@@ -163,7 +171,7 @@ export class DerivationLoop {
         this.report.skipped++;
         return;
       }
-      await this.beginAll();
+      await this.begin();
       // A read carried on fed its appending inputs only the new triples: enough only for an output made from the graph before.
       const whole = due.filter(({ why }) => why !== 'input changed').map(({ d }) => d.reads);
       const usable = tap?.carriedOn && whole.length ? undefined : tap;
@@ -202,10 +210,37 @@ export class DerivationLoop {
     });
   }
 
-  private async beginAll(): Promise<void> {
+  /** Where the session derivations write for one session. */
+  outputsOf(sessionId: string): Output[] {
+    return this.sessionDerivations.map((d) => d.output(this.run.soul, sessionId));
+  }
+
+  /** Each session derivation's `begin`, once per run, before the first one runs (a reader describes itself). */
+  async begin(): Promise<void> {
     if (this.begun) return;
     this.begun = true;
     for (const d of this.sessionDerivations) await d.begin?.(this.run);
+  }
+
+  /**
+   * Takes in what a pool worker's loop did on one session (session-pool.ts): its counts and
+   * problems, and the graphs it wrote, told to the hooks in order as if this loop had written them.
+   */
+  async adopt(part: DeriveReport, told: readonly ToldGraph[]): Promise<void> {
+    if (Object.keys(part.ran).length) await this.begin();
+    for (const [name, runs] of Object.entries(part.ran)) {
+      const mine = (this.report.ran[name] ??= { runs: 0, why: {} });
+      mine.runs += runs.runs;
+      for (const [why, n] of Object.entries(runs.why) as [Reason, number][]) mine.why[why] = (mine.why[why] ?? 0) + n;
+      if (runs.findings !== undefined) mine.findings = (mine.findings ?? 0) + runs.findings;
+    }
+    this.report.sessions += part.sessions;
+    this.report.skipped += part.skipped;
+    this.report.graphs += part.graphs;
+    this.report.millis += part.millis;
+    this.report.cpuMillis += part.cpuMillis;
+    for (const p of part.problems) this.problem(p);
+    for (const { graph, entry, by } of told) await this.hooks.onGraph?.(graph, entry, by);
   }
 
   /** Each input the due derivations read, made once: from the tap, else from the graph's files. */

@@ -174,7 +174,18 @@ export type SessionFields = Omit<GraphEntry, 'file' | 'bytes' | 'digest' | 'quad
 export type EntryFields = Omit<GraphEntry, 'file' | 'bytes'> & Partial<Pick<GraphEntry, 'file' | 'bytes'>>;
 
 /** A change to the manifest: a graph's entry, or a store file's (`name`). */
-type Change = { graph: string; entry: GraphEntry | null } | { name: string; file: FileEntry | null };
+export type Change = { graph: string; entry: GraphEntry | null } | { name: string; file: FileEntry | null };
+
+/**
+ * What a writer that never writes the manifest (a pool worker's, sessionWriter) recorded: its
+ * changes in order, and whether it renamed files into the graphs or archive folder, whose flush
+ * the writer that adopts them owes before its manifest names them.
+ */
+export interface Recorded {
+  changes: Change[];
+  renamed: boolean;
+  archived: boolean;
+}
 
 /** What a caller says about a store file it writes; the length and digest are the writer's to fill in. */
 export type FileFields = Omit<FileEntry, 'file' | 'bytes' | 'sha1'>;
@@ -214,6 +225,15 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
   const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote), dir, manifest, options.onSent)));
   // A mirror that gathers graphs for a bulk load sets the batch, in graphs: each manifest write is one load.
   return new StoreWriter(dir, soul, manifest, fs, options.batch ?? mirror?.batch ?? 64, mirror);
+}
+
+/**
+ * A writer for one session's files in a pool worker (session-pool.ts): it writes and renames them
+ * into place like any writer, but never writes the manifest; the store's own writer, under the
+ * lock, adopts what it recorded (`adopt`). `view` holds the entries of that session's outputs.
+ */
+export function sessionWriter(dir: string, soul: string, view: Manifest): StoreWriter {
+  return new StoreWriter(dir, soul, view, NODE_FS, Number.POSITIVE_INFINITY);
 }
 
 export class StoreWriter {
@@ -622,6 +642,27 @@ export class StoreWriter {
         this.superseded.delete(file);
       }
     });
+  }
+
+  /** The changes recorded so far, taken from the writer (a sessionWriter's, for the store's writer to adopt). */
+  takeRecorded(): Recorded {
+    const taken = { changes: this.changes, renamed: this.unsyncedRenames, archived: this.unsyncedArchive };
+    this.changes = [];
+    this.unsyncedRenames = this.unsyncedArchive = false;
+    return taken;
+  }
+
+  /** Records, in order, the changes another writer made in this store (a pool worker's sessionWriter), its files already in place. */
+  async adopt({ changes, renamed, archived }: Recorded): Promise<void> {
+    if (renamed) {
+      this.unsyncedRenames = true;
+      this.graphsDirMade = true;
+    }
+    if (archived) {
+      this.unsyncedArchive = true;
+      this.archiveDirMade = true;
+    }
+    for (const change of changes) await this.record(change);
   }
 
   /** Writes what is pending; call it when done. A writer never closed is a crash: its last batch is not in the manifest. */
