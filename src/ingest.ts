@@ -5,14 +5,24 @@ import { discoverSessions } from './acquire/discover.ts';
 import { planSessions, type Plan, type Planned } from './acquire/sessions.ts';
 import { sameStamps } from './acquire/stamps.ts';
 import type { Derivation, RecordDerivation } from './derive/derivation.ts';
-import { derivationLoop, recordDerivations, type DerivationLoop, type DeriveProblem, type DeriveReport, type Tap } from './derive/loop.ts';
+import {
+  derivationLoop,
+  LARGE_SESSION_BYTES,
+  recordDerivations,
+  type DerivationLoop,
+  type DeriveProblem,
+  type DeriveReport,
+  type Tap,
+} from './derive/loop.ts';
 import { DERIVATIONS } from './derive/registry.ts';
 import { transcriptsOf, type Dialect, type FactObserver, type SessionSource } from './dialect/dialect.ts';
+import { DIALECTS } from './dialect/index.ts';
 import { contentPolicyKey, type ContentPolicy } from './emit/content.ts';
 import type { SessionCounts } from './emit/contract.ts';
-import type { Triple } from './rdf/terms.ts';
 import { searchDocuments, searchIndex } from './search/derivation.ts';
 import type { Reader } from './readers/reader.ts';
+import { READERS } from './readers/registry.ts';
+import { storeSecretKey, SECRET_KEY_FILE } from './readers/secret/key.ts';
 import { readerDerivation } from './readers/run.ts';
 import {
   readSession,
@@ -21,13 +31,16 @@ import {
   type LineProblem,
   type ReadTally,
   type SessionRead,
+  type SessionReadOptions,
+  type SessionToRead,
   type WrittenBy,
 } from './session-read.ts';
-import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
+import { defaultJobs, SessionPool, type CarriedError, type PooledRead, type SessionJob } from './session-pool.ts';
+import type { FileEntry, GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
 import { RemoteStore } from './store/remote/client.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
 import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
-import { lockStore, openStoreForWriting, type StoreWriter } from './store/writer.ts';
+import { lockStore, openStoreForWriting, recoverStore, type StoreWriter } from './store/writer.ts';
 
 export type { LineProblem } from './session-read.ts';
 
@@ -97,6 +110,11 @@ export interface IngestOptions {
   derivations?: readonly Derivation[];
   /** Transcripts past this many bytes make a large session, whose derivations read its graph files one input at a time (derive/loop.ts). */
   largeSessionBytes?: number;
+  /**
+   * Sessions read side by side, each in a thread of its own (session-pool.ts); default one per
+   * core, and only for a run with at least POOL_FROM_BYTES to read. 1: every session in this thread.
+   */
+  jobs?: number;
   /** Asked to stop (Ctrl-C): no session is begun after it, and what was read is stored as at the end of a run. */
   stop?: AbortSignal;
 }
@@ -160,6 +178,9 @@ export interface IngestReport {
  * record derivations (the conversation model) carry their own versions.
  */
 export const WEAVE = 'weave/0.14';
+
+/** Sessions to read of fewer bytes than this are read in one thread: starting the reading threads takes longer. */
+export const POOL_FROM_BYTES = 8 << 20;
 
 /** Reads transcripts into the store directory, one graph per session, holding the store's lock. */
 export async function ingest(paths: string[], options: IngestOptions): Promise<IngestReport> {
@@ -262,17 +283,43 @@ class Ingest {
   }
 
   async all(): Promise<IngestReport> {
+    const pool = await this.pool();
+    // Sessions a worker took whose reads this writer has not adopted: their files go once the manifest is written.
+    let unadopted = 0;
     try {
       await this.removeRegrouped();
-      for (const planned of this.plan.sessions) {
+      // The sessions the pool's threads take are handed to it at once, and what they read is
+      // adopted in the plan's order. This thread reads its share in its turn: the sessions that keep
+      // its bytes at one part in (threads + 1), so it works from the start, while the threads start.
+      let [here, there] = [0, 0];
+      const reads = this.plan.sessions.map((planned) => {
+        const target = pool && this.due(planned);
+        if (!target || this.large(planned)) return undefined;
+        const bytes = sizeOf(planned);
+        if (here * pool.size <= there) {
+          here += bytes;
+          return undefined;
+        }
+        there += bytes;
+        unadopted++;
+        const read = pool.read(this.jobOf(target));
+        read.catch(() => undefined); // a session left unread after a stop or a failure: not waited for
+        return { read };
+      });
+      for (const [i, planned] of this.plan.sessions.entries()) {
         if (this.options.stop?.aborted) {
           this.report.notRead = this.plan.sessions.length - this.progress.sessionsDone;
           break;
         }
-        await this.session(planned);
+        const pooled = reads[i];
+        if (pooled) {
+          await this.adoptRead(planned, await pooled.read.catch((e: Error) => e));
+          unadopted--;
+        } else await this.session(planned);
         this.progress.sessionsDone++;
         this.options.onProgress?.(this.progress);
       }
+      await pool?.close();
       Object.assign(this.report, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
       this.report.warnings = this.report.problems.filter((p) => p.kind === 'warning').length;
       this.report.archived += this.tally.archived;
@@ -280,10 +327,14 @@ class Ingest {
       if (this.shared) await recordHeld(this.writer, this.shared.found, this.shared.held);
     } catch (e) {
       // The sessions stored before the failure keep their entries; the error is the one to report.
+      await pool?.close();
       await this.writer.close().catch(() => this.writer.abandon());
+      if (unadopted) await recoverStore(this.options.storeDir).catch(() => undefined);
       throw e;
     }
     await this.writer.close();
+    // What workers wrote for sessions left unread (a stop): no manifest names it.
+    if (unadopted) await recoverStore(this.options.storeDir);
     return this.finish();
   }
 
@@ -306,80 +357,175 @@ class Ingest {
     }
   }
 
-  /** One planned session: read when its files (or how it is read) changed, then its stale derivations. */
-  private async session({ session, graph, stamps }: Planned): Promise<void> {
+  /** What reading a planned session takes, when its files (or how it is read) changed; none when it is current. */
+  private due({ session, graph, stamps }: Planned): SessionToRead | undefined {
     const options = this.options;
     const builtWith = [`${session.dialect.id}+${WEAVE}`, ...this.records.map((d) => `${d.name}@${d.version}`)].join('+');
     const stamp = `${builtWith} ${this.policy}`;
     const previous = this.writer.manifest.graphs[graph];
-    // A redacted store keeps no archive: it would hold every secret the graph does not.
-    const keep = (options.archive ?? true) && !options.content?.redactSecrets;
-    if (!options.force && !options.rebuild && previous?.builtWith === stamp && sameStamps(previous.sources, stamps)) {
-      this.report.skipped++;
-      // A session read before the archive was kept (or without it) is copied in now, unread.
-      if (keep) this.report.archived += await archiveUnread(this.writer, graph, previous, session, stamps);
-      await this.loop.session({ sessionId: session.sessionId, graph, entry: previous });
-      return;
-    }
-    let tap: Tap | undefined;
-    const target = {
+    if (!options.force && !options.rebuild && previous?.builtWith === stamp && sameStamps(previous.sources, stamps)) return undefined;
+    return {
       session,
       graph,
       stamps,
       sessionId: session.sessionId,
       builtWith: stamp,
       previous,
-      keep,
+      keep: this.keep(),
       whole: options.force || options.rebuild,
     };
-    let read: SessionRead;
+  }
+
+  /** Whether what is read is copied into the archive: a redacted store keeps none (it would hold every secret the graph does not). */
+  private keep(): boolean {
+    return (this.options.archive ?? true) && !this.options.content?.redactSecrets;
+  }
+
+  /** A session whose transcripts are past the loop's size for a large one: read in this thread, whose heap is sized for it. */
+  private large(planned: Planned): boolean {
+    return sizeOf(planned) > (this.options.largeSessionBytes ?? LARGE_SESSION_BYTES);
+  }
+
+  /** One planned session: read when it is due, then its stale derivations. */
+  private async session(planned: Planned): Promise<void> {
+    const { session, graph, stamps } = planned;
+    const target = this.due(planned);
+    if (!target) {
+      const previous = this.writer.manifest.graphs[graph];
+      this.report.skipped++;
+      // A session read before the archive was kept (or without it) is copied in now, unread.
+      if (this.keep()) this.report.archived += await archiveUnread(this.writer, graph, previous, session, stamps);
+      await this.loop.session({ sessionId: session.sessionId, graph, entry: previous });
+      return;
+    }
+    let done: Awaited<ReturnType<typeof readTapped>>;
     try {
-      read = await readSession(
-        this.writer,
-        target,
-        this.readOptions((carriedOn) => (tap = this.loop.tap({ sessionId: session.sessionId, graph }, carriedOn, stamps))),
-        this.tally,
-      );
+      done = await readTapped(this.readContext(), target);
     } catch (e) {
       // One session that cannot be read costs that session only; its earlier graph stays.
       if (e instanceof StoreFailure) throw e.cause;
-      failedSession(
-        e instanceof SessionFailure ? e : new SessionFailure(transcriptsOf(session)[0]?.path ?? session.projectDir, 0, e),
-        session.sessionId,
-        this.report,
-        this.options.onProblem,
-      );
+      this.failed(e, session);
       return;
     }
+    await this.stored(planned, done.read);
+    await this.loop.session({ sessionId: session.sessionId, graph, entry: done.read.entry }, done.tap);
+  }
+
+  /** A session's read now in the store: counted, and told to the run's hook. */
+  private async stored({ session, graph, stamps }: Planned, read: SessionRead): Promise<void> {
     this.counted(
       read,
       stamps.some((s) => s.gone),
     );
     this.changed.add(session.sessionId);
-    await options.onSession?.(session, graph, { ...read.counts, entry: read.entry, delta: read.delta });
-    await this.loop.session({ sessionId: session.sessionId, graph, entry: read.entry }, tap);
+    await this.options.onSession?.(session, graph, { ...read.counts, entry: read.entry, delta: read.delta });
   }
 
-  /** What a session's read is handed: its observers, and a tap for the derivations begun at each (re)start of the read. */
-  private readOptions(onBegin: (carriedOn: boolean) => Tap) {
-    const { storeDir, soul, content, onProblem, onProgress, onNote } = this.options;
-    let tap: Tap | undefined;
-    const records = this.records;
-    return {
-      storeDir,
-      soul,
+  /** Takes in what a worker did with a session, as if this thread had read it: its files, problems, counts and derivations. */
+  private async adoptRead(planned: Planned, done: PooledRead | Error): Promise<void> {
+    if (done instanceof Error) {
+      this.failed(new SessionFailure(transcriptsOf(planned.session)[0]?.path ?? planned.session.projectDir, 0, done), planned.session);
+      return;
+    }
+    if (done.storeFailure) throw revived(done.storeFailure);
+    await this.writer.adopt(done.recorded);
+    const { tally } = this;
+    tally.files += done.tally.files;
+    tally.records += done.tally.records;
+    tally.bytes += done.tally.bytes;
+    tally.archived += done.tally.archived;
+    for (const p of done.problems) {
+      tally.problems.push(p);
+      this.options.onProblem?.(p);
+    }
+    for (const note of done.notes) this.options.onNote?.(note);
+    Object.assign(this.progress, { files: tally.files, records: tally.records, bytes: tally.bytes });
+    if (done.failure) {
+      this.failed(new SessionFailure(done.failure.path, done.failure.lineNo, revived(done.failure.cause)), planned.session);
+      return;
+    }
+    await this.stored(planned, done.read!);
+    await this.loop.adopt(done.derived, done.told);
+  }
+
+  /** The pool's job for a session: the session without its dialect, and the entries of it and its outputs. */
+  private jobOf(target: SessionToRead): SessionJob {
+    const { session, ...rest } = target;
+    const { dialect, ...found } = session;
+    const manifest = this.writer.manifest;
+    const view: Manifest = { ...manifest, graphs: {}, files: {} };
+    const files: Record<string, FileEntry> = {};
+    if (target.previous) view.graphs[target.graph] = target.previous;
+    for (const output of this.loop.outputsOf(session.sessionId))
+      if ('graph' in output) {
+        if (manifest.graphs[output.graph]) view.graphs[output.graph] = manifest.graphs[output.graph];
+      } else if (manifest.files?.[output.file]) files[output.file] = manifest.files[output.file];
+    if (manifest.files?.[SECRET_KEY_FILE]) files[SECRET_KEY_FILE] = manifest.files[SECRET_KEY_FILE];
+    view.files = files;
+    return { target: { ...rest, session: found, dialect: dialect.id }, view };
+  }
+
+  /**
+   * The pool of reading threads for this run, when it is worth one: more than one job asked for (by
+   * default one per core), sessions to read of at least POOL_FROM_BYTES (a few small sessions are
+   * read sooner than threads start) unless `jobs` was given, and a run of the registry's own
+   * derivations and dialects, which a thread can make again from their names.
+   */
+  private async pool(): Promise<SessionPool | undefined> {
+    const { options } = this;
+    const jobs = options.jobs ?? defaultJobs();
+    if (jobs < 2 || options.derivations || options.observers) return undefined;
+    const readers = options.readers?.list ?? [];
+    if (!readers.every((r) => READERS.includes(r))) return undefined;
+    const dialects = (options.dialects ?? DIALECTS).map((d) => d.module);
+    if (dialects.some((m) => !m)) return undefined;
+    const toRead = this.plan.sessions.filter((p) => this.due(p) && !this.large(p));
+    const bytes = toRead.reduce((n, p) => n + sizeOf(p), 0);
+    if (toRead.length < 2 || (options.jobs === undefined && bytes < POOL_FROM_BYTES)) return undefined;
+    // The key the secret reader digests with is made here, under the lock, before a thread reads it.
+    if (readers.length) await storeSecretKey(this.writer);
+    // This thread is one of the jobs: it reads too.
+    return new SessionPool(Math.min(jobs - 1, toRead.length - 1), {
+      storeDir: options.storeDir,
+      soul: options.soul,
+      content: options.content,
+      search: options.search !== false,
+      readers: readers.map((r) => r.name),
+      largeSession: options.largeSessionBytes ?? LARGE_SESSION_BYTES,
       writtenBy: this.shared?.writtenBy,
-      content,
-      onProblem,
-      onNote,
-      observers: (session: SessionSource, s: string) => records.flatMap((d) => d.observers(session, s)),
-      onFile: () => {
-        Object.assign(this.progress, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
-        onProgress?.(this.progress);
+      dialects,
+    });
+  }
+
+  private failed(e: unknown, session: SessionSource): void {
+    failedSession(
+      e instanceof SessionFailure ? e : new SessionFailure(transcriptsOf(session)[0]?.path ?? session.projectDir, 0, e),
+      session.sessionId,
+      this.report,
+      this.options.onProblem,
+    );
+  }
+
+  /** What a session's read is handed here: the run's writer, loop, record derivations and tally. */
+  private readContext(): ReadContext {
+    const { storeDir, soul, content, onProblem, onProgress, onNote } = this.options;
+    return {
+      writer: this.writer,
+      loop: this.loop,
+      records: this.records,
+      tally: this.tally,
+      options: {
+        storeDir,
+        soul,
+        writtenBy: this.shared?.writtenBy,
+        content,
+        onProblem,
+        onNote,
+        onFile: () => {
+          Object.assign(this.progress, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
+          onProgress?.(this.progress);
+        },
       },
-      // Begun again with each read: a read carried on that must be read whole starts over.
-      onBegin: (carriedOn: boolean) => void (tap = onBegin(carriedOn)),
-      onTriple: (t: Triple) => tap?.add(t.s, t.p, t.o),
     };
   }
 
@@ -488,6 +634,37 @@ function emptyReport(problems: LineProblem[], derived: DeriveReport): IngestRepo
   };
 }
 
+/** What reading one session needs of its run, in this thread or a pool worker's (session-pool.ts). */
+export interface ReadContext {
+  writer: StoreWriter;
+  loop: DerivationLoop;
+  records: readonly RecordDerivation[];
+  tally: ReadTally;
+  options: Omit<SessionReadOptions, 'observers' | 'onBegin' | 'onTriple'>;
+}
+
+/**
+ * Reads one session into its graph with the record derivations watching, its triples tapped for
+ * the session derivations to read next; throws a SessionFailure, or a StoreFailure for the store's own.
+ */
+export async function readTapped(ctx: ReadContext, target: SessionToRead): Promise<{ read: SessionRead; tap?: Tap }> {
+  let tap: Tap | undefined;
+  const { session, graph, stamps } = target;
+  const read = await readSession(
+    ctx.writer,
+    target,
+    {
+      ...ctx.options,
+      observers: (source, soul) => ctx.records.flatMap((d) => d.observers(source, soul)),
+      // Begun again with each read: a read carried on that must be read whole starts over.
+      onBegin: (carriedOn) => void (tap = ctx.loop.tap({ sessionId: session.sessionId, graph }, carriedOn, stamps)),
+      onTriple: (t) => tap?.add(t.s, t.p, t.o),
+    },
+    ctx.tally,
+  );
+  return { read, tap };
+}
+
 /** The derivation loop's hooks, as ingest's options ask for them: a reader's graphs to its hook, others to `onGraph`. */
 function hooksOf(options: IngestOptions) {
   const readers = options.readers;
@@ -501,6 +678,20 @@ function hooksOf(options: IngestOptions) {
       if (readers?.list.some((r) => r.name === p.derivation)) readers.onProblem?.(p);
     },
   };
+}
+
+/** A planned session's size: its files' bytes. */
+function sizeOf({ stamps }: Planned): number {
+  return stamps.reduce((n, s) => n + s.size, 0);
+}
+
+/** An error as a reading thread carried it, made an Error again (its kind, code and frames). */
+function revived(carried: CarriedError): Error {
+  const error = new Error(carried.message);
+  error.name = carried.name;
+  if (carried.stack) error.stack = carried.stack;
+  if (carried.code) (error as NodeJS.ErrnoException).code = carried.code;
+  return error;
 }
 
 /** Errors of the sources' own files and folders: the session is skipped, the run goes on. */

@@ -7,7 +7,7 @@ import { READERS } from '../readers/registry.ts';
 import { capacityNotice, embeddedStoreSize } from '../store/ceiling.ts';
 import { summary as detectSummary, printProblem } from './detect.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
-import { COMMON_HELP, outputWidth, parse, soul, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, soul, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { printable } from '../terminal.ts';
 import { lockStore } from '../store/writer.ts';
 import { keepReading } from './watching.ts';
@@ -40,6 +40,8 @@ options:
                      it (only the new lines of a grown session), the readers once things are
                      quiet; Ctrl-C ends it
   --no-detect        do not run the readers (weave detect) on what changed
+  --jobs N           read N sessions at once, each in a thread of its own (default: one per
+                     core, up to 8, when there are at least 8 MB to read; 1: one at a time)
   --json             print the report as JSON
 ${WIDE_HELP}
 ${CONTENT_HELP}
@@ -54,6 +56,7 @@ const OPTIONS = {
   watch: { type: 'boolean' },
   json: { type: 'boolean' },
   'no-detect': { type: 'boolean' },
+  jobs: { type: 'string' },
   ...WIDE_OPTION,
 } as const;
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
@@ -76,11 +79,11 @@ export async function main(args: string[]): Promise<number> {
     );
   // One hold of the lock for the ingest and the readers after it: no other writer comes between.
   const lock = await lockStore(dir, { onNote: note });
-  // Ctrl-C: the session being read is finished and all that was read is stored; a second one stops at once.
+  // Ctrl-C: the sessions being read are finished and all that was read is stored; a second one stops at once.
   const stop = new AbortController();
   const interrupted = () => {
     stop.abort();
-    tell(process.stderr, 'weave ingest: stopping after the session being read (Ctrl-C again stops at once)');
+    tell(process.stderr, 'weave ingest: stopping after the sessions being read (Ctrl-C again stops at once)');
   };
   process.once('SIGINT', interrupted);
   try {
@@ -110,6 +113,13 @@ export async function main(args: string[]): Promise<number> {
   }
 }
 
+function jobsOf(jobs: string | undefined): number | undefined {
+  if (jobs === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(jobs) || Number(jobs) > 64)
+    throw new CliError(`--jobs must be a number of threads from 1 to 64, not "${jobs}"`, 2);
+  return Number(jobs);
+}
+
 async function ingestAndDetect(
   paths: string[],
   dir: string,
@@ -127,6 +137,7 @@ async function ingestAndDetect(
     ),
     force: values.force,
     rebuild: values.rebuild,
+    jobs: jobsOf(values.jobs),
     archive: !values['no-archive'],
     content: policyFrom(values),
     onProgress: bar.update,
