@@ -13,8 +13,9 @@ import { startVirtuoso, virtuosoMissing, type Virtuoso } from '../test/store/vir
  * bulk loader of the same quads (`weave export --format nquads --rdf 1.1` of that ingest, loaded
  * by ld_dir + rdf_loader_run + checkpoint into another fresh Virtuoso): through the bulk path
  * (remote.json's `bulk`), through the Graph Store Protocol alone (BENCH_EXTERNAL_GSP=0 skips it)
- * and, for the floor, the same ingest into an embedded store. Each command is the CLI, as a user
- * runs it (readers included).
+ * and, for the floor, the same ingest into an embedded store; the bulk path and the embedded store
+ * also with `--jobs 1` (every session in one thread). Each command is the CLI, as a user runs it
+ * (readers included).
  */
 
 const WEAVE = fileURLToPath(new URL('../bin/weave', import.meta.url));
@@ -38,12 +39,18 @@ export async function externalBench(source: string): Promise<ExternalRow[] | str
     const bulkHome = join(work, 'bulk');
     const bulk = await intoVirtuoso(source, bulkHome, true);
     rows.push({ name: 'weave ingest --store Virtuoso (its bulk loader)', ...bulk });
+    // Sessions read one at a time, in one thread, as before the reading threads (src/session-pool.ts).
+    rows.push({ name: '  the same, --jobs 1', ...(await intoVirtuoso(source, join(work, 'bulk-1'), true, ['--jobs', '1'])) });
     if (process.env.BENCH_EXTERNAL_GSP !== '0')
       rows.push({ name: 'weave ingest --store Virtuoso (Graph Store PUTs)', ...(await intoVirtuoso(source, join(work, 'gsp'), false)) });
-    const embedded = join(work, 'embedded');
-    const t = performance.now();
-    const weave = await run([WEAVE, 'ingest', '--store', embedded, source], {});
-    rows.push({ name: 'weave ingest, embedded store (the floor)', ms: performance.now() - t, cpu: { weave, virtuoso: 0 } });
+    for (const [name, args] of [
+      ['weave ingest, embedded store (the floor)', []],
+      ['  the same, --jobs 1', ['--jobs', '1']],
+    ] as const) {
+      const t = performance.now();
+      const weave = await run([WEAVE, 'ingest', '--store', join(work, `embedded${args.length ? '-1' : ''}`), ...args, source], {});
+      rows.push({ name, ms: performance.now() - t, cpu: { weave, virtuoso: 0 } });
+    }
     const virtuoso = await startVirtuoso();
     try {
       const file = join(virtuoso.loadDir, 'weave.nq');
@@ -86,6 +93,7 @@ async function intoVirtuoso(
   source: string,
   home: string,
   bulk: boolean,
+  args: readonly string[] = [],
 ): Promise<{ ms: number; cpu: ExternalRow['cpu']; quads: number; dir: string }> {
   const virtuoso = await startVirtuoso();
   try {
@@ -99,7 +107,7 @@ async function intoVirtuoso(
     }
     const t = performance.now();
     const cpu0 = cpuSeconds(virtuoso.pid);
-    const weave = await run([WEAVE, 'ingest', '--store', virtuoso.endpoint, source], { WEAVE_HOME: home });
+    const weave = await run([WEAVE, 'ingest', '--store', virtuoso.endpoint, ...args, source], { WEAVE_HOME: home });
     const ms = performance.now() - t;
     return { ms, cpu: { weave, virtuoso: cpuSeconds(virtuoso.pid) - cpu0 }, quads: await count(virtuoso), dir };
   } finally {
