@@ -115,6 +115,8 @@ export interface IngestOptions {
    * core, and only for a run with at least POOL_FROM_BYTES to read. 1: every session in this thread.
    */
   jobs?: number;
+  /** A pass of live reading (weave serve, ingest --watch) after a first run: see DeriveRun.live. */
+  live?: boolean;
   /** Asked to stop (Ctrl-C): no session is begun after it, and what was read is stored as at the end of a run. */
   stop?: AbortSignal;
 }
@@ -267,7 +269,7 @@ class Ingest {
     const roots = paths.map((p) => resolve(p));
     writer.addRoots(roots);
     const list = derivationsOf(options);
-    const loop = derivationLoop(writer, list, hooksOf(options), false, options.largeSessionBytes);
+    const loop = derivationLoop(writer, list, { ...hooksOf(options), largeSession: options.largeSessionBytes, live: options.live });
     try {
       const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
       const shared = await sharedStore(options.storeDir, options.soul, plan, writer.manifest);

@@ -38,13 +38,10 @@ port.on('message', async (job: SessionJob) => {
 async function readOne({ target: { dialect, session, ...target }, view }: SessionJob): Promise<PooledRead> {
   const writer = sessionWriter(init.storeDir, init.soul, view);
   const told: ToldGraph[] = [];
-  const loop = derivationLoop(
-    writer,
-    list,
-    { onGraph: (graph, entry, by) => void told.push({ graph, entry, by }) },
-    false,
-    init.largeSession,
-  );
+  const loop = derivationLoop(writer, list, {
+    onGraph: (graph, entry, by) => void told.push({ graph, entry, by }),
+    largeSession: init.largeSession,
+  });
   const tally: ReadTally = { files: 0, records: 0, bytes: 0, archived: 0, problems: [] };
   const notes: string[] = [];
   const source = { ...session, dialect: dialects.get(dialect)! };

@@ -101,7 +101,7 @@ export async function main(args: string[]): Promise<number> {
             paths,
             dir,
             { ...values, rebuild: false, force: false },
-            { readers: readers && !values['no-detect'], quiet: true },
+            { readers: readers && !values['no-detect'], live: true },
           );
         },
         { log },
@@ -124,9 +124,10 @@ async function ingestAndDetect(
   paths: string[],
   dir: string,
   values: Values,
-  { readers, quiet = false, stop }: { readers: boolean; quiet?: boolean; stop?: AbortSignal },
+  // `live`: a run of --watch after the first, which says only what it read.
+  { readers, live = false, stop }: { readers: boolean; live?: boolean; stop?: AbortSignal },
 ): Promise<number> {
-  const bar = quiet ? { update: () => undefined, done: () => undefined } : progressBar();
+  const bar = live ? { update: () => undefined, done: () => undefined } : progressBar();
   const report = await ingest(paths, {
     storeDir: dir,
     soul: await soul(values, dir, (made, path) =>
@@ -138,6 +139,7 @@ async function ingestAndDetect(
     force: values.force,
     rebuild: values.rebuild,
     jobs: jobsOf(values.jobs),
+    live,
     archive: !values['no-archive'],
     content: policyFrom(values),
     onProgress: bar.update,
@@ -174,7 +176,7 @@ async function ingestAndDetect(
   if (held.length) tell(process.stderr, `weave ingest: note: ${heldNote(held)}`);
   // Sessions found but not stored (each named on stderr already) are no reason to say there were none.
   if (report.sessions + report.skipped + report.failed + report.unreadable + held.length === 0 && !stop?.aborted) {
-    if (quiet) return 1;
+    if (live) return 1;
     tell(
       process.stderr,
       `weave ingest: no Claude Code transcripts (.jsonl files) under ${paths.join(', ')}; name a projects root (~/.claude/projects), a project folder or one .jsonl file`,
@@ -192,10 +194,10 @@ async function ingestAndDetect(
     // A run while watching says only what it did.
     const width = outputWidth(values);
     const lines: string[] = [];
-    if (!quiet || report.sessions) lines.push(`${summary(report, width)}\n`);
-    if (detected && (!quiet || detected.graphs)) lines.push(`${detectSummary(detected, width)}\n`);
+    if (!live || report.sessions) lines.push(`${summary(report, width)}\n`);
+    if (detected && (!live || detected.graphs)) lines.push(`${detectSummary(detected, width)}\n`);
     const ran = derivedSummary(report.derived, width);
-    if (ran && (!quiet || report.sessions)) lines.push(`${ran}\n`);
+    if (ran && (!live || report.sessions)) lines.push(`${ran}\n`);
     await print({ stdout: lines.join('') });
   }
   if (stop?.aborted) {

@@ -109,6 +109,11 @@ export interface StoreDerived {
 export interface DeriveRun {
   writer: StoreWriter;
   soul: string;
+  /**
+   * A pass of live reading (weave serve, ingest --watch), which comes every few seconds: a store
+   * derivation that asks an external store about other machines may ask less often.
+   */
+  live: boolean;
   /** The store's key for digests of secrets, made on first use. */
   secretKey(): Promise<Buffer>;
   /** Says a graph a derivation wrote itself (a store derivation's, a reader's description) to the run's hooks. */

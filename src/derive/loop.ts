@@ -99,26 +99,31 @@ export function recordDerivations(list: readonly Derivation[]): RecordDerivation
   return list.filter((d): d is RecordDerivation => d.reads === 'records');
 }
 
+/** How a loop runs: its hooks, and what the run asks of it. */
+export interface LoopOptions extends DeriveHooks {
+  /** Run every session derivation on every session handed over, current or not. */
+  force?: boolean;
+  /** Transcripts past this many bytes make a large session (default LARGE_SESSION_BYTES). */
+  largeSession?: number;
+  /** A pass of live reading (weave serve, ingest --watch): see DeriveRun.live. */
+  live?: boolean;
+}
+
 /** A loop over `list`'s session and store derivations, writing through `writer`. */
-export function derivationLoop(
-  writer: StoreWriter,
-  list: readonly Derivation[],
-  hooks: DeriveHooks = {},
-  force = false,
-  largeSession = LARGE_SESSION_BYTES,
-): DerivationLoop {
+export function derivationLoop(writer: StoreWriter, list: readonly Derivation[], options: LoopOptions = {}): DerivationLoop {
   let key: Promise<Buffer> | undefined;
   const run: DeriveRun = {
     writer,
     soul: writer.soul,
+    live: options.live ?? false,
     secretKey: () => (key ??= storeSecretKey(writer)),
     wrote: async (graph, entry) => {
-      await hooks.onGraph?.(graph, entry, { derivation: entry?.reader ?? 'store' });
+      await options.onGraph?.(graph, entry, { derivation: entry?.reader ?? 'store' });
     },
   };
   const session = list.filter((d): d is AnySessionDerivation => typeof d.reads === 'object');
   const store = list.filter((d): d is StoreDerivation => d.reads === 'store');
-  return new DerivationLoop(run, session, store, hooks, force, largeSession);
+  return new DerivationLoop(run, session, store, options, options.force, options.largeSession);
 }
 
 export class DerivationLoop {
@@ -133,7 +138,7 @@ export class DerivationLoop {
     /** Run every session derivation on every session handed over, current or not. */
     private readonly force = false,
     /** Transcripts past this many bytes make a large session. */
-    private readonly largeSession = LARGE_SESSION_BYTES,
+    private readonly largeSession: number = LARGE_SESSION_BYTES,
   ) {}
 
   get storeDir(): string {

@@ -29,7 +29,7 @@ export async function deriveStored(
   const lock = await lockStore(storeDir, { onNote: options.onNote });
   try {
     const writer = await openStoreForWriting(storeDir, soul);
-    const loop = derivationLoop(writer, list, options, options.force);
+    const loop = derivationLoop(writer, list, options);
     try {
       const sessions = sessionGraphs(writer.manifest, options.sessions);
       let done = 0;

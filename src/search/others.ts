@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { StoreDerivation } from '../derive/derivation.ts';
 import { stampOf } from '../derive/derivation.ts';
 import { soulOfSessionGraph } from '../rdf/iri.ts';
@@ -26,6 +27,27 @@ const VERSIONS = `SELECT ?g ?id (SUM(?bytes) AS ?size) (SUM(?lines) AS ?count) W
   GRAPH ?g { ?t weave:sessionId ?id ; weave:byteLength ?bytes ; weave:lineCount ?lines }
 } GROUP BY ?g ?id`;
 
+/**
+ * A live pass (weave serve, ingest --watch) asks the store for other machines' sessions at most
+ * this often: a pass comes every few seconds, and the question costs the store a look at every
+ * session graph (0.56 s at 22 M quads). Every other run asks.
+ */
+export const OTHERS_EVERY_MS = 60_000;
+
+/** When this process last asked each external store (by store directory) for other machines' sessions. */
+const asked = new Map<string, number>();
+
+/** Whether a run asks the store in `dir` now: any run that is not live, a live one a minute after the last ask. */
+export function othersDue(dir: string, live: boolean, now = Date.now()): boolean {
+  const at = asked.get(resolve(dir));
+  return !live || at === undefined || now - at >= OTHERS_EVERY_MS;
+}
+
+/** Notes that this process asked the store in `dir` now. */
+export function othersAsked(dir: string, now = Date.now()): void {
+  asked.set(resolve(dir), now);
+}
+
 interface OthersSession {
   graph: string;
   sessionId: string;
@@ -39,11 +61,12 @@ export const othersDocuments: StoreDerivation = {
   reads: 'store',
   derive: async (run) => {
     const config = await readRemoteConfig(run.writer.dir);
-    if (!config) return { wrote: false };
+    if (!config || !othersDue(run.writer.dir, run.live)) return { wrote: false };
     const remote = new RemoteStore(config);
     const builtWith = stampOf(othersDocuments);
     const mine = new Set(Object.values(run.writer.manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
     const others = (await sessionsOfOthers(remote, run.soul)).filter((o) => !mine.has(o.sessionId));
+    othersAsked(run.writer.dir);
     const stale = others.filter((other) => {
       const was = run.writer.manifest.files?.[documentsOutput(other.sessionId).file];
       return was?.builtWith !== builtWith || JSON.stringify(was.sources?.[0]) !== JSON.stringify(other.stamp);

@@ -25,7 +25,11 @@ const onGraph = (g: DetectedGraph) => post({ type: 'session', graph: g.graph, fi
 // A reader's message may quote what it read; which session and reader is enough.
 const onProblem = (p: DetectProblem) => post({ type: 'reader-problem', sessionId: p.sessionId ?? '', reader: p.derivation });
 
+/** Runs begun so far: every run after the first is a pass of live reading. */
+let runs = 0;
+
 async function runOnce(withReaders: boolean): Promise<void> {
+  const live = runs++ > 0;
   let last = 0;
   try {
     const dialects = await loading;
@@ -40,6 +44,7 @@ async function runOnce(withReaders: boolean): Promise<void> {
       content,
       dialects,
       archive,
+      live,
       onProgress: (progress) => {
         const now = performance.now();
         if (now - last < 100 && progress.sessionsDone < progress.sessionsTotal) return;
