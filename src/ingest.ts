@@ -314,10 +314,11 @@ class Ingest {
           break;
         }
         const pooled = reads[i];
-        if (pooled) {
-          await this.adoptRead(planned, await pooled.read.catch((e: Error) => e));
-          unadopted--;
-        } else await this.session(planned);
+        const done = pooled && (await pooled.read.catch((e: Error) => e));
+        if (done && !(done instanceof Error)) await this.adoptRead(planned, done);
+        // Not read by a thread (this thread's share, or its thread died or could not start): read here.
+        else await this.session(planned);
+        if (pooled && !(done instanceof Error)) unadopted--;
         this.progress.sessionsDone++;
         this.options.onProgress?.(this.progress);
       }
@@ -424,11 +425,7 @@ class Ingest {
   }
 
   /** Takes in what a worker did with a session, as if this thread had read it: its files, problems, counts and derivations. */
-  private async adoptRead(planned: Planned, done: PooledRead | Error): Promise<void> {
-    if (done instanceof Error) {
-      this.failed(new SessionFailure(transcriptsOf(planned.session)[0]?.path ?? planned.session.projectDir, 0, done), planned.session);
-      return;
-    }
+  private async adoptRead(planned: Planned, done: PooledRead): Promise<void> {
     if (done.storeFailure) throw revived(done.storeFailure);
     await this.writer.adopt(done.recorded);
     const { tally } = this;

@@ -78,7 +78,11 @@ export class SessionPool {
   private readonly queue: Waiting[] = [];
   private readonly idle: Worker[] = [];
   private readonly busy = new Map<Worker, Waiting>();
+  /** Workers that have read a session. */
+  private readonly started = new WeakSet<Worker>();
   private closed = false;
+  /** A worker died before it read a session (it could not start): no other is started, and what is asked is refused. */
+  broken = false;
   /** Told when a busy worker is done, for `close`. */
   private settled?: () => void;
 
@@ -92,7 +96,7 @@ export class SessionPool {
   /** Reads one session in the next free worker. */
   read(job: SessionJob): Promise<PooledRead> {
     return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new Error('the session pool is closed'));
+      if (this.closed || this.broken) return reject(new Error('the session pool is closed'));
       this.queue.push({ job, resolve, reject });
       this.next();
     });
@@ -111,6 +115,7 @@ export class SessionPool {
 
   private start(): Worker {
     const worker = new Worker(BOOT, { workerData: { entry: ENTRY, init: this.init }, execArgv: [] });
+    worker.once('message', () => this.started.add(worker));
     worker.on('message', (result: PooledRead) => {
       const waiting = this.busy.get(worker);
       this.busy.delete(worker);
@@ -132,8 +137,14 @@ export class SessionPool {
     if (at >= 0) this.idle.splice(at, 1);
     waiting?.reject(e);
     this.settled?.();
-    if (this.closed) return;
-    if (waiting || at >= 0) this.idle.push(this.start());
+    if (this.closed || this.broken || (!waiting && at < 0)) return;
+    if (!this.started.has(worker)) {
+      // It could not start: nor will the next one. What waits is refused (the run reads it itself).
+      this.broken = true;
+      for (const queued of this.queue.splice(0)) queued.reject(e);
+      return;
+    }
+    this.idle.push(this.start());
     this.next();
   }
 

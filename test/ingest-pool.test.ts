@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { appendFile, copyFile, cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { dialect as claudeCode } from '../src/dialect/claude-code/index.ts';
 import { ingest, type IngestOptions, type IngestReport } from '../src/ingest.ts';
 import { READERS } from '../src/readers/registry.ts';
 import { SECRET_KEY_FILE } from '../src/readers/secret/key.ts';
@@ -117,5 +119,22 @@ test('a run stopped while threads read stores what it adopted, and no file the m
     assert.equal(rest.sessions + rest.skipped, report.sessions + (report.notRead ?? 0));
   } finally {
     await removeDir(dir);
+  }
+});
+
+test("sessions a reading thread cannot read (it could not start) are read by the run's own thread", async () => {
+  const [dir, plain] = [await tempDir(), await tempDir()];
+  try {
+    // A dialect the threads cannot load (its module is not there): each one fails as it starts.
+    const unloadable = { ...claudeCode, module: pathToFileURL(join(dir, 'no-such-dialect.ts')).href };
+    const report = await ingest([FIXTURES], { storeDir: dir, soul: 'local', jobs: 3, dialects: [unloadable] });
+    const expected = await ingest([FIXTURES], { storeDir: plain, soul: 'local', jobs: 1 });
+    assert.equal(report.failed, 0);
+    assert.deepEqual([report.sessions, report.records, report.quads], [expected.sessions, expected.records, expected.quads]);
+    const names = async (d: string) => Object.keys((await readManifest(d))!.graphs).sort();
+    assert.deepEqual(await names(dir), await names(plain));
+  } finally {
+    await removeDir(dir);
+    await removeDir(plain);
   }
 });
