@@ -1,7 +1,7 @@
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
 import { residentServer } from '../client/daemon.ts';
-import { answerFromServer, formOf, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
+import { answerFromServer, cutNote, formOf, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
 import { print } from '../client/served.ts';
 import { FederationError } from '../federation/allow.ts';
 import { SourceFileError } from '../federation/sources.ts';
@@ -53,7 +53,10 @@ export async function main(args: string[]): Promise<number> {
   // The store's server, started if none runs; not for a federated query or with --no-daemon.
   const server = QUERY.answersHere(request) ? undefined : await residentServer(request.storeDir, { command: 'query' });
   const answered = server && (await answerFromServer(server, request));
-  if (answered !== undefined) return print({ stdout: answered, form: formOf(request) });
+  if (answered) {
+    if (answered.note) process.stderr.write(answered.note);
+    return print({ stdout: answered.stdout, form: formOf(request) });
+  }
   if (server)
     process.stderr.write(
       `weave query: the server at ${server.url} does not send this answer (too large, or not in this format); opening the store here\n`,
@@ -72,7 +75,10 @@ export async function main(args: string[]): Promise<number> {
     if (request.federated)
       throw new CliError('--source and SERVICE need the store opened here; this store lives in an external SPARQL store');
     // An external store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked.
-    return printable(request, await queries.query(request.query, request.mediaType));
+    const answer = await queries.query(request.query, request.mediaType);
+    const note = await cutNote(request, answer);
+    if (note) process.stderr.write(note);
+    return printable(request, answer);
   }, request.query);
   return print({ stdout: text.endsWith('\n') ? text : `${text}\n`, form: formOf(request) });
 }

@@ -11,7 +11,7 @@ import { noDaemon } from './daemon.ts';
 import type { ServedCommand } from './served.ts';
 import type { Form } from '../terminal.ts';
 import { queryServer, ServerError } from './server.ts';
-import { askExternal, ExternalAnswerError } from './external.ts';
+import { askExternal, ExternalAnswerError, externalStore } from './external.ts';
 
 /**
  * `weave query` without the store: its arguments, and its answer from a running server. This
@@ -125,16 +125,42 @@ function serverMode(request: QueryRequest): RdfMode {
 }
 
 /**
+ * The most rows Virtuoso 7 answers one query with, whatever its `ResultSetMaxRows` says: a longer
+ * answer is cut there, and nothing in it says so (the scale bench met it at 8 copies of the corpus).
+ */
+export const EXTERNAL_ROW_CAP = 1_048_576;
+
+/** Whether an answer in `mediaType` holds exactly EXTERNAL_ROW_CAP solutions (a CSV answer, whose values may hold line breaks, is not counted). */
+export function atRowCap(mediaType: string, text: string): boolean {
+  // Each row takes more than a byte: an answer shorter than the cap has fewer rows.
+  if (text.length < EXTERNAL_ROW_CAP) return false;
+  let rows: number | undefined;
+  if (mediaType === 'application/sparql-results+json')
+    rows = (JSON.parse(text) as { results?: { bindings?: unknown[] } }).results?.bindings?.length;
+  else if (mediaType === 'text/tab-separated-values') rows = text.split('\n').filter(Boolean).length - 1;
+  else if (mediaType === 'application/sparql-results+xml') rows = text.split('<result>').length - 1;
+  return rows === EXTERNAL_ROW_CAP;
+}
+
+/** For an answer from an external store with as many rows as its engine cuts at: a line saying it may be cut, and how to have it whole. */
+export async function cutNote(request: QueryRequest, text: string): Promise<string | undefined> {
+  if (request.isGraph || !atRowCap(request.mediaType, text)) return undefined;
+  if (!(await externalStore(request.storeDir))) return undefined;
+  return `weave query: the answer has ${EXTERNAL_ROW_CAP.toLocaleString('en')} rows, the most Virtuoso answers with: it may be cut. Ask for it in pages (ORDER BY with LIMIT and OFFSET) to have it whole\n`;
+}
+
+/**
  * Asks the server; undefined when it cannot give this answer whole (over its result limit, 507)
  * or cannot write it in the format and `--rdf` mode asked (406: XML that cannot carry the
  * result, triple terms in a syntax without them), so the caller runs it here, which gives the
  * same answer or the CLI's own error. A query error is the CLI's error, as a local run gives it.
  * A federated query is never sent (the server's allow-list is not the command line's).
  */
-export async function answerFromServer(server: FoundServer, request: QueryRequest): Promise<string | undefined> {
+export async function answerFromServer(server: FoundServer, request: QueryRequest): Promise<{ stdout: string; note?: string } | undefined> {
   if (request.federated) return undefined;
   try {
-    return printable(request, (await queryServer(server, request.query, request.mediaType, serverMode(request))).text);
+    const text = (await queryServer(server, request.query, request.mediaType, serverMode(request))).text;
+    return { stdout: printable(request, text), note: await cutNote(request, text) };
   } catch (e) {
     if (!(e instanceof ServerError)) throw e;
     if (e.status === 507 || e.status === 406) return undefined;
@@ -150,8 +176,8 @@ export const QUERY: ServedCommand<QueryRequest> = {
   // A federated query runs here: the command line's sources and allow-list are not the server's.
   answersHere: (request) => request.noDaemon || request.federated,
   async ask(server, request) {
-    const stdout = await answerFromServer(server, request);
-    return stdout === undefined ? undefined : { stdout, warnings: request.warnings.join(''), form: formOf(request) };
+    const answer = await answerFromServer(server, request);
+    return answer && { stdout: answer.stdout, warnings: request.warnings.join('') + (answer.note ?? ''), form: formOf(request) };
   },
   // The store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked, as the full CLI's run does.
   async external(remote, request) {
@@ -163,6 +189,10 @@ export const QUERY: ServedCommand<QueryRequest> = {
       if (e instanceof ExternalAnswerError && e.status === 400) return undefined;
       throw e;
     }
-    return { stdout: printable(request, text), warnings: request.warnings.join(''), form: formOf(request) };
+    return {
+      stdout: printable(request, text),
+      warnings: request.warnings.join('') + ((await cutNote(request, text)) ?? ''),
+      form: formOf(request),
+    };
   },
 };
