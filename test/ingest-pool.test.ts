@@ -127,8 +127,10 @@ test("sessions a reading thread cannot read (it could not start) are read by the
   try {
     // A dialect the threads cannot load (its module is not there): each one fails as it starts.
     const unloadable = { ...claudeCode, module: pathToFileURL(join(dir, 'no-such-dialect.ts')).href };
-    const report = await ingest([FIXTURES], { storeDir: dir, soul: 'local', jobs: 3, dialects: [unloadable] });
-    const expected = await ingest([FIXTURES], { storeDir: plain, soul: 'local', jobs: 1 });
+    const paths = [join(FIXTURES, 'spine'), join(FIXTURES, 'readers')];
+    const report = await ingest(paths, { storeDir: dir, soul: 'local', jobs: 3, dialects: [unloadable] });
+    const expected = await ingest(paths, { storeDir: plain, soul: 'local', jobs: 1 });
+    assert.equal(expected.sessions, 6);
     assert.equal(report.failed, 0);
     assert.deepEqual([report.sessions, report.records, report.quads], [expected.sessions, expected.records, expected.quads]);
     const names = async (d: string) => Object.keys((await readManifest(d))!.graphs).sort();

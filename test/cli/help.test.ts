@@ -39,6 +39,19 @@ test("help is fitted to the width: a paragraph and a term's description broken a
   assert.equal(fitHelp(help, 100), help, 'nothing past the width: as written');
 });
 
+/** `weave COMMAND --help` as printed at 80 columns, asked once per command for the tests below. */
+const helps = new Map<string, Promise<string>>();
+function help(command: string): Promise<string> {
+  let printed = helps.get(command);
+  if (!printed) {
+    printed = exec(join(REPO, 'bin', 'weave'), command ? [command, '--help'] : ['--help'], {
+      env: { ...process.env, COLUMNS: '80' },
+    }).then(({ stdout }) => stdout);
+    helps.set(command, printed);
+  }
+  return printed;
+}
+
 test("every command's --help fits 80 columns", async () => {
   const commands = [
     '',
@@ -57,9 +70,7 @@ test("every command's --help fits 80 columns", async () => {
     'status',
   ];
   for (const command of commands) {
-    const { stdout } = await exec(join(REPO, 'bin', 'weave'), command ? [command, '--help'] : ['--help'], {
-      env: { ...process.env, COLUMNS: '80' },
-    });
+    const stdout = await help(command);
     const wide = stdout.split('\n').filter((l) => [...l].length > 80);
     assert.deepEqual(wide, [], `weave ${command} --help`);
     assert.match(stdout, /usage: weave/);
@@ -69,10 +80,11 @@ test("every command's --help fits 80 columns", async () => {
 test('every command whose output is fitted to the terminal takes --wide, said in the same words', async () => {
   const fitted = ['ingest', 'query', 'glossary', 'search', 'usage', 'conversation', 'detect', 'verify', 'status'];
   for (const command of fitted) {
-    const { stdout } = await exec(join(REPO, 'bin', 'weave'), [command, '--help'], { env: { ...process.env, COLUMNS: '100' } });
+    // At 80 columns, as the test above asked it: the same words, broken where 80 columns break them.
+    const words = (await help(command)).replace(/\s+/g, ' ');
     assert.match(
-      stdout,
-      /\n {2}--wide {13}print everything in full, whatever the terminal's width: no column hidden,\n {21}no cell cut, no line broken\n/,
+      words,
+      / --wide print everything in full, whatever the terminal's width: no column hidden, no cell cut, no line broken /,
       `weave ${command} --help`,
     );
   }
