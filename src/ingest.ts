@@ -22,7 +22,7 @@ import type { SessionCounts } from './emit/contract.ts';
 import { searchDocuments, searchIndex } from './search/derivation.ts';
 import type { Reader } from './readers/reader.ts';
 import { READERS } from './readers/registry.ts';
-import { storeSecretKey, SECRET_KEY_FILE } from './readers/secret/key.ts';
+import { storeSecretKey } from './readers/secret/key.ts';
 import { readerDerivation } from './readers/run.ts';
 import {
   readSession,
@@ -35,8 +35,8 @@ import {
   type SessionToRead,
   type WrittenBy,
 } from './session-read.ts';
-import { defaultJobs, SessionPool, type CarriedError, type PooledRead, type SessionJob } from './session-pool.ts';
-import type { FileEntry, GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
+import { defaultJobs, jobOf, revived, SessionPool, type PooledRead } from './session-pool.ts';
+import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
 import { RemoteStore } from './store/remote/client.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
 import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
@@ -304,7 +304,7 @@ class Ingest {
         }
         there += bytes;
         unadopted++;
-        const read = pool.read(this.jobOf(target));
+        const read = pool.read(jobOf(target, this.writer.manifest, this.loop.outputsOf(target.sessionId)));
         read.catch(() => undefined); // a session left unread after a stop or a failure: not waited for
         return { read };
       });
@@ -445,23 +445,6 @@ class Ingest {
     }
     await this.stored(planned, done.read!);
     await this.loop.adopt(done.derived, done.told);
-  }
-
-  /** The pool's job for a session: the session without its dialect, and the entries of it and its outputs. */
-  private jobOf(target: SessionToRead): SessionJob {
-    const { session, ...rest } = target;
-    const { dialect, ...found } = session;
-    const manifest = this.writer.manifest;
-    const view: Manifest = { ...manifest, graphs: {}, files: {} };
-    const files: Record<string, FileEntry> = {};
-    if (target.previous) view.graphs[target.graph] = target.previous;
-    for (const output of this.loop.outputsOf(session.sessionId))
-      if ('graph' in output) {
-        if (manifest.graphs[output.graph]) view.graphs[output.graph] = manifest.graphs[output.graph];
-      } else if (manifest.files?.[output.file]) files[output.file] = manifest.files[output.file];
-    if (manifest.files?.[SECRET_KEY_FILE]) files[SECRET_KEY_FILE] = manifest.files[SECRET_KEY_FILE];
-    view.files = files;
-    return { target: { ...rest, session: found, dialect: dialect.id }, view };
   }
 
   /**
@@ -682,15 +665,6 @@ function hooksOf(options: IngestOptions) {
 /** A planned session's size: its files' bytes. */
 function sizeOf({ stamps }: Planned): number {
   return stamps.reduce((n, s) => n + s.size, 0);
-}
-
-/** An error as a reading thread carried it, made an Error again (its kind, code and frames). */
-function revived(carried: CarriedError): Error {
-  const error = new Error(carried.message);
-  error.name = carried.name;
-  if (carried.stack) error.stack = carried.stack;
-  if (carried.code) (error as NodeJS.ErrnoException).code = carried.code;
-  return error;
 }
 
 /** Errors of the sources' own files and folders: the session is skipped, the run goes on. */

@@ -1,10 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { Output } from './derive/derivation.ts';
 import type { DeriveReport, ToldGraph } from './derive/loop.ts';
 import type { FoundSession } from './dialect/dialect.ts';
 import type { ContentPolicy } from './emit/content.ts';
 import type { LineProblem, SessionRead, SessionToRead, WrittenBy } from './session-read.ts';
-import type { Manifest } from './store/manifest.ts';
+import { SECRET_KEY_FILE } from './readers/secret/key.ts';
+import type { FileEntry, Manifest } from './store/manifest.ts';
 import type { Recorded } from './store/writer.ts';
 
 /**
@@ -58,6 +60,38 @@ export interface PooledRead {
   notes: string[];
   derived: DeriveReport;
   told: ToldGraph[];
+}
+
+/** The job for a session: the session without its dialect, and the manifest's entries for it, its derivations' `outputs` and the secret key. */
+export function jobOf(target: SessionToRead, manifest: Readonly<Manifest>, outputs: readonly Output[]): SessionJob {
+  const { session, ...rest } = target;
+  const { dialect, ...found } = session;
+  const view: Manifest = { ...manifest, graphs: {}, files: {} };
+  const files: Record<string, FileEntry> = {};
+  if (target.previous) view.graphs[target.graph] = target.previous;
+  for (const output of outputs)
+    if ('graph' in output) {
+      if (manifest.graphs[output.graph]) view.graphs[output.graph] = manifest.graphs[output.graph];
+    } else if (manifest.files?.[output.file]) files[output.file] = manifest.files[output.file];
+  if (manifest.files?.[SECRET_KEY_FILE]) files[SECRET_KEY_FILE] = manifest.files[SECRET_KEY_FILE];
+  view.files = files;
+  return { target: { ...rest, session: found, dialect: dialect.id }, view };
+}
+
+/** An error as it crosses to the run's thread: its kind, message, code and frames. */
+export function carried(e: unknown): CarriedError {
+  const error = e instanceof Error ? e : new Error(String(e));
+  const code = (error as NodeJS.ErrnoException).code;
+  return { name: error.name, message: error.message, stack: error.stack, ...(typeof code === 'string' ? { code } : {}) };
+}
+
+/** An error as a reading thread carried it, made an Error again. */
+export function revived(error: CarriedError): Error {
+  const made = new Error(error.message);
+  made.name = error.name;
+  if (error.stack) made.stack = error.stack;
+  if (error.code) (made as NodeJS.ErrnoException).code = error.code;
+  return made;
 }
 
 /** The workers a run may use: one per core, at most 8 (reading is CPU; the disk and one writer are shared). */

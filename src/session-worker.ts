@@ -4,7 +4,7 @@ import { derivationLoop, recordDerivations, type ToldGraph } from './derive/loop
 import type { Dialect } from './dialect/dialect.ts';
 import { derivationsOf, readTapped } from './ingest.ts';
 import { READERS } from './readers/registry.ts';
-import type { CarriedError, PooledRead, PoolInit, SessionJob } from './session-pool.ts';
+import { carried, type PooledRead, type PoolInit, type SessionJob } from './session-pool.ts';
 import { SessionFailure, StoreFailure, type ReadTally } from './session-read.ts';
 import { sessionWriter } from './store/writer.ts';
 
@@ -72,10 +72,4 @@ async function readOne({ target: { dialect, session, ...target }, view }: Sessio
     if (e instanceof SessionFailure) return done({ failure: { path: e.path, lineNo: e.lineNo, cause: carried(e.cause) } });
     return done({ storeFailure: carried(e instanceof StoreFailure ? e.cause : e) });
   }
-}
-
-function carried(e: unknown): CarriedError {
-  const error = e instanceof Error ? e : new Error(String(e));
-  const code = (error as NodeJS.ErrnoException).code;
-  return { name: error.name, message: error.message, stack: error.stack, ...(typeof code === 'string' ? { code } : {}) };
 }
