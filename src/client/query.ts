@@ -144,8 +144,9 @@ export function atRowCap(mediaType: string, text: string): boolean {
 
 /** For an answer from an external store with as many rows as its engine cuts at: a line saying it may be cut, and how to have it whole. */
 export async function cutNote(request: QueryRequest, text: string): Promise<string | undefined> {
-  if (request.isGraph || !atRowCap(request.mediaType, text)) return undefined;
-  if (!(await externalStore(request.storeDir))) return undefined;
+  // Only an external store's answer is counted: a long one from a store held here is not parsed again.
+  if (request.isGraph || text.length < EXTERNAL_ROW_CAP || !(await externalStore(request.storeDir))) return undefined;
+  if (!atRowCap(request.mediaType, text)) return undefined;
   return `weave query: the answer has ${EXTERNAL_ROW_CAP.toLocaleString('en')} rows, the most Virtuoso answers with: it may be cut. Ask for it in pages (ORDER BY with LIMIT and OFFSET) to have it whole\n`;
 }
 
