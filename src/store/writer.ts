@@ -105,7 +105,7 @@ export async function remoteMirror(remote: RemoteStore, dir: string, manifest: M
   return ownGraphsOnly(
     {
       put: async (graph, read) => {
-        await remote.putGraph(name(graph), (await read()).toString('utf8'));
+        await remote.putGraph(name(graph), await read());
         onSent?.(1, false);
       },
       remove: (graph) => remote.deleteGraph(name(graph)),

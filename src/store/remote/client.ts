@@ -34,9 +34,9 @@ export class RemoteStore {
 
   constructor(readonly config: RemoteConfig) {}
 
-  /** Replaces `graph` (null: the default graph) with the quads of a graph file's text. */
-  async putGraph(graph: string | null, nquads: string): Promise<void> {
-    const body = graphPayload(nquads, graph, this.config.tripleTerms);
+  /** Replaces `graph` (null: the default graph) with the quads of a graph file's bytes, as the mirror reads them. */
+  async putGraph(graph: string | null, nquads: Uint8Array): Promise<void> {
+    const body = graphPayload(new TextDecoder().decode(nquads), graph, this.config.tripleTerms);
     const res = await this.fetch(this.graphUrl(graph), { method: 'PUT', headers: { 'content-type': 'application/n-triples' }, body });
     if (!res.ok) throw await this.failure(res, `PUT of graph ${graph ?? 'default'}`);
   }

@@ -54,10 +54,10 @@ export async function gatheredMirror(
         clearing.filter((g) => g !== DEFAULT_GRAPH_KEY),
       );
       onSent?.(bulk.length, true);
-      for (const [graph, read] of sending) if (graph === DEFAULT_GRAPH_KEY) await remote.putGraph(null, (await read()).toString('utf8'));
+      for (const [graph, read] of sending) if (graph === DEFAULT_GRAPH_KEY) await remote.putGraph(null, await read());
       if (clearing.includes(DEFAULT_GRAPH_KEY)) await remote.deleteGraph(null);
     } else {
-      for (const [graph, read] of sending) await remote.putGraph(name(graph), (await read()).toString('utf8'));
+      for (const [graph, read] of sending) await remote.putGraph(name(graph), await read());
       for (const graph of clearing) await remote.deleteGraph(name(graph));
     }
     const put = sending.length - (bulk.length >= bulkFrom ? bulk.length : 0);
