@@ -285,18 +285,21 @@ class Ingest {
   }
 
   async all(): Promise<IngestReport> {
-    const pool = await this.pool();
+    let pool: SessionPool | undefined;
     // Sessions a worker took whose reads this writer has not adopted: their files go once the manifest is written.
     let unadopted = 0;
     try {
       await this.removeRegrouped();
+      // The sessions a reading thread may take: due, and not large (a large one is read in this thread, whose heap is sized for it).
+      const threadable = this.plan.sessions.map((p) => (this.loop.large(p.stamps) ? undefined : this.due(p)));
+      pool = await this.pool(threadable);
       // The sessions the pool's threads take are handed to it at once, and what they read is
       // adopted in the plan's order. This thread reads its share in its turn: the sessions that keep
       // its bytes at one part in (threads + 1), so it works from the start, while the threads start.
       let [here, there] = [0, 0];
-      const reads = this.plan.sessions.map((planned) => {
-        const target = pool && this.due(planned);
-        if (!target || this.large(planned)) return undefined;
+      const reads = this.plan.sessions.map((planned, i) => {
+        const target = threadable[i];
+        if (!pool || !target) return undefined;
         const bytes = sizeOf(planned);
         if (here * pool.size <= there) {
           here += bytes;
@@ -384,11 +387,6 @@ class Ingest {
     return (this.options.archive ?? true) && !this.options.content?.redactSecrets;
   }
 
-  /** A session whose transcripts are past the loop's size for a large one: read in this thread, whose heap is sized for it. */
-  private large(planned: Planned): boolean {
-    return sizeOf(planned) > (this.options.largeSessionBytes ?? LARGE_SESSION_BYTES);
-  }
-
   /** One planned session: read when it is due, then its stale derivations. */
   private async session(planned: Planned): Promise<void> {
     const { session, graph, stamps } = planned;
@@ -438,7 +436,7 @@ class Ingest {
       this.options.onProblem?.(p);
     }
     for (const note of done.notes) this.options.onNote?.(note);
-    Object.assign(this.progress, { files: tally.files, records: tally.records, bytes: tally.bytes });
+    this.tallied();
     if (done.failure) {
       this.failed(new SessionFailure(done.failure.path, done.failure.lineNo, revived(done.failure.cause)), planned.session);
       return;
@@ -453,7 +451,7 @@ class Ingest {
    * read sooner than threads start) unless `jobs` was given, and a run of the registry's own
    * derivations and dialects, which a thread can make again from their names.
    */
-  private async pool(): Promise<SessionPool | undefined> {
+  private async pool(threadable: readonly (SessionToRead | undefined)[]): Promise<SessionPool | undefined> {
     const { options } = this;
     const jobs = options.jobs ?? defaultJobs();
     if (jobs < 2 || options.derivations || options.observers) return undefined;
@@ -461,7 +459,7 @@ class Ingest {
     if (!readers.every((r) => READERS.includes(r))) return undefined;
     const dialects = (options.dialects ?? DIALECTS).map((d) => d.module);
     if (dialects.some((m) => !m)) return undefined;
-    const toRead = this.plan.sessions.filter((p) => this.due(p) && !this.large(p));
+    const toRead = this.plan.sessions.filter((_, i) => threadable[i]);
     const bytes = toRead.reduce((n, p) => n + sizeOf(p), 0);
     if (toRead.length < 2 || (options.jobs === undefined && bytes < POOL_FROM_BYTES)) return undefined;
     // The key the secret reader digests with is made here, under the lock, before a thread reads it.
@@ -504,11 +502,16 @@ class Ingest {
         onProblem,
         onNote,
         onFile: () => {
-          Object.assign(this.progress, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
+          this.tallied();
           onProgress?.(this.progress);
         },
       },
     };
+  }
+
+  /** The progress line's counts, as the tally has them now. */
+  private tallied(): void {
+    Object.assign(this.progress, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
   }
 
   private counted(read: SessionRead, archivedOnly: boolean): void {

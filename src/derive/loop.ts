@@ -158,7 +158,7 @@ export class DerivationLoop {
   }
 
   /** Whether a session read from `sources` is large: its transcripts past `largeSession` bytes. */
-  private large(sources: readonly SourceStamp[]): boolean {
+  large(sources: readonly SourceStamp[]): boolean {
     return sources.reduce((n, s) => n + s.size, 0) > this.largeSession;
   }
 
