@@ -173,6 +173,8 @@ function graphText(triples: Iterable<Triple>, graph: string): { text: string[]; 
   const lines = new Set<string>();
   for (const t of triples) lines.add(nquad(t, g));
   const sorted = [...lines].sort();
+  // The set's table is let go before the parts are made.
+  lines.clear();
   const text: string[] = [];
   let part = '';
   for (const line of sorted) {

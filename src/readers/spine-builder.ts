@@ -1,7 +1,8 @@
 import oxigraph from 'oxigraph';
 import { feedGraph } from '../derive/graph-input.ts';
 import type { GraphEntry } from '../store/manifest.ts';
-import type { Term } from '../rdf/terms.ts';
+import { unsliced, type Term } from '../rdf/terms.ts';
+import { DIALECTS } from '../dialect/index.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import type { BlockKind, BlockView, MalformedLineView, SessionSpine, TurnView } from './spine.ts';
 
@@ -24,6 +25,21 @@ const BLOCK_KIND: Partial<Record<Term, BlockKind>> = {
 };
 /** A turn's role is its class's (weave:turnRole), unless it states one. */
 const CLASS_ROLE: Partial<Record<Term, string>> = { [weave.UserTurn]: 'user', [weave.AssistantTurn]: 'assistant' };
+
+/**
+ * The classes the spine reads (of turns, blocks, malformed lines and transcripts), each to itself:
+ * a node keeps the constant, not the term cut from its line. A node's other classes are passed over.
+ */
+const CLASSES = new Map<Term, Term>(
+  [
+    weave.Turn,
+    weave.MalformedLine,
+    weave.Transcript,
+    ...(Object.keys(CLASS_ROLE) as Term[]),
+    ...(Object.keys(BLOCK_KIND) as Term[]),
+    ...DIALECTS.map((d) => d.transcriptClass),
+  ].map((c) => [c, c]),
+);
 
 /** The predicates whose objects are kept, each under its own name. */
 const KEPT = {
@@ -66,8 +82,10 @@ export class SpineBuilder {
   add(s: Term, p: Term, o: Term): void {
     const field = KEPT[p as keyof typeof KEPT];
     if (field) this.node(s).fields[field] ??= field === 'time' ? storedValue(o) : termValue(o);
-    else if (p === a) this.node(s).classes.push(o);
-    else if (p === weave.hasEvent) {
+    else if (p === a) {
+      const known = CLASSES.get(o);
+      if (known) this.node(s).classes.push(known);
+    } else if (p === weave.hasEvent) {
       const event = termValue(o);
       if (!this.transcriptOf.has(event)) this.transcriptOf.set(event, termValue(s));
     } else if (p === weave.parentEvent) this.parents.set(termValue(s), termValue(o));
@@ -158,6 +176,8 @@ export class SpineBuilder {
       malformedLines.push({ iri, transcript, line: Number(node.fields.line ?? 0), text: node.fields.rawText ?? '' });
     }
     malformedLines.sort((x, y) => (x.transcript === y.transcript ? x.line - y.line : x.transcript < y.transcript ? -1 : 1));
+    // The spine holds the parents, not the builder: its nodes go once the spine is built.
+    const parents = this.parents;
     return {
       sessionId,
       graph,
@@ -169,7 +189,7 @@ export class SpineBuilder {
         const block = blocks.get(iri);
         return block?.turn ? block : undefined;
       },
-      parentOf: (event) => this.parents.get(event),
+      parentOf: (event) => parents.get(event),
     };
   }
 
@@ -231,8 +251,8 @@ const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f:
 
 /** What SPARQL would bind for a term: an IRI without its brackets, a literal's lexical form, unescaped. */
 function termValue(term: string): string {
-  if (term.startsWith('<')) return unescapeTerm(term.slice(1, -1));
-  if (term.startsWith('"')) return unescapeTerm(term.slice(1, term.lastIndexOf('"')));
+  if (term.startsWith('<')) return unsliced(unescapeTerm(term.slice(1, -1)));
+  if (term.startsWith('"')) return unsliced(unescapeTerm(term.slice(1, term.lastIndexOf('"'))));
   return term;
 }
 

@@ -1,5 +1,5 @@
 import { splitQuad } from '../rdf/nquads.ts';
-import { RDF, termText } from '../rdf/terms.ts';
+import { RDF, termText, unsliced } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 import { redact } from '../readers/redact.ts';
 
@@ -82,7 +82,7 @@ export class DocCollector {
         else if (CLASS_ROLES[o]) this.event(s).classRole = CLASS_ROLES[o];
         break;
       case P.hasContentBlock:
-        this.block(o).parent = s;
+        this.block(o).parent = unsliced(s);
         break;
       case P.text:
         this.block(s).text = termText(o);
@@ -94,7 +94,7 @@ export class DocCollector {
         this.block(s).tool = termText(o);
         break;
       case P.toolUseRef:
-        this.block(s).useRef = s === o ? undefined : o;
+        this.block(s).useRef = s === o ? undefined : unsliced(o);
         break;
       case P.role:
         this.event(s).role = termText(o);
@@ -103,13 +103,13 @@ export class DocCollector {
         this.event(s).time = termText(o);
         break;
       case P.title:
-        this.titles.set(s, termText(o));
+        this.titles.set(unsliced(s), termText(o));
         break;
       case P.parentTranscript:
-        this.children.add(s);
+        this.children.add(unsliced(s));
         break;
       case P.hasEvent:
-        this.transcripts.set(o, s);
+        this.transcripts.set(unsliced(o), unsliced(s));
         break;
     }
   }
@@ -166,13 +166,13 @@ export class DocCollector {
 
   private block(iri: string): Block {
     let b = this.blocks.get(iri);
-    if (!b) this.blocks.set(iri, (b = {}));
+    if (!b) this.blocks.set(unsliced(iri), (b = {}));
     return b;
   }
 
   private event(iri: string): { role?: string; classRole?: string; time?: string } {
     let e = this.events.get(iri);
-    if (!e) this.events.set(iri, (e = {}));
+    if (!e) this.events.set(unsliced(iri), (e = {}));
     return e;
   }
 }

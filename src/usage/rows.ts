@@ -1,4 +1,4 @@
-import { RDF, termText, XSD } from '../rdf/terms.ts';
+import { RDF, termText, unsliced, XSD } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 
 /**
@@ -117,15 +117,15 @@ export class UsageCollector {
     const count = COUNTS[p];
     if (count) {
       // A count is a whole number: one a transcript wrote otherwise (1e400, 1.5) is kept in the graph, not counted.
-      const u = this.usages.get(s) ?? {};
+      let u = this.usages.get(s);
+      if (!u) this.usages.set(unsliced(s), (u = {}));
       u[count] = Math.max(u[count] ?? Number.NEGATIVE_INFINITY, o.endsWith(INTEGER) ? Number(termText(o)) : 0);
-      this.usages.set(s, u);
       return;
     }
     switch (p) {
       case TYPE:
-        if (o === T.LlmCall) this.calls.add(s);
-        else if (o === T.SyntheticMessage) this.synthetic.add(s);
+        if (o === T.LlmCall) this.calls.add(unsliced(s));
+        else if (o === T.SyntheticMessage) this.synthetic.add(unsliced(s));
         break;
       case T.lastFragment:
         push(this.lasts, s, o);
@@ -137,7 +137,7 @@ export class UsageCollector {
         this.fragment(s).times.push(termText(o));
         break;
       case T.hasUsage:
-        this.fragment(s).usages.push(o);
+        this.fragment(s).usages.push(unsliced(o));
         break;
       case T.messageId:
         this.fragment(s).messageIds.push(termText(o));
@@ -226,21 +226,22 @@ export class UsageCollector {
 
   private fragment(iri: string): Fragment {
     let f = this.fragments.get(iri);
-    if (!f) this.fragments.set(iri, (f = { models: [], times: [], usages: [], messageIds: [], requestIds: [] }));
+    if (!f) this.fragments.set(unsliced(iri), (f = { models: [], times: [], usages: [], messageIds: [], requestIds: [] }));
     return f;
   }
 
   private transcript(iri: string): Transcript {
     let t = this.transcripts.get(iri);
-    if (!t) this.transcripts.set(iri, (t = { sessions: [], paths: [], titles: [], child: false }));
+    if (!t) this.transcripts.set(unsliced(iri), (t = { sessions: [], paths: [], titles: [], child: false }));
     return t;
   }
 }
 
+/** Adds `value` to `key`'s list, as strings of their own (unsliced). */
 function push(map: Map<string, string[]>, key: string, value: string): void {
   const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+  if (list) list.push(unsliced(value));
+  else map.set(unsliced(key), [unsliced(value)]);
 }
 
 /** A count the usage node does not state is 0 (the query's COALESCE). */
