@@ -16,25 +16,37 @@ import { emitTools, findTools } from './tools.ts';
  * The conversation model of one session, from its record facts: the conversation and its
  * segments, session → stream → epoch → talk → run → step, the relations across streams, and
  * the evidence of every link. Each part
- * reads what the earlier ones found; none reads record content.
+ * reads what the earlier ones found; none reads record content. What each part states is handed
+ * on before the next part runs: a long session's derived part is written as it is made, not held whole.
  */
-export function assemble(ctx: ModelContext): Iterable<Triple> {
-  emitStreams(ctx.d, ctx.streams);
+export function* assemble(ctx: ModelContext): Generator<Triple> {
+  const { d } = ctx;
+  emitStreams(d, ctx.streams);
+  yield* d.taken();
   const epochs = findEpochs(ctx);
   emitEpochs(ctx, epochs);
+  yield* d.taken();
   const runs = findRuns(ctx, epochs);
   emitRuns(ctx, runs);
+  yield* d.taken();
   const talks = findTalks(ctx, runs);
   emitTalks(ctx, epochs, talks);
+  yield* d.taken();
   emitConversation(ctx, talks);
+  yield* d.taken();
   const placer = new Placer(ctx, epochs, runs);
   const calls = findCalls(ctx);
   emitCalls(ctx, calls.list, runs, placer);
+  yield* d.taken();
   const tools = findTools(ctx);
   emitTools(ctx, tools, calls.ofFact, placer);
+  yield* d.taken();
   emitAgents(ctx, tools, calls.list, placer);
+  yield* d.taken();
   emitCompactions(ctx);
+  yield* d.taken();
   emitRecordSteps(ctx, placer, tools, calls.ofFact);
+  yield* d.taken();
   placer.finish();
-  return ctx.d.triples();
+  yield* d.taken();
 }

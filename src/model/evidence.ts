@@ -46,7 +46,7 @@ export class Derivation {
    * they are taken (`triples`): a long session has millions, and its reifier and triple term are
    * the longest texts of the part.
    */
-  private readonly made: (Triple | Annotation)[] = [];
+  private made: (Triple | Annotation)[] = [];
   private readonly placeholders = new Map<string, Term>();
   /** `<node> <class>` pairs already stated, so a class two kinds share is stated once. */
   private readonly types = new Set<string>();
@@ -56,9 +56,13 @@ export class Derivation {
     readonly sessionId: string,
   ) {}
 
-  /** The derived triples, each annotation as its two. */
-  *triples(): Generator<Triple> {
-    for (const t of this.made) {
+  /** The triples derived since the last taken, each annotation as its two; they are let go as they are taken. */
+  *taken(): Generator<Triple> {
+    const made = this.made;
+    this.made = [];
+    for (let i = 0; i < made.length; i++) {
+      const t = made[i];
+      made[i] = undefined as never;
       if (!('evidence' in t)) {
         yield t;
         continue;
