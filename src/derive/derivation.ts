@@ -79,7 +79,8 @@ export function sessionFile(folder: string, sessionId: string): { file: string; 
 
 /** What a session derivation made for one session; the loop writes it with its stamp. */
 export type Made =
-  | { text: string | readonly string[]; quads: number; reader?: string; findings?: number }
+  /** A graph: its text, which may be made part by part as it is written, and its quads (else its lines are counted). */
+  | { text: string | Iterable<string>; quads?: number; reader?: string; findings?: number }
   | { data: string | readonly string[] }
   | undefined;
 

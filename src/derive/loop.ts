@@ -35,6 +35,29 @@ import { feedGraph, graphStamp } from './graph-input.ts';
 /** Transcripts past this size (a graph of about 100 MB) make a large session. */
 export const LARGE_SESSION_BYTES = 16 << 20;
 
+/**
+ * A full collection, where node was started with --expose-gc (bin/weave does): run between the
+ * passes over a large session. V8 sizes its heap from what its last collection found alive, so a
+ * pass begun on the last one's garbage grows the heap well past what the pass itself holds.
+ */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
+/** A derivation's text failed while it was being written: the derivation's failure, not the store's. */
+class MadeFailure extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
+}
+
+/** The parts of a derivation's text, any failure in making them told apart from the store's. */
+function* madeBy(text: Iterable<string>): Generator<string> {
+  try {
+    yield* text;
+  } catch (e) {
+    throw new MadeFailure(e as Error);
+  }
+}
+
 /** A derivation that failed on one session (or on the store): only its output is missing or old. */
 export interface DeriveProblem {
   sessionId?: string;
@@ -83,6 +106,13 @@ export interface ToldGraph {
 
 /** The manifest's entry for a derivation's output: a graph's or a store file's. */
 type OutputEntry = GraphEntry | FileEntry;
+
+/** A derivation due on a session, why, and its output's entry before. */
+interface Due {
+  d: AnySessionDerivation;
+  why: Reason;
+  was?: OutputEntry;
+}
 
 /** The inputs tapped from a session's triples as they are written. */
 export class Tap {
@@ -166,7 +196,7 @@ export class DerivationLoop {
   async session(session: SessionRef, tap?: Tap): Promise<void> {
     await this.timed(async () => {
       const from = await graphStamp(this.storeDir, session.entry);
-      const due: { d: AnySessionDerivation; why: Reason; was?: OutputEntry }[] = [];
+      const due: Due[] = [];
       for (const d of this.sessionDerivations) {
         const was = await this.outputEntry(d, session.sessionId);
         const why = staleness(was, d, from) ?? (this.force ? 'asked' : undefined);
@@ -186,19 +216,32 @@ export class DerivationLoop {
         : [due];
       let ran = false;
       for (const pass of passes) {
-        const inputs = await this.inputs(
-          session,
-          pass.map(({ d }) => d.reads),
-          usable,
-        );
-        for (const { d, why, was } of pass) {
-          const input = inputs.get(d.reads);
-          if (input instanceof Error) this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
-          else ran = (await this.deriveOne(d, why, session, input, from, was)) || ran;
-        }
+        if (passes.length > 1) collectGarbage?.();
+        ran = (await this.pass(session, pass, from, usable)) || ran;
       }
+      if (passes.length > 1) collectGarbage?.();
       if (ran) this.report.sessions++;
     });
+  }
+
+  /**
+   * One pass: the inputs of `due` made together, then each derivation run on its own. A method of
+   * its own so that its inputs go when it returns: a loop's variable would hold the last pass's
+   * inputs while the next pass reads.
+   */
+  private async pass(session: SessionRef, due: Due[], from: SourceStamp, tap?: Tap): Promise<boolean> {
+    const inputs = await this.inputs(
+      session,
+      due.map(({ d }) => d.reads),
+      tap,
+    );
+    let ran = false;
+    for (const { d, why, was } of due) {
+      const input = inputs.get(d.reads);
+      if (input instanceof Error) this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
+      else ran = (await this.deriveOne(d, why, session, input, from, was)) || ran;
+    }
+    return ran;
   }
 
   /** The store derivations, after the sessions: `changed` names the sessions whose graphs changed. */
@@ -294,7 +337,19 @@ export class DerivationLoop {
     if ('graph' in output) {
       if (!made || !('text' in made)) throw new Error(`the derivation ${d.name} writes a graph, and made none`);
       const { text, quads, reader, findings } = made;
-      const entry = await writer.writeGraph(output.graph, text, { quads, ...(reader ? { reader } : {}), ...stamp });
+      let entry: GraphEntry;
+      try {
+        entry = await writer.writeGraph(output.graph, typeof text === 'string' ? text : madeBy(text), {
+          ...(quads === undefined ? {} : { quads }),
+          ...(reader ? { reader } : {}),
+          ...stamp,
+        });
+      } catch (e) {
+        // Text made as it is written fails its derivation alone, as one made before would have.
+        if (!(e instanceof MadeFailure)) throw e;
+        this.problem({ sessionId: session.sessionId, derivation: d.name, message: e.cause.message });
+        return false;
+      }
       this.report.graphs++;
       await this.hooks.onGraph?.(output.graph, entry, { derivation: d.name, sessionId: session.sessionId, findings });
       this.count(d.name, why, findings);

@@ -62,11 +62,10 @@ function findingId(reader: Pick<Reader, 'name'>, finding: Finding): string {
     .slice(0, 32);
 }
 
-function findingTriples(soul: string, reader: Reader, finding: Finding): Triple[] {
+function findingTriples(soul: string, reader: Reader, finding: Finding, id: string): Triple[] {
   const out: Triple[] = [];
   const t = (s: Term, p: Term, o: Term) => out.push({ s, p, o });
   const { site } = finding;
-  const id = findingId(reader, finding);
   const annotation = instanceIri(soul, 'Annotation', id);
   const target = instanceIri(soul, 'Annotation', id, 'target');
   // A turn (and its block), or a line that is not a record, which no turn holds: the card's
@@ -187,14 +186,38 @@ function graphText(triples: Iterable<Triple>, graph: string): { text: string[]; 
   return { text, quads: sorted.length };
 }
 
-/** One reader's graph for one session: every finding's annotation and claim. */
-export function readerGraphText(soul: string, reader: Reader, findings: Finding[], graph: string): { text: string[]; quads: number } {
-  return graphText(
-    (function* () {
-      for (const f of findings) yield* findingTriples(soul, reader, f);
-    })(),
-    graph,
-  );
+/**
+ * One reader's graph for one session: every finding's annotation and claim, in the order the
+ * reader found them, made part by part as they are written (a long session's findings are written,
+ * never held). Every subject of a finding's triples is named by its id, so only findings of one id
+ * can state the same triple: each is stated once.
+ */
+export function* readerGraphText(soul: string, reader: Reader, findings: readonly Finding[], graph: string): Generator<string> {
+  const g = iri(graph);
+  const ids = findings.map((f) => findingId(reader, f));
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  /** The lines stated so far of each id that more than one finding has. */
+  const stated = new Map<string, Set<string>>();
+  let part = '';
+  for (const [i, f] of findings.entries()) {
+    const id = ids[i];
+    let lines = stated.get(id);
+    if (!lines) {
+      lines = new Set();
+      if (counts.get(id)! > 1) stated.set(id, lines);
+    }
+    for (const t of findingTriples(soul, reader, f, id)) {
+      const line = nquad(t, g);
+      if (lines.has(line)) continue;
+      lines.add(line);
+      part += line;
+    }
+    if (part.length < PART) continue;
+    yield part;
+    part = '';
+  }
+  if (part) yield part;
 }
 
 /** The reader's own graph: the detector as a prov:SoftwareAgent with its version. */

@@ -40,9 +40,9 @@ export function readerDerivation(reader: Reader): SessionDerivation<SessionSpine
     },
     derive: async (spine, { sessionId }, run) => {
       const findings = reader.read(spine, { secretKey: await run.secretKey() });
-      // Findings the framework cannot write (a foreign type, a bad field) fail the reader too.
-      const { text, quads } = readerGraphText(run.soul, reader, findings, readerGraphIri(run.soul, sessionId, reader.name));
-      return { text, quads, reader: reader.name, findings: findings.length };
+      // Made as it is written; findings the framework cannot write (a foreign type, a bad field) fail the reader too.
+      const text = readerGraphText(run.soul, reader, findings, readerGraphIri(run.soul, sessionId, reader.name));
+      return { text, reader: reader.name, findings: findings.length };
     },
   };
 }

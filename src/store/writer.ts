@@ -434,12 +434,23 @@ export class StoreWriter {
     };
   }
 
-  /** Writes a whole graph file and records its entry; `text` may come in parts (a graph can be more than one string holds). */
-  async writeGraph(graph: string, text: string | readonly string[], fields: EntryFields): Promise<GraphEntry> {
+  /**
+   * Writes a whole graph file and records its entry. `text` may come in parts (a graph can be more
+   * than one string holds), made as they are written; without `quads`, its lines are counted.
+   */
+  async writeGraph(
+    graph: string,
+    text: string | Iterable<string>,
+    { quads, ...fields }: Omit<EntryFields, 'quads'> & { quads?: number },
+  ): Promise<GraphEntry> {
     const file = await this.beginGraph(graph);
     try {
-      for (const part of typeof text === 'string' ? [text] : text) await file.write(part);
-      return await file.commit(fields);
+      let lines = 0;
+      for (const part of typeof text === 'string' ? [text] : text) {
+        await file.write(part);
+        if (quads === undefined) for (let at = part.indexOf('\n'); at !== -1; at = part.indexOf('\n', at + 1)) lines++;
+      }
+      return await file.commit({ ...fields, quads: quads ?? lines });
     } catch (e) {
       await file.abort();
       throw e;
