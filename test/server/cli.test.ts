@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO, SERVER_FIXTURES } from './helpers.ts';
 
 /**
- * `weave serve` as a user runs it: from bin/weave, and as `npm start` does (node --import tsx
- * src/cli/main.ts serve), so the worker threads' own TypeScript loading is proven both ways.
+ * `weave serve` as a user runs it: from bin/weave, and as `npm start` does (package.json's start
+ * script, through sh, as npm runs it).
  */
 
 function serve(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -104,7 +104,9 @@ describe('weave serve from the command line', () => {
     await mkdir(join(home, '.claude', 'projects'), { recursive: true });
     const tmp = await mkdtemp(join(tmpdir(), 'weave-cli-tmp-'));
     const env = { HOME: home, TMPDIR: tmp, CLAUDE_CONFIG_DIR: '', WEAVE_HOME: '', XDG_DATA_HOME: join(home, 'data') };
-    const run = serve(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], env);
+    // package.json's own start script, as npm runs it (in the repository, through sh).
+    const start = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).scripts.start as string;
+    const run = serve('sh', ['-c', `exec ${start} --port 0`], env);
     const fixturesStore = join(tmp, 'weave-fixtures-store');
     const noStore = `no store in ${join(home, 'data', 'weave')}: run "weave ingest" first, or name a store with --store DIR`;
     const weave = (args: string[]) => exec(join(REPO, 'bin', 'weave'), args, env);
