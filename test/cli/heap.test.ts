@@ -13,7 +13,9 @@ import { REPO, removeDir, tempDir } from '../helpers.ts';
  * garbage between the passes over a large session (--expose-gc). Checked with a `node` first on
  * the PATH that prints what it was started with.
  */
-test("bin/weave starts node with a heap of three quarters of the machine's memory, and the collector in reach", { skip: process.platform !== 'linux' }, async () => {
+test("bin/weave starts node with a heap of three quarters of the machine's memory, and the collector in reach", {
+  skip: process.platform !== 'linux',
+}, async () => {
   const dir = await tempDir();
   try {
     await writeFile(join(dir, 'node'), '#!/bin/sh\nprintf "%s\\n" "$@"\n');
