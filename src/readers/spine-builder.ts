@@ -77,25 +77,36 @@ export class SpineBuilder {
   private readonly malformedIn = new Map<string, string>();
   /** Owner (turn or block) → its blocks, in the order they were stated. */
   private readonly owned = new Map<string, string[]>();
+  /** Each IRI once: a turn's is a key of four maps, and a value of two. */
+  private readonly iris = new Map<string, string>();
 
   /** One triple of the session, its terms as N-Triples text. */
   add(s: Term, p: Term, o: Term): void {
     const field = KEPT[p as keyof typeof KEPT];
-    if (field) this.node(s).fields[field] ??= field === 'time' ? storedValue(o) : termValue(o);
+    if (field) this.node(s).fields[field] ??= field === 'time' ? storedValue(o) : o.startsWith('<') ? this.iri(o) : termValue(o);
     else if (p === a) {
       const known = CLASSES.get(o);
       if (known) this.node(s).classes.push(known);
     } else if (p === weave.hasEvent) {
-      const event = termValue(o);
-      if (!this.transcriptOf.has(event)) this.transcriptOf.set(event, termValue(s));
-    } else if (p === weave.parentEvent) this.parents.set(termValue(s), termValue(o));
-    else if (p === weave.inTranscript) this.malformedIn.set(termValue(s), termValue(o));
+      const event = this.iri(o);
+      if (!this.transcriptOf.has(event)) this.transcriptOf.set(event, this.iri(s));
+    } else if (p === weave.parentEvent) this.parents.set(this.iri(s), this.iri(o));
+    else if (p === weave.inTranscript) this.malformedIn.set(this.iri(s), this.iri(o));
     else if (p === weave.hasContentBlock) {
-      const owner = termValue(s);
+      const owner = this.iri(s);
       const list = this.owned.get(owner);
-      if (list) list.push(termValue(o));
-      else this.owned.set(owner, [termValue(o)]);
+      if (list) list.push(this.iri(o));
+      else this.owned.set(owner, [this.iri(o)]);
     } else if (p === weave.lacks && o === weave.isSidechain) this.node(s).lacksSidechain = true;
+  }
+
+  /** An IRI term's text, the same string wherever it is kept. */
+  private iri(term: Term): string {
+    const value = termValue(term);
+    const had = this.iris.get(value);
+    if (had !== undefined) return had;
+    this.iris.set(value, value);
+    return value;
   }
 
   /** The spine of the session in `graph`, once every triple of it has been added. */
@@ -194,7 +205,7 @@ export class SpineBuilder {
   }
 
   private node(subject: Term): Node {
-    const key = termValue(subject);
+    const key = this.iri(subject);
     let node = this.nodes.get(key);
     if (!node) this.nodes.set(key, (node = { fields: {}, classes: [] }));
     return node;

@@ -87,12 +87,13 @@ const COUNTS: Record<string, 'in' | 'out' | 'cw' | 'cr'> = {
 
 type Counts = Record<'in' | 'out' | 'cw' | 'cr', number>;
 
+/** What a fragment (any event: most state only their time) says, each list made at its first value. */
 interface Fragment {
-  models: string[];
-  times: string[];
-  usages: string[];
-  messageIds: string[];
-  requestIds: string[];
+  models?: string[];
+  times?: string[];
+  usages?: string[];
+  messageIds?: string[];
+  requestIds?: string[];
 }
 
 interface Transcript {
@@ -131,19 +132,19 @@ export class UsageCollector {
         push(this.lasts, s, o);
         break;
       case T.model:
-        this.fragment(s).models.push(termText(o));
+        this.fragment(s, 'models', termText(o));
         break;
       case T.timestamp:
-        this.fragment(s).times.push(termText(o));
+        this.fragment(s, 'times', termText(o));
         break;
       case T.hasUsage:
-        this.fragment(s).usages.push(unsliced(o));
+        this.fragment(s, 'usages', unsliced(o));
         break;
       case T.messageId:
-        this.fragment(s).messageIds.push(termText(o));
+        this.fragment(s, 'messageIds', termText(o));
         break;
       case T.requestId:
-        this.fragment(s).requestIds.push(termText(o));
+        this.fragment(s, 'requestIds', termText(o));
         break;
       case T.hasEvent:
         push(this.holders, o, s);
@@ -169,17 +170,17 @@ export class UsageCollector {
       if (this.synthetic.has(call)) continue;
       for (const last of this.lasts.get(call) ?? []) {
         const f = this.fragments.get(last);
-        const models = f?.models.filter((m) => m !== '<synthetic>') ?? [];
-        if (!f || !models.length || !f.times.length || !f.usages.length) continue;
+        const models = f?.models?.filter((m) => m !== '<synthetic>') ?? [];
+        if (!f?.times || !f.usages || !models.length) continue;
         const at = this.holdersOf(last);
         if (!at.length) continue;
         const counts = { in: 0, out: 0, cw: 0, cr: 0 };
         for (const k of ['in', 'out', 'cw', 'cr'] as const)
-          counts[k] = Math.max(...f.usages.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
+          counts[k] = Math.max(...f.usages!.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
         const model = models.reduce(larger);
-        const time = f.times.reduce(later);
-        const ids = f.messageIds.length ? f.messageIds : [termText(call)];
-        const requests = f.requestIds.length ? f.requestIds : [''];
+        const time = f.times!.reduce(later);
+        const ids = f.messageIds ?? [termText(call)];
+        const requests = f.requestIds ?? [''];
         for (const id of ids) for (const rid of requests) calls.push({ key: `${id} ${rid}`, model, time, ...counts, at });
       }
     }
@@ -224,10 +225,10 @@ export class UsageCollector {
     return facts;
   }
 
-  private fragment(iri: string): Fragment {
-    let f = this.fragments.get(iri);
-    if (!f) this.fragments.set(unsliced(iri), (f = { models: [], times: [], usages: [], messageIds: [], requestIds: [] }));
-    return f;
+  private fragment(iri: string, field: keyof Fragment, value: string): void {
+    const f = this.fragments.get(iri);
+    if (!f) this.fragments.set(unsliced(iri), { [field]: [value] });
+    else (f[field] ??= []).push(value);
   }
 
   private transcript(iri: string): Transcript {
