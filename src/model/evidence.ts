@@ -42,9 +42,9 @@ type UnresolvedKind =
  */
 export class Derivation {
   /**
-   * What was derived, in order: triples, and annotations kept as the link and its level until
-   * they are taken (`triples`): a long session has millions, and its reifier and triple term are
-   * the longest texts of the part.
+   * What was derived since it was last taken (`taken`, after each part of the model), in order:
+   * triples, and annotations kept as the link and its level until then: a long session has
+   * millions, and its reifier and triple term are the longest texts of the part.
    */
   private made: (Triple | Annotation)[] = [];
   private readonly placeholders = new Map<string, Term>();

@@ -163,17 +163,12 @@ function literal(v: Value, key: string): Term {
 /** The most text in one part of a graph's text: a long session's findings are more than one string holds. */
 const PART = 1 << 20;
 
-/**
- * N-Quads text of `triples` in `graph`, sorted and without duplicates, so equal findings always
- * give equal bytes; in parts of about a megabyte, whole lines each.
- */
+/** N-Quads text of `triples` in `graph` (a reader's own), sorted and without duplicates, in parts of whole lines. */
 function graphText(triples: Iterable<Triple>, graph: string): { text: string[]; quads: number } {
   const g = iri(graph);
   const lines = new Set<string>();
   for (const t of triples) lines.add(nquad(t, g));
   const sorted = [...lines].sort();
-  // The set's table is let go before the parts are made.
-  lines.clear();
   const text: string[] = [];
   let part = '';
   for (const line of sorted) {
