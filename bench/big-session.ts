@@ -1,7 +1,7 @@
 /**
  * One long session, ingested alone: wall time and peak RSS of `weave ingest` (readers and search
  * included, as a user runs it) on synthetic sessions of 1 MB and 100 MB (bench/synthetic.ts),
- * and of 1 GB with BENCH_BIG_GB=1 (9 min and 5.2 GiB peak RSS on two cores: docs/benchmarks.md). Each ingest is a
+ * and of 1 GB with BENCH_BIG_GB=1 (9 min and 3.7 GiB peak RSS on two cores: docs/benchmarks.md). Each ingest is a
  * child of its own, measured by /usr/bin/time -v where there is one, else by the child's own
  * process.resourceUsage(). The session is written to disk a line at a time first, outside the
  * measure.
