@@ -100,13 +100,14 @@ export class SpineBuilder {
     } else if (p === weave.lacks && o === weave.isSidechain) this.node(s).lacksSidechain = true;
   }
 
-  /** An IRI term's text, the same string wherever it is kept. */
+  /** An IRI term's text, the same string wherever it is kept: copied only the first time it is seen. */
   private iri(term: Term): string {
-    const value = termValue(term);
+    const value = boundText(term);
     const had = this.iris.get(value);
     if (had !== undefined) return had;
-    this.iris.set(value, value);
-    return value;
+    const own = unsliced(value);
+    this.iris.set(own, own);
+    return own;
   }
 
   /** The spine of the session in `graph`, once every triple of it has been added. */
@@ -260,10 +261,15 @@ function canonicalUtc(term: string): string | undefined {
 
 const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };
 
-/** What SPARQL would bind for a term: an IRI without its brackets, a literal's lexical form, unescaped. */
+/** What SPARQL would bind for a term: an IRI without its brackets, a literal's lexical form, unescaped; a string of its own. */
 function termValue(term: string): string {
-  if (term.startsWith('<')) return unsliced(unescapeTerm(term.slice(1, -1)));
-  if (term.startsWith('"')) return unsliced(unescapeTerm(term.slice(1, term.lastIndexOf('"'))));
+  return unsliced(boundText(term));
+}
+
+/** termValue, as a view into the term where it needs no unescaping (to look up, not to keep). */
+function boundText(term: string): string {
+  if (term.startsWith('<')) return unescapeTerm(term.slice(1, -1));
+  if (term.startsWith('"')) return unescapeTerm(term.slice(1, term.lastIndexOf('"')));
   return term;
 }
 
