@@ -12,6 +12,9 @@ import { MANIFEST_FILE, SENDING_FILE } from '../../src/store/layout.ts';
 import { readGraphBytes, readManifest } from '../../src/store/manifest.ts';
 import { openQueries, selectRows, type StoreQueries } from '../../src/store/queries.ts';
 import { readRemoteConfig, remoteStoreDir } from '../../src/store/remote/config.ts';
+import { VirtuosoLoader } from '../../src/store/remote/bulk.ts';
+import { RemoteStore } from '../../src/store/remote/client.ts';
+import { gatheredMirror } from '../../src/store/remote/gathered.ts';
 import { graphQuads } from '../../src/store/remote/rdf11.ts';
 import { openStore } from '../../src/store/store.ts';
 import { REPO } from '../server/helpers.ts';
@@ -104,6 +107,34 @@ describe('an external store loaded by its bulk loader (Virtuoso)', { skip: missi
     assert.equal(expected.size, GRAPHS);
     assert.deepEqual(await heldQuads(external, expected.keys()), expected);
     assert.deepEqual(await loaderLeftovers(virtuoso), { files: [], rows: '0' });
+  });
+
+  it('a batch being loaded no longer counts as gathered: the writer gathers the next one meanwhile', async () => {
+    const config = (await readRemoteConfig(dir))!;
+    const manifest = (await readManifest(dir))!;
+    const mirror = await gatheredMirror(
+      new RemoteStore(config),
+      new VirtuosoLoader(config.bulk!, config.tripleTerms),
+      dir,
+      manifest.graphs,
+    );
+    const entries = Object.entries(manifest.graphs).slice(0, BATCH + 1);
+    const read = (i: number) => () => readGraphBytes(dir, entries[i][1]);
+    for (let i = 0; i < BATCH; i++) await mirror.put(entries[i][0], read(i));
+    assert.equal(mirror.gathered!(), BATCH);
+    const loading = mirror.settle!();
+    // Counted still, the writer waited out every load the moment it began (the ingest stalled a second a batch).
+    assert.equal(mirror.gathered!(), 0);
+    await mirror.put(entries[BATCH][0], read(BATCH));
+    // A graph of the load under way put again (a newer version) waits for the next load.
+    await mirror.put(entries[0][0], read(0));
+    assert.equal(mirror.gathered!(), 2);
+    await loading;
+    assert.equal(mirror.gathered!(), 2);
+    await mirror.settle!();
+    assert.equal(mirror.gathered!(), 0);
+    const expected = await expectedQuads(dir);
+    assert.deepEqual(await heldQuads(await openQueries(dir), expected.keys()), expected);
   });
 
   it('a session changed and read again replaces exactly its graph', async () => {

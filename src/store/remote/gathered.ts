@@ -40,11 +40,22 @@ export async function gatheredMirror(
   // A batch smaller than BULK_FROM (a test's) still goes by the bulk loader.
   const bulkFrom = Math.min(BULK_FROM, batch);
   const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
+  /** What a load under way sends: gathered still (a failure sends it again), but no longer waiting for a load. */
+  let underWay: { sending: ReadonlyMap<string, Read>; clearing: ReadonlySet<string> } | undefined;
 
   const settle = async () => {
     if (!puts.size && !removals.size) return;
     const sending = [...puts];
     const clearing = [...removals];
+    underWay = { sending: new Map(sending), clearing: new Set(clearing) };
+    try {
+      await send(sending, clearing);
+    } finally {
+      underWay = undefined;
+    }
+  };
+
+  const send = async (sending: [string, Read][], clearing: string[]) => {
     // The default graph (when a store has one) has no IRI for the loader to clear: it goes by PUT.
     const bulk = sending.filter(([graph]) => graph !== DEFAULT_GRAPH_KEY);
     if (bulk.length >= bulkFrom) {
@@ -79,7 +90,16 @@ export async function gatheredMirror(
       removals.add(graph);
     },
     settle,
-    gathered: () => puts.size + removals.size,
+    // Only what no load is sending yet: counting a load's own graphs, the writer waited out every
+    // load as soon as it began, where it can read on and gather the next batch meanwhile.
+    gathered: () => {
+      let waiting = puts.size + removals.size;
+      if (underWay) {
+        for (const [graph, read] of underWay.sending) if (puts.get(graph) === read) waiting--;
+        for (const graph of underWay.clearing) if (removals.has(graph)) waiting--;
+      }
+      return waiting;
+    },
   };
 
   // A bulk load cut off: its graphs again, as the manifest names them.
