@@ -38,6 +38,7 @@ import {
 import { defaultJobs, jobOf, revived, SessionPool, type PooledRead } from './session-pool.ts';
 import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
 import { RemoteStore } from './store/remote/client.ts';
+import { holdHeapGrowth } from './derive/heap.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
 import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, recoverStore, type StoreWriter } from './store/writer.ts';
@@ -285,6 +286,17 @@ class Ingest {
   }
 
   async all(): Promise<IngestReport> {
+    // A large session due: the heap held from its read to the index made from its documents.
+    const large = this.plan.sessions.some((p) => this.loop.large(p.stamps) && this.due(p));
+    const release = large ? holdHeapGrowth() : undefined;
+    try {
+      return await this.readAll();
+    } finally {
+      release?.();
+    }
+  }
+
+  private async readAll(): Promise<IngestReport> {
     let pool: SessionPool | undefined;
     // Sessions a worker took whose reads this writer has not adopted: their files go once the manifest is written.
     let unadopted = 0;

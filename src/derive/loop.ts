@@ -20,6 +20,7 @@ import {
   type StoreDerivation,
 } from './derivation.ts';
 import { feedGraph, graphStamp } from './graph-input.ts';
+import { holdHeapGrowth } from './heap.ts';
 
 /**
  * The loop that runs the session and store derivations (derivation.ts): for each session graph,
@@ -211,13 +212,17 @@ export class DerivationLoop {
       const whole = due.filter(({ why }) => why !== 'input changed').map(({ d }) => d.reads);
       const usable = tap?.carriedOn && whole.length ? undefined : tap;
       // A large session's inputs one at a time (each a pass over its graph's files), else all in one pass.
-      const passes = this.large(session.entry.sources ?? [])
-        ? [...new Set(due.map(({ d }) => d.reads))].map((input) => due.filter(({ d }) => d.reads === input))
-        : [due];
+      const large = this.large(session.entry.sources ?? []);
+      const passes = large ? [...new Set(due.map(({ d }) => d.reads))].map((input) => due.filter(({ d }) => d.reads === input)) : [due];
       let ran = false;
-      for (const pass of passes) {
-        if (passes.length > 1) collectGarbage?.();
-        ran = (await this.pass(session, pass, from, usable)) || ran;
+      const release = large ? holdHeapGrowth() : undefined;
+      try {
+        for (const pass of passes) {
+          if (passes.length > 1) collectGarbage?.();
+          ran = (await this.pass(session, pass, from, usable)) || ran;
+        }
+      } finally {
+        release?.();
       }
       if (passes.length > 1) collectGarbage?.();
       if (ran) this.report.sessions++;

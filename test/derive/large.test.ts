@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { heapGrowthHeld } from '../../src/derive/heap.ts';
 import { DERIVATIONS } from '../../src/derive/registry.ts';
 import { ingest } from '../../src/ingest.ts';
 import { readGraphBytes, readManifest } from '../../src/store/manifest.ts';
@@ -29,8 +30,23 @@ test('a large session derives, from its files one input at a time, what a tapped
   const paths = [join(FIXTURES, 'spine'), join(FIXTURES, 'readers')];
   const [tapped, large] = [await tempDir(), await tempDir()];
   try {
-    const a = await ingest(paths, { storeDir: tapped, soul: 'local', derivations: DERIVATIONS });
-    const b = await ingest(paths, { storeDir: large, soul: 'local', derivations: DERIVATIONS, largeSessionBytes: 0 });
+    // The heap's growth is held while large sessions are read (src/derive/heap.ts), and only then.
+    const held = { tapped: new Set<boolean>(), large: new Set<boolean>() };
+    const a = await ingest(paths, {
+      storeDir: tapped,
+      soul: 'local',
+      derivations: DERIVATIONS,
+      onProgress: () => held.tapped.add(heapGrowthHeld()),
+    });
+    const b = await ingest(paths, {
+      storeDir: large,
+      soul: 'local',
+      derivations: DERIVATIONS,
+      largeSessionBytes: 0,
+      onProgress: () => held.large.add(heapGrowthHeld()),
+    });
+    assert.deepEqual(held, { tapped: new Set([false]), large: new Set([true]) });
+    assert.equal(heapGrowthHeld(), false);
     assert.deepEqual(b.derived.ran, a.derived.ran);
     const [want, got] = [await outputs(tapped), await outputs(large)];
     assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort());
