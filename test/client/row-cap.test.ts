@@ -37,6 +37,10 @@ test('an answer of exactly as many rows as Virtuoso cuts at is counted so, in JS
     if (key !== 'json') assert.equal(atRowCap(type, below[key]), false, type);
   }
   assert.equal(atRowCap(JSON_TYPE, '{"head":{"vars":[]},"results":{"bindings":[]}}'), false);
+  // A row whose variable is unbound is an empty line of TSV; the last line may lack its newline.
+  assert.equal(atRowCap(TSV, `?n\n${'\n'.repeat(EXTERNAL_ROW_CAP)}`), true);
+  assert.equal(atRowCap(TSV, at.tsv.slice(0, -1)), true);
+  assert.equal(atRowCap(TSV, below.tsv.slice(0, -1)), false);
 });
 
 test('the note is said for an external store only', async () => {
