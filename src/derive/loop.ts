@@ -154,7 +154,7 @@ export function derivationLoop(writer: StoreWriter, list: readonly Derivation[],
   };
   const session = list.filter((d): d is AnySessionDerivation => typeof d.reads === 'object');
   const store = list.filter((d): d is StoreDerivation => d.reads === 'store');
-  return new DerivationLoop(run, session, store, options, options.force, options.largeSession);
+  return new DerivationLoop(run, session, store, options);
 }
 
 export class DerivationLoop {
@@ -165,11 +165,7 @@ export class DerivationLoop {
     private readonly run: DeriveRun,
     private readonly sessionDerivations: readonly AnySessionDerivation[],
     private readonly storeDerivations: readonly StoreDerivation[],
-    private readonly hooks: DeriveHooks = {},
-    /** Run every session derivation on every session handed over, current or not. */
-    private readonly force = false,
-    /** Transcripts past this many bytes make a large session. */
-    private readonly largeSession: number = LARGE_SESSION_BYTES,
+    private readonly options: LoopOptions = {},
   ) {}
 
   get storeDir(): string {
@@ -190,7 +186,7 @@ export class DerivationLoop {
 
   /** Whether a session read from `sources` is large: its transcripts past `largeSession` bytes. */
   large(sources: readonly SourceStamp[]): boolean {
-    return sources.reduce((n, s) => n + s.size, 0) > this.largeSession;
+    return sources.reduce((n, s) => n + s.size, 0) > (this.options.largeSession ?? LARGE_SESSION_BYTES);
   }
 
   /** Runs each session derivation whose output for `session` is stale, from `tap` where it was fed, else from the graph's files. */
@@ -200,7 +196,7 @@ export class DerivationLoop {
       const due: Due[] = [];
       for (const d of this.sessionDerivations) {
         const was = await this.outputEntry(d, session.sessionId);
-        const why = staleness(was, d, from) ?? (this.force ? 'asked' : undefined);
+        const why = staleness(was, d, from) ?? (this.options.force ? 'asked' : undefined);
         if (why) due.push({ d, why, was });
       }
       if (!due.length) {
@@ -293,7 +289,7 @@ export class DerivationLoop {
     this.report.millis += part.millis;
     this.report.cpuMillis += part.cpuMillis;
     for (const p of part.problems) this.problem(p);
-    for (const { graph, entry, by } of told) await this.hooks.onGraph?.(graph, entry, by);
+    for (const { graph, entry, by } of told) await this.options.onGraph?.(graph, entry, by);
   }
 
   /** Each input the due derivations read, made once: from the tap, else from the graph's files. */
@@ -356,7 +352,7 @@ export class DerivationLoop {
         return false;
       }
       this.report.graphs++;
-      await this.hooks.onGraph?.(output.graph, entry, { derivation: d.name, sessionId: session.sessionId, findings });
+      await this.options.onGraph?.(output.graph, entry, { derivation: d.name, sessionId: session.sessionId, findings });
       this.count(d.name, why, findings);
     } else {
       if (!made || !('data' in made)) throw new Error(`the derivation ${d.name} writes a file, and made none`);
@@ -383,7 +379,7 @@ export class DerivationLoop {
 
   private problem(p: DeriveProblem): void {
     this.report.problems.push(p);
-    this.hooks.onProblem?.(p);
+    this.options.onProblem?.(p);
   }
 
   private async timed(work: () => Promise<void>): Promise<void> {
