@@ -40,19 +40,34 @@ export async function gatheredMirror(
   // A batch smaller than BULK_FROM (a test's) still goes by the bulk loader.
   const bulkFrom = Math.min(BULK_FROM, batch);
   const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
-  /** What a load under way sends: gathered still (a failure sends it again), but no longer waiting for a load. */
-  let underWay: { sending: ReadonlyMap<string, Read>; clearing: ReadonlySet<string> } | undefined;
+  /**
+   * What a load under way sends: gathered still (a failure sends it again), but no longer waiting
+   * for a load; `left` counts those not put or removed again since (a count, not a scan: the
+   * writer asks after every graph).
+   */
+  let underWay: { sending: ReadonlyMap<string, Read>; clearing: ReadonlySet<string>; left: number } | undefined;
 
   const settle = async () => {
     if (!puts.size && !removals.size) return;
     const sending = [...puts];
     const clearing = [...removals];
-    underWay = { sending: new Map(sending), clearing: new Set(clearing) };
+    underWay = { sending: new Map(sending), clearing: new Set(clearing), left: sending.length + clearing.length };
     try {
       await send(sending, clearing);
+      // What was sent is held there now: a later failure leaves only what was gathered since.
+      for (const [graph, read] of sending) if (puts.get(graph) === read) puts.delete(graph);
+      for (const graph of clearing) if (!puts.has(graph)) removals.delete(graph);
     } finally {
       underWay = undefined;
     }
+    await rm(journal, { force: true });
+  };
+
+  /** A graph put or removed again while a load sends it: its new version waits for the next load. */
+  const changedUnderWay = (graph: string, put: boolean) => {
+    if (!underWay) return;
+    if (puts.has(graph) && underWay.sending.get(graph) === puts.get(graph)) underWay.left--;
+    else if (put && removals.has(graph) && underWay.clearing.has(graph)) underWay.left--;
   };
 
   const send = async (sending: [string, Read][], clearing: string[]) => {
@@ -73,33 +88,24 @@ export async function gatheredMirror(
     }
     const put = sending.length - (bulk.length >= bulkFrom ? bulk.length : 0);
     if (put) onSent?.(put, false);
-    // What was sent is held there now: a later failure leaves only what was gathered since.
-    for (const [graph, read] of sending) if (puts.get(graph) === read) puts.delete(graph);
-    for (const graph of clearing) if (!puts.has(graph)) removals.delete(graph);
-    await rm(journal, { force: true });
   };
 
   const mirror: GraphMirror = {
     batch,
     put: async (graph, read) => {
+      changedUnderWay(graph, true);
       removals.delete(graph);
       puts.set(graph, read);
     },
     remove: async (graph) => {
+      changedUnderWay(graph, false);
       puts.delete(graph);
       removals.add(graph);
     },
     settle,
     // Only what no load is sending yet: counting a load's own graphs, the writer waited out every
     // load as soon as it began, where it can read on and gather the next batch meanwhile.
-    gathered: () => {
-      let waiting = puts.size + removals.size;
-      if (underWay) {
-        for (const [graph, read] of underWay.sending) if (puts.get(graph) === read) waiting--;
-        for (const graph of underWay.clearing) if (removals.has(graph)) waiting--;
-      }
-      return waiting;
-    },
+    gathered: () => puts.size + removals.size - (underWay?.left ?? 0),
   };
 
   // A bulk load cut off: its graphs again, as the manifest names them.
