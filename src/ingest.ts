@@ -5,6 +5,7 @@ import { discoverSessions } from './acquire/discover.ts';
 import { planSessions, type Plan, type Planned } from './acquire/sessions.ts';
 import { sameStamps } from './acquire/stamps.ts';
 import type { Derivation, RecordDerivation } from './derive/derivation.ts';
+import { holdHeapGrowth } from './derive/heap.ts';
 import {
   derivationLoop,
   LARGE_SESSION_BYTES,
@@ -38,7 +39,6 @@ import {
 import { defaultJobs, jobOf, revived, SessionPool, type PooledRead } from './session-pool.ts';
 import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
 import { RemoteStore } from './store/remote/client.ts';
-import { holdHeapGrowth } from './derive/heap.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
 import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, recoverStore, type StoreWriter } from './store/writer.ts';
