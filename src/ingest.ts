@@ -5,7 +5,7 @@ import { discoverSessions } from './acquire/discover.ts';
 import { planSessions, type Plan, type Planned } from './acquire/sessions.ts';
 import { sameStamps } from './acquire/stamps.ts';
 import type { Derivation, RecordDerivation } from './derive/derivation.ts';
-import { holdHeapGrowth } from './derive/heap.ts';
+import { holdHeapGrowth, LARGE_RUN_BYTES } from './derive/heap.ts';
 import {
   derivationLoop,
   LARGE_SESSION_BYTES,
@@ -111,6 +111,8 @@ export interface IngestOptions {
   derivations?: readonly Derivation[];
   /** Transcripts past this many bytes make a large session, whose derivations read its graph files one input at a time (derive/loop.ts). */
   largeSessionBytes?: number;
+  /** A run reading more than this many bytes holds the heap's growth throughout (derive/heap.ts; default LARGE_RUN_BYTES). */
+  largeRunBytes?: number;
   /**
    * Sessions read side by side, each in a thread of its own (session-pool.ts); default one per
    * core, and only for a run with at least POOL_FROM_BYTES to read. 1: every session in this thread.
@@ -286,8 +288,10 @@ class Ingest {
   }
 
   async all(): Promise<IngestReport> {
-    // A large session due: the heap held from its read to the index made from its documents.
-    const large = this.plan.sessions.some((p) => this.loop.large(p.stamps) && this.due(p));
+    // A large session due, or much to read: the heap held from the first read to the index.
+    const due = this.plan.sessions.filter((p) => this.due(p));
+    const bytes = due.reduce((n, p) => n + sizeOf(p), 0);
+    const large = due.some((p) => this.loop.large(p.stamps)) || bytes > (this.options.largeRunBytes ?? LARGE_RUN_BYTES);
     const release = large ? holdHeapGrowth() : undefined;
     try {
       return await this.readAll();

@@ -1,5 +1,7 @@
 import type { Input, SessionDerivation, StoreDerivation } from '../derive/derivation.ts';
 import { stampOf } from '../derive/derivation.ts';
+import { holdHeapGrowth, LARGE_INDEX_BYTES } from '../derive/heap.ts';
+import { documentsFiles } from './request.ts';
 import { DocCollector, type SearchDoc } from './docs.ts';
 import { documentsOutput, documentsText, indexIsCurrent, readDocuments, SearchIndex } from './index.ts';
 
@@ -62,9 +64,16 @@ export const searchIndex: StoreDerivation = {
     const builtWith = stampOf(searchIndex);
     if (await indexIsCurrent(run.writer.dir, run.writer.manifest, builtWith)) return { wrote: false };
     const same = run.writer.manifest.files?.['search/index']?.builtWith === builtWith;
-    const index = same ? await SearchIndex.open(run.writer.dir) : SearchIndex.empty(run.writer.dir);
-    await index.update(run.writer.manifest);
-    await index.save(run.writer, builtWith);
+    // A large index is held whole while it is updated: the heap's growth is held with it.
+    const documents = documentsFiles(run.writer.manifest).reduce((n, [, entry]) => n + entry.bytes, 0);
+    const release = documents > LARGE_INDEX_BYTES ? holdHeapGrowth() : undefined;
+    try {
+      const index = same ? await SearchIndex.open(run.writer.dir) : SearchIndex.empty(run.writer.dir);
+      await index.update(run.writer.manifest);
+      await index.save(run.writer, builtWith);
+    } finally {
+      release?.();
+    }
     return { wrote: true };
   },
 };

@@ -28,7 +28,7 @@ async function outputs(dir: string): Promise<Map<string, string>> {
 
 test('a large session derives, from its files one input at a time, what a tapped one does', async () => {
   const paths = [join(FIXTURES, 'spine'), join(FIXTURES, 'readers')];
-  const [tapped, large] = [await tempDir(), await tempDir()];
+  const [tapped, large, run] = [await tempDir(), await tempDir(), await tempDir()];
   try {
     // The heap's growth is held while large sessions are read (src/derive/heap.ts), and only then.
     const held = { tapped: new Set<boolean>(), large: new Set<boolean>() };
@@ -47,6 +47,11 @@ test('a large session derives, from its files one input at a time, what a tapped
     });
     assert.deepEqual(held, { tapped: new Set([false]), large: new Set([true]) });
     assert.equal(heapGrowthHeld(), false);
+    // So does a run of small sessions reading more than largeRunBytes in all.
+    const heldInRun = new Set<boolean>();
+    await ingest([paths[0]], { storeDir: run, soul: 'local', largeRunBytes: 0, onProgress: () => heldInRun.add(heapGrowthHeld()) });
+    assert.deepEqual(heldInRun, new Set([true]));
+    assert.equal(heapGrowthHeld(), false);
     assert.deepEqual(b.derived.ran, a.derived.ran);
     const [want, got] = [await outputs(tapped), await outputs(large)];
     assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort());
@@ -61,5 +66,6 @@ test('a large session derives, from its files one input at a time, what a tapped
   } finally {
     await removeDir(tapped);
     await removeDir(large);
+    await removeDir(run);
   }
 });
