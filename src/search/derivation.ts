@@ -1,9 +1,9 @@
 import type { Input, SessionDerivation, StoreDerivation } from '../derive/derivation.ts';
 import { stampOf } from '../derive/derivation.ts';
 import { holdHeapGrowth, LARGE_INDEX_BYTES } from '../derive/heap.ts';
-import { documentsFiles } from './request.ts';
 import { DocCollector, type SearchDoc } from './docs.ts';
 import { documentsOutput, documentsText, indexIsCurrent, readDocuments, SearchIndex } from './index.ts';
+import { documentsFiles } from './request.ts';
 
 /**
  * Search as two derivations: each session's documents (the texts of its turns, tool inputs and
