@@ -7,7 +7,9 @@ import { setFlagsFromString } from 'node:v8';
  * corpus went into Virtuoso in 1,176 MiB against 1,586. The extra collections cost a sixth more
  * CPU, and on a run of a few hundred MB they hold back nothing worth it, so the heap is held only
  * while much is read and derived: a large session, a large run, a large search index (V8 reads
- * the flag at each collection; it is the process's, every thread's).
+ * the flag at each collection; it is the process's, every thread's). Node warns that a flag set
+ * after start may act unpredictably: this one is a number V8 reads when it sizes the heap, and
+ * set at run time it held a test's heap as it does given at start (docs/benchmarks.md).
  */
 
 /** A run reading more than this many bytes of transcripts (a first ingest of a long history, a rebuild) holds the heap. */
