@@ -72,3 +72,10 @@ function toLine(bytes: Buffer, lineNo: number, offset: number, terminated: boole
   const start = offset === 0 && end >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   return { lineNo, offset, byteLength: end, text: bytes.toString('utf8', start, end), terminated };
 }
+
+/** How often `needle` starts in `text` from `from` and before `to` (line breaks, say): counted without splitting the text. */
+export function occurrences(text: string, needle: string, from = 0, to = text.length): number {
+  let n = 0;
+  for (let at = text.indexOf(needle, from); at !== -1 && at < to; at = text.indexOf(needle, at + needle.length)) n++;
+  return n;
+}

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { occurrences } from '../acquire/lines.ts';
 import { CliError, outputWidth, parse, storeDir, WIDE_OPTION } from '../cli/options.ts';
 import { needsFederation } from '../federation/allow.ts';
 import { formatNamed, formatsFor, mediaTypeNamed, nameList } from '../query/formats.ts';
@@ -141,12 +142,6 @@ export function atRowCap(mediaType: string, text: string): boolean {
   else if (mediaType === 'text/tab-separated-values') rows = occurrences(text.endsWith('\n') ? text : `${text}\n`, '\n') - 1;
   else if (mediaType === 'application/sparql-results+xml') rows = occurrences(text, '<result>');
   return rows === EXTERNAL_ROW_CAP;
-}
-
-function occurrences(text: string, needle: string): number {
-  let n = 0;
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) n++;
-  return n;
 }
 
 /** For an answer from an external store with as many rows as its engine cuts at: a line saying it may be cut, and how to have it whole. */

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { relative, dirname } from 'node:path';
+import { occurrences } from '../acquire/lines.ts';
 import { NOT_XML_IN_NTRIPLES } from '../rdf/xml.ts';
 import type { ExportPlan } from './graphs.ts';
 
@@ -32,11 +33,11 @@ export async function checkXmlCharacters(plan: ExportPlan): Promise<void> {
         if (lineStart === lastLine) continue;
         lastLine = lineStart;
         statements++;
-        lineNo += countLines(text, searchedTo, lineStart);
+        lineNo += occurrences(text, '\n', searchedTo, lineStart);
         searchedTo = lineStart;
         first ??= `${relative(dirname(dirname(source.path)), source.path)} line ${lineNo + 1}`;
       }
-      lineNo += countLines(text, searchedTo, end);
+      lineNo += occurrences(text, '\n', searchedTo, end);
     }
   }
   if (!statements) return;
@@ -44,12 +45,6 @@ export async function checkXmlCharacters(plan: ExportPlan): Promise<void> {
     `RDF/XML is XML 1.0, which cannot carry ${[...characters].sort().join(', ')}: ${statements} statement${statements === 1 ? '' : 's'} hold${statements === 1 ? 's' : ''} one ` +
       `(the first in ${first}). Nothing was written. Export as TriG, Turtle, N-Quads, N-Triples or JSON-LD, which carry every character, or leave those graphs out with --graph/--session.`,
   );
-}
-
-function countLines(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
 
 /** `\u001B`, `\U0000001B` or the raw character, as U+001B (the escape itself may carry a leading `\\` pair). */

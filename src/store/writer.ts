@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat, truncate } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { createGzip } from 'node:zlib';
+import { occurrences } from '../acquire/lines.ts';
 import {
   AtomicFile,
   NODE_FS,
@@ -448,7 +449,7 @@ export class StoreWriter {
       let lines = 0;
       for (const part of typeof text === 'string' ? [text] : text) {
         await file.write(part);
-        if (quads === undefined) for (let at = part.indexOf('\n'); at !== -1; at = part.indexOf('\n', at + 1)) lines++;
+        if (quads === undefined) lines += occurrences(part, '\n');
       }
       return await file.commit({ ...fields, quads: quads ?? lines });
     } catch (e) {
