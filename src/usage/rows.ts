@@ -169,18 +169,18 @@ export class UsageCollector {
     for (const call of this.calls) {
       if (this.synthetic.has(call)) continue;
       for (const last of this.lasts.get(call) ?? []) {
-        const f = this.fragments.get(last);
-        const models = f?.models?.filter((m) => m !== '<synthetic>') ?? [];
-        if (!f?.times || !f.usages || !models.length) continue;
+        const { models: named, times, usages, messageIds, requestIds } = this.fragments.get(last) ?? {};
+        const models = named?.filter((m) => m !== '<synthetic>') ?? [];
+        if (!times || !usages || !models.length) continue;
         const at = this.holdersOf(last);
         if (!at.length) continue;
         const counts = { in: 0, out: 0, cw: 0, cr: 0 };
         for (const k of ['in', 'out', 'cw', 'cr'] as const)
-          counts[k] = Math.max(...f.usages!.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
+          counts[k] = Math.max(...usages.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
         const model = models.reduce(larger);
-        const time = f.times!.reduce(later);
-        const ids = f.messageIds ?? [termText(call)];
-        const requests = f.requestIds ?? [''];
+        const time = times.reduce(later);
+        const ids = messageIds ?? [termText(call)];
+        const requests = requestIds ?? [''];
         for (const id of ids) for (const rid of requests) calls.push({ key: `${id} ${rid}`, model, time, ...counts, at });
       }
     }
