@@ -163,24 +163,6 @@ function literal(v: Value, key: string): Term {
 /** The most text in one part of a graph's text: a long session's findings are more than one string holds. */
 const PART = 1 << 20;
 
-/** N-Quads text of `triples` in `graph` (a reader's own), sorted and without duplicates, in parts of whole lines. */
-function graphText(triples: Iterable<Triple>, graph: string): { text: string[]; quads: number } {
-  const g = iri(graph);
-  const lines = new Set<string>();
-  for (const t of triples) lines.add(nquad(t, g));
-  const sorted = [...lines].sort();
-  const text: string[] = [];
-  let part = '';
-  for (const line of sorted) {
-    part += line;
-    if (part.length < PART) continue;
-    text.push(part);
-    part = '';
-  }
-  if (part) text.push(part);
-  return { text, quads: sorted.length };
-}
-
 /**
  * One reader's graph for one session: every finding's annotation and claim, in the order the
  * reader found them, made part by part as they are written (a long session's findings are written,
@@ -215,7 +197,9 @@ export function* readerGraphText(soul: string, reader: Reader, findings: readonl
   if (part) yield part;
 }
 
-/** The reader's own graph: the detector as a prov:SoftwareAgent with its version. */
-export function detectorGraphText(soul: string, reader: Reader): { text: string[]; quads: number } {
-  return graphText(detectorTriples(soul, reader), detectorGraphIri(soul, reader));
+/** The reader's own graph: the detector as a prov:SoftwareAgent with its version (a few lines, sorted, each once). */
+export function detectorGraphText(soul: string, reader: Reader): { text: string; quads: number } {
+  const g = iri(detectorGraphIri(soul, reader));
+  const lines = [...new Set(detectorTriples(soul, reader).map((t) => nquad(t, g)))].sort();
+  return { text: lines.join(''), quads: lines.length };
 }
