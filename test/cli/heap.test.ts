@@ -11,8 +11,8 @@ import { REPO, removeDir, tempDir } from '../helpers.ts';
  * A 1 GB session ran out of V8's default heap (about 4 GB) in its readers' spine: bin/weave gives
  * node a heap of three quarters of the machine's memory and lets the derivation loop collect
  * garbage between the passes over a large session (--expose-gc). Checked with a `node` first on
- * the PATH that prints what it was started with. (The heap's growth is held only while a large
- * session is read: test/derive/heap.test.ts.)
+ * the PATH that prints what it was started with. (The heap's growth is held at run time, only
+ * while much is read: src/derive/heap.ts, tested in test/derive/large.test.ts.)
  */
 test("bin/weave starts node with a heap of three quarters of the machine's memory, and the collector in reach", {
   skip: process.platform !== 'linux',
