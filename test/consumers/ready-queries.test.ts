@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import oxigraph from 'oxigraph';
@@ -334,7 +334,7 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
     const jena = await findJena();
     if (typeof jena === 'string') return t.skip(jena);
     const failures: string[] = [];
-    // A JVM a query, mostly start-up: the client compiler and the serial collector halve it.
+    // Start-up is most of a JVM's time here: the client compiler and the serial collector halve it.
     const options = process.env.JAVA_TOOL_OPTIONS;
     process.env.JAVA_TOOL_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto';
     try {
@@ -410,26 +410,11 @@ function slowest(t: TestContext, dataset: Dataset, seconds: number[]): void {
   if (slow.length) t.diagnostic(`${dataset.name}, over 5 s: ${slow.join(', ')}`);
 }
 
-/** Jena's answers over a TDB2 store: a JVM per ready query, the card's counts in one query. */
+/**
+ * Jena's answers over a TDB2 store, each query asked as `tdb2.tdbquery` asks it, all in one JVM
+ * (JenaAsk.java, run from its source): the card's counts in one query.
+ */
 async function jenaAnswers(jena: Jena, loc: string, dataset: Dataset): Promise<Answer[]> {
-  const run = async (file: string): Promise<Answer> => {
-    try {
-      const { stdout } = await java(jena, 'tdb2.tdbquery', [
-        '--loc',
-        loc,
-        '--set',
-        'tdb:unionDefaultGraph=true',
-        '--query',
-        file,
-        '--results=JSON',
-      ]);
-      return { rows: (JSON.parse(stdout) as { results: { bindings: Row[] } }).results.bindings };
-    } catch (e) {
-      return { error: String((e as { stderr?: string }).stderr ?? e).split('\n')[0] };
-    }
-  };
-  const answers: Answer[] = [];
-  for (const i of READY.keys()) answers.push(await run(dataset.queryFiles[i]));
   // Each count a sub-select of its own, `?n` renamed `?n<i>`: one row of every count.
   const counts = COUNTS.map(
     (q, i) =>
@@ -437,9 +422,18 @@ async function jenaAnswers(jena: Jena, loc: string, dataset: Dataset): Promise<A
         .replace(/^PREFIX[^\n]*\n/gm, '')
         .replace('AS ?n)', `AS ?n${i})`)} }`,
   );
-  const file = join(loc, 'card.rq');
-  await writeFile(file, `${sparqlPrefixes()}SELECT * WHERE {\n${counts.join('\n')}\n}`);
-  const all = await run(file);
+  const card = join(loc, 'card.rq');
+  await writeFile(card, `${sparqlPrefixes()}SELECT * WHERE {\n${counts.join('\n')}\n}`);
+  const files = [...READY.keys()].map((i) => dataset.queryFiles[i]).concat(card);
+  await java(jena, join(REPO, 'test', 'consumers', 'JenaAsk.java'), [loc, ...files]);
+  const answer = async (file: string): Promise<Answer> => {
+    const json = await readFile(`${file}.json`, 'utf8').catch(() => undefined);
+    if (json === undefined) return { error: await readFile(`${file}.error`, 'utf8').catch(() => 'no answer') };
+    return { rows: (JSON.parse(json) as { results: { bindings: Row[] } }).results.bindings };
+  };
+  const answers: Answer[] = [];
+  for (const file of files.slice(0, -1)) answers.push(await answer(file));
+  const all = await answer(card);
   for (const i of COUNTS.keys()) answers.push('error' in all ? all : { rows: all.rows.map((r) => ({ n: r[`n${i}`] })) });
   return answers;
 }
