@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import oxigraph from 'oxigraph';
@@ -12,7 +12,7 @@ import { detect } from '../../src/readers/detect.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 import { CARD } from '../card/card.ts';
 import { CORPUS, FIXTURES, HAS_CORPUS, ingestFresh, REPO, removeDir, tempDir } from '../helpers.ts';
-import { command, findJena, java, type Jena, missing, python, startVirtuoso, type Virtuoso } from './tools.ts';
+import { command, findJena, java, type Jena, jenaAsk, missing, python, startVirtuoso, type Virtuoso } from './tools.ts';
 
 /**
  * Every ready query (queries/*.rq) and every count of the card (test/card/card.ts), asked of
@@ -425,17 +425,10 @@ async function jenaAnswers(jena: Jena, loc: string, dataset: Dataset): Promise<A
   const card = join(loc, 'card.rq');
   await writeFile(card, `${sparqlPrefixes()}SELECT * WHERE {\n${counts.join('\n')}\n}`);
   const files = [...READY.keys()].map((i) => dataset.queryFiles[i]).concat(card);
-  await java(jena, join(REPO, 'test', 'consumers', 'JenaAsk.java'), [loc, ...files]);
-  const answer = async (file: string): Promise<Answer> => {
-    const json = await readFile(`${file}.json`, 'utf8').catch(() => undefined);
-    if (json === undefined) return { error: await readFile(`${file}.error`, 'utf8').catch(() => 'no answer') };
-    return { rows: (JSON.parse(json) as { results: { bindings: Row[] } }).results.bindings };
-  };
-  const answers: Answer[] = [];
-  for (const file of files.slice(0, -1)) answers.push(await answer(file));
-  const all = await answer(card);
-  for (const i of COUNTS.keys()) answers.push('error' in all ? all : { rows: all.rows.map((r) => ({ n: r[`n${i}`] })) });
-  return answers;
+  const asked = (await jenaAsk(jena, loc, files)).map((a): Answer => ('error' in a ? a : { rows: a.results.bindings }));
+  const all = asked.pop()!;
+  for (const i of COUNTS.keys()) asked.push('error' in all ? all : { rows: all.rows.map((r) => ({ n: r[`n${i}`] })) });
+  return asked;
 }
 
 /** Virtuoso's answer through its SPARQL endpoint, its cells as JSON results give them. */

@@ -1,9 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 /**
@@ -105,6 +106,28 @@ export function findJena(): Promise<Jena | string> {
 
 export async function java(j: Jena, main: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   return command('java', ['-cp', j.classpath, main, ...args]);
+}
+
+/** A SPARQL JSON results document, as Jena writes it. */
+export interface JsonAnswer {
+  head: { vars: string[] };
+  results: { bindings: Record<string, { type: string; value: string; datatype?: string }>[] };
+}
+
+/**
+ * Jena's answers to query files, all asked in one JVM (JenaAsk.java, run from its source) of a
+ * TDB2 store (a directory, its default graph the union) or of an RDF file: each its JSON results,
+ * or the first line of its error.
+ */
+export async function jenaAsk(j: Jena, data: string, files: string[]): Promise<(JsonAnswer | { error: string })[]> {
+  await java(j, fileURLToPath(new URL('./JenaAsk.java', import.meta.url)), [data, ...files]);
+  return Promise.all(
+    files.map(async (file) => {
+      const json = await readFile(`${file}.json`, 'utf8').catch(() => undefined);
+      if (json === undefined) return { error: await readFile(`${file}.error`, 'utf8').catch(() => 'no answer') };
+      return JSON.parse(json) as JsonAnswer;
+    }),
+  );
 }
 
 /** `riot --count` over files in one run: the quads (or triples) Jena parsed in each; any error it logs fails. */
