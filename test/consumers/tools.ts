@@ -120,6 +120,8 @@ export interface JsonAnswer {
  * or the first line of its error.
  */
 export async function jenaAsk(j: Jena, data: string, files: string[]): Promise<(JsonAnswer | { error: string })[]> {
+  // No answer of an earlier run is taken for this one's.
+  await Promise.all(files.flatMap((file) => [rm(`${file}.json`, { force: true }), rm(`${file}.error`, { force: true })]));
   await java(j, fileURLToPath(new URL('./JenaAsk.java', import.meta.url)), [data, ...files]);
   return Promise.all(
     files.map(async (file) => {
