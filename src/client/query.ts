@@ -138,8 +138,9 @@ export function atRowCap(mediaType: string, text: string): boolean {
   let rows: number | undefined;
   if (mediaType === 'application/sparql-results+json')
     rows = (JSON.parse(text) as { results?: { bindings?: unknown[] } }).results?.bindings?.length;
-  // Lines after the header (a row of unbound values is an empty line), counted without an array of a million strings.
-  else if (mediaType === 'text/tab-separated-values') rows = occurrences(text.endsWith('\n') ? text : `${text}\n`, '\n') - 1;
+  // Lines after the header (a row of unbound values is an empty line, the last may have no line
+  // break), counted without an array of a million strings or a copy of the text.
+  else if (mediaType === 'text/tab-separated-values') rows = occurrences(text, '\n') + (text.endsWith('\n') ? 0 : 1) - 1;
   else if (mediaType === 'application/sparql-results+xml') rows = occurrences(text, '<result>');
   return rows === EXTERNAL_ROW_CAP;
 }
