@@ -6,7 +6,7 @@ import { weave } from '../rdf/vocab.ts';
 import { join } from 'node:path';
 import type { StoreWriter } from '../store/writer.ts';
 import { filesOf, type NamedFile } from '../store/manifest.ts';
-import { readRange } from '../store/store.ts';
+import { readLineChunks } from '../store/store.ts';
 
 /**
  * Links across sessions. A compaction's tail or a summary's leaf can be a record of an earlier
@@ -90,8 +90,7 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
     for (const f of entry.derived ? files.slice(1) : files) {
       let scan = cached(f);
       if (!scan?.references || scan.bytes !== f.bytes) {
-        const bytes = await readRange(join(store.dir, f.file), 0, f.bytes);
-        scan = { bytes: bytes.length, references: referencesIn(bytes), searched: new Set(), hits: new Map() };
+        scan = { ...(await referencesIn(join(store.dir, f.file), f.bytes)), searched: new Set(), hits: new Map() };
       }
       seen.set(f.file, scan);
       for (const ref of scan.references!) {
@@ -114,9 +113,11 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
         const scan: FileScan = fresh ? before! : { bytes: 0, references: before?.references, searched: wanted, hits: new Map() };
         if (scan.bytes !== f.bytes || !fresh) {
           const from = fresh ? scan.bytes : 0;
-          const bytes = await readRange(join(store.dir, f.file), from, f.bytes);
-          for (const [id, events] of eventsIn(bytes, wanted)) scan.hits.set(id, [...(scan.hits.get(id) ?? []), ...events]);
-          scan.bytes = from + bytes.length;
+          scan.bytes = from;
+          for await (const chunk of readLineChunks(join(store.dir, f.file), from, f.bytes)) {
+            for (const [id, events] of eventsIn(chunk, wanted)) scan.hits.set(id, [...(scan.hits.get(id) ?? []), ...events]);
+            scan.bytes += chunk.length;
+          }
         }
         seen.set(f.file, scan);
         for (const [id, events] of scan.hits)
@@ -144,20 +145,28 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
 }
 
 /** The references a graph file holds (its CrossSessionReference nodes, whole or in part). */
-function referencesIn(bytes: Buffer): PendingReference[] {
-  if (bytes.indexOf(MARK.type) === -1) return [];
+async function referencesIn(path: string, to: number | undefined): Promise<{ bytes: number; references: PendingReference[] }> {
   const refs = new Map<Term, PendingReference>();
-  for (const line of linesWith(bytes.toString('utf8'), [MARK.from, MARK.property, MARK.id])) {
-    const quad = splitQuad(line);
-    if (!quad) continue;
-    const [s, p, o] = quad;
-    const ref = refs.get(s) ?? { node: s, graph: '' };
-    refs.set(s, ref);
-    if (` ${p} ` === MARK.from) ref.from = o;
-    else if (` ${p} ` === MARK.property) ref.property = o;
-    else ref.id = JSON.parse(o) as string;
+  const marks = [MARK.from, MARK.property, MARK.id];
+  let bytes = 0;
+  let typed = false;
+  // A chunk at a time (a reference's lines may fall in two); only a chunk holding a mark is decoded.
+  for await (const chunk of readLineChunks(path, 0, to)) {
+    bytes += chunk.length;
+    typed ||= chunk.indexOf(MARK.type) !== -1;
+    if (!marks.some((mark) => chunk.indexOf(mark) !== -1)) continue;
+    for (const line of linesWith(chunk.toString('utf8'), marks)) {
+      const quad = splitQuad(line);
+      if (!quad) continue;
+      const [s, p, o] = quad;
+      const ref = refs.get(s) ?? { node: s, graph: '' };
+      refs.set(s, ref);
+      if (` ${p} ` === MARK.from) ref.from = o;
+      else if (` ${p} ` === MARK.property) ref.property = o;
+      else ref.id = JSON.parse(o) as string;
+    }
   }
-  return [...refs.values()];
+  return { bytes, references: typed ? [...refs.values()] : [] };
 }
 
 /** The events whose uuid is wanted, by uuid: one search for the event-id predicate, each hit checked against the set. */

@@ -109,6 +109,37 @@ function loadNamed(store: OxStore, text: string | Buffer, path: string, linesBef
   }
 }
 
+/** How much of a file `readLineChunks` reads at a time (a chunk grows past it only for a longer line). */
+const LINE_CHUNK = 8 << 20;
+
+/**
+ * Bytes `from` to `to` of a file (to its end without `to`), in chunks that each end with a whole
+ * line: a search through a graph file's lines holds a few MiB of it, never the file (a long
+ * session's derived part is several GB). Only the last chunk may end without a line break.
+ */
+export async function* readLineChunks(path: string, from: number, to?: number, size = LINE_CHUNK): AsyncGenerator<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const end = to ?? (await file.stat()).size;
+    // What the last chunk read held past its last line break: the start of the next chunk.
+    let rest = Buffer.alloc(0);
+    for (let at = from; at < end; ) {
+      const buffer = Buffer.allocUnsafe(rest.length + Math.min(size, end - at));
+      rest.copy(buffer);
+      const { bytesRead } = await file.read(buffer, rest.length, buffer.length - rest.length, at);
+      if (!bytesRead) break;
+      at += bytesRead;
+      const held = rest.length + bytesRead;
+      const cut = at < end ? buffer.lastIndexOf(0x0a, held - 1) + 1 : held;
+      rest = buffer.subarray(cut, held);
+      if (cut) yield buffer.subarray(0, cut);
+    }
+    if (rest.length) yield rest;
+  } finally {
+    await file.close();
+  }
+}
+
 /** Bytes `from` to `to` of a file (to its end without `to`). */
 export async function readRange(path: string, from: number, to?: number): Promise<Buffer> {
   const file = await open(path, 'r');
