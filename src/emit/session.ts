@@ -350,6 +350,11 @@ export class SessionEmitter {
    * derived part is more text than one string can hold.
    */
   *finish(): Generator<void, SessionCounts> {
+    // What only reading and saving needed goes before the model takes its share of memory.
+    this.eventAt.clear();
+    this.toolUseAt.clear();
+    this.described.clear();
+    this.replays.clear();
     const resolve: Resolve = (space, id) => (space === 'event' ? this.events : this.toolUses).get(id);
     for (const ref of this.references) {
       const target = resolve(ref.space, ref.id);

@@ -48,8 +48,11 @@ export class Derivation {
    */
   private made: (Triple | Annotation)[] = [];
   private readonly placeholders = new Map<string, Term>();
-  /** `<node> <class>` pairs already stated, so a class two kinds share is stated once. */
-  private readonly types = new Set<string>();
+  /**
+   * The classes already stated of each node, so a class two kinds share is stated once: the
+   * node's term (shared with its triples) to the class names, constants; no text made per pair.
+   */
+  private readonly types = new Map<Term, WeaveTerm[]>();
 
   constructor(
     readonly soul: string,
@@ -104,10 +107,11 @@ export class Derivation {
    * derived link and carries it; its superclasses follow from it.
    */
   typed(node: Term, cls: WeaveTerm, evidence?: Evidence): void {
+    let stated = this.types.get(node);
+    if (!stated) this.types.set(node, (stated = []));
     for (const name of [cls, ...superclassesOf(cls)]) {
-      const key = `${node} ${name}`;
-      if (this.types.has(key)) continue;
-      this.types.add(key);
+      if (stated.includes(name)) continue;
+      stated.push(name);
       if (name === cls && evidence) this.link(node, a, weave[name], evidence);
       else this.add(node, a, weave[name]);
     }
