@@ -64,7 +64,8 @@ type Field = (typeof KEPT)[keyof typeof KEPT];
 
 interface Node {
   fields: Partial<Record<Field, string>>;
-  classes: Term[];
+  /** The classes the spine reads, in the order stated: most nodes have one, kept without a list. */
+  classes?: Term | Term[];
   lacksSidechain?: boolean;
 }
 
@@ -86,7 +87,10 @@ export class SpineBuilder {
     if (field) this.node(s).fields[field] ??= field === 'time' ? storedValue(o) : o.startsWith('<') ? this.iri(o) : termValue(o);
     else if (p === a) {
       const known = CLASSES.get(o);
-      if (known) this.node(s).classes.push(known);
+      if (known) {
+        const node = this.node(s);
+        node.classes = node.classes === undefined ? known : [...classesOf(node), known];
+      }
     } else if (p === weave.hasEvent) {
       const event = this.iri(o);
       if (!this.transcriptOf.has(event)) this.transcriptOf.set(event, this.iri(s));
@@ -116,14 +120,19 @@ export class SpineBuilder {
     const turns = new Map<string, TurnView>();
     for (const [iri, transcript] of this.transcriptOf) {
       const node = this.nodes.get(iri);
-      if (!node?.classes.includes(weave.Turn)) continue;
+      if (!node || !classesOf(node).includes(weave.Turn)) continue;
       const f = node.fields;
       // The sidechain flag is the turn's own, else its transcript's unless it had none (weave:lacks).
       const side = f.isSidechain ?? (node.lacksSidechain ? undefined : this.nodes.get(transcript)?.fields.isSidechain);
       turns.set(iri, {
         iri,
         transcript,
-        role: f.role ?? node.classes.map((c) => CLASS_ROLE[c]).find(Boolean) ?? '',
+        role:
+          f.role ??
+          classesOf(node)
+            .map((c) => CLASS_ROLE[c])
+            .find(Boolean) ??
+          '',
         time: f.time,
         line: Number(f.line ?? 0),
         isMeta: flag(f.isMeta),
@@ -148,7 +157,7 @@ export class SpineBuilder {
           owner,
           turn: undefined as unknown as TurnView,
           order: Number(f.order ?? 0),
-          kind: node?.classes.map((c) => BLOCK_KIND[c]).find(Boolean) ?? 'other',
+          kind: (node ? classesOf(node) : []).map((c) => BLOCK_KIND[c]).find(Boolean) ?? 'other',
           text: f.text,
           toolName: f.toolName,
           toolInput: f.toolInput,
@@ -184,7 +193,7 @@ export class SpineBuilder {
     const malformedLines: MalformedLineView[] = [];
     for (const [iri, transcript] of this.malformedIn) {
       const node = this.nodes.get(iri);
-      if (!node?.classes.includes(weave.MalformedLine)) continue;
+      if (!node || !classesOf(node).includes(weave.MalformedLine)) continue;
       malformedLines.push({ iri, transcript, line: Number(node.fields.line ?? 0), text: node.fields.rawText ?? '' });
     }
     malformedLines.sort((x, y) => (x.transcript === y.transcript ? x.line - y.line : x.transcript < y.transcript ? -1 : 1));
@@ -193,7 +202,7 @@ export class SpineBuilder {
     return {
       sessionId,
       graph,
-      transcriptClasses: [...new Set([...transcripts].flatMap((t) => this.nodes.get(t)?.classes ?? []))].map(termValue),
+      transcriptClasses: [...new Set([...transcripts].flatMap((t) => classesOf(this.nodes.get(t))))].map(termValue),
       turns: ordered,
       malformedLines,
       turn: (iri) => turns.get(iri),
@@ -208,9 +217,14 @@ export class SpineBuilder {
   private node(subject: Term): Node {
     const key = this.iri(subject);
     let node = this.nodes.get(key);
-    if (!node) this.nodes.set(key, (node = { fields: {}, classes: [] }));
+    if (!node) this.nodes.set(key, (node = { fields: {} }));
     return node;
   }
+}
+
+function classesOf(node: Node | undefined): readonly Term[] {
+  const classes = node?.classes;
+  return classes === undefined ? [] : typeof classes === 'string' ? [classes] : classes;
 }
 
 /** A session's spine read from its graph's files (spine, derived part), as much of each as its entry names, one line at a time. */
@@ -256,7 +270,8 @@ function canonicalUtc(term: string): string | undefined {
   if (year < 1000 || month < 1 || month > 12 || day < 1 || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return undefined;
   if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return undefined;
   const kept = fraction.replace(/0+$/, '');
-  return `${y}-${mo}-${d}T${h}:${mi}:${sec}${kept ? `.${kept}` : ''}Z`;
+  // Flat: the pieces joined lazily would be kept as a tree of eight strings for every timestamp.
+  return unsliced(`${y}-${mo}-${d}T${h}:${mi}:${sec}${kept ? `.${kept}` : ''}Z`);
 }
 
 const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };

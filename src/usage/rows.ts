@@ -87,14 +87,23 @@ const COUNTS: Record<string, 'in' | 'out' | 'cw' | 'cr'> = {
 
 type Counts = Record<'in' | 'out' | 'cw' | 'cr', number>;
 
-/** What a fragment (any event: most state only their time) says, each list made at its first value. */
-interface Fragment {
-  models?: string[];
-  times?: string[];
-  usages?: string[];
-  messageIds?: string[];
-  requestIds?: string[];
+/**
+ * What a fragment (any event: most state only their time) says: the largest model but
+ * <synthetic> and the latest time as they come (all a call takes of them), the rest in the order
+ * stated, one value kept without a list. Every event has one, so it is kept small.
+ */
+class Fragment {
+  model?: string = undefined;
+  time?: string = undefined;
+  usages?: OneOrMore = undefined;
+  messageIds?: OneOrMore = undefined;
+  requestIds?: OneOrMore = undefined;
 }
+
+type OneOrMore = string | string[];
+const add = (had: OneOrMore | undefined, value: string): OneOrMore =>
+  had === undefined ? value : typeof had === 'string' ? [had, value] : (had.push(value), had);
+const all = (values: OneOrMore | undefined): string[] | undefined => (typeof values === 'string' ? [values] : values);
 
 interface Transcript {
   sessions: string[];
@@ -106,10 +115,12 @@ interface Transcript {
 export class UsageCollector {
   private readonly calls = new Set<string>();
   private readonly synthetic = new Set<string>();
-  private readonly lasts = new Map<string, string[]>();
+  private readonly lasts = new Map<string, OneOrMore>();
   private readonly fragments = new Map<string, Fragment>();
   private readonly usages = new Map<string, Partial<Counts>>();
-  private readonly holders = new Map<string, string[]>();
+  private readonly holders = new Map<string, OneOrMore>();
+  /** Each IRI's text once, however many maps hold it (an event's is a key of three). */
+  private readonly iris = new Map<string, string>();
   private readonly transcripts = new Map<string, Transcript>();
   private readonly places: Place[] = [];
   private readonly placeIndex = new Map<string, number>();
@@ -119,36 +130,53 @@ export class UsageCollector {
     if (count) {
       // A count is a whole number: one a transcript wrote otherwise (1e400, 1.5) is kept in the graph, not counted.
       let u = this.usages.get(s);
-      if (!u) this.usages.set(unsliced(s), (u = {}));
+      if (!u) this.usages.set(this.iri(s), (u = {}));
       u[count] = Math.max(u[count] ?? Number.NEGATIVE_INFINITY, o.endsWith(INTEGER) ? Number(termText(o)) : 0);
       return;
     }
     switch (p) {
       case TYPE:
-        if (o === T.LlmCall) this.calls.add(unsliced(s));
-        else if (o === T.SyntheticMessage) this.synthetic.add(unsliced(s));
+        if (o === T.LlmCall) this.calls.add(this.iri(s));
+        else if (o === T.SyntheticMessage) this.synthetic.add(this.iri(s));
         break;
-      case T.lastFragment:
-        push(this.lasts, s, o);
+      case T.lastFragment: {
+        const call = this.iri(s);
+        this.lasts.set(call, add(this.lasts.get(call), this.iri(o)));
         break;
-      case T.model:
-        this.fragment(s, 'models', termText(o));
+      }
+      case T.model: {
+        const model = termText(o);
+        if (model === '<synthetic>') break;
+        const f = this.fragment(s);
+        f.model = f.model === undefined ? unsliced(model) : larger(f.model, model) === f.model ? f.model : unsliced(model);
         break;
-      case T.timestamp:
-        this.fragment(s, 'times', termText(o));
+      }
+      case T.timestamp: {
+        const time = termText(o);
+        const f = this.fragment(s);
+        f.time = f.time === undefined ? unsliced(time) : later(f.time, time) === f.time ? f.time : unsliced(time);
         break;
-      case T.hasUsage:
-        this.fragment(s, 'usages', unsliced(o));
+      }
+      case T.hasUsage: {
+        const f = this.fragment(s);
+        f.usages = add(f.usages, this.iri(o));
         break;
-      case T.messageId:
-        this.fragment(s, 'messageIds', termText(o));
+      }
+      case T.messageId: {
+        const f = this.fragment(s);
+        f.messageIds = add(f.messageIds, unsliced(termText(o)));
         break;
-      case T.requestId:
-        this.fragment(s, 'requestIds', termText(o));
+      }
+      case T.requestId: {
+        const f = this.fragment(s);
+        f.requestIds = add(f.requestIds, unsliced(termText(o)));
         break;
-      case T.hasEvent:
-        push(this.holders, o, s);
+      }
+      case T.hasEvent: {
+        const event = this.iri(o);
+        this.holders.set(event, add(this.holders.get(event), this.iri(s)));
         break;
+      }
       case T.sessionId:
         this.transcript(s).sessions.push(termText(o));
         break;
@@ -168,19 +196,18 @@ export class UsageCollector {
     const calls: CallRow[] = [];
     for (const call of this.calls) {
       if (this.synthetic.has(call)) continue;
-      for (const last of this.lasts.get(call) ?? []) {
-        const { models: named, times, usages, messageIds, requestIds } = this.fragments.get(last) ?? {};
-        const models = named?.filter((m) => m !== '<synthetic>') ?? [];
-        if (!times || !usages || !models.length) continue;
+      for (const last of all(this.lasts.get(call)) ?? []) {
+        const fragment = this.fragments.get(last);
+        const usages = all(fragment?.usages);
+        const { model, time } = fragment ?? {};
+        if (time === undefined || !usages || model === undefined) continue;
         const at = this.holdersOf(last);
         if (!at.length) continue;
         const counts = { in: 0, out: 0, cw: 0, cr: 0 };
         for (const k of ['in', 'out', 'cw', 'cr'] as const)
           counts[k] = Math.max(...usages.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
-        const model = models.reduce(larger);
-        const time = times.reduce(later);
-        const ids = messageIds ?? [termText(call)];
-        const requests = requestIds ?? [''];
+        const ids = all(fragment!.messageIds) ?? [termText(call)];
+        const requests = all(fragment!.requestIds) ?? [''];
         for (const id of ids) for (const rid of requests) calls.push({ key: `${id} ${rid}`, model, time, ...counts, at });
       }
     }
@@ -190,7 +217,7 @@ export class UsageCollector {
   /** The transcripts that hold an event and say their session id: the call's session and project. */
   private holdersOf(event: string): number[] {
     const at: number[] = [];
-    for (const transcript of this.holders.get(event) ?? []) {
+    for (const transcript of all(this.holders.get(event)) ?? []) {
       const t = this.transcripts.get(transcript);
       if (!t) continue;
       for (const session of t.sessions) {
@@ -225,10 +252,16 @@ export class UsageCollector {
     return facts;
   }
 
-  private fragment(iri: string, field: keyof Fragment, value: string): void {
-    const f = this.fragments.get(iri);
-    if (!f) this.fragments.set(unsliced(iri), { [field]: [value] });
-    else (f[field] ??= []).push(value);
+  private fragment(iri: string): Fragment {
+    let f = this.fragments.get(iri);
+    if (!f) this.fragments.set(this.iri(iri), (f = new Fragment()));
+    return f;
+  }
+
+  private iri(term: string): string {
+    let own = this.iris.get(term);
+    if (own === undefined) this.iris.set((own = unsliced(term)), own);
+    return own;
   }
 
   private transcript(iri: string): Transcript {
@@ -236,13 +269,6 @@ export class UsageCollector {
     if (!t) this.transcripts.set(unsliced(iri), (t = { sessions: [], paths: [], titles: [], child: false }));
     return t;
   }
-}
-
-/** Adds `value` to `key`'s list, as strings of their own (unsliced). */
-function push(map: Map<string, string[]>, key: string, value: string): void {
-  const list = map.get(key);
-  if (list) list.push(unsliced(value));
-  else map.set(unsliced(key), [unsliced(value)]);
 }
 
 /** A count the usage node does not state is 0 (the query's COALESCE). */
