@@ -172,6 +172,7 @@ async function ingestAndDetect(
       process.stderr,
       `weave ingest: the search index was not updated (${report.searchIndex}); weave search reads the new sessions again`,
     );
+  for (const line of derivationProblems(report.derived)) tell(process.stderr, line);
   const held = report.heldElsewhere ?? [];
   if (held.length) tell(process.stderr, `weave ingest: note: ${heldNote(held)}`);
   // Sessions found but not stored (each named on stderr already) are no reason to say there were none.
@@ -251,6 +252,21 @@ function summary(r: IngestReport, width: number): string {
   if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
   if (r.failed) parts.push(`${r.failed} sessions failed`);
   return wrapParts('ingested:', parts, width);
+}
+
+/**
+ * The derivations that failed, a line each, but the readers' (said as they fail) and the search
+ * index's (said above): the links across sessions, say, or one session's usage rows. Each keeps
+ * its last output.
+ */
+export function derivationProblems(d: DeriveReport): string[] {
+  return d.problems
+    .filter((p) => !p.derivation.startsWith('search/') && !READERS.some((r) => r.name === p.derivation))
+    .map((p) =>
+      printable(
+        `weave ingest: ${p.derivation}${p.sessionId ? ` of session ${p.sessionId}` : ''} was not derived (${p.message}); its last output stays`,
+      ),
+    );
 }
 
 /**
