@@ -120,15 +120,21 @@ export class SearchIndex {
     for (const [session, stamp] of now) {
       const had = this.sessions[session];
       if (had?.documents === stamp.path && had.sha1 === stamp.head) continue;
-      const { docs, title } = await readDocuments(this.storeDir, stamp.path);
       this.drop(session);
-      this.mini.addAll(docs);
-      this.sessions[session] = {
-        documents: stamp.path,
-        sha1: stamp.head!,
-        ids: docs.map((d) => d.id),
-        ...(title === undefined ? {} : { title }),
-      };
+      // Added as they are read: a long session's documents are never held all at once.
+      const ids: string[] = [];
+      let title: string | undefined;
+      try {
+        title = await eachDocument(this.storeDir, stamp.path, (doc) => {
+          this.mini.add(doc);
+          ids.push(doc.id);
+        });
+      } catch (e) {
+        // A documents file that fails part way leaves none of the session in the index, not part of it.
+        for (const id of ids) this.mini.discard(id);
+        throw e;
+      }
+      this.sessions[session] = { documents: stamp.path, sha1: stamp.head!, ids, ...(title === undefined ? {} : { title }) };
       changed++;
     }
     for (const session of Object.keys(this.sessions))
@@ -369,18 +375,25 @@ export function documentsText({ docs, ...head }: Documents): string[] {
 
 /** A documents file read a line at a time; one written whole (`{"docs": [...]}`, before JSON lines) is read too. */
 export async function readDocuments(storeDir: string, path: string): Promise<Documents> {
-  const documents: Documents = { docs: [] };
+  const docs: SearchDoc[] = [];
+  const title = await eachDocument(storeDir, path, (doc) => docs.push(doc));
+  return { docs, ...(title === undefined ? {} : { title }) };
+}
+
+/** Each document of a session's documents file in turn, a line at a time; returns the session's title. */
+async function eachDocument(storeDir: string, path: string, each: (doc: SearchDoc) => void): Promise<string | undefined> {
+  let title: string | undefined;
   for await (const line of readLines(join(storeDir, path))) {
     if (!line.text) continue;
     const value = JSON.parse(line.text);
-    if (line.lineNo > 1) documents.docs.push(value as SearchDoc);
+    if (line.lineNo > 1) each(value as SearchDoc);
     else {
-      const { docs, title } = value as Partial<Documents>;
-      if (title !== undefined) documents.title = title;
-      if (docs) documents.docs.push(...docs);
+      const head = value as Partial<Documents>;
+      if (head.title !== undefined) title = head.title;
+      for (const doc of head.docs ?? []) each(doc);
     }
   }
-  return documents;
+  return title;
 }
 
 async function readTexts(storeDir: string, path: string | undefined): Promise<Record<string, string>> {

@@ -75,3 +75,36 @@ test('the index read back a term at a time holds every term and posting it was w
     await removeDir(dir);
   }
 });
+
+/**
+ * A session's documents are added to the index as they are read, a line at a time (a long
+ * session's are never held all at once). A documents file that fails part way leaves none of
+ * that session in the index, and the other session as it was.
+ */
+test('a documents file broken part way leaves none of its session in the index', async () => {
+  const dir = await tempDir();
+  try {
+    const { store } = await indexedStore(dir);
+    const manifest = (await readManifest(store))!;
+    const index = await SearchIndex.open(store, manifest);
+    const before = index.documentCount;
+    const found = async () => (await index.search('README typo')).hits.map((h) => h.session);
+    // Of the two sessions, only one speaks of the README's typo.
+    const [broken] = new Set(await found());
+    const [name, entry] = Object.entries(manifest.files!).find(([n, e]) => n.startsWith('search/documents/') && e.sessionId === broken)!;
+    // Its documents file, a head and then a document a line, with its last line cut short under a
+    // new digest (as a new version would be).
+    const path = join(store, entry.file);
+    const lines = (await readFile(path, 'utf8')).split('\n').filter(Boolean);
+    const docs = lines.length - 1;
+    assert.ok(docs > 1);
+    await writeFile(path, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 20)}\n`);
+    const changed = { ...manifest, files: { ...manifest.files, [name]: { ...entry, sha1: 'changed' } } };
+    await assert.rejects(index.update(changed), SyntaxError);
+    assert.deepEqual(await found(), []);
+    // The other session's documents, all of them and only them.
+    assert.equal(index.documentCount, before - docs);
+  } finally {
+    await removeDir(dir);
+  }
+});
