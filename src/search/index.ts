@@ -6,6 +6,7 @@ import { exists } from '../acquire/files.ts';
 import { readManifest, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
 import type { DocKind, SearchDoc } from './docs.ts';
+import { Postings, TermPostings, withCompactPostings } from './postings.ts';
 import { documentsFiles } from './request.ts';
 
 /**
@@ -103,7 +104,7 @@ export class SearchIndex {
   }
 
   static empty(storeDir: string): SearchIndex {
-    return new SearchIndex(storeDir, new MiniSearch<SearchDoc>({ ...OPTIONS }), {});
+    return new SearchIndex(storeDir, withCompactPostings(new MiniSearch<SearchDoc>({ ...OPTIONS })), {});
   }
 
   get documentCount(): number {
@@ -266,8 +267,8 @@ type IndexLine =
   | ['item', string, unknown]
   | ['entry', string, string, unknown];
 
-/** MiniSearch's terms as it holds them: each term's postings, by field, then by document. */
-type Terms = Iterable<[string, Map<number, Map<number, number>>]>;
+/** MiniSearch's terms as it holds them: each term's postings, by field, then by document (postings.ts). */
+type Terms = Iterable<[string, Iterable<[number, Iterable<[number, number]>]>]>;
 
 /**
  * The index file as JSON lines in parts of about 1 MiB, made as they are written: the index of a
@@ -330,7 +331,10 @@ async function readIndexLines(path: string): Promise<{ sessions: Record<string, 
     const value = JSON.parse(line.text);
     if (line.lineNo === 1) {
       if ((value as IndexFile).format === WHOLE_FORMAT)
-        return { sessions: (value as IndexFile).sessions, mini: MiniSearch.loadJS((value as IndexFile).index as never, { ...OPTIONS }) };
+        return {
+          sessions: (value as IndexFile).sessions,
+          mini: compactLoaded(MiniSearch.loadJS((value as IndexFile).index as never, { ...OPTIONS })),
+        };
       if ((value as { format?: string }).format !== FORMAT) return undefined;
       continue;
     }
@@ -338,22 +342,36 @@ async function readIndexLines(path: string): Promise<{ sessions: Record<string, 
     if (entry[0] === 'session') sessions[entry[1]] = entry[2];
     else if (entry[1] === 'index' && entry[0] === 'field')
       // Every field before the terms is read (indexLines writes them first); the serialization is MiniSearch 7's.
-      mini = MiniSearch.loadJS({ ...head, index: [], serializationVersion: 2 } as never, { ...OPTIONS });
+      mini = withCompactPostings(MiniSearch.loadJS({ ...head, index: [], serializationVersion: 2 } as never, { ...OPTIONS }));
     else if (entry[1] === 'index' && entry[0] === 'item' && mini)
       addTerm(mini, entry[2] as [string, Record<string, Record<string, number>>]);
     else if (entry[0] === 'field') head[entry[1]] = entry[2];
     else if (entry[0] === 'item') (head[entry[1]] as unknown[]).push(entry[2]);
     else if (entry[0] === 'entry') (head[entry[1]] as Record<string, unknown>)[entry[2]] = entry[3];
   }
-  return { sessions, mini: mini ?? MiniSearch.loadJS({ ...head, index: [] } as never, { ...OPTIONS }) };
+  return { sessions, mini: mini ?? withCompactPostings(MiniSearch.loadJS({ ...head, index: [] } as never, { ...OPTIONS })) };
 }
 
-/** One term's postings into MiniSearch's own index, as its `loadJS` sets them. */
+/** MiniSearch's index of terms, as its own `loadJS` fills it. */
+type InnerIndex = { _index: Iterable<[string, Map<number, Map<number, number>>]> & { set(term: string, postings: TermPostings): void } };
+
+/** One term's postings into MiniSearch's own index, as its `loadJS` sets them, in the compact form (postings.ts). */
 function addTerm(mini: MiniSearch<SearchDoc>, [term, fields]: [string, Record<string, Record<string, number>>]): void {
-  const postings = new Map<number, Map<number, number>>();
+  const postings = new TermPostings();
   for (const [field, freqs] of Object.entries(fields))
-    postings.set(Number.parseInt(field, 10), new Map(Object.entries(freqs).map(([doc, n]) => [Number.parseInt(doc, 10), n])));
-  (mini as unknown as { _index: { set(term: string, postings: Map<number, Map<number, number>>): void } })._index.set(term, postings);
+    postings.set(Number.parseInt(field, 10), Postings.of(Object.entries(freqs).map(([doc, n]) => [Number.parseInt(doc, 10), n])));
+  (mini as unknown as InnerIndex)._index.set(term, postings);
+}
+
+/** An index `loadJS` read whole (the format before): its Maps made compact, and its terms added so from now on. */
+function compactLoaded(mini: MiniSearch<SearchDoc>): MiniSearch<SearchDoc> {
+  const index = (mini as unknown as InnerIndex)._index;
+  for (const [term, fields] of [...index]) {
+    const postings = new TermPostings();
+    for (const [field, freqs] of fields) postings.set(field, freqs);
+    index.set(term, postings);
+  }
+  return withCompactPostings(mini);
 }
 
 /**

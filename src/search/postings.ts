@@ -1,0 +1,183 @@
+import type MiniSearch from 'minisearch';
+
+/**
+ * MiniSearch's postings, kept small. MiniSearch holds each term's postings as a Map of field to a
+ * Map of document to count: a JavaScript Map costs some 180 bytes even with one entry, and most
+ * terms are in one field of a few documents, so the maps were most of the index's memory (a long
+ * session's index took 3 GB of heap for a file of 758 MB). Here a term's fields are a short list
+ * and each field's postings one array of (document, count) pairs, documents in ascending order.
+ *
+ * Both classes stand in for the Maps exactly where MiniSearch uses them (its `addTerm`,
+ * `removeTerm`, `termResults`, `vacuum` and `toJSON`, MiniSearch 7 as pinned): `get`, `set`,
+ * `has`, `delete`, `size`, `keys` and iteration, which, as a Map's, may delete as it goes.
+ */
+
+/** One field's postings of one term: MiniSearch's Map of short document id to count. */
+export class Postings {
+  /**
+   * [id, count, id, count, …], ids ascending. A deleted pair keeps its id with a count of 0 until
+   * a quarter of the pairs are deleted: a Map's iteration survives deletes, and so does this.
+   */
+  private pairs: number[];
+  private deleted = 0;
+
+  constructor(pairs: number[] = []) {
+    this.pairs = pairs;
+  }
+
+  /** The postings of a Map, or of [id, count] pairs in any order. */
+  static of(entries: Iterable<[number, number]>): Postings {
+    const list = [...entries].sort(([x], [y]) => x - y);
+    return new Postings(list.flat());
+  }
+
+  get size(): number {
+    return (this.pairs.length >> 1) - this.deleted;
+  }
+
+  get(id: number): number | undefined {
+    const at = this.find(id);
+    return at >= 0 && this.pairs[at + 1] !== 0 ? this.pairs[at + 1] : undefined;
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  set(id: number, count: number): this {
+    const at = this.find(id);
+    if (at >= 0) {
+      if (this.pairs[at + 1] === 0) this.deleted--;
+      this.pairs[at + 1] = count;
+    } else if (-at - 1 === this.pairs.length) this.pairs.push(id, count);
+    else {
+      // A new array, not a splice: an iteration under way goes on over the one it began with.
+      const before = -at - 1;
+      this.pairs = [...this.pairs.slice(0, before), id, count, ...this.pairs.slice(before)];
+    }
+    return this;
+  }
+
+  delete(id: number): boolean {
+    const at = this.find(id);
+    if (at < 0 || this.pairs[at + 1] === 0) return false;
+    this.pairs[at + 1] = 0;
+    if (++this.deleted * 4 >= this.pairs.length >> 1) this.compact();
+    return true;
+  }
+
+  *keys(): IterableIterator<number> {
+    for (const [id] of this) yield id;
+  }
+
+  *entries(): IterableIterator<[number, number]> {
+    yield* this;
+  }
+
+  *[Symbol.iterator](): IterableIterator<[number, number]> {
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i += 2) if (pairs[i + 1] !== 0) yield [pairs[i], pairs[i + 1]];
+  }
+
+  /** The pairs without the deleted, in a new array (an iteration under way keeps the old one). */
+  private compact(): void {
+    const kept: number[] = [];
+    for (let i = 0; i < this.pairs.length; i += 2) if (this.pairs[i + 1] !== 0) kept.push(this.pairs[i], this.pairs[i + 1]);
+    this.pairs = kept;
+    this.deleted = 0;
+  }
+
+  /** The index of `id`'s pair, else −(where it would go) − 1. */
+  private find(id: number): number {
+    const pairs = this.pairs;
+    let low = 0;
+    let high = (pairs.length >> 1) - 1;
+    // Documents are added in id order: the last pair first.
+    if (high >= 0 && pairs[high * 2] < id) return -(pairs.length + 1);
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const at = pairs[mid * 2];
+      if (at === id) return mid * 2;
+      if (at < id) low = mid + 1;
+      else high = mid - 1;
+    }
+    return -(low * 2) - 1;
+  }
+}
+
+type FieldPosting = Postings | Map<number, number>;
+
+/**
+ * One term's postings by field: MiniSearch's Map of field id to postings. The index has two
+ * fields (text and tool), kept in the object itself; a field past them in a list.
+ */
+export class TermPostings {
+  private field0: FieldPosting | undefined = undefined;
+  private field1: FieldPosting | undefined = undefined;
+  private more: (FieldPosting | undefined)[] | undefined = undefined;
+
+  get size(): number {
+    let n = 0;
+    for (const _ of this) n++;
+    return n;
+  }
+
+  get(field: number): FieldPosting | undefined {
+    return field === 0 ? this.field0 : field === 1 ? this.field1 : this.more?.[field - 2];
+  }
+
+  has(field: number): boolean {
+    return this.get(field) !== undefined;
+  }
+
+  set(field: number, postings: FieldPosting | undefined): this {
+    const kept = postings instanceof Map ? Postings.of(postings) : postings;
+    if (field === 0) this.field0 = kept;
+    else if (field === 1) this.field1 = kept;
+    else (this.more ??= [])[field - 2] = kept;
+    return this;
+  }
+
+  delete(field: number): boolean {
+    const had = this.has(field);
+    this.set(field, undefined);
+    return had;
+  }
+
+  *keys(): IterableIterator<number> {
+    for (const [field] of this) yield field;
+  }
+
+  *entries(): IterableIterator<[number, FieldPosting]> {
+    yield* this;
+  }
+
+  *[Symbol.iterator](): IterableIterator<[number, FieldPosting]> {
+    const count = 2 + (this.more?.length ?? 0);
+    for (let field = 0; field < count; field++) {
+      const postings = this.get(field);
+      if (postings !== undefined) yield [field, postings];
+    }
+  }
+}
+
+/** MiniSearch's own members these stand in under (private in its types; the version is pinned). */
+interface Inner {
+  _index: { fetch(term: string, make: () => TermPostings): TermPostings };
+  addTerm(field: number, document: number, term: string): void;
+}
+
+/**
+ * `mini`, adding its terms as TermPostings and Postings rather than Maps: MiniSearch's `addTerm`,
+ * as it is, with these in place of the Maps it makes.
+ */
+export function withCompactPostings<T>(mini: MiniSearch<T>): MiniSearch<T> {
+  const inner = mini as unknown as Inner;
+  inner.addTerm = (field, document, term) => {
+    const byField = inner._index.fetch(term, () => new TermPostings());
+    const postings = byField.get(field);
+    if (postings === undefined) byField.set(field, new Postings([document, 1]));
+    else postings.set(document, (postings.get(document) ?? 0) + 1);
+  };
+  return mini;
+}

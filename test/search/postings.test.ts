@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import MiniSearch, { type Options } from 'minisearch';
+import { ingest } from '../../src/ingest.ts';
+import type { SearchDoc } from '../../src/search/docs.ts';
+import { readDocuments } from '../../src/search/index.ts';
+import { Postings, TermPostings, withCompactPostings } from '../../src/search/postings.ts';
+import { documentsFiles } from '../../src/search/request.ts';
+import { readManifest } from '../../src/store/manifest.ts';
+import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+
+/**
+ * The search index's compact postings (src/search/postings.ts) stand in for MiniSearch's Maps:
+ * they must behave as the Maps do wherever MiniSearch uses them, so that every search answers
+ * as it did, score for score.
+ */
+
+/** A small deterministic sequence (no test may depend on chance). */
+function* sequence(seed: number): Generator<number> {
+  let x = seed;
+  for (;;) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    yield x;
+  }
+}
+
+test('Postings answer get, has, size, delete and iteration as a Map does, through 5,000 mixed changes', () => {
+  const map = new Map<number, number>();
+  const postings = new Postings();
+  const next = sequence(7);
+  let appended = 0;
+  for (let step = 0; step < 5000; step++) {
+    const r = next.next().value as number;
+    const op = r % 10;
+    // Mostly appends in id order (as MiniSearch adds documents), with updates, deletes and inserts between.
+    const id = op < 5 ? (appended += 1 + (r % 3)) : (r >> 4) % (appended + 5);
+    if (op < 7) {
+      const count = (map.get(id) ?? 0) + 1;
+      map.set(id, count);
+      postings.set(id, count);
+    } else assert.equal(postings.delete(id), map.delete(id), `delete ${id} at step ${step}`);
+    assert.equal(postings.size, map.size);
+    assert.equal(postings.get(id), map.get(id));
+    assert.equal(postings.has(id + 1), map.has(id + 1));
+  }
+  // A Map iterates in the order entries came; MiniSearch adds documents in id order, so compare as sets of pairs.
+  const sorted = [...map].sort(([x], [y]) => x - y);
+  assert.deepEqual([...postings], sorted);
+  assert.deepEqual(
+    [...postings.keys()],
+    sorted.map(([id]) => id),
+  );
+});
+
+test('Postings may be deleted from while they are iterated, as MiniSearch vacuums a Map', () => {
+  const postings = Postings.of([1, 2, 3, 4, 5, 6, 7, 8].map((id) => [id, id * 10] as [number, number]));
+  const seen: number[] = [];
+  for (const [id] of postings) {
+    seen.push(id);
+    if (id % 2 === 0) postings.delete(id);
+  }
+  assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual(
+    [...postings],
+    [
+      [1, 10],
+      [3, 30],
+      [5, 50],
+      [7, 70],
+    ],
+  );
+  assert.equal(postings.size, 4);
+});
+
+test("TermPostings keep a term's fields as a Map of field id would", () => {
+  const term = new TermPostings();
+  assert.equal(term.size, 0);
+  term.set(1, new Map([[4, 2]]));
+  term.set(0, Postings.of([[9, 1]]));
+  assert.equal(term.size, 2);
+  assert.deepEqual(
+    [...term].map(([field, postings]) => [field, [...postings]]),
+    [
+      [0, [[9, 1]]],
+      [1, [[4, 2]]],
+    ],
+  );
+  assert.ok(term.delete(0));
+  assert.ok(!term.delete(0));
+  assert.deepEqual([...term.keys()], [1]);
+});
+
+describe('MiniSearch with compact postings, against MiniSearch as it is, on the fixtures', () => {
+  let dir: string;
+  let docs: SearchDoc[];
+  const OPTIONS: Options<SearchDoc> = {
+    fields: ['text', 'tool'],
+    storeFields: ['session', 'block'],
+    autoVacuum: false,
+  };
+  before(async () => {
+    dir = await tempDir();
+    await ingest([FIXTURES], { storeDir: dir, soul: 'local', archive: false });
+    docs = [];
+    for (const [, entry] of documentsFiles((await readManifest(dir))!)) docs.push(...(await readDocuments(dir, entry.file)).docs);
+  });
+  after(() => removeDir(dir));
+
+  const QUERIES = ['cart total', 'readme', 'README typo', 'tset', 'npm test', 'error', 'Bash', 'the', 'fix the bug'];
+  const answers = (mini: MiniSearch<SearchDoc>) =>
+    QUERIES.flatMap((q) =>
+      (['AND', 'OR'] as const).map((combineWith) =>
+        mini
+          .search(q, { combineWith, prefix: (t) => t.length > 2, fuzzy: (t) => (t.length > 5 ? 0.15 : 0) })
+          .map((r) => `${r.id} ${r.score} ${r.terms.join(',')}`),
+      ),
+    );
+
+  test('every search answers the same, score for score; also after a session is discarded and the index vacuumed', async () => {
+    assert.ok(docs.length > 100, `${docs.length} documents`);
+    const plain = new MiniSearch<SearchDoc>({ ...OPTIONS });
+    const compact = withCompactPostings(new MiniSearch<SearchDoc>({ ...OPTIONS }));
+    plain.addAll(docs);
+    compact.addAll(docs);
+    const before = answers(plain);
+    assert.ok(before.flat().length > 50, 'the queries find something');
+    assert.deepEqual(answers(compact), before);
+    assert.deepEqual(compact.toJSON(), plain.toJSON());
+
+    // One session's documents out, as an update replaces a session.
+    const gone = docs.filter((d) => d.session === docs[0].session);
+    for (const d of gone) {
+      plain.discard(d.id);
+      compact.discard(d.id);
+    }
+    assert.deepEqual(answers(compact), answers(plain));
+    await plain.vacuum();
+    await compact.vacuum();
+    assert.deepEqual(answers(compact), answers(plain));
+    assert.deepEqual(compact.toJSON(), plain.toJSON());
+    // And back in, under new short ids.
+    plain.addAll(gone);
+    compact.addAll(gone);
+    assert.deepEqual(answers(compact), answers(plain));
+  });
+});
