@@ -358,8 +358,7 @@ type InnerIndex = { _index: Iterable<[string, Map<number, Map<number, number>>]>
 /** One term's postings into MiniSearch's own index, as its `loadJS` sets them, in the compact form (postings.ts). */
 function addTerm(mini: MiniSearch<SearchDoc>, [term, fields]: [string, Record<string, Record<string, number>>]): void {
   const postings = new TermPostings();
-  for (const [field, freqs] of Object.entries(fields))
-    postings.set(Number.parseInt(field, 10), Postings.of(Object.entries(freqs).map(([doc, n]) => [Number.parseInt(doc, 10), n])));
+  for (const [field, freqs] of Object.entries(fields)) postings.set(Number.parseInt(field, 10), Postings.ofObject(freqs));
   (mini as unknown as InnerIndex)._index.set(term, postings);
 }
 

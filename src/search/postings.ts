@@ -31,6 +31,16 @@ export class Postings {
     return new Postings(list.flat());
   }
 
+  /**
+   * The postings of an index file's object of document to count: its keys, integers, iterate in
+   * ascending order (as a JavaScript object orders them), so no sort.
+   */
+  static ofObject(counts: Record<string, number>): Postings {
+    const pairs: number[] = [];
+    for (const id in counts) pairs.push(Number(id), counts[id]);
+    return new Postings(pairs);
+  }
+
   get size(): number {
     return (this.pairs.length >> 1) - this.deleted;
   }
