@@ -222,6 +222,7 @@ export class SpineBuilder {
   }
 }
 
+/** A node's classes as a list (none for a node the spine never saw). */
 function classesOf(node: Node | undefined): readonly Term[] {
   const classes = node?.classes;
   return classes === undefined ? [] : typeof classes === 'string' ? [classes] : classes;

@@ -362,7 +362,7 @@ function addTerm(mini: MiniSearch<SearchDoc>, [term, fields]: [string, Record<st
   (mini as unknown as InnerIndex)._index.set(term, postings);
 }
 
-/** An index `loadJS` read whole (the format before): its Maps made compact, and its terms added so from now on. */
+/** An index `loadJS` read whole (the format before), its Maps made compact, as are the terms added to it later. */
 function compactLoaded(mini: MiniSearch<SearchDoc>): MiniSearch<SearchDoc> {
   const index = (mini as unknown as InnerIndex)._index;
   for (const [term, fields] of [...index]) {
