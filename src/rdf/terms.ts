@@ -121,6 +121,20 @@ export function unsliced(text: string): string {
 }
 
 /**
+ * Each text kept once, as a string of its own (`unsliced`), however many maps hold it: a
+ * collector whose every event's IRI is a key of several maps keeps one copy of it.
+ */
+export class TextOnce {
+  private readonly kept = new Map<string, string>();
+
+  of(text: string): string {
+    let own = this.kept.get(text);
+    if (own === undefined) this.kept.set((own = unsliced(text)), own);
+    return own;
+  }
+}
+
+/**
  * What a term says as text, as SPARQL's STR gives it: a literal's lexical value (`"a\nb"^^<dt>` →
  * a, newline, b), an IRI's text, escapes undone.
  */

@@ -1,7 +1,7 @@
 import oxigraph from 'oxigraph';
 import { feedGraph } from '../derive/graph-input.ts';
 import type { GraphEntry } from '../store/manifest.ts';
-import { unsliced, type Term } from '../rdf/terms.ts';
+import { TextOnce, unsliced, type Term } from '../rdf/terms.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { a, weave } from '../rdf/vocab.ts';
 import type { BlockKind, BlockView, MalformedLineView, SessionSpine, TurnView } from './spine.ts';
@@ -79,7 +79,7 @@ export class SpineBuilder {
   /** Owner (turn or block) → its blocks, in the order they were stated. */
   private readonly owned = new Map<string, string[]>();
   /** Each IRI once: a turn's is a key of four maps, and a value of two. */
-  private readonly iris = new Map<string, string>();
+  private readonly iris = new TextOnce();
 
   /** One triple of the session, its terms as N-Triples text. */
   add(s: Term, p: Term, o: Term): void {
@@ -106,12 +106,7 @@ export class SpineBuilder {
 
   /** An IRI term's text, the same string wherever it is kept: copied only the first time it is seen. */
   private iri(term: Term): string {
-    const value = boundText(term);
-    const had = this.iris.get(value);
-    if (had !== undefined) return had;
-    const own = unsliced(value);
-    this.iris.set(own, own);
-    return own;
+    return this.iris.of(boundText(term));
   }
 
   /** The spine of the session in `graph`, once every triple of it has been added. */

@@ -1,4 +1,4 @@
-import { RDF, termText, unsliced, XSD } from '../rdf/terms.ts';
+import { RDF, termText, TextOnce, unsliced, XSD } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 
 /**
@@ -104,6 +104,9 @@ type OneOrMore = string | string[];
 const add = (had: OneOrMore | undefined, value: string): OneOrMore =>
   had === undefined ? value : typeof had === 'string' ? [had, value] : (had.push(value), had);
 const all = (values: OneOrMore | undefined): string[] | undefined => (typeof values === 'string' ? [values] : values);
+/** Of what was kept and a new value, the one `pick` keeps (the first on a tie), the new one as a string of its own. */
+const kept = (had: string | undefined, value: string, pick: (a: string, b: string) => string): string =>
+  had !== undefined && pick(had, value) === had ? had : unsliced(value);
 
 interface Transcript {
   sessions: string[];
@@ -120,7 +123,7 @@ export class UsageCollector {
   private readonly usages = new Map<string, Partial<Counts>>();
   private readonly holders = new Map<string, OneOrMore>();
   /** Each IRI's text once, however many maps hold it (an event's is a key of three). */
-  private readonly iris = new Map<string, string>();
+  private readonly iris = new TextOnce();
   private readonly transcripts = new Map<string, Transcript>();
   private readonly places: Place[] = [];
   private readonly placeIndex = new Map<string, number>();
@@ -130,36 +133,35 @@ export class UsageCollector {
     if (count) {
       // A count is a whole number: one a transcript wrote otherwise (1e400, 1.5) is kept in the graph, not counted.
       let u = this.usages.get(s);
-      if (!u) this.usages.set(this.iri(s), (u = {}));
+      if (!u) this.usages.set(this.iris.of(s), (u = {}));
       u[count] = Math.max(u[count] ?? Number.NEGATIVE_INFINITY, o.endsWith(INTEGER) ? Number(termText(o)) : 0);
       return;
     }
     switch (p) {
       case TYPE:
-        if (o === T.LlmCall) this.calls.add(this.iri(s));
-        else if (o === T.SyntheticMessage) this.synthetic.add(this.iri(s));
+        if (o === T.LlmCall) this.calls.add(this.iris.of(s));
+        else if (o === T.SyntheticMessage) this.synthetic.add(this.iris.of(s));
         break;
       case T.lastFragment: {
-        const call = this.iri(s);
-        this.lasts.set(call, add(this.lasts.get(call), this.iri(o)));
+        const call = this.iris.of(s);
+        this.lasts.set(call, add(this.lasts.get(call), this.iris.of(o)));
         break;
       }
       case T.model: {
         const model = termText(o);
         if (model === '<synthetic>') break;
         const f = this.fragment(s);
-        f.model = f.model === undefined ? unsliced(model) : larger(f.model, model) === f.model ? f.model : unsliced(model);
+        f.model = kept(f.model, model, larger);
         break;
       }
       case T.timestamp: {
-        const time = termText(o);
         const f = this.fragment(s);
-        f.time = f.time === undefined ? unsliced(time) : later(f.time, time) === f.time ? f.time : unsliced(time);
+        f.time = kept(f.time, termText(o), later);
         break;
       }
       case T.hasUsage: {
         const f = this.fragment(s);
-        f.usages = add(f.usages, this.iri(o));
+        f.usages = add(f.usages, this.iris.of(o));
         break;
       }
       case T.messageId: {
@@ -173,8 +175,8 @@ export class UsageCollector {
         break;
       }
       case T.hasEvent: {
-        const event = this.iri(o);
-        this.holders.set(event, add(this.holders.get(event), this.iri(s)));
+        const event = this.iris.of(o);
+        this.holders.set(event, add(this.holders.get(event), this.iris.of(s)));
         break;
       }
       case T.sessionId:
@@ -254,14 +256,8 @@ export class UsageCollector {
 
   private fragment(iri: string): Fragment {
     let f = this.fragments.get(iri);
-    if (!f) this.fragments.set(this.iri(iri), (f = new Fragment()));
+    if (!f) this.fragments.set(this.iris.of(iri), (f = new Fragment()));
     return f;
-  }
-
-  private iri(term: string): string {
-    let own = this.iris.get(term);
-    if (own === undefined) this.iris.set((own = unsliced(term)), own);
-    return own;
   }
 
   private transcript(iri: string): Transcript {
