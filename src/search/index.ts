@@ -6,7 +6,7 @@ import { exists } from '../acquire/files.ts';
 import { readManifest, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
 import type { DocKind, SearchDoc } from './docs.ts';
-import { Postings, TermPostings, withCompactPostings } from './postings.ts';
+import { compactLoaded, loadTerm, withCompactPostings } from './postings.ts';
 import { documentsFiles } from './request.ts';
 
 /**
@@ -344,33 +344,12 @@ async function readIndexLines(path: string): Promise<{ sessions: Record<string, 
       // Every field before the terms is read (indexLines writes them first); the serialization is MiniSearch 7's.
       mini = withCompactPostings(MiniSearch.loadJS({ ...head, index: [], serializationVersion: 2 } as never, { ...OPTIONS }));
     else if (entry[1] === 'index' && entry[0] === 'item' && mini)
-      addTerm(mini, entry[2] as [string, Record<string, Record<string, number>>]);
+      loadTerm(mini, ...(entry[2] as [string, Record<string, Record<string, number>>]));
     else if (entry[0] === 'field') head[entry[1]] = entry[2];
     else if (entry[0] === 'item') (head[entry[1]] as unknown[]).push(entry[2]);
     else if (entry[0] === 'entry') (head[entry[1]] as Record<string, unknown>)[entry[2]] = entry[3];
   }
   return { sessions, mini: mini ?? withCompactPostings(MiniSearch.loadJS({ ...head, index: [] } as never, { ...OPTIONS })) };
-}
-
-/** MiniSearch's index of terms, as its own `loadJS` fills it. */
-type InnerIndex = { _index: Iterable<[string, Map<number, Map<number, number>>]> & { set(term: string, postings: TermPostings): void } };
-
-/** One term's postings into MiniSearch's own index, as its `loadJS` sets them, in the compact form (postings.ts). */
-function addTerm(mini: MiniSearch<SearchDoc>, [term, fields]: [string, Record<string, Record<string, number>>]): void {
-  const postings = new TermPostings();
-  for (const [field, freqs] of Object.entries(fields)) postings.set(Number.parseInt(field, 10), Postings.ofObject(freqs));
-  (mini as unknown as InnerIndex)._index.set(term, postings);
-}
-
-/** An index `loadJS` read whole (the format before), its Maps made compact, as are the terms added to it later. */
-function compactLoaded(mini: MiniSearch<SearchDoc>): MiniSearch<SearchDoc> {
-  const index = (mini as unknown as InnerIndex)._index;
-  for (const [term, fields] of [...index]) {
-    const postings = new TermPostings();
-    for (const [field, freqs] of fields) postings.set(field, freqs);
-    index.set(term, postings);
-  }
-  return withCompactPostings(mini);
 }
 
 /**

@@ -115,24 +115,20 @@ export class Postings {
   }
 }
 
-type FieldPosting = Postings | Map<number, number>;
-
 /**
  * One term's postings by field: MiniSearch's Map of field id to postings. The index has two
  * fields (text and tool), kept in the object itself; a field past them in a list.
  */
 export class TermPostings {
-  private field0: FieldPosting | undefined = undefined;
-  private field1: FieldPosting | undefined = undefined;
-  private more: (FieldPosting | undefined)[] | undefined = undefined;
+  private field0: Postings | undefined = undefined;
+  private field1: Postings | undefined = undefined;
+  private more: (Postings | undefined)[] | undefined = undefined;
 
   get size(): number {
-    let n = 0;
-    for (const _ of this) n++;
-    return n;
+    return (this.field0 ? 1 : 0) + (this.field1 ? 1 : 0) + (this.more?.filter(Boolean).length ?? 0);
   }
 
-  get(field: number): FieldPosting | undefined {
+  get(field: number): Postings | undefined {
     return field === 0 ? this.field0 : field === 1 ? this.field1 : this.more?.[field - 2];
   }
 
@@ -140,11 +136,10 @@ export class TermPostings {
     return this.get(field) !== undefined;
   }
 
-  set(field: number, postings: FieldPosting | undefined): this {
-    const kept = postings instanceof Map ? Postings.of(postings) : postings;
-    if (field === 0) this.field0 = kept;
-    else if (field === 1) this.field1 = kept;
-    else (this.more ??= [])[field - 2] = kept;
+  set(field: number, postings: Postings | undefined): this {
+    if (field === 0) this.field0 = postings;
+    else if (field === 1) this.field1 = postings;
+    else (this.more ??= [])[field - 2] = postings;
     return this;
   }
 
@@ -158,11 +153,11 @@ export class TermPostings {
     for (const [field] of this) yield field;
   }
 
-  *entries(): IterableIterator<[number, FieldPosting]> {
+  *entries(): IterableIterator<[number, Postings]> {
     yield* this;
   }
 
-  *[Symbol.iterator](): IterableIterator<[number, FieldPosting]> {
+  *[Symbol.iterator](): IterableIterator<[number, Postings]> {
     const count = 2 + (this.more?.length ?? 0);
     for (let field = 0; field < count; field++) {
       const postings = this.get(field);
@@ -171,9 +166,15 @@ export class TermPostings {
   }
 }
 
-/** MiniSearch's own members these stand in under (private in its types; the version is pinned). */
+/**
+ * MiniSearch's own members these stand in under (private in its types; the version is pinned):
+ * its index of terms, and the method that adds a term's occurrence to it.
+ */
 interface Inner {
-  _index: { fetch(term: string, make: () => TermPostings): TermPostings };
+  _index: Iterable<[string, Iterable<[number, Iterable<[number, number]>]>]> & {
+    fetch(term: string, make: () => TermPostings): TermPostings;
+    set(term: string, postings: TermPostings): void;
+  };
   addTerm(field: number, document: number, term: string): void;
 }
 
@@ -190,4 +191,22 @@ export function withCompactPostings<T>(mini: MiniSearch<T>): MiniSearch<T> {
     else postings.set(document, (postings.get(document) ?? 0) + 1);
   };
   return mini;
+}
+
+/** One term of an index file (its postings by field, then by document, as MiniSearch's JSON has them) into `mini`'s index, as its `loadJS` sets them. */
+export function loadTerm<T>(mini: MiniSearch<T>, term: string, fields: Record<string, Record<string, number>>): void {
+  const postings = new TermPostings();
+  for (const [field, counts] of Object.entries(fields)) postings.set(Number.parseInt(field, 10), Postings.ofObject(counts));
+  (mini as unknown as Inner)._index.set(term, postings);
+}
+
+/** An index MiniSearch's `loadJS` read whole (the index file's format before), its Maps made compact, as are the terms added to it later. */
+export function compactLoaded<T>(mini: MiniSearch<T>): MiniSearch<T> {
+  const index = (mini as unknown as Inner)._index;
+  for (const [term, fields] of [...index]) {
+    const postings = new TermPostings();
+    for (const [field, counts] of fields) postings.set(field, Postings.of(counts));
+    index.set(term, postings);
+  }
+  return withCompactPostings(mini);
 }
