@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import MiniSearch, { type Options } from 'minisearch';
 import { ingest } from '../../src/ingest.ts';
 import type { SearchDoc } from '../../src/search/docs.ts';
@@ -15,40 +16,35 @@ import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
  * as it did, score for score.
  */
 
-/** A small deterministic sequence (no test may depend on chance). */
-function* sequence(seed: number): Generator<number> {
-  let x = seed;
-  for (;;) {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    yield x;
-  }
-}
-
-test('Postings answer get, has, size, delete and iteration as a Map does, through 5,000 mixed changes', () => {
-  const map = new Map<number, number>();
-  const postings = new Postings();
-  const next = sequence(7);
-  let appended = 0;
-  for (let step = 0; step < 5000; step++) {
-    const r = next.next().value as number;
-    const op = r % 10;
-    // Mostly appends in id order (as MiniSearch adds documents), with updates, deletes and inserts between.
-    const id = op < 5 ? (appended += 1 + (r % 3)) : (r >> 4) % (appended + 5);
-    if (op < 7) {
-      const count = (map.get(id) ?? 0) + 1;
-      map.set(id, count);
-      postings.set(id, count);
-    } else assert.equal(postings.delete(id), map.delete(id), `delete ${id} at step ${step}`);
-    assert.equal(postings.size, map.size);
-    assert.equal(postings.get(id), map.get(id));
-    assert.equal(postings.has(id + 1), map.has(id + 1));
-  }
-  // A Map iterates in the order entries came; MiniSearch adds documents in id order, so compare as sets of pairs.
-  const sorted = [...map].sort(([x], [y]) => x - y);
-  assert.deepEqual([...postings], sorted);
-  assert.deepEqual(
-    [...postings.keys()],
-    sorted.map(([id]) => id),
+test('Postings answer get, has, size, delete and iteration as a Map does, through mixed changes', () => {
+  // Each change: a kind (0–9) and a number. Mostly appends in id order (as MiniSearch adds
+  // documents), with updates, deletes and inserts between. A fixed seed: no test depends on chance.
+  const changes = fc.array(fc.tuple(fc.nat(9), fc.nat(1 << 20)), { minLength: 500, maxLength: 2000 });
+  fc.assert(
+    fc.property(changes, (steps) => {
+      const map = new Map<number, number>();
+      const postings = new Postings();
+      let appended = 0;
+      for (const [op, r] of steps) {
+        const id = op < 5 ? (appended += 1 + (r % 3)) : r % (appended + 5);
+        if (op < 7) {
+          const count = (map.get(id) ?? 0) + 1;
+          map.set(id, count);
+          postings.set(id, count);
+        } else assert.equal(postings.delete(id), map.delete(id), `delete ${id}`);
+        assert.equal(postings.size, map.size);
+        assert.equal(postings.get(id), map.get(id));
+        assert.equal(postings.has(id + 1), map.has(id + 1));
+      }
+      // A Map iterates in the order entries came; MiniSearch adds documents in id order, so compare as sets of pairs.
+      const sorted = [...map].sort(([x], [y]) => x - y);
+      assert.deepEqual([...postings], sorted);
+      assert.deepEqual(
+        [...postings.keys()],
+        sorted.map(([id]) => id),
+      );
+    }),
+    { seed: 7, numRuns: 20 },
   );
 });
 
