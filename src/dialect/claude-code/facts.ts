@@ -43,8 +43,12 @@ export function recordFacts(
   at: { source: TranscriptSource; stream: number; line: number; event: Term; session: string },
 ): RecordFacts {
   const fact = recordFact(read, at.stream, at.line, at.event);
-  // The spine's block IRIs: a hand-written uuid is scoped by its session (ids.ts).
-  if (read.record.uuid) fact.blockPath = idPath(read.record.uuid, at.session);
+  // The spine's block IRIs: a hand-written uuid is scoped by its session (ids.ts). A path of the
+  // block key alone is the default, and not kept: a long session has a fact per record.
+  if (read.record.uuid) {
+    const path = idPath(read.record.uuid, at.session);
+    if (path.length !== 1 || path[0] !== fact.blockKey) fact.blockPath = path;
+  }
   const facts: RecordFacts = { fact };
   const { record } = read;
   if (fact.step === 'epoch.summary') facts.summaryText = messageText((record as UserRecord).message?.content);
@@ -57,7 +61,9 @@ export function recordFacts(
 
 export function recordFact(read: ReadRecord, stream: number, line: number, event: Term): RecordFact {
   const { record } = read;
-  const fact: RecordFact = { stream, line, event, blockKey: instancePath(event.slice(1, -1)) ? instanceKey(event) : `L${line}` };
+  const key = instancePath(event.slice(1, -1)) ? instanceKey(event) : `L${line}`;
+  // The key is most often the record's uuid: that one string serves both.
+  const fact: RecordFact = { stream, line, event, blockKey: key === record.uuid ? record.uuid : key };
   if (record.uuid) fact.uuid = record.uuid;
   if (record.parentUuid) fact.parent = record.parentUuid;
   if (record.logicalParentUuid) fact.logicalParent = record.logicalParentUuid;
@@ -125,18 +131,31 @@ function readAssistant(record: AssistantRecord, fact: RecordFact): void {
   if (typeof record.requestId === 'string' && record.requestId) fact.requestId = record.requestId;
   fact.synthetic = message.model === '<synthetic>';
   fact.stopped = !!message.stop_reason;
-  fact.blocks = [];
-  fact.toolUses = [];
+  const blocks: NonNullable<RecordFact['blocks']> = [];
+  const toolUses: NonNullable<RecordFact['toolUses']> = [];
   blocksOf(message.content).forEach((block, order) => {
-    if (block.type === 'text') fact.blocks!.push({ order, kind: 'text' });
-    else if (block.type === 'thinking') fact.blocks!.push({ order, kind: 'thinking' });
-    else if (block.type === 'redacted_thinking') fact.blocks!.push({ order, kind: 'redacted' });
+    if (block.type === 'text') blocks.push({ order, kind: 'text' });
+    else if (block.type === 'thinking') blocks.push({ order, kind: 'thinking' });
+    else if (block.type === 'redacted_thinking') blocks.push({ order, kind: 'redacted' });
     else if (block.type === 'tool_use' && typeof (block as { id?: unknown }).id === 'string') {
-      const use: (typeof fact.toolUses)[number] = { id: (block as { id: string }).id, order };
+      const use: (typeof toolUses)[number] = { id: (block as { id: string }).id, order };
       if (AGENT_TOOLS.has((block as { name?: unknown }).name as string)) use.agent = true;
-      fact.toolUses!.push(use);
+      toolUses.push(use);
     }
   });
+  fact.blocks = kept(blocks);
+  fact.toolUses = kept(toolUses);
+}
+
+/** None: shared by every fact with an empty list (never added to). */
+const NONE: never[] = Object.freeze([]) as never;
+
+/**
+ * A list as a fact keeps it: exactly as long as it is (an array grown by push has room for 17),
+ * the empty one shared. A long session holds a fact per record.
+ */
+function kept<T>(list: T[]): T[] {
+  return list.length ? list.slice() : NONE;
 }
 
 /** The first text of a message: what its kind is read from (never kept). */
@@ -154,10 +173,12 @@ function readUser(record: UserRecord, read: ReadRecord, fact: RecordFact, origin
   }
   const results = blocks.filter((b) => b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id === 'string');
   if (results.length) {
-    fact.toolResults = blocks.flatMap((b, order) =>
-      b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id === 'string'
-        ? [{ toolUseId: (b as { tool_use_id: string }).tool_use_id, order, isError: (b as { is_error?: unknown }).is_error === true }]
-        : [],
+    fact.toolResults = kept(
+      blocks.flatMap((b, order) =>
+        b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id === 'string'
+          ? [{ toolUseId: (b as { tool_use_id: string }).tool_use_id, order, isError: (b as { is_error?: unknown }).is_error === true }]
+          : [],
+      ),
     );
     // toolUseResult describes the record's one result; with several it cannot say which.
     if (results.length === 1) {
