@@ -50,9 +50,10 @@ export class Derivation {
   private readonly placeholders = new Map<string, Term>();
   /**
    * The classes already stated of each node, so a class two kinds share is stated once: the
-   * node's term (shared with its triples) to the class names, constants; no text made per pair.
+   * node's term (shared with its triples) to its set of class names, one object per distinct set
+   * (a few dozen in a session), never one per node.
    */
-  private readonly types = new Map<Term, WeaveTerm[]>();
+  private readonly types = new Map<Term, ClassSet>();
 
   constructor(
     readonly soul: string,
@@ -107,14 +108,15 @@ export class Derivation {
    * derived link and carries it; its superclasses follow from it.
    */
   typed(node: Term, cls: WeaveTerm, evidence?: Evidence): void {
-    let stated = this.types.get(node);
-    if (!stated) this.types.set(node, (stated = []));
+    const before = this.types.get(node) ?? ClassSet.NONE;
+    let stated = before;
     for (const name of [cls, ...superclassesOf(cls)]) {
-      if (stated.includes(name)) continue;
-      stated.push(name);
+      if (stated.has(name)) continue;
+      stated = stated.with(name);
       if (name === cls && evidence) this.link(node, a, weave[name], evidence);
       else this.add(node, a, weave[name]);
     }
+    if (stated !== before) this.types.set(node, stated);
   }
 
   /**
@@ -132,5 +134,26 @@ export class Derivation {
     this.add(node, weave.unresolvedKind, str(kind));
     this.add(node, weave.missingId, str(id));
     return node;
+  }
+}
+
+/**
+ * A set of class names, shared: the set a name is added to keeps the set it makes, so every node
+ * given the same classes in the same order holds the same object.
+ */
+class ClassSet {
+  static readonly NONE = new ClassSet([]);
+  private readonly added = new Map<WeaveTerm, ClassSet>();
+
+  private constructor(private readonly names: readonly WeaveTerm[]) {}
+
+  has(name: WeaveTerm): boolean {
+    return this.names.includes(name);
+  }
+
+  with(name: WeaveTerm): ClassSet {
+    let set = this.added.get(name);
+    if (!set) this.added.set(name, (set = new ClassSet([...this.names, name])));
+    return set;
   }
 }
