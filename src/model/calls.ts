@@ -1,5 +1,5 @@
 import { instanceIri } from '../rdf/iri.ts';
-import { bool, int, type Term } from '../rdf/terms.ts';
+import { bool, int, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
 import type { ModelContext } from './context.ts';
 import type { RecordFact } from './facts.ts';
@@ -56,9 +56,10 @@ function callPath(ctx: ModelContext, f: RecordFact, key: string): string[] {
   return f.messageId !== undefined && ctx.ids.callShared(f.messageId, f.requestId) ? [key] : [ctx.d.sessionId, key];
 }
 
-export function emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: Placer): void {
+export function* emitCalls(ctx: ModelContext, calls: Call[], runs: Runs, placer: Placer): Generator<Triple> {
   const { d, facts } = ctx;
-  for (const call of calls) {
+  for (const [n, call] of calls.entries()) {
+    yield* d.takenAt(n);
     const first = facts[call.fragments[0]];
     const last = facts[call.fragments[call.fragments.length - 1]];
     if (call.synthetic) d.typed(call.node, 'SyntheticMessage', 'exact_unique');

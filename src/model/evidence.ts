@@ -16,6 +16,9 @@ export const EVIDENCE_LEVELS: readonly Evidence[] = [
   'conflict',
 ];
 
+/** How many items of a part's loop (calls, tools, records) are derived between two hand-ons. */
+const TAKEN_EVERY = 512;
+
 /** A link's annotation, made into triples only when taken. */
 interface Annotation extends Triple {
   evidence: Evidence;
@@ -77,6 +80,14 @@ export class Derivation {
       yield { s: reifier, p: rdf.reifies, o: tripleTerm({ s, p, o }) };
       yield { s: reifier, p: weave.evidence, o: weave[evidence] };
     }
+  }
+
+  /**
+   * What was derived so far, handed on at every `TAKEN_EVERY`th item of a part's loop: a long
+   * session's calls or tools are then never all held as triples at once.
+   */
+  *takenAt(item: number): Generator<Triple> {
+    if (item > 0 && item % TAKEN_EVERY === 0) yield* this.taken();
   }
 
   add(s: Term, p: Term, o: Term): void {

@@ -1,4 +1,5 @@
 import { weave, type WeaveTerm } from '../rdf/vocab.ts';
+import type { Triple } from '../rdf/terms.ts';
 import type { Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
 import type { RecordFact, RecordStep } from './facts.ts';
@@ -25,25 +26,31 @@ const STEP_CLASS: Record<RecordStep, WeaveTerm> = {
  * Records that are steps by themselves: typed with their kind and placed in their run. Epoch
  * boundaries and summaries are placed by the epochs, content blocks by their call.
  */
-export function emitRecordSteps(ctx: ModelContext, placer: Placer, tools: Map<string, Tool>, callOf: Map<number, Call>): void {
+export function* emitRecordSteps(
+  ctx: ModelContext,
+  placer: Placer,
+  tools: Map<string, Tool>,
+  callOf: Map<number, Call>,
+): Generator<Triple> {
   const { d, facts } = ctx;
   const mode = new Map<number, string>();
-  facts.forEach((f, i) => {
+  for (const [i, f] of facts.entries()) {
+    yield* d.takenAt(i);
     if (f.permissionMode !== undefined) {
       // Claude Code writes the mode again after every turn; only a change is a decision.
-      if (mode.get(f.stream) === f.permissionMode) return;
+      if (mode.get(f.stream) === f.permissionMode) continue;
       mode.set(f.stream, f.permissionMode);
       d.typed(f.event, 'PermissionDecision', 'exact_unique');
       const p = f.uuid ? placer.of(i) : placer.byPosition(i);
       d.link(f.event, weave.within, p.node, p.evidence);
-      return;
+      continue;
     }
-    if (!f.step || f.step === 'epoch.boundary' || f.step === 'epoch.summary') return;
+    if (!f.step || f.step === 'epoch.boundary' || f.step === 'epoch.summary') continue;
     d.typed(f.event, STEP_CLASS[f.step], f.stepEvidence ?? 'exact_unique');
     const p = placer.of(i);
     d.link(f.event, weave.within, p.node, p.evidence);
     if (f.step === 'control.interrupt') emitCancels(ctx, f, p, tools, callOf);
-  });
+  }
 }
 
 /**

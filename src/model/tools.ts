@@ -1,5 +1,5 @@
 import { instanceIri } from '../rdf/iri.ts';
-import { bool, int, num, str, type Term } from '../rdf/terms.ts';
+import { bool, int, num, str, type Term, type Triple } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
 import { blockIri, type Call } from './calls.ts';
 import type { ModelContext } from './context.ts';
@@ -57,9 +57,11 @@ export function findTools(ctx: ModelContext): Map<string, Tool> {
   return tools;
 }
 
-export function emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: Map<number, Call>, placer: Placer): void {
+export function* emitTools(ctx: ModelContext, tools: Map<string, Tool>, callOf: Map<number, Call>, placer: Placer): Generator<Triple> {
   const { d, facts } = ctx;
+  let n = 0;
   for (const t of tools.values()) {
+    yield* d.takenAt(n++);
     d.typed(t.node, 'ToolCall');
     d.add(t.node, weave.toolUseId, str(t.id));
     const anchor = t.uses[0]?.[0] ?? t.results[0][0];
