@@ -1,5 +1,5 @@
 import { splitQuad } from '../rdf/nquads.ts';
-import { RDF, termText, unsliced } from '../rdf/terms.ts';
+import { RDF, termText, TextOnce, unsliced } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 import { redact } from '../readers/redact.ts';
 
@@ -72,6 +72,8 @@ export class DocCollector {
   private readonly children = new Set<string>();
   /** Each event's transcript. */
   private readonly transcripts = new Map<string, string>();
+  /** Each IRI once: an event's is a key of two maps and every one of its blocks' parent. */
+  private readonly iris = new TextOnce();
 
   constructor(readonly session: string) {}
 
@@ -82,7 +84,7 @@ export class DocCollector {
         else if (CLASS_ROLES[o]) this.event(s).classRole = CLASS_ROLES[o];
         break;
       case P.hasContentBlock:
-        this.block(o).parent = unsliced(s);
+        this.block(o).parent = this.iris.of(s);
         break;
       case P.text:
         this.block(s).text = termText(o);
@@ -94,7 +96,7 @@ export class DocCollector {
         this.block(s).tool = termText(o);
         break;
       case P.toolUseRef:
-        this.block(s).useRef = s === o ? undefined : unsliced(o);
+        this.block(s).useRef = s === o ? undefined : this.iris.of(o);
         break;
       case P.role:
         this.event(s).role = termText(o);
@@ -109,7 +111,7 @@ export class DocCollector {
         this.children.add(unsliced(s));
         break;
       case P.hasEvent:
-        this.transcripts.set(unsliced(o), unsliced(s));
+        this.transcripts.set(this.iris.of(o), this.iris.of(s));
         break;
     }
   }
@@ -166,13 +168,13 @@ export class DocCollector {
 
   private block(iri: string): Block {
     let b = this.blocks.get(iri);
-    if (!b) this.blocks.set(unsliced(iri), (b = {}));
+    if (!b) this.blocks.set(this.iris.of(iri), (b = {}));
     return b;
   }
 
   private event(iri: string): { role?: string; classRole?: string; time?: string } {
     let e = this.events.get(iri);
-    if (!e) this.events.set(unsliced(iri), (e = {}));
+    if (!e) this.events.set(this.iris.of(iri), (e = {}));
     return e;
   }
 }
