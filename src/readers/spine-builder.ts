@@ -64,8 +64,11 @@ type Field = (typeof KEPT)[keyof typeof KEPT];
 
 interface Node {
   fields: Partial<Record<Field, string>>;
-  /** The classes the spine reads, in the order stated: most nodes have one, kept without a list. */
-  classes?: Term | Term[];
+  /**
+   * The classes the spine reads, in the order stated: most nodes have one, kept without a list;
+   * a list is shared by every node with the same classes (withClass).
+   */
+  classes?: Term | readonly Term[];
   lacksSidechain?: boolean;
 }
 
@@ -89,7 +92,7 @@ export class SpineBuilder {
       const known = CLASSES.get(o);
       if (known) {
         const node = this.node(s);
-        node.classes = node.classes === undefined ? known : [...classesOf(node), known];
+        node.classes = node.classes === undefined ? known : withClass(node.classes, known);
       }
     } else if (p === weave.hasEvent) {
       const event = this.iri(o);
@@ -218,6 +221,17 @@ export class SpineBuilder {
 }
 
 /** A node's classes as a list (none for a node the spine never saw). */
+/** Each list of classes once, by the list (or class) it adds a class to: a session has a few dozen. */
+const LISTS = new Map<Term | readonly Term[], Map<Term, readonly Term[]>>();
+
+function withClass(classes: Term | readonly Term[], added: Term): readonly Term[] {
+  let next = LISTS.get(classes);
+  if (!next) LISTS.set(classes, (next = new Map()));
+  let list = next.get(added);
+  if (!list) next.set(added, (list = [...(typeof classes === 'string' ? [classes] : classes), added]));
+  return list;
+}
+
 function classesOf(node: Node | undefined): readonly Term[] {
   const classes = node?.classes;
   return classes === undefined ? [] : typeof classes === 'string' ? [classes] : classes;
