@@ -81,7 +81,8 @@ export function sessionFile(folder: string, sessionId: string): { file: string; 
 export type Made =
   /** A graph: its text, which may be made part by part as it is written, and its quads (else its lines are counted). */
   | { text: string | Iterable<string>; quads?: number; reader?: string; findings?: number }
-  | { data: string | readonly string[] }
+  /** A store file: its text, which may be made part by part as it is written. */
+  | { data: string | Iterable<string> }
   | undefined;
 
 export interface SessionDerivation<I> extends Named {

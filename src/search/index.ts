@@ -353,20 +353,19 @@ async function readIndexLines(path: string): Promise<{ sessions: Record<string, 
 }
 
 /**
- * A documents file as JSON lines, in parts of about 1 MiB: a first line with the title, then one
- * document a line (a long session's documents are more than one string holds).
+ * A documents file as JSON lines, in parts of about 1 MiB made as they are written: a first line
+ * with the title, then one document a line (a long session's documents are more than one string
+ * holds, and never all held as text at once).
  */
-export function documentsText({ docs, ...head }: Documents): string[] {
-  const parts: string[] = [];
+export function* documentsText({ docs, ...head }: Documents): Generator<string> {
   let part = `${JSON.stringify(head)}\n`;
   for (const doc of docs) {
     part += `${JSON.stringify(doc)}\n`;
     if (part.length < 1 << 20) continue;
-    parts.push(part);
+    yield part;
     part = '';
   }
-  if (part) parts.push(part);
-  return parts;
+  if (part) yield part;
 }
 
 /** A documents file read a line at a time; one written whole (`{"docs": [...]}`, before JSON lines) is read too. */

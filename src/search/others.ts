@@ -112,7 +112,7 @@ async function sessionsOfOthers(remote: RemoteStore, soul: string): Promise<Othe
 }
 
 /** One other machine's session as search documents: its graph fetched as N-Triples, each triple to the collector. */
-async function documentsOf(remote: RemoteStore, other: OthersSession): Promise<string | readonly string[]> {
+async function documentsOf(remote: RemoteStore, other: OthersSession): Promise<Iterable<string>> {
   const answer = await remote.getGraph(other.graph, 'application/n-triples');
   const collector = new DocCollector(other.sessionId);
   for (const line of new TextDecoder().decode(answer.body).split('\n')) {
