@@ -112,13 +112,18 @@ export class SpineBuilder {
     return this.iris.of(boundText(term));
   }
 
-  /** The spine of the session in `graph`, once every triple of it has been added. */
+  /**
+   * The spine of the session in `graph`, once every triple of it has been added. Called once: each
+   * turn's and block's node is let go as its view is made, so a long session's nodes and views are
+   * never all held at once.
+   */
   build(graph: string, sessionId: string): SessionSpine {
     const flag = (v: string | undefined) => (v === undefined ? undefined : v === 'true');
     const turns = new Map<string, TurnView>();
     for (const [iri, transcript] of this.transcriptOf) {
       const node = this.nodes.get(iri);
       if (!node || !classesOf(node).includes(weave.Turn)) continue;
+      this.nodes.delete(iri);
       const f = node.fields;
       // The sidechain flag is the turn's own, else its transcript's unless it had none (weave:lacks).
       const side = f.isSidechain ?? (node.lacksSidechain ? undefined : this.nodes.get(transcript)?.fields.isSidechain);
@@ -144,11 +149,15 @@ export class SpineBuilder {
     }
 
     const blocks = new Map<string, BlockView & { owner: string }>();
+    /** The tool use id a block let go of stated, for the results that answer it. */
+    const statedIds = new Map<string, string>();
     for (const [owner, list] of this.owned)
       for (const iri of list) {
         if (blocks.has(iri)) continue;
         const node = this.nodes.get(iri);
+        this.nodes.delete(iri);
         const f = node?.fields ?? {};
+        if (f.toolUseId !== undefined) statedIds.set(iri, f.toolUseId);
         const toolUse = f.toolUse;
         blocks.set(iri, {
           iri,
@@ -160,7 +169,8 @@ export class SpineBuilder {
           toolName: f.toolName,
           toolInput: f.toolInput,
           // A result's tool use id is the use's where the link resolved (the result states it only otherwise).
-          toolUseId: f.toolUseId ?? (toolUse === undefined ? undefined : this.nodes.get(toolUse)?.fields.toolUseId),
+          toolUseId:
+            f.toolUseId ?? (toolUse === undefined ? undefined : (statedIds.get(toolUse) ?? this.nodes.get(toolUse)?.fields.toolUseId)),
           isError: flag(f.isError),
           toolUse,
           blocks: [],
