@@ -1,4 +1,5 @@
 import oxigraph from 'oxigraph';
+import { fitted } from '../fitted.ts';
 import { feedGraph } from '../derive/graph-input.ts';
 import type { GraphEntry } from '../store/manifest.ts';
 import { TextOnce, unsliced, type Term } from '../rdf/terms.ts';
@@ -191,12 +192,12 @@ export class SpineBuilder {
     };
     for (const block of blocks.values()) attach(block);
     const byOrder = (x: BlockView, y: BlockView) => x.order - y.order;
-    for (const block of blocks.values()) block.blocks.sort(byOrder);
+    for (const block of blocks.values()) block.blocks = fitted(block.blocks.sort(byOrder));
 
     const ordered = [...turns.values()].sort((x, y) =>
       x.transcript === y.transcript ? x.line - y.line : x.transcript < y.transcript ? -1 : 1,
     );
-    for (const turn of ordered) turn.blocks.sort(byOrder);
+    for (const turn of ordered) turn.blocks = fitted(turn.blocks.sort(byOrder));
     const transcripts = new Set(this.transcriptOf.values());
     const malformedLines: MalformedLineView[] = [];
     for (const [iri, transcript] of this.malformedIn) {

@@ -2,6 +2,7 @@ import { idPath } from './ids.ts';
 import type { TranscriptSource } from '../dialect.ts';
 import type { Term } from '../../rdf/terms.ts';
 import { instanceKey, instancePath } from '../../rdf/iri.ts';
+import { fitted } from '../../fitted.ts';
 import type { RecordFact, RecordFacts, ToolOutcome } from '../../model/facts.ts';
 import type {
   AssistantRecord,
@@ -143,19 +144,8 @@ function readAssistant(record: AssistantRecord, fact: RecordFact): void {
       toolUses.push(use);
     }
   });
-  fact.blocks = kept(blocks);
-  fact.toolUses = kept(toolUses);
-}
-
-/** None: shared by every fact with an empty list (never added to). */
-const NONE: never[] = Object.freeze([]) as never;
-
-/**
- * A list as a fact keeps it: exactly as long as it is (an array grown by push has room for 17),
- * the empty one shared. A long session holds a fact per record.
- */
-function kept<T>(list: T[]): T[] {
-  return list.length ? list.slice() : NONE;
+  fact.blocks = fitted(blocks);
+  fact.toolUses = fitted(toolUses);
 }
 
 /** The first text of a message: what its kind is read from (never kept). */
@@ -173,7 +163,7 @@ function readUser(record: UserRecord, read: ReadRecord, fact: RecordFact, origin
   }
   const results = blocks.filter((b) => b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id === 'string');
   if (results.length) {
-    fact.toolResults = kept(
+    fact.toolResults = fitted(
       blocks.flatMap((b, order) =>
         b.type === 'tool_result' && typeof (b as { tool_use_id?: unknown }).tool_use_id === 'string'
           ? [{ toolUseId: (b as { tool_use_id: string }).tool_use_id, order, isError: (b as { is_error?: unknown }).is_error === true }]
