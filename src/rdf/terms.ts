@@ -132,6 +132,11 @@ export class TextOnce {
     if (own === undefined) this.kept.set((own = unsliced(text)), own);
     return own;
   }
+
+  /** Lets go of the map that finds each text's copy, once no more are added (the copies stay where they are kept). */
+  forget(): void {
+    this.kept.clear();
+  }
 }
 
 /**

@@ -115,11 +115,13 @@ export class SpineBuilder {
 
   /**
    * The spine of the session in `graph`, once every triple of it has been added. Called once: each
-   * turn's and block's node is let go as its view is made, so a long session's nodes and views are
+   * turn's and block's node, and each owner's list of blocks, is let go as its view is made (and
+   * the map that found each IRI's one copy at the start), so a long session's nodes and views are
    * never all held at once.
    */
   build(graph: string, sessionId: string): SessionSpine {
     const flag = (v: string | undefined) => (v === undefined ? undefined : v === 'true');
+    this.iris.forget();
     const turns = new Map<string, TurnView>();
     for (const [iri, transcript] of this.transcriptOf) {
       const node = this.nodes.get(iri);
@@ -152,7 +154,8 @@ export class SpineBuilder {
     const blocks = new Map<string, BlockView & { owner: string }>();
     /** The tool use id a block let go of stated, for the results that answer it. */
     const statedIds = new Map<string, string>();
-    for (const [owner, list] of this.owned)
+    for (const [owner, list] of this.owned) {
+      this.owned.delete(owner);
       for (const iri of list) {
         if (blocks.has(iri)) continue;
         const node = this.nodes.get(iri);
@@ -177,6 +180,7 @@ export class SpineBuilder {
           blocks: [],
         });
       }
+    }
     const attach = (block: BlockView & { owner: string }): TurnView | undefined => {
       if (block.turn) return block.turn;
       const turn = turns.get(block.owner);
