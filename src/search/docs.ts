@@ -124,6 +124,7 @@ export class DocCollector {
   }
 
   docs(): SearchDoc[] {
+    this.iris.forget();
     const out: SearchDoc[] = [];
     for (const [iri, b] of this.blocks) {
       if (!b.kind) continue;
