@@ -54,7 +54,7 @@ export class Derivation {
   /**
    * The classes already stated of each node, so a class two kinds share is stated once: the
    * node's term (shared with its triples) to its set of class names, one object per distinct set
-   * (a few dozen in a session), never one per node.
+   * (a few dozen in all, shared by every session), never one per node.
    */
   private readonly types = new Map<Term, ClassSet>();
 

@@ -235,8 +235,7 @@ export class SpineBuilder {
   }
 }
 
-/** A node's classes as a list (none for a node the spine never saw). */
-/** Each list of classes once, by the list (or class) it adds a class to: a session has a few dozen. */
+/** Each list of classes once, by the list (or class) it adds a class to: a few dozen in all, shared by every session. */
 const LISTS = new Map<Term | readonly Term[], Map<Term, readonly Term[]>>();
 
 function withClass(classes: Term | readonly Term[], added: Term): readonly Term[] {
@@ -247,6 +246,7 @@ function withClass(classes: Term | readonly Term[], added: Term): readonly Term[
   return list;
 }
 
+/** A node's classes as a list (none for a node the spine never saw). */
 function classesOf(node: Node | undefined): readonly Term[] {
   const classes = node?.classes;
   return classes === undefined ? [] : typeof classes === 'string' ? [classes] : classes;
