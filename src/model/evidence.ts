@@ -3,6 +3,7 @@ import { instanceIri } from '../rdf/iri.ts';
 import { str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
 import { a, rdf, weave, type WeaveTerm } from '../rdf/vocab.ts';
 import { superclassesOf } from './vocabulary.ts';
+import { NONE, SharedLists } from '../lists.ts';
 
 /** How well a derived link is founded (the glossary's correlation quality). */
 export type Evidence = 'exact_unique' | 'exact_ambiguous' | 'strong_inference' | 'weak_inference' | 'unresolved' | 'conflict';
@@ -15,6 +16,9 @@ export const EVIDENCE_LEVELS: readonly Evidence[] = [
   'unresolved',
   'conflict',
 ];
+
+/** The lists of classes nodes are given, each made once (lists.ts). */
+const CLASS_LISTS = new SharedLists<WeaveTerm>();
 
 /** How many items of a part's loop (calls, tools, records) are derived between two hand-ons. */
 const TAKEN_EVERY = 512;
@@ -53,10 +57,10 @@ export class Derivation {
   private readonly placeholders = new Map<string, Term>();
   /**
    * The classes already stated of each node, so a class two kinds share is stated once: the
-   * node's term (shared with its triples) to its set of class names, one object per distinct set
-   * (a few dozen in all, shared by every session), never one per node.
+   * node's term (shared with its triples) to its list of class names, one list per distinct list
+   * (CLASS_LISTS: a few dozen in all, shared by every session), never one per node.
    */
-  private readonly types = new Map<Term, ClassSet>();
+  private readonly types = new Map<Term, readonly WeaveTerm[]>();
 
   constructor(
     readonly soul: string,
@@ -119,11 +123,11 @@ export class Derivation {
    * derived link and carries it; its superclasses follow from it.
    */
   typed(node: Term, cls: WeaveTerm, evidence?: Evidence): void {
-    const before = this.types.get(node) ?? ClassSet.NONE;
+    const before = this.types.get(node) ?? NONE;
     let stated = before;
     for (const name of [cls, ...superclassesOf(cls)]) {
-      if (stated.has(name)) continue;
-      stated = stated.with(name);
+      if (stated.includes(name)) continue;
+      stated = CLASS_LISTS.with(stated, name);
       if (name === cls && evidence) this.link(node, a, weave[name], evidence);
       else this.add(node, a, weave[name]);
     }
@@ -145,26 +149,5 @@ export class Derivation {
     this.add(node, weave.unresolvedKind, str(kind));
     this.add(node, weave.missingId, str(id));
     return node;
-  }
-}
-
-/**
- * A set of class names, shared: the set a name is added to keeps the set it makes, so every node
- * given the same classes in the same order holds the same object.
- */
-class ClassSet {
-  static readonly NONE = new ClassSet([]);
-  private readonly added = new Map<WeaveTerm, ClassSet>();
-
-  private constructor(private readonly names: readonly WeaveTerm[]) {}
-
-  has(name: WeaveTerm): boolean {
-    return this.names.includes(name);
-  }
-
-  with(name: WeaveTerm): ClassSet {
-    let set = this.added.get(name);
-    if (!set) this.added.set(name, (set = new ClassSet([...this.names, name])));
-    return set;
   }
 }

@@ -1,5 +1,5 @@
 import oxigraph from 'oxigraph';
-import { fitted } from '../fitted.ts';
+import { fitted, NONE, SharedLists } from '../lists.ts';
 import { feedGraph } from '../derive/graph-input.ts';
 import type { GraphEntry } from '../store/manifest.ts';
 import { TextOnce, unsliced, type Term } from '../rdf/terms.ts';
@@ -235,15 +235,11 @@ export class SpineBuilder {
   }
 }
 
-/** Each list of classes once, by the list (or class) it adds a class to: a few dozen in all, shared by every session. */
-const LISTS = new Map<Term | readonly Term[], Map<Term, readonly Term[]>>();
+/** The lists of classes nodes are given, each made once (lists.ts). */
+const CLASS_LISTS = new SharedLists<Term>();
 
 function withClass(classes: Term | readonly Term[], added: Term): readonly Term[] {
-  let next = LISTS.get(classes);
-  if (!next) LISTS.set(classes, (next = new Map()));
-  let list = next.get(added);
-  if (!list) next.set(added, (list = [...(typeof classes === 'string' ? [classes] : classes), added]));
-  return list;
+  return CLASS_LISTS.with(typeof classes === 'string' ? CLASS_LISTS.with(NONE, classes) : classes, added);
 }
 
 /** A node's classes as a list (none for a node the spine never saw). */

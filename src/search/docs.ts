@@ -123,6 +123,7 @@ export class DocCollector {
     return any === undefined ? undefined : redact(any);
   }
 
+  /** The session's documents, once every triple is in (the map that found each IRI's one copy goes). */
   docs(): SearchDoc[] {
     this.iris.forget();
     const out: SearchDoc[] = [];

@@ -2,7 +2,7 @@ import { idPath } from './ids.ts';
 import type { TranscriptSource } from '../dialect.ts';
 import type { Term } from '../../rdf/terms.ts';
 import { instanceKey, instancePath } from '../../rdf/iri.ts';
-import { fitted } from '../../fitted.ts';
+import { fitted } from '../../lists.ts';
 import type { RecordFact, RecordFacts, ToolOutcome } from '../../model/facts.ts';
 import type {
   AssistantRecord,
