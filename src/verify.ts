@@ -1,7 +1,6 @@
 import { redactLine } from './readers/redact.ts';
 import { SECRETS_REDACTED } from './emit/content.ts';
 import type { LineProblem } from './acquire/problems.ts';
-import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { archivedLines } from './acquire/archived.ts';
@@ -9,10 +8,9 @@ import { readLines, type SourceLine } from './acquire/lines.ts';
 import { archivedVersions, type ArchivedFile, type SourceStamp } from './store/manifest.ts';
 import { digestFile } from './store/digest.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
-import { CONTENT_STATES, encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
-import { WEAVE_NS } from './rdf/vocab.ts';
+import { encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
 import { noStoreLine } from './store/fixtures.ts';
-import { soulOf } from './rdf/iri.ts';
+import { HeldTranscripts, type Declaration, type HeldTranscript, type Select } from './verify-held.ts';
 import { readManifest } from './store/manifest.ts';
 import { openQueries, selectRows } from './store/queries.ts';
 import { checkStore, type StoreCheck } from './store/check.ts';
@@ -22,8 +20,9 @@ import { checkStore, type StoreCheck } from './store/check.ts';
  * line of every transcript is accounted for (an Event read from that line, a replayed copy, a
  * malformed line or a line still being written), that every stored text's length and SHA-256
  * match the source, and that the bytes ingest read of each file are still its first bytes (a
- * file edited in place since is caught even where its lines still parse). The store is asked in
- * two bulk queries; each source line is then checked in memory. A file that cannot be read is
+ * file edited in place since is caught even where its lines still parse). The store is asked
+ * which graph holds each file, then for the lines and texts of one graph at a time
+ * (verify-held.ts); each source line is then checked in memory. A file that cannot be read is
  * reported and the others are checked all the same.
  */
 
@@ -36,9 +35,6 @@ interface VerifyOptions {
   /** Check only the store against itself (manifest and graph files); read no source. */
   selfOnly?: boolean;
 }
-
-/** A SELECT's solutions as rows of plain values, unbound variables absent. */
-type Select = (query: string) => Promise<Record<string, string>[]>;
 
 export interface FileCheck {
   path: string;
@@ -97,30 +93,6 @@ export interface VerifyReport {
   versions: { files: number; versions: number; lines: number };
   millis: number;
 }
-
-type Accounted = 'event' | 'replayed' | 'malformed' | 'pending';
-
-interface StoredTranscript {
-  session: string;
-  /** The soul of the graph holding it. */
-  soul?: string;
-  byteLength?: number;
-  lines: Map<number, Accounted>;
-  contents: Map<number, Declaration[]>;
-}
-
-interface Declaration {
-  pointer: string;
-  property: string;
-  state: string;
-  byteLength?: number;
-  sha256?: string;
-}
-
-/** queries/stored-texts.rq: the documented way to every stored text's figures. */
-const STORED_TEXTS = readFileSync(new URL('../queries/stored-texts.rq', import.meta.url), 'utf8');
-
-const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([state, local]) => [`${WEAVE_NS}${local}`, state]));
 
 export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const started = performance.now();
@@ -186,27 +158,39 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const roots = options.paths?.length ? [] : await existing(manifest.roots ?? []);
 
   const sessions = present.length || roots.length ? await discoverSessions([...present, ...roots]) : [];
-  const stored = await storedTranscripts(select, manifest.soul);
-  const files: FileCheck[] = [];
+  const held = await HeldTranscripts.of(select, manifest.soul);
+  // Each file to check, with what the store holds of it; checked a batch of graphs at a time.
+  const checks = new Map<HeldTranscript | undefined, (() => Promise<FileCheck>)[]>();
+  const plan = (of: HeldTranscript | undefined, check: (held: HeldTranscript | undefined) => Promise<FileCheck>) => {
+    const list = checks.get(of) ?? [];
+    list.push(() => check(of));
+    checks.set(of, list);
+  };
   const notTranscripts: string[] = [];
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
-    for (const { path } of transcriptsOf(session)) {
-      const held = stored.get(ownKey(path)) ?? stored.get(fileKey(path, session.sessionId));
-      const check = await checkSource(path, held, session.sessionId, stamps.get(path), redacted.has(path));
-      files.push(held?.soul && held.soul !== manifest.soul ? { ...check, heldBy: held.soul } : check);
-    }
+    for (const { path } of transcriptsOf(session))
+      plan(held.find(path, session.sessionId), async (of) => {
+        const check = await checkSource(path, of, session.sessionId, stamps.get(path), redacted.has(path));
+        return of?.soul && of.soul !== manifest.soul ? { ...check, heldBy: of.soul } : check;
+      });
   }
   for (const path of archivedGone) {
     // What the store holds as a transcript; anything else archived is a journal.
-    const held = stored.get(ownKey(path)) ?? stored.get(fileKey(path, sessionOf.get(path) ?? ''));
-    if (!held) {
-      notTranscripts.push(path);
-      continue;
-    }
-    const check = await checkFile(path, held, held.session, redacted.has(path), archivedLines(options.storeDir, archives.get(path)!));
-    files.push({ ...check, fromArchive: true });
+    const of = held.find(path, sessionOf.get(path) ?? '');
+    if (!of) notTranscripts.push(path);
+    else
+      plan(of, async () => ({
+        ...(await checkFile(path, of, of.session, redacted.has(path), archivedLines(options.storeDir, archives.get(path)!))),
+        fromArchive: true,
+      }));
   }
+  const files: FileCheck[] = [];
+  for (const check of checks.get(undefined) ?? []) files.push(await check());
+  checks.delete(undefined);
+  await held.inBatches(checks.keys() as Iterable<HeldTranscript>, select, async (batch) => {
+    for (const t of batch) for (const check of checks.get(t) ?? []) files.push(await check());
+  });
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
   const rows = sessionRows(files);
   const titles = await sessionTitles(select);
@@ -230,7 +214,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
  */
 async function checkSource(
   path: string,
-  stored: StoredTranscript | undefined,
+  stored: HeldTranscript | undefined,
   session: string,
   stamp: SourceStamp | undefined,
   redacted: boolean,
@@ -260,69 +244,6 @@ async function existing(paths: string[]): Promise<string[]> {
   return found;
 }
 
-/**
- * A transcript file by its session and its path from the session's id on (`<id>.jsonl`,
- * `<id>/subagents/agent-….jsonl`): a store several machines feed holds files of other machines,
- * where one path can be two sessions, and a session copied from another machine is held once,
- * under the path it had there.
- */
-function fileKey(path: string, session: string): string {
-  const at = path.lastIndexOf(`/${session}`);
-  return `${session}\u0000${at >= 0 ? path.slice(at + 1) : path}`;
-}
-
-/** A transcript file of this store's own soul: by its path (another machine's copy that went on may share its session id). */
-function ownKey(path: string): string {
-  return `\u0000${path}`;
-}
-
-/** Everything the store says about each transcript file (by `fileKey`), in two queries. */
-async function storedTranscripts(select: Select, soul: string): Promise<Map<string, StoredTranscript>> {
-  const transcripts = new Map<string, StoredTranscript>();
-  const at = (key: string, session: string) => {
-    let t = transcripts.get(key);
-    if (!t) transcripts.set(key, (t = { session, lines: new Map(), contents: new Map() }));
-    return t;
-  };
-  // This store's own graphs by path, as ever; another soul's by session and path from it on.
-  const of = (path: string, session: string, graphSoul?: string) => {
-    const own = transcripts.get(ownKey(path));
-    if (graphSoul === soul || (graphSoul === undefined && own?.session === session)) return at(ownKey(path), session);
-    return at(fileKey(path, session), session);
-  };
-  // Within one graph: a record copied into two sessions is one IRI in two graphs.
-  for (const row of await select(`SELECT ?g ?path ?session ?bytes ?line ?kind WHERE { GRAPH ?g {
-      ?t weave:sourcePath ?path ; weave:sessionId ?session .
-      OPTIONAL { ?t weave:byteLength ?bytes }
-      OPTIONAL {
-        { ?t weave:hasEvent ?x . ?x weave:sourceLine ?line . BIND("event" AS ?kind) }
-        UNION
-        { ?x weave:inTranscript ?t ; a ?class ; weave:sourceLine ?line .
-          VALUES (?class ?kind) { (weave:ReplayedRecord "replayed") (weave:MalformedLine "malformed") (weave:PendingLine "pending") } }
-      } } }`)) {
-    const graphSoul = soulOf(row.g);
-    const t = of(row.path, row.session, graphSoul ?? soul);
-    t.soul ??= graphSoul;
-    if (row.bytes !== undefined) t.byteLength = Number(row.bytes);
-    if (row.line !== undefined) t.lines.set(Number(row.line), row.kind as Accounted);
-  }
-  // Every stored text with its state, length, digest and pointer, from its Content node or from the graph.
-  for (const row of await select(STORED_TEXTS)) {
-    const t = of(row.path, row.session);
-    const line = Number(row.line);
-    const list = t.contents.get(line) ?? [];
-    list.push({
-      pointer: row.pointer,
-      property: row.property.startsWith(WEAVE_NS) ? row.property.slice(WEAVE_NS.length) : row.property,
-      state: STATE_NAMES[row.state] ?? row.state,
-      byteLength: row.byteLength === undefined ? undefined : Number(row.byteLength),
-      sha256: row.sha256,
-    });
-    t.contents.set(line, list);
-  }
-  return transcripts;
-}
-
 /** The store opened in this process (or its external store), answering SELECTs. */
 async function openedHere(storeDir: string): Promise<Select> {
   const queries = await openQueries(storeDir);
@@ -339,7 +260,7 @@ async function sessionTitles(select: Select): Promise<Map<string, string>> {
 
 async function checkFile(
   path: string,
-  stored: StoredTranscript | undefined,
+  stored: HeldTranscript | undefined,
   discovered: string,
   redacted: boolean,
   source: AsyncIterable<SourceLine> = readLines(path),
@@ -363,7 +284,7 @@ async function checkFile(
   return check;
 }
 
-function emptyCheck(path: string, stored: StoredTranscript | undefined, discovered: string): FileCheck {
+function emptyCheck(path: string, stored: HeldTranscript | undefined, discovered: string): FileCheck {
   return {
     path,
     session: stored?.session ?? discovered,

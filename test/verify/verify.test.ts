@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
 import { sessionGraphIri } from '../../src/rdf/iri.ts';
 import { readManifest } from '../../src/store/manifest.ts';
+import { openQueries, selectRows } from '../../src/store/queries.ts';
 import { verify } from '../../src/verify.ts';
 import { FIXTURES, removeDir, REPO, tempDir } from '../helpers.ts';
 
@@ -207,6 +208,43 @@ test('a transcript never ingested is reported as not in the store', async () => 
       [
         [false, 7],
         [false, 2],
+      ],
+    );
+  } finally {
+    await removeDir(work);
+    await removeDir(dir);
+  }
+});
+
+test('verify asks the store for the graphs of the files it checks, one graph at a time, and no other', async () => {
+  const { work, dir } = await copyAndIngest();
+  try {
+    const S4 = '44444444-4444-4444-8444-444444444444';
+    const queries = await openQueries(dir);
+    const asked: { graphs: string[]; rows: number }[] = [];
+    const select = async (query: string) => {
+      const rows = await selectRows(queries, query);
+      asked.push({ graphs: [...query.matchAll(/GRAPH <([^>]+)>/g)].map((m) => m[1]), rows: rows.length });
+      return rows;
+    };
+    const report = await verify({ storeDir: dir, paths: [join(work, '-home-ada-records-demo', `${S4}.jsonl`)], select });
+    assert.equal(report.ok, true);
+    assert.deepEqual(
+      report.sessions.map((r) => [r.session.slice(0, 8), r.lines, r.contents]),
+      [['44444444', 18, 17]],
+    );
+    // Which graph holds each of the six files (all 6 transcripts), then that session's graph: its
+    // 18 lines and its 17 texts; then the titles (each transcript has one, from its first prompt
+    // at least). The other five sessions' 74 lines and 55 texts
+    // are never asked for (before, one query each for the whole store: 92 and 72 rows).
+    const graph = sessionGraphIri('local', S4);
+    assert.deepEqual(
+      asked.map((a) => [a.graphs, a.rows]),
+      [
+        [[], 6],
+        [[graph], 18],
+        [[graph], 17],
+        [[], 6],
       ],
     );
   } finally {
