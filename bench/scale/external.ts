@@ -15,7 +15,8 @@ import { type BenchVirtuoso, startBenchVirtuoso } from './virtuoso.ts';
  * what was sent, loaded by Virtuoso's bulk loader (ld_dir, rdf_loader_run) into another empty
  * Virtuoso on the same port. Weave's ingest goes through the bulk loader (remote.json's `bulk`,
  * as the guide configures it; BENCH_EXTERNAL_BULK=0: Graph Store PUTs alone). A query past the cap
- * (BENCH_QUERY_CAP_S) is cut off and asked no more. Every command runs
+ * (BENCH_QUERY_CAP_S) is cut off and asked no more. Then `weave verify --store …` of every line
+ * and stored text the ingest read (cut off after `verifyCapMs`: BENCH_VERIFY_CAP_S, an hour by default). Every command runs
  * as a user would run it, timed by /usr/bin/time; `save` is called after each figure, so a step
  * cut short keeps what it measured.
  */
@@ -34,6 +35,7 @@ export async function externalStep(
   save: () => Promise<void>,
   say: (text: string) => void,
   capMs = 180_000,
+  verifyCapMs = 3_600_000,
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
   // A data directory of the bench's own: the external store's directory (manifest, graph files) goes there.
@@ -74,6 +76,9 @@ export async function externalStep(
       });
       await save();
     }
+    say(`weave verify --store ${virtuoso.endpoint}`);
+    run.verify = await verified(virtuoso, env, verifyCapMs);
+    await save();
     await virtuoso.stop();
     say('weave export --format nquads --rdf 1.1');
     // The same port: the export reads the graph files of the external store's directory, keyed by its URL.
@@ -98,6 +103,23 @@ export async function externalStep(
     await save();
   } finally {
     await virtuoso.stop();
+  }
+}
+
+/** `weave verify --store …` of everything the ingest read: its figures, and what its report says. */
+async function verified(virtuoso: BenchVirtuoso, env: NodeJS.ProcessEnv, capMs: number): Promise<ExternalRun['verify']> {
+  const ran = await runTimed([WEAVE, 'verify', '--store', virtuoso.endpoint, '--json'], env, true, capMs);
+  if (ran.code === null) return { ...measured(ran), failed: `cut off after ${capMs / 1000} s` };
+  try {
+    const report = JSON.parse(ran.stdout) as { ok: boolean; files: { lines: number; contents: number }[] };
+    return {
+      ...measured(ran),
+      ok: report.ok,
+      lines: report.files.reduce((n, f) => n + f.lines, 0),
+      texts: report.files.reduce((n, f) => n + f.contents, 0),
+    };
+  } catch {
+    return { ...measured(ran), failed: lastLine(ran.stderr) || `exit ${ran.code}` };
   }
 }
 

@@ -10,7 +10,8 @@
  * table, with each figure's growth exponent across K.
  *
  * Knobs (environment): BENCH_QUERY_RUNS (7), BENCH_QUERY_BUDGET_MS (15000, per query and K),
- * BENCH_QUERY_CAP_S (180: a query still running is cut off), BENCH_ENDPOINT_SECONDS (5),
+ * BENCH_QUERY_CAP_S (180: a query still running is cut off), BENCH_VERIFY_CAP_S (3600: the
+ * external step's `weave verify`), BENCH_ENDPOINT_SECONDS (5),
  * BENCH_CONNECTIONS (8), BENCH_WORKERS (1, for weave serve), BENCH_PORT (the bare route's port;
  * weave serve takes the next; default 7950 + pid % 40).
  *
@@ -42,6 +43,7 @@ const SETTINGS = {
   queryRuns: knob('BENCH_QUERY_RUNS', 7),
   queryBudgetMs: knob('BENCH_QUERY_BUDGET_MS', 15_000),
   queryCapS: knob('BENCH_QUERY_CAP_S', 180),
+  verifyCapS: knob('BENCH_VERIFY_CAP_S', 3600),
   endpointSeconds: knob('BENCH_ENDPOINT_SECONDS', 5),
   connections: knob('BENCH_CONNECTIONS', 8),
   workers: knob('BENCH_WORKERS', 1),
@@ -111,6 +113,7 @@ export async function scaleBench(args: string[]): Promise<void> {
           save,
           (t) => say(`K = ${k}: ${t}`),
           SETTINGS.queryCapS * 1000,
+          SETTINGS.verifyCapS * 1000,
         );
         await save();
       }

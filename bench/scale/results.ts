@@ -50,6 +50,11 @@ export interface ExternalRun {
   export?: Timed & { bytes: number };
   /** Virtuoso's bulk loader (ld_dir, rdf_loader_run, checkpoint) of that file into an empty Virtuoso. */
   bulkLoad?: { wallMs: number; quads: number; files: number; failed?: string };
+  /**
+   * `weave verify --store http://…/sparql`: every line and stored text of the copies against the
+   * store; `lines` checked, `ok` as it says; `failed`: cut off, or its last line of stderr.
+   */
+  verify?: Timed & { ok?: boolean; lines?: number; texts?: number; failed?: string };
   /** Each ready query: `weave query --store …` (wall, the command whole) beside a bare fetch (to the last byte; cold: first). */
   queries: { name: string; weaveMs?: number; weaveRows?: number; bareMs?: number; bareColdMs?: number; rows?: number; failed?: string }[];
 }

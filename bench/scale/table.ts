@@ -156,6 +156,15 @@ function externalRows(results: ScaleResults): Row[] {
       label: 'Virtuoso: weave ingest ÷ bulk loader (wall)',
       cell: (r) => ({ text: ingestOverLoad(r) === undefined ? '–' : ingestOverLoad(r)!.toFixed(1) }),
     },
+    {
+      label: 'Virtuoso: weave verify --store, wall s (lines, texts)',
+      cell: (r) => {
+        const v = r.external?.verify;
+        if (!v) return { text: '–' };
+        if (v.failed) return { text: `failed: ${v.failed.slice(0, 60)}` };
+        return { text: `${s(v.wallMs)} s (${n(v.lines)}, ${n(v.texts)})${v.ok ? '' : ' FAILS'}`, y: v.wallMs };
+      },
+    },
     ...names.map(
       (name): Row => ({
         label: `Virtuoso query ${name}: weave query / bare fetch s (rows)`,
