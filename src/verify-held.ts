@@ -90,7 +90,8 @@ export class HeldTranscripts {
   /**
    * Fills the lines and texts of `transcripts` from their graphs, a batch at a time, calling
    * `check` with each batch once it is filled; each batch's lines and texts are let go after.
-   * Transcripts sharing a graph are asked together, so no graph is asked twice.
+   * Transcripts are taken in the order of their graphs, so those sharing one are filled by one
+   * asking of it.
    */
   async inBatches(transcripts: Iterable<HeldTranscript>, select: Select, check: (batch: HeldTranscript[]) => Promise<void>): Promise<void> {
     const ordered = [...new Set(transcripts)].sort((a, b) => firstOf(a.graphs).localeCompare(firstOf(b.graphs)));

@@ -159,21 +159,22 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
 
   const sessions = present.length || roots.length ? await discoverSessions([...present, ...roots]) : [];
   const held = await HeldTranscripts.of(select, manifest.soul);
-  // Each file to check, with what the store holds of it; checked a batch of graphs at a time.
-  const checks = new Map<HeldTranscript | undefined, (() => Promise<FileCheck>)[]>();
-  const plan = (of: HeldTranscript | undefined, check: (held: HeldTranscript | undefined) => Promise<FileCheck>) => {
-    const list = checks.get(of) ?? [];
-    list.push(() => check(of));
-    checks.set(of, list);
-  };
+  // Each file to check, by what the store holds of it: those it holds are checked a few graphs at a time.
+  const files: FileCheck[] = [];
+  const checks = new Map<HeldTranscript, (() => Promise<FileCheck>)[]>();
+  const plan = (of: HeldTranscript, check: () => Promise<FileCheck>) => checks.set(of, [...(checks.get(of) ?? []), check]);
   const notTranscripts: string[] = [];
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
-    for (const { path } of transcriptsOf(session))
-      plan(held.find(path, session.sessionId), async (of) => {
+    for (const { path } of transcriptsOf(session)) {
+      const of = held.find(path, session.sessionId);
+      const check = async () => {
         const check = await checkSource(path, of, session.sessionId, stamps.get(path), redacted.has(path));
         return of?.soul && of.soul !== manifest.soul ? { ...check, heldBy: of.soul } : check;
-      });
+      };
+      if (of) plan(of, check);
+      else files.push(await check());
+    }
   }
   for (const path of archivedGone) {
     // What the store holds as a transcript; anything else archived is a journal.
@@ -185,10 +186,7 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         fromArchive: true,
       }));
   }
-  const files: FileCheck[] = [];
-  for (const check of checks.get(undefined) ?? []) files.push(await check());
-  checks.delete(undefined);
-  await held.inBatches(checks.keys() as Iterable<HeldTranscript>, select, async (batch) => {
+  await held.inBatches(checks.keys(), select, async (batch) => {
     for (const t of batch) for (const check of checks.get(t) ?? []) files.push(await check());
   });
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
