@@ -46,7 +46,7 @@ export async function externalStep(
     const empty = await count(virtuoso);
     say(`weave ingest --store ${virtuoso.endpoint}`);
     const ingest = await runTimed([WEAVE, 'ingest', '--store', virtuoso.endpoint, ...paths], env, false);
-    run.ingest = { ...measured(ingest), ...(ingest.code ? { failed: lastLine(ingest.stderr) } : {}) };
+    run.ingest = { ...measured(ingest), ...(ingest.code ? { failed: lastLine(ingest.stderr), said: tail(ingest.stderr) } : {}) };
     run.quads = (await count(virtuoso)) - empty;
     await save();
     for (const { name, text } of queries) {
@@ -106,17 +106,42 @@ export async function externalStep(
   }
 }
 
+/** What the bench reads of each file in `weave verify --json`. */
+interface VerifiedFile {
+  path: string;
+  lines: number;
+  contents: number;
+  inStore: boolean;
+  missing: number[];
+  mismatches: unknown[];
+  rewritten?: boolean;
+  unreadable?: string;
+}
+
 /** `weave verify --store …` of everything the ingest read: its figures, and what its report says. */
 async function verified(virtuoso: BenchVirtuoso, env: NodeJS.ProcessEnv, capMs: number): Promise<ExternalRun['verify']> {
   const ran = await runTimed([WEAVE, 'verify', '--store', virtuoso.endpoint, '--json'], env, true, capMs);
   if (ran.code === null) return { ...measured(ran), failed: `cut off after ${capMs / 1000} s` };
   try {
-    const report = JSON.parse(ran.stdout) as { ok: boolean; files: { lines: number; contents: number }[] };
+    const report = JSON.parse(ran.stdout) as { ok: boolean; store: { ok: boolean }; files: VerifiedFile[] };
+    const failing = report.files.filter((f) => !f.inStore || f.missing.length || f.mismatches.length || f.rewritten || f.unreadable);
     return {
       ...measured(ran),
       ok: report.ok,
       lines: report.files.reduce((n, f) => n + f.lines, 0),
       texts: report.files.reduce((n, f) => n + f.contents, 0),
+      ...(report.ok
+        ? {}
+        : {
+            failing: failing.length,
+            ...(report.store.ok ? {} : { storeFails: true }),
+            said: failing
+              .slice(0, 10)
+              .map(
+                (f) =>
+                  `${f.path}: ${f.inStore ? `${f.missing.length} lines missing, ${f.mismatches.length} texts differ` : 'not in the store'}${f.unreadable ? `, ${f.unreadable}` : ''}${f.rewritten ? ', rewritten' : ''}`,
+              ),
+          }),
     };
   } catch {
     return { ...measured(ran), failed: lastLine(ran.stderr) || `exit ${ran.code}` };
@@ -127,8 +152,18 @@ function measured(r: { wallMs?: number; cpuMs?: number; peakRssMiB?: number }) {
   return { wallMs: r.wallMs ?? Number.NaN, cpuMs: r.cpuMs ?? Number.NaN, peakRssMiB: r.peakRssMiB ?? Number.NaN };
 }
 
+/** The last lines of a failed command's stderr, for the results (weave prints no record content there). */
+function tail(text: string): string[] {
+  return text.trim().split('\n').slice(-20);
+}
+
+/** The command's own last line of stderr: not /usr/bin/time's note of its exit status. */
 function lastLine(text: string): string {
-  return text.trim().split('\n').at(-1)?.slice(0, 300) ?? '';
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => !/^Command (exited with non-zero status|terminated by signal) \d+$/.test(l));
+  return lines.at(-1)?.slice(0, 300) ?? '';
 }
 
 async function count(virtuoso: BenchVirtuoso): Promise<number> {

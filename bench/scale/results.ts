@@ -43,7 +43,7 @@ export interface ScaleRun {
 /** Weave into Virtuoso beside Virtuoso's own: its bulk loader of the same quads, its own answer to the same SPARQL. */
 export interface ExternalRun {
   /** `weave ingest --store http://…/sparql`, readers included; `failed`: its last line of stderr. */
-  ingest?: Timed & { failed?: string };
+  ingest?: Timed & { failed?: string; said?: string[] };
   /** Quads weave's ingest put in Virtuoso. */
   quads?: number;
   /** `weave export --format nquads --rdf 1.1` of the same store, and its file's size. */
@@ -54,7 +54,16 @@ export interface ExternalRun {
    * `weave verify --store http://…/sparql`: every line and stored text of the copies against the
    * store; `lines` checked, `ok` as it says; `failed`: cut off, or its last line of stderr.
    */
-  verify?: Timed & { ok?: boolean; lines?: number; texts?: number; failed?: string };
+  verify?: Timed & {
+    ok?: boolean;
+    lines?: number;
+    texts?: number;
+    failed?: string;
+    /** When it does not pass: how many files fail, whether the store's own check does, and the first ten files. */
+    failing?: number;
+    storeFails?: boolean;
+    said?: string[];
+  };
   /** Each ready query: `weave query --store …` (wall, the command whole) beside a bare fetch (to the last byte; cold: first). */
   queries: { name: string; weaveMs?: number; weaveRows?: number; bareMs?: number; bareColdMs?: number; rows?: number; failed?: string }[];
 }
