@@ -185,12 +185,25 @@ describe('an ingest into the bulk loader killed part-way (SIGKILL), run again', 
     virtuoso = await startVirtuoso();
     base = await mkdtemp(join(tmpdir(), 'weave-bulk-kill-'));
     dir = await bulkStore(virtuoso, base);
-    // isql as Weave runs it, except that with WEAVE_TEST_KILL set it kills the ingest (its parent)
-    // when asked to run the loaders: the graphs of that load are cleared and its files registered.
+    // isql as Weave runs it, except that when asked to run the loaders, with WEAVE_TEST_KILL set it
+    // kills the ingest (its parent): the graphs of that load are cleared and its files registered;
+    // with WEAVE_TEST_FAIL_ONCE set to a file not there yet, it makes the file and fails as a
+    // deadlocked transaction does.
     const isql = join(base, 'isql');
     await writeFile(
       isql,
-      '#!/bin/sh\ninput=$(cat)\ncase "$input" in *rdf_loader_run*) [ -n "$WEAVE_TEST_KILL" ] && kill -9 $PPID && exit 1;; esac\nprintf \'%s\\n\' "$input" | exec isql-vt "$@"\n',
+      `#!/bin/sh
+input=$(cat)
+case "$input" in *rdf_loader_run*)
+  [ -n "$WEAVE_TEST_KILL" ] && kill -9 $PPID && exit 1
+  if [ -n "$WEAVE_TEST_FAIL_ONCE" ] && [ ! -e "$WEAVE_TEST_FAIL_ONCE" ]; then
+    : > "$WEAVE_TEST_FAIL_ONCE"
+    echo '*** Error 40001: [Virtuoso Driver][Virtuoso Server]SR172: Transaction deadlocked'
+    exit 1
+  fi;;
+esac
+printf '%s\\n' "$input" | exec isql-vt "$@"
+`,
       { mode: 0o755 },
     );
     const path = join(dir, 'remote.json');
@@ -254,6 +267,26 @@ await ingest([${JSON.stringify(FIXTURES)}], { storeDir: ${JSON.stringify(dir)}, 
     const report = await ingest([FIXTURES], { storeDir: dir, soul: 'local' });
     assert.equal(report.sessions, 0, 'nothing is read again: the manifest names every session at its version');
     assert.deepEqual(report.external, { graphs: BATCH, bulk: BATCH });
+    assert.deepEqual(await expectedQuads(dir), expected);
+    assert.deepEqual(await heldQuads(external, expected.keys()), expected);
+    assert.deepEqual(await figures(external), await figures(await here(dir)));
+    assert.equal(existsSync(join(dir, SENDING_FILE)), false);
+    assert.deepEqual(await loaderLeftovers(virtuoso), { files: [], rows: '0' });
+  });
+
+  it('a load that fails once (a deadlock) is made again, whole: the ingest ends, every graph there once', async () => {
+    const expected = await expectedQuads(dir);
+    const marker = join(base, 'failed-once');
+    process.env.WEAVE_TEST_FAIL_ONCE = marker;
+    try {
+      const report = await ingest([FIXTURES], { storeDir: dir, soul: 'local', force: true });
+      assert.equal(existsSync(marker), true, 'a load failed');
+      // Sent by the bulk loader, the load that failed among them (it failed no ingest).
+      assert.ok(report.external!.bulk >= BATCH, `bulk-loaded: ${report.external!.bulk}`);
+    } finally {
+      delete process.env.WEAVE_TEST_FAIL_ONCE;
+    }
+    const external = await openQueries(dir);
     assert.deepEqual(await expectedQuads(dir), expected);
     assert.deepEqual(await heldQuads(external, expected.keys()), expected);
     assert.deepEqual(await figures(external), await figures(await here(dir)));

@@ -31,6 +31,11 @@ const FILE_BYTES = 8 * 1024 * 1024;
 const FILE_PREFIX = 'weave-bulk-';
 
 export class BulkLoadError extends Error {}
+/** isql is not there: no second load would find it either. */
+class IsqlMissing extends BulkLoadError {}
+
+/** How long a failed load waits before it is made again. */
+const RETRY_AFTER_MS = 1000;
 
 export class VirtuosoLoader {
   private readonly host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
@@ -41,14 +46,28 @@ export class VirtuosoLoader {
   ) {}
 
   /**
-   * Replaces each of `graphs` with its quads and clears each of `cleared`. A failure leaves them
-   * in no known state: the caller sends them again (remote/gathered.ts keeps a journal of it).
+   * Replaces each of `graphs` with its quads and clears each of `cleared`. A load that fails is
+   * made once more, whole, a second later: it clears its graphs before it adds to them, so a
+   * second load of the same graphs ends as one would, and an error of the moment (a deadlock, an
+   * isql cut off) costs the run nothing. A second failure leaves them in no known state: the
+   * caller sends them again (remote/gathered.ts keeps a journal of it).
    */
   async load(graphs: readonly BulkGraph[], cleared: readonly string[] = []): Promise<void> {
-    const tag = `${FILE_PREFIX}${this.host}-${process.pid}-${randomBytes(4).toString('hex')}`;
     const names = graphs.map((g) => g.graph).concat(cleared);
     for (const graph of names) if (!safeIri(graph)) throw new BulkLoadError(`the graph ${graph} cannot be named in SQL: it is not loaded`);
+    try {
+      await this.loadOnce(graphs, names);
+    } catch (e) {
+      if (!(e instanceof BulkLoadError) || e instanceof IsqlMissing) throw e;
+      await new Promise((r) => setTimeout(r, RETRY_AFTER_MS));
+      await this.loadOnce(graphs, names);
+    }
+  }
+
+  private async loadOnce(graphs: readonly BulkGraph[], names: readonly string[]): Promise<void> {
+    const tag = `${FILE_PREFIX}${this.host}-${process.pid}-${randomBytes(4).toString('hex')}`;
     let files: string[] = [];
+    let loaded = false;
     try {
       files = await this.writeFiles(graphs, tag);
       const server = files.map((f) => this.serverPath(f));
@@ -64,7 +83,10 @@ export class VirtuosoLoader {
         await this.settled(tag);
       }
       await this.isql(['checkpoint;']);
+      loaded = true;
     } finally {
+      // A failed load's loaders still at one of its files are waited for, and those waiting taken off the list.
+      if (files.length && !loaded) await this.settled(tag, true).catch(() => undefined);
       if (files.length) await this.forget(tag).catch(() => undefined);
       await Promise.all(files.map((f) => rm(f, { force: true })));
     }
@@ -176,11 +198,11 @@ export class VirtuosoLoader {
       child.stderr.on('data', (d: Buffer) => out.push(d));
       child.once('error', (e) =>
         reject(
-          new BulkLoadError(
-            (e as NodeJS.ErrnoException).code === 'ENOENT'
-              ? `${command} is not installed: the bulk loader is reached through Virtuoso's isql (set bulk.command in remote.json)`
-              : `${where}: ${e.message}`,
-          ),
+          (e as NodeJS.ErrnoException).code === 'ENOENT'
+            ? new IsqlMissing(
+                `${command} is not installed: the bulk loader is reached through Virtuoso's isql (set bulk.command in remote.json)`,
+              )
+            : new BulkLoadError(`${where}: ${e.message}`),
         ),
       );
       child.once('close', (code) => {
