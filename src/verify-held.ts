@@ -129,14 +129,15 @@ export class HeldTranscripts {
       // Taken in the graphs' order, whichever answered first.
       part.forEach((graph, k) => {
         const [lines, texts] = answers[k];
+        const soul = soulOf(graph) ?? this.soul;
         // Within one graph: a record copied into two sessions is one IRI in two graphs.
         for (const row of lines) {
-          const t = this.at(row.path, row.session, soulOf(graph) ?? this.soul);
+          const t = this.at(row.path, row.session, soul);
           if (wanted.has(t)) t.lines.set(Number(row.line), row.kind as Accounted);
         }
         // Every stored text with its state, length, digest and pointer, from its Content node or from the graph.
         for (const row of texts) {
-          const t = this.at(row.path, row.session);
+          const t = this.at(row.path, row.session, soul);
           if (!wanted.has(t)) continue;
           const line = Number(row.line);
           const list = t.contents.get(line) ?? [];
@@ -153,10 +154,9 @@ export class HeldTranscripts {
     }
   }
 
-  /** This store's own graphs by path, as ever; another soul's by session and path from it on. */
-  private at(path: string, session: string, graphSoul?: string): HeldTranscript {
-    const own = this.byKey.get(ownKey(path));
-    const key = graphSoul === this.soul || (graphSoul === undefined && own?.session === session) ? ownKey(path) : fileKey(path, session);
+  /** A file of a graph of `graphSoul`: this store's own by path, as ever; another soul's by session and path from it on. */
+  private at(path: string, session: string, graphSoul: string): HeldTranscript {
+    const key = graphSoul === this.soul ? ownKey(path) : fileKey(path, session);
     let t = this.byKey.get(key);
     if (!t) this.byKey.set(key, (t = { session, graphs: new Set(), lines: new Map(), contents: new Map() }));
     return t;

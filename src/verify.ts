@@ -169,8 +169,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
     for (const { path } of transcriptsOf(session)) {
       const of = held.find(path, session.sessionId);
       const check = async () => {
-        const check = await checkSource(path, of, session.sessionId, stamps.get(path), redacted.has(path));
-        return of?.soul && of.soul !== manifest.soul ? { ...check, heldBy: of.soul } : check;
+        const checked = await checkSource(path, of, session.sessionId, stamps.get(path), redacted.has(path));
+        return of?.soul && of.soul !== manifest.soul ? { ...checked, heldBy: of.soul } : checked;
       };
       if (of) plan(of, check);
       else files.push(await check());
