@@ -1,7 +1,7 @@
 import { redactLine } from './readers/redact.ts';
 import { SECRETS_REDACTED } from './emit/content.ts';
 import type { LineProblem } from './acquire/problems.ts';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { archivedLines } from './acquire/archived.ts';
 import { readLines, type SourceLine } from './acquire/lines.ts';
@@ -164,12 +164,21 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const checks = new Map<HeldTranscript, (() => Promise<FileCheck>)[]>();
   const plan = (of: HeldTranscript, check: () => Promise<FileCheck>) => checks.set(of, [...(checks.get(of) ?? []), check]);
   const notTranscripts: string[] = [];
+  // The path ingest read a file by: a file named another way (through a link to ~/.claude, or by
+  // the real path of one ingest read through a link) is the same file.
+  let byReal: Map<string, string> | undefined;
+  const asRead = async (path: string) => {
+    if (stamps.has(path)) return path;
+    byReal ??= await byRealPath(stamps.keys());
+    return byReal.get(await realpath(path).catch(() => path)) ?? path;
+  };
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
     for (const { path } of transcriptsOf(session)) {
-      const of = held.find(path, session.sessionId);
+      const read = await asRead(path);
+      const of = held.find(read, session.sessionId);
       const check = async () => {
-        const checked = await checkSource(path, of, session.sessionId, stamps.get(path), redacted.has(path));
+        const checked = await checkSource(path, of, session.sessionId, stamps.get(read), redacted.has(read));
         return of?.soul && of.soul !== manifest.soul ? { ...checked, heldBy: of.soul } : checked;
       };
       if (of) plan(of, check);
@@ -227,6 +236,16 @@ async function checkSource(
     const code = (e as NodeJS.ErrnoException).code;
     return { ...emptyCheck(path, stored, session), unreadable: code ? `cannot be read (${code})` : 'cannot be read' };
   }
+}
+
+/** Each of `paths` by its real path (links resolved), for those that exist. */
+async function byRealPath(paths: Iterable<string>): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const path of paths) {
+    const real = await realpath(path).catch(() => undefined);
+    if (real !== undefined && !found.has(real)) found.set(real, path);
+  }
+  return found;
 }
 
 async function existing(paths: string[]): Promise<string[]> {

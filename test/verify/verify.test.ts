@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { appendFile, chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
@@ -250,6 +250,36 @@ test('verify asks the store for the graphs of the files it checks, one graph at 
   } finally {
     await removeDir(work);
     await removeDir(dir);
+  }
+});
+
+test('a file ingested through a link is the same file named by its real path, and the other way round', async () => {
+  const work = await tempDir();
+  const dir = await tempDir();
+  const other = await tempDir();
+  try {
+    const real = join(work, 'real');
+    await cp(RECORDS, real, { recursive: true });
+    // ~/.claude as a link, as dotfiles often make it: one store reads the sessions through it,
+    // the other by their real path; each verifies the file named either way.
+    const link = join(work, 'link');
+    await symlink(real, link);
+    await ingest([link], { storeDir: dir, soul: 'local' });
+    await ingest([real], { storeDir: other, soul: 'local' });
+    const file = join('-home-ada-records-demo', `${S8}.jsonl`);
+    for (const store of [dir, other])
+      for (const path of [join(real, file), join(link, file)]) {
+        const report = await verify({ storeDir: store, paths: [path] });
+        assert.equal(report.ok, true, path);
+        assert.deepEqual(
+          report.files.map((f) => [f.path, f.inStore, f.lines, f.events, f.missing.length, f.contents]),
+          [[path, true, 5, 5, 0, 9]],
+        );
+      }
+  } finally {
+    await removeDir(work);
+    await removeDir(dir);
+    await removeDir(other);
   }
 });
 
