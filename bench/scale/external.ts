@@ -16,9 +16,9 @@ import { type BenchVirtuoso, startBenchVirtuoso } from './virtuoso.ts';
  * Virtuoso on the same port. Weave's ingest goes through the bulk loader (remote.json's `bulk`,
  * as the guide configures it; BENCH_EXTERNAL_BULK=0: Graph Store PUTs alone). A query past the cap
  * (BENCH_QUERY_CAP_S) is cut off and asked no more. Then `weave verify --store …` of every line
- * and stored text the ingest read (cut off after `verifyCapMs`: BENCH_VERIFY_CAP_S, an hour by default). Every command runs
- * as a user would run it, timed by /usr/bin/time; `save` is called after each figure, so a step
- * cut short keeps what it measured.
+ * and stored text the ingest read, cut off after `verifyCapMs` (BENCH_VERIFY_CAP_S, an hour by
+ * default). Every command runs as a user would run it, timed by /usr/bin/time; `save` is called
+ * after each figure, so a step cut short keeps what it measured.
  */
 
 const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
