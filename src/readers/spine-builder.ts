@@ -152,8 +152,6 @@ export class SpineBuilder {
     }
 
     const blocks = new Map<string, BlockView & { owner: string }>();
-    /** The tool use id a block let go of stated, for the results that answer it. */
-    const statedIds = new Map<string, string>();
     for (const [owner, list] of this.owned) {
       this.owned.delete(owner);
       for (const iri of list) {
@@ -161,7 +159,6 @@ export class SpineBuilder {
         const node = this.nodes.get(iri);
         this.nodes.delete(iri);
         const f = node?.fields ?? {};
-        if (f.toolUseId !== undefined) statedIds.set(iri, f.toolUseId);
         const toolUse = f.toolUse;
         blocks.set(iri, {
           iri,
@@ -172,9 +169,11 @@ export class SpineBuilder {
           text: f.text,
           toolName: f.toolName,
           toolInput: f.toolInput,
-          // A result's tool use id is the use's where the link resolved (the result states it only otherwise).
+          // A result's tool use id is the use's where the link resolved (the result states it only
+          // otherwise): from the use's view once made (its node is let go then), else its node.
           toolUseId:
-            f.toolUseId ?? (toolUse === undefined ? undefined : (statedIds.get(toolUse) ?? this.nodes.get(toolUse)?.fields.toolUseId)),
+            f.toolUseId ??
+            (toolUse === undefined ? undefined : (blocks.get(toolUse)?.toolUseId ?? this.nodes.get(toolUse)?.fields.toolUseId)),
           isError: flag(f.isError),
           toolUse,
           blocks: [],
