@@ -67,7 +67,6 @@ export class VirtuosoLoader {
   private async loadOnce(graphs: readonly BulkGraph[], names: readonly string[]): Promise<void> {
     const tag = `${FILE_PREFIX}${this.host}-${process.pid}-${randomBytes(4).toString('hex')}`;
     let files: string[] = [];
-    let loaded = false;
     try {
       files = await this.writeFiles(graphs, tag);
       const server = files.map((f) => this.serverPath(f));
@@ -83,10 +82,11 @@ export class VirtuosoLoader {
         await this.settled(tag);
       }
       await this.isql(['checkpoint;']);
-      loaded = true;
-    } finally {
+    } catch (e) {
       // A failed load's loaders still at one of its files are waited for, and those waiting taken off the list.
-      if (files.length && !loaded) await this.settled(tag, true).catch(() => undefined);
+      if (files.length) await this.settled(tag, true).catch(() => undefined);
+      throw e;
+    } finally {
       if (files.length) await this.forget(tag).catch(() => undefined);
       await Promise.all(files.map((f) => rm(f, { force: true })));
     }
