@@ -14,7 +14,7 @@ import { WEAVE_NS } from './rdf/vocab.ts';
 /** A SELECT's solutions as rows of plain values, unbound variables absent. */
 export type Select = (query: string) => Promise<Record<string, string>[]>;
 
-export type Accounted = 'event' | 'replayed' | 'malformed' | 'pending';
+type Accounted = 'event' | 'replayed' | 'malformed' | 'pending';
 
 export interface HeldTranscript {
   session: string;
@@ -50,7 +50,7 @@ const LINES = `SELECT ?path ?session ?line ?kind WHERE { GRAPH ?g {
 const STATE_NAMES = Object.fromEntries(Object.entries(CONTENT_STATES).map(([state, local]) => [`${WEAVE_NS}${local}`, state]));
 
 /** Graphs whose lines and texts are held at once, at most (a transcript copied into more is held whole). */
-export const GRAPHS_PER_BATCH = 16;
+const GRAPHS_PER_BATCH = 16;
 /**
  * Graphs asked at once: an external store or the server answers them side by side. Each text
  * differs by its graph, so each is compiled anew (about 25 ms on Virtuoso 7.2, more than most
@@ -167,7 +167,7 @@ export class HeldTranscripts {
  * `query` asked of one graph: its `GRAPH ?g` made `GRAPH <graph>`. Engines find a named graph
  * fastest so: on Virtuoso 7.2 a session's texts take 0.05 s so, 14 s as FROM NAMED or VALUES.
  */
-export function inGraph(query: string, graph: string): string {
+function inGraph(query: string, graph: string): string {
   const parts = query.split('GRAPH ?g {');
   if (parts.length !== 2) throw new Error('the query has no one GRAPH ?g to name its graph in');
   return parts.join(`GRAPH <${graph}> {`);
