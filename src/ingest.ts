@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
-import { resolve } from 'node:path';
 import { archiveUnread } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
+import { canonicalPath } from './acquire/files.ts';
 import { planSessions, type Plan, type Planned } from './acquire/sessions.ts';
 import { sameStamps } from './acquire/stamps.ts';
 import type { Derivation, RecordDerivation } from './derive/derivation.ts';
@@ -269,7 +269,7 @@ class Ingest {
         run?.sent(external);
       },
     });
-    const roots = paths.map((p) => resolve(p));
+    const roots = await Promise.all(paths.map(canonicalPath));
     writer.addRoots(roots);
     const list = derivationsOf(options);
     const loop = derivationLoop(writer, list, { ...hooksOf(options), largeSession: options.largeSessionBytes, live: options.live });

@@ -164,8 +164,8 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const checks = new Map<HeldTranscript, (() => Promise<FileCheck>)[]>();
   const plan = (of: HeldTranscript, check: () => Promise<FileCheck>) => checks.set(of, [...(checks.get(of) ?? []), check]);
   const notTranscripts: string[] = [];
-  // The path ingest read a file by: a file named another way (through a link to ~/.claude, or by
-  // the real path of one ingest read through a link) is the same file.
+  // The path the store keys a file by: ingest keys it by its folders' real path, but a store may
+  // key it by a path that is a link now (a folder moved and linked back, a store written before).
   let byReal: Map<string, string> | undefined;
   const asRead = async (path: string) => {
     if (stamps.has(path)) return path;

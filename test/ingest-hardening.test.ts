@@ -7,7 +7,9 @@ import { promisify } from 'node:util';
 import { MAX_JSON_DEPTH } from '../src/acquire/json-depth.ts';
 import { ingest } from '../src/ingest.ts';
 import { detect } from '../src/readers/detect.ts';
+import { readManifest } from '../src/store/manifest.ts';
 import { openStore } from '../src/store/store.ts';
+import { storeStatus } from '../src/status.ts';
 import { graphFilesSound } from './fuzz/checks.ts';
 import { FIXTURES, REPO, removeDir, select, tempDir } from './helpers.ts';
 
@@ -157,6 +159,40 @@ test('symlinked transcripts and project folders are followed; links that go nowh
       [join(root, '-home-ada-single', 'gone.jsonl'), 'unreadable', 'a link that cannot be followed (ENOENT); skipped'],
       [join(root, '-loop'), 'unreadable', 'a link to a folder already read; not read twice'],
     ]);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('a folder read through a link and by its real path is one source: nothing is read twice, no version set aside, nothing pending', async () => {
+  const dir = await tempDir();
+  try {
+    // ~/.claude as a link, as dotfiles often make it, and the same folder named by its real path.
+    const real = join(dir, 'dotfiles', 'projects');
+    await cp(join(FIXTURES, 'records'), real, { recursive: true });
+    const link = join(dir, 'projects');
+    await symlink(real, link);
+    const store = join(dir, 'store');
+    const runs = [];
+    for (const root of [link, real, link]) {
+      const report = await ingest([root], { storeDir: store, soul: 'local' });
+      runs.push([report.sessions, report.skipped, report.records, report.archived > 0]);
+    }
+    // The first run reads the 6 sessions' 92 records; the two after it find them unchanged.
+    assert.deepEqual(runs, [
+      [6, 0, 92, true],
+      [0, 6, 0, false],
+      [0, 6, 0, false],
+    ]);
+    const status = await storeStatus(store);
+    assert.deepEqual(
+      [status.sources.transcripts, status.versions, status.pending],
+      [6, { files: 0, versions: 0, lines: 0 }, { lines: 0, files: 0 }],
+    );
+    // Every source is keyed by its real path.
+    assert.ok(
+      Object.values((await readManifest(store))!.graphs).every((g) => (g.sources ?? []).every((s) => s.path.startsWith(`${real}/`))),
+    );
   } finally {
     await removeDir(dir);
   }

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { Dialect, SessionSource, Unreadable } from '../dialect/dialect.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { transcriptsOf } from '../dialect/dialect.ts';
+import { canonicalPath } from './files.ts';
 
 /**
  * The sessions under `paths`, as each dialect finds its own, in dialect order; each session
@@ -10,10 +10,12 @@ import { transcriptsOf } from '../dialect/dialect.ts';
  * as is a session id two dialects both claim (they would share one graph).
  */
 export async function discoverSessions(
-  paths: string[],
+  given: string[],
   dialects: readonly Dialect[] = DIALECTS,
   onProblem: (problem: Unreadable) => void = () => {},
 ): Promise<SessionSource[]> {
+  // Every path in the form the store keys it by, whichever way it was named.
+  const paths = await Promise.all(given.map(canonicalPath));
   const sessions: SessionSource[] = [];
   const owner = new Map<string, Dialect>();
   for (const dialect of dialects)
@@ -25,8 +27,7 @@ export async function discoverSessions(
       sessions.push({ ...found, dialect });
     }
   const read = new Set(sessions.flatMap((s) => [...transcriptsOf(s).map((t) => t.path), ...s.journals]));
-  for (const p of paths) {
-    const abs = resolve(p);
+  for (const abs of paths) {
     if (!read.has(abs) && !(await stat(abs)).isDirectory())
       throw new Error(`${abs}: no dialect reads this file (known: ${dialects.map((d) => d.id).join(', ')})`);
   }

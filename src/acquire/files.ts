@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Unreadable } from '../dialect/dialect.ts';
 
 /** Walking the sources on disk, for any dialect: which files are its own is the dialect's to say. */
@@ -10,6 +10,22 @@ export async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * A path as the store keys it: absolute, with the links among its folders resolved, so that a
+ * `~/.claude` linked from a dotfiles folder and that folder's real path name one file (and one
+ * source, one archive). A file keeps its own name (a linked transcript is named where it is
+ * found); a path that cannot be resolved is kept as given, for the reader to report.
+ */
+export async function canonicalPath(path: string): Promise<string> {
+  const abs = resolve(path);
+  try {
+    if ((await stat(abs)).isDirectory()) return await realpath(abs);
+    return join(await realpath(dirname(abs)), basename(abs));
+  } catch {
+    return abs;
+  }
 }
 
 /** Folders never walked into: they hold no transcripts, and can be huge. */

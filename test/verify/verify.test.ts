@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { appendFile, chmod, cp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
@@ -257,29 +257,38 @@ test('a file ingested through a link is the same file named by its real path, an
   const work = await tempDir();
   const dir = await tempDir();
   const other = await tempDir();
+  const moved = await tempDir();
   try {
     const real = join(work, 'real');
     await cp(RECORDS, real, { recursive: true });
     // ~/.claude as a link, as dotfiles often make it: one store reads the sessions through it,
-    // the other by their real path; each verifies the file named either way.
+    // the other by their real path; each verifies the file named either way, reported by the
+    // real path both key it by.
     const link = join(work, 'link');
     await symlink(real, link);
     await ingest([link], { storeDir: dir, soul: 'local' });
     await ingest([real], { storeDir: other, soul: 'local' });
     const file = join('-home-ada-records-demo', `${S8}.jsonl`);
-    for (const store of [dir, other])
-      for (const path of [join(real, file), join(link, file)]) {
-        const report = await verify({ storeDir: store, paths: [path] });
-        assert.equal(report.ok, true, path);
-        assert.deepEqual(
-          report.files.map((f) => [f.path, f.inStore, f.lines, f.events, f.missing.length, f.contents]),
-          [[path, true, 5, 5, 0, 9]],
-        );
-      }
+    const check = async (store: string, path: string, reported: string) => {
+      const report = await verify({ storeDir: store, paths: [path] });
+      assert.equal(report.ok, true, path);
+      assert.deepEqual(
+        report.files.map((f) => [f.path, f.inStore, f.lines, f.events, f.missing.length, f.contents]),
+        [[reported, true, 5, 5, 0, 9]],
+      );
+    };
+    for (const store of [dir, other]) for (const path of [join(real, file), join(link, file)]) await check(store, path, join(real, file));
+    // A store that keys the file by a path that is a link now (the folder moved, and linked back
+    // where it was; or a store written before sources were keyed by real path) still finds it.
+    const away = join(moved, 'real');
+    await rename(real, away);
+    await symlink(away, real);
+    for (const path of [join(away, file), join(real, file)]) await check(other, path, join(away, file));
   } finally {
     await removeDir(work);
     await removeDir(dir);
     await removeDir(other);
+    await removeDir(moved);
   }
 });
 
