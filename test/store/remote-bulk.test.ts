@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ingest, type IngestReport } from '../../src/ingest.ts';
 import { runQuery } from '../../src/query/run.ts';
@@ -76,6 +76,32 @@ async function loaderLeftovers(virtuoso: Virtuoso): Promise<{ files: string[]; r
   const rows = /rows\s+(\d+)/.exec((await child).stdout)?.[1] ?? '?';
   return { files, rows };
 }
+
+test('a load whose graphs fail part-way (a read that fails after a file is written) leaves no file of its own behind', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'weave-bulk-files-'));
+  try {
+    // Isql is never reached: the second graph fails before the load is registered.
+    const loader = new VirtuosoLoader({ engine: 'virtuoso', isql: '127.0.0.1:1', user: 'dba', password: 'dba', directory }, false);
+    // More than one file's worth (8 MiB), so the first file is written before the second graph is read.
+    const line = (i: number) => `<urn:x:s${i}> <urn:x:p> "${'x'.repeat(100)}" <urn:x:g1> .\n`;
+    const big = Buffer.from(Array.from({ length: 90_000 }, (_, i) => line(i)).join(''));
+    assert.ok(big.length > 8 * 1024 * 1024);
+    const failing = async (): Promise<Buffer> => {
+      assert.equal((await readdir(directory)).length, 1, 'the first file is written by now');
+      throw new Error('the graph file cannot be read');
+    };
+    await assert.rejects(
+      loader.load([
+        { graph: 'urn:x:g1', read: async () => big },
+        { graph: 'urn:x:g2', read: failing },
+      ]),
+      /the graph file cannot be read/,
+    );
+    assert.deepEqual(await readdir(directory), []);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
 
 describe('an external store loaded by its bulk loader (Virtuoso)', { skip: missing }, () => {
   let virtuoso: Virtuoso;

@@ -66,9 +66,10 @@ export class VirtuosoLoader {
 
   private async loadOnce(graphs: readonly BulkGraph[], names: readonly string[]): Promise<void> {
     const tag = `${FILE_PREFIX}${this.host}-${process.pid}-${randomBytes(4).toString('hex')}`;
-    let files: string[] = [];
+    // Each file as it is made: one written before a later one fails goes too.
+    const files: string[] = [];
     try {
-      files = await this.writeFiles(graphs, tag);
+      await this.writeFiles(graphs, tag, files);
       const server = files.map((f) => this.serverPath(f));
       await this.isql([
         'log_enable(3,1);',
@@ -120,9 +121,8 @@ export class VirtuosoLoader {
     return stale.size;
   }
 
-  /** Writes the graphs as N-Quads files of about FILE_BYTES each; returns their paths. */
-  private async writeFiles(graphs: readonly BulkGraph[], tag: string): Promise<string[]> {
-    const files: string[] = [];
+  /** Writes the graphs as N-Quads files of about FILE_BYTES each, adding each one's path to `files` as it is made. */
+  private async writeFiles(graphs: readonly BulkGraph[], tag: string, files: string[]): Promise<void> {
     let parts: Buffer[] = [];
     let size = 0;
     const write = async () => {
@@ -148,7 +148,6 @@ export class VirtuosoLoader {
       if (size >= FILE_BYTES) await write();
     }
     await write();
-    return files;
   }
 
   /**
