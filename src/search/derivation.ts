@@ -68,7 +68,7 @@ export const searchIndex: StoreDerivation = {
     const documents = documentsFiles(run.writer.manifest).reduce((n, [, entry]) => n + entry.bytes, 0);
     const release = documents > LARGE_INDEX_BYTES ? holdHeapGrowth() : undefined;
     try {
-      const index = same ? await SearchIndex.open(run.writer.dir) : SearchIndex.empty(run.writer.dir);
+      const index = same ? await SearchIndex.open(run.writer.dir, run.writer.manifest) : SearchIndex.empty(run.writer.dir);
       await index.update(run.writer.manifest);
       await index.save(run.writer, builtWith);
     } finally {

@@ -79,28 +79,67 @@ function documentStamps(manifest: Manifest): Map<string, SourceStamp> {
   );
 }
 
-/** Whether the index holds every session's documents as the manifest names them (and nothing else), at `builtWith`, and is on the disk. */
+/**
+ * The index file is a base that whoever opens it brings up to the documents the manifest names,
+ * in memory (SearchIndex.open): a live change to one session costs a read of its documents, not a
+ * rewrite of the whole index (hundreds of MB for a team's store). The file is written again once
+ * it lags behind by more than this share of the documents' bytes, or by more sessions than
+ * LAG_SESSIONS, each read by every open.
+ */
+const LAG_SHARE = 1 / 8;
+const LAG_SESSIONS = 64;
+
+/** The sessions whose documents the index file lacks, holds in another version or holds no longer, and the bytes of those to read. */
+function lagOf(was: readonly SourceStamp[], manifest: Manifest): { sessions: number; bytes: number; total: number } {
+  const held = new Map(was.map((s) => [s.path, s.head]));
+  const lag = { sessions: 0, bytes: 0, total: 0 };
+  const now = new Set<string>();
+  for (const stamp of documentStamps(manifest).values()) {
+    now.add(stamp.path);
+    lag.total += stamp.size;
+    if (held.get(stamp.path) === stamp.head) continue;
+    lag.sessions++;
+    lag.bytes += stamp.size;
+  }
+  for (const path of held.keys()) if (!now.has(path)) lag.sessions++;
+  return lag;
+}
+
+/**
+ * Whether the index, as SearchIndex.open brings it up to date, holds every session's documents
+ * as the manifest names them (and nothing else): its file is at `builtWith`, on the disk, and
+ * lags behind the documents by little enough to catch up in memory.
+ */
 export async function indexIsCurrent(storeDir: string, manifest: Manifest, builtWith: string): Promise<boolean> {
   const entry = manifest.files?.[INDEX_NAME];
   if (!entry || entry.builtWith !== builtWith || !(await exists(join(storeDir, entry.file)))) return false;
-  const now = new Map([...documentStamps(manifest).values()].map((s) => [s.path, s]));
-  const was = entry.sources ?? [];
-  return was.length === now.size && was.every((s) => now.get(s.path)?.head === s.head);
+  const lag = lagOf(entry.sources ?? [], manifest);
+  return lag.sessions <= LAG_SESSIONS && lag.bytes <= lag.total * LAG_SHARE;
 }
 
 export class SearchIndex {
+  /** The catch-up under way, if any (catchUp). */
+  private catching: Promise<unknown> = Promise.resolve();
+
   private constructor(
     readonly storeDir: string,
     private readonly mini: MiniSearch<SearchDoc>,
     private readonly sessions: Record<string, SessionState>,
   ) {}
 
-  /** The index of the store in `storeDir`, as its manifest names it (empty if there is none yet, or it is of another format). */
-  static async open(storeDir: string, manifest?: Manifest): Promise<SearchIndex> {
-    const entry = (manifest ?? (await readManifest(storeDir).catch(() => undefined)))?.files?.[INDEX_NAME];
+  /**
+   * The index of the store in `storeDir`: the file its manifest names, brought up to the
+   * documents the manifest names now (what it lags behind is read and indexed here, in memory).
+   * Empty if there is none yet, or it is of another format.
+   */
+  static async open(storeDir: string, given?: Manifest): Promise<SearchIndex> {
+    const manifest = given ?? (await readManifest(storeDir).catch(() => undefined));
+    const entry = manifest?.files?.[INDEX_NAME];
     const file = entry && (await readIndexLines(join(storeDir, entry.file)).catch(() => undefined));
-    if (file) return new SearchIndex(storeDir, file.mini, file.sessions);
-    return SearchIndex.empty(storeDir);
+    if (!file) return SearchIndex.empty(storeDir);
+    const index = new SearchIndex(storeDir, file.mini, file.sessions);
+    await index.catchUp(manifest!);
+    return index;
   }
 
   static empty(storeDir: string): SearchIndex {
@@ -109,6 +148,16 @@ export class SearchIndex {
 
   get documentCount(): number {
     return this.mini.documentCount;
+  }
+
+  /**
+   * Brings the index up to the documents files `manifest` names, in memory, one catch-up at a
+   * time (two at once would add a session's documents twice). Returns how many sessions changed.
+   */
+  catchUp(manifest: Manifest): Promise<number> {
+    const caught = this.catching.then(() => this.update(manifest));
+    this.catching = caught.catch(() => undefined);
+    return caught;
   }
 
   /**

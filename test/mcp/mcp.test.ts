@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { appendFile, cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -337,4 +337,32 @@ describe('weave mcp with no server running for the store', () => {
       await removeDir(dir);
     }
   });
+});
+
+test('search: a prompt ingested while the server runs is found at the next call, the index file not written again', async () => {
+  const work = await tempDir();
+  const dir = await tempDir();
+  let mcp: Connected | undefined;
+  try {
+    await cp(FIXTURES, work, { recursive: true });
+    await ingest([work], { storeDir: dir, soul: 'local' });
+    mcp = await connect(dir);
+    const found = async (text: string) =>
+      (await call(mcp!.client, 'search', { text })).json().hits.map((h: { session: string }) => h.session) as string[];
+    assert.deepEqual(await found('zebrafish'), []);
+    const S8 = '88888888-8888-4888-8888-888888888888';
+    const file = join(work, 'records', '-home-ada-records-demo', `${S8}.jsonl`);
+    const record = { parentUuid: 'c-0005', isSidechain: false, type: 'user', message: { role: 'user', content: 'zebrafish quartz' } };
+    await appendFile(file, `${JSON.stringify({ ...record, uuid: 'c-0101', timestamp: '2026-11-06T09:00:00.000Z', sessionId: S8 })}\n`);
+    const indexFile = async () => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')).files['search/index'].file;
+    const before = await indexFile();
+    await ingest([work], { storeDir: dir, soul: 'local' });
+    // About 1 kB of documents behind the index file's 140 kB: the file stays, the server reads the session in.
+    assert.equal(await indexFile(), before);
+    assert.deepEqual(await found('zebrafish'), [S8]);
+  } finally {
+    await mcp?.client.close();
+    await removeDir(work);
+    await removeDir(dir);
+  }
 });

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import { stampOf } from '../../src/derive/derivation.ts';
 import { searchIndex } from '../../src/search/derivation.ts';
-import { indexIsCurrent, SearchIndex } from '../../src/search/index.ts';
+import { INDEX_NAME, indexIsCurrent, SearchIndex } from '../../src/search/index.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+import { eventually, startTestServer } from '../server/helpers.ts';
 
 /** weave search over the fixtures: what is indexed, how hits rank, and that ingest keeps it current. */
 
@@ -116,6 +117,74 @@ test("ingest replaces a changed session's documents; a store without an index is
     const { stdout, stderr } = await exec(WEAVE, ['search', 'pelican', '--store', dir]);
     assert.match(stderr, /^weave search: indexed 1 session\(s\) the index did not have yet/);
     assert.match(stdout, /pelican sightings/);
+  } finally {
+    await removeDir(work);
+    await removeDir(dir);
+  }
+});
+
+test('a change to one session of many is read in wherever the index is opened; the index file is written again only once it lags far behind', async () => {
+  const work = await tempDir();
+  const dir = await tempDir();
+  try {
+    await cp(FIXTURES, work, { recursive: true });
+    const read = () => ingest([work], { storeDir: dir, soul: 'local' });
+    await read();
+    const indexFile = async () => (await readManifest(dir))!.files![INDEX_NAME].file;
+    const first = await indexFile();
+    // A prompt appended to a session of the records fixtures, as Claude Code appends one.
+    const S8 = '88888888-8888-4888-8888-888888888888';
+    const file = join(work, 'records', '-home-ada-records-demo', `${S8}.jsonl`);
+    let parent = 'c-0005';
+    const prompt = async (uuid: string, text: string) => {
+      const record = { parentUuid: parent, isSidechain: false, type: 'user', message: { role: 'user', content: text }, uuid };
+      await appendFile(
+        file,
+        `${JSON.stringify({ ...record, timestamp: '2026-11-06T09:00:00.000Z', sessionId: S8, cwd: '/home/ada/records-demo' })}\n`,
+      );
+      parent = uuid;
+    };
+    const found = async (word: string) => (await (await SearchIndex.open(dir)).search(word)).hits.map((h) => [h.session, h.kind, h.event]);
+    // The fixture's ids are not UUIDs: a turn is named within its session.
+    const turn = (uuid: string) => `urn:soul:local:Weave/Turn/${S8}/${uuid}`;
+
+    // Its documents file is about 1 kB of the fixtures' 140 kB: the index file stays as it was.
+    await prompt('c-0101', 'zebrafish quartz');
+    await read();
+    assert.equal(await indexFile(), first);
+    assert.ok(await indexIsCurrent(dir, (await readManifest(dir))!, stampOf(searchIndex)));
+    assert.deepEqual(await found('zebrafish'), [[S8, 'text', turn('c-0101')]]);
+    const { stdout } = await exec(WEAVE, ['search', 'zebrafish', '--store', dir, '--json'], {
+      env: { ...process.env, WEAVE_NO_DAEMON: '1' },
+    });
+    assert.deepEqual(
+      JSON.parse(stdout).hits.map((h: { session: string; event: string }) => [h.session, h.event]),
+      [[S8, turn('c-0101')]],
+    );
+
+    // A running server catches up the same way, as the manifest changes under it.
+    const server = await startTestServer({ storeDir: dir, ingest: { paths: [work], refreshMs: 0, watch: true, detect: false } }, [work]);
+    try {
+      await eventually(async () => server.ctx.ingester!.status.watching !== 'off', 10_000, 'the watcher');
+      const served = async (word: string) => {
+        const res = await fetch(`${server.base}/search?q=${word}&format=json`);
+        return ((await res.json()) as { hits: { session: string; event: string }[] }).hits.map((h) => [h.session, h.event]);
+      };
+      assert.deepEqual(await served('zebrafish'), [[S8, turn('c-0101')]]);
+      await prompt('c-0103', 'narwhal basalt');
+      await eventually(async () => (await served('narwhal')).length > 0, 10_000, 'the served search to see the new prompt');
+      assert.deepEqual(await served('narwhal'), [[S8, turn('c-0103')]]);
+      assert.equal(await indexFile(), first);
+    } finally {
+      await server.stop();
+    }
+
+    // A prompt of 24,000 characters: more than an eighth of the documents behind, so it is written again.
+    await prompt('c-0102', `pelican ${'lorem '.repeat(4000)}`);
+    await read();
+    assert.notEqual(await indexFile(), first);
+    assert.deepEqual(await found('pelican'), [[S8, 'text', turn('c-0102')]]);
+    assert.deepEqual(await found('zebrafish'), [[S8, 'text', turn('c-0101')]]);
   } finally {
     await removeDir(work);
     await removeDir(dir);

@@ -12,7 +12,8 @@ import { sessionNamed } from '../sessions.ts';
 /**
  * `search`: `weave search` for an agent: the store's full-text index (src/search/index.ts), read
  * as it is (this server writes nothing; `weave ingest` keeps the index current), loaded once and
- * again only when the manifest names a new index file.
+ * again only when the manifest names a new index file; the documents the file lags behind are read
+ * in as the manifest names them.
  */
 
 const DESCRIPTION = `Full-text search (BM25 ranked) over everything written in past Claude Code sessions: what people and the model wrote, tool inputs and tool results.
@@ -28,7 +29,10 @@ export function registerSearch(server: McpServer, ctx: McpContext): void {
     const file = manifest?.files?.[INDEX_NAME]?.file ?? '';
     if (loaded?.file !== file) loaded = { file, index: SearchIndex.open(ctx.storeDir, manifest) };
     const current = !!manifest && (await indexIsCurrent(ctx.storeDir, manifest, stampOf(searchIndex)));
-    return { index: await loaded.index, current };
+    const held = await loaded.index;
+    // What the file lags behind (ingest rewrites it only once that is much): read in, here.
+    if (manifest) await held.catchUp(manifest);
+    return { index: held, current };
   };
   // Read now, while the agent is still starting: a corpus's index takes seconds to load.
   index().catch(() => undefined);

@@ -26,7 +26,11 @@ export default routePlugin('weave-routes-search', async (app) => {
   let seen: { mtimeMs: number; file?: string } = { mtimeMs: -1 };
   let loaded: Promise<SearchIndex> | undefined;
 
-  /** The index as ingest last saved it: the file the manifest names, read again when that changes. */
+  /**
+   * The index as the manifest names it now: its file, read again when the manifest names another,
+   * and the documents it lags behind caught up in memory whenever the manifest changes (ingest
+   * rewrites the file only once it lags far behind: search/index.ts).
+   */
   async function current(): Promise<SearchIndex> {
     const mtimeMs = await stat(manifestPath).then(
       (s) => s.mtimeMs,
@@ -35,7 +39,16 @@ export default routePlugin('weave-routes-search', async (app) => {
     if (mtimeMs === seen.mtimeMs && loaded) return loaded;
     const manifest = await readManifest(ctx.config.storeDir).catch(() => undefined);
     const file = manifest?.files?.[INDEX_NAME]?.file;
-    if (!loaded || file !== seen.file) loaded = SearchIndex.open(ctx.config.storeDir, manifest);
+    const open = () => SearchIndex.open(ctx.config.storeDir, manifest);
+    if (!loaded || file !== seen.file || !manifest) loaded = open();
+    else
+      loaded = loaded
+        .then(async (index) => {
+          await index.catchUp(manifest);
+          return index;
+        })
+        // A catch-up that fails (a documents file replaced meanwhile) leaves the index in no known state.
+        .catch(open);
     seen = { mtimeMs, file };
     return loaded;
   }
