@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingest, type IngestReport } from '../src/ingest.ts';
@@ -9,8 +9,10 @@ import { READERS } from '../src/readers/registry.ts';
  * The derivation loop, side by side on one store (part 5 of `npm run bench`): a full read into an
  * empty store (every session read, every derivation run) against what a change costs: a re-read
  * with `--force` (graph files the same bytes, so no derivation's input changed), one reader's
- * version bumped (that reader alone runs, on every session, from the graph files), and a run where
- * nothing changed. Each row runs on its own copy of the same store.
+ * version bumped (that reader alone runs, on every session, from the graph files), a run where
+ * nothing changed, and a prompt appended to one session (as a live change: only its new line is
+ * read, and the search index catches it up without being written again). Each row runs on its own
+ * copy of the same store, made from a copy of the source (the last row appends to it).
  */
 
 export interface DeriveRow {
@@ -22,9 +24,12 @@ export interface DeriveRow {
 
 const bumped = (target: string): Reader[] => READERS.map((r) => (r.name === target ? { ...r, version: `${r.version}-bench` } : r));
 
-export async function deriveBench(source: string, storeDir: string): Promise<DeriveRow[]> {
+export async function deriveBench(given: string): Promise<DeriveRow[]> {
   const work = await mkdtemp(join(tmpdir(), 'weave-bench-derive-'));
   try {
+    const source = join(work, 'source');
+    await cp(given, source, { recursive: true });
+    const storeDir = join(work, 'store');
     // The readers run on the store once, so that every derivation is current before the rows.
     await ingest([source], { storeDir, soul: 'local', readers: { list: READERS } });
     const rows: DeriveRow[] = [];
@@ -45,6 +50,11 @@ export async function deriveBench(source: string, storeDir: string): Promise<Der
     await row('tool/error version bumped', (dir) => ingest([source], options(dir, bumped('tool/error'))));
     await row('human/authored version bumped', (dir) => ingest([source], options(dir, bumped('human/authored'))));
     await row('nothing changed', (dir) => ingest([source], options(dir, READERS)));
+    const session = await middleSession(source);
+    await row('one prompt appended', async (dir) => {
+      await appendFile(session, await promptAfter(session));
+      return ingest([source], options(dir, READERS));
+    });
     return rows;
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -57,4 +67,32 @@ export function printDeriveRows(rows: DeriveRow[]): void {
     console.log(
       `  ${r.name.padEnd(32)} ${r.ms.toFixed(0).padStart(7)} ms  ×${(r.ms / full).toFixed(3)}  ${String(r.sessionsRead).padStart(4)} sessions read · ran: ${r.ran}`,
     );
+}
+
+/** The transcript of middling size among the source's (its median by bytes): a session like most. */
+async function middleSession(source: string): Promise<string> {
+  const files = (await readdir(source, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith('.jsonl') && !e.name.startsWith('agent-'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+  const sized = await Promise.all(files.map(async (f) => ({ f, n: (await readFile(f)).length })));
+  sized.sort((a, b) => a.n - b.n || a.f.localeCompare(b.f));
+  return sized[Math.floor(sized.length / 2)].f;
+}
+
+/** A user's prompt answering the last record of `file`, as Claude Code appends one. */
+async function promptAfter(file: string): Promise<string> {
+  const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+  let last: Record<string, unknown> = {};
+  for (let i = lines.length - 1; i >= 0; i--)
+    try {
+      last = JSON.parse(lines[i]);
+      break;
+    } catch {
+      // a malformed line: the one before
+    }
+  const { toolUseResult, ...kept } = last;
+  void toolUseResult;
+  const uuid = '0b0b0b0b-0000-4000-8000-000000000001';
+  return `${JSON.stringify({ ...kept, type: 'user', uuid, parentUuid: last.uuid ?? null, timestamp: new Date().toISOString(), message: { role: 'user', content: 'one more prompt: zebrafish quartz' } })}\n`;
 }

@@ -19,7 +19,8 @@
  *      earlier form (bench/before/), with whether both answer the same rows; a form past
  *      BENCH_QUERY_CAP_SECONDS (default 60) is stopped.
  *   6. The derivation loop (bench/derive.ts): a full read against a forced re-read, one reader's
- *      version bumped (only that reader runs) and a run where nothing changed. BENCH_DERIVE=0 skips it.
+ *      version bumped (only that reader runs), a run where nothing changed and a prompt appended
+ *      to one session. BENCH_DERIVE=0 skips it.
  *   7. Prepared answers (bench/answers.ts): `weave usage daily --json` from prepared rows beside
  *      ccusage on the same folder, and beside the same store without the rows.
  *   8. The endpoint (bench/endpoint.ts): `weave serve` against a bare Fastify + Oxigraph route at
@@ -230,7 +231,7 @@ try {
   printQueriesBench(queries);
   if (process.env.BENCH_DERIVE !== '0') {
     console.log('\nthe derivation loop, side by side (ratio to a full re-read):');
-    printDeriveRows(await deriveBench(source, dir));
+    printDeriveRows(await deriveBench(source));
   }
   if (process.env.BENCH_BIG !== '0') {
     console.log(`\none long session ingested alone (bench/big-session.ts; 1 GB with BENCH_BIG_GB=1; load ${load()}):`);
