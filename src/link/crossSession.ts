@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { StoreWriter } from '../store/writer.ts';
 import { filesOf, type NamedFile } from '../store/manifest.ts';
 import { readLineChunks } from '../store/store.ts';
+import { type FileScan, type PendingReference, readScans, SCANS_NAME, writeScans } from './scans.ts';
 
 /**
  * Links across sessions. A compaction's tail or a summary's leaf can be a record of an earlier
@@ -38,14 +39,8 @@ export const links: StoreDerivation = {
 interface LinkReport {
   references: number;
   resolved: number;
-}
-
-interface PendingReference {
-  node: Term;
-  graph: string;
-  from?: Term;
-  property?: Term;
-  id?: string;
+  /** Graph files read this pass, whole or in part: those no pass had read to their length. */
+  read: number;
 }
 
 const MARK = {
@@ -56,28 +51,15 @@ const MARK = {
   eventId: ` ${weave.eventId} "`,
 };
 
-/**
- * What was found in one graph file: the references it holds (pass 1) and, of the ids searched
- * for, where each is an event (pass 2), up to `bytes`. Files of a version never change, and a
- * spine only grows, so a later pass reads only what it has not read: while a server keeps a
- * session current, the pass reads the appended lines, not the session. Kept per store, per thread.
- */
-interface FileScan {
-  bytes: number;
-  references?: PendingReference[];
-  searched: Set<string>;
-  hits: Map<string, Term[]>;
-}
-
-const scans = new Map<string, Map<string, FileScan>>();
-
 /** Rebuilds the links graph of the store `store` writes, from the session graphs its manifest names. */
 export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport> {
   const graph = linksGraphIri(store.soul);
   const sessions = Object.entries(store.manifest.graphs).filter(([, e]) => e.sessionId && !e.reader);
-  const known = scans.get(store.dir) ?? new Map<string, FileScan>();
+  // What earlier passes found, kept in the store (scans.ts): a pass reads only what none has read.
+  // While a server keeps a session current it reads the appended lines, not the session.
+  const known = await readScans(store.dir, store.manifest.files?.[SCANS_NAME]);
   const seen = new Map<string, FileScan>();
-  scans.set(store.dir, seen);
+  const read = new Set<string>();
   // A file written before lengths were recorded may change under its name: it is read each time.
   const cached = (f: NamedFile) => (f.bytes === undefined ? undefined : known.get(f.file));
 
@@ -91,6 +73,7 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
       let scan = cached(f);
       if (!scan?.references || scan.bytes !== f.bytes) {
         scan = { ...(await referencesIn(join(store.dir, f.file), f.bytes)), searched: new Set(), hits: new Map() };
+        read.add(f.file);
       }
       seen.set(f.file, scan);
       for (const ref of scan.references!) {
@@ -114,6 +97,7 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
         if (scan.bytes !== f.bytes || !fresh) {
           const from = fresh ? scan.bytes : 0;
           scan.bytes = from;
+          read.add(f.file);
           for await (const chunk of readLineChunks(join(store.dir, f.file), from, f.bytes)) {
             for (const [id, events] of eventsIn(chunk, wanted)) scan.hits.set(id, [...(scan.hits.get(id) ?? []), ...events]);
             scan.bytes += chunk.length;
@@ -123,6 +107,9 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
         for (const [id, events] of scan.hits)
           if (wanted.has(id)) for (const event of events) found.set(id, [...(found.get(id) ?? []), { event, graph: name }]);
       }
+
+  // Written again when a file was read, or one it kept is gone.
+  if (read.size || [...known.keys()].some((file) => !seen.has(file))) await writeScans(store, seen);
 
   const triples: Triple[] = [];
   let resolved = 0;
@@ -137,11 +124,11 @@ export async function linkAcrossSessions(store: StoreWriter): Promise<LinkReport
 
   if (!triples.length) {
     if (store.manifest.graphs[graph]) await store.removeGraph(graph);
-    return { references: references.length, resolved };
+    return { references: references.length, resolved, read: read.size };
   }
   const lines = [...new Set(triples.map((t) => nquad(t, iri(graph))))].sort();
   await store.writeGraph(graph, lines.join(''), { quads: lines.length, builtWith: stampOf(links) });
-  return { references: references.length, resolved };
+  return { references: references.length, resolved, read: read.size };
 }
 
 /** The references a graph file holds (its CrossSessionReference nodes, whole or in part). */

@@ -213,9 +213,9 @@ test('--no-archive keeps no copy; the next ingest with the archive on copies the
     assert.deepEqual([...copies.keys()].sort(), sources.sort());
     for (const path of sources) assert.deepEqual(copies.get(path), await readFile(path), path);
     // Each session graph in three files (spine, derived part, state), eight sources archived, two sessions as found;
-    // and each session's search documents and usage rows, and the index over the documents.
+    // and each session's search documents and usage rows, the index over the documents, and the links pass's scans.
     const self = (await run(WEAVE, ['verify', '--self', '--store', dir])).stdout;
-    assert.ok(self.startsWith('store: 2 graphs in 16 files and 5 other files'), self);
+    assert.ok(self.startsWith('store: 2 graphs in 16 files and 6 other files'), self);
   } finally {
     await removeDir(work);
   }

@@ -49,8 +49,9 @@ test('a clean store checks clean, alone and before its sources', async () => {
     // Besides a file per graph: each session graph's derived part and state; 1111… archives three
     // transcripts, two .meta.json and a journal, 2222… two transcripts; and each session as it was found.
     assert.equal(files, graphs + 2 * 2 + 6 + 2 + 2);
-    // And the derivations' files: each session's search documents, the index over them, the readers' secret key, each session's usage rows.
+    // And the derivations' files: the links pass's scans, each session's search documents, the index over them, the readers' secret key, each session's usage rows.
     assert.deepEqual(Object.keys(manifest.files!).sort(), [
+      'links/scans',
       'search/documents/11111111-1111-4111-8111-111111111111',
       'search/documents/22222222-2222-4222-8222-222222222222',
       'search/index',

@@ -150,9 +150,9 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
         'total                                     6     92      92         0          0        0        0     72        8       0',
         // Six session graphs and the links graph (7777… names a turn of 6666…), a file each; each
         // session graph's derived part and state; each session's one transcript archived, and the
-        // session as found: 7 + 6 × 4; and each session's search documents and usage rows, and the
-        // index over the documents: 6 × 2 + 1.
-        'store: 7 graphs in 31 files and 13 other files, each of the length and digests the manifest names, with the quads it counts; no file it does not name',
+        // session as found: 7 + 6 × 4; and each session's search documents and usage rows, the
+        // index over the documents and the links pass's scans: 6 × 2 + 2.
+        'store: 7 graphs in 31 files and 14 other files, each of the length and digests the manifest names, with the quads it counts; no file it does not name',
         'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not held whole)',
         '',
       ].join('\n'),
@@ -172,7 +172,7 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
         '---------  -----  -----  ------  -----  -------  -------------------------',
         'total          6     92      92     72        8',
         '(0 in every session: REPLAYED, MALFORMED, PENDING, MISSING, DIFFER)',
-        'store: 7 graphs in 31 files and 13 other files, each of the length and digests',
+        'store: 7 graphs in 31 files and 14 other files, each of the length and digests',
         '  the manifest names, with the quads it counts; no file it does not name',
         'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not',
         '  held whole)',
