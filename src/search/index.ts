@@ -83,25 +83,26 @@ function documentStamps(manifest: Manifest): Map<string, SourceStamp> {
  * The index file is a base that whoever opens it brings up to the documents the manifest names,
  * in memory (SearchIndex.open): a live change to one session costs a read of its documents, not a
  * rewrite of the whole index (hundreds of MB for a team's store). The file is written again once
- * it lags behind by more than this share of the documents' bytes, or by more sessions than
- * LAG_SESSIONS, each read by every open.
+ * it lags behind by more than this share of the documents' bytes, or by more documents files
+ * than LAG_FILES (those it lacks, each read by every open, and those it holds no longer: a
+ * session whose documents changed counts its new file and its old one).
  */
 const LAG_SHARE = 1 / 8;
-const LAG_SESSIONS = 64;
+const LAG_FILES = 64;
 
-/** The sessions whose documents the index file lacks, holds in another version or holds no longer, and the bytes of those to read. */
-function lagOf(was: readonly SourceStamp[], manifest: Manifest): { sessions: number; bytes: number; total: number } {
+/** The documents files the index file lacks or holds no longer, and the bytes of those it lacks (to read). */
+function lagOf(was: readonly SourceStamp[], manifest: Manifest): { files: number; bytes: number; total: number } {
   const held = new Map(was.map((s) => [s.path, s.head]));
-  const lag = { sessions: 0, bytes: 0, total: 0 };
+  const lag = { files: 0, bytes: 0, total: 0 };
   const now = new Set<string>();
   for (const stamp of documentStamps(manifest).values()) {
     now.add(stamp.path);
     lag.total += stamp.size;
     if (held.get(stamp.path) === stamp.head) continue;
-    lag.sessions++;
+    lag.files++;
     lag.bytes += stamp.size;
   }
-  for (const path of held.keys()) if (!now.has(path)) lag.sessions++;
+  for (const path of held.keys()) if (!now.has(path)) lag.files++;
   return lag;
 }
 
@@ -114,7 +115,7 @@ export async function indexIsCurrent(storeDir: string, manifest: Manifest, built
   const entry = manifest.files?.[INDEX_NAME];
   if (!entry || entry.builtWith !== builtWith || !(await exists(join(storeDir, entry.file)))) return false;
   const lag = lagOf(entry.sources ?? [], manifest);
-  return lag.sessions <= LAG_SESSIONS && lag.bytes <= lag.total * LAG_SHARE;
+  return lag.files <= LAG_FILES && lag.bytes <= lag.total * LAG_SHARE;
 }
 
 export class SearchIndex {
