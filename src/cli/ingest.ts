@@ -73,7 +73,7 @@ export async function main(args: string[]): Promise<number> {
   await checkSources(paths);
   const note = (text: string) => tell(process.stderr, `weave ingest: note: ${text}`);
   // An external store written as "local" before machines had souls: another machine writing there as "local" replaces its graphs.
-  if ((await readManifest(dir))?.soul === 'local' && (await exists(join(dir, REMOTE_FILE))))
+  if ((await exists(join(dir, REMOTE_FILE))) && (await readManifest(dir))?.soul === 'local')
     note(
       'this external store is written under soul "local", as every machine that wrote to one before souls was: their sessions are the same graphs there, the last write wins. To move this machine to a soul of its own, copy remote.json from this store directory into an empty one and ingest with --store that directory (a new store gets this machine\'s soul), then drop the urn:soul:local: graphs from the external store',
     );
