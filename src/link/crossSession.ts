@@ -1,7 +1,7 @@
 import { stampOf, type StoreDerivation } from '../derive/derivation.ts';
 import { linksGraphIri } from '../rdf/iri.ts';
 import { splitQuad } from '../rdf/nquads.ts';
-import { asTerm, iri, nquad, type Term, type Triple } from '../rdf/terms.ts';
+import { asTerm, iri, nquad, type Term, type Triple, unsliced } from '../rdf/terms.ts';
 import { weave } from '../rdf/vocab.ts';
 import { join } from 'node:path';
 import type { StoreWriter } from '../store/writer.ts';
@@ -145,11 +145,13 @@ async function referencesIn(path: string, to: number | undefined): Promise<{ byt
     for (const line of linesWith(chunk.toString('utf8'), marks)) {
       const quad = splitQuad(line);
       if (!quad) continue;
+      // Terms of their own: a slice would keep the chunk's whole text (about 8 MiB) alive with it.
       const [s, p, o] = quad;
-      const ref = refs.get(s) ?? { node: s, graph: '' };
-      refs.set(s, ref);
-      if (` ${p} ` === MARK.from) ref.from = o;
-      else if (` ${p} ` === MARK.property) ref.property = o;
+      const node = unsliced(s) as Term;
+      const ref = refs.get(node) ?? { node, graph: '' };
+      refs.set(node, ref);
+      if (` ${p} ` === MARK.from) ref.from = unsliced(o) as Term;
+      else if (` ${p} ` === MARK.property) ref.property = unsliced(o) as Term;
       else ref.id = JSON.parse(o) as string;
     }
   }
