@@ -1,8 +1,9 @@
 import { redactLine } from './readers/redact.ts';
 import { SECRETS_REDACTED } from './emit/content.ts';
 import type { LineProblem } from './acquire/problems.ts';
-import { realpath, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
+import { canonicalPath } from './acquire/files.ts';
 import { archivedLines } from './acquire/archived.ts';
 import { readLines, type SourceLine } from './acquire/lines.ts';
 import { archivedVersions, type ArchivedFile, type SourceStamp } from './store/manifest.ts';
@@ -164,13 +165,14 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   const checks = new Map<HeldTranscript, (() => Promise<FileCheck>)[]>();
   const plan = (of: HeldTranscript, check: () => Promise<FileCheck>) => checks.set(of, [...(checks.get(of) ?? []), check]);
   const notTranscripts: string[] = [];
-  // The path the store keys a file by: ingest keys it by its folders' real path, but a store may
-  // key it by a path that is a link now (a folder moved and linked back, a store written before).
-  let byReal: Map<string, string> | undefined;
+  // The path the store keys a file by: ingest keys it by its folders' real path (canonicalPath, as
+  // discovery names it here), but a store may key it by a path that is a link now (a folder moved
+  // and linked back, a store written before).
+  let byCanonical: Map<string, string> | undefined;
   const asRead = async (path: string) => {
     if (stamps.has(path)) return path;
-    byReal ??= await byRealPath(stamps.keys());
-    return byReal.get(await realpath(path).catch(() => path)) ?? path;
+    byCanonical ??= await byCanonicalPath(stamps.keys());
+    return byCanonical.get(path) ?? path;
   };
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
@@ -238,12 +240,12 @@ async function checkSource(
   }
 }
 
-/** Each of `paths` by its real path (links resolved), for those that exist. */
-async function byRealPath(paths: Iterable<string>): Promise<Map<string, string>> {
+/** Each of `paths` by the path ingest would key it by now. */
+async function byCanonicalPath(paths: Iterable<string>): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   for (const path of paths) {
-    const real = await realpath(path).catch(() => undefined);
-    if (real !== undefined && !found.has(real)) found.set(real, path);
+    const canonical = await canonicalPath(path);
+    if (!found.has(canonical)) found.set(canonical, path);
   }
   return found;
 }
