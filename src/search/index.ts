@@ -119,8 +119,8 @@ export async function indexIsCurrent(storeDir: string, manifest: Manifest, built
 }
 
 export class SearchIndex {
-  /** The catch-up under way, if any (catchUp). */
-  private catching: Promise<unknown> = Promise.resolve();
+  /** The update under way, if any. */
+  private updating: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly storeDir: string,
@@ -139,7 +139,7 @@ export class SearchIndex {
     const file = entry && (await readIndexLines(join(storeDir, entry.file)).catch(() => undefined));
     if (!file) return SearchIndex.empty(storeDir);
     const index = new SearchIndex(storeDir, file.mini, file.sessions);
-    await index.catchUp(manifest!);
+    await index.update(manifest!);
     return index;
   }
 
@@ -152,20 +152,17 @@ export class SearchIndex {
   }
 
   /**
-   * Brings the index up to the documents files `manifest` names, in memory, one catch-up at a
-   * time (two at once would add a session's documents twice). Returns how many sessions changed.
+   * Brings the index up to the documents files the manifest names, in memory: a session whose
+   * file changed has its documents replaced, one the store no longer has is dropped. One update
+   * at a time (two at once would add a session's documents twice). Returns how many changed.
    */
-  catchUp(manifest: Manifest): Promise<number> {
-    const caught = this.catching.then(() => this.update(manifest));
-    this.catching = caught.catch(() => undefined);
-    return caught;
+  update(manifest: Manifest): Promise<number> {
+    const updated = this.updating.then(() => this.replaceChanged(manifest));
+    this.updating = updated.catch(() => undefined);
+    return updated;
   }
 
-  /**
-   * Brings the index up to the documents files the manifest names: a session whose file changed
-   * has its documents replaced, one the store no longer has is dropped. Returns how many changed.
-   */
-  async update(manifest: Manifest): Promise<number> {
+  private async replaceChanged(manifest: Manifest): Promise<number> {
     const now = documentStamps(manifest);
     let changed = 0;
     for (const [session, stamp] of now) {

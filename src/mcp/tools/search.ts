@@ -31,7 +31,7 @@ export function registerSearch(server: McpServer, ctx: McpContext): void {
     const current = !!manifest && (await indexIsCurrent(ctx.storeDir, manifest, stampOf(searchIndex)));
     const held = await loaded.index;
     // What the file lags behind (ingest rewrites it only once that is much): read in, here.
-    if (manifest) await held.catchUp(manifest);
+    if (manifest) await held.update(manifest);
     return { index: held, current };
   };
   // Read now, while the agent is still starting: a corpus's index takes seconds to load.

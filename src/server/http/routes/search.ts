@@ -44,7 +44,7 @@ export default routePlugin('weave-routes-search', async (app) => {
     else
       loaded = loaded
         .then(async (index) => {
-          await index.catchUp(manifest);
+          await index.update(manifest);
           return index;
         })
         // A catch-up that fails (a documents file replaced meanwhile) leaves the index in no known state.
