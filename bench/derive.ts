@@ -1,4 +1,4 @@
-import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingest, type IngestReport } from '../src/ingest.ts';
@@ -75,7 +75,7 @@ async function middleSession(source: string): Promise<string> {
     .filter((e) => e.isFile() && e.name.endsWith('.jsonl') && !e.name.startsWith('agent-'))
     .map((e) => join(e.parentPath, e.name))
     .sort();
-  const sized = await Promise.all(files.map(async (f) => ({ f, n: (await readFile(f)).length })));
+  const sized = await Promise.all(files.map(async (f) => ({ f, n: (await stat(f)).size })));
   sized.sort((a, b) => a.n - b.n || a.f.localeCompare(b.f));
   return sized[Math.floor(sized.length / 2)].f;
 }
