@@ -12,17 +12,27 @@ import type MiniSearch from 'minisearch';
  * `has`, `delete`, `size`, `keys` and iteration, which, as a Map's, may delete as it goes.
  */
 
+/** Pairs past this many are kept in a Uint32Array: 4 bytes a number, where an array of numbers takes 8. */
+const TYPED_FROM = 16;
+
 /** One field's postings of one term: MiniSearch's Map of short document id to count. */
 export class Postings {
   /**
-   * [id, count, id, count, …], ids ascending. A deleted pair keeps its id with a count of 0 until
-   * a quarter of the pairs are deleted: a Map's iteration survives deletes, and so does this.
+   * [id, count, id, count, …], ids ascending, in `used` places: an array of numbers while few (a
+   * typed array costs some 150 bytes of its own, and most terms are in a few documents), then a
+   * Uint32Array with room to grow, whose places past `used` are zero. A deleted pair keeps its id
+   * with a count of 0 until a quarter of the pairs are deleted: a Map's iteration survives
+   * deletes, and so does this.
    */
-  private pairs: number[];
+  private pairs: number[] | Uint32Array;
+  private used: number;
   private deleted = 0;
+  /** How many times the pairs were moved to a new array by an insert or a compaction. */
+  private replaced = 0;
 
   constructor(pairs: number[] = []) {
-    this.pairs = pairs;
+    this.pairs = pairs.length > TYPED_FROM * 2 ? Uint32Array.from(pairs) : pairs;
+    this.used = pairs.length;
   }
 
   /** The postings of a Map, or of [id, count] pairs in any order. */
@@ -42,7 +52,7 @@ export class Postings {
   }
 
   get size(): number {
-    return (this.pairs.length >> 1) - this.deleted;
+    return (this.used >> 1) - this.deleted;
   }
 
   get(id: number): number | undefined {
@@ -59,11 +69,13 @@ export class Postings {
     if (at >= 0) {
       if (this.pairs[at + 1] === 0) this.deleted--;
       this.pairs[at + 1] = count;
-    } else if (-at - 1 === this.pairs.length) this.pairs.push(id, count);
+    } else if (-at - 1 === this.used) this.append(id, count);
     else {
       // A new array, not a splice: an iteration under way goes on over the one it began with.
       const before = -at - 1;
-      this.pairs = [...this.pairs.slice(0, before), id, count, ...this.pairs.slice(before)];
+      const pairs = Array.from(this.pairs.slice(0, this.used));
+      pairs.splice(before, 0, id, count);
+      this.replace(pairs);
     }
     return this;
   }
@@ -72,7 +84,7 @@ export class Postings {
     const at = this.find(id);
     if (at < 0 || this.pairs[at + 1] === 0) return false;
     this.pairs[at + 1] = 0;
-    if (++this.deleted * 4 >= this.pairs.length >> 1) this.compact();
+    if (++this.deleted * 4 >= this.used >> 1) this.compact();
     return true;
   }
 
@@ -85,25 +97,54 @@ export class Postings {
   }
 
   *[Symbol.iterator](): IterableIterator<[number, number]> {
+    const made = this.replaced;
+    let pairs = this.pairs;
+    for (let i = 0; ; i += 2) {
+      // An append keeps every pair where it was (in place, or in a grown array): go on over the
+      // live pairs, and see it as a Map's iteration would. An insert or a compaction moves them: go
+      // on over the array it replaced, whose places past its pairs are zero, a count no pair has.
+      const live = this.replaced === made;
+      if (live) pairs = this.pairs;
+      if (i >= (live ? this.used : pairs.length)) return;
+      if (pairs[i + 1] !== 0) yield [pairs[i], pairs[i + 1]];
+    }
+  }
+
+  private append(id: number, count: number): void {
     const pairs = this.pairs;
-    for (let i = 0; i < pairs.length; i += 2) if (pairs[i + 1] !== 0) yield [pairs[i], pairs[i + 1]];
+    if (Array.isArray(pairs)) {
+      if (pairs.length < TYPED_FROM * 2) {
+        pairs.push(id, count);
+        this.used = pairs.length;
+        return;
+      }
+      this.pairs = grown(pairs, this.used);
+    } else if (this.used === pairs.length) this.pairs = grown(pairs, this.used);
+    this.pairs[this.used++] = id;
+    this.pairs[this.used++] = count;
   }
 
   /** The pairs without the deleted, in a new array (an iteration under way keeps the old one). */
   private compact(): void {
     const kept: number[] = [];
-    for (let i = 0; i < this.pairs.length; i += 2) if (this.pairs[i + 1] !== 0) kept.push(this.pairs[i], this.pairs[i + 1]);
-    this.pairs = kept;
+    for (let i = 0; i < this.used; i += 2) if (this.pairs[i + 1] !== 0) kept.push(this.pairs[i], this.pairs[i + 1]);
+    this.replace(kept);
     this.deleted = 0;
+  }
+
+  private replace(pairs: number[]): void {
+    this.pairs = pairs.length > TYPED_FROM * 2 ? Uint32Array.from(pairs) : pairs;
+    this.used = pairs.length;
+    this.replaced++;
   }
 
   /** The index of `id`'s pair, else −(where it would go) − 1. */
   private find(id: number): number {
     const pairs = this.pairs;
     let low = 0;
-    let high = (pairs.length >> 1) - 1;
+    let high = (this.used >> 1) - 1;
     // Documents are added in id order: the last pair first.
-    if (high >= 0 && pairs[high * 2] < id) return -(pairs.length + 1);
+    if (high >= 0 && pairs[high * 2] < id) return -(this.used + 1);
     while (low <= high) {
       const mid = (low + high) >> 1;
       const at = pairs[mid * 2];
@@ -113,6 +154,13 @@ export class Postings {
     }
     return -(low * 2) - 1;
   }
+}
+
+/** A Uint32Array of `pairs`' first `used` numbers, with room for half as many again. */
+function grown(pairs: number[] | Uint32Array, used: number): Uint32Array {
+  const made = new Uint32Array(Math.max(TYPED_FROM * 4, used + (used >> 1) + 2) & ~1);
+  for (let i = 0; i < used; i++) made[i] = pairs[i];
+  return made;
 }
 
 /**

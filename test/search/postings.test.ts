@@ -48,24 +48,39 @@ test('Postings answer get, has, size, delete and iteration as a Map does, throug
   );
 });
 
-test('Postings may be deleted from while they are iterated, as MiniSearch vacuums a Map', () => {
-  const postings = Postings.of([1, 2, 3, 4, 5, 6, 7, 8].map((id) => [id, id * 10] as [number, number]));
+test('Postings may be deleted from while they are iterated, as MiniSearch vacuums a Map, kept in an array or a typed array', () => {
+  // 8 pairs are kept in an array of numbers, 100 in a Uint32Array (postings.ts TYPED_FROM).
+  for (const n of [8, 100]) {
+    const ids = Array.from({ length: n }, (_, i) => i + 1);
+    const postings = Postings.of(ids.map((id) => [id, id * 10] as [number, number]));
+    const seen: number[] = [];
+    for (const [id] of postings) {
+      seen.push(id);
+      if (id % 2 === 0) postings.delete(id);
+    }
+    assert.deepEqual(seen, ids);
+    const odd = ids.filter((id) => id % 2 === 1);
+    assert.deepEqual(
+      [...postings],
+      odd.map((id) => [id, id * 10]),
+    );
+    assert.equal(postings.size, n / 2);
+  }
+});
+
+test('a pair appended while Postings are iterated is seen, as in a Map, as they grow from an array to a typed array', () => {
+  const postings = new Postings();
+  const map = new Map<number, number>();
+  postings.set(1, 1);
+  map.set(1, 1);
   const seen: number[] = [];
   for (const [id] of postings) {
     seen.push(id);
-    if (id % 2 === 0) postings.delete(id);
+    if (id < 40) postings.set(id + 1, 1);
   }
-  assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8]);
-  assert.deepEqual(
-    [...postings],
-    [
-      [1, 10],
-      [3, 30],
-      [5, 50],
-      [7, 70],
-    ],
-  );
-  assert.equal(postings.size, 4);
+  for (const [id] of map) if (id < 40) map.set(id + 1, 1);
+  assert.deepEqual(seen, [...map.keys()]);
+  assert.equal(postings.size, 40);
 });
 
 test("TermPostings keep a term's fields as a Map of field id would", () => {
