@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FactObserver, SessionSource } from '../dialect/dialect.ts';
 import type { Term } from '../rdf/terms.ts';
+import type { GraphLine } from './graph-input.ts';
 import type { FileEntry, GraphEntry, SourceStamp } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
 
@@ -48,9 +49,12 @@ export interface SessionRef {
   entry: GraphEntry;
 }
 
-/** Something made from a session graph's triples as they pass, one at a time (terms as N-Triples text). */
+/**
+ * Something made from a session graph's triples as they pass, one at a time (terms as N-Triples
+ * text), with where each one's line is when they are read from the graph's files.
+ */
 export interface Collector<I> {
-  add(s: Term, p: Term, o: Term): void;
+  add(s: Term, p: Term, o: Term, line?: GraphLine): void;
   done(): I;
 }
 

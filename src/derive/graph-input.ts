@@ -10,16 +10,34 @@ import { filesOf, type GraphEntry, type SourceStamp } from '../store/manifest.ts
  * as much of each as its entry names), one line at a time, and its version as a stamp.
  */
 
-/** Feeds every triple of a stored graph to `add`; a line that is not N-Quads is named by file and line, never quoted. */
-export async function feedGraph(storeDir: string, entry: GraphEntry, add: (s: Term, p: Term, o: Term) => void): Promise<void> {
+/** Where the line of a triple fed from a graph's files is: one object, moved from line to line (copy what is kept). */
+export interface GraphLine {
+  path: string;
+  offset: number;
+  bytes: number;
+}
+
+/**
+ * Feeds every triple of a stored graph to `add`, with where its line is; a line that is not
+ * N-Quads is named by file and line, never quoted.
+ */
+export async function feedGraph(
+  storeDir: string,
+  entry: GraphEntry,
+  add: (s: Term, p: Term, o: Term, line: GraphLine) => void,
+): Promise<void> {
+  const at: GraphLine = { path: '', offset: 0, bytes: 0 };
   for (const { file, bytes } of filesOf(entry)) {
     const path = join(storeDir, file);
+    at.path = path;
     for await (const line of readLines(path)) {
       if (bytes !== undefined && line.offset >= bytes) break;
       if (!line.text) continue;
       const quad = splitQuad(line.text);
       if (!quad) throw new Error(`${path}:${line.lineNo}: not valid N-Quads`);
-      add(quad[0], quad[1], quad[2]);
+      at.offset = line.offset;
+      at.bytes = line.byteLength;
+      add(quad[0], quad[1], quad[2], at);
     }
   }
 }

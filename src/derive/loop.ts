@@ -304,8 +304,8 @@ export class DerivationLoop {
     if (!collectors.size) return made;
     try {
       const all = [...collectors.values()];
-      await feedGraph(this.storeDir, session.entry, (s, p, o) => {
-        for (const c of all) c.add(s, p, o);
+      await feedGraph(this.storeDir, session.entry, (s, p, o, line) => {
+        for (const c of all) c.add(s, p, o, line);
       });
       for (const [input, c] of collectors) made.set(input, c.done());
     } catch (e) {

@@ -17,7 +17,7 @@ export const SPINE: Input<SessionSpine> = {
   name: 'spine',
   collect: ({ graph, sessionId }) => {
     const builder = new SpineBuilder();
-    return { add: (s, p, o) => builder.add(s, p, o), done: () => builder.build(graph, sessionId) };
+    return { add: (s, p, o, line) => builder.add(s, p, o, line), done: () => builder.build(graph, sessionId) };
   },
 };
 

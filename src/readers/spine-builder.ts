@@ -1,6 +1,7 @@
 import oxigraph from 'oxigraph';
 import { fitted, NONE, SharedLists } from '../lists.ts';
-import { feedGraph } from '../derive/graph-input.ts';
+import { feedGraph, type GraphLine } from '../derive/graph-input.ts';
+import { keptText, textOf, type Text } from '../derive/stored-text.ts';
 import type { GraphEntry } from '../store/manifest.ts';
 import { TextOnce, unsliced, type Term } from '../rdf/terms.ts';
 import { DIALECTS } from '../dialect/index.ts';
@@ -62,9 +63,12 @@ const KEPT = {
   [weave.rawText]: 'rawText',
 } as const satisfies Partial<Record<Term, string>>;
 type Field = (typeof KEPT)[keyof typeof KEPT];
+/** The fields whose long texts are left in the graph file when read from one (stored-text.ts): a long session's texts. */
+type LeftField = 'text' | 'toolInput';
+type Fields = { [F in Field]?: F extends LeftField ? Text : string };
 
 interface Node {
-  fields: Partial<Record<Field, string>>;
+  fields: Fields;
   /**
    * The classes the spine reads, in the order stated: most nodes have one, kept without a list;
    * a list is shared by every node with the same classes (withClass).
@@ -85,11 +89,15 @@ export class SpineBuilder {
   /** Each IRI once: a turn's is a key of four maps, and a value of two. */
   private readonly iris = new TextOnce();
 
-  /** One triple of the session, its terms as N-Triples text. */
-  add(s: Term, p: Term, o: Term): void {
+  /** One triple of the session, its terms as N-Triples text, and where its line is when read from a file. */
+  add(s: Term, p: Term, o: Term, line?: GraphLine): void {
     const field = KEPT[p as keyof typeof KEPT];
-    if (field) this.node(s).fields[field] ??= field === 'time' ? storedValue(o) : o.startsWith('<') ? this.iri(o) : termValue(o);
-    else if (p === a) {
+    if (field) {
+      const fields = this.node(s).fields;
+      if (fields[field] !== undefined) return;
+      if (field === 'text' || field === 'toolInput') fields[field] = o.startsWith('<') ? this.iri(o) : keptText(o, line);
+      else fields[field] = field === 'time' ? storedValue(o) : o.startsWith('<') ? this.iri(o) : termValue(o);
+    } else if (p === a) {
       const known = CLASSES.get(o);
       if (known) {
         const node = this.node(s);
@@ -151,7 +159,7 @@ export class SpineBuilder {
       });
     }
 
-    const blocks = new Map<string, BlockView & { owner: string }>();
+    const blocks = new Map<string, BlockNode>();
     for (const [owner, list] of this.owned) {
       this.owned.delete(owner);
       for (const iri of list) {
@@ -160,27 +168,30 @@ export class SpineBuilder {
         this.nodes.delete(iri);
         const f = node?.fields ?? {};
         const toolUse = f.toolUse;
-        blocks.set(iri, {
+        blocks.set(
           iri,
-          owner,
-          turn: undefined as unknown as TurnView,
-          order: Number(f.order ?? 0),
-          kind: (node ? classesOf(node) : []).map((c) => BLOCK_KIND[c]).find(Boolean) ?? 'other',
-          text: f.text,
-          toolName: f.toolName,
-          toolInput: f.toolInput,
-          // A result's tool use id is the use's where the link resolved (the result states it only
-          // otherwise): from the use's view once made (its node is let go then), else its node.
-          toolUseId:
-            f.toolUseId ??
-            (toolUse === undefined ? undefined : (blocks.get(toolUse)?.toolUseId ?? this.nodes.get(toolUse)?.fields.toolUseId)),
-          isError: flag(f.isError),
-          toolUse,
-          blocks: [],
-        });
+          new BlockNode(
+            iri,
+            owner,
+            Number(f.order ?? 0),
+            (node ? classesOf(node) : []).map((c) => BLOCK_KIND[c]).find(Boolean) ?? 'other',
+            {
+              text: f.text,
+              toolName: f.toolName,
+              toolInput: f.toolInput,
+              // A result's tool use id is the use's where the link resolved (the result states it only
+              // otherwise): from the use's view once made (its node is let go then), else its node.
+              toolUseId:
+                f.toolUseId ??
+                (toolUse === undefined ? undefined : (blocks.get(toolUse)?.toolUseId ?? this.nodes.get(toolUse)?.fields.toolUseId)),
+              isError: flag(f.isError),
+              toolUse,
+            },
+          ),
+        );
       }
     }
-    const attach = (block: BlockView & { owner: string }): TurnView | undefined => {
+    const attach = (block: BlockNode): TurnView | undefined => {
       if (block.turn) return block.turn;
       const turn = turns.get(block.owner);
       if (turn) {
@@ -234,6 +245,45 @@ export class SpineBuilder {
   }
 }
 
+/**
+ * A block's view, its text and tool input read from the graph file when they were left there
+ * (stored-text.ts): a reader asks for them as it walks, and holds none once past.
+ */
+class BlockNode implements BlockView {
+  turn = undefined as unknown as TurnView;
+  blocks: BlockView[] = [];
+  readonly toolName?: string;
+  readonly toolUseId?: string;
+  readonly isError?: boolean;
+  readonly toolUse?: string;
+  private readonly storedText?: Text;
+  private readonly storedInput?: Text;
+
+  constructor(
+    readonly iri: string,
+    /** The turn or block that holds it. */
+    readonly owner: string,
+    readonly order: number,
+    readonly kind: BlockKind,
+    f: { text?: Text; toolName?: string; toolInput?: Text; toolUseId?: string; isError?: boolean; toolUse?: string },
+  ) {
+    this.storedText = f.text;
+    this.toolName = f.toolName;
+    this.storedInput = f.toolInput;
+    this.toolUseId = f.toolUseId;
+    this.isError = f.isError;
+    this.toolUse = f.toolUse;
+  }
+
+  get text(): string | undefined {
+    return this.storedText === undefined ? undefined : textOf(this.storedText);
+  }
+
+  get toolInput(): string | undefined {
+    return this.storedInput === undefined ? undefined : textOf(this.storedInput);
+  }
+}
+
 /** The lists of classes nodes are given, each made once (lists.ts). */
 const CLASS_LISTS = new SharedLists<Term>();
 
@@ -250,7 +300,7 @@ function classesOf(node: Node | undefined): readonly Term[] {
 /** A session's spine read from its graph's files (spine, derived part), as much of each as its entry names, one line at a time. */
 export async function spineFromGraph(storeDir: string, entry: GraphEntry, graph: string, sessionId: string): Promise<SessionSpine> {
   const builder = new SpineBuilder();
-  await feedGraph(storeDir, entry, (s, p, o) => builder.add(s, p, o));
+  await feedGraph(storeDir, entry, (s, p, o, line) => builder.add(s, p, o, line));
   return builder.build(graph, sessionId);
 }
 

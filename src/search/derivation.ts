@@ -23,7 +23,10 @@ const DOCUMENTS: Input<Collected> = {
   appends: true,
   collect: ({ sessionId }, carriedOn) => {
     const collector = new DocCollector(sessionId);
-    return { add: (s, p, o) => collector.triple(s, p, o), done: () => ({ docs: collector.docs(), title: collector.title(), carriedOn }) };
+    return {
+      add: (s, p, o, line) => collector.triple(s, p, o, line),
+      done: () => ({ docs: collector.docs(), title: collector.title(), carriedOn }),
+    };
   },
 };
 

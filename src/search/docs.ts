@@ -1,3 +1,5 @@
+import type { GraphLine } from '../derive/graph-input.ts';
+import { keptText, textOf, type Text } from '../derive/stored-text.ts';
 import { splitQuad } from '../rdf/nquads.ts';
 import { RDF, termText, TextOnce, unsliced } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
@@ -57,8 +59,8 @@ const KINDS: Record<string, DocKind> = {
 
 interface Block {
   kind?: DocKind;
-  text?: string;
-  input?: string;
+  text?: Text;
+  input?: Text;
   tool?: string;
   useRef?: string;
   parent?: string;
@@ -77,7 +79,8 @@ export class DocCollector {
 
   constructor(readonly session: string) {}
 
-  triple(s: string, p: string, o: string): void {
+  /** One triple, and where its line is when read from the graph's files (a long text is left there: stored-text.ts). */
+  triple(s: string, p: string, o: string, line?: GraphLine): void {
     switch (p) {
       case P.type:
         if (KINDS[o]) this.block(s).kind = KINDS[o];
@@ -87,10 +90,10 @@ export class DocCollector {
         this.block(o).parent = this.iris.of(s);
         break;
       case P.text:
-        this.block(s).text = termText(o);
+        this.block(s).text = kept(o, line);
         break;
       case P.toolInput:
-        this.block(s).input = termText(o);
+        this.block(s).input = kept(o, line);
         break;
       case P.toolName:
         this.block(s).tool = termText(o);
@@ -130,7 +133,7 @@ export class DocCollector {
     for (const [iri, b] of this.blocks) {
       if (!b.kind) continue;
       const text = b.kind === 'tool input' ? b.input : b.text;
-      if (!text?.trim()) continue;
+      if (!text || (typeof text === 'string' && !text.trim())) continue;
       // A block inside a tool result belongs to the result's record.
       let event = b.parent;
       while (event && this.blocks.get(event)?.parent) event = this.blocks.get(event)!.parent;
@@ -139,7 +142,7 @@ export class DocCollector {
       const role = e?.role ?? e?.classRole;
       const tool = b.tool ?? (b.useRef ? this.blocks.get(b.useRef)?.tool : undefined);
       const stream = this.subAgentStream(event);
-      out.push({
+      const doc = {
         id: `${this.session} ${unwrap(iri)}`,
         session: this.session,
         event: unwrap(event),
@@ -150,8 +153,11 @@ export class DocCollector {
         ...(!tool && b.useRef ? { useBlock: unwrap(b.useRef) } : {}),
         ...(e?.time ? { time: redact(e.time) } : {}),
         ...(stream ? { stream } : {}),
-        text: redact(text),
-      });
+      } as SearchDoc;
+      // A text left in the graph file is read when the document is written, one at a time.
+      if (typeof text === 'string') doc.text = redact(text);
+      else Object.defineProperty(doc, 'text', { enumerable: true, get: () => redact(textOf(text)) });
+      out.push(doc);
     }
     return out.sort((a, b) => (a.time ?? '').localeCompare(b.time ?? '') || a.block.localeCompare(b.block));
   }
@@ -179,6 +185,12 @@ export class DocCollector {
     if (!e) this.events.set(this.iris.of(iri), (e = {}));
     return e;
   }
+}
+
+/** A text as kept: a long one left in its graph file (stored-text.ts) unless it is blank (no document). */
+function kept(o: string, line: GraphLine | undefined): Text {
+  const text = keptText(o, line);
+  return typeof text === 'string' || termText(o).trim() ? text : '';
 }
 
 const unwrap = (iri: string) => (iri.startsWith('<') ? iri.slice(1, -1) : iri);
