@@ -268,6 +268,7 @@ class Ingest {
         if (bulk) external.bulk += graphs;
         run?.sent(external);
       },
+      onNote: options.onNote,
     });
     const roots = await Promise.all(paths.map(canonicalPath));
     writer.addRoots(roots);

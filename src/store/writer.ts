@@ -83,6 +83,8 @@ export interface StoreWriterOptions {
   mirror?: GraphMirror;
   /** Told of graphs the external store now holds (`bulk`: loaded by its bulk loader). */
   onSent?: OnSent;
+  /** Told of what failed and was mended on the way: a bulk load that failed once and was made again. */
+  onNote?: (note: string) => void;
 }
 
 export type { GraphMirror, OnSent } from './mirror.ts';
@@ -95,13 +97,18 @@ export type { GraphMirror, OnSent } from './mirror.ts';
  * the store: each puts and deletes only graphs under its own soul's `urn:soul:<soul>:` (the
  * manifest's), never another's, nor the default graph.
  */
-export async function remoteMirror(remote: RemoteStore, dir: string, manifest: Manifest, onSent?: OnSent): Promise<GraphMirror> {
+export async function remoteMirror(
+  remote: RemoteStore,
+  dir: string,
+  manifest: Manifest,
+  onSent?: OnSent,
+  onNote?: (note: string) => void,
+): Promise<GraphMirror> {
   await remote.putTurtle(ONTOLOGY_GRAPH, await readFile(ONTOLOGY_FILE, 'utf8'), ONTOLOGY_GRAPH);
-  if (remote.config.bulk)
-    return ownGraphsOnly(
-      await gatheredMirror(remote, new VirtuosoLoader(remote.config.bulk, remote.config.tripleTerms), dir, manifest.graphs, onSent),
-      manifest.soul,
-    );
+  if (remote.config.bulk) {
+    const loader = new VirtuosoLoader(remote.config.bulk, remote.config.tripleTerms, onNote);
+    return ownGraphsOnly(await gatheredMirror(remote, loader, dir, manifest.graphs, onSent), manifest.soul);
+  }
   const name = (graph: string) => (graph === DEFAULT_GRAPH_KEY ? null : graph);
   return ownGraphsOnly(
     {
@@ -223,7 +230,7 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
     swept.add(resolve(dir));
   }
   const remote = options.mirror ? undefined : await readRemoteConfig(dir);
-  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote), dir, manifest, options.onSent)));
+  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote), dir, manifest, options.onSent, options.onNote)));
   // A mirror that gathers graphs for a bulk load sets the batch, in graphs: each manifest write is one load.
   return new StoreWriter(dir, soul, manifest, fs, options.batch ?? mirror?.batch ?? 64, mirror);
 }

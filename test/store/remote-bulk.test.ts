@@ -304,9 +304,14 @@ await ingest([${JSON.stringify(FIXTURES)}], { storeDir: ${JSON.stringify(dir)}, 
     const expected = await expectedQuads(dir);
     const marker = join(base, 'failed-once');
     process.env.WEAVE_TEST_FAIL_ONCE = marker;
+    const notes: string[] = [];
     try {
-      const report = await ingest([FIXTURES], { storeDir: dir, soul: 'local', force: true });
+      const report = await ingest([FIXTURES], { storeDir: dir, soul: 'local', force: true, onNote: (n) => notes.push(n) });
       assert.equal(existsSync(marker), true, 'a load failed');
+      // Said, with isql's own line: the first load (a batch) failed and was made again.
+      assert.deepEqual(notes, [
+        `a bulk load of ${BATCH} graphs failed (isql at ${virtuoso.isql}: 40001: [Virtuoso Driver][Virtuoso Server]SR172: Transaction deadlocked); it is made again, whole`,
+      ]);
       // Sent by the bulk loader, the load that failed among them (it failed no ingest).
       assert.ok(report.external!.bulk >= BATCH, `bulk-loaded: ${report.external!.bulk}`);
     } finally {

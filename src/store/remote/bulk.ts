@@ -43,14 +43,16 @@ export class VirtuosoLoader {
   constructor(
     readonly config: BulkConfig,
     readonly tripleTerms: boolean,
+    /** Told of a load that failed and is made again: it costs the run nothing, and says what the store went through. */
+    private readonly onNote?: (note: string) => void,
   ) {}
 
   /**
    * Replaces each of `graphs` with its quads and clears each of `cleared`. A load that fails is
    * made once more, whole, a second later: it clears its graphs before it adds to them, so a
    * second load of the same graphs ends as one would, and an error of the moment (a deadlock, an
-   * isql cut off) costs the run nothing. A second failure leaves them in no known state: the
-   * caller sends them again (remote/gathered.ts keeps a journal of it).
+   * isql cut off) costs the run nothing but a note of it. A second failure leaves them in no
+   * known state: the caller sends them again (remote/gathered.ts keeps a journal of it).
    */
   async load(graphs: readonly BulkGraph[], cleared: readonly string[] = []): Promise<void> {
     const names = graphs.map((g) => g.graph).concat(cleared);
@@ -59,6 +61,7 @@ export class VirtuosoLoader {
       await this.loadOnce(graphs, names);
     } catch (e) {
       if (!(e instanceof BulkLoadError) || e instanceof IsqlMissing) throw e;
+      this.onNote?.(`a bulk load of ${graphs.length} graphs failed (${e.message}); it is made again, whole`);
       await new Promise((r) => setTimeout(r, RETRY_AFTER_MS));
       await this.loadOnce(graphs, names);
     }
