@@ -1,16 +1,17 @@
 /**
  * One long session, ingested alone: wall time and peak RSS of `weave ingest` (readers and search
  * included, as a user runs it) on synthetic sessions of 1 MB and 100 MB (bench/synthetic.ts),
- * and of 1 GB with BENCH_BIG_GB=1 (9 min and 3.7 GiB peak RSS on two cores: docs/benchmarks.md). Each ingest is a
- * child of its own, measured by /usr/bin/time -v where there is one, else by the child's own
- * process.resourceUsage(). The session is written to disk a line at a time first, outside the
+ * and of 1 GB with BENCH_BIG_GB=1 (about 5 min and 2.2 GiB peak RSS on two cores:
+ * docs/benchmarks.md). Each ingest is a child of its own, its peak RSS measured by /usr/bin/time -v
+ * (where there is none, not measured), and its highest RSS and heap in each phase by
+ * bench/phases.cjs. The session is written to disk a line at a time first, outside the
  * measure.
  *
  *   npm run bench -- --big-session          this part alone
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,23 @@ export interface BigSessionRow {
   exit: number;
   /** The ingest's summary line (or its last error line). */
   said: string;
+  /** The highest RSS and heap in use in each phase (bench/phases.cjs), in the loop's order. */
+  phases: Phase[];
 }
+
+export interface Phase {
+  name: string;
+  seconds: number;
+  rssMiB: number;
+  heapMiB: number;
+}
+
+/**
+ * The phases of a large session's ingest, as the derivation loop runs them (a full collection
+ * between each): the read with the conversation model, one pass per input of the session
+ * derivations (in the registry's order), then the store derivations.
+ */
+const PHASES = ['read and conversation model', 'search documents', 'usage rows', 'readers', 'links and the search index'];
 
 export function bigSessionSizes(): { label: string; bytes: number }[] {
   const sizes = [
@@ -39,12 +56,17 @@ export function bigSessionSizes(): { label: string; bytes: number }[] {
   return sizes;
 }
 
-/** Runs `weave ingest` on `source` into `store`; its wall time, peak RSS and what it said. */
-function ingestChild(source: string, store: string): Promise<Omit<BigSessionRow, 'label' | 'bytes' | 'lines'>> {
+/** Runs `weave ingest` on `source` into `store`; its wall time, peak RSS, each phase's highest memory and what it said. */
+function ingestChild(source: string, store: string, phasesFile: string): Promise<Omit<BigSessionRow, 'label' | 'bytes' | 'lines'>> {
   // bin/weave, as a user runs it: it sizes node's heap for long sessions.
   const weave = [join(repo, 'bin', 'weave'), 'ingest', source, '--store', store];
   const timed = existsSync(TIME);
-  const child = timed ? spawn(TIME, ['-v', ...weave], { cwd: repo }) : spawn(weave[0], weave.slice(1), { cwd: repo });
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(join(repo, 'bench', 'phases.cjs'))}`.trim(),
+    WEAVE_BENCH_PHASES: phasesFile,
+  };
+  const child = timed ? spawn(TIME, ['-v', ...weave], { cwd: repo, env }) : spawn(weave[0], weave.slice(1), { cwd: repo, env });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -62,9 +84,23 @@ function ingestChild(source: string, store: string): Promise<Omit<BigSessionRow,
           .filter((l) => l.startsWith('weave') || l.includes(': failed:'))
           .pop() ??
         '';
-      resolve({ wallSeconds: wall, peakRssMiB: rss ? Number(rss[1]) / 1024 : Number.NaN, exit: code ?? -1, said: said.trim() });
+      readPhases(phasesFile).then(
+        (phases) =>
+          resolve({ wallSeconds: wall, peakRssMiB: rss ? Number(rss[1]) / 1024 : Number.NaN, exit: code ?? -1, said: said.trim(), phases }),
+        reject,
+      );
     });
   });
+}
+
+/** The phases bench/phases.cjs wrote, named in the loop's order when there are as many as it runs (a small session has one). */
+async function readPhases(path: string): Promise<Phase[]> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const lines = text.split('\n').filter(Boolean);
+  return lines.map((line, i) => ({
+    name: lines.length === PHASES.length ? PHASES[i] : `phase ${i + 1}`,
+    ...(JSON.parse(line) as Omit<Phase, 'name'>),
+  }));
 }
 
 export async function bigSessionBench(): Promise<BigSessionRow[]> {
@@ -73,7 +109,7 @@ export async function bigSessionBench(): Promise<BigSessionRow[]> {
     const dir = await mkdtemp(join(tmpdir(), 'weave-big-'));
     try {
       const made = await writeSyntheticSession(join(dir, 'projects'), { bytes });
-      const run = await ingestChild(join(dir, 'projects'), join(dir, 'store'));
+      const run = await ingestChild(join(dir, 'projects'), join(dir, 'store'), join(dir, 'phases.jsonl'));
       rows.push({ label, bytes: made.bytes, lines: made.lines, ...run });
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -90,4 +126,15 @@ export function printBigSession(rows: BigSessionRow[]): void {
       `| ${r.label} (${(r.bytes / 1e6).toFixed(1)} MB) | ${r.lines.toLocaleString('en')} | ${r.wallSeconds.toFixed(1)} | ${(r.bytes / 1e6 / r.wallSeconds).toFixed(1)} | ${r.peakRssMiB.toFixed(0)} | ${r.exit} |`,
     );
   for (const r of rows) console.log(`${r.label}: ${r.said}`);
+  const phased = rows.filter((r) => r.phases.length > 1);
+  if (!phased.length) return;
+  console.log('\nhighest RSS / heap in use by phase, MiB (sampled every 250 ms; phases end at the full collection between them):');
+  console.log(`| phase | ${phased.map((r) => r.label).join(' | ')} |`);
+  console.log(`|---|${phased.map(() => '---:|').join('')}`);
+  for (let i = 0; i < Math.max(...phased.map((r) => r.phases.length)); i++)
+    console.log(
+      `| ${phased[0].phases[i]?.name ?? `phase ${i + 1}`} | ${phased
+        .map((r) => (r.phases[i] ? `${r.phases[i].rssMiB.toFixed(0)} / ${r.phases[i].heapMiB.toFixed(0)}` : ''))
+        .join(' | ')} |`,
+    );
 }
