@@ -290,6 +290,33 @@ export class SearchIndex {
 }
 
 /**
+ * An index a server holds in memory for as long as it runs, following the store's manifest: its
+ * file read again when the manifest names another, and otherwise the documents it lags behind
+ * caught up (ingest rewrites the file only once it lags far behind). A catch-up that fails (a
+ * documents file replaced meanwhile) leaves the index in no known state: it is read again.
+ */
+export class HeldIndex {
+  private held?: { file?: string; index: Promise<SearchIndex> };
+
+  constructor(readonly storeDir: string) {}
+
+  /** The index as `manifest` names it (none: the store has none yet, or it could not be read). */
+  at(manifest: Manifest | undefined): Promise<SearchIndex> {
+    const file = manifest?.files?.[INDEX_NAME]?.file;
+    const open = () => SearchIndex.open(this.storeDir, manifest);
+    if (!this.held || this.held.file !== file || !manifest) this.held = { file, index: open() };
+    else
+      this.held.index = this.held.index
+        .then(async (index) => {
+          await index.update(manifest);
+          return index;
+        })
+        .catch(open);
+    return this.held.index;
+  }
+}
+
+/**
  * The text a block hands on: a tool input's `prompt` when it has one (the tool that starts a
  * sub-agent states the prompt the sub-agent's stream then begins with), else the block's text.
  */

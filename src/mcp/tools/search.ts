@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { stampOf } from '../../derive/derivation.ts';
 import { searchIndex } from '../../search/derivation.ts';
 import type { DocKind } from '../../search/docs.ts';
-import { INDEX_NAME, indexIsCurrent, SearchIndex } from '../../search/index.ts';
+import { HeldIndex, indexIsCurrent } from '../../search/index.ts';
 import { readManifest } from '../../store/manifest.ts';
 import type { McpContext } from '../context.ts';
 import { answer } from '../fit.ts';
@@ -11,9 +11,9 @@ import { sessionNamed } from '../sessions.ts';
 
 /**
  * `search`: `weave search` for an agent: the store's full-text index (src/search/index.ts), read
- * as it is (this server writes nothing; `weave ingest` keeps the index current), loaded once and
- * again only when the manifest names a new index file; the documents the file lags behind are read
- * in as the manifest names them.
+ * as it is (this server writes nothing; `weave ingest` keeps the index current), held as the
+ * manifest names it (HeldIndex: loaded again only when the manifest names a new index file, the
+ * documents the file lags behind read in).
  */
 
 const DESCRIPTION = `Full-text search (BM25 ranked) over everything written in past Claude Code sessions: what people and the model wrote, tool inputs and tool results.
@@ -23,16 +23,11 @@ Each hit gives the session (id and title), the time, the kind of text, the tool,
 const KINDS: Record<string, DocKind> = { text: 'text', 'tool-input': 'tool input', 'tool-result': 'tool result' };
 
 export function registerSearch(server: McpServer, ctx: McpContext): void {
-  let loaded: { file: string; index: Promise<SearchIndex> } | undefined;
+  const held = new HeldIndex(ctx.storeDir);
   const index = async () => {
     const manifest = await readManifest(ctx.storeDir);
-    const file = manifest?.files?.[INDEX_NAME]?.file ?? '';
-    if (loaded?.file !== file) loaded = { file, index: SearchIndex.open(ctx.storeDir, manifest) };
     const current = !!manifest && (await indexIsCurrent(ctx.storeDir, manifest, stampOf(searchIndex)));
-    const held = await loaded.index;
-    // What the file lags behind (ingest rewrites it only once that is much): read in, here.
-    if (manifest) await held.update(manifest);
-    return { index: held, current };
+    return { index: await held.at(manifest), current };
   };
   // Read now, while the agent is still starting: a corpus's index takes seconds to load.
   index().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copiesOf } from '../../../search/copies.ts';
-import { INDEX_NAME, SearchIndex, type Hit } from '../../../search/index.ts';
+import { HeldIndex, type Hit, type SearchIndex } from '../../../search/index.ts';
 import { MANIFEST_FILE } from '../../../store/layout.ts';
 import { readManifest } from '../../../store/manifest.ts';
 import type { DocKind } from '../../../search/docs.ts';
@@ -23,34 +23,19 @@ import { describeHref, escapeHtml } from '../pages/html.ts';
 export default routePlugin('weave-routes-search', async (app) => {
   const ctx = app.weave;
   const manifestPath = join(ctx.config.storeDir, MANIFEST_FILE);
-  let seen: { mtimeMs: number; file?: string } = { mtimeMs: -1 };
-  let loaded: Promise<SearchIndex> | undefined;
+  const held = new HeldIndex(ctx.config.storeDir);
+  let seen: { mtimeMs: number; index?: Promise<SearchIndex> } = { mtimeMs: -1 };
 
-  /**
-   * The index as the manifest names it now: its file, read again when the manifest names another,
-   * and the documents it lags behind caught up in memory whenever the manifest changes (ingest
-   * rewrites the file only once it lags far behind: search/index.ts).
-   */
+  /** The index as the manifest names it now, looked at again whenever the manifest changes (HeldIndex). */
   async function current(): Promise<SearchIndex> {
     const mtimeMs = await stat(manifestPath).then(
       (s) => s.mtimeMs,
       () => 0,
     );
-    if (mtimeMs === seen.mtimeMs && loaded) return loaded;
-    const manifest = await readManifest(ctx.config.storeDir).catch(() => undefined);
-    const file = manifest?.files?.[INDEX_NAME]?.file;
-    const open = () => SearchIndex.open(ctx.config.storeDir, manifest);
-    if (!loaded || file !== seen.file || !manifest) loaded = open();
-    else
-      loaded = loaded
-        .then(async (index) => {
-          await index.update(manifest);
-          return index;
-        })
-        // A catch-up that fails (a documents file replaced meanwhile) leaves the index in no known state.
-        .catch(open);
-    seen = { mtimeMs, file };
-    return loaded;
+    if (mtimeMs === seen.mtimeMs && seen.index) return seen.index;
+    const index = held.at(await readManifest(ctx.config.storeDir).catch(() => undefined));
+    seen = { mtimeMs, index };
+    return index;
   }
 
   // Read once the store is open, so the first search does not wait for it (0.8 s on the corpus).
