@@ -101,8 +101,7 @@ export async function remoteMirror(
   remote: RemoteStore,
   dir: string,
   manifest: Manifest,
-  onSent?: OnSent,
-  onNote?: (note: string) => void,
+  { onSent, onNote }: Pick<StoreWriterOptions, 'onSent' | 'onNote'> = {},
 ): Promise<GraphMirror> {
   await remote.putTurtle(ONTOLOGY_GRAPH, await readFile(ONTOLOGY_FILE, 'utf8'), ONTOLOGY_GRAPH);
   if (remote.config.bulk) {
@@ -230,7 +229,7 @@ export async function openStoreForWriting(dir: string, soul: string, options: St
     swept.add(resolve(dir));
   }
   const remote = options.mirror ? undefined : await readRemoteConfig(dir);
-  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote), dir, manifest, options.onSent, options.onNote)));
+  const mirror = options.mirror ?? (remote && (await remoteMirror(new RemoteStore(remote), dir, manifest, options)));
   // A mirror that gathers graphs for a bulk load sets the batch, in graphs: each manifest write is one load.
   return new StoreWriter(dir, soul, manifest, fs, options.batch ?? mirror?.batch ?? 64, mirror);
 }
