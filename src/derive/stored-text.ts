@@ -23,7 +23,7 @@ export class StoredText {
 export type Text = string | StoredText;
 
 /** A literal term at least this long is left in its file: a shorter one costs less kept than a place to find it. */
-export const LEFT_FROM = 512;
+const LEFT_FROM = 512;
 
 /** The text of literal `o` as kept: where its line is (`line`, when read from a file) for a long one, else the text. */
 export function keptText(o: string, line: GraphLine | undefined): Text {
