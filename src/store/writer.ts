@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat, truncate } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { occurrences } from '../acquire/lines.ts';
 import {
@@ -185,13 +185,12 @@ export type Change = { graph: string; entry: GraphEntry | null } | { name: strin
 
 /**
  * What a writer that never writes the manifest (a pool worker's, sessionWriter) recorded: its
- * changes in order, and whether it renamed files into the graphs or archive folder, whose flush
- * the writer that adopts them owes before its manifest names them.
+ * changes in order, and the folders (from the store's) it renamed files into, whose flush the
+ * writer that adopts them owes before its manifest names them.
  */
 export interface Recorded {
   changes: Change[];
-  renamed: boolean;
-  archived: boolean;
+  unsynced: string[];
 }
 
 /** What a caller says about a store file it writes; the length and digest are the writer's to fill in. */
@@ -249,12 +248,13 @@ export class StoreWriter {
   /** Files entries named before this writer replaced them: deleted once the manifest stops naming them. */
   private superseded = new Set<string>();
   private flushAt: number;
-  private graphsDirMade = false;
-  /** Graph files renamed into place since the graphs folder was last flushed to the disk. */
-  private unsyncedRenames = false;
-  /** Archive files made since the archive folder was last flushed. */
-  private unsyncedArchive = false;
-  private archiveDirMade = false;
+  /** Folders (from the store's) this writer made, each made once. */
+  private readonly made = new Set<string>();
+  /**
+   * Folders files were renamed or made in since they were last flushed to the disk: each is
+   * flushed once per manifest write, before the manifest names those files, not once per file.
+   */
+  private readonly unsynced = new Set<string>();
   /** The manifest write (with its bulk load) running behind the writer, when its mirror gathers graphs. */
   private behind?: Promise<void>;
 
@@ -280,10 +280,7 @@ export class StoreWriter {
   }
 
   async beginGraph(graph: string): Promise<GraphFile> {
-    if (!this.graphsDirMade) {
-      await this.fs.mkdir(join(this.dir, GRAPHS_DIR), { recursive: true });
-      this.graphsDirMade = true;
-    }
+    await this.folder(GRAPHS_DIR);
     // Written under the graph's plain name (one write of a graph at a time); renamed, once whole,
     // to the name its bytes give it.
     const atomic = await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs);
@@ -310,7 +307,7 @@ export class StoreWriter {
         }
         // The folder is flushed once per manifest write, before the manifest names the file.
         await atomic.commit({ syncDirectory: false, to: join(this.dir, file) });
-        this.unsyncedRenames = true;
+        this.unsynced.add(GRAPHS_DIR);
         // The same bytes and the same entry: nothing changed (a version is named by its bytes).
         if (JSON.stringify(this.view.graphs[graph]) !== JSON.stringify(entry)) await this.record({ graph, entry });
         return entry;
@@ -320,10 +317,7 @@ export class StoreWriter {
   }
 
   async beginSession(graph: string, resume?: GraphEntry): Promise<SessionGraphFile> {
-    if (!this.graphsDirMade) {
-      await this.fs.mkdir(join(this.dir, GRAPHS_DIR), { recursive: true });
-      this.graphsDirMade = true;
-    }
+    await this.folder(GRAPHS_DIR);
     if (resume && (!resume.derived || resume.bytes === undefined)) throw new Error(`${graph}: not kept in parts; it cannot be appended to`);
     // A spine carried on is appended to in place, past the length its entry names (cut back to it
     // first: a write cut off may have left more); a new one is written aside like any graph file.
@@ -429,7 +423,7 @@ export class StoreWriter {
           await undoState();
           throw e;
         }
-        this.unsyncedRenames = true;
+        this.unsynced.add(GRAPHS_DIR);
         await this.record({ graph, entry });
         return entry;
       },
@@ -470,10 +464,7 @@ export class StoreWriter {
    * one after another, so the archive is the source's bytes as they were read, run after run.
    */
   async beginArchive(sourcePath: string, previous?: ArchivedFile): Promise<ArchiveAppend> {
-    if (!this.archiveDirMade) {
-      await this.fs.mkdir(join(this.dir, ARCHIVE_DIR), { recursive: true });
-      this.archiveDirMade = true;
-    }
+    await this.folder(ARCHIVE_DIR);
     const file = previous?.file ?? archiveFileName(sourcePath, randomTag());
     const path = join(this.dir, file);
     const start = previous?.bytes ?? 0;
@@ -484,7 +475,7 @@ export class StoreWriter {
     } catch (e) {
       throw writeError(path, e, 'the archive stays as it was');
     }
-    if (!previous) this.unsyncedArchive = true;
+    if (!previous) this.unsynced.add(ARCHIVE_DIR);
     const gzip = createGzip({ level: ARCHIVE_LEVEL });
     let written = 0;
     let failed: unknown;
@@ -535,11 +526,11 @@ export class StoreWriter {
   async writeFound(graph: string, found: unknown): Promise<string> {
     const text = `${JSON.stringify(found)}\n`;
     const file = foundFileName(graph, createHash('sha1').update(text).digest('hex'));
-    if (!this.archiveDirMade) {
-      await this.fs.mkdir(join(this.dir, ARCHIVE_DIR), { recursive: true });
-      this.archiveDirMade = true;
-    }
-    await writeFileAtomically(join(this.dir, file), text, this.fs);
+    await this.folder(ARCHIVE_DIR);
+    const atomic = await AtomicFile.create(join(this.dir, file), this.fs);
+    await atomic.write(text);
+    await atomic.commit({ syncDirectory: false });
+    this.unsynced.add(ARCHIVE_DIR);
     return file;
   }
 
@@ -574,9 +565,8 @@ export class StoreWriter {
     // generator) are never all held at once. Its name is known once its bytes are: it is written
     // under the plain name and renamed into place.
     const parts = typeof data === 'string' || data instanceof Uint8Array ? [data] : data;
-    const path = join(this.dir, file);
-    await this.fs.mkdir(dirname(path), { recursive: true });
-    const atomic = await AtomicFile.create(path, this.fs, mode);
+    const folder = dirname(file);
+    const atomic = await AtomicFile.create(join(await this.folder(folder), basename(file)), this.fs, mode);
     const digest = createHash('sha1');
     let length = 0;
     let entry: FileEntry;
@@ -595,7 +585,8 @@ export class StoreWriter {
       await atomic.abort();
       throw e;
     }
-    await atomic.commit({ to: join(this.dir, file) });
+    await atomic.commit({ syncDirectory: false, to: join(this.dir, file) });
+    this.unsynced.add(folder);
     if (JSON.stringify(this.view.files?.[name]) !== JSON.stringify(entry)) await this.record({ name, file: entry });
     return entry;
   }
@@ -633,14 +624,7 @@ export class StoreWriter {
         for (const change of taken) for (const file of filesOfChanged(disk, change)) this.superseded.add(file);
         apply(disk, taken);
         if (roots.size) disk.roots = mergeRoots(disk.roots, roots);
-        if (this.unsyncedRenames) {
-          await syncDirectory(join(this.dir, GRAPHS_DIR), this.fs);
-          this.unsyncedRenames = false;
-        }
-        if (this.unsyncedArchive) {
-          await syncDirectory(join(this.dir, ARCHIVE_DIR), this.fs);
-          this.unsyncedArchive = false;
-        }
+        await this.syncFolders();
         await this.fs.mkdir(this.dir, { recursive: true });
         await writeFileAtomically(join(this.dir, MANIFEST_FILE), renderManifest(disk), this.fs);
         // Changes recorded while this write ran are still pending; the view keeps them.
@@ -664,21 +648,17 @@ export class StoreWriter {
 
   /** The changes recorded so far, taken from the writer (a sessionWriter's, for the store's writer to adopt). */
   takeRecorded(): Recorded {
-    const taken = { changes: this.changes, renamed: this.unsyncedRenames, archived: this.unsyncedArchive };
+    const taken = { changes: this.changes, unsynced: [...this.unsynced] };
     this.changes = [];
-    this.unsyncedRenames = this.unsyncedArchive = false;
+    this.unsynced.clear();
     return taken;
   }
 
   /** Records, in order, the changes another writer made in this store (a pool worker's sessionWriter), its files already in place. */
-  async adopt({ changes, renamed, archived }: Recorded): Promise<void> {
-    if (renamed) {
-      this.unsyncedRenames = true;
-      this.graphsDirMade = true;
-    }
-    if (archived) {
-      this.unsyncedArchive = true;
-      this.archiveDirMade = true;
+  async adopt({ changes, unsynced }: Recorded): Promise<void> {
+    for (const folder of unsynced) {
+      this.unsynced.add(folder);
+      this.made.add(folder);
     }
     for (const change of changes) await this.record(change);
   }
@@ -718,6 +698,31 @@ export class StoreWriter {
     const write = this.flush();
     write.catch(() => undefined);
     this.behind = write;
+  }
+
+  /** `folder` (from the store's) made, once per writer; its path. */
+  private async folder(folder: string): Promise<string> {
+    const path = join(this.dir, folder);
+    if (!this.made.has(folder)) {
+      await this.fs.mkdir(path, { recursive: true });
+      this.made.add(folder);
+    }
+    return path;
+  }
+
+  /**
+   * Flushes the folders files were renamed into, together. A folder is taken off the list before
+   * its flush, so a rename made while it runs puts it back for the next manifest write.
+   */
+  private async syncFolders(): Promise<void> {
+    const folders = [...this.unsynced];
+    this.unsynced.clear();
+    try {
+      await Promise.all(folders.map((folder) => syncDirectory(join(this.dir, folder), this.fs)));
+    } catch (e) {
+      for (const folder of folders) this.unsynced.add(folder);
+      throw e;
+    }
   }
 
   private threshold(): number {
