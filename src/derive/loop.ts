@@ -115,6 +115,14 @@ interface Due {
   was?: OutputEntry;
 }
 
+/** What writing one derivation's output did: a graph to tell of, or its failure (a problem of the derivation alone). */
+interface Written {
+  name: string;
+  why: Reason;
+  told?: ToldGraph & { entry: GraphEntry };
+  problem?: DeriveProblem;
+}
+
 /** The inputs tapped from a session's triples as they are written. */
 export class Tap {
   constructor(readonly carriedOn: boolean) {}
@@ -215,7 +223,7 @@ export class DerivationLoop {
       try {
         for (const pass of passes) {
           if (passes.length > 1) collectGarbage?.();
-          ran = (await this.pass(session, pass, from, usable)) || ran;
+          ran = (await this.pass(session, pass, from, usable, large)) || ran;
         }
       } finally {
         release?.();
@@ -229,18 +237,47 @@ export class DerivationLoop {
    * One pass: the inputs of `due` made together, then each derivation run on its own. A method of
    * its own so that its inputs go when it returns: a loop's variable would hold the last pass's
    * inputs while the next pass reads.
+   *
+   * Each output is written while the next derivation makes its own, so the loop waits on the disk
+   * once a pass rather than once an output; what they did is counted and told in their order. A
+   * large session's are written one at a time, so that it holds one output at once.
    */
-  private async pass(session: SessionRef, due: Due[], from: SourceStamp, tap?: Tap): Promise<boolean> {
+  private async pass(session: SessionRef, due: Due[], from: SourceStamp, tap: Tap | undefined, large: boolean): Promise<boolean> {
     const inputs = await this.inputs(
       session,
       due.map(({ d }) => d.reads),
       tap,
     );
-    let ran = false;
+    const writes: Promise<Written>[] = [];
     for (const { d, why, was } of due) {
       const input = inputs.get(d.reads);
-      if (input instanceof Error) this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
-      else ran = (await this.deriveOne(d, why, session, input, from, was)) || ran;
+      if (input instanceof Error) {
+        this.problem({ sessionId: session.sessionId, derivation: d.name, message: input.message });
+        continue;
+      }
+      const made = await this.make(d, session, input, was);
+      if (!made) continue;
+      const written = this.write(d, why, session, made.made, from);
+      // Awaited in order below; until then a failure is not left unhandled.
+      written.catch(() => undefined);
+      writes.push(written);
+      if (large) await written.catch(() => undefined);
+    }
+    const settled = await Promise.allSettled(writes);
+    let ran = false;
+    for (const result of settled) {
+      if (result.status === 'rejected') throw result.reason;
+      const written = result.value;
+      if (written.problem) {
+        this.problem(written.problem);
+        continue;
+      }
+      ran = true;
+      if (written.told) {
+        this.report.graphs++;
+        await this.options.onGraph?.(written.told.graph, written.told.entry, written.told.by);
+      }
+      this.count(written.name, written.why, written.told?.by.findings);
     }
     return ran;
   }
@@ -314,52 +351,53 @@ export class DerivationLoop {
     return made;
   }
 
-  private async deriveOne(
+  /** What `d` makes of `input` for `session`; a failure is a problem of that derivation alone, and nothing is made. */
+  private async make(
     d: AnySessionDerivation,
-    why: Reason,
     session: SessionRef,
     input: unknown,
-    from: Awaited<ReturnType<typeof graphStamp>>,
     was: OutputEntry | undefined,
-  ) {
+  ): Promise<{ made: Made } | undefined> {
     const output = d.output(this.run.soul, session.sessionId);
-    let made: Made;
     try {
       // Its last output, for an input that appends: only a file, and only one this version made.
       const previous = 'file' in output && was?.builtWith === stampOf(d) ? (was as FileEntry) : undefined;
-      made = await d.derive(input, session, this.run, previous);
+      return { made: await d.derive(input, session, this.run, previous) };
     } catch (e) {
       // One derivation failing on one session costs only its output, which keeps its last version.
       this.problem({ sessionId: session.sessionId, derivation: d.name, message: (e as Error).message });
-      return false;
+      return undefined;
     }
+  }
+
+  /** Writes what `d` made through the store writer, stamped with its version and the graph version it read. */
+  private async write(d: AnySessionDerivation, why: Reason, session: SessionRef, made: Made, from: SourceStamp): Promise<Written> {
+    const output = d.output(this.run.soul, session.sessionId);
     const stamp = { sessionId: session.sessionId, builtWith: stampOf(d), sources: [from] };
     const writer = this.run.writer;
     if ('graph' in output) {
       if (!made || !('text' in made)) throw new Error(`the derivation ${d.name} writes a graph, and made none`);
       const { text, quads, reader, findings } = made;
-      let entry: GraphEntry;
       try {
-        entry = await writer.writeGraph(output.graph, typeof text === 'string' ? text : madeBy(text), {
+        const entry = await writer.writeGraph(output.graph, typeof text === 'string' ? text : madeBy(text), {
           ...(quads === undefined ? {} : { quads }),
           ...(reader ? { reader } : {}),
           ...stamp,
         });
+        return {
+          name: d.name,
+          why,
+          told: { graph: output.graph, entry, by: { derivation: d.name, sessionId: session.sessionId, findings } },
+        };
       } catch (e) {
         // Text made as it is written fails its derivation alone, as one made before would have.
         if (!(e instanceof MadeFailure)) throw e;
-        this.problem({ sessionId: session.sessionId, derivation: d.name, message: e.cause.message });
-        return false;
+        return { name: d.name, why, problem: { sessionId: session.sessionId, derivation: d.name, message: e.cause.message } };
       }
-      this.report.graphs++;
-      await this.options.onGraph?.(output.graph, entry, { derivation: d.name, sessionId: session.sessionId, findings });
-      this.count(d.name, why, findings);
-    } else {
-      if (!made || !('data' in made)) throw new Error(`the derivation ${d.name} writes a file, and made none`);
-      await writer.writeFile(output.file, output.path, made.data, stamp);
-      this.count(d.name, why);
     }
-    return true;
+    if (!made || !('data' in made)) throw new Error(`the derivation ${d.name} writes a file, and made none`);
+    await writer.writeFile(output.file, output.path, made.data, stamp);
+    return { name: d.name, why };
   }
 
   /** The manifest's entry for a derivation's output; a file named there but gone from the disk (a search folder removed) is none. */
