@@ -67,3 +67,49 @@ test('a toy derivation: run on every session, not again while nothing changed, a
     await removeDir(dir);
   }
 });
+
+/** A toy that writes a graph of `lines` lines, each a part of its text (a write of its own). */
+function toyGraph(name: string, lines: number): SessionDerivation<{ quads: number }> {
+  return {
+    name: `toy/${name}`,
+    version: '1',
+    description: `A graph of ${lines} lines for each session.`,
+    reads: QUAD_COUNT,
+    output: (_soul, sessionId) => ({ graph: `urn:toy:${name}:${sessionId}` }),
+    derive: () => ({
+      text: (function* () {
+        for (let n = 0; n < lines; n++) yield `<urn:toy:${n}> <urn:toy:n> "${n}" <urn:toy:${name}> .\n`;
+      })(),
+    }),
+  };
+}
+
+test("a session's outputs are written side by side, and told and counted in the derivations' order", async () => {
+  const dir = await tempDir();
+  try {
+    const told: string[] = [];
+    // The long graph's 2,000 writes end well after the short one's one.
+    const report = await ingest([join(FIXTURES, 'spine')], {
+      storeDir: dir,
+      soul: 'local',
+      jobs: 1,
+      derivations: [toyGraph('long', 2000), toyGraph('short', 1)],
+      onGraph: (graph) => void told.push(graph.replace(/:[^:]*$/, '')),
+    });
+    assert.deepEqual(told, ['urn:toy:long', 'urn:toy:short', 'urn:toy:long', 'urn:toy:short']);
+    assert.deepEqual(report.derived.ran, { 'toy/long': { runs: 2, why: { new: 2 } }, 'toy/short': { runs: 2, why: { new: 2 } } });
+    const manifest = (await readManifest(dir))!;
+    const quads = Object.entries(manifest.graphs)
+      .filter(([graph]) => graph.startsWith('urn:toy:'))
+      .map(([graph, entry]) => [graph.replace(/:[^:]*$/, ''), entry.quads]);
+    assert.deepEqual(quads.sort(), [
+      ['urn:toy:long', 2000],
+      ['urn:toy:long', 2000],
+      ['urn:toy:short', 1],
+      ['urn:toy:short', 1],
+    ]);
+    assert.deepEqual((await checkStore(dir)).problems, []);
+  } finally {
+    await removeDir(dir);
+  }
+});

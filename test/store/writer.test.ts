@@ -312,3 +312,40 @@ test('ingest, then a second ingest of another folder into the same store: neithe
     await removeDir(dir);
   }
 });
+
+test("a store file's folder and the graphs folder are each flushed once, after the files are renamed into them and before the manifest names them", async () => {
+  const dir = await tempDir('weave-writer-');
+  try {
+    const ops: string[] = [];
+    const folderOf = (path: string) => path.slice(dir.length + 1).replace(/\/?[^/]*$/, '') || '.';
+    const fs: StoreFs = {
+      ...NODE_FS,
+      async open(path, flags, mode) {
+        const handle = await NODE_FS.open(path, flags, mode);
+        if (flags !== 'r') return handle;
+        return {
+          ...handle,
+          write: handle.write.bind(handle),
+          close: handle.close.bind(handle),
+          sync: () => (ops.push(`flush ${path.slice(dir.length + 1) || '.'}`), handle.sync()),
+        };
+      },
+      async rename(from, to) {
+        ops.push(`rename into ${folderOf(to)}`);
+        return NODE_FS.rename(from, to);
+      },
+    };
+    const writer = await openStoreForWriting(dir, 'local', { fs });
+    await writer.writeFile('rows/a', 'usage/rows/a.json', '{"a":1}\n');
+    await writer.writeFile('rows/b', 'usage/rows/b.json', '{"b":2}\n');
+    await writer.writeGraph('urn:g:1', quad('urn:g:1', 1), { quads: 1 });
+    await writer.close();
+    const manifest = ops.indexOf('rename into .');
+    assert.deepEqual(ops.slice(0, 3), ['rename into usage/rows', 'rename into usage/rows', 'rename into graphs']);
+    assert.deepEqual(ops.slice(3, manifest).sort(), ['flush graphs', 'flush usage/rows']);
+    assert.deepEqual(ops.slice(manifest), ['rename into .', 'flush .']);
+    assert.deepEqual(Object.keys((await readManifest(dir))!.files ?? {}), ['rows/a', 'rows/b']);
+  } finally {
+    await removeDir(dir);
+  }
+});
