@@ -202,6 +202,8 @@ interface Reading {
   tail?: SourceLine;
   /** Where the complete lines end, as a transcript's line count and byte length say it. */
   complete: { lines: number; bytes: number };
+  /** Its archive's earlier version, set aside by this read. */
+  kept?: VersionKept;
 }
 
 function read(store: StoreWriter, target: SessionToRead, options: SessionReadOptions, tally: ReadTally, resume: GraphEntry | undefined) {
@@ -225,9 +227,10 @@ class SessionReading {
   private at: { path: string; lineNo: number };
   private readonly read = new Map<string, SourceStamp>();
   private readonly copies: TranscriptCopy[] = [];
+  /** Each copy's last bytes compressed and flushed while the session reads on: the commit waits for them. */
+  private readonly copying: Promise<void>[] = [];
   private readonly restored: { remove(): Promise<void> }[] = [];
   private readonly readings: Reading[] = [];
-  private readonly kept: VersionKept[] = [];
 
   constructor(
     private readonly store: StoreWriter,
@@ -272,6 +275,7 @@ class SessionReading {
       return { counts, ...(await this.commit()) };
     } catch (e) {
       await this.file.abort();
+      await Promise.allSettled(this.copying);
       for (const copy of this.copies) await copy.abort();
       throw e instanceof StoreFailure || e instanceof WholeReadNeeded || e instanceof SessionFailure
         ? e
@@ -375,7 +379,12 @@ class SessionReading {
       reading.complete = { lines: line.lineNo, bytes: line.offset + line.byteLength + 1 };
       await this.flush(false);
     }
-    if (copy) await this.copied(copy, stamp, reading, firstLine);
+    if (copy) {
+      const copied = this.copied(copy, stamp, reading, firstLine);
+      // Awaited at the commit; until then a failure is not left unhandled.
+      copied.catch(() => undefined);
+      this.copying.push(copied);
+    }
     this.readings.push(reading);
     this.tally.files++;
     this.options.onFile?.();
@@ -402,7 +411,7 @@ class SessionReading {
     const complete = reading.tail ? reading.tail.offset : done.size;
     const lines = reading.tail ? reading.tail.lineNo - 1 : Math.max(reading.complete.lines, firstLine - 1);
     this.read.set(reading.source.path, readStamp(stamp, complete, lines, done));
-    if (copy.kept) this.kept.push(copy.kept);
+    if (copy.kept) reading.kept = copy.kept;
     this.tally.archived += done.archived;
   }
 
@@ -446,7 +455,7 @@ class SessionReading {
   /** Side files (a sub-agent's .meta.json, a workflow's journal) are kept whole. */
   private async sideFiles(): Promise<void> {
     for (const stamp of this.target.stamps) {
-      if (stamp.gone || this.read.has(stamp.path)) continue;
+      if (stamp.gone || this.read.has(stamp.path) || this.readings.some((r) => r.source.path === stamp.path)) continue;
       const done = await archiveSideFile(this.store, stamp, this.before(stamp.path), this.target.keep);
       this.read.set(stamp.path, done.stamp);
       this.tally.archived += done.archived;
@@ -456,6 +465,7 @@ class SessionReading {
   /** The graph's parts in place and its entry recorded, with what changed for a loaded copy of a graph carried on. */
   private async commit(): Promise<Omit<SessionRead, 'counts'>> {
     const { target, resume } = this;
+    for (const copied of this.copying) await copied;
     const sources = target.stamps.map((s) => this.read.get(s.path) ?? s);
     const left = target.keep ? leftFiles(target.previous, target.stamps) : [];
     const found = target.keep ? await stored(this.store.writeFound(target.graph, foundToJson(target.session))) : undefined;
@@ -477,7 +487,8 @@ class SessionReading {
       resume && oldDerived
         ? deltaOf(resume, entry, oldDerived.subarray(0, resume.derived!.bytes).toString('utf8'), this.derivedText.join(''))
         : undefined;
-    return { entry, carriedOn: !!resume, kept: this.kept, ...(delta ? { delta } : {}) };
+    const kept = this.readings.flatMap((r) => (r.kept ? [r.kept] : []));
+    return { entry, carriedOn: !!resume, kept, ...(delta ? { delta } : {}) };
   }
 }
 

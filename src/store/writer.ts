@@ -410,13 +410,14 @@ export class StoreWriter {
         const problem = entryProblem(graph, entry);
         try {
           if (problem) throw new Error(`the manifest entry for ${graph} is not sound: ${problem.replace(/^[.:] ?/, '')}`);
-          if ('atomic' in spine) await spine.atomic.commit({ syncDirectory: false, to: join(this.dir, spineFile) });
-          else {
-            await spine.handle.sync();
-            await spine.handle.close();
-          }
-          await derived.commit({ syncDirectory: false, to: join(this.dir, derivedFile) });
-          if (state && stateFile) await state.atomic.commit({ syncDirectory: false, to: join(this.dir, stateFile) });
+          // The parts are flushed and renamed side by side: their waits on the disk overlap.
+          const parts = await Promise.allSettled([
+            'atomic' in spine ? spine.atomic.commit({ syncDirectory: false, to: join(this.dir, spineFile) }) : flushed(spine.handle),
+            derived.commit({ syncDirectory: false, to: join(this.dir, derivedFile) }),
+            state && stateFile ? state.atomic.commit({ syncDirectory: false, to: join(this.dir, stateFile) }) : undefined,
+          ]);
+          const failed = parts.find((part) => part.status === 'rejected');
+          if (failed) throw failed.reason;
         } catch (e) {
           await undoSpine();
           await derived.abort();
@@ -872,4 +873,10 @@ function isRunning(pid: number): boolean {
     // EPERM: it runs, as another user.
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A file appended to, flushed to the disk and closed. */
+async function flushed(handle: WritableHandle): Promise<void> {
+  await handle.sync();
+  await handle.close();
 }
