@@ -257,6 +257,8 @@ export class StoreWriter {
   private readonly unsynced = new Set<string>();
   /** The manifest write (with its bulk load) running behind the writer, when its mirror gathers graphs. */
   private behind?: Promise<void>;
+  /** Whether that write is still running (its failure, if any, is the next flush's). */
+  private loading = false;
 
   constructor(
     readonly dir: string,
@@ -693,12 +695,17 @@ export class StoreWriter {
     if ((this.mirror?.gathered?.() ?? this.changes.length) < this.flushAt) return;
     if (!this.mirror?.settle) return this.flush();
     // A bulk load runs behind the writer while it gathers the next batch: one at a time, and the
-    // manifest still names a batch only once it is loaded.
-    const behind = this.behind;
-    if (behind) await behind;
+    // manifest still names a batch only once it is loaded. While one runs the writer gathers on,
+    // past a batch, and the first change after it ends starts the next with all that was gathered:
+    // waiting for it would leave the reading idle while the engine loads.
+    if (this.loading) return;
     const write = this.flush();
-    write.catch(() => undefined);
+    this.loading = true;
     this.behind = write;
+    write.then(
+      () => (this.loading = false),
+      () => (this.loading = false),
+    );
   }
 
   /** `folder` (from the store's) made, once per writer; its path. */
