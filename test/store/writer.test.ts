@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NODE_FS, type StoreFs, type WritableHandle } from '../../src/store/atomic.ts';
 import { readManifest } from '../../src/store/manifest.ts';
-import { lockStore, openStoreForWriting as openWriter, type StoreWriterOptions } from '../../src/store/writer.ts';
+import { type GraphMirror, lockStore, openStoreForWriting as openWriter, type StoreWriterOptions } from '../../src/store/writer.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
 const run = promisify(execFile);
@@ -345,6 +345,44 @@ test("a store file's folder and the graphs folder are each flushed once, after t
     assert.deepEqual(ops.slice(3, manifest).sort(), ['flush graphs', 'flush usage/rows']);
     assert.deepEqual(ops.slice(manifest), ['rename into .', 'flush .']);
     assert.deepEqual(Object.keys((await readManifest(dir))!.files ?? {}), ['rows/a', 'rows/b']);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('with a mirror that gathers for bulk loads, the writer gathers on while a load runs, and the next load takes all it gathered', {
+  timeout: 10_000,
+}, async () => {
+  const dir = await tempDir('weave-writer-');
+  try {
+    const gathered = new Set<string>();
+    const loads: number[] = [];
+    let release!: () => void;
+    const firstLoad = new Promise<void>((resolve) => (release = resolve));
+    const mirror: GraphMirror = {
+      batch: 2,
+      put: async (graph) => void gathered.add(graph),
+      remove: async (graph) => void gathered.delete(graph),
+      gathered: () => gathered.size,
+      settle: async () => {
+        const sending = gathered.size;
+        gathered.clear();
+        if (!sending) return;
+        loads.push(sending);
+        if (loads.length === 1) await firstLoad;
+      },
+    };
+    const writer = await openStoreForWriting(dir, 'local', { mirror });
+    // Two graphs make a batch: its load starts, and is held.
+    for (const n of [1, 2, 3, 4, 5]) await writer.writeGraph(`urn:g:${n}`, quad(`urn:g:${n}`, n), { quads: 1 });
+    // Five writes returned with the first load still running: the writer never waited for it.
+    assert.deepEqual(loads, [2]);
+    assert.equal((await readManifest(dir))?.graphs['urn:g:1'], undefined);
+    release();
+    await writer.close();
+    // The three gathered meanwhile went in one load, and the manifest names all five.
+    assert.deepEqual(loads, [2, 3]);
+    assert.deepEqual(Object.keys((await readManifest(dir))!.graphs).sort(), ['urn:g:1', 'urn:g:2', 'urn:g:3', 'urn:g:4', 'urn:g:5']);
   } finally {
     await removeDir(dir);
   }
