@@ -67,11 +67,12 @@ import { instancePrefix } from '../rdf/iri.ts';
  *   after another) never drop each other's entries;
  * - the manifest is written once a batch of changes has gathered (at least `batch`, or an eighth
  *   of the manifest) and on `flush`/`close`, so the manifest bytes an ingest writes grow with the
- *   store, not with its square. Before each manifest write the graphs folder is flushed once,
- *   making the renames durable before the manifest can name them. A file the manifest stops
- *   naming (a replaced version, a removed graph) is deleted only after the manifest is written.
- *   With a mirror that gathers graphs for a bulk load, the batch counts the graphs it gathered,
- *   and the manifest write (after their load) runs behind the writer, one at a time.
+ *   store, not with its square. Before each manifest write each folder a file was renamed into
+ *   is flushed once, making the renames durable before the manifest can name them. A file the
+ *   manifest stops naming (a replaced version, a removed graph) is deleted only after the
+ *   manifest is written. With a mirror that gathers graphs for a bulk load, the batch counts the
+ *   graphs it gathered, and the manifest write (after their load) runs behind the writer, one at
+ *   a time, while the writer gathers on.
  */
 
 export interface StoreWriterOptions {
