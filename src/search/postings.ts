@@ -138,6 +138,15 @@ export class Postings {
     this.replaced++;
   }
 
+  /** Adds one to `id`'s count, as MiniSearch's addTerm does: most often to the last pair, the document being added. */
+  increment(id: number): void {
+    const last = this.used - 2;
+    if (last >= 0 && this.pairs[last] === id) {
+      if (this.pairs[last + 1] === 0) this.deleted--;
+      this.pairs[last + 1]++;
+    } else this.set(id, (this.get(id) ?? 0) + 1);
+  }
+
   /** The index of `id`'s pair, else −(where it would go) − 1. */
   private find(id: number): number {
     const pairs = this.pairs;
@@ -236,7 +245,7 @@ export function withCompactPostings<T>(mini: MiniSearch<T>): MiniSearch<T> {
     const byField = inner._index.fetch(term, () => new TermPostings());
     const postings = byField.get(field);
     if (postings === undefined) byField.set(field, new Postings([document, 1]));
-    else postings.set(document, (postings.get(document) ?? 0) + 1);
+    else postings.increment(document);
   };
   return mini;
 }
