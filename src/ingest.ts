@@ -346,6 +346,8 @@ class Ingest {
       Object.assign(this.report, { files: this.tally.files, records: this.tally.records, bytes: this.tally.bytes });
       this.report.warnings = this.report.problems.filter((p) => p.kind === 'warning').length;
       this.report.archived += this.tally.archived;
+      // An external store loads the last sessions while the links and the search index are made.
+      this.writer.sendGathered();
       await this.loop.end(this.changed);
       if (this.shared) await recordHeld(this.writer, this.shared.found, this.shared.held);
     } catch (e) {

@@ -260,6 +260,8 @@ export class StoreWriter {
   private behind?: Promise<void>;
   /** Whether that write is still running (its failure, if any, is the next flush's). */
   private loading = false;
+  /** Whether what was gathered is to be sent as soon as that write ends (`sendGathered`). */
+  private sendAfterLoad = false;
 
   constructor(
     readonly dir: string,
@@ -699,14 +701,32 @@ export class StoreWriter {
     // manifest still names a batch only once it is loaded. While one runs the writer gathers on,
     // past a batch, and the first change after it ends starts the next with all that was gathered:
     // waiting for it would leave the reading idle while the engine loads.
-    if (this.loading) return;
+    if (!this.loading) this.loadBehind();
+  }
+
+  /**
+   * Starts a load of what the mirror gathered, behind the writer, without waiting for it; one
+   * already running starts it as it ends. Called once the sessions are read, so that the engine
+   * loads the last of them while the store's own derivations (the links, the search index) run.
+   */
+  sendGathered(): void {
+    if (!this.mirror?.settle || !this.mirror.gathered?.()) return;
+    if (this.loading) this.sendAfterLoad = true;
+    else this.loadBehind();
+  }
+
+  /** The manifest write, with the load before it, behind the writer (its failure is the next flush's). */
+  private loadBehind(): void {
     const write = this.flush();
     this.loading = true;
     this.behind = write;
-    write.then(
-      () => (this.loading = false),
-      () => (this.loading = false),
-    );
+    const loaded = () => {
+      this.loading = false;
+      if (!this.sendAfterLoad) return;
+      this.sendAfterLoad = false;
+      this.sendGathered();
+    };
+    write.then(loaded, loaded);
   }
 
   /** `folder` (from the store's) made, once per writer; its path. */

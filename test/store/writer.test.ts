@@ -387,3 +387,48 @@ test('with a mirror that gathers for bulk loads, the writer gathers on while a l
     await removeDir(dir);
   }
 });
+
+test('sendGathered starts a load of what was gathered without waiting for it, or as soon as the load under way ends', {
+  timeout: 10_000,
+}, async () => {
+  const dir = await tempDir('weave-writer-');
+  try {
+    const gathered = new Set<string>();
+    const loads: number[] = [];
+    const held: (() => void)[] = [];
+    const mirror: GraphMirror = {
+      batch: 10,
+      put: async (graph) => void gathered.add(graph),
+      remove: async (graph) => void gathered.delete(graph),
+      gathered: () => gathered.size,
+      settle: async () => {
+        const sending = gathered.size;
+        gathered.clear();
+        if (!sending) return;
+        loads.push(sending);
+        await new Promise<void>((resolve) => held.push(resolve));
+      },
+    };
+    const writer = await openStoreForWriting(dir, 'local', { mirror });
+    for (const n of [1, 2, 3]) await writer.writeGraph(`urn:g:${n}`, quad(`urn:g:${n}`, n), { quads: 1 });
+    // Fewer than a batch: nothing loads until asked.
+    assert.deepEqual(loads, []);
+    writer.sendGathered();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(loads, [3]);
+    for (const n of [4, 5]) await writer.writeGraph(`urn:g:${n}`, quad(`urn:g:${n}`, n), { quads: 1 });
+    writer.sendGathered();
+    // The first load still runs: the next waits for it, then starts on its own.
+    assert.deepEqual(loads, [3]);
+    held.shift()!();
+    while (loads.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(loads, [3, 2]);
+    assert.deepEqual(Object.keys((await readManifest(dir))!.graphs).sort(), ['urn:g:1', 'urn:g:2', 'urn:g:3']);
+    held.shift()!();
+    await writer.close();
+    assert.deepEqual(loads, [3, 2]);
+    assert.deepEqual(Object.keys((await readManifest(dir))!.graphs).sort(), ['urn:g:1', 'urn:g:2', 'urn:g:3', 'urn:g:4', 'urn:g:5']);
+  } finally {
+    await removeDir(dir);
+  }
+});
