@@ -350,35 +350,50 @@ test("a store file's folder and the graphs folder are each flushed once, after t
   }
 });
 
+/**
+ * A mirror that gathers puts for bulk loads, as remote/gathered.ts does: each load counts the
+ * graphs it sends (`loads`) and is held until the test lets it end (`release` ends the oldest;
+ * after `releaseAll` no load is held).
+ */
+function gatheringMirror(batch: number) {
+  const gathered = new Set<string>();
+  const loads: number[] = [];
+  const held: (() => void)[] = [];
+  let holding = true;
+  const mirror: GraphMirror = {
+    batch,
+    put: async (graph) => void gathered.add(graph),
+    remove: async (graph) => void gathered.delete(graph),
+    gathered: () => gathered.size,
+    settle: async () => {
+      const sending = gathered.size;
+      gathered.clear();
+      if (!sending) return;
+      loads.push(sending);
+      if (holding) await new Promise<void>((resolve) => held.push(resolve));
+    },
+  };
+  const release = () => held.shift()?.();
+  const releaseAll = () => {
+    holding = false;
+    while (held.length) release();
+  };
+  return { mirror, loads, release, releaseAll };
+}
+
 test('with a mirror that gathers for bulk loads, the writer gathers on while a load runs, and the next load takes all it gathered', {
   timeout: 10_000,
 }, async () => {
   const dir = await tempDir('weave-writer-');
   try {
-    const gathered = new Set<string>();
-    const loads: number[] = [];
-    let release!: () => void;
-    const firstLoad = new Promise<void>((resolve) => (release = resolve));
-    const mirror: GraphMirror = {
-      batch: 2,
-      put: async (graph) => void gathered.add(graph),
-      remove: async (graph) => void gathered.delete(graph),
-      gathered: () => gathered.size,
-      settle: async () => {
-        const sending = gathered.size;
-        gathered.clear();
-        if (!sending) return;
-        loads.push(sending);
-        if (loads.length === 1) await firstLoad;
-      },
-    };
+    const { mirror, loads, releaseAll } = gatheringMirror(2);
     const writer = await openStoreForWriting(dir, 'local', { mirror });
     // Two graphs make a batch: its load starts, and is held.
     for (const n of [1, 2, 3, 4, 5]) await writer.writeGraph(`urn:g:${n}`, quad(`urn:g:${n}`, n), { quads: 1 });
     // Five writes returned with the first load still running: the writer never waited for it.
     assert.deepEqual(loads, [2]);
     assert.equal((await readManifest(dir))?.graphs['urn:g:1'], undefined);
-    release();
+    releaseAll();
     await writer.close();
     // The three gathered meanwhile went in one load, and the manifest names all five.
     assert.deepEqual(loads, [2, 3]);
@@ -393,22 +408,7 @@ test('sendGathered starts a load of what was gathered without waiting for it, or
 }, async () => {
   const dir = await tempDir('weave-writer-');
   try {
-    const gathered = new Set<string>();
-    const loads: number[] = [];
-    const held: (() => void)[] = [];
-    const mirror: GraphMirror = {
-      batch: 10,
-      put: async (graph) => void gathered.add(graph),
-      remove: async (graph) => void gathered.delete(graph),
-      gathered: () => gathered.size,
-      settle: async () => {
-        const sending = gathered.size;
-        gathered.clear();
-        if (!sending) return;
-        loads.push(sending);
-        await new Promise<void>((resolve) => held.push(resolve));
-      },
-    };
+    const { mirror, loads, release } = gatheringMirror(10);
     const writer = await openStoreForWriting(dir, 'local', { mirror });
     for (const n of [1, 2, 3]) await writer.writeGraph(`urn:g:${n}`, quad(`urn:g:${n}`, n), { quads: 1 });
     // Fewer than a batch: nothing loads until asked.
@@ -420,11 +420,11 @@ test('sendGathered starts a load of what was gathered without waiting for it, or
     writer.sendGathered();
     // The first load still runs: the next waits for it, then starts on its own.
     assert.deepEqual(loads, [3]);
-    held.shift()!();
+    release();
     while (loads.length < 2) await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(loads, [3, 2]);
     assert.deepEqual(Object.keys((await readManifest(dir))!.graphs).sort(), ['urn:g:1', 'urn:g:2', 'urn:g:3']);
-    held.shift()!();
+    release();
     await writer.close();
     assert.deepEqual(loads, [3, 2]);
     assert.deepEqual(Object.keys((await readManifest(dir))!.graphs).sort(), ['urn:g:1', 'urn:g:2', 'urn:g:3', 'urn:g:4', 'urn:g:5']);
