@@ -38,6 +38,8 @@ export class AtomicFile {
   private closed = false;
   /** Committed or aborted: the temporary name is no longer ours (another write may use it). */
   private finished = false;
+  /** No byte written yet (a reader that found nothing writes an empty graph). */
+  private empty = true;
 
   private constructor(
     readonly path: string,
@@ -66,6 +68,7 @@ export class AtomicFile {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     try {
       await writeAll(this.handle, bytes);
+      if (bytes.length) this.empty = false;
     } catch (e) {
       await this.abort();
       throw writeError(this.path, e);
@@ -79,7 +82,9 @@ export class AtomicFile {
    */
   async commit({ syncDirectory: sync = true, to = this.path }: { syncDirectory?: boolean; to?: string } = {}): Promise<void> {
     try {
-      await this.handle.sync();
+      // An empty file has no bytes to flush: that it exists, empty, under its name is its
+      // folder's to make durable, as the rename is.
+      if (!this.empty) await this.handle.sync();
       await this.close();
       await this.fs.rename(this.temp, to);
     } catch (e) {

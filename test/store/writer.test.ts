@@ -432,3 +432,38 @@ test('sendGathered starts a load of what was gathered without waiting for it, or
     await removeDir(dir);
   }
 });
+
+test('an empty graph file is renamed into place without a flush of its own; its folder is flushed before the manifest names it', async () => {
+  const dir = await tempDir('weave-writer-');
+  try {
+    const ops: string[] = [];
+    const fs: StoreFs = {
+      ...NODE_FS,
+      async open(path, flags, mode) {
+        const handle = await NODE_FS.open(path, flags, mode);
+        const name =
+          flags === 'r'
+            ? `folder ${path.slice(dir.length + 1) || '.'}`
+            : `file ${path
+                .slice(dir.length + 1)
+                .replace(/^graphs\/.*/, 'graphs/…')
+                .replace(/\.\d+\.\d+\.tmp$/, '.tmp')}`;
+        return {
+          write: handle.write.bind(handle),
+          close: handle.close.bind(handle),
+          sync: () => (ops.push(`flush ${name}`), handle.sync()),
+        };
+      },
+    };
+    const writer = await openStoreForWriting(dir, 'local', { fs });
+    await writer.writeGraph('urn:g:empty', '', { quads: 0 });
+    await writer.writeGraph('urn:g:1', quad('urn:g:1', 1), { quads: 1 });
+    await writer.close();
+    // One graph file flushed (the one with bytes), its folder, then the manifest and the store's folder.
+    assert.deepEqual(ops, ['flush file graphs/…', 'flush folder graphs', 'flush file manifest.json.tmp', 'flush folder .']);
+    const manifest = (await readManifest(dir))!;
+    assert.deepEqual([manifest.graphs['urn:g:empty'].bytes, manifest.graphs['urn:g:1'].bytes], [0, quad('urn:g:1', 1).length]);
+  } finally {
+    await removeDir(dir);
+  }
+});
