@@ -14,18 +14,28 @@ export class ChunkDigest {
   private readonly done: string[];
   private hash: Hash = createHash('sha1');
   private inChunk = 0;
+  /** The SHA-1 of every byte, carried on past the first MiB from a copy of its hash (`whole`). */
+  private all?: Hash;
 
-  constructor(done: readonly string[] = []) {
+  /** `whole`: fed from the file's start, and asked for the SHA-1 of all of it too (a file named by its bytes). */
+  constructor(
+    done: readonly string[] = [],
+    private readonly whole = false,
+  ) {
     this.done = [...done];
   }
 
   update(bytes: Uint8Array): void {
     for (let at = 0; at < bytes.length; ) {
       const take = Math.min(DIGEST_CHUNK - this.inChunk, bytes.length - at);
-      this.hash.update(bytes.subarray(at, at + take));
+      const part = bytes.subarray(at, at + take);
+      this.hash.update(part);
+      this.all?.update(part);
       this.inChunk += take;
       at += take;
       if (this.inChunk === DIGEST_CHUNK) {
+        // Within the first MiB the chunk's hash is the whole's: only past it do two hashes run.
+        if (this.whole && !this.all) this.all = this.hash.copy();
         this.done.push(this.hash.digest('hex'));
         this.hash = createHash('sha1');
         this.inChunk = 0;
@@ -36,6 +46,12 @@ export class ChunkDigest {
   /** The digests of all fed so far (none for no bytes). */
   digests(): string[] {
     return this.inChunk ? [...this.done, this.hash.copy().digest('hex')] : [...this.done];
+  }
+
+  /** The SHA-1 of all fed so far, in hex; only for a digest made `whole`. */
+  sha1(): string {
+    if (!this.whole) throw new Error('a chunk digest not made whole has no SHA-1 of the whole');
+    return (this.all ?? this.hash).copy().digest('hex');
   }
 }
 

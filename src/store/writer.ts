@@ -290,20 +290,18 @@ export class StoreWriter {
     // to the name its bytes give it.
     const atomic = await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs);
     let bytes = 0;
-    const digest = createHash('sha1');
-    const chunks = new ChunkDigest();
+    const chunks = new ChunkDigest([], true);
     return {
       write: async (text) => {
         const data = Buffer.from(text, 'utf8');
         await atomic.write(data);
         bytes += data.length;
-        digest.update(data);
         chunks.update(data);
       },
       commit: async (fields) => {
         // A graph written whole is one file: what named parts of an earlier version goes with it.
         const { file: _file, bytes: _bytes, digest: _digest, derived: _derived, state: _state, ...rest } = fields;
-        const file = graphFileName(graph, contentTag(digest.digest('hex')));
+        const file = graphFileName(graph, contentTag(chunks.sha1()));
         const entry: GraphEntry = { file, bytes, digest: chunks.digests(), ...rest };
         const problem = entryProblem(graph, entry);
         if (problem) {
@@ -326,9 +324,10 @@ export class StoreWriter {
     if (resume && (!resume.derived || resume.bytes === undefined)) throw new Error(`${graph}: not kept in parts; it cannot be appended to`);
     // A spine carried on is appended to in place, past the length its entry names (cut back to it
     // first: a write cut off may have left more); a new one is written aside like any graph file.
-    let spine: { atomic: AtomicFile; digest: ReturnType<typeof createHash> } | { handle: WritableHandle; path: string };
-    // The spine's digests carry on from its last whole MiB (an entry from before digests were kept: its bytes digested once).
-    let spineDigest = new ChunkDigest();
+    let spine: { atomic: AtomicFile } | { handle: WritableHandle; path: string };
+    // The spine's digests carry on from its last whole MiB (an entry from before digests were kept: its bytes digested once);
+    // a new spine's give its name too.
+    let spineDigest = new ChunkDigest([], true);
     if (resume) {
       const path = join(this.dir, resume.file);
       try {
@@ -341,18 +340,17 @@ export class StoreWriter {
       } catch (e) {
         throw writeError(path, e, 'the graph stays as it was');
       }
-    } else spine = { atomic: await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs), digest: createHash('sha1') };
+    } else spine = { atomic: await AtomicFile.create(join(this.dir, graphFileName(graph)), this.fs) };
     const derived = await AtomicFile.create(join(this.dir, graphFileName(graph, undefined, 'derived')), this.fs).catch(async (e) => {
       if ('atomic' in spine) await spine.atomic.abort();
       else await spine.handle.close();
       throw e;
     });
-    const derivedDigest = createHash('sha1');
-    const derivedChunks = new ChunkDigest();
+    const derivedChunks = new ChunkDigest([], true);
     let spineBytes = resume?.bytes ?? 0;
     let derivedBytes = 0;
     /** The state, once its first batch is written. */
-    let state: { atomic: AtomicFile; digest: ReturnType<typeof createHash>; chunks: ChunkDigest; bytes: number } | undefined;
+    let state: { atomic: AtomicFile; chunks: ChunkDigest; bytes: number } | undefined;
     const undoSpine = async () => {
       if ('atomic' in spine) return spine.atomic.abort();
       await spine.handle.close().catch(() => undefined);
@@ -362,10 +360,8 @@ export class StoreWriter {
     return {
       writeSpine: async (text) => {
         const bytes = Buffer.from(text, 'utf8');
-        if ('atomic' in spine) {
-          await spine.atomic.write(bytes);
-          spine.digest.update(bytes);
-        } else
+        if ('atomic' in spine) await spine.atomic.write(bytes);
+        else
           await writeAll(spine.handle, bytes).catch(async (e) => {
             await undoSpine();
             throw writeError(spine.path, e, 'the graph stays as it was');
@@ -376,29 +372,26 @@ export class StoreWriter {
       writeDerived: async (text) => {
         const bytes = Buffer.from(text, 'utf8');
         await derived.write(bytes);
-        derivedDigest.update(bytes);
         derivedChunks.update(bytes);
         derivedBytes += bytes.length;
       },
       writeState: async (text) => {
         state ??= {
           atomic: await AtomicFile.create(join(this.dir, graphFileName(graph, undefined, 'state')), this.fs),
-          digest: createHash('sha1'),
-          chunks: new ChunkDigest(),
+          chunks: new ChunkDigest([], true),
           bytes: 0,
         };
         const bytes = Buffer.from(text, 'utf8');
         await state.atomic.write(bytes);
-        state.digest.update(bytes);
         state.chunks.update(bytes);
         state.bytes += bytes.length;
       },
       commit: async ({ spineQuads, derivedQuads, ...rest }) => {
-        const derivedFile = graphFileName(graph, contentTag(derivedDigest.digest('hex')), 'derived');
-        const stateFile = state && graphFileName(graph, contentTag(state.digest.digest('hex')), 'state');
+        const derivedFile = graphFileName(graph, contentTag(derivedChunks.sha1()), 'derived');
+        const stateFile = state && graphFileName(graph, contentTag(state.chunks.sha1()), 'state');
         let spineFile = resume?.file;
         if (!spineFile) {
-          spineFile = graphFileName(graph, contentTag((spine as { digest: ReturnType<typeof createHash> }).digest.digest('hex')));
+          spineFile = graphFileName(graph, contentTag(spineDigest.sha1()));
           // A spine named by its first bytes may since have grown: a new one with those bytes is another file.
           const current = this.view.graphs[graph];
           if (current?.file === spineFile && current.bytes !== spineBytes) spineFile = graphFileName(graph, randomTag());
