@@ -454,8 +454,10 @@ class SessionReading {
 
   /** Side files (a sub-agent's .meta.json, a workflow's journal) are kept whole. */
   private async sideFiles(): Promise<void> {
+    // The transcripts' own stamps are set as their copies end, which may be later.
+    const transcripts = new Set(this.readings.map((r) => r.source.path));
     for (const stamp of this.target.stamps) {
-      if (stamp.gone || this.read.has(stamp.path) || this.readings.some((r) => r.source.path === stamp.path)) continue;
+      if (stamp.gone || transcripts.has(stamp.path)) continue;
       const done = await archiveSideFile(this.store, stamp, this.before(stamp.path), this.target.keep);
       this.read.set(stamp.path, done.stamp);
       this.tally.archived += done.archived;
