@@ -187,10 +187,15 @@ export class DocCollector {
   }
 }
 
-/** A text as kept: a long one left in its graph file (stored-text.ts) unless it is blank (no document). */
+/**
+ * A text as kept: a long one left in its graph file (stored-text.ts) unless it is blank (no
+ * document). A literal whose first character is neither space nor escape is not blank, so almost
+ * no long text is unescaped here only to be tested.
+ */
 function kept(o: string, line: GraphLine | undefined): Text {
   const text = keptText(o, line);
-  return typeof text === 'string' || termText(o).trim() ? text : '';
+  if (typeof text === 'string' || (o.length > 1 && !/[\s\\"]/.test(o[1]))) return text;
+  return termText(o).trim() ? text : '';
 }
 
 const unwrap = (iri: string) => (iri.startsWith('<') ? iri.slice(1, -1) : iri);
