@@ -313,28 +313,37 @@ test('ingest, then a second ingest of another folder into the same store: neithe
   }
 });
 
+/** node:fs, telling `flush` of each file or folder (`flags` 'r') flushed, and `rename` of each file renamed into place. */
+function recordingFs({ flush, rename }: { flush?: (path: string, flags: string) => void; rename?: (to: string) => void }): StoreFs {
+  return {
+    ...NODE_FS,
+    async open(path, flags, mode) {
+      const handle = await NODE_FS.open(path, flags, mode);
+      return {
+        write: handle.write.bind(handle),
+        close: handle.close.bind(handle),
+        sync: () => {
+          flush?.(path, flags);
+          return handle.sync();
+        },
+      };
+    },
+    async rename(from, to) {
+      rename?.(to);
+      return NODE_FS.rename(from, to);
+    },
+  };
+}
+
 test("a store file's folder and the graphs folder are each flushed once, after the files are renamed into them and before the manifest names them", async () => {
   const dir = await tempDir('weave-writer-');
   try {
     const ops: string[] = [];
     const folderOf = (path: string) => path.slice(dir.length + 1).replace(/\/?[^/]*$/, '') || '.';
-    const fs: StoreFs = {
-      ...NODE_FS,
-      async open(path, flags, mode) {
-        const handle = await NODE_FS.open(path, flags, mode);
-        if (flags !== 'r') return handle;
-        return {
-          ...handle,
-          write: handle.write.bind(handle),
-          close: handle.close.bind(handle),
-          sync: () => (ops.push(`flush ${path.slice(dir.length + 1) || '.'}`), handle.sync()),
-        };
-      },
-      async rename(from, to) {
-        ops.push(`rename into ${folderOf(to)}`);
-        return NODE_FS.rename(from, to);
-      },
-    };
+    const fs = recordingFs({
+      flush: (path, flags) => flags === 'r' && ops.push(`flush ${path.slice(dir.length + 1) || '.'}`),
+      rename: (to) => ops.push(`rename into ${folderOf(to)}`),
+    });
     const writer = await openStoreForWriting(dir, 'local', { fs });
     await writer.writeFile('rows/a', 'usage/rows/a.json', '{"a":1}\n');
     await writer.writeFile('rows/b', 'usage/rows/b.json', '{"b":2}\n');
@@ -437,24 +446,16 @@ test('an empty graph file is renamed into place without a flush of its own; its 
   const dir = await tempDir('weave-writer-');
   try {
     const ops: string[] = [];
-    const fs: StoreFs = {
-      ...NODE_FS,
-      async open(path, flags, mode) {
-        const handle = await NODE_FS.open(path, flags, mode);
-        const name =
+    const fs = recordingFs({
+      flush: (path, flags) => {
+        const name = path.slice(dir.length + 1);
+        ops.push(
           flags === 'r'
-            ? `folder ${path.slice(dir.length + 1) || '.'}`
-            : `file ${path
-                .slice(dir.length + 1)
-                .replace(/^graphs\/.*/, 'graphs/…')
-                .replace(/\.\d+\.\d+\.tmp$/, '.tmp')}`;
-        return {
-          write: handle.write.bind(handle),
-          close: handle.close.bind(handle),
-          sync: () => (ops.push(`flush ${name}`), handle.sync()),
-        };
+            ? `flush folder ${name || '.'}`
+            : `flush file ${name.replace(/^graphs\/.*/, 'graphs/…').replace(/\.\d+\.\d+\.tmp$/, '.tmp')}`,
+        );
       },
-    };
+    });
     const writer = await openStoreForWriting(dir, 'local', { fs });
     await writer.writeGraph('urn:g:empty', '', { quads: 0 });
     await writer.writeGraph('urn:g:1', quad('urn:g:1', 1), { quads: 1 });
