@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import { mintedAtRandom } from '../src/dialect/claude-code/ids.ts';
 import { discoverSessions } from '../src/acquire/discover.ts';
 import { transcriptsOf } from '../src/dialect/dialect.ts';
-import { CORPUS, HAS_CORPUS, ingestFresh, removeDir, select } from './helpers.ts';
+import { openStore } from '../src/store/store.ts';
+import { corpusStore, releaseCorpusStore } from './corpus-store.ts';
+import { CORPUS, HAS_CORPUS, select } from './helpers.ts';
 
 /**
  * The real corpus, read two ways: through Weave into the store, and by a plain JSON scan of the
@@ -17,7 +19,9 @@ import { CORPUS, HAS_CORPUS, ingestFresh, removeDir, select } from './helpers.ts
 test('the corpus ingests with every line accounted for and counts equal to a plain scan', {
   skip: !HAS_CORPUS && 'no ../shared/corpus here',
 }, async () => {
-  const { dir, store, report } = await ingestFresh([CORPUS]);
+  const corpus = await corpusStore();
+  const report = corpus.ingested;
+  const { store } = await openStore(corpus.dir);
   try {
     const scan = await plainScan();
     assert.equal(report.records + report.malformed + report.pending, scan.lines.size);
@@ -44,7 +48,7 @@ test('the corpus ingests with every line accounted for and counts equal to a pla
     assert.equal(n('SELECT (COUNT(*) AS ?n) WHERE { ?r weave:toolUseRef ?u }'), scan.pairs.size);
     assert.equal(n('SELECT (COUNT(DISTINCT ?m) AS ?n) WHERE { ?t weave:messageId ?m }'), scan.messages.size);
   } finally {
-    await removeDir(dir);
+    await releaseCorpusStore(corpus);
   }
 });
 

@@ -11,7 +11,8 @@ import { ONTOLOGY_GRAPH, sparqlPrefixes } from '../../src/rdf/vocab.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
 import { CARD } from '../card/card.ts';
-import { CORPUS, FIXTURES, HAS_CORPUS, ingestFresh, REPO, removeDir, tempDir } from '../helpers.ts';
+import { type CorpusStore, corpusStore, releaseCorpusStore } from '../corpus-store.ts';
+import { FIXTURES, HAS_CORPUS, ingestFresh, REPO, removeDir, tempDir } from '../helpers.ts';
 import { command, findJena, java, type Jena, jenaAsk, missing, python, startVirtuoso, type Virtuoso } from './tools.ts';
 
 /**
@@ -71,6 +72,8 @@ const CANNOT: Record<string, string> = {
  */
 const SLOW_ON_CORPUS: Record<string, string> = {
   'rdflib: record-envelope.rq': 'rdflib 6.1 takes 80 s over three corpus sessions (twice that on a loaded machine)',
+  'Virtuoso: record-envelope.rq': 'Virtuoso 7.2 takes 13 s over the whole corpus, on a machine the other tests share',
+  'Virtuoso: stored-texts.rq': 'Virtuoso 7.2 takes 11 s over the whole corpus, on a machine the other tests share',
 };
 
 /**
@@ -166,6 +169,7 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
   /** A query file that asks for nothing, in place of a pair not asked (SLOW_ON_CORPUS). */
   let nothing: string;
   const stores: string[] = [];
+  let corpus: CorpusStore | undefined;
   const datasets: Dataset[] = [];
   /** Timings of the before hook, said by the first test. */
   const diagnostics: string[] = [];
@@ -193,10 +197,8 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
     datasets.push(await sessions('fixtures', dir, store, [SESSION], 'turtle'), await wholeStore('fixtures', dir, store, ENGINES));
     if (HAS_CORPUS) {
       let started = Date.now();
-      const corpus = await ingestFresh([CORPUS]);
-      stores.push(corpus.dir);
-      await detect({ storeDir: corpus.dir });
-      diagnostics.push(`the corpus ingested and read in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      corpus = await corpusStore();
+      diagnostics.push(`the corpus's store (one for the run) ready in ${((Date.now() - started) / 1000).toFixed(0)} s`);
       started = Date.now();
       const { store } = await openStore(corpus.dir);
       // The whole corpus takes rdflib 7 minutes to parse (a TriG of 780k lines) and Jena 7 to load
@@ -256,6 +258,7 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
 
   after(async () => {
     for (const dir of stores) await removeDir(dir);
+    await releaseCorpusStore(corpus);
     await removeDir(work);
   });
 
@@ -369,9 +372,10 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
         const answering = Date.now();
         const answers: Answer[] = [];
         const seconds: number[] = [];
-        for (const q of dataset.queryFiles) {
+        for (const [i, q] of dataset.queryFiles.entries()) {
           const asked = Date.now();
-          answers.push(await virtuosoAnswer(virtuoso, readFileSync(q, 'utf8')));
+          if (slow(dataset, `Virtuoso: ${QUERIES[i].name}`)) answers.push({ rows: [] });
+          else answers.push(await virtuosoAnswer(virtuoso, readFileSync(q, 'utf8')));
           seconds.push((Date.now() - asked) / 1000);
         }
         slowest(t, dataset, seconds);

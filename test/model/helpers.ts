@@ -12,20 +12,26 @@ import { openStore, type OxStore } from '../../src/store/store.ts';
 
 export const SOUL = 'test';
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/model/', import.meta.url));
-const INSTANCES = `urn:soul:${SOUL}:Weave/`;
 
-/** A term as a test reads it: `Run/<session>/main/<key>`, `weave:exact_unique`, or the literal's text. */
-export function short(value: string): string {
-  if (value.startsWith(INSTANCES)) return decodeURIComponent(value.slice(INSTANCES.length));
-  if (value.startsWith(WEAVE_NS)) return `weave:${value.slice(WEAVE_NS.length)}`;
-  return value;
+/** A term as a test reads it, in a store of `soul`: `Run/<session>/main/<key>`, `weave:exact_unique`, or the literal's text. */
+export function shortIn(soul: string): (value: string) => string {
+  const instances = `urn:soul:${soul}:Weave/`;
+  return (value) => {
+    if (value.startsWith(instances)) return decodeURIComponent(value.slice(instances.length));
+    if (value.startsWith(WEAVE_NS)) return `weave:${value.slice(WEAVE_NS.length)}`;
+    return value;
+  };
 }
+
+export const short = shortIn(SOUL);
 
 export interface Ingested {
   store: OxStore;
   dir: string;
   /** Solutions as rows of short strings. */
   select(query: string): Record<string, string>[];
+  /** A term as `select` gives it. */
+  short(value: string): string;
   close(): Promise<void>;
 }
 
@@ -34,7 +40,13 @@ export async function ingested(paths: string[], options: { readers?: boolean } =
   const dir = await mkdtemp(join(tmpdir(), 'weave-model-'));
   await ingest(paths, { storeDir: dir, soul: SOUL });
   if (options.readers) await detect({ storeDir: dir });
+  return opened(dir, { soul: SOUL, close: () => rm(dir, { recursive: true, force: true }) });
+}
+
+/** A store already written, of `soul`, opened for the model's tests; `close` lets it go. */
+export async function opened(dir: string, options: { soul: string; close: () => Promise<void> }): Promise<Ingested> {
   const { store } = await openStore(dir);
+  const short = shortIn(options.soul);
   return {
     store,
     dir,
@@ -45,7 +57,8 @@ export async function ingested(paths: string[], options: { readers?: boolean } =
         Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.type === 'triple' ? '<<triple>>' : short(v.value)])),
       );
     },
-    close: () => rm(dir, { recursive: true, force: true }),
+    short,
+    close: options.close,
   };
 }
 

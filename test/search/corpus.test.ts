@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ingest } from '../../src/ingest.ts';
 import { SearchIndex } from '../../src/search/index.ts';
-import { CORPUS, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
+import { type CorpusStore, corpusStore, releaseCorpusStore } from '../corpus-store.ts';
+import { HAS_CORPUS } from '../helpers.ts';
 
 /** Search on the real corpus: every query answered in under 200 ms once the index is open. */
 
@@ -22,12 +22,13 @@ const QUERIES = [
 ];
 
 describe('weave search on the corpus', { skip: HAS_CORPUS ? false : 'no corpus at ../shared/corpus' }, () => {
+  let corpus: CorpusStore | undefined;
   let dir: string;
   before(async () => {
-    dir = await tempDir();
-    await ingest([CORPUS], { storeDir: dir, soul: 'local' });
+    corpus = await corpusStore();
+    dir = corpus.dir;
   });
-  after(() => removeDir(dir));
+  after(() => releaseCorpusStore(corpus));
 
   test('each query under 200 ms (median and slowest reported)', async (t) => {
     const opened = performance.now();

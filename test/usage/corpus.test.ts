@@ -8,10 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf, type FoundSession as SessionSource } from '../../src/dialect/dialect.ts';
 import { openSessionGraphs } from '../../src/cli/open.ts';
-import { ingest } from '../../src/ingest.ts';
 import type { OxStore } from '../../src/store/store.ts';
 import { costOf, loadPrices, priceOf, type PriceTable } from '../../src/usage/prices.ts';
 import { buildReport } from '../../src/usage/graphs.ts';
+import { type CorpusStore, corpusStore, releaseCorpusStore } from '../corpus-store.ts';
 import { CORPUS, HAS_CORPUS, REPO, removeDir, tempDir } from '../helpers.ts';
 
 /**
@@ -103,18 +103,19 @@ function onePerCall(calls: Call[]): Call[] {
 }
 
 describe('weave usage on the corpus against a plain scan', { skip: HAS_CORPUS ? false : 'no corpus at ../shared/corpus' }, () => {
+  let corpus: CorpusStore | undefined;
   let dir: string;
   let store: OxStore;
   let prices: PriceTable;
   let calls: Call[];
   before(async () => {
-    dir = await tempDir();
-    await ingest([CORPUS], { storeDir: dir, soul: 'local' });
+    corpus = await corpusStore();
+    dir = corpus.dir;
     store = await openSessionGraphs(dir);
     prices = await loadPrices();
     calls = onePerCall((await discoverSessions([CORPUS])).flatMap(scanSession));
   });
-  after(() => removeDir(dir));
+  after(() => releaseCorpusStore(corpus));
 
   test('daily --json: every day, model, token count and cost equal the scan', (t) => {
     const expected = new Map<

@@ -5,7 +5,8 @@ import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { loadShapes } from '../../src/validate/shapes.ts';
 import { validateStore, type StoreValidation } from '../../src/validate/store.ts';
-import { CORPUS, FIXTURES, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
+import { corpusStore, releaseCorpusStore } from '../corpus-store.ts';
+import { FIXTURES, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
 
 /**
  * Every fixture, ingested and read by every reader, conforms to ontology/shapes.ttl, without
@@ -43,11 +44,13 @@ for (const name of ['spine', 'records', 'readers', 'server', 'model', 'hardening
 }
 
 test('the whole corpus conforms to the shapes, session by session', { skip: !HAS_CORPUS && 'no ../shared/corpus here' }, async () => {
-  const { dir, result, sessions } = await storeOf([CORPUS]);
+  const corpus = await corpusStore();
   try {
+    assert.deepEqual(corpus.detected.problems, []);
+    const result = await validateStore(corpus.dir, { shapes });
     assert.deepEqual(violations(result), []);
-    assert.equal(result.units.filter((u) => u.sessionId !== undefined).length, sessions);
+    assert.equal(result.units.filter((u) => u.sessionId !== undefined).length, corpus.ingested.sessions);
   } finally {
-    await removeDir(dir);
+    await releaseCorpusStore(corpus);
   }
 });

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf } from '../../src/dialect/dialect.ts';
-import { ingest } from '../../src/ingest.ts';
 import type { SessionSource } from '../../src/dialect/dialect.ts';
 import { openStore } from '../../src/store/store.ts';
 import { verify } from '../../src/verify.ts';
-import { CORPUS, count, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
+import { corpusStore, releaseCorpusStore } from '../corpus-store.ts';
+import { CORPUS, count, HAS_CORPUS } from '../helpers.ts';
 
 /**
  * The whole real corpus verifies: every non-empty line of every transcript accounted for, every
@@ -16,9 +16,9 @@ import { CORPUS, count, HAS_CORPUS, removeDir, tempDir } from '../helpers.ts';
 test('weave verify passes on the whole corpus with zero unaccounted lines', {
   skip: !HAS_CORPUS && 'no ../shared/corpus here',
 }, async () => {
-  const dir = await tempDir();
+  const corpus = await corpusStore();
+  const { dir } = corpus;
   try {
-    await ingest([CORPUS], { storeDir: dir, soul: 'local' });
     const report = await verify({ storeDir: dir });
     const missing = report.files.flatMap((f) => f.missing.map((n) => `${f.path}:${n}`));
     const differ = report.files.flatMap((f) => f.mismatches.map((m) => `${f.path}:${m.lineNo}:${m.pointer}: ${m.message}`));
@@ -44,7 +44,7 @@ test('weave verify passes on the whole corpus with zero unaccounted lines', {
     assert.equal(states('ContentUnavailable', 'text'), scan.emptyThinking);
     assert.equal(total('cut'), count(store, 'GRAPH ?g { ?c weave:contentState ?s FILTER(?s != weave:ContentAvailable) }'));
   } finally {
-    await removeDir(dir);
+    await releaseCorpusStore(corpus);
   }
 });
 
