@@ -116,6 +116,8 @@ export const CONVERSATION: ServedCommand<ConversationRequest> = {
   parse: parseConversationArgs,
   storeDir: (request) => request.storeDir,
   answersHere: (request) => request.noDaemon,
+  // It reads the session's own graphs alone.
+  quickHere: true,
   async ask(server, request) {
     const manifest = await readManifest(request.storeDir);
     if (!manifest) throw new CliError(await noStoreLine(request.storeDir));

@@ -47,6 +47,12 @@ export interface ResidentOptions {
   command: string;
   /** The command line's entry to run `weave serve` with (the light entry passes its own). */
   entry?: string;
+  /**
+   * The command answers by itself in about a second, opening no more than its own part of the
+   * store (search, conversation), where a server takes the whole store's open to start: it waits
+   * for no server. One already open answers; else one is started for the commands after it.
+   */
+  quickHere?: boolean;
 }
 
 /**
@@ -55,6 +61,7 @@ export interface ResidentOptions {
  * opens the store itself.
  */
 export async function residentServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {
+  if (options.quickHere) return openServer(storeDir, options);
   const running = await findServer(storeDir);
   if (running) return running;
   const dir = resolve(storeDir);
@@ -79,6 +86,27 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
   process.stderr.write(
     `weave ${options.command}: the resident server did not start (its log: ${join(dir, SERVER_LOG)}); opening the store here\n`,
   );
+  return undefined;
+}
+
+/**
+ * For a command quick by itself: the server with the store open, or undefined, after starting one
+ * in the background when none runs or is starting. The claim is handed to the server (its pid),
+ * so it holds while the server opens the store, after this command is gone.
+ */
+async function openServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {
+  const open = await findServer(storeDir, { open: true });
+  if (open) return open;
+  const dir = resolve(storeDir);
+  const soul = await residentSoul(dir);
+  if (!soul || (await findServer(dir)) || (await claimStart(dir)) !== 'ours') return undefined;
+  try {
+    const server = await spawnServer(dir, soul, options);
+    if (server.pid !== undefined && !server.gone()) await writeStartFile(dir, { pid: server.pid, at: Date.now() });
+    else await rm(join(dir, START_FILE), { force: true });
+  } catch {
+    // Not started: the next command tries again, once the claim is stale.
+  }
   return undefined;
 }
 
@@ -158,6 +186,16 @@ async function startPending(dir: string): Promise<boolean> {
 
 /** Starts `weave serve` for the store, detached, and waits until it listens. */
 async function start(dir: string, soul: string, options: ResidentOptions): Promise<FoundServer | undefined> {
+  const server = await spawnServer(dir, soul, options);
+  return waitForServer(dir, async () => !server.gone());
+}
+
+/**
+ * `weave serve` for the store, spawned detached (its own process group: a Ctrl-C meant for the
+ * command does not reach it), its output in the log: its pid, and whether it has exited or could
+ * not be spawned.
+ */
+async function spawnServer(dir: string, soul: string, options: ResidentOptions): Promise<{ pid?: number; gone(): boolean }> {
   const logPath = join(dir, SERVER_LOG);
   const size = await stat(logPath).then(
     (s) => s.size,
@@ -186,15 +224,14 @@ async function start(dir: string, soul: string, options: ResidentOptions): Promi
       '--started-by',
       `weave ${options.command}`,
     ],
-    // Its own process group: a Ctrl-C meant for the command does not reach it.
     { detached: true, stdio: ['ignore', log.fd, log.fd], cwd: dir },
   );
-  await log.close();
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  child.once('error', () => (exited = true));
+  let gone = false;
+  child.once('exit', () => (gone = true));
+  child.once('error', () => (gone = true));
   child.unref();
-  return waitForServer(dir, async () => !exited);
+  await log.close();
+  return { pid: child.pid, gone: () => gone };
 }
 
 /**

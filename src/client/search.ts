@@ -96,6 +96,8 @@ export const SEARCH: ServedCommand<SearchRequest> = {
   parse: parseSearchArgs,
   storeDir: (request) => request.storeDir,
   answersHere: (request) => request.noDaemon || request.limit > SERVED_LIMIT,
+  // It reads the search index alone.
+  quickHere: true,
   async ask(server, request) {
     const params = new URLSearchParams({ q: request.text, format: 'json', limit: String(request.limit) });
     for (const kind of request.kinds ?? []) params.append('kind', kind);

@@ -9,7 +9,7 @@ import { SERVED_COMMANDS } from '../../src/client/fast.ts';
 import { SERVER_LOG, START_FILE } from '../../src/store/layout.ts';
 import type { Manifest } from '../../src/store/manifest.ts';
 import { startServer } from '../../src/server/server.ts';
-import { isRunning, readRunFile } from '../../src/store/running.ts';
+import { findServer, isRunning, readRunFile } from '../../src/store/running.ts';
 import { FIXTURES, REPO, tempDir } from '../helpers.ts';
 
 /**
@@ -118,8 +118,10 @@ describe('every command that reads the store, through the resident server it sta
   it('prints the same bytes, exit code and stderr as the command opening the store itself, and is answered by the server', async () => {
     assert.equal((await weave(['usage', '--store', store, '--no-daemon'])).code, 0);
     assert.equal(await readRunFile(store), undefined, '--no-daemon starts no server');
-    // Each command through the server (the first starts it), then opening the store itself while
-    // the server runs (so both say the same of it in weave status).
+    // A query starts the server and waits for it (a search or a conversation would not: below).
+    assert.equal((await weave(['query', 'ASK {}', '--store', store])).code, 0);
+    // Each command through the server, then opening the store itself while the server runs (so
+    // both say the same of it in weave status).
     const here: Run[] = [];
     const served: Run[] = [];
     for (const [args] of COMMANDS) {
@@ -128,7 +130,7 @@ describe('every command that reads the store, through the resident server it sta
     }
     const run = await readRunFile(store);
     assert.ok(run, 'the first command that reads the graphs started a resident server');
-    assert.equal(run.startedBy, 'weave search');
+    assert.equal(run.startedBy, 'weave query');
     assert.equal(run.idleExitSeconds, 600);
     assert.match(run.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
 
@@ -163,12 +165,12 @@ describe('every command that reads the store, through the resident server it sta
     assert.match(stdout, /\nwriter {6}none\n/);
     assert.ok(
       stdout.endsWith(
-        `\nserver      pid ${run.pid} at ${run.url} since ${since} (started by weave search; stops after 10 min without a request)\n`,
+        `\nserver      pid ${run.pid} at ${run.url} since ${since} (started by weave query; stops after 10 min without a request)\n`,
       ),
       stdout,
     );
     const json = JSON.parse((await weave(['status', '--json', '--store', store, '--no-daemon'])).stdout);
-    assert.deepEqual(json.server, { pid: run.pid, url: run.url, since: run.startedAt, startedBy: 'weave search', idleExitSeconds: 600 });
+    assert.deepEqual(json.server, { pid: run.pid, url: run.url, since: run.startedAt, startedBy: 'weave query', idleExitSeconds: 600 });
   });
 
   it('answers with what a weave ingest wrote beside it since it opened the store', async () => {
@@ -199,6 +201,44 @@ describe('every command that reads the store, through the resident server it sta
     await rm(join(store, 'server.json'));
     await waitUntil('the resident server stops', () => !isRunning(run.pid));
     assert.match(await readFile(join(store, SERVER_LOG), 'utf8'), /weave serve: stopping: the store no longer names this server\n$/);
+  });
+});
+
+describe('a search or a conversation on a store with no server open', () => {
+  let store: string;
+  before(async () => {
+    store = await tempDir('weave-resident-quick-');
+    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', store, '--no-detect'], {
+      ...process.env,
+      WEAVE_NO_DAEMON: '1',
+    });
+    assert.equal(built.code, 0, built.stderr);
+  });
+  after(async () => {
+    await stopResident(store);
+    await rm(store, { recursive: true, force: true });
+  });
+
+  it('answers by itself, waiting for no server, and starts one that answers the commands after it', async () => {
+    const search = ['search', 'hello', '--store', store];
+    const here = await weave([...search, '--no-daemon']);
+    const first = await weave(search);
+    assert.deepEqual([first.code, first.stderr], [0, '']);
+    assert.equal(first.stdout.replace(/ · \d+ ms\n/g, ''), here.stdout.replace(/ · \d+ ms\n/g, ''));
+    const log = await readFile(join(store, SERVER_LOG), 'utf8');
+    assert.match(log, /^\S+ weave search \(pid \d+\) starts a resident server\n/);
+    // Started, not asked: the search was answered here.
+    await waitUntil('the server has the store open', async () => !!(await findServer(store, { open: true })));
+    const run = await readRunFile(store);
+    assert.equal(run?.startedBy, 'weave search');
+    assert.equal((await answered(run.url))['/search'], undefined);
+    // Once open, the server answers.
+    assert.equal((await weave(search)).stdout.replace(/ · \d+ ms\n/g, ''), here.stdout.replace(/ · \d+ ms\n/g, ''));
+    const conversation = await weave(['conversation', '44444444', '--store', store]);
+    assert.equal(conversation.code, 0, conversation.stderr);
+    const counts = await answered(run.url);
+    assert.deepEqual([counts['/search'], counts['/conversation/:session']], [1, 1]);
+    assert.equal((await readFile(join(store, SERVER_LOG), 'utf8')).match(/starts a resident server/g)?.length, 1);
   });
 });
 
