@@ -9,6 +9,14 @@ import { compiled } from './compiled.mjs';
 /** The commands client/fast.ts answers (its SERVED_COMMANDS): only they pay for loading it. */
 const SERVED = new Set(['query', 'usage', 'search', 'conversation', 'status']);
 
+// A reader that stops early (`weave query … | head`) closes the pipe: the command ends there,
+// quietly, as ripgrep does, where Node would throw EPIPE with a stack trace. What it had to say
+// past that point no one reads.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 const argv = process.argv.slice(2);
 let quick;
 if (argv[0] === 'usage') {
