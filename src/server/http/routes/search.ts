@@ -79,10 +79,12 @@ export default routePlugin('weave-routes-search', async (app) => {
   });
 });
 
-function highlight(snippet: string, terms: string[]): string {
+/** The matched terms marked where they stand as words: `git`, not the start of "github". */
+export function highlight(snippet: string, terms: string[]): string {
   const words = [...new Set(terms)].filter(Boolean).sort((a, b) => b.length - a.length);
   if (!words.length) return escapeHtml(snippet);
-  const pattern = new RegExp(`(${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'gi');
+  const alternatives = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(${alternatives})(?![\\p{L}\\p{N}_])`, 'giu');
   return snippet
     .split(pattern)
     .map((part, i) => (i % 2 ? `<mark>${escapeHtml(part)}</mark>` : escapeHtml(part)))
