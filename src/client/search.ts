@@ -2,6 +2,7 @@ import { cut, cutNote } from '../query/fit.ts';
 import { printable } from '../terminal.ts';
 import { copiesOf } from '../search/copies.ts';
 import type { Hit } from '../search/index.ts';
+import { shortened } from '../search/snippet.ts';
 import { OTHERS_DOCUMENTS, SERVED_LIMIT, SearchRequestError, searchKinds } from '../search/request.ts';
 import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
@@ -155,7 +156,7 @@ export function render(hits: Hit[], total: number, millis: number, width: number
       .join('');
     // Session, time and kind first: at 80 columns a long title is what is cut, not them.
     out.push(fit(`${i + 1}. ${h.session.slice(0, 8)} · ${when} · ${what}${copies} · ${h.title ?? '(untitled)'}`));
-    out.push(fit(`   ${h.snippet}`));
+    out.push(fit(`   ${shortened(h.snippet, h.terms, width - 3)}`));
     out.push(fit(`   ${h.event}`));
   });
   out.push(`${hits.length} of ${total} hits · ${millis.toFixed(0)} ms`);

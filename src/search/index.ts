@@ -8,6 +8,7 @@ import type { StoreWriter } from '../store/writer.ts';
 import type { DocKind, SearchDoc } from './docs.ts';
 import { compactLoaded, loadTerm, withCompactPostings } from './postings.ts';
 import { documentsFiles } from './request.ts';
+import { snippet } from './snippet.ts';
 
 /**
  * The full-text index of a store, in `<store>/search/`: `index.json` (MiniSearch's inverted
@@ -469,51 +470,4 @@ async function readTexts(storeDir: string, path: string | undefined): Promise<Re
   if (!path) return {};
   const { docs } = await readDocuments(storeDir, path).catch(() => ({ docs: [] as SearchDoc[] }));
   return Object.fromEntries(docs.map((d) => [d.id, d.text]));
-}
-
-/**
- * Some 160 characters on one line, where the most of the matched terms are: a window opening on
- * the first place it holds that many. A term counts where a word begins with it (`git` in "git
- * worktree", not in "github"), else anywhere, as the index matched it.
- */
-export function snippet(text: string, terms: string[], width = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const lower = flat.toLowerCase();
-  const at = densest(placesOf(lower, terms), width - Math.floor(width / 3));
-  const start = Math.max(0, at - Math.floor(width / 3));
-  const end = Math.min(flat.length, start + width);
-  return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
-}
-
-/** Where each term is in `lower`, as [place, term] in text order: at word starts, or anywhere for a term found at none. */
-function placesOf(lower: string, terms: string[]): [number, number][] {
-  const places: [number, number][] = [];
-  terms.forEach((term, t) => {
-    const word = term.toLowerCase();
-    if (!word) return;
-    const found: number[] = [];
-    const inside: number[] = [];
-    // A long text's first thousand places of a term are enough to choose from.
-    for (let i = lower.indexOf(word), n = 0; i >= 0 && n < 1000; i = lower.indexOf(word, i + 1), n++)
-      (i === 0 || !/[\p{L}\p{N}_]/u.test(lower[i - 1]) ? found : inside).push(i);
-    for (const i of found.length ? found : inside.slice(0, 1)) places.push([i, t]);
-  });
-  return places.sort((x, y) => x[0] - y[0]);
-}
-
-/** The first place from which `span` characters hold the most distinct terms; 0 when there is none. */
-function densest(places: [number, number][], span: number): number {
-  let best = 0;
-  let at = places[0]?.[0] ?? 0;
-  const inWindow = new Map<number, number>();
-  for (let first = 0, last = 0; first < places.length; first++) {
-    for (; last < places.length && places[last][0] < places[first][0] + span; last++)
-      inWindow.set(places[last][1], (inWindow.get(places[last][1]) ?? 0) + 1);
-    if (inWindow.size > best) [best, at] = [inWindow.size, places[first][0]];
-    const term = places[first][1];
-    const n = inWindow.get(term)! - 1;
-    if (n) inWindow.set(term, n);
-    else inWindow.delete(term);
-  }
-  return at;
 }

@@ -66,7 +66,8 @@ test('no file of the store but the session graph and the archive holds a secret:
         [
           'tool input',
           `Deploy it. AWS key ${marker('aws-access-key-id', 20)}, GitHub [redacted…`,
-          `…PIC_API_KEY=${marker('anthropic-api-key', 82)} ./deploy.sh"}`,
+          // Shorter than a snippet: the whole input.
+          `{"command":"ANTHROPIC_API_KEY=${marker('anthropic-api-key', 82)} ./deploy.sh"}`,
         ],
       ],
     );

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { snippet } from '../../src/search/index.ts';
+import { shortened, snippet } from '../../src/search/snippet.ts';
 import { highlight } from '../../src/server/http/routes/search.ts';
 
 /**
@@ -24,8 +24,8 @@ test('of two places that hold as many terms, takes the first', () => {
   assert.equal(snippet(text, ['git', 'worktree'], 40), 'start git worktree filler words here fil…');
 });
 
-test('a term found only inside words still opens the snippet there; short texts are whole', () => {
-  assert.equal(snippet(`${FILLER}see github here`, ['git'], 40), '…rds here see github here');
+test('a term found only inside words still places the snippet, filled to its width where the text ends; short texts are whole', () => {
+  assert.equal(snippet(`${FILLER}see github here`, ['git'], 40), '…s here filler words here see github here');
   assert.equal(snippet('Two entries:\n XXXXXXXXX and src.', ['two', 'entries']), 'Two entries: XXXXXXXXX and src.');
   assert.equal(snippet('nothing matches', ['zzz']), 'nothing matches');
 });
@@ -35,4 +35,15 @@ test('the search page marks a term where it stands as a word, in any case', () =
     highlight('@github: a Git worktree, git-worktrees & <git>', ['git', 'worktree']),
     '@github: a <mark>Git</mark> <mark>worktree</mark>, <mark>git</mark>-worktrees &amp; &lt;<mark>git</mark>&gt;',
   );
+});
+
+test('the command line cuts a snippet to its width where the terms are, keeping its ellipses', () => {
+  assert.equal(shortened('…aaaa bbbb git cccc worktree dddd eeee…', ['git', 'worktree'], 20), '… bbbb git cccc wor…');
+  assert.equal(shortened('git worktree at the start, then more words…', ['git', 'worktree'], 20), 'git worktree at th…');
+  assert.equal(shortened('…short enough', ['git'], 20), '…short enough');
+});
+
+test('counts the query words a window holds, not the forms of one word', () => {
+  const text = `an existing git worktree here ${FILLER}in \`-experiments/worktrees\` with worktrees\` too`;
+  assert.equal(snippet(text, ['git', 'worktree', 'worktrees', 'worktrees`', '`worktree'], 30), '… existing git worktree here fi…');
 });
