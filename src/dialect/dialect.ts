@@ -160,8 +160,11 @@ export interface FactObserver extends Resumable {
   /** A transcript file begins: its node, and what the dialect read about its stream. */
   transcript?(transcript: TranscriptContext, stream: StreamFacts): void;
   record(transcript: TranscriptContext, facts: RecordFacts): void;
-  /** Called once all files are read; returns derived triples (again after each load and more records). */
-  finish?(resolve: Resolve): Iterable<Triple>;
+  /**
+   * Called once all files are read; returns derived triples (again after each load and more
+   * records). It reads its own facts only: the emitter has let go of its ids by then.
+   */
+  finish?(): Iterable<Triple>;
 }
 
 /**

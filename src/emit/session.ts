@@ -362,8 +362,18 @@ export class SessionEmitter {
       else if (ref.literal) this.emit(ref.subject, ref.literal, str(ref.id));
       yield;
     }
-    for (const observer of [...this.recordObservers, ...this.factObservers])
+    for (const observer of this.recordObservers)
       for (const t of observer.finish?.(resolve) ?? []) {
+        this.emit(t.s, t.p, t.o);
+        yield;
+      }
+    // The model reads its own facts: the ids go before it takes its share (a long session's
+    // map of event ids alone is a tenth of the heap then).
+    this.events.clear();
+    this.toolUses.clear();
+    this.references.length = 0;
+    for (const observer of this.factObservers)
+      for (const t of observer.finish?.() ?? []) {
         this.emit(t.s, t.p, t.o);
         yield;
       }

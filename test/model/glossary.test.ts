@@ -113,8 +113,8 @@ describe('the model on every fixture', () => {
         conversationModel(session, soul).map(
           (o): FactObserver => ({
             record: o.record.bind(o),
-            finish: (resolve) => {
-              const out = [...(o.finish?.(resolve) ?? [])];
+            finish: () => {
+              const out = [...(o.finish?.() ?? [])];
               derived.push(...out);
               return out;
             },
