@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Parser } from 'n3';
 import type { Literal } from '@rdfjs/types';
-import { dateTime, dec, int, num } from '../../src/rdf/terms.ts';
+import { dateTime, dec, int, num, unsliced } from '../../src/rdf/terms.ts';
 import { wellFormed } from '../../src/validate/components.ts';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -65,4 +65,10 @@ test('a timestamp is an xsd:dateTime only when XML Schema would read it as one; 
   ])
     assert.equal(typed(v), `${XSD}string`, v);
   for (const v of ['2026-11-02T09:00:00.000Z', '2026-13-01T00:00:00Z']) assert.ok(wellFormed(literal(dateTime(v))));
+});
+
+test('a text kept of its own is the same text, whatever it holds', () => {
+  const line = `<urn:soul:local:Weave/Turn/${'a'.repeat(40)}> "caf\u00e9 \ud83d\ude00 \ud800 lone \\" quote\\n" .`;
+  for (const text of ['short', line.slice(1, line.indexOf('>')), line.slice(line.indexOf('"')), '\udc00\ud800 reversed surrogates', ''])
+    assert.equal(unsliced(text), text);
 });
