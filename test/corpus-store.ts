@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ingest, type IngestReport } from '../src/ingest.ts';
 import { type DetectReport, detect } from '../src/readers/detect.ts';
+import { isRunning } from '../src/store/running.ts';
 import { CORPUS, tempDir } from './helpers.ts';
 
 /**
@@ -64,17 +65,8 @@ async function waitFor(dir: string, claim: string): Promise<CorpusStore> {
     if (existsSync(join(claim, 'failed')))
       throw new Error(`the shared corpus store failed to build: ${await readFile(join(claim, 'failed'), 'utf8')}`);
     const pid = Number(await readFile(join(claim, 'pid'), 'utf8').catch(() => '0'));
-    if (pid && !alive(pid)) throw new Error(`the test file building the shared corpus store (pid ${pid}) died before it was built`);
+    if (pid && !isRunning(pid)) throw new Error(`the test file building the shared corpus store (pid ${pid}) died before it was built`);
     await sleep(250);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

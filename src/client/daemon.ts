@@ -99,7 +99,7 @@ async function openServer(storeDir: string, options: ResidentOptions): Promise<F
   if (open) return open;
   const dir = resolve(storeDir);
   const soul = await residentSoul(dir);
-  if (!soul || (await findServer(dir)) || (await claimStart(dir)) !== 'ours') return undefined;
+  if (!soul || (await findServer(dir)) || (await startDied(dir)) || (await claimStart(dir)) !== 'ours') return undefined;
   try {
     const server = await spawnServer(dir, soul, options);
     if (server.pid !== undefined && !server.gone()) await writeStartFile(dir, { pid: server.pid, at: Date.now() });
@@ -108,6 +108,18 @@ async function openServer(storeDir: string, options: ResidentOptions): Promise<F
     // Not started: the next command tries again, once the claim is stale.
   }
   return undefined;
+}
+
+/**
+ * Whether the server a quick command started died while it opened the store (one that cannot
+ * open it stops): its claim then becomes the mark of a failed start, which commands wait out,
+ * rather than each search starting another.
+ */
+async function startDied(dir: string): Promise<boolean> {
+  const claim = await readStartFile(dir);
+  if (!claim || claim.failed || isRunning(claim.pid) || Date.now() - claim.at > START_PATIENCE_MS) return false;
+  await writeStartFile(dir, { pid: process.pid, at: Date.now(), failed: true }).catch(() => undefined);
+  return true;
 }
 
 /** The soul of a store a resident server can serve: a built store, held here or in an external store (whose server keeps its query rewriter warm). */

@@ -69,6 +69,27 @@ async function waitUntil(what: string, ready: () => Promise<boolean> | boolean, 
   assert.fail(`${what} within ${ms / 1000} s`);
 }
 
+/**
+ * A store of fixtures/server for the tests of the describe it is called in: built before them,
+ * its resident server stopped and the store removed after. Its directory, once built.
+ */
+function serverStore(prefix: string): () => string {
+  let dir = '';
+  before(async () => {
+    dir = await tempDir(prefix);
+    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', dir, '--no-detect'], {
+      ...process.env,
+      WEAVE_NO_DAEMON: '1',
+    });
+    assert.equal(built.code, 0, built.stderr);
+  });
+  after(async () => {
+    await stopResident(dir);
+    await rm(dir, { recursive: true, force: true });
+  });
+  return () => dir;
+}
+
 describe('every command that reads the store, through the resident server it starts', () => {
   let store: string;
   before(async () => {
@@ -83,14 +104,9 @@ describe('every command that reads the store, through the resident server it sta
 
   // Each with the route that answers it when a server does; usage none: the prepared rows answer it, no server asked.
   const COMMANDS: [string[], string][] = [
-    [['usage'], ''],
-    [['usage', 'weekly', '--breakdown'], ''],
-    [['usage', 'monthly', '--json'], ''],
-    [['usage', 'session'], ''],
-    [['usage', 'session', '--json', '--order', 'asc'], ''],
-    [['usage', 'blocks', '--json'], ''],
+    // Usage reads the prepared rows whatever runs: two of its forms are enough here (test/usage/ has the rest).
     [['usage', 'daily', '--since', '20250101', '--until', '2026-12-31', '--model', 'opus', '--wide'], ''],
-    [['usage', '--project', 'weave-demo', '--start-of-week', 'monday', 'weekly'], ''],
+    [['usage', 'session', '--json', '--order', 'asc'], ''],
     [['search', 'cart', 'total'], '/search'],
     [['search', 'cart', '--json', '--limit', '3'], '/search'],
     [['search', 'cart', '--kind', 'tool-input', '--kind', 'text'], '/search'],
@@ -205,40 +221,28 @@ describe('every command that reads the store, through the resident server it sta
 });
 
 describe('a search or a conversation on a store with no server open', () => {
-  let store: string;
-  before(async () => {
-    store = await tempDir('weave-resident-quick-');
-    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', store, '--no-detect'], {
-      ...process.env,
-      WEAVE_NO_DAEMON: '1',
-    });
-    assert.equal(built.code, 0, built.stderr);
-  });
-  after(async () => {
-    await stopResident(store);
-    await rm(store, { recursive: true, force: true });
-  });
+  const store = serverStore('weave-resident-quick-');
 
   it('answers by itself, waiting for no server, and starts one that answers the commands after it', async () => {
-    const search = ['search', 'hello', '--store', store];
+    const search = ['search', 'hello', '--store', store()];
     const here = await weave([...search, '--no-daemon']);
     const first = await weave(search);
     assert.deepEqual([first.code, first.stderr], [0, '']);
     assert.equal(first.stdout.replace(/ · \d+ ms\n/g, ''), here.stdout.replace(/ · \d+ ms\n/g, ''));
-    const log = await readFile(join(store, SERVER_LOG), 'utf8');
+    const log = await readFile(join(store(), SERVER_LOG), 'utf8');
     assert.match(log, /^\S+ weave search \(pid \d+\) starts a resident server\n/);
     // Started, not asked: the search was answered here.
-    await waitUntil('the server has the store open', async () => !!(await findServer(store, { open: true })));
-    const run = await readRunFile(store);
+    await waitUntil('the server has the store open', async () => !!(await findServer(store(), { open: true })));
+    const run = await readRunFile(store());
     assert.equal(run?.startedBy, 'weave search');
     assert.equal((await answered(run.url))['/search'], undefined);
     // Once open, the server answers.
     assert.equal((await weave(search)).stdout.replace(/ · \d+ ms\n/g, ''), here.stdout.replace(/ · \d+ ms\n/g, ''));
-    const conversation = await weave(['conversation', '44444444', '--store', store]);
+    const conversation = await weave(['conversation', '44444444', '--store', store()]);
     assert.equal(conversation.code, 0, conversation.stderr);
     const counts = await answered(run.url);
     assert.deepEqual([counts['/search'], counts['/conversation/:session']], [1, 1]);
-    assert.equal((await readFile(join(store, SERVER_LOG), 'utf8')).match(/starts a resident server/g)?.length, 1);
+    assert.equal((await readFile(join(store(), SERVER_LOG), 'utf8')).match(/starts a resident server/g)?.length, 1);
   });
 });
 
@@ -262,45 +266,33 @@ describe('the start claim', () => {
 });
 
 describe('two commands at once on a store with no server', () => {
-  let store: string;
-  before(async () => {
-    store = await tempDir('weave-resident-race-');
-    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', store, '--no-detect'], {
-      ...process.env,
-      WEAVE_NO_DAEMON: '1',
-    });
-    assert.equal(built.code, 0, built.stderr);
-  });
-  after(async () => {
-    await stopResident(store);
-    await rm(store, { recursive: true, force: true });
-  });
+  const store = serverStore('weave-resident-race-');
 
   it('end with one resident server, which both asked', async () => {
     const [a, b] = await Promise.all([
-      weave(['query', 'ASK { ?t a weave:Turn }', '--store', store]),
-      weave(['query', 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', '--store', store]),
+      weave(['query', 'ASK { ?t a weave:Turn }', '--store', store()]),
+      weave(['query', 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', '--store', store()]),
     ]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.stdout, '?n\n--\n 6\n(1 row)\n');
-    const log = await readFile(join(store, SERVER_LOG), 'utf8');
+    const log = await readFile(join(store(), SERVER_LOG), 'utf8');
     assert.equal(log.match(/starts a resident server/g)?.length, 1, log);
     assert.equal(log.match(/weave serve: listening on /g)?.length, 1, log);
-    const run = await readRunFile(store);
+    const run = await readRunFile(store());
     assert.ok(run && isRunning(run.pid));
     const counts = await answered(run.url);
     assert.equal(counts['/sparql'], 2);
-    await assert.rejects(readFile(join(store, START_FILE)), /ENOENT/, 'the start file is gone once the server runs');
+    await assert.rejects(readFile(join(store(), START_FILE)), /ENOENT/, 'the start file is gone once the server runs');
   });
 
   it('gives way to a weave serve of the same store', async () => {
-    const resident = await readRunFile(store);
+    const resident = await readRunFile(store());
     assert.ok(resident?.startedBy);
     const { startTestServer } = await import('../server/helpers.ts');
-    const server = await startTestServer({ storeDir: store }, null);
+    const server = await startTestServer({ storeDir: store() }, null);
     try {
       assert.equal(isRunning(resident.pid), false);
-      const run = await readRunFile(store);
+      const run = await readRunFile(store());
       assert.equal(run?.pid, process.pid);
       assert.equal(run?.startedBy, undefined);
     } finally {
@@ -310,46 +302,54 @@ describe('two commands at once on a store with no server', () => {
 });
 
 describe('a store the resident server cannot open', () => {
-  let store: string;
+  const store = serverStore('weave-resident-broken-');
   let file: string;
   before(async () => {
-    store = await tempDir('weave-resident-broken-');
-    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', store, '--no-detect'], {
-      ...process.env,
-      WEAVE_NO_DAEMON: '1',
-    });
-    assert.equal(built.code, 0, built.stderr);
     // A session graph whose first line is not N-Quads: nothing can open the store.
-    const manifest = JSON.parse(await readFile(join(store, 'manifest.json'), 'utf8')) as Manifest;
-    file = join(store, Object.values(manifest.graphs).find((e) => e.sessionId && !e.reader)!.file);
+    const manifest = JSON.parse(await readFile(join(store(), 'manifest.json'), 'utf8')) as Manifest;
+    file = join(store(), Object.values(manifest.graphs).find((e) => e.sessionId && !e.reader)!.file);
     const bytes = await readFile(file);
     bytes.write('<broken> <broken> .\n', 0);
     await writeFile(file, bytes);
   });
-  after(async () => {
-    await stopResident(store);
-    await rm(store, { recursive: true, force: true });
-  });
 
   it('is opened by the command itself, which says why; commands then do not start one for a while', async () => {
     const broken = `weave query: ${file}:1: not valid N-Quads\n`;
-    const first = await weave(['query', 'ASK {}', '--store', store]);
+    const first = await weave(['query', 'ASK {}', '--store', store()]);
     assert.equal(first.code, 1);
     assert.equal(
       first.stderr,
-      `weave query: the resident server did not start (its log: ${join(store, SERVER_LOG)}); opening the store here\n${broken}`,
+      `weave query: the resident server did not start (its log: ${join(store(), SERVER_LOG)}); opening the store here\n${broken}`,
     );
-    const second = await weave(['query', 'ASK {}', '--store', store]);
+    const second = await weave(['query', 'ASK {}', '--store', store()]);
     assert.deepEqual([second.code, second.stderr], [1, broken]);
-    const log = await readFile(join(store, SERVER_LOG), 'utf8');
+    const log = await readFile(join(store(), SERVER_LOG), 'utf8');
     assert.equal(log.match(/starts a resident server/g)?.length, 1, log);
     assert.match(log, /weave serve: stopping: the store cannot be opened\n$/);
-    assert.equal(await readRunFile(store), undefined);
+    assert.equal(await readRunFile(store()), undefined);
+  });
+
+  it('a search answers by itself; the server it starts stops, and no search starts another for a while', async () => {
+    await rm(join(store(), START_FILE), { force: true });
+    const starts = async () =>
+      (await readFile(join(store(), SERVER_LOG), 'utf8').catch(() => '')).match(/starts a resident server/g)?.length ?? 0;
+    const before = await starts();
+    const search = ['search', 'hello', '--store', store()];
+    const first = await weave(search);
+    assert.deepEqual([first.code, first.stderr], [0, '']);
+    assert.equal(await starts(), before + 1);
+    const claim = JSON.parse(await readFile(join(store(), START_FILE), 'utf8')) as { pid: number };
+    await waitUntil('the server it started stops', () => !isRunning(claim.pid));
+    const second = await weave(search);
+    const timeless = (text: string) => text.replace(/ · \d+ ms\n/g, '');
+    assert.deepEqual([second.code, second.stderr, timeless(second.stdout)], [0, '', timeless(first.stdout)]);
+    assert.equal(await starts(), before + 1, 'no second server started');
+    assert.equal(JSON.parse(await readFile(join(store(), START_FILE), 'utf8')).failed, true);
   });
 
   it('a server stopping answers a request waiting for the store at once, not at its deadline', async () => {
     const server = await startServer({
-      storeDir: store,
+      storeDir: store(),
       soul: 'local',
       host: '127.0.0.1',
       port: 0,
