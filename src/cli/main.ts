@@ -30,6 +30,28 @@ function usage(): string {
   return `usage: weave <command> [options]\n\ncommands:\n${rows.join('\n')}\n\n'weave <command> --help' tells more.\n`;
 }
 
+/** The one command a mistyped name most likely meant: two edits or fewer away, or the only one it begins; else undefined. */
+export function nearest(name: string, commands: string[]): string | undefined {
+  const typed = name.toLowerCase();
+  const begun = commands.filter((c) => typed.length >= 2 && c.startsWith(typed));
+  if (begun.length === 1) return begun[0];
+  const scored = commands.map((c) => [c, edits(typed, c)] as const).filter(([, n]) => n <= Math.min(2, typed.length - 1));
+  const best = Math.min(...scored.map(([, n]) => n));
+  const at = scored.filter(([, n]) => n === best);
+  return at.length === 1 ? at[0][0] : undefined;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function edits(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
 export async function run(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -38,7 +60,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const entry = own(COMMANDS, name);
   if (!entry) {
-    process.stderr.write(`weave: unknown command "${printable(name)}"\n${usage()}`);
+    const near = nearest(name, Object.keys(COMMANDS));
+    process.stderr.write(`weave: unknown command "${printable(name)}"${near ? `; did you mean "${near}"?` : ''}\n${usage()}`);
     return 2;
   }
   try {

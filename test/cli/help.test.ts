@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { fitHelp } from '../../src/cli/help.ts';
+import { nearest } from '../../src/cli/main.ts';
 import { REPO } from '../helpers.ts';
 
 const exec = promisify(execFile);
@@ -88,4 +89,17 @@ test('every command whose output is fitted to the terminal takes --wide, said in
       `weave ${command} --help`,
     );
   }
+});
+
+test('a mistyped command is answered with the one it most likely meant, and exit code 2', async () => {
+  const names = ['ingest', 'query', 'export', 'serve', 'search', 'status', 'usage', 'verify', 'conversation'];
+  assert.deepEqual(
+    ['quer', 'qurey', 'serch', 'stats', 'exprt', 'cnversation', 'in', 'se', 'x', 'zzzzzz', 'USAGE'].map((n) => nearest(n, names)),
+    ['query', 'query', 'search', 'status', 'export', 'conversation', 'ingest', undefined, undefined, undefined, 'usage'],
+  );
+  await assert.rejects(exec(join(REPO, 'bin', 'weave'), ['quer']), (e: { code: number; stderr: string }) => {
+    assert.equal(e.code, 2);
+    assert.match(e.stderr, /^weave: unknown command "quer"; did you mean "query"\?\nusage: weave <command>/);
+    return true;
+  });
 });
