@@ -241,11 +241,24 @@ interface Inner {
  */
 export function withCompactPostings<T>(mini: MiniSearch<T>): MiniSearch<T> {
   const inner = mini as unknown as Inner;
-  inner.addTerm = (field, document, term) => {
+  // MiniSearch adds a term once per occurrence. The postings of each term met in the field of the
+  // document being added are kept by hand, so a term said again in it is counted without walking
+  // the index's tree again (a document id is never added twice).
+  let document = -1;
+  let field = -1;
+  const met = new Map<string, Postings>();
+  inner.addTerm = (fieldId, documentId, term) => {
+    if (documentId !== document || fieldId !== field) {
+      met.clear();
+      [document, field] = [documentId, fieldId];
+    }
+    let postings = met.get(term);
+    if (postings !== undefined) return postings.increment(documentId);
     const byField = inner._index.fetch(term, () => new TermPostings());
-    const postings = byField.get(field);
-    if (postings === undefined) byField.set(field, new Postings([document, 1]));
-    else postings.increment(document);
+    postings = byField.get(fieldId);
+    if (postings === undefined) byField.set(fieldId, (postings = new Postings([documentId, 1])));
+    else postings.increment(documentId);
+    met.set(term, postings);
   };
   return mini;
 }
