@@ -132,3 +132,29 @@ test("a tool error's first line", () => {
   // 500 UTF-16 units would cut the emoji's surrogate pair in two: stop before it.
   assert.deepEqual(firstLine(long), { start: 0, end: 499 });
 });
+
+test('every secret kind is found where it stands: the quick look for its text never hides one', () => {
+  const found = (text: string) => findSecrets(text).map((m) => `${m.kind} ${text.slice(m.start, m.end)}`);
+  const cases: [string, string][] = [
+    ['key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx0123 in', 'anthropic-api-key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx0123'],
+    ['OPENAI=sk-proj-AbCd0123T3BlbkFJabcdef0123456789XY', 'openai-api-key sk-proj-AbCd0123T3BlbkFJabcdef0123456789XY'],
+    [
+      'github_pat_11AbCdEfGh0123456789_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGh',
+      'github-token github_pat_11AbCdEfGh0123456789_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGh',
+    ],
+    ['token glpat-AbCdEfGhIjKlMnOpQrSt01', 'gitlab-token glpat-AbCdEfGhIjKlMnOpQrSt01'],
+    ['rk_test_AbCdEfGh01234567', 'stripe-key rk_test_AbCdEfGh01234567'],
+    ['SLACK=xoxb-0123456789-AbCdEfGh', 'slack-token xoxb-0123456789-AbCdEfGh'],
+    [
+      'https://hooks.slack.com/services/T0AB12CD/B0EF34GH/AbCdEfGh0123',
+      'slack-webhook https://hooks.slack.com/services/T0AB12CD/B0EF34GH/AbCdEfGh0123',
+    ],
+    ['ASIA0123456789ABCDEF', 'aws-access-key-id ASIA0123456789ABCDEF'],
+    ['//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'npm-token npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789'],
+    ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.AbCdEfGhIjKl', 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.AbCdEfGhIjKl'],
+    ['DB_PASSWORD=Str0ng!Pass9', 'password Str0ng!Pass9'],
+    ['"Client_Secret": "a1b2c3d4e5f6g7"', 'password a1b2c3d4e5f6g7'],
+    ['redis://default:s3cretpass@cache:6379', 'url-credentials s3cretpass'],
+  ];
+  for (const [text, want] of cases) assert.deepEqual(found(text), [want], text);
+});
