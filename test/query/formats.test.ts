@@ -121,9 +121,13 @@ describe('the table of formats', () => {
   });
 
   test('weave query --format writes every format, by its name', async () => {
+    // Asked of the server running for the store, as a user's command is (test/client/resident.test.ts
+    // has the same bytes from a command opening the store itself): a store opened once, not twelve times.
+    const asking = { ...process.env, WEAVE_NO_DAEMON: '' };
     for (const format of FORMATS) {
       const query = format.carries === 'solutions' ? SELECT : CONSTRUCT;
-      const { stdout } = await run(WEAVE, ['query', '--store', server.storeDir, '--format', format.name, query], { encoding: 'utf8' });
+      const args = ['query', '--store', server.storeDir, '--format', format.name, query];
+      const { stdout } = await run(WEAVE, args, { encoding: 'utf8', env: asking });
       if (format.carries === 'solutions')
         assert.ok(stdout.indexOf(SESSION_A) < stdout.indexOf(SESSION_B) && stdout.includes(SESSION_A), stdout);
       else assert.deepEqual(sessionIds(stdout, format.mediaType), merged, format.name);
