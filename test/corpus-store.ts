@@ -11,7 +11,7 @@ import { CORPUS, tempDir } from './helpers.ts';
 
 /**
  * The corpus ingested (soul `local`) and read by every reader, once per test run, for the tests
- * that only read it: seven files each ingested the corpus on their own, about 15 s apiece on two
+ * that only read it: eight files each ingested the corpus on their own, about 15 s apiece on two
  * busy cores. Under `node --test` every file is a child of the one runner, so the runner's pid
  * names the run: the first file to ask builds the store, the others wait for it, and a detached
  * watcher removes it when the runner is gone. A file run on its own (not under the runner) gets
