@@ -10,12 +10,22 @@
  */
 export function snippet(text: string, terms: string[], width = 160): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  const lower = flat.toLowerCase();
+  const lower = sameLength(flat);
   const at = densest(placesOf(lower, terms), width - Math.floor(width / 3));
   // A third of the width before the first term, less where the text ends sooner: the width filled.
   const start = Math.max(0, Math.min(at - Math.floor(width / 3), flat.length - width));
   const end = Math.min(flat.length, start + width);
   return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
+}
+
+/** `text` in lower case, place for place: a character whose lower case is longer (`İ`) is kept as it is. */
+function sameLength(text: string): string {
+  const lower = text.toLowerCase();
+  if (lower.length === text.length) return lower;
+  return Array.from(text, (c) => {
+    const l = c.toLowerCase();
+    return l.length === c.length ? l : c;
+  }).join('');
 }
 
 /**

@@ -47,3 +47,8 @@ test('counts the query words a window holds, not the forms of one word', () => {
   const text = `an existing git worktree here ${FILLER}in \`-experiments/worktrees\` with worktrees\` too`;
   assert.equal(snippet(text, ['git', 'worktree', 'worktrees', 'worktrees`', '`worktree'], 30), '… existing git worktree here fi…');
 });
+
+test('a character whose lower case is longer moves no place: the window is where the terms are', () => {
+  const text = `İstanbul ${'İ'.repeat(200)} then git worktree here${' tail'.repeat(40)}`;
+  assert.equal(snippet(text, ['git', 'worktree'], 30), '…İİİİ then git worktree here ta…');
+});
