@@ -81,6 +81,9 @@ interface Pattern {
   requires?: RegExp;
 }
 
+/** The names a password-like value is assigned to end in one of these (any case). */
+const PASSWORD_KEYWORDS = 'password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key';
+
 /**
  * Formats, most specific first: a match overlapping an earlier one is dropped, so a key in an
  * `API_KEY=…` assignment is reported once, as what it is.
@@ -140,11 +143,10 @@ const PATTERNS: Pattern[] = [
   // `password = "…"`, `API_KEY: …`, `"client_secret": "…"`: the name must end in the keyword.
   {
     kind: 'password',
-    regex:
-      /\b[A-Za-z0-9_.-]*?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key)["']?[ \t]*(?:=|:=|:)[ \t]*["']?([^\s"'`<>,;(){}[\]]{8,})/dgi,
+    regex: new RegExp(`\\b[A-Za-z0-9_.-]*?(?:${PASSWORD_KEYWORDS})["']?[ \\t]*(?:=|:=|:)[ \\t]*["']?([^\\s"'\`<>,;(){}[\\]]{8,})`, 'dgi'),
     group: 1,
     confidence: 0.6,
-    requires: /password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key/i,
+    requires: new RegExp(PASSWORD_KEYWORDS, 'i'),
   },
 ];
 
