@@ -3,6 +3,10 @@
  * command line's light client cuts a snippet to the terminal by the same rule without the index.
  */
 
+/** A character of a word: a term stands as a word where none is before it (and, on the page, after it). */
+export const WORD_CHARACTER = '[\\p{L}\\p{N}_]';
+const IN_WORD = new RegExp(WORD_CHARACTER, 'u');
+
 /**
  * Some 160 characters on one line, where the most of the matched terms are: a window opening on
  * the first place it holds that many. A term counts where a word begins with it (`git` in "git
@@ -43,7 +47,7 @@ function placesOf(lower: string, terms: string[]): [number, number][] {
     const inside: number[] = [];
     // A long text's first thousand places of a term are enough to choose from.
     for (let i = lower.indexOf(word), n = 0; i >= 0 && n < 1000; i = lower.indexOf(word, i + 1), n++)
-      (i === 0 || !/[\p{L}\p{N}_]/u.test(lower[i - 1]) ? found : inside).push(i);
+      (i === 0 || !IN_WORD.test(lower[i - 1]) ? found : inside).push(i);
     for (const i of found.length ? found : inside.slice(0, 1)) places.push([i, family[t]]);
   });
   return places.sort((x, y) => x[0] - y[0]);

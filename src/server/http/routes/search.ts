@@ -5,6 +5,7 @@ import { HeldIndex, type Hit, type SearchIndex } from '../../../search/index.ts'
 import { MANIFEST_FILE } from '../../../store/layout.ts';
 import { readManifest } from '../../../store/manifest.ts';
 import type { DocKind } from '../../../search/docs.ts';
+import { WORD_CHARACTER } from '../../../search/snippet.ts';
 import { SERVED_LIMIT, SearchRequestError, searchKinds, searchSession } from '../../../search/request.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin } from '../context.ts';
@@ -84,7 +85,7 @@ export function highlight(snippet: string, terms: string[]): string {
   const words = [...new Set(terms)].filter(Boolean).sort((a, b) => b.length - a.length);
   if (!words.length) return escapeHtml(snippet);
   const alternatives = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(${alternatives})(?![\\p{L}\\p{N}_])`, 'giu');
+  const pattern = new RegExp(`(?<!${WORD_CHARACTER})(${alternatives})(?!${WORD_CHARACTER})`, 'giu');
   return snippet
     .split(pattern)
     .map((part, i) => (i % 2 ? `<mark>${escapeHtml(part)}</mark>` : escapeHtml(part)))
