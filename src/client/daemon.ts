@@ -105,7 +105,8 @@ async function openServer(storeDir: string, options: ResidentOptions): Promise<F
     if (server.pid !== undefined && !server.gone()) await writeStartFile(dir, { pid: server.pid, at: Date.now() });
     else await rm(join(dir, START_FILE), { force: true });
   } catch {
-    // Not started: the next command tries again, once the claim is stale.
+    // Not started: the claim names this command, and once it exits a quick command takes it for a
+    // failed start (startDied) and waits it out.
   }
   return undefined;
 }
