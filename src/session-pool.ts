@@ -8,6 +8,7 @@ import type { LineProblem, SessionRead, SessionToRead, WrittenBy } from './sessi
 import { SECRET_KEY_FILE } from './readers/secret/key.ts';
 import type { FileEntry, Manifest } from './store/manifest.ts';
 import type { Recorded } from './store/writer.ts';
+import { allOwn } from './dialect/index.ts';
 
 /**
  * Sessions read side by side, in worker threads (session-worker.ts): each reads one session into
@@ -148,7 +149,8 @@ export class SessionPool {
   }
 
   private start(): Worker {
-    const worker = new Worker(BOOT, { workerData: { entry: ENTRY, init: this.init }, execArgv: [] });
+    const workerData = { entry: ENTRY, init: this.init, typescript: !allOwn(this.init.dialects) };
+    const worker = new Worker(BOOT, { workerData, execArgv: [] });
     worker.once('message', () => this.started.add(worker));
     worker.on('message', (result: PooledRead) => {
       const waiting = this.busy.get(worker);

@@ -1,12 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AnySessionDerivation, Derivation } from './derive/derivation.ts';
 import { derivationLoop, recordDerivations, type ToldGraph } from './derive/loop.ts';
-import type { Dialect } from './dialect/dialect.ts';
 import { derivationsOf, readTapped } from './ingest.ts';
 import { READERS } from './readers/registry.ts';
 import { carried, type PooledRead, type PoolInit, type SessionJob } from './session-pool.ts';
 import { SessionFailure, StoreFailure, type ReadTally } from './session-read.ts';
 import { sessionWriter } from './store/writer.ts';
+import { dialectAt } from './dialect/index.ts';
 
 /**
  * A reading thread of the session pool (session-pool.ts): reads each session it is handed into its
@@ -19,7 +19,7 @@ const port = parentPort!;
 const dialects = new Map(
   await Promise.all(
     init.dialects.map(async (url) => {
-      const dialect = (await import(url)).dialect as Dialect;
+      const dialect = await dialectAt(url);
       return [dialect.id, dialect] as const;
     }),
   ),

@@ -2,9 +2,10 @@
 // before any work, most of a second's budget. So `weave usage` on prepared rows is answered by a
 // compiled copy of src/cli/usage.ts with no store opened at all, and a command that reads the
 // store (weave query, usage, …) by the store's server through a compiled copy of
-// src/client/fast.ts; everything else, and whatever they leave, runs the TypeScript CLI through tsx.
-import { fileURLToPath } from 'node:url';
-import { compiled } from './compiled.mjs';
+// src/client/fast.ts; everything else, and whatever they leave, runs the built copy of the
+// TypeScript command line (src/cli/compiled.mjs), or through tsx where it cannot be built.
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compiled, program } from './compiled.mjs';
 
 /** The commands client/fast.ts answers (its SERVED_COMMANDS): only they pay for loading it. */
 const SERVED = new Set(['query', 'usage', 'search', 'conversation', 'status']);
@@ -30,8 +31,15 @@ if (quick === undefined && SERVED.has(argv[0])) {
 }
 if (quick !== undefined) process.exitCode = quick;
 else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  const { run } = await import('./main.ts');
+  // A failure's stack (--verbose) names the TypeScript sources' lines, not the built copy's.
+  if (argv.includes('--verbose')) process.setSourceMapsEnabled(true);
+  const built = await program(new URL('./main.ts', import.meta.url));
+  let run;
+  if (built) ({ run } = await import(pathToFileURL(built).href));
+  else {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ run } = await import('./main.ts'));
+  }
   process.exitCode = await run(argv);
 }

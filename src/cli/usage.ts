@@ -51,19 +51,15 @@ async function fromRows(request: UsageRequest, prices: PriceTable) {
   return usageText(request, report, extras);
 }
 
-/** Loaded by name at run time, as GRAPHS: the store's queries, here or external. */
-const GROUPS = '../usage/group-report.ts';
-
+// The store's queries, here or external, and the SPARQL path are loaded when first asked for: the
+// light copy of this module (src/cli/compiled.mjs) leaves out what it imports so, and Oxigraph.
 async function byGroup(request: UsageRequest, prices: PriceTable) {
-  const { groupReport } = (await import(GROUPS)) as typeof import('../usage/group-report.ts');
+  const { groupReport } = await import('../usage/group-report.ts');
   const { report, extras } = await groupReport(request.storeDir, request.by!, prices, request.options);
   return groupsText(request, report, extras);
 }
 
-/** Loaded by name at run time, so the compiled copy of this module leaves Oxigraph and the SPARQL path out. */
-const GRAPHS = '../usage/graphs.ts';
-
 async function fromGraphs(dir: string, kind: ReportKind, prices: PriceTable, options: ReportOptions) {
-  const { graphsReport } = (await import(GRAPHS)) as typeof import('../usage/graphs.ts');
+  const { graphsReport } = await import('../usage/graphs.ts');
   return graphsReport(dir, kind, prices, options);
 }

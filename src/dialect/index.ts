@@ -10,3 +10,13 @@ import { dialect as claudeCode } from './claude-code/index.ts';
 export const DIALECTS: readonly Dialect[] = [
   claudeCode,
 ];
+
+/** Whether each of these dialect modules is one of Weave's own: a thread loading another needs a TypeScript loader (src/server/workers/boot.mjs). */
+export function allOwn(modules: readonly string[]): boolean {
+  return modules.every((m) => DIALECTS.some((d) => d.module === m));
+}
+
+/** The dialect of a module, loaded in a thread that has only its URL: Weave's own from this list, another imported. */
+export async function dialectAt(module: string): Promise<Dialect> {
+  return DIALECTS.find((d) => d.module === module) ?? ((await import(module)).dialect as Dialect);
+}

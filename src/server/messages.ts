@@ -129,7 +129,7 @@ export type FromWorker =
 
 /** A query worker's `workerData`. */
 export interface WorkerInit {
-  /** The TypeScript module `boot.mjs` imports (through tsx) in the new thread. */
+  /** The TypeScript module `boot.mjs` runs in the new thread (from its built copy). */
   entry: string;
   storeDir: string;
   soul: string;
@@ -183,6 +183,8 @@ export interface Description {
 /** The ingest thread's `workerData`. */
 export interface IngestWorkerInit {
   entry: string;
+  /** A dialect's module is not Weave's: `boot.mjs` runs the thread through tsx. */
+  typescript?: boolean;
   paths: string[];
   storeDir: string;
   soul: string;

@@ -1,6 +1,15 @@
-// Worker threads do not inherit the tsx loader the main thread was started with (Node 20 runs
-// module hooks per thread), so each worker starts here and imports its TypeScript entry via tsx.
+// Every worker thread starts here. Its entry is run from the built copy of Weave's programs
+// (src/cli/compiled.mjs), which needs no TypeScript loader. Node 20 runs module hooks per thread,
+// so tsx would cost each thread some 0.7 s of CPU to start; it is brought in only where the copy
+// cannot be built, or where the thread loads TypeScript from outside Weave (`typescript`: a
+// dialect module of a test).
+import { pathToFileURL } from 'node:url';
 import { workerData } from 'node:worker_threads';
-import { tsImport } from 'tsx/esm/api';
+import { program } from '../../cli/compiled.mjs';
 
-await tsImport(workerData.entry, import.meta.url);
+const built = !workerData.typescript && (await program(new URL(workerData.entry)));
+if (built) await import(pathToFileURL(built).href);
+else {
+  const { tsImport } = await import('tsx/esm/api');
+  await tsImport(workerData.entry, import.meta.url);
+}

@@ -1,10 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Dialect } from '../../dialect/dialect.ts';
 import { ingest } from '../../ingest.ts';
 import type { DetectedGraph, DetectProblem } from '../../readers/detect.ts';
 import { READERS } from '../../readers/registry.ts';
 import { filesOf } from '../../store/manifest.ts';
 import type { FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
+import { dialectAt } from '../../dialect/index.ts';
 
 /**
  * The ingest thread (started by ingester.ts): ingest in its own thread, so reading a large
@@ -18,7 +18,7 @@ const { paths, storeDir, soul, content, detect: runReaders, archive, dialects: m
 const port = parentPort!;
 const post = (m: FromIngest) => port.postMessage(m);
 // Objects do not cross threads: each dialect is loaded again here, from its module.
-const loading = modules && Promise.all(modules.map(async (url) => (await import(url)).dialect as Dialect));
+const loading = modules && Promise.all(modules.map(dialectAt));
 loading?.catch(() => undefined); // a module that fails to load fails each run, which reports it
 
 const onGraph = (g: DetectedGraph) => post({ type: 'session', graph: g.graph, files: filesOf(g.entry) });

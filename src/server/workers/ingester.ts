@@ -6,6 +6,7 @@ import type { IngestProgress } from '../../ingest.ts';
 import type { ChangedGraph, FromIngest, IngestWorkerInit, ToIngest } from '../messages.ts';
 import type { Mutex } from './mutex.ts';
 import { watchSources, type SourceWatcher } from '../../acquire/watch.ts';
+import { allOwn } from '../../dialect/index.ts';
 
 /**
  * Runs on the main thread; the reading itself is done by the ingest thread (ingest-worker.ts).
@@ -98,6 +99,7 @@ export class Ingester {
       archive,
       dialects: dialects?.map((d) => d.module),
     };
+    init.typescript = !allOwn(init.dialects ?? []);
     this.worker = new Worker(BOOT, { workerData: init, execArgv: [] });
     this.worker.on('message', (m: FromIngest) => this.onMessage(m));
     this.worker.on('error', (e) => this.fail(`the ingest thread crashed (${e.name})`));
