@@ -103,6 +103,24 @@ test('a load whose graphs fail part-way (a read that fails after a file is writt
   }
 });
 
+test('an isql that does not say how many files wait fails the load, where it was waited on for ever', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'weave-bulk-files-'));
+  try {
+    // A stand-in for isql that takes every statement and prints nothing.
+    const isql = join(directory, 'isql');
+    await writeFile(isql, '#!/bin/sh\ncat >/dev/null\n', { mode: 0o755 });
+    const loader = new VirtuosoLoader(
+      { engine: 'virtuoso', isql: '127.0.0.1:1', user: 'dba', password: 'dba', directory, command: isql },
+      false,
+    );
+    const graph = Buffer.from('<urn:x:s> <urn:x:p> "o" <urn:x:g1> .\n');
+    await assert.rejects(loader.load([{ graph: 'urn:x:g1', read: async () => graph }]), /did not say how many files wait and load/);
+    assert.deepEqual(await readdir(directory), ['isql']);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
 describe('an external store loaded by its bulk loader (Virtuoso)', { skip: missing }, () => {
   let virtuoso: Virtuoso;
   let base: string;

@@ -172,6 +172,9 @@ export class VirtuosoLoader {
         throw new BulkLoadError(`Virtuoso's bulk loader failed on ${failed.slice('weave-failed'.length).trim().replace(/\s+/, ': ')}`);
       const count = (what: string) => Number(new RegExp(`^weave-${what}\\s+(\\d+)`, 'm').exec(out)?.[1] ?? Number.NaN);
       const [waiting, loading] = [count('waiting'), count('loading')];
+      // An answer without the counts (another isql's way of printing) would be waited on for ever.
+      if (Number.isNaN(waiting) || Number.isNaN(loading))
+        throw new BulkLoadError(`isql at ${this.config.isql} did not say how many files wait and load`);
       if (waiting === 0 && loading === 0) return;
       if (!stale && waiting > 0 && loading === 0) await this.isql(['rdf_loader_run();']);
       else await new Promise((r) => setTimeout(r, wait));
