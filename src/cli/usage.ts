@@ -52,7 +52,7 @@ async function fromRows(request: UsageRequest, prices: PriceTable) {
 }
 
 // The store's queries, here or external, and the SPARQL path are loaded when first asked for: the
-// light copy of this module (src/cli/compiled.mjs) leaves out what it imports so, and Oxigraph.
+// light copy of this module (src/cli/compiled.mjs) leaves them out, and Oxigraph with them.
 async function byGroup(request: UsageRequest, prices: PriceTable) {
   const { groupReport } = await import('../usage/group-report.ts');
   const { report, extras } = await groupReport(request.storeDir, request.by!, prices, request.options);
