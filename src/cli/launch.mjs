@@ -31,8 +31,12 @@ if (quick === undefined && SERVED.has(argv[0])) {
 }
 if (quick !== undefined) process.exitCode = quick;
 else {
-  // A failure's stack (--verbose) names the TypeScript sources' lines, not the built copy's.
-  if (argv.includes('--verbose')) process.setSourceMapsEnabled(true);
+  // A failure's stack (--verbose) names the TypeScript sources' lines, not the built copy's, in
+  // this thread and (told by the environment, which they are given) in those it starts.
+  if (argv.includes('--verbose')) {
+    process.setSourceMapsEnabled(true);
+    process.env.WEAVE_SOURCE_MAPS = '1';
+  }
   const built = await program(new URL('./main.ts', import.meta.url));
   let run;
   if (built) ({ run } = await import(pathToFileURL(built).href));

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { REPO } from '../helpers.ts';
+import { REPO, removeDir, tempDir } from '../helpers.ts';
 
 /**
  * The command line and its threads run from a built copy of Weave (src/cli/compiled.mjs), where
@@ -51,4 +51,42 @@ test('the light copies: usage leaves its SPARQL reports out, the fast client kee
     [...(await readFile(await light(src(entry)), 'utf8')).matchAll(/\bimport\("(\.[^"]+)"\)/g)].map((m) => m[1]).sort();
   assert.deepEqual(await imports('cli/usage.ts'), ['../usage/graphs.ts', '../usage/group-report.ts']);
   assert.deepEqual(await imports('client/fast.ts'), []);
+});
+
+test('with --verbose a thread’s failure names the TypeScript sources, as the command’s own does (source maps are a thread’s own)', async () => {
+  const { SessionPool } = await import('../../src/session-pool.ts');
+  const { DIALECTS } = await import('../../src/dialect/index.ts');
+  const { emptyManifest } = await import('../../src/store/manifest.ts');
+  const dir = await tempDir();
+  /** A session no dialect reads (an id the thread does not know): its read fails in the thread, with the thread's stack. */
+  const failed = async (maps: boolean) => {
+    if (maps) process.env.WEAVE_SOURCE_MAPS = '1';
+    else delete process.env.WEAVE_SOURCE_MAPS;
+    const pool = new SessionPool(1, {
+      storeDir: dir,
+      soul: 'local',
+      search: false,
+      readers: [],
+      largeSession: 1e9,
+      dialects: [DIALECTS[0].module!],
+    });
+    try {
+      const session = { sessionId: 's', subagents: [], journals: [], batches: [], projectDir: dir };
+      const read = await pool.read({
+        target: { session, dialect: 'no-such-dialect', graph: 'urn:x:g', stamps: [], sessionId: 's', builtWith: 'x', keep: false },
+        view: emptyManifest('local'),
+      });
+      return read.storeFailure?.stack ?? '';
+    } finally {
+      await pool.close();
+      delete process.env.WEAVE_SOURCE_MAPS;
+    }
+  };
+  try {
+    assert.match(await failed(true), /\(\/.*\/src\/[\w/-]+\.ts:\d+:\d+\)/);
+    // Without it, the built copy's own lines: the thread runs from the copy, not through tsx.
+    assert.doesNotMatch(await failed(false), /src\/[\w/-]+\.ts:\d+/);
+  } finally {
+    await removeDir(dir);
+  }
 });

@@ -7,6 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { workerData } from 'node:worker_threads';
 import { program } from '../../cli/compiled.mjs';
 
+// Source maps are a thread's own: a command run with --verbose asks for them in its threads too.
+if (process.env.WEAVE_SOURCE_MAPS === '1') process.setSourceMapsEnabled(true);
 const built = !workerData.typescript && (await program(new URL(workerData.entry)));
 if (built) await import(pathToFileURL(built).href);
 else {
