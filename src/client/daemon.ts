@@ -81,8 +81,7 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
     await rm(join(dir, START_FILE), { force: true });
     return started;
   }
-  // The claim becomes the mark of a failed start, which commands wait out.
-  await writeStartFile(dir, { pid: process.pid, at: Date.now(), failed: true }).catch(() => undefined);
+  await markFailedStart(dir);
   process.stderr.write(
     `weave ${options.command}: the resident server did not start (its log: ${join(dir, SERVER_LOG)}); opening the store here\n`,
   );
@@ -119,8 +118,13 @@ async function openServer(storeDir: string, options: ResidentOptions): Promise<F
 async function startDied(dir: string): Promise<boolean> {
   const claim = await readStartFile(dir);
   if (!claim || claim.failed || isRunning(claim.pid) || Date.now() - claim.at > START_PATIENCE_MS) return false;
-  await writeStartFile(dir, { pid: process.pid, at: Date.now(), failed: true }).catch(() => undefined);
+  await markFailedStart(dir);
   return true;
+}
+
+/** The claim becomes the mark of a failed start, which commands wait out (claimStart). */
+async function markFailedStart(dir: string): Promise<void> {
+  await writeStartFile(dir, { pid: process.pid, at: Date.now(), failed: true }).catch(() => undefined);
 }
 
 /** The soul of a store a resident server can serve: a built store, held here or in an external store (whose server keeps its query rewriter warm). */

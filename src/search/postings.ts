@@ -250,7 +250,8 @@ export function withCompactPostings<T>(mini: MiniSearch<T>): MiniSearch<T> {
   inner.addTerm = (fieldId, documentId, term) => {
     if (documentId !== document || fieldId !== field) {
       met.clear();
-      [document, field] = [documentId, fieldId];
+      document = documentId;
+      field = fieldId;
     }
     let postings = met.get(term);
     if (postings !== undefined) return postings.increment(documentId);
