@@ -69,18 +69,24 @@ async function waitUntil(what: string, ready: () => Promise<boolean> | boolean, 
   assert.fail(`${what} within ${ms / 1000} s`);
 }
 
+/** What differs from run to run whoever answers: how long a search or a check took. */
+function timeless(text: string): string {
+  return text
+    .replace(/ · \d+ ms\n/g, ' · N ms\n')
+    .replace(/^no hits \(\d+ ms\)$/m, 'no hits (N ms)')
+    .replace(/"millis": [\d.]+/g, '"millis": N');
+}
+
 /**
- * A store of fixtures/server for the tests of the describe it is called in: built before them,
- * its resident server stopped and the store removed after. Its directory, once built.
+ * A store (of fixtures/server, unless `ingest` says what to read) for the tests of the describe it
+ * is called in: built before them, its resident server stopped and the store removed after. Its
+ * directory, once built.
  */
-function serverStore(prefix: string): () => string {
+function serverStore(prefix: string, ingest = [join(FIXTURES, 'server'), '--no-detect']): () => string {
   let dir = '';
   before(async () => {
     dir = await tempDir(prefix);
-    const built = await weave(['ingest', join(FIXTURES, 'server'), '--store', dir, '--no-detect'], {
-      ...process.env,
-      WEAVE_NO_DAEMON: '1',
-    });
+    const built = await weave(['ingest', ...ingest, '--store', dir], { ...process.env, WEAVE_NO_DAEMON: '1' });
     assert.equal(built.code, 0, built.stderr);
   });
   after(async () => {
@@ -91,15 +97,10 @@ function serverStore(prefix: string): () => string {
 }
 
 describe('every command that reads the store, through the resident server it starts', () => {
+  const built = serverStore('weave-resident-', [FIXTURES]);
   let store: string;
-  before(async () => {
-    store = await tempDir('weave-resident-');
-    const built = await weave(['ingest', FIXTURES, '--store', store], { ...process.env, WEAVE_NO_DAEMON: '1' });
-    assert.equal(built.code, 0, built.stderr);
-  });
-  after(async () => {
-    await stopResident(store);
-    await rm(store, { recursive: true, force: true });
+  before(() => {
+    store = built();
   });
 
   // Each with the route that answers it when a server does; usage none: the prepared rows answer it, no server asked.
@@ -124,13 +125,6 @@ describe('every command that reads the store, through the resident server it sta
     [['query', 'CONSTRUCT WHERE { ?t a weave:Turn ; weave:role ?r } ORDER BY ?t LIMIT 5'], '/sparql'],
     [['verify'], '/sparql'],
   ];
-  // What differs from run to run whoever answers: how long a search or a check took.
-  const timeless = (text: string) =>
-    text
-      .replace(/ · \d+ ms\n/g, ' · N ms\n')
-      .replace(/^no hits \(\d+ ms\)$/m, 'no hits (N ms)')
-      .replace(/"millis": [\d.]+/g, '"millis": N');
-
   it('prints the same bytes, exit code and stderr as the command opening the store itself, and is answered by the server', async () => {
     assert.equal((await weave(['usage', '--store', store, '--no-daemon'])).code, 0);
     assert.equal(await readRunFile(store), undefined, '--no-daemon starts no server');
@@ -228,7 +222,7 @@ describe('a search or a conversation on a store with no server open', () => {
     const here = await weave([...search, '--no-daemon']);
     const first = await weave(search);
     assert.deepEqual([first.code, first.stderr], [0, '']);
-    assert.equal(first.stdout.replace(/ · \d+ ms\n/g, ''), here.stdout.replace(/ · \d+ ms\n/g, ''));
+    assert.equal(timeless(first.stdout), timeless(here.stdout));
     const log = await readFile(join(store(), SERVER_LOG), 'utf8');
     assert.match(log, /^\S+ weave search \(pid \d+\) starts a resident server\n/);
     // Started, not asked: the search was answered here.
@@ -237,7 +231,7 @@ describe('a search or a conversation on a store with no server open', () => {
     assert.equal(run?.startedBy, 'weave search');
     assert.equal((await answered(run.url))['/search'], undefined);
     // Once open, the server answers.
-    assert.equal((await weave(search)).stdout.replace(/ · \d+ ms\n/g, ''), here.stdout.replace(/ · \d+ ms\n/g, ''));
+    assert.equal(timeless((await weave(search)).stdout), timeless(here.stdout));
     const conversation = await weave(['conversation', '44444444', '--store', store()]);
     assert.equal(conversation.code, 0, conversation.stderr);
     const counts = await answered(run.url);
@@ -341,7 +335,6 @@ describe('a store the resident server cannot open', () => {
     const claim = JSON.parse(await readFile(join(store(), START_FILE), 'utf8')) as { pid: number };
     await waitUntil('the server it started stops', () => !isRunning(claim.pid));
     const second = await weave(search);
-    const timeless = (text: string) => text.replace(/ · \d+ ms\n/g, '');
     assert.deepEqual([second.code, second.stderr, timeless(second.stdout)], [0, '', timeless(first.stdout)]);
     assert.equal(await starts(), before + 1, 'no second server started');
     assert.equal(JSON.parse(await readFile(join(store(), START_FILE), 'utf8')).failed, true);
