@@ -93,6 +93,11 @@ const KIND_TERMS = MODEL_TERMS.filter((t) => t.category === 'structure' || t.cat
 const RELATION_TERMS = MODEL_TERMS.filter((t) => t.category === 'relation');
 /** Where a node has two kinds, the narrower one names it. */
 const NARROWER: Record<string, string> = { tool: 'agent.call', 'llm.call': 'message.synthetic' };
+/**
+ * The classes the tree folds (its kinds, and a placeholder's class): a node's other classes
+ * (weave:ModelNode, prov:Activity, …) gave the tree query nearly four rows per node.
+ */
+const TREE_CLASSES = [...KIND_TERMS.map((t) => `weave:${t.iris[0]}`), 'weave:Unresolved'].join(' ');
 
 /** A solution as plain values: a variable left unbound is absent. */
 export type Row = Record<string, string>;
@@ -103,7 +108,12 @@ export type ViewRows = Record<keyof ViewQueries, Row[]>;
 
 const local = (iri: string) => (iri.startsWith(WEAVE_NS) ? iri.slice(WEAVE_NS.length) : iri);
 
-/** The queries over one session's graph that the view is built from. */
+/**
+ * The queries over one session's graph that the view is built from. A reifier's annotations are
+ * written as the triples they stand for (`?r rdf:reifies <<( … )>> ; weave:evidence ?ev`): inside an
+ * OPTIONAL, Oxigraph planned the `~ ?r {| … |}` form of the same pattern so that the labels of a
+ * session of 89k lines took more than the server's 30 s, and 1.7 s written out.
+ */
 export function conversationQueries(graph: string) {
   const g = `<${graph}>`;
   return {
@@ -124,13 +134,15 @@ export function conversationQueries(graph: string) {
     dialect: `SELECT DISTINCT ?class WHERE { GRAPH ${g} { ?t a ?class } VALUES ?class { ${DIALECTS.map((d) => d.transcriptClass).join(' ')} } }`,
     session: `SELECT ?s WHERE { GRAPH ${g} { ?s a weave:Session } }`,
     tree: `SELECT ?n ?p ?c ?ev ?line ?src ?bad WHERE { GRAPH ${g} {
-      ?n weave:within ?p ~ ?r {| weave:evidence ?ev |} .
-      ?n a ?c .
+      ?n weave:within ?p .
+      ?r rdf:reifies <<( ?n weave:within ?p )>> ; weave:evidence ?ev .
+      ?n a ?c VALUES ?c { ${TREE_CLASSES} }
       OPTIONAL { ?n weave:firstLine ?line } OPTIONAL { ?n weave:sourceLine ?src }
       OPTIONAL { ?n weave:unresolvedKind ?bad } } }`,
     labels: LABELS.replace('$G', g),
     starts: `SELECT ?c ?s ?tool ?ev WHERE { GRAPH ${g} {
-      ?c weave:starts ?s ~ ?r {| weave:evidence ?ev |} OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
+      ?c weave:starts ?s . ?r rdf:reifies <<( ?c weave:starts ?s )>> ; weave:evidence ?ev
+      OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
     summarisers: `SELECT DISTINCT ?s WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:produces ?summary } }`,
   };
 }
@@ -273,7 +285,9 @@ const after = (n: TreeNode) => (n.kind === 'agent.output' ? 1 : 0);
 
 const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?rule ?frags ?model ?tool ?text ?kind ?missing ?agent WHERE { GRAPH $G {
   { ?n weave:streamName ?name }
-  UNION { ?n weave:runKey ?key OPTIONAL { ?n weave:trigger ?trigger ~ ?t {| weave:evidence ?tev |} } OPTIONAL { ?n weave:runRule ?rule } }
+  UNION { ?n weave:runKey ?key
+    OPTIONAL { ?n weave:trigger ?trigger . ?t rdf:reifies <<( ?n weave:trigger ?trigger )>> ; weave:evidence ?tev }
+    OPTIONAL { ?n weave:runRule ?rule } }
   UNION { ?n weave:fragmentCount ?frags OPTIONAL { ?n weave:lastFragment/weave:model ?model } }
   UNION { ?n weave:toolRequest/weave:toolName ?tool OPTIONAL { ?n weave:childAgentId ?agent } }
   UNION { ?n weave:labelledBy/weave:hasContentBlock ?b . ?b weave:blockOrder 0 ; weave:text ?text }
