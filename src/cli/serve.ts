@@ -14,7 +14,7 @@ import { printable } from '../terminal.ts';
 import { loadingBar, progressBar } from './progress.ts';
 import { selectRows } from '../server/http/select.ts';
 import { SESSION_COUNT } from '../server/dataset-stats.ts';
-import { defaultSources, FIXTURES_DIR, fixturesNote } from './sources.ts';
+import { defaultRoots, defaultSources, FIXTURES_DIR, fixturesNote } from './sources.ts';
 import { printHelp } from './help.ts';
 
 const HELP = `usage: weave serve [PATH...] [options]
@@ -23,9 +23,10 @@ Serves the store over HTTP: the SPARQL 1.1 Protocol at /sparql (and /query), the
 Protocol at /store, a query page (YASGUI) at /, describe pages for every resource, VoID at
 /void, /healthz, /status and Prometheus /metrics. It listens at once, then ingests PATH...
 (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects; the bundled fixtures, in a store
-of their own, when those hold no transcript) in the background, runs the readers (weave detect)
-on what changed, as weave ingest does, and keeps the store live as sessions are written: the
-file events bring new lines into the graph within two seconds (polling where they do not arrive).
+of their own, when those hold no transcript and no --store is named) in the background, runs the
+readers (weave detect) on what changed, as weave ingest does, and keeps the store live as sessions
+are written: the file events bring new lines into the graph within two seconds (polling where they
+do not arrive).
 
 options:
   --host HOST          address to listen on (default ${DEFAULTS.host}); beyond loopback a token is required
@@ -147,18 +148,19 @@ export async function main(args: string[]): Promise<number> {
   const content = policyFrom(values);
 
   if (!values['no-ingest']) {
-    const sources = positionals.length ? { paths: positionals } : await sourcesToServe();
+    const sources = positionals.length ? { paths: positionals } : await sourcesToServe(values.store !== undefined);
     // The bundled fixtures get a store of their own, so they never mix with real sessions.
-    if (sources.note && values.store === undefined) config.storeDir = fixturesStoreDir();
-    config.ingest = {
-      paths: sources.paths,
-      note: sources.note,
-      refreshMs,
-      content,
-      detect: !values['no-detect'],
-      archive: !values['no-archive'],
-      watch: !values['no-watch'],
-    };
+    if (sources.fixtures) config.storeDir = fixturesStoreDir();
+    if (sources.paths.length)
+      config.ingest = {
+        paths: sources.paths,
+        note: sources.note,
+        refreshMs,
+        content,
+        detect: !values['no-detect'],
+        archive: !values['no-archive'],
+        watch: !values['no-watch'],
+      };
     if (sources.note) log(sources.note);
   }
 
@@ -214,12 +216,22 @@ function rdfMode(value: string | undefined): RdfMode {
 
 /**
  * The default sources, or the bundled fixtures when they hold no transcript at all: an empty
- * `~/.claude/projects` would otherwise serve an empty store to a new user.
+ * `~/.claude/projects` would otherwise serve an empty store to a new user. Never into a store named
+ * with --store (a team's shared store, one ingested on another machine): that one is served as it
+ * is, and the default folder, where there is one, read as sessions are written to it.
  */
-async function sourcesToServe(): Promise<{ paths: string[]; note?: string }> {
+async function sourcesToServe(storeNamed: boolean): Promise<{ paths: string[]; note?: string; fixtures?: boolean }> {
   const found = await defaultSources(true);
-  if (found.note || (await holdsTranscript(found.paths[0]))) return found;
-  return { paths: [FIXTURES_DIR], note: await fixturesNote(`no transcripts under ${found.paths[0]}`) };
+  if (!found.note && (await holdsTranscript(found.paths[0]))) return found;
+  if (storeNamed)
+    return found.note
+      ? { paths: [], note: `no transcripts at ${defaultRoots().join(', ')}: serving the store as it is` }
+      : {
+          paths: found.paths,
+          note: `no transcripts under ${found.paths[0]} yet: serving the store as it is, and reading them as they come`,
+        };
+  if (found.note) return { ...found, fixtures: true };
+  return { paths: [FIXTURES_DIR], note: await fixturesNote(`no transcripts under ${found.paths[0]}`), fixtures: true };
 }
 
 /** Whether a folder holds a `.jsonl` file anywhere below it (stops at the first). */

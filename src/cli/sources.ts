@@ -16,7 +16,7 @@ export async function defaultSources(
   fallbackToFixtures: boolean,
   dialects: readonly Dialect[] = DIALECTS,
 ): Promise<{ paths: string[]; note?: string }> {
-  const roots = dialects.flatMap((d) => d.defaultPaths?.(process.env) ?? []);
+  const roots = defaultRoots(dialects);
   const found: string[] = [];
   for (const root of roots) if (await exists(root)) found.push(root);
   if (found.length) return { paths: found };
@@ -26,6 +26,11 @@ export async function defaultSources(
       `no transcripts at ${where}; name a path (a projects root, a project folder or a .jsonl file), or try the bundled fixtures: weave serve`,
     );
   return { paths: [FIXTURES_DIR], note: await fixturesNote(`no transcripts at ${where}`) };
+}
+
+/** Where each dialect's runtime keeps its transcripts, whether there or not. */
+export function defaultRoots(dialects: readonly Dialect[] = DIALECTS): string[] {
+  return dialects.flatMap((d) => d.defaultPaths?.(process.env) ?? []);
 }
 
 /**

@@ -154,6 +154,44 @@ describe('weave serve from the command line', () => {
     }
   });
 
+  it('serve --store DIR with no transcripts serves DIR as it is: the bundled fixtures never go into a store the user named', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'weave-cli-home-'));
+    const store = join(home, 'team-store');
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: '', WEAVE_HOME: '', XDG_DATA_HOME: join(home, 'data') };
+    try {
+      assert.equal((await exec(join(REPO, 'bin', 'weave'), ['ingest', SERVER_FIXTURES, '--store', store], env)).code, 0);
+      const before = JSON.parse(await readFile(join(store, 'manifest.json'), 'utf8')).graphs;
+      // No ~/.claude/projects at all, then an empty one (read as sessions come).
+      for (const [projects, said] of [
+        [undefined, `no transcripts at ${join(home, '.claude', 'projects')}: serving the store as it is`],
+        [
+          join(home, '.claude', 'projects'),
+          `no transcripts under ${join(home, '.claude', 'projects')} yet: serving the store as it is, and reading them as they come`,
+        ],
+      ] as const) {
+        if (projects) await mkdir(projects, { recursive: true });
+        const run = serve(join(REPO, 'bin', 'weave'), ['serve', '--store', store, '--port', '0'], env);
+        try {
+          const url = await run.url;
+          // Ready once the store is open (no ingest), or once the empty folder is read.
+          await run.printed(/^weave serve: ready /m);
+          assert.equal(await turnsNow(url), '6');
+          assert.match(run.output().stderr, new RegExp(`^weave serve: ${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+          assert.doesNotMatch(run.output().stderr, /bundled fixtures/);
+        } finally {
+          run.child.kill('SIGTERM');
+          await run.exited;
+        }
+        assert.deepEqual(
+          Object.keys(JSON.parse(await readFile(join(store, 'manifest.json'), 'utf8')).graphs).sort(),
+          Object.keys(before).sort(),
+        );
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('--help and bad options', async () => {
     const help = serve(join(REPO, 'bin', 'weave'), ['serve', '--help']);
     assert.equal(await help.exited, 0);
