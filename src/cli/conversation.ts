@@ -10,10 +10,10 @@ import {
 } from '../client/conversation.ts';
 import { print, served } from '../client/served.ts';
 import { SESSION_ID, sessionsNamed, sessionsNamedQuery, sessionTitleQuery } from '../model/title.ts';
-import { type ConversationView, conversationDocument, conversationFromRows, conversationQueries, conversationView } from '../model/view.ts';
+import { type ConversationView, conversationDocument, readView, shownInPrint, storeRows } from '../model/view.ts';
 import { runQuery } from '../query/run.ts';
 import type { JsonResults } from '../query/table.ts';
-import { openQueries, selectAll, selectRows } from '../store/queries.ts';
+import { openQueries, selectRows } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { loadGraph, loadOntology } from '../store/store.ts';
 import { CliError } from './options.ts';
@@ -44,7 +44,13 @@ export async function main(args: string[]): Promise<number> {
   const store = new oxigraph.Store();
   await loadGraph(store, request.storeDir, entry);
   await loadOntology(store);
-  return print(await printed(request, conversationView(store, graph, entry.sessionId!), titleOf(store, graph)));
+  const view = await readView(graph, entry.sessionId!, (query) => storeRows(store, query), shownBy(request));
+  return print(await printed(request, view, titleOf(store, graph)));
+}
+
+/** What of the tree is read for `request`: what its printout shows, or the whole tree for a document. */
+function shownBy(request: ConversationRequest) {
+  return request.format === 'text' ? shownInPrint(request.depth, request.width) : undefined;
 }
 
 function printed(request: ConversationRequest, view: ConversationView, title: string | undefined) {
@@ -69,7 +75,7 @@ async function sessionElsewhere(request: ConversationRequest, failed: unknown): 
         .map((s) => s.id)
         .join(', ')}`,
     );
-  const view = conversationFromRows(await selectAll(conversationQueries(found.graph), (query) => selectRows(queries, query)), found.id);
+  const view = await readView(found.graph, found.id, (query) => selectRows(queries, query), shownBy(request));
   const [titled] = await selectRows(queries, sessionTitleQuery(found.graph));
   return { view, title: titled?.title };
 }

@@ -130,7 +130,8 @@ export const CONVERSATION: ServedCommand<ConversationRequest> = {
       if (graph !== sessionGraphIri(manifest!.soul, id)) return undefined;
     } else if (!(await externalStore(request.storeDir))) findSession(manifest, request.id, request.storeDir); // says why
     // An external store's server looks the session up in the whole store: another machine may have written it.
-    const path = `conversation/${encodeURIComponent(id)}?format=${request.format === 'text' ? 'view' : 'json'}`;
+    const shown = request.format === 'text' ? `view&depth=${request.depth}&width=${request.width}` : 'json';
+    const path = `conversation/${encodeURIComponent(id)}?format=${shown}`;
     let text: string;
     try {
       ({ text } = await askServer(server, path, { headers: { accept: 'application/json' } }));

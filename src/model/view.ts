@@ -95,9 +95,11 @@ const RELATION_TERMS = MODEL_TERMS.filter((t) => t.category === 'relation');
 const NARROWER: Record<string, string> = { tool: 'agent.call', 'llm.call': 'message.synthetic' };
 /**
  * The classes the tree folds (its kinds, and a placeholder's class): a node's other classes
- * (weave:ModelNode, prov:Activity, …) gave the tree query nearly four rows per node.
+ * (weave:ModelNode, prov:Activity, …) gave the tree query nearly four rows per node. A FILTER, not
+ * VALUES: Oxigraph starts from a VALUES, here every node of those classes (past 30 s for the
+ * nodes within a page's talks, against 0.06 s).
  */
-const TREE_CLASSES = [...KIND_TERMS.map((t) => `weave:${t.iris[0]}`), 'weave:Unresolved'].join(' ');
+const TREE_CLASSES = [...KIND_TERMS.map((t) => `weave:${t.iris[0]}`), 'weave:Unresolved'].join(', ');
 
 /** A solution as plain values: a variable left unbound is absent. */
 export type Row = Record<string, string>;
@@ -114,7 +116,7 @@ const local = (iri: string) => (iri.startsWith(WEAVE_NS) ? iri.slice(WEAVE_NS.le
  * OPTIONAL, Oxigraph planned the `~ ?r {| … |}` form of the same pattern so that the labels of a
  * session of 89k lines took more than the server's 30 s, and 1.7 s written out.
  */
-export function conversationQueries(graph: string) {
+export function conversationQueries(graph: string, scope: TreeScope = 'all') {
   const g = `<${graph}>`;
   return {
     kinds: `SELECT ?x (COUNT(DISTINCT ?n) AS ?k) WHERE { GRAPH ${g} { ?n a ?x FILTER NOT EXISTS { ?n a weave:Unresolved } }
@@ -133,17 +135,95 @@ export function conversationQueries(graph: string) {
     streams: `SELECT ?role (COUNT(?s) AS ?k) WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:streamRole ?role } } GROUP BY ?role`,
     dialect: `SELECT DISTINCT ?class WHERE { GRAPH ${g} { ?t a ?class } VALUES ?class { ${DIALECTS.map((d) => d.transcriptClass).join(' ')} } }`,
     session: `SELECT ?s WHERE { GRAPH ${g} { ?s a weave:Session } }`,
-    tree: `SELECT ?n ?p ?c ?ev ?line ?src ?bad WHERE { GRAPH ${g} {
-      ?n weave:within ?p .
-      ?r rdf:reifies <<( ?n weave:within ?p )>> ; weave:evidence ?ev .
-      ?n a ?c VALUES ?c { ${TREE_CLASSES} }
-      OPTIONAL { ?n weave:firstLine ?line } OPTIONAL { ?n weave:sourceLine ?src }
-      OPTIONAL { ?n weave:unresolvedKind ?bad } } }`,
-    labels: LABELS.replace('$G', g),
+    ...treeQueries(g, scope),
     starts: `SELECT ?c ?s ?tool ?ev WHERE { GRAPH ${g} {
       ?c weave:starts ?s . ?r rdf:reifies <<( ?c weave:starts ?s )>> ; weave:evidence ?ev
       OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
     summarisers: `SELECT DISTINCT ?s WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:produces ?summary } }`,
+  };
+}
+
+/**
+ * Which nodes the tree and its labels are read for: all of them, the top of the tree (the nodes
+ * within the session, a stream or an epoch: streams, epochs, talks and an epoch's own steps), what
+ * lies within some nodes, or some nodes by name. A long session's printout or page reads the top,
+ * then what lies within the nodes it shows (readView).
+ */
+export type TreeScope = 'all' | 'top' | { within: readonly string[] } | { nodes: readonly string[] };
+
+/** The kinds whose children the top of the tree holds whole. */
+export const TOP_KINDS: ReadonlySet<string> = new Set(['session', 'stream', 'epoch']);
+
+function scopeOf(scope: TreeScope): string {
+  if (scope === 'all') return '';
+  if (scope === 'top') return '?n weave:within ?top . ?top a ?topClass FILTER(?topClass IN (weave:Session, weave:Stream, weave:Epoch))';
+  if ('nodes' in scope) return `VALUES ?n { ${scope.nodes.map((iri) => `<${iri}>`).join(' ')} }`;
+  return `VALUES ?top { ${scope.within.map((iri) => `<${iri}>`).join(' ')} } ?n weave:within+ ?top .`;
+}
+
+/** The tree's rows and their labels, for the nodes `scope` names. */
+function treeQueries(g: string, scope: TreeScope) {
+  const within = scopeOf(scope);
+  return {
+    tree: `SELECT ?n ?p ?c ?ev ?line ?src ?bad WHERE { GRAPH ${g} {
+      ${within ? `${within}\n      ` : ''}?n weave:within ?p .
+      ?r rdf:reifies <<( ?n weave:within ?p )>> ; weave:evidence ?ev .
+      ?n a ?c FILTER(?c IN (${TREE_CLASSES}))
+      OPTIONAL { ?n weave:firstLine ?line } OPTIONAL { ?n weave:sourceLine ?src }
+      OPTIONAL { ?n weave:unresolvedKind ?bad } } }`,
+    labels: LABELS.replace('$G', g).replace('$SCOPE', within ? `${within}\n  ` : ''),
+  };
+}
+
+/**
+ * A session's view, its queries answered by `select`. Without `shown`, the whole tree at once
+ * (what --json prints). With it, only what a printout or a page shows is read: the top of the
+ * tree, then, round by round, what lies within the nodes `shown` names of the view so far, until
+ * it names none not read. What is shown is then as the whole tree would show it: each node it
+ * names is read with everything within it, and the top holds every child of what it holds.
+ */
+export async function readView(
+  graph: string,
+  sessionId: string,
+  select: (query: string) => Row[] | Promise<Row[]>,
+  shown?: (view: ConversationView) => string[],
+): Promise<ConversationView> {
+  const all = async (queries: Record<string, string>) => {
+    const names = Object.keys(queries);
+    const answers = await Promise.all(names.map((name) => select(queries[name])));
+    return Object.fromEntries(names.map((name, i) => [name, answers[i]])) as ViewRows;
+  };
+  const rows = await all(conversationQueries(graph, shown ? 'top' : 'all'));
+  const read = new Set<string>();
+  for (;;) {
+    const view = conversationFromRows(rows, sessionId);
+    const more = shown?.(view).filter((iri) => !read.has(iri)) ?? [];
+    if (!more.length) return view;
+    for (const iri of more) read.add(iri);
+    // The labels of the nodes found, by name: Virtuoso bound none after the path (and refused it in a subquery).
+    const g = `<${graph}>`;
+    const tree = await select(treeQueries(g, { within: more }).tree);
+    const found = [...new Set(tree.map((b) => b.n))];
+    rows.tree.push(...tree);
+    if (found.length) rows.labels.push(...(await select(treeQueries(g, { nodes: found }).labels)));
+  }
+}
+
+/**
+ * What a printout to `depth` levels, `width` children a node (as `weave conversation` prints it),
+ * shows that may hold more than the top of the tree: the nodes it shows of a kind the top does not
+ * hold whole.
+ */
+export function shownInPrint(depth: number, width: number): (view: ConversationView) => string[] {
+  return (view) => {
+    const found: string[] = [];
+    const walk = (node: TreeNode, level: number) => {
+      if (!TOP_KINDS.has(node.kind)) return void found.push(node.iri);
+      if (level + 1 >= depth) return;
+      for (const child of node.children.slice(0, width)) walk(child, level + 1);
+    };
+    walk(view.root, 0);
+    return found;
   };
 }
 
@@ -191,11 +271,12 @@ export function conversationFromRows(rows: ViewRows, sessionId: string): Convers
 /** The view of one session from a store holding its graph: every query run here, synchronously. */
 export function conversationView(store: Store, graph: string, sessionId: string): ConversationView {
   const queries = conversationQueries(graph);
-  const rows = Object.fromEntries(Object.entries(queries).map(([name, query]) => [name, select(store, query)])) as ViewRows;
+  const rows = Object.fromEntries(Object.entries(queries).map(([name, query]) => [name, storeRows(store, query)])) as ViewRows;
   return conversationFromRows(rows, sessionId);
 }
 
-function select(store: Store, query: string): Row[] {
+/** A SELECT's solutions from a store here, as rows of plain values. */
+export function storeRows(store: Store, query: string): Row[] {
   const text = runQuery(store, query, { results_format: 'application/sparql-results+json' }) as string;
   return ((JSON.parse(text) as JsonResults).results?.bindings ?? []).map((b) =>
     Object.fromEntries(Object.entries(b).flatMap(([k, t]) => (t.type === 'triple' ? [] : [[k, t.value]]))),
@@ -284,7 +365,7 @@ const rank = (n: TreeNode) => (n.kind === 'stream' && n.label !== 'main' ? 1 : 0
 const after = (n: TreeNode) => (n.kind === 'agent.output' ? 1 : 0);
 
 const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?rule ?frags ?model ?tool ?text ?kind ?missing ?agent WHERE { GRAPH $G {
-  { ?n weave:streamName ?name }
+  $SCOPE{ ?n weave:streamName ?name }
   UNION { ?n weave:runKey ?key
     OPTIONAL { ?n weave:trigger ?trigger . ?t rdf:reifies <<( ?n weave:trigger ?trigger )>> ; weave:evidence ?tev }
     OPTIONAL { ?n weave:runRule ?rule } }

@@ -1,13 +1,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { conversationDocument, conversationFromRows, conversationQueries, type TreeDocument } from '../../model/view.ts';
+import { type ConversationView, conversationDocument, readView, type TreeDocument } from '../../model/view.ts';
 import type { McpContext } from '../context.ts';
 import { answer, clip } from '../fit.ts';
 import { sessionNamed } from '../sessions.ts';
 
 /**
  * `conversation`: one session's conversation model, read with the same SELECTs and the same
- * function as `weave conversation --json` (src/model/view.ts), given as its talks in order, a
+ * function as `weave conversation --json` (src/model/view.ts, readView), given as its talks in order, a
  * page at a time: compact (each talk's runs, calls and tools counted and named) or in full (each
  * talk's tree of runs → calls → tools).
  */
@@ -36,11 +36,12 @@ export function registerConversation(server: McpServer, ctx: McpContext): void {
     },
     async ({ session, detail, offset, limit }) => {
       const { graph, session: id } = await sessionNamed(ctx.storeDir, session);
-      const queries = conversationQueries(graph);
-      const names = Object.keys(queries) as (keyof typeof queries)[];
-      const results = await Promise.all(names.map((name) => ctx.graph.rows(queries[name])));
-      const rows = Object.fromEntries(names.map((name, i) => [name, results[i]])) as Parameters<typeof conversationFromRows>[0];
-      const document = conversationDocument(conversationFromRows(rows, id));
+      // The talks of the page read with all within them; of the others, the top of the tree alone.
+      const onPage = (view: ConversationView) =>
+        talksOf(conversationDocument(view).tree)
+          .slice(offset, offset + limit)
+          .map((t) => t.node.iri);
+      const document = conversationDocument(await readView(graph, id, (query) => ctx.graph.rows(query), onPage));
       const talks = talksOf(document.tree);
       const page = talks.slice(offset, offset + limit);
       return answer({

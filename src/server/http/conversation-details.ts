@@ -59,11 +59,13 @@ export interface NodeDetails {
 /** An unbound text leaves both unbound: a BIND that fails binds nothing and keeps the row. */
 const clipped = (text: string) => `BIND(SUBSTR(STR(${text}), 1, ${CLIP}) AS ${text}Clip) BIND(STRLEN(STR(${text})) AS ${text}Length)`;
 
-export function conversationDetailsQueries(graph: string) {
+/** The details of every node, or of `nodes` alone: a long session's page reads those it shows. */
+export function conversationDetailsQueries(graph: string, nodes?: readonly string[]) {
   const g = `<${graph}>`;
+  const scope = nodes ? `VALUES ?n { ${nodes.map((iri) => `<${iri}>`).join(' ')} }\n  ` : '';
   return {
     calls: `SELECT ?n ?start ?end ?model ?in ?out ?cw ?cr WHERE { GRAPH ${g} {
-  ?n a weave:LlmCall ; weave:lastFragment ?last .
+  ${scope}?n a weave:LlmCall ; weave:lastFragment ?last .
   OPTIONAL { ?n weave:firstFragment/weave:timestamp ?start }
   OPTIONAL { ?last weave:timestamp ?end }
   OPTIONAL { ?last weave:model ?model }
@@ -72,20 +74,20 @@ export function conversationDetailsQueries(graph: string) {
     OPTIONAL { ?u weave:cacheCreationInputTokens ?cw } OPTIONAL { ?u weave:cacheReadInputTokens ?cr } }
 } }`,
     tools: `SELECT ?n ?name ?inputClip ?inputLength ?error ?status ?ms ?interrupted WHERE { GRAPH ${g} {
-  ?n weave:toolRequest ?request . ?request weave:toolName ?name .
+  ${scope}?n weave:toolRequest ?request . ?request weave:toolName ?name .
   OPTIONAL { ?request weave:toolInput ?input ${clipped('?input')} }
   OPTIONAL { ?n weave:resultIsError ?error } OPTIONAL { ?n weave:toolStatus ?status }
   OPTIONAL { ?n weave:runtimeDurationMs ?ms } OPTIONAL { ?n weave:interrupted ?interrupted }
 } }`,
     results: `SELECT ?n ?response ?order ?kind ?textClip ?textLength WHERE { GRAPH ${g} {
-  ?n weave:toolResponse ?response .
+  ${scope}?n weave:toolResponse ?response .
   { ?response weave:text ?text BIND(-1 AS ?order) }
   UNION { ?response weave:hasContentBlock ?block . ?block weave:blockOrder ?order
     OPTIONAL { ?block weave:text ?text } OPTIONAL { ?block a ?kind FILTER(?kind != weave:ContentBlock) } }
   ${clipped('?text')}
 } }`,
     texts: `SELECT ?n ?time ?label ?textClip ?textLength WHERE { GRAPH ${g} {
-  ?n weave:within ?parent .
+  ${scope}?n weave:within ?parent .
   OPTIONAL { ?n weave:timestamp ?ownTime }
   OPTIONAL { ?turn weave:hasContentBlock ?n ; weave:timestamp ?turnTime }
   OPTIONAL { ?n weave:labelledBy ?label OPTIONAL { ?label weave:timestamp ?labelTime }
@@ -98,7 +100,7 @@ export function conversationDetailsQueries(graph: string) {
   ${clipped('?text')}
 } }`,
     compactions: `SELECT ?n ?trigger ?pre WHERE { GRAPH ${g} {
-  ?c a weave:Compaction ; prov:generated ?n .
+  ${scope}?c a weave:Compaction ; prov:generated ?n .
   OPTIONAL { ?c weave:compactionTrigger ?trigger } OPTIONAL { ?c weave:preTokens ?pre }
 } }`,
   };

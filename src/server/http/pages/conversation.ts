@@ -1,9 +1,12 @@
 import {
   type ConversationDocument,
+  type ConversationView,
   isCompactionRequest,
   isSummariser,
   type StartView,
+  TOP_KINDS,
   type TreeDocument,
+  type TreeNode,
   UNRESOLVED_REASONS,
 } from '../../../model/view.ts';
 import type { Clipped, NodeDetails, ToolDetails } from '../conversation-details.ts';
@@ -31,6 +34,112 @@ interface ConversationPageData {
   transcript: string;
   /** The tree's own query, opened in the query page from the page. */
   treeQuery: string;
+  /** The first talk of the main stream to show (1-based): a long session is shown TALKS_PER_PAGE talks at a time. */
+  from?: number;
+  /** Talks a page shows (TALKS_PER_PAGE). */
+  talksPerPage?: number;
+}
+
+/**
+ * Talks of the main stream on one page: a session of 89k lines has some 15,000 talks, whose page
+ * whole was 120 MB of HTML.
+ */
+export const TALKS_PER_PAGE = 100;
+
+/** The part of the main stream one page shows: its talks, and the lines they span (a talk and what follows it up to the next). */
+interface Window {
+  /** Talks a page shows. */
+  size: number;
+  from: number;
+  to: number;
+  total: number;
+  /** Lines from `lo` up to, not including, `hi`: the first page from the start, the last to the end. */
+  lo: number;
+  hi: number;
+}
+
+/** A node of the tree as the view or the document holds it: its line is the view's `order`, the document's `line`. */
+interface Node {
+  iri: string;
+  kind: string;
+  label: string;
+  children: Node[];
+}
+
+const lineOf = (node: Node) => (node as { line?: number }).line ?? (node as { order?: number }).order ?? 0;
+
+function windowOf(main: Node | undefined, from = 1, size = TALKS_PER_PAGE): Window {
+  const talks = (main?.children ?? []).flatMap((c) =>
+    c.kind === 'epoch' ? c.children.filter((t) => t.kind === 'talk') : c.kind === 'talk' ? [c] : [],
+  );
+  const total = talks.length;
+  const first = Math.min(Math.max(1, Math.floor(from)), Math.max(1, total - ((total - 1) % size)));
+  const to = Math.min(total, first + size - 1);
+  return {
+    size,
+    from: first,
+    to,
+    total,
+    lo: first > 1 ? lineOf(talks[first - 1]) : Number.NEGATIVE_INFINITY,
+    hi: to < total ? lineOf(talks[to]) : Number.POSITIVE_INFINITY,
+  };
+}
+
+/** The nodes under `node` where the top of the tree ends (readView reads what lies within them). */
+function frontier(node: Node): string[] {
+  return TOP_KINDS.has(node.kind) ? node.children.flatMap(frontier) : [node.iri];
+}
+
+/**
+ * Where the session's page is one of several (its main stream holds more than TALKS_PER_PAGE
+ * talks), the nodes it shows: those whose details it reads.
+ */
+export function pageNodes(view: ConversationView, from = 1, size = TALKS_PER_PAGE): string[] | undefined {
+  if (windowOf(view.root.children[0], from, size).total <= size) return undefined;
+  const shown = new Set(shownOnPage(from, size)(view));
+  const nodes: string[] = [];
+  const walk = (n: TreeNode, on: boolean) => {
+    const here = on || shown.has(n.iri);
+    if (here) nodes.push(n.iri);
+    for (const child of n.children) walk(child, here);
+  };
+  walk(view.root, false);
+  return nodes;
+}
+
+/**
+ * What the page of talks from `from` shows of a session's tree beyond its top (readView): for a
+ * session of TALKS_PER_PAGE talks or fewer, all of it; else the main stream's nodes in the page's
+ * lines, each sub-agent stream a call read so far started, and on the last page the compaction
+ * summarisers and the streams no call started.
+ */
+export function shownOnPage(from = 1, size = TALKS_PER_PAGE): (view: ConversationView) => string[] {
+  return (view) => {
+    const [main, ...others] = view.root.children;
+    const w = windowOf(main, from, size);
+    if (w.total <= size) return frontier(view.root);
+    const inWindow = (n: Node) => lineOf(n) >= w.lo && lineOf(n) < w.hi;
+    // The main stream's epochs, cut to the page's lines as the page draws them.
+    const shown = (main?.children ?? []).flatMap((c) =>
+      c.kind === 'epoch' ? c.children.filter(inWindow).flatMap(frontier) : inWindow(c) ? frontier(c) : [],
+    );
+    const read = new Set<string>();
+    const walk = (n: TreeNode) => {
+      read.add(n.iri);
+      n.children.forEach(walk);
+    };
+    walk(view.root);
+    const streams = new Map(others.map((s) => [s.iri, s]));
+    for (const start of view.starts) {
+      const stream = streams.get(start.stream);
+      if (stream && read.has(start.call)) shown.push(...frontier(stream));
+    }
+    if (w.to === w.total) {
+      const started = new Set(view.starts.map((s) => s.stream));
+      for (const stream of others) if (isSummariser(stream) || !started.has(stream.iri)) shown.push(...frontier(stream));
+    }
+    return shown;
+  };
 }
 
 const e = escapeHtml;
@@ -130,8 +239,11 @@ class Renderer {
   private readonly prompts = new Set<string>();
   private readonly rendered = new Set<string>();
   /** Per stream being drawn (sub-agents nest), its epochs' dividers and the line each falls at. */
-  private readonly dividers: { epoch: string; line: number; html: () => string }[][] = [];
+  private readonly dividers: { epoch: string; line: number; paged: boolean; at: number; html: () => string }[][] = [];
   private readonly drawn = new Set<string>();
+  private readonly window: Window;
+  /** The main stream, whose epochs the window cuts (a sub-agent's stream shows whole, inside its talk). */
+  private main?: string;
 
   constructor(private readonly d: ConversationPageData) {
     const nodes = new Map<string, TreeDocument>();
@@ -143,8 +255,9 @@ class Renderer {
       node.children.forEach(walk);
     };
     walk(d.document.tree);
-    const order = [...this.anchors.keys()];
-    const place = (iri: string) => order.indexOf(iri);
+    this.window = windowOf(d.document.tree.children[0], d.from, d.talksPerPage);
+    const order = new Map([...this.anchors.keys()].map((iri, i) => [iri, i]));
+    const place = (iri: string) => order.get(iri) ?? -1;
     const starts = [...d.starts].sort((x, y) => place(x.call) - place(y.call) || place(x.stream) - place(y.stream));
     for (const start of starts) {
       const stream = nodes.get(start.stream);
@@ -166,21 +279,47 @@ class Renderer {
       : '';
   }
 
+  /** Whether a child of the main stream's epochs at `line` is on this page. */
+  private inWindow(line: number): boolean {
+    return line >= this.window.lo && line < this.window.hi;
+  }
+
+  /** Where a long session's talks are paged: which are shown, and links to the others. */
+  private pages(): string {
+    const { from, to, total, size } = this.window;
+    if (total <= size) return '';
+    const link = (at: number, text: string) => `<a href="?from=${at}">${text}</a>`;
+    const last = total - ((total - 1) % size);
+    const links = [
+      from > 1 ? `${link(1, 'first')} · ${link(Math.max(1, from - size), '← previous')}` : '',
+      to < total ? `${link(to + 1, 'next →')} · ${link(last, 'last')}` : '',
+    ].filter(Boolean);
+    return `<nav class="pages">${termHtml('talk', 'talks')} ${n(from)}–${n(to)} of ${n(total)} · ${links.join(' · ')}</nav>`;
+  }
+
   page(): string {
     const { document: doc } = this.d;
     const [main, ...others] = doc.tree.children;
+    this.main = main?.iri;
     const shown = main ? this.node(main) : '<p class="empty">The model holds no stream for this session.</p>';
+    // What follows the main stream is on its last page.
+    if (this.window.to < this.window.total) return `${this.header()}${this.pages()}<div class="tree">${shown}</div>${this.pages()}`;
     // Streams no call of the session started; then any a call claims but that was not reached (a loop of claims).
     // Compaction summarisers, whom no call starts either, apart from the other loose streams.
     const summaries = others.filter((s) => isSummariser(s)).map((s) => this.node(s));
-    const loose = others.filter((s) => !this.nestedStreams.has(s.iri) && !isSummariser(s)).map((s) => this.node(s));
-    loose.push(...others.filter((s) => !this.rendered.has(s.iri)).map((s) => this.node(s)));
+    // A page of a long session holds only its talks' calls: a stream a call on another page started is that page's.
+    const paged = this.window.total > this.window.size;
+    const started = new Set(this.d.starts.map((s) => s.stream));
+    const loose = others
+      .filter((s) => !this.nestedStreams.has(s.iri) && !isSummariser(s) && !(paged && started.has(s.iri)))
+      .map((s) => this.node(s));
+    if (!paged) loose.push(...others.filter((s) => !this.rendered.has(s.iri)).map((s) => this.node(s)));
     const body = [
       shown,
       summaries.length ? `<h2 class="loose">Compaction summaries (${summaries.length})</h2>${summaries.join('\n')}` : '',
       loose.length ? `<h2 class="loose">Sub-agent streams no call of this session started (${loose.length})</h2>${loose.join('\n')}` : '',
     ].join('\n');
-    return `${this.header()}<div class="tree">${body}</div>${this.unresolved()}`;
+    return `${this.header()}${this.pages()}<div class="tree">${body}</div>${this.pages()}${this.unresolved()}`;
   }
 
   private header(): string {
@@ -255,18 +394,22 @@ ${this.segments()}`;
         const steps = epoch.children.filter((c) => c.kind === 'epoch.boundary' || c.kind === 'epoch.summary');
         const line = steps.find((c) => c.kind === 'epoch.boundary')?.line ?? 0;
         return epoch.kind === 'epoch' && (i > 0 || steps.length)
-          ? [{ epoch: epoch.iri, line, html: () => this.divider(epoch, steps) }]
+          ? [{ epoch: epoch.iri, line, paged: node.iri === this.main, at: line || epoch.line, html: () => this.divider(epoch, steps) }]
           : [];
       }),
     );
-    const epochs = node.children.map((epoch) => (epoch.kind === 'epoch' ? this.epoch(epoch) : this.node(epoch))).join('\n');
+    const paged = node.iri === this.main;
+    const epochs = node.children
+      .filter((c) => c.kind === 'epoch' || !paged || this.inWindow(c.line))
+      .map((c) => (c.kind === 'epoch' ? this.epoch(c, paged) : this.node(c)))
+      .join('\n');
     this.dividers.pop();
     return `<section ${this.attrs(node, `stream ${main ? 'main' : 'child'}`)}>${head}${epochs}</section>`;
   }
 
   /** The dividers of the stream being drawn at or before `line` (a compaction may open a run), not drawn yet. */
   private dividersBefore(line: number): string {
-    const pending = this.dividers.at(-1)?.filter((d) => d.line > 0 && d.line <= line && !this.drawn.has(d.epoch)) ?? [];
+    const pending = this.dividers.at(-1)?.filter((d) => d.line > 0 && d.line <= line && !this.drawn.has(d.epoch) && this.shows(d)) ?? [];
     for (const d of pending) this.drawn.add(d.epoch);
     return pending.map((d) => d.html()).join('');
   }
@@ -276,16 +419,22 @@ ${this.segments()}`;
     return node.children.map((c) => `${this.dividersBefore(c.line)}${this.node(c)}`).join('\n');
   }
 
-  /** An epoch, after a divider saying how the one before it ended: a compaction. */
-  private epoch(node: TreeDocument): string {
+  /** Whether a divider of the stream being drawn is on this page: one of the main stream's where its line is. */
+  private shows(d: { paged: boolean; at: number }): boolean {
+    return !d.paged || this.inWindow(d.at);
+  }
+
+  /** An epoch, after a divider saying how the one before it ended: a compaction. Of the main stream, what the page shows of it. */
+  private epoch(node: TreeDocument, paged: boolean): string {
     const boundaries = node.children.filter((c) => c.kind === 'epoch.boundary' || c.kind === 'epoch.summary');
     const own = this.dividers.at(-1)?.find((d) => d.epoch === node.iri);
     let divider = '';
-    if (own && !this.drawn.has(node.iri)) {
+    if (own && !this.drawn.has(node.iri) && this.shows(own)) {
       this.drawn.add(node.iri);
       divider = own.html();
     }
-    const rest = node.children.filter((c) => !boundaries.includes(c)).map((c) => this.node(c));
+    const rest = node.children.filter((c) => !boundaries.includes(c) && (!paged || this.inWindow(c.line))).map((c) => this.node(c));
+    if (paged && !divider && !rest.length) return '';
     return `<div ${this.attrs(node, 'epoch')}>${divider}${rest.join('\n')}</div>`;
   }
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { conversationDocument, conversationFromRows, conversationQueries } from '../../../model/view.ts';
+import { conversationDocument, conversationQueries, readView, shownInPrint } from '../../../model/view.ts';
 import { selectAll } from '../../../store/queries.ts';
 import { sessionFactsQuery } from '../../../overview/session.ts';
 import { type NamedSession, SESSION_ID, sessionsNamed, sessionsNamedQuery, sessionTitleQuery } from '../../../model/title.ts';
@@ -9,7 +9,7 @@ import { HttpError } from '../../errors.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
 import { conversationDetailsQueries, detailsFromRows } from '../conversation-details.ts';
 import { negotiate } from '../negotiate.ts';
-import { renderConversationList, renderConversationPage, renderSessionChoice } from '../pages/conversation.ts';
+import { pageNodes, renderConversationList, renderConversationPage, renderSessionChoice, shownOnPage } from '../pages/conversation.ts';
 import { selectRows } from '../select.ts';
 import { STATIC_PAGE_CSP } from './describe.ts';
 
@@ -43,24 +43,23 @@ export default routePlugin('weave-routes-conversation', async (app) => {
     const json =
       format === 'json' || (!format && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'application/json');
     if (format && format !== 'html' && format !== 'view' && !json) throw new HttpError(400, 'format is html, json or view');
-    const queries = conversationQueries(graph);
+    const from = count(request, 'from', 1);
+    const select = (query: string) => selectRows(ctx, query, request);
     if (json || format === 'view') {
-      const [rows, title] = await Promise.all([
-        selectAll(queries, (query) => selectRows(ctx, query, request)),
-        format === 'view' ? selectRows(ctx, sessionTitleQuery(graph), request).then((r) => r[0]?.title) : undefined,
+      // The printout reads what it shows (--depth and --width, as the command sends them); a document, the whole tree.
+      const shown = format === 'view' ? shownInPrint(count(request, 'depth', 7), count(request, 'width', 6)) : undefined;
+      const [view, title] = await Promise.all([
+        readView(graph, id, select, shown),
+        format === 'view' ? select(sessionTitleQuery(graph)).then((r) => r[0]?.title) : undefined,
       ]);
-      const view = conversationFromRows(rows, id);
       // The view and title `weave conversation` prints from; the document it prints with --json, to the byte.
       const body = format === 'view' ? JSON.stringify({ view, title }) : `${JSON.stringify(conversationDocument(view), null, 2)}\n`;
       return reply.header('content-type', 'application/json; charset=utf-8').header('vary', 'Accept').send(body);
     }
-    const detailQueries = conversationDetailsQueries(graph);
-    const [rows, detailRows, [facts]] = await Promise.all([
-      selectAll(queries, (query) => selectRows(ctx, query, request)),
-      selectAll(detailQueries, (query) => selectRows(ctx, query, request)),
-      selectRows(ctx, sessionFactsQuery(graph, id), request),
-    ]);
-    const view = conversationFromRows(rows, id);
+    const shown = shownOnPage(from);
+    const [view, [facts]] = await Promise.all([readView(graph, id, select, shown), select(sessionFactsQuery(graph, id))]);
+    // A long session's page reads the details of what it shows; a page of all of it, every node's.
+    const detailRows = await selectAll(conversationDetailsQueries(graph, pageNodes(view, from)), select);
     const document = conversationDocument(view);
     const page = renderConversationPage({
       document,
@@ -71,11 +70,20 @@ export default routePlugin('weave-routes-conversation', async (app) => {
       start: facts?.start,
       end: facts?.end,
       transcript: instanceIri(soul, 'Transcript', id).slice(1, -1),
-      treeQuery: queries.tree,
+      treeQuery: conversationQueries(graph).tree,
+      from,
     });
     return html(reply.header('vary', 'Accept'), page);
   });
 });
+
+/** A positive whole number the request gives: a page's first talk (`?from=101`), a printout's depth and width (`?depth=7&width=6`). */
+function count(request: FastifyRequest, name: string, fallback: number): number {
+  const given = request.searchParams.get(name);
+  if (given === null) return fallback;
+  if (!/^[1-9]\d{0,8}$/.test(given)) throw new HttpError(400, `${name} is a positive whole number`);
+  return Number(given);
+}
 
 function html(reply: FastifyReply, page: string) {
   return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', STATIC_PAGE_CSP).send(page);
