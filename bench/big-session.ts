@@ -1,6 +1,8 @@
 /**
  * One long session, ingested alone: wall time and peak RSS of `weave ingest` (readers and search
  * included, as a user runs it) on synthetic sessions of 1 MB and 100 MB (bench/synthetic.ts),
+ * then, with `weave serve` holding the store, the time `weave conversation` and the session's
+ * conversation page (its first page of talks) take to answer (below the embedded ceiling only),
  * and of 1 GB with BENCH_BIG_GB=1 (about 5 min and 2.2 GiB peak RSS on two cores:
  * docs/benchmarks.md). Each ingest is a child of its own, its peak RSS measured by /usr/bin/time -v
  * (where there is none, not measured), and its highest RSS and heap in each phase by
@@ -15,7 +17,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeSyntheticSession } from './synthetic.ts';
+import { SYNTHETIC_SESSION, writeSyntheticSession } from './synthetic.ts';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const TIME = '/usr/bin/time';
@@ -31,7 +33,12 @@ export interface BigSessionRow {
   said: string;
   /** The highest RSS and heap in use in each phase (bench/phases.cjs), in the loop's order. */
   phases: Phase[];
+  /** Seconds to answer, the store held by `weave serve`: the command's printout and the page (HTML bytes); none past the embedded ceiling. */
+  conversation?: { command: number; page: number; pageBytes: number };
 }
+
+/** Past this many bytes of transcripts, a store is past the embedded ceiling (the 1 GB session): not served. */
+const SERVED_UP_TO = 2e8;
 
 export interface Phase {
   name: string;
@@ -110,12 +117,54 @@ export async function bigSessionBench(): Promise<BigSessionRow[]> {
     try {
       const made = await writeSyntheticSession(join(dir, 'projects'), { bytes });
       const run = await ingestChild(join(dir, 'projects'), join(dir, 'store'), join(dir, 'phases.jsonl'));
-      rows.push({ label, bytes: made.bytes, lines: made.lines, ...run });
+      const conversation = run.exit === 0 && bytes <= SERVED_UP_TO ? await conversationTimes(join(dir, 'store')) : undefined;
+      rows.push({ label, bytes: made.bytes, lines: made.lines, ...run, ...(conversation ? { conversation } : {}) });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
   return rows;
+}
+
+/** `weave conversation` and the conversation page of the synthetic session, the store held by a `weave serve` started for it. */
+async function conversationTimes(store: string): Promise<BigSessionRow['conversation']> {
+  const server = spawn(join(repo, 'bin', 'weave'), ['serve', '--no-ingest', '--store', store, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    let out = '';
+    server.stdout.on('data', (d) => (out += d));
+    const base = await new Promise<string>((resolve, reject) => {
+      const look = () => {
+        const url = /listening on (http:\/\/\S+)\/ /.exec(out)?.[1];
+        if (url && /^weave serve: ready /m.test(out)) resolve(url);
+      };
+      server.stdout.on('data', look);
+      server.once('exit', (code) => reject(new Error(`weave serve exited ${code}`)));
+    });
+    const timed = async (work: () => Promise<number>) => {
+      const started = performance.now();
+      const bytes = await work();
+      return { seconds: (performance.now() - started) / 1000, bytes };
+    };
+    const command = await timed(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          // The store's server answers it, as it does a user's (the one just started).
+          const child = spawn(join(repo, 'bin', 'weave'), ['conversation', SYNTHETIC_SESSION, '--store', store], { stdio: 'ignore' });
+          child.once('error', reject);
+          child.once('exit', (code) => (code === 0 ? resolve(0) : reject(new Error(`weave conversation exited ${code}`))));
+        }),
+    );
+    const page = await timed(async () => {
+      const response = await fetch(`${base}/conversation/${SYNTHETIC_SESSION}`);
+      if (!response.ok) throw new Error(`the conversation page answered ${response.status}`);
+      return (await response.arrayBuffer()).byteLength;
+    });
+    return { command: command.seconds, page: page.seconds, pageBytes: page.bytes };
+  } finally {
+    server.kill('SIGTERM');
+  }
 }
 
 export function printBigSession(rows: BigSessionRow[]): void {
@@ -126,6 +175,16 @@ export function printBigSession(rows: BigSessionRow[]): void {
       `| ${r.label} (${(r.bytes / 1e6).toFixed(1)} MB) | ${r.lines.toLocaleString('en')} | ${r.wallSeconds.toFixed(1)} | ${(r.bytes / 1e6 / r.wallSeconds).toFixed(1)} | ${r.peakRssMiB.toFixed(0)} | ${r.exit} |`,
     );
   for (const r of rows) console.log(`${r.label}: ${r.said}`);
+  const served = rows.filter((r) => r.conversation);
+  if (served.length) {
+    console.log('\nits conversation, the store held by weave serve (s to answer):');
+    console.log('| session | weave conversation | conversation page (first 100 talks) |');
+    console.log('|---|---:|---:|');
+    for (const r of served)
+      console.log(
+        `| ${r.label} | ${r.conversation!.command.toFixed(2)} | ${r.conversation!.page.toFixed(2)} (${(r.conversation!.pageBytes / 1e6).toFixed(1)} MB) |`,
+      );
+  }
   const phased = rows.filter((r) => r.phases.length > 1);
   if (!phased.length) return;
   console.log('\nhighest RSS / heap in use by phase, MiB (sampled every 250 ms; phases end at the full collection between them):');

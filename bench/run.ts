@@ -30,7 +30,8 @@
  *  10. `weave mcp` (bench/mcp.ts): each tool asked a question through the SDK's client, with a
  *      `weave serve` up: the transcript, and each call's time in two rounds.
  *  11. One long session (bench/big-session.ts): `weave ingest` of synthetic sessions of 1 MB and
- *      100 MB (and 1 GB with BENCH_BIG_GB=1), wall time and peak RSS. BENCH_BIG=0 skips it;
+ *      100 MB (and 1 GB with BENCH_BIG_GB=1), wall time and peak RSS; then, up to 100 MB, the
+ *      time `weave conversation` and the conversation page take, served. BENCH_BIG=0 skips it;
  *      `npm run bench -- --big-session` runs it alone. (It runs before parts 7 to 10.)
  *  12. Commands over an external store (bench/external-answers.ts): query, usage, search,
  *      conversation and status over a Virtuoso fed by the corpus, each beside Virtuoso's own
