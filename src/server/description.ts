@@ -1,5 +1,5 @@
 import { WEAVE_NS } from '../rdf/vocab.ts';
-import type { DescribedBlock, Description, DescribeJob, QueryJob } from './messages.ts';
+import type { DescribedBlock, Description, DescribeJob, QueryJob, Statement } from './messages.ts';
 import { str, type Select } from './select.ts';
 
 /**
@@ -9,10 +9,36 @@ import { str, type Select } from './select.ts';
  */
 
 const INCOMING_LIMIT = 500;
+/**
+ * How much of a node's statements is read: a node with more than `statements` (a transcript names
+ * every event of its session, 89k in a long one) is read a predicate at a time, `objects` of each:
+ * what the page shows of them (12, then 500 folded) and one more to say there are more.
+ */
+export const STATEMENT_LIMITS = { statements: 5000, objects: 513 };
+
+/** The resource's statements; of a node with thousands, each predicate's first objects and how many it has. */
+async function statementsOf(
+  select: Select,
+  iri: string,
+  limits: typeof STATEMENT_LIMITS,
+): Promise<Pick<Description, 'statements' | 'objects'>> {
+  const rows = await select(`SELECT ?p ?o WHERE { <${iri}> ?p ?o } ORDER BY ?p ?o LIMIT ${limits.statements + 1}`);
+  if (rows.length <= limits.statements) return { statements: rows.map((r) => ({ p: str(r.p), o: r.o })) };
+  const statements: Statement[] = [];
+  const objects: Record<string, number> = {};
+  for (const r of await select(`SELECT ?p (COUNT(?o) AS ?n) WHERE { <${iri}> ?p ?o } GROUP BY ?p ORDER BY ?p`)) {
+    const p = str(r.p);
+    const n = Number(str(r.n));
+    if (n > limits.objects) objects[p] = n;
+    for (const o of await select(`SELECT ?o WHERE { <${iri}> <${p}> ?o } ORDER BY ?o LIMIT ${limits.objects}`))
+      statements.push({ p, o: o.o });
+  }
+  return { statements, objects };
+}
 
 /** The resource, its content blocks (nested), and what links to it. */
-export async function describeData(select: Select, iri: string): Promise<Description> {
-  const statements = (await select(`SELECT ?p ?o WHERE { <${iri}> ?p ?o } ORDER BY ?p ?o`)).map((r) => ({ p: str(r.p), o: r.o }));
+export async function describeData(select: Select, iri: string, limits = STATEMENT_LIMITS): Promise<Description> {
+  const { statements, objects } = await statementsOf(select, iri, limits);
   const blockRows = await select(
     `SELECT ?parent ?b ?p ?o WHERE { <${iri}> weave:hasContentBlock+ ?b . ?parent weave:hasContentBlock ?b . ?b ?p ?o } ORDER BY ?b ?p ?o`,
   );
@@ -71,6 +97,7 @@ export async function describeData(select: Select, iri: string): Promise<Descrip
   return {
     iri,
     statements,
+    ...(objects ? { objects } : {}),
     blocks: [...blocks.values()],
     incoming: incomingRows.slice(0, INCOMING_LIMIT).map((r) => ({ s: str(r.s), p: str(r.p) })),
     incomingTruncated: incomingRows.length > INCOMING_LIMIT,

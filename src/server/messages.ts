@@ -168,6 +168,8 @@ export interface DescribedBlock {
 export interface Description {
   iri: string;
   statements: Statement[];
+  /** Of a node with thousands of statements, how many objects each predicate has where more than were read. */
+  objects?: Record<string, number>;
   blocks: DescribedBlock[];
   incoming: { s: string; p: string }[];
   incomingTruncated: boolean;

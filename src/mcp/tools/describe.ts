@@ -45,6 +45,8 @@ export function registerDescribe(server: McpServer, ctx: McpContext): void {
         d.statements.map((s) => ({ p: curie(s.p), o: s.o.type === 'uri' ? curie(s.o.value) : termText(s.o) })),
         STATEMENTS,
       );
+      // A node with thousands of statements is read a predicate's first objects at a time: the rest are left out too.
+      const unread = Object.entries(d.objects ?? {}).reduce((k, [p, n]) => k + n - d.statements.filter((s) => s.p === p).length, 0);
       const incoming = fitted(
         d.incoming.map((s) => ({ s: s.s, p: curie(s.p) })),
         INCOMING,
@@ -54,7 +56,7 @@ export function registerDescribe(server: McpServer, ctx: McpContext): void {
         iri,
         ...(named.length > 1 ? { alsoNamed: named.slice(1) } : {}),
         statements: statements.kept,
-        ...(statements.leftOut ? { statementsLeftOut: statements.leftOut } : {}),
+        ...(statements.leftOut + unread ? { statementsLeftOut: statements.leftOut + unread } : {}),
         blocks: d.blocks.map((b) => ({
           iri: b.iri,
           statements: b.statements.map((s) => ({ p: curie(s.p), o: s.o.type === 'uri' ? curie(s.o.value) : termText(s.o) })),

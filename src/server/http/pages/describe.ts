@@ -92,19 +92,27 @@ function termHtml(term: JsonTerm, labels: Record<string, string>): string {
 const SHOWN_VALUES = 12;
 const FOLDED_VALUES = 500;
 
-function statementRows(statements: Statement[], labels: Record<string, string>, subject?: string): string {
+/** `objects`: how many values a predicate has where the statements hold only its first (Description.objects). */
+function statementRows(
+  statements: Statement[],
+  labels: Record<string, string>,
+  subject?: string,
+  objects: Record<string, number> = {},
+): string {
   const byPredicate = new Map<string, Statement[]>();
   for (const s of statements) byPredicate.set(s.p, [...(byPredicate.get(s.p) ?? []), s]);
   const out: string[] = [];
   for (const [p, list] of byPredicate) {
     for (const s of list.slice(0, SHOWN_VALUES)) out.push(`<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels)}</td></tr>`);
-    if (list.length <= SHOWN_VALUES) continue;
+    const count = objects[p] ?? list.length;
+    const first = Math.min(list.length, SHOWN_VALUES);
+    if (count <= first) continue;
     const rest = list.slice(SHOWN_VALUES, SHOWN_VALUES + FOLDED_VALUES);
     const all = subject
-      ? ` · <a href="/#query=${escapeHtml(encodeURIComponent(`SELECT ?o WHERE {\n  <${subject}> <${p}> ?o\n}`))}">all ${list.length.toLocaleString('en')} in the query editor</a>`
+      ? ` · <a href="/#query=${escapeHtml(encodeURIComponent(`SELECT ?o WHERE {\n  <${subject}> <${p}> ?o\n}`))}">all ${count.toLocaleString('en')} in the query editor</a>`
       : '';
     out.push(
-      `<tr class="folded"><th>${link(p, labels)}</th><td><details><summary>${(list.length - SHOWN_VALUES).toLocaleString('en')} more</summary>${rest.map((s) => `<div>${termHtml(s.o, labels)}</div>`).join('')}${list.length > SHOWN_VALUES + FOLDED_VALUES ? '<div>…</div>' : ''}</details>${all}</td></tr>`,
+      `<tr class="folded"><th>${link(p, labels)}</th><td><details><summary>${(count - first).toLocaleString('en')} more</summary>${rest.map((s) => `<div>${termHtml(s.o, labels)}</div>`).join('')}${count > first + rest.length ? '<div>…</div>' : ''}</details>${all}</td></tr>`,
     );
   }
   return out.join('\n');
@@ -270,7 +278,7 @@ ${within.map((id) => `<p class="in-session">in session <a class="session-link" h
 ${empty ? '<p class="empty">The store says nothing about this IRI.</p>' : ''}
 ${session ? sessionHtml(session) : ''}
 ${blocks.length ? `<section class="content"><h2>Content</h2>${blocks.map((b) => blockHtml(b, d.blocks, labels)).join('\n')}</section>` : ''}
-${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels, d.iri)}</table></section>` : ''}
+${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels, d.iri, d.objects)}</table></section>` : ''}
 ${d.incoming.length ? `<section><h2>Linked from</h2><table class="statements">${d.incoming.map((r) => `<tr><td>${link(r.s, labels)}</td><th>${link(r.p, labels)}</th></tr>`).join('\n')}</table>${d.incomingTruncated ? `<p class="note">The first ${d.incoming.length} links only.</p>` : ''}</section>` : ''}
 ${d.graphs.length ? `<section><h2>In graphs</h2><ul class="graphs">${d.graphs.map((g) => `<li>${link(g, labels)}</li>`).join('')}</ul></section>` : ''}
 </main></body></html>
