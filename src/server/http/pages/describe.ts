@@ -105,14 +105,14 @@ function statementRows(
   for (const [p, list] of byPredicate) {
     for (const s of list.slice(0, SHOWN_VALUES)) out.push(`<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels)}</td></tr>`);
     const count = objects[p] ?? list.length;
-    const first = Math.min(list.length, SHOWN_VALUES);
-    if (count <= first) continue;
+    const head = Math.min(list.length, SHOWN_VALUES);
+    if (count <= head) continue;
     const rest = list.slice(SHOWN_VALUES, SHOWN_VALUES + FOLDED_VALUES);
     const all = subject
       ? ` · <a href="/#query=${escapeHtml(encodeURIComponent(`SELECT ?o WHERE {\n  <${subject}> <${p}> ?o\n}`))}">all ${count.toLocaleString('en')} in the query editor</a>`
       : '';
     out.push(
-      `<tr class="folded"><th>${link(p, labels)}</th><td><details><summary>${(count - first).toLocaleString('en')} more</summary>${rest.map((s) => `<div>${termHtml(s.o, labels)}</div>`).join('')}${count > first + rest.length ? '<div>…</div>' : ''}</details>${all}</td></tr>`,
+      `<tr class="folded"><th>${link(p, labels)}</th><td><details><summary>${(count - head).toLocaleString('en')} more</summary>${rest.map((s) => `<div>${termHtml(s.o, labels)}</div>`).join('')}${count > head + rest.length ? '<div>…</div>' : ''}</details>${all}</td></tr>`,
     );
   }
   return out.join('\n');
