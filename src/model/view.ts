@@ -1,4 +1,5 @@
 import type oxigraph from 'oxigraph';
+import { iriValues } from '../query/sparql-text.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 import { runQuery } from '../query/run.ts';
@@ -157,8 +158,8 @@ export const TOP_KINDS: ReadonlySet<string> = new Set(['session', 'stream', 'epo
 function scopeOf(scope: TreeScope): string {
   if (scope === 'all') return '';
   if (scope === 'top') return '?n weave:within ?top . ?top a ?topClass FILTER(?topClass IN (weave:Session, weave:Stream, weave:Epoch))';
-  if ('nodes' in scope) return `VALUES ?n { ${scope.nodes.map((iri) => `<${iri}>`).join(' ')} }`;
-  return `VALUES ?top { ${scope.within.map((iri) => `<${iri}>`).join(' ')} } ?n weave:within+ ?top .`;
+  if ('nodes' in scope) return iriValues('?n', scope.nodes);
+  return `${iriValues('?top', scope.within)} ?n weave:within+ ?top .`;
 }
 
 /** The tree's rows and their labels, for the nodes `scope` names. */

@@ -38,3 +38,16 @@ function skipIri(text: string, i: number): number {
   IRI.lastIndex = i;
   return IRI.test(text) ? IRI.lastIndex : i + 1;
 }
+
+/** Whether `iri` can be written as a SPARQL IRI reference as it is (no character IRIREF forbids). */
+export function writableIri(iri: string): boolean {
+  return !/[<>"{}|^`\\\x00-\x20]/.test(iri);
+}
+
+/** A VALUES block binding `variable` to each of `iris`, leaving out any that cannot be written as an IRI. */
+export function iriValues(variable: string, iris: Iterable<string>): string {
+  return `VALUES ${variable} { ${[...iris]
+    .filter(writableIri)
+    .map((iri) => `<${iri}>`)
+    .join(' ')} }`;
+}

@@ -1,4 +1,5 @@
 import { WEAVE_NS } from '../rdf/vocab.ts';
+import { iriValues, writableIri } from '../query/sparql-text.ts';
 import type { DescribedBlock, Description, DescribeJob, QueryJob, Statement } from './messages.ts';
 import { str, type Select } from './select.ts';
 
@@ -51,10 +52,10 @@ export async function describeData(select: Select, iri: string, limits = STATEME
   }
   // Shaped for Oxigraph's planner, measured on the corpus: the blocks named in VALUES, the owner of
   // a pointing block one level up, and no FILTER (each of those alternatives scans, 50-250 ms).
-  const blockIris = [...blocks.keys()].filter((b) => !/[<>"{}|^`\\\s]/.test(b));
+  const blockIris = [...blocks.keys()].filter(writableIri);
   if (blockIris.length)
     for (const r of await select(
-      `SELECT ?b ?s ?p ?owner WHERE { VALUES ?b { ${blockIris.map((b) => `<${b}>`).join(' ')} } ?s ?p ?b . OPTIONAL { ?owner weave:hasContentBlock ?s } } LIMIT ${INCOMING_LIMIT}`,
+      `SELECT ?b ?s ?p ?owner WHERE { ${iriValues('?b', blockIris)} ?s ?p ?b . OPTIONAL { ?owner weave:hasContentBlock ?s } } LIMIT ${INCOMING_LIMIT}`,
     ))
       if (str(r.p) !== `${WEAVE_NS}hasContentBlock`)
         blocks.get(str(r.b))?.incoming.push({ s: str(r.s), p: str(r.p), owner: r.owner ? str(r.owner) : undefined });
@@ -88,11 +89,9 @@ export async function describeData(select: Select, iri: string, limits = STATEME
     }
   for (const r of incomingRows) iris.add(str(r.p));
   const labels: Record<string, string> = {};
-  const candidates = [...iris].filter((i) => !/[<>"{}|^`\\\s]/.test(i));
+  const candidates = [...iris].filter(writableIri);
   if (candidates.length)
-    for (const r of await select(
-      `SELECT ?x (SAMPLE(?l) AS ?label) WHERE { VALUES ?x { ${candidates.map((i) => `<${i}>`).join(' ')} } ?x rdfs:label ?l } GROUP BY ?x`,
-    ))
+    for (const r of await select(`SELECT ?x (SAMPLE(?l) AS ?label) WHERE { ${iriValues('?x', candidates)} ?x rdfs:label ?l } GROUP BY ?x`))
       labels[str(r.x)] = str(r.label);
   return {
     iri,

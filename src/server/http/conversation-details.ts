@@ -1,4 +1,5 @@
 import type { Row } from '../../model/view.ts';
+import { iriValues } from '../../query/sparql-text.ts';
 
 /**
  * What the conversation page shows beside the model's tree (`conversationQueries`): the times,
@@ -62,7 +63,7 @@ const clipped = (text: string) => `BIND(SUBSTR(STR(${text}), 1, ${CLIP}) AS ${te
 /** The details of every node, or of `nodes` alone: a long session's page reads those it shows. */
 export function conversationDetailsQueries(graph: string, nodes?: readonly string[]) {
   const g = `<${graph}>`;
-  const scope = nodes ? `VALUES ?n { ${nodes.map((iri) => `<${iri}>`).join(' ')} }\n  ` : '';
+  const scope = nodes ? `${iriValues('?n', nodes)}\n  ` : '';
   return {
     calls: `SELECT ?n ?start ?end ?model ?in ?out ?cw ?cr WHERE { GRAPH ${g} {
   ${scope}?n a weave:LlmCall ; weave:lastFragment ?last .
