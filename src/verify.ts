@@ -35,6 +35,8 @@ interface VerifyOptions {
   select?: Select;
   /** Check only the store against itself (manifest and graph files); read no source. */
   selfOnly?: boolean;
+  /** Files checked so far of those to check, once they are known and after each. */
+  onProgress?: (checked: number, total: number) => void;
 }
 
 export interface FileCheck {
@@ -197,8 +199,14 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
         fromArchive: true,
       }));
   }
+  const total = files.length + [...checks.values()].reduce((n, list) => n + list.length, 0);
+  options.onProgress?.(files.length, total);
   await held.inBatches(checks.keys(), select, async (batch) => {
-    for (const t of batch) for (const check of checks.get(t) ?? []) files.push(await check());
+    for (const t of batch)
+      for (const check of checks.get(t) ?? []) {
+        files.push(await check());
+        options.onProgress?.(files.length, total);
+      }
   });
   files.sort((a, b) => a.session.localeCompare(b.session) || a.path.localeCompare(b.path));
   const rows = sessionRows(files);

@@ -62,3 +62,14 @@ export function readersBar(stream: NodeJS.WriteStream = process.stderr): { updat
     done: line.done,
   };
 }
+
+/** weave verify: transcript files checked against the store (a long session's graph is asked before its first). */
+export function verifyBar(stream: NodeJS.WriteStream = process.stderr): { update(checked: number, total: number): void; done(): void } {
+  const line = liveLine(stream);
+  return {
+    update(checked, total) {
+      line.show(`verifying ${bar(checked, total)} ${checked}/${total} files`, checked === total);
+    },
+    done: line.done,
+  };
+}

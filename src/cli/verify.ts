@@ -5,6 +5,7 @@ import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } 
 import { displayWidth, fitTable, wrapWords, type Column } from '../query/fit.ts';
 import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { printHelp } from './help.ts';
+import { verifyBar } from './progress.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
 
@@ -46,12 +47,14 @@ export async function main(args: string[]): Promise<number> {
   const dir = storeDir(values);
   // The store's server has it open: it answers the two queries, and nothing is loaded here.
   const server = values.self || noDaemon(values) ? undefined : await residentServer(dir, { command: 'verify' });
+  const progress = verifyBar();
   const report = await verify({
     storeDir: dir,
     paths: positionals,
     selfOnly: values.self,
     select: server && ((query) => selectRows(server, query)),
-  });
+    onProgress: progress.update,
+  }).finally(progress.done);
   await print(
     values.json
       ? { stdout: `${JSON.stringify(report, null, 2)}\n`, form: 'code' }

@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { loadingBar, progressBar, readersBar } from '../../src/cli/progress.ts';
+import { loadingBar, progressBar, readersBar, verifyBar } from '../../src/cli/progress.ts';
 import { fixturesNote } from '../../src/cli/sources.ts';
 import { ingest } from '../../src/ingest.ts';
 import { fitTable } from '../../src/query/fit.ts';
@@ -230,6 +230,10 @@ describe('progress and the fixtures demo', () => {
     const o = terminal();
     loadingBar(o.stream).update(500, 1000);
     assert.deepEqual(o.written, ['\ropening the store [############............] 500/1,000 quads\x1b[K']);
+    // weave verify: files checked of those to check.
+    const v = terminal();
+    verifyBar(v.stream).update(3, 56);
+    assert.deepEqual(v.written, ['\rverifying [#.......................] 3/56 files\x1b[K']);
     // Off a terminal (a pipe, a log file), nothing.
     const pipe = { isTTY: false, write: () => assert.fail('wrote to a pipe') } as unknown as NodeJS.WriteStream;
     readersBar(pipe).update(1, 2);

@@ -29,8 +29,11 @@ async function copyAndIngest(): Promise<{ work: string; dir: string; project: st
 test('the records fixtures verify: every line an event, every text matching its source', async () => {
   const { work, dir } = await copyAndIngest();
   try {
-    const report = await verify({ storeDir: dir });
+    const progress: string[] = [];
+    const report = await verify({ storeDir: dir, onProgress: (checked, total) => progress.push(`${checked}/${total}`) });
     assert.equal(report.ok, true);
+    // Told once the six files are known, then after each.
+    assert.deepEqual(progress, ['0/6', '1/6', '2/6', '3/6', '4/6', '5/6', '6/6']);
     assert.deepEqual(
       report.sessions.map((r) => [r.session.slice(0, 8), r.files, r.lines, r.events, r.missing, r.contents, r.cut, r.mismatched]),
       [
