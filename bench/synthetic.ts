@@ -99,7 +99,8 @@ export async function writeSyntheticSession(dir: string, { bytes, resultBytes = 
       stop_sequence: null,
       usage: {
         input_tokens: 100 + turn,
-        output_tokens: 20 + part,
+        // Whole tokens: part 2.5 is the tool call between the text and its result.
+        output_tokens: 20 + Math.ceil(part),
         cache_creation_input_tokens: 10,
         cache_read_input_tokens: 2000 + turn,
         service_tier: 'standard',
