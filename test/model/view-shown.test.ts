@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { render } from '../../src/client/conversation.ts';
 import { conversationView, readView, shownInPrint, storeRows, type Row } from '../../src/model/view.ts';
-import { conversationDetailsQueries, detailsFromRows } from '../../src/server/http/conversation-details.ts';
+import { detailsFromRows, readDetails } from '../../src/server/http/conversation-details.ts';
 import { conversationDocument, conversationQueries } from '../../src/model/view.ts';
 import { pageNodes, renderConversationPage, shownOnPage } from '../../src/server/http/pages/conversation.ts';
 import { readManifest } from '../../src/store/manifest.ts';
@@ -61,11 +61,8 @@ describe('what a printout or a page shows, read alone, is what the whole tree sh
     const page = async (graph: string, id: string, from: number | undefined, size: number) => {
       const view = await readView(graph, id, rows, from === undefined ? undefined : shownOnPage(from, size));
       const nodes = from === undefined ? undefined : pageNodes(view, from, size);
-      const details = detailsFromRows(
-        Object.fromEntries(
-          Object.entries(conversationDetailsQueries(graph, nodes)).map(([name, query]) => [name, rows(query)]),
-        ) as Parameters<typeof detailsFromRows>[0],
-      );
+      // Three nodes to an asking: a page's details read in parts, as a page of thousands of nodes is.
+      const details = detailsFromRows(await readDetails(graph, nodes, async (query) => rows(query), 3));
       return renderConversationPage({
         document: conversationDocument(view),
         starts: view.starts,

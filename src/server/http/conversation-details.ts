@@ -1,5 +1,6 @@
 import type { Row } from '../../model/view.ts';
 import { iriValues } from '../../query/sparql-text.ts';
+import { selectAll } from '../../store/queries.ts';
 
 /**
  * What the conversation page shows beside the model's tree (`conversationQueries`): the times,
@@ -108,6 +109,29 @@ export function conversationDetailsQueries(graph: string, nodes?: readonly strin
 }
 
 type DetailsRows = Record<keyof ReturnType<typeof conversationDetailsQueries>, Row[]>;
+
+/**
+ * Nodes whose details one asking reads at most. Over the bench's 100 MB session Oxigraph answered
+ * the calls query for 8,000 nodes in 0.4 s and for 16,000 not in 60 s (it then starts from every
+ * call); a page of 100 talks holds about 900, but a sub-agent stream under one call can hold thousands.
+ */
+export const NODES_PER_QUERY = 2000;
+
+/** The details of every node, or of `nodes` alone, asked NODES_PER_QUERY nodes at a time (`perQuery`). */
+export async function readDetails(
+  graph: string,
+  nodes: readonly string[] | undefined,
+  select: (query: string) => Promise<Row[]>,
+  perQuery = NODES_PER_QUERY,
+): Promise<DetailsRows> {
+  if (!nodes) return selectAll(conversationDetailsQueries(graph), select);
+  const rows: DetailsRows = { calls: [], tools: [], results: [], texts: [], compactions: [] };
+  for (let i = 0; i === 0 || i < nodes.length; i += perQuery) {
+    const part = await selectAll(conversationDetailsQueries(graph, nodes.slice(i, i + perQuery)), select);
+    for (const name of Object.keys(rows) as (keyof DetailsRows)[]) rows[name].push(...part[name]);
+  }
+  return rows;
+}
 
 /** The details of every node the rows describe, by IRI; where a value is stated twice, the first row wins. */
 export function detailsFromRows(rows: DetailsRows): Map<string, NodeDetails> {

@@ -1,13 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { conversationDocument, conversationQueries, readView, shownInPrint } from '../../../model/view.ts';
-import { selectAll } from '../../../store/queries.ts';
 import { sessionFactsQuery } from '../../../overview/session.ts';
 import { type NamedSession, SESSION_ID, sessionsNamed, sessionsNamedQuery, sessionTitleQuery } from '../../../model/title.ts';
 import { SESSIONS } from '../../../overview/queries.ts';
 import { instanceIri } from '../../../rdf/iri.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin, type ServerContext } from '../context.ts';
-import { conversationDetailsQueries, detailsFromRows } from '../conversation-details.ts';
+import { detailsFromRows, readDetails } from '../conversation-details.ts';
 import { negotiate } from '../negotiate.ts';
 import { pageNodes, renderConversationList, renderConversationPage, renderSessionChoice, shownOnPage } from '../pages/conversation.ts';
 import { selectRows } from '../select.ts';
@@ -59,7 +58,7 @@ export default routePlugin('weave-routes-conversation', async (app) => {
     const shown = shownOnPage(from);
     const [view, [facts]] = await Promise.all([readView(graph, id, select, shown), select(sessionFactsQuery(graph, id))]);
     // A long session's page reads the details of what it shows; a page of all of it, every node's.
-    const detailRows = await selectAll(conversationDetailsQueries(graph, pageNodes(view, from)), select);
+    const detailRows = await readDetails(graph, pageNodes(view, from), select);
     const document = conversationDocument(view);
     const page = renderConversationPage({
       document,
