@@ -51,6 +51,8 @@ export interface StartView {
   call: string;
   stream: string;
   evidence: string;
+  /** Whether the call has a place in the tree (a `within` parent): an unresolved call has none. */
+  placed: boolean;
 }
 
 export interface ConversationView {
@@ -137,9 +139,9 @@ export function conversationQueries(graph: string, scope: TreeScope = 'all') {
     dialect: `SELECT DISTINCT ?class WHERE { GRAPH ${g} { ?t a ?class } VALUES ?class { ${DIALECTS.map((d) => d.transcriptClass).join(' ')} } }`,
     session: `SELECT ?s WHERE { GRAPH ${g} { ?s a weave:Session } }`,
     ...treeQueries(g, scope),
-    starts: `SELECT ?c ?s ?tool ?ev WHERE { GRAPH ${g} {
+    starts: `SELECT ?c ?s ?tool ?ev ?place WHERE { GRAPH ${g} {
       ?c weave:starts ?s . ?r rdf:reifies <<( ?c weave:starts ?s )>> ; weave:evidence ?ev
-      OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } } }`,
+      OPTIONAL { ?c weave:toolRequest/weave:toolName ?tool } OPTIONAL { ?c weave:within ?place } } }`,
     summarisers: `SELECT DISTINCT ?s WHERE { GRAPH ${g} { ?s a weave:Stream ; weave:produces ?summary } }`,
   };
 }
@@ -264,7 +266,7 @@ export function conversationFromRows(rows: ViewRows, sessionId: string): Convers
     ),
     evidence: EVIDENCE_LEVELS.flatMap((e) => (evidence.get(e) ? [[e, evidence.get(e)!] as [string, number]] : [])),
     unresolved,
-    starts: rows.starts.map((b) => ({ call: b.c, stream: b.s, evidence: local(b.ev) })),
+    starts: rows.starts.map((b) => ({ call: b.c, stream: b.s, evidence: local(b.ev), placed: b.place !== undefined })),
     root: tree(rows, sessionId),
   };
 }

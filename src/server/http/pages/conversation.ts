@@ -111,7 +111,7 @@ export function pageNodes(view: ConversationView, from = 1, size = TALKS_PER_PAG
  * What the page of talks from `from` shows of a session's tree beyond its top (readView): for a
  * session of TALKS_PER_PAGE talks or fewer, all of it; else the main stream's nodes in the page's
  * lines, each sub-agent stream a call read so far started, and on the last page the compaction
- * summarisers and the streams no call started.
+ * summarisers and the streams no call with a place in the tree started.
  */
 export function shownOnPage(from = 1, size = TALKS_PER_PAGE): (view: ConversationView) => string[] {
   return (view) => {
@@ -135,7 +135,8 @@ export function shownOnPage(from = 1, size = TALKS_PER_PAGE): (view: Conversatio
       if (stream && read.has(start.call)) shown.push(...frontier(stream));
     }
     if (w.to === w.total) {
-      const started = new Set(view.starts.map((s) => s.stream));
+      // A stream only an unresolved call started is on no page of talks: the last page shows it.
+      const started = new Set(view.starts.filter((s) => s.placed).map((s) => s.stream));
       for (const stream of others) if (isSummariser(stream) || !started.has(stream.iri)) shown.push(...frontier(stream));
     }
     return shown;
@@ -309,7 +310,7 @@ class Renderer {
     const summaries = others.filter((s) => isSummariser(s)).map((s) => this.node(s));
     // A page of a long session holds only its talks' calls: a stream a call on another page started is that page's.
     const paged = this.window.total > this.window.size;
-    const started = new Set(this.d.starts.map((s) => s.stream));
+    const started = new Set(this.d.starts.filter((s) => s.placed).map((s) => s.stream));
     const loose = others
       .filter((s) => !this.nestedStreams.has(s.iri) && !isSummariser(s) && !(paged && started.has(s.iri)))
       .map((s) => this.node(s));
