@@ -27,8 +27,13 @@ export function terminalWidth(stream: NodeJS.WriteStream = process.stdout, env: 
   return Number.isInteger(columns) && columns > 0 ? columns : Number.POSITIVE_INFINITY;
 }
 
-/** Printable ASCII: one column a character, no segmenting needed (most cells). */
-const NARROW = /^[\x20-\x7e]*$/;
+/**
+ * Characters one column wide each, whatever follows them: printable ASCII, Latin-1 and the Latin,
+ * IPA and spacing-modifier blocks (not the soft hyphen, a format character), general punctuation
+ * (not its zero-width and format characters), arrows, box drawing and geometric shapes (not the two
+ * drawn as emoji). A text of only these needs no segmenting: most cells, and every cell cut with "…".
+ */
+const NARROW = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u25fc]*$/;
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 /** Emoji drawn as pictures (not as text), and anything asked to be one (VS16). */
 const EMOJI = /\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f/u;
@@ -135,10 +140,24 @@ function fitting(text: string, width: number): string {
   return kept;
 }
 
-/** `text` in at most `width` columns: whole graphemes kept, and "…" where it was cut. */
+/**
+ * `text` in at most `width` columns: whole graphemes kept, and "…" where it was cut. A long text
+ * is read only as far as the cut (a cell of a large answer can be a whole tool output).
+ */
 export function cut(text: string, width: number): string {
-  if (length(text) <= width) return text;
-  return `${fitting(text, width - 1)}…`;
+  if (NARROW.test(text)) return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
+  let kept = '';
+  let used = 0;
+  /** The longest start that leaves a column for the "…". */
+  let fits = '';
+  for (const { segment } of graphemes.segment(text)) {
+    const w = graphemeWidth(segment);
+    if (used + w > width) return `${fits}…`;
+    kept += segment;
+    used += w;
+    if (used <= width - 1) fits = kept;
+  }
+  return text;
 }
 
 /** The table's lines, and under them the note saying what was left out or cut to fit, if anything was. */

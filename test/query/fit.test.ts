@@ -36,12 +36,24 @@ test('width is counted as a terminal draws it: CJK and emoji take two columns, a
     ['\u2764\ufe0f', 2], // a heart asked to be an emoji
     ['\u2764', 1], // the same heart as text
     ['①ß', 2],
+    // One column each, counted without segmenting: a cut cell's "…", arrows, box drawing, Greek.
+    ['ab…', 3],
+    ['→ ─┼─ Ωμέγα', 11],
+    // Not so: a soft hyphen draws nothing, ◽ is drawn as an emoji, an arrow asked to be one is one.
+    ['a\u00adb', 2],
+    ['◽', 2],
+    ['\u2194\ufe0f', 2],
   ];
   for (const [text, width] of cases) assert.equal(displayWidth(text), width, text);
   // Cut by columns, whole characters only: a wide one that does not fit is left out, not halved.
   assert.equal(cut('日本語テキスト', 7), '日本語…');
   assert.equal(cut('日本語テキスト', 6), '日本…');
   assert.equal(cut('👍🏽👍🏽👍🏽', 4), '👍🏽…');
+  // A text is read only as far as its cut; one that fits is kept whole, one column or none.
+  assert.equal(cut(`日本${'x'.repeat(100_000)}`, 6), '日本x…');
+  assert.equal(cut('日', 2), '日');
+  assert.equal(cut('日本', 1), '…');
+  assert.equal(cut('ab…cd', 4), 'ab……');
   // A table lines its columns up by columns: the CJK title is cut to its 17, padded by its width.
   assert.deepEqual(
     fitTable(
