@@ -215,7 +215,7 @@ describe('weave mcp over stdio, on the fixtures', () => {
     );
   });
 
-  test('describe: a tool call by its toolu_ id, an LLM call by its msg_ id, a turn by its IRI: their statements', async () => {
+  test('describe: a tool call by its toolu_ id, an LLM call by its msg_ id, a turn by its IRI, a session by its id: their statements', async () => {
     const tool = (await call(mcp.client, 'describe', { target: 'toolu_0001' })).json();
     const iri = `urn:soul:local:Weave/ToolCall/${SESSION}/toolu_0001`;
     assert.equal(tool.iri, iri);
@@ -232,6 +232,11 @@ describe('weave mcp over stdio, on the fixtures', () => {
       .find((s: { p: string }) => s.p === 'weave:text');
     assert.equal(text.o, 'Please list the files in src/ and fix the typo in README.md');
     assert.ok((await call(mcp.client, 'describe', { target: 'no-such-id' })).isError);
+    // A session by the id \`sessions\` gives: its Session node, not its conversation (which shares the identifier).
+    const session = (await call(mcp.client, 'describe', { target: SESSION })).json();
+    assert.equal(session.iri, `urn:soul:local:Weave/Session/${SESSION}`);
+    assert.equal(session.alsoNamed, undefined);
+    assert.ok(session.statements.some((s: { p: string; o: string }) => s.p === 'dcterms:identifier' && s.o === SESSION));
   });
 
   test('a write and a 10k-deep query are refused with a tool error, and the next call is answered', async () => {

@@ -8,19 +8,21 @@ import { answer, curie, fitted, termText } from '../fit.ts';
 /**
  * `describe`: one resource as the describe page shows it (src/server/description.ts): its
  * statements, its content blocks and what links to it; named by its IRI, or by the id the
- * transcript gave it (a record's uuid, a message id for its LLM call, a tool_use id for its tool call).
+ * transcript gave it (a session's id, a record's uuid, a message id for its LLM call, a tool_use id
+ * for its tool call).
  */
 
 const DESCRIPTION = `Everything the graph states about one thing from a past session: a turn, an LLM call, a tool call, a content block, a session…
-Give its IRI (as \`search\`, \`conversation\` and \`sparql\` return them, e.g. urn:soul:local:Weave/Turn/…) or an id from the transcript: a record's uuid, a message id (msg_…, names its LLM call) or a tool_use id (toolu_…, names its tool call).
+Give its IRI (as \`search\`, \`conversation\` and \`sparql\` return them, e.g. urn:soul:local:Weave/Turn/…) or an id from the transcript: a session id (as \`sessions\` returns them), a record's uuid, a message id (msg_…, names its LLM call) or a tool_use id (toolu_…, names its tool call).
 Returns its statements (predicate → value), its content blocks with their texts (long texts cut), what links to it, and the graphs that hold it.`;
 
 const STATEMENTS = 200;
 const INCOMING = 50;
 
-/** The things an id names: a record, the LLM call a message id is, the tool call a tool_use id is. */
+/** The things an id names: a session, a record, the LLM call a message id is, the tool call a tool_use id is. */
 const byId = (id: string) => `SELECT DISTINCT ?s WHERE {
-  { ?s weave:eventId ${JSON.stringify(id)} }
+  { ?s a weave:Session ; dcterms:identifier ${JSON.stringify(id)} }
+  UNION { ?s weave:eventId ${JSON.stringify(id)} }
   UNION { ?turn weave:messageId ${JSON.stringify(id)} . ?s weave:firstFragment ?turn }
   UNION { ?s a weave:ToolCall ; weave:toolUseId ${JSON.stringify(id)} }
 } ORDER BY ?s LIMIT 20`;
@@ -31,13 +33,16 @@ export function registerDescribe(server: McpServer, ctx: McpContext): void {
     {
       title: 'Describe a turn, call or tool',
       description: DESCRIPTION,
-      inputSchema: { target: z.string().min(1).describe('an IRI (with or without <>), or a uuid, msg_… or toolu_… id') },
+      inputSchema: {
+        target: z.string().min(1).describe('an IRI (with or without <>), or a session id, a record uuid, a msg_… or toolu_… id'),
+      },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ target }) => {
       const given = target.trim().replace(/^<(.*)>$/, '$1');
       const named = isAbsoluteIri(given) ? [given] : (await ctx.graph.rows(byId(given))).map((r) => r.s);
-      if (!named.length) throw new Error(`nothing in the store has the id "${given}": give an IRI, a record uuid, a msg_… or a toolu_… id`);
+      if (!named.length)
+        throw new Error(`nothing in the store has the id "${given}": give an IRI, a session id, a record uuid, a msg_… or a toolu_… id`);
       const iri = named[0];
       const d = await describeData((query) => ctx.graph.select(query), iri);
       if (!d.statements.length && !d.incoming.length) throw new Error(`the store states nothing about <${iri}>`);
