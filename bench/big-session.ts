@@ -2,7 +2,9 @@
  * One long session, ingested alone: wall time and peak RSS of `weave ingest` (readers and search
  * included, as a user runs it) on synthetic sessions of 1 MB and 100 MB (bench/synthetic.ts),
  * then, with `weave serve` holding the store, the time `weave conversation` and the session's
- * conversation page (its first page of talks) take to answer (below the embedded ceiling only),
+ * conversation page (its first page of talks) take to answer, and `weave verify` and a large
+ * `weave query` table (record-derived.rq, every record's derived values, drawn at 80 columns) take
+ * to finish (below the embedded ceiling only),
  * and of 1 GB with BENCH_BIG_GB=1 (about 5 min and 2.2 GiB peak RSS on two cores:
  * docs/benchmarks.md). Each ingest is a child of its own, its peak RSS measured by /usr/bin/time -v
  * (where there is none, not measured), and its highest RSS and heap in each phase by
@@ -33,8 +35,11 @@ export interface BigSessionRow {
   said: string;
   /** The highest RSS and heap in use in each phase (bench/phases.cjs), in the loop's order. */
   phases: Phase[];
-  /** Seconds to answer, the store held by `weave serve`: the command's printout and the page (HTML bytes); none past the embedded ceiling. */
-  conversation?: { command: number; page: number; pageBytes: number };
+  /**
+   * Seconds to answer, the store held by `weave serve`: the command's printout and the page (HTML
+   * bytes), `weave verify` and the record-derived table; none past the embedded ceiling.
+   */
+  conversation?: { command: number; page: number; pageBytes: number; verify: number; table: number };
 }
 
 /** Past this many bytes of transcripts, a store is past the embedded ceiling (the 1 GB session): not served. */
@@ -147,21 +152,28 @@ async function conversationTimes(store: string): Promise<BigSessionRow['conversa
       const bytes = await work();
       return { seconds: (performance.now() - started) / 1000, bytes };
     };
-    const command = await timed(
-      () =>
-        new Promise<number>((resolve, reject) => {
-          // The store's server answers it, as it does a user's (the one just started).
-          const child = spawn(join(repo, 'bin', 'weave'), ['conversation', SYNTHETIC_SESSION, '--store', store], { stdio: 'ignore' });
-          child.once('error', reject);
-          child.once('exit', (code) => (code === 0 ? resolve(0) : reject(new Error(`weave conversation exited ${code}`))));
-        }),
-    );
+    // The store's server answers each command, as it does a user's (the one just started).
+    const weave = (args: string[]) =>
+      timed(
+        () =>
+          new Promise<number>((resolve, reject) => {
+            const child = spawn(join(repo, 'bin', 'weave'), [...args, '--store', store], {
+              stdio: 'ignore',
+              env: { ...process.env, COLUMNS: '80' },
+            });
+            child.once('error', reject);
+            child.once('exit', (code) => (code === 0 ? resolve(0) : reject(new Error(`weave ${args[0]} exited ${code}`))));
+          }),
+      );
+    const command = await weave(['conversation', SYNTHETIC_SESSION]);
     const page = await timed(async () => {
       const response = await fetch(`${base}/conversation/${SYNTHETIC_SESSION}`);
       if (!response.ok) throw new Error(`the conversation page answered ${response.status}`);
       return (await response.arrayBuffer()).byteLength;
     });
-    return { command: command.seconds, page: page.seconds, pageBytes: page.bytes };
+    const verify = await weave(['verify']);
+    const table = await weave(['query', '-f', join(repo, 'queries', 'record-derived.rq')]);
+    return { command: command.seconds, page: page.seconds, pageBytes: page.bytes, verify: verify.seconds, table: table.seconds };
   } finally {
     server.kill('SIGTERM');
   }
@@ -177,13 +189,15 @@ export function printBigSession(rows: BigSessionRow[]): void {
   for (const r of rows) console.log(`${r.label}: ${r.said}`);
   const served = rows.filter((r) => r.conversation);
   if (served.length) {
-    console.log('\nits conversation, the store held by weave serve (s to answer):');
-    console.log('| session | weave conversation | conversation page (first 100 talks) |');
-    console.log('|---|---:|---:|');
-    for (const r of served)
+    console.log('\nits conversation, verify and a large table, the store held by weave serve (s to answer):');
+    console.log('| session | weave conversation | conversation page (first 100 talks) | weave verify | weave query -f record-derived.rq |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const r of served) {
+      const c = r.conversation!;
       console.log(
-        `| ${r.label} | ${r.conversation!.command.toFixed(2)} | ${r.conversation!.page.toFixed(2)} (${(r.conversation!.pageBytes / 1e6).toFixed(1)} MB) |`,
+        `| ${r.label} | ${c.command.toFixed(2)} | ${c.page.toFixed(2)} (${(c.pageBytes / 1e6).toFixed(1)} MB) | ${c.verify.toFixed(2)} | ${c.table.toFixed(2)} |`,
       );
+    }
   }
   const phased = rows.filter((r) => r.phases.length > 1);
   if (!phased.length) return;
