@@ -5,16 +5,26 @@ import { ONTOLOGY_GRAPH } from '../../rdf/vocab.ts';
 import { DEFAULT_GRAPH_KEY, readManifest } from '../../store/manifest.ts';
 
 /**
- * Graph and session counts for /status, the page and /metrics, read from the store's manifest
- * (again only when it changed on disk): cheap enough to answer every poll without asking a
- * worker, which may be busy loading sessions or running queries.
+ * Graph and session counts for /status, the page and /metrics, and each graph's quads, read from
+ * the store's manifest (again only when it changed on disk): cheap enough to answer every poll
+ * without asking a worker, which may be busy loading sessions or running queries.
  */
 export class StoreSummary {
-  private cached?: { mtimeMs: number; graphs: number; sessions: number };
+  private cached?: { mtimeMs: number; graphs: number; sessions: number; quads: Map<string, number> };
 
   constructor(private readonly dir: string) {}
 
   async get(): Promise<{ graphs: number; sessions: number }> {
+    const { graphs, sessions } = await this.read();
+    return { graphs, sessions };
+  }
+
+  /** The quads the manifest counts in `graph`; undefined for a graph it does not name (another machine's, in a shared store). */
+  async quadsOf(graph: string): Promise<number | undefined> {
+    return (await this.read()).quads.get(graph);
+  }
+
+  private async read(): Promise<NonNullable<StoreSummary['cached']>> {
     const mtimeMs = await stat(join(this.dir, 'manifest.json')).then(
       (s) => s.mtimeMs,
       () => 0,
@@ -28,9 +38,14 @@ export class StoreSummary {
       const named = new Set(entries.filter(([name]) => name !== DEFAULT_GRAPH_KEY).map(([name]) => name));
       named.add(ONTOLOGY_GRAPH);
       named.add(alignmentGraphIri(manifest?.soul ?? 'local'));
-      this.cached = { mtimeMs, graphs: named.size, sessions: new Set(entries.map(([, g]) => g.sessionId).filter(Boolean)).size };
+      this.cached = {
+        mtimeMs,
+        graphs: named.size,
+        sessions: new Set(entries.map(([, g]) => g.sessionId).filter(Boolean)).size,
+        quads: new Map(entries.map(([name, g]) => [name, g.quads])),
+      };
     }
-    return { graphs: this.cached.graphs, sessions: this.cached.sessions };
+    return this.cached;
   }
 
   /** The last figures read, without waiting. */
