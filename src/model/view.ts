@@ -373,6 +373,12 @@ export const isCompactionRequest = (talk: { kind: string; label: string }) =>
 const rank = (n: TreeNode) => (n.kind === 'stream' && n.label !== 'main' ? 1 : 0);
 const after = (n: TreeNode) => (n.kind === 'agent.output' ? 1 : 0);
 
+/**
+ * A node's label, from what it has: a stream's name; a run's key, trigger and rule; a call's
+ * fragments and model; a tool's name; a talk's first text; a placeholder's kind. A first block is
+ * found by `FILTER(?order = 0)`, not by the constant: given it, Oxigraph started from every first
+ * block of the session (the labels of 26 nodes of the 100 MB bench session: 1.29 s against 0.62 s).
+ */
 const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?rule ?frags ?model ?tool ?text ?kind ?missing ?agent WHERE { GRAPH $G {
   $SCOPE{ ?n weave:streamName ?name }
   UNION { ?n weave:runKey ?key
@@ -380,7 +386,7 @@ const LABELS = `SELECT ?n ?name ?key ?trigger ?tev ?rule ?frags ?model ?tool ?te
     OPTIONAL { ?n weave:runRule ?rule } }
   UNION { ?n weave:fragmentCount ?frags OPTIONAL { ?n weave:lastFragment/weave:model ?model } }
   UNION { ?n weave:toolRequest/weave:toolName ?tool OPTIONAL { ?n weave:childAgentId ?agent } }
-  UNION { ?n weave:labelledBy/weave:hasContentBlock ?b . ?b weave:blockOrder 0 ; weave:text ?text }
+  UNION { ?n weave:labelledBy/weave:hasContentBlock ?b . ?b weave:blockOrder ?order ; weave:text ?text FILTER(?order = 0) }
   UNION { ?n weave:unresolvedKind ?kind ; weave:missingId ?missing }
 } }`;
 
