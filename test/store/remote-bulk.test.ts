@@ -143,8 +143,10 @@ describe('an external store loaded by its bulk loader (Virtuoso)', { skip: missi
 
   it('loads the graphs by the bulk loader, each once, and answers the figures as the store held here does', async () => {
     assert.equal(first.external?.graphs, GRAPHS);
-    // Every full batch of 8 goes by the loader; only a last batch under 8 may go by PUT.
-    assert.ok(first.external!.bulk >= GRAPHS - BATCH + 1, `bulk-loaded: ${first.external!.bulk}`);
+    // Every full batch of 8 goes by the loader. A batch under 8 goes by PUT, at two points at most:
+    // once the sessions are read (sendGathered), if the load before it ends before the readers'
+    // graphs add to it (on a loaded machine, 31 of the 39 went by the loader), and at the close.
+    assert.ok(first.external!.bulk >= GRAPHS - 2 * (BATCH - 1), `bulk-loaded: ${first.external!.bulk}`);
     const external = await openQueries(dir);
     assert.deepEqual(await figures(external), await figures(await here(dir)));
     const expected = await expectedQuads(dir);
