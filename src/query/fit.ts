@@ -146,18 +146,7 @@ function fitting(text: string, width: number): string {
  */
 export function cut(text: string, width: number): string {
   if (NARROW.test(text)) return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
-  let kept = '';
-  let used = 0;
-  /** The longest start that leaves a column for the "…". */
-  let fits = '';
-  for (const { segment } of graphemes.segment(text)) {
-    const w = graphemeWidth(segment);
-    if (used + w > width) return `${fits}…`;
-    kept += segment;
-    used += w;
-    if (used <= width - 1) fits = kept;
-  }
-  return text;
+  return fitting(text, width).length === text.length ? text : `${fitting(text, width - 1)}…`;
 }
 
 /** The table's lines, and under them the note saying what was left out or cut to fit, if anything was. */
