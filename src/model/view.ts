@@ -1,4 +1,5 @@
 import type oxigraph from 'oxigraph';
+import { selectAll } from '../query/select-all.ts';
 import { iriValues } from '../query/sparql-text.ts';
 import { DIALECTS } from '../dialect/index.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
@@ -198,12 +199,7 @@ export async function readView(
   select: (query: string) => Row[] | Promise<Row[]>,
   shown?: (view: ConversationView) => string[],
 ): Promise<ConversationView> {
-  const all = async (queries: Record<string, string>) => {
-    const names = Object.keys(queries);
-    const answers = await Promise.all(names.map((name) => select(queries[name])));
-    return Object.fromEntries(names.map((name, i) => [name, answers[i]])) as ViewRows;
-  };
-  const rows = await all(conversationQueries(graph, shown ? 'top' : 'all'));
+  const rows: ViewRows = await selectAll(conversationQueries(graph, shown ? 'top' : 'all'), select);
   const read = new Set<string>();
   for (;;) {
     const view = conversationFromRows(rows, sessionId);

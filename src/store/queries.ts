@@ -42,16 +42,6 @@ export function externalQueries(remote: RemoteStore): StoreQueries {
   };
 }
 
-/** Every query of a set, asked at once through `select`, as rows by name. */
-export async function selectAll<Q extends Record<string, string>>(
-  queries: Q,
-  select: (query: string) => Promise<Record<string, string>[]>,
-): Promise<Record<keyof Q, Record<string, string>[]>> {
-  const names = Object.keys(queries) as (keyof Q)[];
-  const rows = await Promise.all(names.map((name) => select(queries[name])));
-  return Object.fromEntries(names.map((name, i) => [name, rows[i]])) as Record<keyof Q, Record<string, string>[]>;
-}
-
 /** A SELECT's solutions as rows of plain values (unbound variables absent, and triple terms, which have no one value). */
 export async function selectRows(queries: StoreQueries, query: string): Promise<Record<string, string>[]> {
   return rowsOf(await queries.query(query, 'application/sparql-results+json'));

@@ -1,6 +1,6 @@
 import type { Row } from '../../model/view.ts';
 import { iriValues } from '../../query/sparql-text.ts';
-import { selectAll } from '../../store/queries.ts';
+import { selectAll } from '../../query/select-all.ts';
 
 /**
  * What the conversation page shows beside the model's tree (`conversationQueries`): the times,
@@ -126,7 +126,7 @@ export async function readDetails(
 ): Promise<DetailsRows> {
   if (!nodes) return selectAll(conversationDetailsQueries(graph), select);
   const rows: DetailsRows = { calls: [], tools: [], results: [], texts: [], compactions: [] };
-  for (let i = 0; i === 0 || i < nodes.length; i += perQuery) {
+  for (let i = 0; i < nodes.length; i += perQuery) {
     const part = await selectAll(conversationDetailsQueries(graph, nodes.slice(i, i + perQuery)), select);
     for (const name of Object.keys(rows) as (keyof DetailsRows)[]) rows[name].push(...part[name]);
   }
