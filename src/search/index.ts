@@ -6,7 +6,7 @@ import { exists } from '../acquire/files.ts';
 import { readManifest, type Manifest, type SourceStamp } from '../store/manifest.ts';
 import type { StoreWriter } from '../store/writer.ts';
 import type { DocKind, SearchDoc } from './docs.ts';
-import { compactLoaded, loadTerm, withCompactPostings } from './postings.ts';
+import { loadTerm, withCompactPostings } from './postings.ts';
 import { documentsFiles } from './request.ts';
 import { snippet } from './snippet.ts';
 
@@ -19,27 +19,32 @@ import { snippet } from './snippet.ts';
  * sources, so whether it is current is a look at the manifest alone.
  */
 
-/** 3: JSON lines (indexLines), so that an index larger than one string is read and written. */
-const FORMAT = 'weave-search/3';
-const WHOLE_FORMAT = 'weave-search/2';
+/**
+ * 3: JSON lines (indexLines), so that an index larger than one string is read and written. 4: a
+ * document keeps only its kind in the index, and a session its documents' range of short ids (see
+ * SessionState). An index file of another format is not read: the index is made again from the
+ * documents files.
+ */
+const FORMAT = 'weave-search/4';
 export const INDEX_NAME = 'search/index';
 export const INDEX_FILE = 'search/index.json';
 
-/** What the index keeps of a document besides its terms: enough for a hit, not the text. */
-type Stored = Omit<SearchDoc, 'text' | 'id'>;
+/** What a hit tells of its document besides its text: read from the session's documents file with the snippet's text. */
+type Stored = Omit<SearchDoc, 'text' | 'id' | 'useBlock'>;
 
 interface SessionState {
   /** The documents file the session's documents were read from, and its digest. */
   documents: string;
   sha1: string;
-  ids: string[];
+  /**
+   * The session's documents are the index's short ids first … first + count − 1: MiniSearch numbers
+   * documents as they are added, and a session's are added together. A list of their ids (as the
+   * index kept before) held each id a second time: at 1 GB of transcripts, 91 MB of the file, and
+   * as much again in memory once the file is read.
+   */
+  first: number;
+  count: number;
   title?: string;
-}
-
-interface IndexFile {
-  format: typeof WHOLE_FORMAT;
-  sessions: Record<string, SessionState>;
-  index: unknown;
 }
 
 /** One session's documents file. */
@@ -61,9 +66,29 @@ export interface Hit extends Stored {
   alsoInStreams?: number;
 }
 
+/** Each kind one string, however many documents are of it (JSON.parse makes each its own). */
+const KIND: Record<string, DocKind> = { text: 'text', 'tool input': 'tool input', 'tool result': 'tool result' };
+
+/**
+ * MiniSearch's numbering of its documents: the next short id, and each short id's document id
+ * (its own fields, read as its toJSON reads them; the version is pinned).
+ */
+interface Numbering {
+  _nextId: number;
+  _documentIds: Map<number, string>;
+}
+const numbering = (mini: MiniSearch<SearchDoc>) => mini as unknown as Numbering;
+
+/**
+ * A document's kind is kept in the index, since a search filters on it before it ranks; its
+ * session and block are its id (`<session> <block IRI>`), and the rest of a hit (its turn, role,
+ * tool, time, stream) is read with the snippet's text from the documents files of the sessions
+ * shown. Stored here, those fields were a third of the index (243 MB of 758 at 1 GB of
+ * transcripts) and about 450 bytes a document in the memory of whoever holds it.
+ */
 const OPTIONS: Options<SearchDoc> = {
   fields: ['text', 'tool'],
-  storeFields: ['session', 'event', 'block', 'kind', 'role', 'tool', 'time', 'stream'],
+  storeFields: ['kind'],
   // Documents are replaced a session at a time; vacuuming runs when the index is saved.
   autoVacuum: false,
 };
@@ -132,15 +157,15 @@ export class SearchIndex {
   /**
    * The index of the store in `storeDir`: the file its manifest names, brought up to the
    * documents the manifest names now (what it lags behind is read and indexed here, in memory).
-   * Empty if there is none yet, or it is of another format.
+   * Where there is no such file, or it is of another format, every documents file is read here.
    */
   static async open(storeDir: string, given?: Manifest): Promise<SearchIndex> {
     const manifest = given ?? (await readManifest(storeDir).catch(() => undefined));
     const entry = manifest?.files?.[INDEX_NAME];
     const file = entry && (await readIndexLines(join(storeDir, entry.file)).catch(() => undefined));
-    if (!file) return SearchIndex.empty(storeDir);
-    const index = new SearchIndex(storeDir, file.mini, file.sessions);
-    await index.update(manifest!);
+    // None, or of another format (a Weave before wrote it): made from the documents files here.
+    const index = file ? new SearchIndex(storeDir, file.mini, file.sessions) : SearchIndex.empty(storeDir);
+    if (manifest) await index.update(manifest);
     return index;
   }
 
@@ -171,19 +196,20 @@ export class SearchIndex {
       if (had?.documents === stamp.path && had.sha1 === stamp.head) continue;
       this.drop(session);
       // Added as they are read: a long session's documents are never held all at once.
-      const ids: string[] = [];
+      const first = numbering(this.mini)._nextId;
       let title: string | undefined;
       try {
         title = await eachDocument(this.storeDir, stamp.path, (doc) => {
+          doc.kind = KIND[doc.kind] ?? doc.kind;
           this.mini.add(doc);
-          ids.push(doc.id);
         });
       } catch (e) {
         // A documents file that fails part way leaves none of the session in the index, not part of it.
-        for (const id of ids) this.mini.discard(id);
+        this.discard(first, numbering(this.mini)._nextId - first);
         throw e;
       }
-      this.sessions[session] = { documents: stamp.path, sha1: stamp.head!, ids, ...(title === undefined ? {} : { title }) };
+      const count = numbering(this.mini)._nextId - first;
+      this.sessions[session] = { documents: stamp.path, sha1: stamp.head!, first, count, ...(title === undefined ? {} : { title }) };
       changed++;
     }
     for (const session of Object.keys(this.sessions))
@@ -202,8 +228,18 @@ export class SearchIndex {
   }
 
   private drop(session: string): void {
-    for (const id of this.sessions[session]?.ids ?? []) if (this.mini.has(id)) this.mini.discard(id);
+    const state = this.sessions[session];
+    if (state) this.discard(state.first, state.count);
     delete this.sessions[session];
+  }
+
+  /** Discards the documents numbered first … first + count − 1 that the index still holds. */
+  private discard(first: number, count: number): void {
+    const ids = numbering(this.mini)._documentIds;
+    for (let short = first; short < first + count; short++) {
+      const id = ids.get(short);
+      if (id !== undefined) this.mini.discard(id);
+    }
   }
 
   /**
@@ -215,7 +251,7 @@ export class SearchIndex {
     { limit = 20, kinds, session }: { limit?: number; kinds?: DocKind[]; session?: string } = {},
   ): Promise<{ hits: Hit[]; total: number }> {
     const filter =
-      kinds || session ? (r: SearchResult) => (!kinds || kinds.includes(r.kind)) && (!session || r.session === session) : undefined;
+      kinds || session ? (r: SearchResult) => (!kinds || kinds.includes(r.kind)) && (!session || sessionOf(r.id) === session) : undefined;
     const ask = (combineWith: 'AND' | 'OR') =>
       this.mini.search(text, {
         combineWith,
@@ -223,32 +259,32 @@ export class SearchIndex {
         fuzzy: (term) => (term.length > 5 ? 0.15 : 0),
         filter,
       });
-    let results = ask('AND');
-    if (!results.length) results = ask('OR');
+    let answer = ask('AND');
+    if (!answer.length) answer = ask('OR');
+    const results = answer.map(found);
     // A block copied into several sessions (a fork, a copied file) is one hit, at its best score,
     // shown in a copy whose session has a title where one has.
     const copies = new Map<string, number>();
     const kept = new Map<string, number>();
-    const unique: SearchResult[] = [];
+    const unique: Found[] = [];
     for (const r of results) {
       copies.set(r.block, (copies.get(r.block) ?? 0) + 1);
       const at = kept.get(r.block);
       if (at === undefined) kept.set(r.block, unique.push(r) - 1);
       else if (!this.sessions[unique[at].session]?.title && this.sessions[r.session]?.title) unique[at] = { ...r, score: unique[at].score };
     }
-    const texts = new Map<string, Record<string, string>>();
-    const { top, folded } = await this.foldStreams(unique, limit, texts);
+    const documents = new Map<string, Map<string, SearchDoc>>();
+    const { top, folded } = await this.foldStreams(unique, limit, documents);
     const hits = top.map(({ r, streams }): Hit => {
-      const { id, score, terms, queryTerms, match, ...stored } = r;
-      void queryTerms;
-      void match;
+      const { score, terms } = r;
+      const doc = documents.get(r.session)?.get(r.id);
       const title = this.sessions[r.session]?.title;
       const others = copies.get(r.block)! - 1;
       return {
-        ...(stored as Stored),
+        ...stored(r, doc),
         score,
         terms,
-        snippet: snippet(texts.get(r.session)?.[id] ?? '', terms),
+        snippet: snippet(doc?.text ?? '', terms),
         ...(title ? { title } : {}),
         ...(others ? { alsoIn: others } : {}),
         ...(streams > 1 ? { alsoInStreams: streams - 1 } : {}),
@@ -261,21 +297,23 @@ export class SearchIndex {
    * The first `limit` hits with one text copied into several streams of a session (its main
    * stream and its sub-agents': a prompt handed down, a result passed on) folded into one, shown
    * where it is in the main stream, counting its streams. Copies within one stream stay apart: each was written again. Texts are read for
-   * the sessions of the hits shown only (into `texts`), and only their later results can fold in.
+   * the sessions of the hits shown only (into `documents`), and only their later results can fold in.
    */
   private async foldStreams(
-    results: SearchResult[],
+    results: Found[],
     limit: number,
-    texts: Map<string, Record<string, string>>,
-  ): Promise<{ top: { r: SearchResult; streams: number }[]; folded: number }> {
-    const top: { r: SearchResult; streams: Set<string> }[] = [];
+    documents: Map<string, Map<string, SearchDoc>>,
+  ): Promise<{ top: { r: Found; streams: number }[]; folded: number }> {
+    const top: { r: Found; streams: Set<string> }[] = [];
     const byText = new Map<string, number>();
     let folded = 0;
     for (const r of results) {
-      if (top.length >= limit && !texts.has(r.session)) continue;
-      if (!texts.has(r.session)) texts.set(r.session, await readTexts(this.storeDir, this.sessions[r.session]?.documents));
-      const key = `${r.session}\0${handedText(r.kind, texts.get(r.session)![r.id] ?? r.id)}`;
-      const stream: string = r.stream ?? '';
+      if (top.length >= limit && !documents.has(r.session)) continue;
+      let docs = documents.get(r.session);
+      if (!docs) documents.set(r.session, (docs = await readDocs(this.storeDir, this.sessions[r.session]?.documents)));
+      const doc = docs.get(r.id);
+      const key = `${r.session}\0${handedText(r.kind, doc?.text ?? r.id)}`;
+      const stream: string = doc?.stream ?? '';
       const at = byText.get(key);
       if (at !== undefined && !top[at].streams.has(stream)) {
         top[at].streams.add(stream);
@@ -393,8 +431,8 @@ function* indexLines(sessions: Record<string, SessionState>, mini: MiniSearch<Se
 }
 
 /**
- * An index file read a line at a time (one of the whole-JSON format before is read too); undefined
- * when of another format. Its terms go into the index as they are read, as MiniSearch's `loadJS`
+ * An index file read a line at a time; undefined when of another format (the index is then made
+ * again from the documents). Its terms go into the index as they are read, as MiniSearch's `loadJS`
  * puts them, so that the file's JSON and the index are never both held whole.
  */
 async function readIndexLines(path: string): Promise<{ sessions: Record<string, SessionState>; mini: MiniSearch<SearchDoc> } | undefined> {
@@ -405,11 +443,6 @@ async function readIndexLines(path: string): Promise<{ sessions: Record<string, 
     if (!line.text) continue;
     const value = JSON.parse(line.text);
     if (line.lineNo === 1) {
-      if ((value as IndexFile).format === WHOLE_FORMAT)
-        return {
-          sessions: (value as IndexFile).sessions,
-          mini: compactLoaded(MiniSearch.loadJS((value as IndexFile).index as never, { ...OPTIONS })),
-        };
       if ((value as { format?: string }).format !== FORMAT) return undefined;
       continue;
     }
@@ -466,8 +499,43 @@ async function eachDocument(storeDir: string, path: string, each: (doc: SearchDo
   return title;
 }
 
-async function readTexts(storeDir: string, path: string | undefined): Promise<Record<string, string>> {
-  if (!path) return {};
-  const { docs } = await readDocuments(storeDir, path).catch(() => ({ docs: [] as SearchDoc[] }));
-  return Object.fromEntries(docs.map((d) => [d.id, d.text]));
+/** A session's documents by id, for the hits shown of it (none where its file cannot be read). */
+async function readDocs(storeDir: string, path: string | undefined): Promise<Map<string, SearchDoc>> {
+  const docs = new Map<string, SearchDoc>();
+  if (path) await eachDocument(storeDir, path, (doc) => docs.set(doc.id, doc)).catch(() => undefined);
+  return docs;
+}
+
+/** A result as a search reads it: its session and block from its id (`<session> <block IRI>`; an IRI has no space), its kind as stored. */
+interface Found {
+  id: string;
+  session: string;
+  block: string;
+  kind: DocKind;
+  score: number;
+  terms: string[];
+}
+
+const sessionOf = (id: string) => id.slice(0, id.lastIndexOf(' '));
+
+function found(r: SearchResult): Found {
+  const cut = r.id.lastIndexOf(' ');
+  return { id: r.id, session: r.id.slice(0, cut), block: r.id.slice(cut + 1), kind: r.kind, score: r.score, terms: r.terms };
+}
+
+/**
+ * What a hit tells of its document, in the order the index once stored it: from the session's
+ * documents file; where that cannot be read, what the id says (the block stands for its turn).
+ */
+function stored(r: Found, doc: SearchDoc | undefined): Stored {
+  return {
+    session: r.session,
+    event: doc?.event ?? r.block,
+    block: r.block,
+    kind: r.kind,
+    ...(doc?.role === undefined ? {} : { role: doc.role }),
+    ...(doc?.tool === undefined ? {} : { tool: doc.tool }),
+    ...(doc?.time === undefined ? {} : { time: doc.time }),
+    ...(doc?.stream === undefined ? {} : { stream: doc.stream }),
+  };
 }

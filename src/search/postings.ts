@@ -270,14 +270,3 @@ export function loadTerm<T>(mini: MiniSearch<T>, term: string, fields: Record<st
   for (const [field, counts] of Object.entries(fields)) postings.set(Number.parseInt(field, 10), Postings.ofObject(counts));
   (mini as unknown as Inner)._index.set(term, postings);
 }
-
-/** An index MiniSearch's `loadJS` read whole (the index file's format before), its Maps made compact, as are the terms added to it later. */
-export function compactLoaded<T>(mini: MiniSearch<T>): MiniSearch<T> {
-  const index = (mini as unknown as Inner)._index;
-  for (const [term, fields] of [...index]) {
-    const postings = new TermPostings();
-    for (const [field, counts] of fields) postings.set(field, Postings.of(counts));
-    index.set(term, postings);
-  }
-  return withCompactPostings(mini);
-}

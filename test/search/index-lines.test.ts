@@ -33,23 +33,42 @@ function indexOf(lines: unknown[][]): IndexJson {
 
 /**
  * The search index file is JSON lines (issue 25: the index of a store with long sessions is more
- * than one string holds): a format line, then a session or a field of the index a line. An index
- * written whole by the Weave before is read the same.
+ * than one string holds): a format line, then a session or a field of the index a line. It keeps
+ * of a document only its kind (the rest of a hit is read with its snippet), and of a session its
+ * documents' range of short ids. An index file of a format before is not read: the index is made
+ * again from the documents files, with the same hits.
  */
-test('the search index is JSON lines, and one written whole before is read the same', async () => {
+test('the search index is JSON lines holding kinds and id ranges; one of a format before is made again with the same hits', async () => {
   const dir = await tempDir();
   try {
     const { store, path, format, lines } = await indexedStore(dir);
-    assert.deepEqual(format, { format: 'weave-search/3' });
-    // The spine fixtures are two sessions.
-    assert.equal(lines.filter(([kind]) => kind === 'session').length, 2);
-    const hits = async () => (await (await SearchIndex.open(store)).search('README typo')).hits.map((h) => `${h.session} ${h.block}`);
+    assert.deepEqual(format, { format: 'weave-search/4' });
+    // The spine fixtures are two sessions, their documents numbered one after the other.
+    const sessions = lines
+      .filter(([kind]) => kind === 'session')
+      .map(([, , state]) => state as { first: number; count: number; ids?: unknown });
+    assert.equal(sessions.length, 2);
+    const index = indexOf(lines);
+    const count = index.documentCount as number;
+    const [a, b] = sessions.map(({ first, count }) => [first, count]).sort(([x], [y]) => x - y);
+    assert.deepEqual([a[0], b[0], a[1] + b[1]], [0, a[1], count]);
+    assert.ok(sessions.every((s) => s.ids === undefined));
+    // Each document's stored fields: its kind alone.
+    const stored = Object.values(index.storedFields as Record<string, Record<string, unknown>>);
+    assert.equal(stored.length, count);
+    assert.ok(stored.every((fields) => Object.keys(fields).join() === 'kind'));
+
+    const hits = async () => (await (await SearchIndex.open(store)).search('README typo')).hits;
     const now = await hits();
     assert.ok(now.length > 0);
+    // A hit still tells its turn, role and time, read from the documents file.
+    assert.ok(
+      now.every((h) => h.event.includes('/Turn/') && h.time && h.session && h.block.includes('/ContentBlock/')),
+      JSON.stringify(now[0]),
+    );
 
-    // The same index as the Weave before wrote it: one JSON object.
-    const sessions = Object.fromEntries(lines.filter(([kind]) => kind === 'session').map(([, id, state]) => [id, state]));
-    await writeFile(path, JSON.stringify({ format: 'weave-search/2', sessions, index: indexOf(lines) }));
+    // The same index as the Weave before wrote it (format 3: every stored field, a session's ids).
+    await writeFile(path, `${JSON.stringify({ format: 'weave-search/3' })}\n${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
     assert.deepEqual(await hits(), now);
   } finally {
     await removeDir(dir);
