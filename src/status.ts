@@ -53,6 +53,7 @@ export function cachedStoreStatus(dir: string, ms = 1000): () => Promise<StoreSt
 
 export async function storeStatus(dir: string): Promise<StoreStatus> {
   const manifest = await readManifest(dir);
+  const [graphs, archive] = await Promise.all([folderBytes(join(dir, GRAPHS_DIR)), folderBytes(join(dir, ARCHIVE_DIR))]);
   const status: StoreStatus = {
     dir,
     soul: manifest?.soul,
@@ -61,7 +62,7 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
     sources: { files: 0, transcripts: 0, gone: 0 },
     archivedOnly: 0,
     pending: { lines: 0, files: 0 },
-    bytes: { graphs: await folderBytes(join(dir, GRAPHS_DIR)), archive: await folderBytes(join(dir, ARCHIVE_DIR)) },
+    bytes: { graphs, archive },
     versions: { files: 0, versions: 0, lines: 0 },
   };
   const lock = await lockHolder(dir);
@@ -80,6 +81,7 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
 
   let newest = 0;
   const tracked = new Set<string>();
+  const present: SourceStamp[] = [];
   for (const [graph, entry] of Object.entries(manifest.graphs)) {
     status.graphs++;
     if (!entry.sessionId || entry.reader || graph !== sessionGraphIri(manifest.soul, entry.sessionId)) continue;
@@ -97,9 +99,10 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
       if (isTranscript(source)) status.sources.transcripts++;
       newest = Math.max(newest, source.mtimeMs);
       if (source.gone) status.sources.gone++;
-      else if (isTranscript(source)) status.pending.lines += await unreadLines(source);
+      else if (isTranscript(source)) present.push(source);
     }
   }
+  status.pending.lines += await sumOf(present, unreadLines);
   if (newest) status.lastChange = new Date(newest).toISOString();
   // Sessions left to the soul holding them: their files are no one's pending lines.
   for (const held of await readHeld(dir, manifest)) {
@@ -109,13 +112,27 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
   // Transcripts in the folders read that the store has no graph for yet.
   const roots = [];
   for (const root of manifest.roots ?? []) if (await stampOf(root)) roots.push(root);
+  const untracked: string[] = [];
   for (const session of roots.length ? await discoverSessions(roots).catch(() => []) : [])
-    for (const { path } of transcriptsOf(session)) {
-      if (tracked.has(path)) continue;
-      status.pending.files++;
-      status.pending.lines += await newlines(path, 0);
-    }
+    for (const { path } of transcriptsOf(session)) if (!tracked.has(path)) untracked.push(path);
+  status.pending.files += untracked.length;
+  status.pending.lines += await sumOf(untracked, (path) => newlines(path, 0));
   return status;
+}
+
+/**
+ * How many files a status looks at together. One after another, the stats of a store's files and
+ * sources kept `weave status` waiting on the disk: on the corpus's store (1,766 graph files, 313
+ * sources) it took 0.56 s, and 0.35 s looking at them 64 at a time (medians of 8). A folder of
+ * thousands is still never opened all at once.
+ */
+const AT_ONCE = 64;
+
+/** The sum of `count` over `items`, AT_ONCE of them at a time. */
+export async function sumOf<T>(items: readonly T[], count: (item: T) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < items.length; i += AT_ONCE) for (const n of await Promise.all(items.slice(i, i + AT_ONCE).map(count))) total += n;
+  return total;
 }
 
 function isTranscript(source: SourceStamp): boolean {
@@ -151,11 +168,11 @@ async function newlines(path: string, from: number): Promise<number> {
 }
 
 async function folderBytes(folder: string): Promise<number> {
-  let total = 0;
-  for (const name of await readdir(folder).catch(() => [] as string[]))
-    total += await stat(join(folder, name)).then(
+  const names = await readdir(folder).catch(() => [] as string[]);
+  return sumOf(names, (name) =>
+    stat(join(folder, name)).then(
       (s) => s.size,
       () => 0,
-    );
-  return total;
+    ),
+  );
 }

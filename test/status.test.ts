@@ -99,3 +99,21 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
     await removeDir(work);
   }
 });
+
+/** The status looks at many files together (src/status.ts): every one counted once, never more than 64 open at a time. */
+test('a status sums over every file, 64 at a time', async () => {
+  const { sumOf } = await import('../src/status.ts');
+  let open = 0;
+  let most = 0;
+  const items = Array.from({ length: 200 }, (_, i) => i + 1);
+  const total = await sumOf(items, async (n) => {
+    most = Math.max(most, ++open);
+    await new Promise((resolve) => setTimeout(resolve, n % 3));
+    open--;
+    return n;
+  });
+  // 1 + 2 + … + 200.
+  assert.equal(total, 20100);
+  assert.equal(most, 64);
+  assert.equal(await sumOf([], async () => 1), 0);
+});
