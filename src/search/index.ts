@@ -306,11 +306,14 @@ export class SearchIndex {
   ): Promise<{ top: { r: Found; streams: number }[]; folded: number }> {
     const top: { r: Found; streams: Set<string> }[] = [];
     const byText = new Map<string, number>();
+    // Of a session read, every result may fold into a hit shown: its documents are those read.
+    const ids = new Map<string, Set<string>>();
+    for (const r of results) ids.set(r.session, (ids.get(r.session) ?? new Set()).add(r.id));
     let folded = 0;
     for (const r of results) {
       if (top.length >= limit && !documents.has(r.session)) continue;
       let docs = documents.get(r.session);
-      if (!docs) documents.set(r.session, (docs = await readDocs(this.storeDir, this.sessions[r.session]?.documents)));
+      if (!docs) documents.set(r.session, (docs = await readDocs(this.storeDir, this.sessions[r.session]?.documents, ids.get(r.session)!)));
       const doc = docs.get(r.id);
       const key = `${r.session}\0${handedText(r.kind, doc?.text ?? r.id)}`;
       const stream: string = doc?.stream ?? '';
@@ -483,11 +486,24 @@ export async function readDocuments(storeDir: string, path: string): Promise<Doc
   return { docs, ...(title === undefined ? {} : { title }) };
 }
 
-/** Each document of a session's documents file in turn, a line at a time; returns the session's title. */
-async function eachDocument(storeDir: string, path: string, each: (doc: SearchDoc) => void): Promise<string | undefined> {
+/**
+ * Each document of a session's documents file in turn, a line at a time; returns the session's
+ * title. With `wanted`, a document whose id is not in it is passed over unparsed (its id is read
+ * from the start of its line).
+ */
+async function eachDocument(
+  storeDir: string,
+  path: string,
+  each: (doc: SearchDoc) => void,
+  wanted?: ReadonlySet<string>,
+): Promise<string | undefined> {
   let title: string | undefined;
   for await (const line of readLines(join(storeDir, path))) {
     if (!line.text) continue;
+    if (wanted && line.lineNo > 1) {
+      const id = lineId(line.text);
+      if (id !== undefined && !wanted.has(id)) continue;
+    }
     const value = JSON.parse(line.text);
     if (line.lineNo > 1) each(value as SearchDoc);
     else {
@@ -499,10 +515,28 @@ async function eachDocument(storeDir: string, path: string, each: (doc: SearchDo
   return title;
 }
 
-/** A session's documents by id, for the hits shown of it (none where its file cannot be read). */
-async function readDocs(storeDir: string, path: string | undefined): Promise<Map<string, SearchDoc>> {
+/**
+ * A document line's id without parsing the line: its first field, as the documents derivation
+ * writes it (`{"id":"…",`); undefined for a line of another shape, which is then parsed whole.
+ */
+export function lineId(text: string): string | undefined {
+  if (!text.startsWith('{"id":"')) return undefined;
+  for (let end = text.indexOf('"', 7); end !== -1; end = text.indexOf('"', end + 1)) {
+    let escapes = 0;
+    while (text[end - 1 - escapes] === '\\') escapes++;
+    if (escapes % 2 === 0) return JSON.parse(text.slice(6, end + 1)) as string;
+  }
+  return undefined;
+}
+
+/**
+ * A session's documents of the ids wanted (its results in a search), by id; none where its file
+ * cannot be read. Only their lines are parsed: a long session's file is most of a search's time
+ * (741 MB of documents at 1 GB of transcripts).
+ */
+async function readDocs(storeDir: string, path: string | undefined, wanted: ReadonlySet<string>): Promise<Map<string, SearchDoc>> {
   const docs = new Map<string, SearchDoc>();
-  if (path) await eachDocument(storeDir, path, (doc) => docs.set(doc.id, doc)).catch(() => undefined);
+  if (path) await eachDocument(storeDir, path, (doc) => docs.set(doc.id, doc), wanted).catch(() => undefined);
   return docs;
 }
 

@@ -127,3 +127,39 @@ test('a documents file broken part way leaves none of its session in the index',
     await removeDir(dir);
   }
 });
+
+/**
+ * A search reads of a session's documents file only its results' lines (a long session's file is
+ * most of a search's time): the others are passed over by the id at their start, unparsed. A
+ * line it does not want, broken, costs the hits nothing; before, it cost them their snippets and
+ * turns.
+ */
+test('a search parses only its results’ lines of a documents file', async () => {
+  const dir = await tempDir();
+  try {
+    const { store } = await indexedStore(dir);
+    const index = await SearchIndex.open(store);
+    const { hits } = await index.search('README typo');
+    assert.ok(hits.length > 0 && hits.every((h) => h.snippet));
+    const manifest = (await readManifest(store))!;
+    const entry = Object.values(manifest.files!).find((e) => e.file.startsWith('search/documents/') && e.sessionId === hits[0].session)!;
+    const path = join(store, entry.file);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const results = new Set((await index.search('README typo', { limit: 1000 })).hits.map((h) => h.block));
+    const other = lines.findIndex((line, i) => i > 0 && line && !results.has(JSON.parse(line).block));
+    assert.ok(other > 0);
+    lines[other] = `${lines[other].slice(0, lines[other].indexOf('","session"') + 2)} broken`;
+    await writeFile(path, lines.join('\n'));
+    assert.deepEqual((await index.search('README typo')).hits, hits);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('a document line’s id is read from its start, escapes and all', async () => {
+  const { lineId } = await import('../../src/search/index.ts');
+  for (const id of ['s1 urn:x:b/0', 'we"ird\\ id\\ urn:x:b/1', 'back\\\\slash" urn:x:b/2', 'ünï 😀 urn:x:b/3'])
+    assert.equal(lineId(JSON.stringify({ id, session: 's', text: '"id":"no"' })), id);
+  assert.equal(lineId('{"docs":[]}'), undefined);
+  assert.equal(lineId('{"id":"unterminated'), undefined);
+});
