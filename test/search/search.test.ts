@@ -117,6 +117,15 @@ test("ingest replaces a changed session's documents; a store without an index is
     const { stdout, stderr } = await exec(WEAVE, ['search', 'pelican', '--store', dir]);
     assert.match(stderr, /^weave search: indexed 1 session\(s\) the index did not have yet/);
     assert.match(stdout, /pelican sightings/);
+
+    // An index an older Weave wrote (its derivation's version before): made again, and said so.
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    manifest.files[INDEX_NAME].builtWith = manifest.files[INDEX_NAME].builtWith.replace(/@\d+$/, '@2');
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const again = await exec(WEAVE, ['search', 'pelican', '--store', dir]);
+    assert.match(again.stderr, /^weave search: made the index again, in the form this Weave reads \(\d+ ms\)\n$/);
+    assert.match(again.stdout, /pelican sightings/);
   } finally {
     await removeDir(work);
     await removeDir(dir);
