@@ -39,8 +39,8 @@ interface SessionState {
   /**
    * The session's documents are the index's short ids first … first + count − 1: MiniSearch numbers
    * documents as they are added, and a session's are added together. A list of their ids (as the
-   * index kept before) held each id a second time: at 1 GB of transcripts, 91 MB of the file, and
-   * as much again in memory once the file is read.
+   * index kept before) was 91 MB of the file at 1 GB of transcripts, and a second copy of every id
+   * in the memory of whoever read it.
    */
   first: number;
   count: number;
@@ -83,8 +83,8 @@ const numbering = (mini: MiniSearch<SearchDoc>) => mini as unknown as Numbering;
  * A document's kind is kept in the index, since a search filters on it before it ranks; its
  * session and block are its id (`<session> <block IRI>`), and the rest of a hit (its turn, role,
  * tool, time, stream) is read with the snippet's text from the documents files of the sessions
- * shown. Stored here, those fields were a third of the index (243 MB of 758 at 1 GB of
- * transcripts) and about 450 bytes a document in the memory of whoever holds it.
+ * shown. Stored here, those fields were 243 MB of the 758 MB index at 1 GB of transcripts; with
+ * the sessions' lists of ids, 337 of the 695 MiB that a reader of that index held.
  */
 const OPTIONS: Options<SearchDoc> = {
   fields: ['text', 'tool'],
