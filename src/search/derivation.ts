@@ -59,8 +59,9 @@ export const searchDocuments: SessionDerivation<Collected> = {
 
 export const searchIndex: StoreDerivation = {
   name: 'search/index',
-  // 2: the stream is stored with each document; 3: only the kind is (the rest is read with the snippet), a session's documents a range of ids.
-  version: '3',
+  // 2: the stream is stored with each document; 3: only the kind is (the rest is read with the snippet), a session's documents a range of ids;
+  // 4: and each document's fold key and stream number.
+  version: '4',
   description: "A BM25 index (MiniSearch) over every session's search documents.",
   reads: 'store',
   derive: async (run) => {

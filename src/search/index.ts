@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sessionFile } from '../derive/derivation.ts';
 import { readLines } from '../acquire/lines.ts';
 import { join } from 'node:path';
@@ -22,10 +23,10 @@ import { snippet } from './snippet.ts';
 /**
  * 3: JSON lines (indexLines), so that an index larger than one string is read and written. 4: a
  * document keeps only its kind in the index, and a session its documents' range of short ids (see
- * SessionState). An index file of another format is not read: the index is made again from the
- * documents files.
+ * SessionState). 5: and its fold key and stream number (Folding). An index file of another format
+ * is not read: the index is made again from the documents files.
  */
-const FORMAT = 'weave-search/4';
+const FORMAT = 'weave-search/5';
 export const INDEX_NAME = 'search/index';
 export const INDEX_FILE = 'search/index.json';
 
@@ -80,15 +81,27 @@ interface Numbering {
 const numbering = (mini: MiniSearch<SearchDoc>) => mini as unknown as Numbering;
 
 /**
- * A document's kind is kept in the index, since a search filters on it before it ranks; its
- * session and block are its id (`<session> <block IRI>`), and the rest of a hit (its turn, role,
- * tool, time, stream) is read with the snippet's text from the documents files of the sessions
- * shown. Stored here, those fields were 243 MB of the 758 MB index at 1 GB of transcripts; with
- * the sessions' lists of ids, 337 of the 695 MiB that a reader of that index held.
+ * What a search folds by, kept with each document so that every result folds without its text
+ * (`weave search` once read the documents of the sessions it showed, and only their results
+ * folded, so the total moved with `--limit`): a digest of the text the document hands on, and
+ * the number of its stream within its session (0 the main one).
+ */
+interface Folding {
+  /** 52 bits of the SHA-1 of the handed text: a million documents of one session are not expected to share one. */
+  fold: number;
+  streamNo: number;
+}
+
+/**
+ * A document's kind is kept in the index, since a search filters on it before it ranks, and what
+ * it folds by (Folding); its session and block are its id (`<session> <block IRI>`), and the rest
+ * of a hit (its turn, role, tool, time, stream) is read with the snippet's text from the documents
+ * files of the hits shown. Stored here, those fields were 243 MB of the 758 MB index at 1 GB of
+ * transcripts; with the sessions' lists of ids, 337 of the 695 MiB that a reader of that index held.
  */
 const OPTIONS: Options<SearchDoc> = {
   fields: ['text', 'tool'],
-  storeFields: ['kind'],
+  storeFields: ['kind', 'fold', 'streamNo'],
   // Documents are replaced a session at a time; vacuuming runs when the index is saved.
   autoVacuum: false,
 };
@@ -197,11 +210,16 @@ export class SearchIndex {
       this.drop(session);
       // Added as they are read: a long session's documents are never held all at once.
       const first = numbering(this.mini)._nextId;
+      const streams = new Map<string, number>([['', 0]]);
       let title: string | undefined;
       try {
         title = await eachDocument(this.storeDir, stamp.path, (doc) => {
           doc.kind = KIND[doc.kind] ?? doc.kind;
-          this.mini.add(doc);
+          const stream = doc.stream ?? '';
+          let streamNo = streams.get(stream);
+          if (streamNo === undefined) streams.set(stream, (streamNo = streams.size));
+          const folding: Folding = { fold: foldOf(doc.kind, doc.text), streamNo };
+          this.mini.add(Object.assign(doc, folding));
         });
       } catch (e) {
         // A documents file that fails part way leaves none of the session in the index, not part of it.
@@ -273,11 +291,11 @@ export class SearchIndex {
       if (at === undefined) kept.set(r.block, unique.push(r) - 1);
       else if (!this.sessions[unique[at].session]?.title && this.sessions[r.session]?.title) unique[at] = { ...r, score: unique[at].score };
     }
-    const documents = new Map<string, Map<string, SearchDoc>>();
-    const { top, folded } = await this.foldStreams(unique, limit, documents);
+    const { top, folded } = foldStreams(unique, limit);
+    const documents = await this.documentsOf(top.map(({ r }) => r));
     const hits = top.map(({ r, streams }): Hit => {
       const { score, terms } = r;
-      const doc = documents.get(r.session)?.get(r.id);
+      const doc = documents.get(r.id);
       const title = this.sessions[r.session]?.title;
       const others = copies.get(r.block)! - 1;
       return {
@@ -293,41 +311,14 @@ export class SearchIndex {
     return { hits, total: unique.length - folded };
   }
 
-  /**
-   * The first `limit` hits with one text copied into several streams of a session (its main
-   * stream and its sub-agents': a prompt handed down, a result passed on) folded into one, shown
-   * where it is in the main stream, counting its streams. Copies within one stream stay apart: each was written again. Texts are read for
-   * the sessions of the hits shown only (into `documents`), and only their later results can fold in.
-   */
-  private async foldStreams(
-    results: Found[],
-    limit: number,
-    documents: Map<string, Map<string, SearchDoc>>,
-  ): Promise<{ top: { r: Found; streams: number }[]; folded: number }> {
-    const top: { r: Found; streams: Set<string> }[] = [];
-    const byText = new Map<string, number>();
-    // Of a session read, every result may fold into a hit shown: its documents are those read.
+  /** The documents of `results` (the hits shown), by id: only their lines of their sessions' files are parsed. */
+  private async documentsOf(results: readonly Found[]): Promise<Map<string, SearchDoc>> {
     const ids = new Map<string, Set<string>>();
     for (const r of results) ids.set(r.session, (ids.get(r.session) ?? new Set()).add(r.id));
-    let folded = 0;
-    for (const r of results) {
-      if (top.length >= limit && !documents.has(r.session)) continue;
-      let docs = documents.get(r.session);
-      if (!docs) documents.set(r.session, (docs = await readDocs(this.storeDir, this.sessions[r.session]?.documents, ids.get(r.session)!)));
-      const doc = docs.get(r.id);
-      const key = `${r.session}\0${handedText(r.kind, doc?.text ?? r.id)}`;
-      const stream: string = doc?.stream ?? '';
-      const at = byText.get(key);
-      if (at !== undefined && !top[at].streams.has(stream)) {
-        top[at].streams.add(stream);
-        if (stream === '') top[at].r = { ...r, score: top[at].r.score };
-        folded++;
-      } else if (top.length < limit) {
-        const i = top.push({ r, streams: new Set([stream]) }) - 1;
-        if (at === undefined) byText.set(key, i);
-      }
-    }
-    return { top: top.map(({ r, streams }) => ({ r, streams: streams.size })), folded };
+    const documents = new Map<string, SearchDoc>();
+    for (const [session, wanted] of ids)
+      for (const [id, doc] of await readDocs(this.storeDir, this.sessions[session]?.documents, wanted)) documents.set(id, doc);
+    return documents;
   }
 }
 
@@ -356,6 +347,39 @@ export class HeldIndex {
         .catch(open);
     return this.held.index;
   }
+}
+
+/**
+ * The first `limit` hits with one text copied into several streams of a session (its main
+ * stream and its sub-agents': a prompt handed down, a result passed on) folded into one, shown
+ * where it is in the main stream, counting its streams; and how many results folded. Copies
+ * within one stream stay apart: each was written again. Every result folds, by the digest and
+ * stream number the index keeps of it, whether or not its hit is shown.
+ */
+export function foldStreams(results: readonly Found[], limit: number): { top: { r: Found; streams: number }[]; folded: number } {
+  const top: { r: Found; streams: Set<number> }[] = [];
+  // Each text's hit, by session and digest: its place in `top`, or −1 past the hits shown.
+  const byText = new Map<string, { at: number; streams: Set<number> }>();
+  let folded = 0;
+  for (const r of results) {
+    const key = `${r.session}\0${r.fold}`;
+    const seen = byText.get(key);
+    if (seen && !seen.streams.has(r.streamNo)) {
+      seen.streams.add(r.streamNo);
+      if (seen.at !== -1 && r.streamNo === 0) top[seen.at].r = { ...r, score: top[seen.at].r.score };
+      folded++;
+    } else if (!seen) {
+      const streams = new Set([r.streamNo]);
+      const at = top.length < limit ? top.push({ r, streams }) - 1 : -1;
+      byText.set(key, { at, streams });
+    } else if (top.length < limit) top.push({ r, streams: new Set([r.streamNo]) });
+  }
+  return { top: top.map(({ r, streams }) => ({ r, streams: streams.size })), folded };
+}
+
+/** The digest a document folds by: 52 bits of the SHA-1 of the text it hands on (handedText). */
+function foldOf(kind: string, text: string): number {
+  return Number.parseInt(createHash('sha1').update(handedText(kind, text)).digest('hex').slice(0, 13), 16);
 }
 
 /**
@@ -530,7 +554,7 @@ export function lineId(text: string): string | undefined {
 }
 
 /**
- * A session's documents of the ids wanted (its results in a search), by id; none where its file
+ * A session's documents of the ids wanted (the hits a search shows), by id; none where its file
  * cannot be read. Only their lines are parsed: a long session's file is most of a search's time
  * (741 MB of documents at 1 GB of transcripts).
  */
@@ -541,7 +565,7 @@ async function readDocs(storeDir: string, path: string | undefined, wanted: Read
 }
 
 /** A result as a search reads it: its session and block from its id (`<session> <block IRI>`; an IRI has no space), its kind as stored. */
-interface Found {
+export interface Found extends Folding {
   id: string;
   session: string;
   block: string;
@@ -554,7 +578,17 @@ const sessionOf = (id: string) => id.slice(0, id.lastIndexOf(' '));
 
 function found(r: SearchResult): Found {
   const cut = r.id.lastIndexOf(' ');
-  return { id: r.id, session: r.id.slice(0, cut), block: r.id.slice(cut + 1), kind: r.kind, score: r.score, terms: r.terms };
+  const { fold, streamNo } = r as unknown as Folding;
+  return {
+    id: r.id,
+    session: r.id.slice(0, cut),
+    block: r.id.slice(cut + 1),
+    kind: r.kind,
+    score: r.score,
+    terms: r.terms,
+    fold,
+    streamNo,
+  };
 }
 
 /**

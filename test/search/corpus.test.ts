@@ -48,4 +48,15 @@ describe('weave search on the corpus', { skip: HAS_CORPUS ? false : 'no corpus a
     );
     assert.ok(median < 200, `median ${median.toFixed(1)} ms`);
   });
+
+  /**
+   * Every result folds, whether or not its hit is shown: "git worktree" was "3 of 114 hits" at
+   * --limit 3 and "20 of 110" at 20 (only the sessions read for the hits shown folded their
+   * copies); all of them read, 102.
+   */
+  test('a total is the same whatever the limit', async () => {
+    const index = await SearchIndex.open(dir);
+    const totals = await Promise.all([1, 3, 20, 1000].map(async (limit) => (await index.search('git worktree', { limit })).total));
+    assert.deepEqual(totals, [102, 102, 102, 102]);
+  });
 });

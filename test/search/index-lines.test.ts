@@ -42,7 +42,7 @@ test('the search index is JSON lines holding kinds and id ranges; one of a forma
   const dir = await tempDir();
   try {
     const { store, path, format, lines } = await indexedStore(dir);
-    assert.deepEqual(format, { format: 'weave-search/4' });
+    assert.deepEqual(format, { format: 'weave-search/5' });
     // The spine fixtures are two sessions, their documents numbered one after the other.
     const sessions = lines
       .filter(([kind]) => kind === 'session')
@@ -53,10 +53,26 @@ test('the search index is JSON lines holding kinds and id ranges; one of a forma
     const [a, b] = sessions.map(({ first, count }) => [first, count]).sort(([x], [y]) => x - y);
     assert.deepEqual([a[0], b[0], a[1] + b[1]], [0, a[1], count]);
     assert.ok(sessions.every((s) => s.ids === undefined));
-    // Each document's stored fields: its kind alone.
+    // Each document's stored fields: its kind, the digest it folds by (52 bits) and its stream's number.
     const stored = Object.values(index.storedFields as Record<string, Record<string, unknown>>);
     assert.equal(stored.length, count);
-    assert.ok(stored.every((fields) => Object.keys(fields).join() === 'kind'));
+    assert.ok(
+      stored.every((f) => Object.keys(f).join() === 'kind,fold,streamNo' && Number.isSafeInteger(f.fold) && (f.fold as number) < 2 ** 52),
+      JSON.stringify(stored[0]),
+    );
+    // Each session's streams numbered from the main one's 0: 1111… has two sub-agents (one of a
+    // workflow), 2222… one (a side file beside it).
+    const ids = index.documentIds as Record<string, string>;
+    const streamsOf = (session: string) =>
+      [
+        ...new Set(
+          Object.entries(index.storedFields as Record<string, { streamNo: number }>)
+            .filter(([short]) => ids[short].startsWith(`${session} `))
+            .map(([, f]) => f.streamNo),
+        ),
+      ].sort();
+    assert.deepEqual(streamsOf('11111111-1111-4111-8111-111111111111'), [0, 1, 2]);
+    assert.deepEqual(streamsOf('22222222-2222-4222-8222-222222222222'), [0, 1]);
 
     const hits = async () => (await (await SearchIndex.open(store)).search('README typo')).hits;
     const now = await hits();

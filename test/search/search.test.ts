@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import { stampOf } from '../../src/derive/derivation.ts';
 import { searchIndex } from '../../src/search/derivation.ts';
-import { INDEX_NAME, indexIsCurrent, SearchIndex } from '../../src/search/index.ts';
+import { type Found, INDEX_NAME, indexIsCurrent, SearchIndex } from '../../src/search/index.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 import { eventually, startTestServer } from '../server/helpers.ts';
@@ -254,4 +254,41 @@ test('one text in the main stream and a sub-agent stream is one hit, shown in th
   } finally {
     await removeDir(dir);
   }
+});
+
+/**
+ * Folding is the index's alone (each document's digest and stream number): every result folds,
+ * shown or not, so a total does not move with the limit, and no documents file is read for it.
+ */
+test('every result folds whatever the limit: a copy in another stream is one hit, one written again in the same stream is two', async () => {
+  const { foldStreams } = await import('../../src/search/index.ts');
+  const r = (session: string, name: string, fold: number, streamNo: number, score: number): Found => ({
+    id: `${session} urn:x:${name}`,
+    session,
+    block: `urn:x:${name}`,
+    kind: 'text',
+    score,
+    terms: [],
+    fold,
+    streamNo,
+  });
+  const results = [
+    r('A', 'a1', 1, 0, 9),
+    // A sub-agent's copy of a text of the main stream: one hit, shown where it is in the main stream.
+    r('B', 'b1', 2, 1, 8),
+    r('B', 'b2', 2, 0, 7),
+    // A text written again in the same stream: a hit each.
+    r('B', 'b3', 3, 0, 6),
+    r('B', 'b4', 3, 0, 5),
+  ];
+  for (const limit of [1, 2, 10]) assert.equal(foldStreams(results, limit).folded, 1, `limit ${limit}`);
+  assert.deepEqual(
+    foldStreams(results, 10).top.map(({ r, streams }) => [r.block, r.score, streams]),
+    [
+      ['urn:x:a1', 9, 1],
+      ['urn:x:b2', 8, 2],
+      ['urn:x:b3', 6, 1],
+      ['urn:x:b4', 5, 1],
+    ],
+  );
 });
