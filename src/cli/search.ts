@@ -44,9 +44,9 @@ async function catchUp(dir: string, soul: string): Promise<void> {
   try {
     const report = await deriveStored(dir, soul, [searchDocuments, searchIndex]);
     const read = report.ran[searchDocuments.name]?.runs ?? 0;
-    // No session new to it, yet the index made again: the one there was of a form this Weave does not read.
+    // No session new to it, yet the index made again: the one there was of a form this Weave does not read, or gone.
     const remade = !read && report.ran[searchIndex.name]?.why['version changed'];
-    const did = remade ? 'made the index again, in the form this Weave reads' : `indexed ${read} session(s) the index did not have yet`;
+    const did = remade ? "made the index again from the sessions' documents" : `indexed ${read} session(s) the index did not have yet`;
     process.stderr.write(`weave search: ${did} (${Math.round(performance.now() - started)} ms)\n`);
   } catch (e) {
     process.stderr.write(

@@ -124,7 +124,7 @@ test("ingest replaces a changed session's documents; a store without an index is
     manifest.files[INDEX_NAME].builtWith = manifest.files[INDEX_NAME].builtWith.replace(/@\d+$/, '@2');
     await writeFile(manifestPath, JSON.stringify(manifest));
     const again = await exec(WEAVE, ['search', 'pelican', '--store', dir]);
-    assert.match(again.stderr, /^weave search: made the index again, in the form this Weave reads \(\d+ ms\)\n$/);
+    assert.match(again.stderr, /^weave search: made the index again from the sessions' documents \(\d+ ms\)\n$/);
     assert.match(again.stdout, /pelican sightings/);
   } finally {
     await removeDir(work);
