@@ -21,19 +21,16 @@ const OPTIONS = {
   banner: { js: "import { createRequire as __weaveRequire } from 'node:module'; const require = __weaveRequire(import.meta.url);" },
 };
 
+/** Modules split into chunks, each loaded when first asked for. */
+const SPLIT = { ...OPTIONS, splitting: true, chunkNames: 'chunks/[name]-[hash]', outExtension: { '.js': '.mjs' } };
+
 /**
  * The light entries are split as the programs are: what a module imports later (the external
  * store's query rewrite with its SPARQL parser, the YAML printer) is a chunk loaded when asked
  * for, so a command that never asks does not compile it. In one file they were 1.2 MB, parsed
  * by every `weave query`; the entry alone is a fifth of that.
  */
-const LIGHT_OPTIONS = {
-  ...OPTIONS,
-  splitting: true,
-  entryNames: '[name]',
-  chunkNames: 'chunks/[name]-[hash]',
-  outExtension: { '.js': '.mjs' },
-};
+const LIGHT_OPTIONS = { ...SPLIT, entryNames: '[name]' };
 
 /**
  * The programs: the command line and the entries of its threads, built together. Their modules
@@ -43,13 +40,10 @@ const LIGHT_OPTIONS = {
  */
 const PROGRAMS = ['cli/main.ts', 'session-worker.ts', 'server/workers/query-worker.ts', 'server/workers/ingest-worker.ts'];
 const PROGRAM_OPTIONS = {
-  ...OPTIONS,
-  splitting: true,
+  ...SPLIT,
   packages: 'external',
   outbase: SRC,
   entryNames: '[dir]/[name]',
-  chunkNames: 'chunks/[name]-[hash]',
-  outExtension: { '.js': '.mjs' },
   // Mapped back to the sources when a stack is asked for (`--verbose`: src/cli/launch.mjs).
   sourcemap: 'linked',
 };
@@ -116,11 +110,7 @@ export async function light(entryUrl) {
   const key = createHash('sha1').update(entry).update(JSON.stringify(LIGHT_OPTIONS)).digest('hex').slice(0, 12);
   const dir = join(CACHE, `${name}-${key}`);
   try {
-    const meta = join(dir, 'built.json');
-    if (!(await fresh(meta))) {
-      const written = await build({ ...LIGHT_OPTIONS, entryPoints: [entry], outdir: dir }, meta, [leaveLaterOut(entry)]);
-      await sweep(join(dir, 'chunks'), written).catch(() => undefined);
-    }
+    await builtIn(dir, { ...LIGHT_OPTIONS, entryPoints: [entry] }, [leaveLaterOut(entry)]);
     return join(dir, `${name}.mjs`);
   } catch {
     return undefined;
@@ -139,16 +129,23 @@ export async function program(entryUrl) {
   const key = createHash('sha1').update(SRC).update(JSON.stringify(PROGRAM_OPTIONS)).digest('hex').slice(0, 12);
   const dir = join(CACHE, `programs-${key}`);
   try {
-    const meta = join(dir, 'built.json');
-    if (!(await fresh(meta))) {
-      const written = await build({ ...PROGRAM_OPTIONS, entryPoints: PROGRAMS.map((p) => join(SRC, p)), outdir: dir }, meta);
-      // A sweep that fails leaves old chunks, nothing worse.
-      await sweep(join(dir, 'chunks'), written).catch(() => undefined);
-    }
+    await builtIn(dir, { ...PROGRAM_OPTIONS, entryPoints: PROGRAMS.map((p) => join(SRC, p)) });
     return join(dir, entry.replace(/\.ts$/, '.mjs'));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A split build in `dir`, built again unless every input is as it was (`dir/built.json`), and the
+ * chunks no build has written for a while taken away.
+ */
+async function builtIn(dir, options, plugins = []) {
+  const meta = join(dir, 'built.json');
+  if (await fresh(meta)) return;
+  const written = await build({ ...options, outdir: dir }, meta, plugins);
+  // A sweep that fails leaves old chunks, nothing worse.
+  await sweep(join(dir, 'chunks'), written).catch(() => undefined);
 }
 
 /** Whether every input recorded in a build's metadata is as it was when it was built. */
