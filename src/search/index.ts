@@ -14,8 +14,8 @@ import { snippet } from './snippet.ts';
 /**
  * The full-text index of a store, in `<store>/search/`: `index.json` (MiniSearch's inverted
  * index, BM25 ranked, with each session's document ids and title) and one file of documents per
- * session (`documents/<SHA-1 of the session>.json`, their texts read only for the sessions a search
- * returns hits in, for their snippets). Both are derivations (derivation.ts), written through the
+ * session (`documents/<SHA-1 of the session>.json`, read only for the hits a search shows: their
+ * snippets, turns, roles, tools, times and streams). Both are derivations (derivation.ts), written through the
  * store writer and named in the manifest; the index names the documents files it holds as its
  * sources, so whether it is current is a look at the manifest alone.
  */
@@ -396,7 +396,6 @@ function handedText(kind: string, text: string): string {
   }
 }
 
-/** A session's documents file, as the documents derivation wrote it. */
 /**
  * An index entry after the first line (`{"format": …}`): a session's state; a field of MiniSearch's
  * JSON, an array or object field given empty and then an item or a key and value at a time.
@@ -577,12 +576,12 @@ export interface Found extends Folding {
 const sessionOf = (id: string) => id.slice(0, id.lastIndexOf(' '));
 
 function found(r: SearchResult): Found {
-  const cut = r.id.lastIndexOf(' ');
+  const session = sessionOf(r.id);
   const { fold, streamNo } = r as unknown as Folding;
   return {
     id: r.id,
-    session: r.id.slice(0, cut),
-    block: r.id.slice(cut + 1),
+    session,
+    block: r.id.slice(session.length + 1),
     kind: r.kind,
     score: r.score,
     terms: r.terms,
