@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import oxigraph from 'oxigraph';
-import { graphPayload, graphQuads, maskMarkup } from '../../src/store/remote/rdf11.ts';
+import { graphPayload, graphQuads, maskMarkup, reifiedText } from '../../src/store/remote/rdf11.ts';
 
 /** What an external store is sent: graph names dropped, triple terms in RDF 1.1 form, markup in literals escaped. */
 
@@ -102,5 +102,56 @@ describe('graphQuads', () => {
     const store = new oxigraph.Store();
     store.load(out.join('\n'), { format: 'application/n-quads' });
     assert.equal(store.size, out.length);
+  });
+});
+
+describe('reifiedText', () => {
+  /** What a line's RDF 1.1 form must hold, by Oxigraph's parse of the line itself. */
+  const statement = (text: string) => {
+    const [q] = oxigraph.parse(text, { format: 'application/n-quads' });
+    const t = q.object as oxigraph.Quad;
+    const g = oxigraph.namedNode(G);
+    return [
+      oxigraph.quad(q.subject, oxigraph.namedNode(`${RDF}type`), oxigraph.namedNode(`${RDF}Statement`), g),
+      oxigraph.quad(q.subject, oxigraph.namedNode(`${RDF}subject`), t.subject, g),
+      oxigraph.quad(q.subject, oxigraph.namedNode(`${RDF}predicate`), t.predicate, g),
+      oxigraph.quad(q.subject, oxigraph.namedNode(`${RDF}object`), t.object, g),
+    ]
+      .map(String)
+      .sort();
+  };
+  const converted = (text: string) =>
+    oxigraph
+      .parse(quadsOf(graphQuads(Buffer.from(`${text}\n`), G, false, 'b')), { format: 'application/n-quads' })
+      .map(String)
+      .sort();
+  const quadsOf = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8');
+
+  it('reads rdf:reifies lines as text, objects of every kind, the same quads a parse gives', () => {
+    for (const text of [
+      line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> <urn:o> )>>`),
+      line(`_:r7 <${RDF}reifies> <<( <urn:s> <urn:p> "human/authored" )>>`),
+      line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> "a > <b> )>> <<x \\"q\\" \\n"@en-GB )>>`),
+      line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> "12"^^<http://www.w3.org/2001/XMLSchema#integer> )>>`),
+      line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> _:o )>>`),
+    ]) {
+      assert.ok(reifiedText(text, ` <${G}> .`), text);
+      assert.deepEqual(converted(text), statement(text), text);
+    }
+  });
+
+  it('leaves to the parse what it cannot read as text: nested terms, blank subjects, other predicates, other graphs', () => {
+    const suffix = ` <${G}> .`;
+    for (const text of [
+      line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> <<( <urn:x> <urn:y> <urn:z> )>> )>>`),
+      line(`<urn:r> <${RDF}reifies> <<( _:s <urn:p> <urn:o> )>>`),
+      line('<urn:r> <urn:claims> <<( <urn:s> <urn:p> <urn:o> )>>'),
+      `<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> <urn:o> )>> <urn:g:2> .`,
+      line(`<urn:r> <urn:p> "<${RDF}reifies> <<( <urn:s> <urn:p> <urn:o> )>>"`),
+    ])
+      assert.equal(reifiedText(text, suffix), undefined, text);
+    // The nested one still comes out whole, by the parse.
+    const nested = line(`<urn:r> <${RDF}reifies> <<( <urn:s> <urn:p> <<( <urn:x> <urn:y> <urn:z> )>> )>>`);
+    assert.equal(converted(nested).length, 8);
   });
 });
