@@ -1,4 +1,5 @@
-import type MiniSearch from 'minisearch';
+import MiniSearch from 'minisearch';
+import { countTokens } from './tokens.ts';
 
 /**
  * MiniSearch's postings, kept small. MiniSearch holds each term's postings as a Map of field to a
@@ -138,13 +139,13 @@ export class Postings {
     this.replaced++;
   }
 
-  /** Adds one to `id`'s count, as MiniSearch's addTerm does: most often to the last pair, the document being added. */
-  increment(id: number): void {
+  /** Adds `by` to `id`'s count, as MiniSearch's addTerm adds one: most often to the last pair, the document being added. */
+  increment(id: number, by = 1): void {
     const last = this.used - 2;
     if (last >= 0 && this.pairs[last] === id) {
       if (this.pairs[last + 1] === 0) this.deleted--;
-      this.pairs[last + 1]++;
-    } else this.set(id, (this.get(id) ?? 0) + 1);
+      this.pairs[last + 1] += by;
+    } else this.set(id, (this.get(id) ?? 0) + by);
   }
 
   /** The index of `id`'s pair, else −(where it would go) − 1. */
@@ -233,6 +234,21 @@ interface Inner {
     set(term: string, postings: TermPostings): void;
   };
   addTerm(field: number, document: number, term: string): void;
+  add(document: unknown): void;
+  _options: {
+    fields: string[];
+    idField: string;
+    extractField: (document: unknown, field: string) => unknown;
+    stringifyField: (value: unknown, field: string) => string;
+    tokenize: unknown;
+    processTerm: unknown;
+  };
+  _idToShortId: Map<unknown, number>;
+  _fieldIds: Record<string, number>;
+  _documentCount: number;
+  addDocumentId(id: unknown): number;
+  saveStoredFields(document: number, doc: unknown): void;
+  addFieldLength(document: number, field: number, count: number, length: number): void;
 }
 
 /**
@@ -261,7 +277,43 @@ export function withCompactPostings<T>(mini: MiniSearch<T>): MiniSearch<T> {
     else postings.increment(documentId);
     met.set(term, postings);
   };
+  const { tokenize, processTerm } = inner._options;
+  if (tokenize === MiniSearch.getDefault('tokenize') && processTerm === MiniSearch.getDefault('processTerm')) inner.add = countedAdd(inner);
   return mini;
+}
+
+/**
+ * MiniSearch's `add` (7.2, as pinned), each field's tokens counted in one pass (tokens.ts) and
+ * each distinct one added once with its count, where MiniSearch splits, counts the split again for
+ * the field's length, and lower-cases and adds every token one at a time. Its tokenizer and term
+ * processing must be the defaults, which this does by hand: the same terms, counts and field
+ * lengths, in the same order (test/search/tokens.test.ts builds an index both ways).
+ */
+function countedAdd(inner: Inner): (document: unknown) => void {
+  const counts = new Map<string, number>();
+  const made = () => new TermPostings();
+  return (document) => {
+    const { extractField, stringifyField, fields, idField } = inner._options;
+    const id = extractField(document, idField);
+    if (id == null) throw new Error(`MiniSearch: document does not have ID field "${idField}"`);
+    if (inner._idToShortId.has(id)) throw new Error(`MiniSearch: duplicate ID ${id}`);
+    const documentId = inner.addDocumentId(id);
+    inner.saveStoredFields(documentId, document);
+    for (const field of fields) {
+      const value = extractField(document, field);
+      if (value == null) continue;
+      const fieldId = inner._fieldIds[field];
+      const length = countTokens(stringifyField(value, field), counts);
+      inner.addFieldLength(documentId, fieldId, inner._documentCount - 1, length);
+      // Two tokens that differ only in case are one term: the second adds to the first's last pair.
+      counts.forEach((count, token) => {
+        const byField = inner._index.fetch(token.toLowerCase(), made);
+        const postings = byField.get(fieldId);
+        if (postings === undefined) byField.set(fieldId, new Postings([documentId, count]));
+        else postings.increment(documentId, count);
+      });
+    }
+  };
 }
 
 /** One term of an index file (its postings by field, then by document, as MiniSearch's JSON has them) into `mini`'s index, as its `loadJS` sets them. */
