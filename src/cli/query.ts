@@ -59,7 +59,7 @@ export async function main(args: string[]): Promise<number> {
   }
   if (server)
     process.stderr.write(
-      `weave query: the server at ${server.url} does not send this answer (too large, or not in this format); opening the store here\n`,
+      `weave query: the server at ${server.url} does not send this answer (too large, cut short by the external store, or not in this format); opening the store here\n`,
     );
 
   // The query's syntax first, on an empty store: a typo is reported before the store loads.

@@ -1,5 +1,5 @@
 import { readRemoteConfig, type RemoteConfig, withoutCredentials } from '../store/remote/config.ts';
-import { standardJson } from '../store/remote/results.ts';
+import { CUT_HEADER, cutAnswer, cutAt, standardJson } from '../store/remote/results.ts';
 import { httpRequest } from './http.ts';
 
 /**
@@ -24,7 +24,10 @@ export async function externalStore(dir: string): Promise<RemoteConfig | undefin
   return readRemoteConfig(dir).catch(() => undefined);
 }
 
-/** A SPARQL query's answer as text in `mediaType` (SPARQL 1.1 JSON results as the Recommendation writes them). */
+/**
+ * A SPARQL query's answer as text in `mediaType` (SPARQL 1.1 JSON results as the Recommendation
+ * writes them). One the store says it cut short is refused (507), as RemoteStore refuses it.
+ */
 export async function askExternal(remote: RemoteConfig, query: string, mediaType: string): Promise<string> {
   // Loaded only here: its SPARQL parser is most of what the light entry would load otherwise.
   const { externalQueryText } = await import('../store/remote/query-text.ts');
@@ -46,5 +49,7 @@ export async function askExternal(remote: RemoteConfig, query: string, mediaType
   const type = String(res.headers['content-type'] ?? '')
     .split(';')[0]
     .trim();
+  const cut = cutAt(res.headers[CUT_HEADER]);
+  if (cut !== undefined) throw new ExternalAnswerError(507, cutAnswer(cut));
   return type === 'application/sparql-results+json' ? new TextDecoder().decode(standardJson(new TextEncoder().encode(res.text))) : res.text;
 }

@@ -136,7 +136,8 @@ export class RemoteBackend implements StoreBackend {
       const seconds = (timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0);
       return new HttpError(504, `the query ran longer than the timeout of ${seconds} s and was stopped`);
     }
-    if (e instanceof RemoteStoreError) return new HttpError(e.status === 400 ? 400 : 502, e.message);
+    // A query the store refused is the asker's (400); an answer it cut is not served as whole (507).
+    if (e instanceof RemoteStoreError) return new HttpError(e.status === 400 || e.status === 507 ? e.status : 502, e.message);
     return new HttpError(502, `the external store failed (${(e as Error).name})`);
   }
 

@@ -35,7 +35,8 @@ export function externalQueries(remote: RemoteStore): StoreQueries {
       try {
         return new TextDecoder().decode((await remote.query(query, [mediaType])).body);
       } catch (e) {
-        if (e instanceof RemoteStoreError && e.status === 400) throw new QueryError(e.message);
+        // A query the store refused, or an answer it cut short: the asker's to hear, in the store's words.
+        if (e instanceof RemoteStoreError && (e.status === 400 || e.status === 507)) throw new QueryError(e.message);
         throw e;
       }
     },

@@ -42,6 +42,8 @@ export interface VirtuosoOptions {
   buffers?: number;
   maxQueryMem?: string;
   maxQuerySeconds?: number;
+  /** The rows Virtuoso cuts an answer at (its [SPARQL] ResultSetMaxRows). Default: 100,000,000, where a stock virtuoso.ini says 10,000. */
+  resultSetMaxRows?: number;
   /** How long the server may take to start, and to stop before it is killed. */
   startSeconds?: number;
   stopSeconds?: number;
@@ -62,7 +64,14 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startVirtuoso(options: VirtuosoOptions = {}): Promise<Virtuoso> {
-  const { buffers = 20_000, maxQueryMem = '500M', maxQuerySeconds = 600, startSeconds = 60, stopSeconds = 10 } = options;
+  const {
+    buffers = 20_000,
+    maxQueryMem = '500M',
+    maxQuerySeconds = 600,
+    resultSetMaxRows = 100_000_000,
+    startSeconds = 60,
+    stopSeconds = 10,
+  } = options;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'weave-virtuoso-')));
   const [sqlPort, httpPort] = [await freePort(), options.httpPort ?? (await freePort())];
   const file = (name: string) => join(dir, name);
@@ -96,7 +105,7 @@ MaxClientConnections = 8
 Charset = UTF-8
 [SPARQL]
 ; Virtuoso cuts results at 10,000 rows unless told otherwise: figures would silently differ.
-ResultSetMaxRows = 100000000
+ResultSetMaxRows = ${resultSetMaxRows}
 MaxQueryExecutionTime = ${maxQuerySeconds}
 MaxQueryCostEstimationTime = 0
 `,

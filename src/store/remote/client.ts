@@ -2,7 +2,7 @@ import oxigraph from 'oxigraph';
 import { type RemoteConfig, withoutCredentials } from './config.ts';
 import { externalQueryText } from './query-text.ts';
 import { graphPayload } from './rdf11.ts';
-import { standardJson } from './results.ts';
+import { CUT_HEADER, cutAnswer, cutAt, standardJson } from './results.ts';
 
 /**
  * The HTTP side of an external store: graphs by the Graph Store Protocol (a PUT replaces a graph
@@ -107,6 +107,13 @@ export class RemoteStore {
 
   private async answer(res: Response): Promise<RemoteAnswer> {
     if (!res.ok) throw await this.failure(res, 'query');
+    // An answer cut short is not an answer: whoever asked (a page, a report, a count) would take
+    // it for the whole. 507, as a server here answers a result past its limit.
+    const cut = cutAt(res.headers.get(CUT_HEADER));
+    if (cut !== undefined) {
+      await res.body?.cancel();
+      throw new RemoteStoreError(507, cutAnswer(cut));
+    }
     const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
     const body = new Uint8Array(await res.arrayBuffer());
     return { status: res.status, mediaType, body: mediaType === 'application/sparql-results+json' ? standardJson(body) : body };

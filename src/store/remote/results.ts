@@ -19,3 +19,22 @@ export function rowsOf(json: string): Record<string, string>[] {
     Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (v.type === 'triple' ? [] : [[k, String(v.value)]]))),
   );
 }
+
+/**
+ * The rows an answer was cut at, as the store says in a header: Virtuoso cuts a SELECT's answer at
+ * its `ResultSetMaxRows` (10,000 in a stock virtuoso.ini) without a word in the body, and says
+ * `X-SPARQL-MaxRows: N` beside it (also when the answer has exactly N rows). Undefined for a
+ * store that said nothing.
+ */
+export function cutAt(header: string | string[] | null | undefined): number | undefined {
+  const rows = Number.parseInt(String(Array.isArray(header) ? header[0] : (header ?? '')), 10);
+  return Number.isSafeInteger(rows) && rows > 0 ? rows : undefined;
+}
+
+/** Virtuoso's header that names the rows it cut an answer at. */
+export const CUT_HEADER = 'x-sparql-maxrows';
+
+/** What an answer cut at `rows` is, and the way on. */
+export function cutAnswer(rows: number): string {
+  return `the external store cut its answer at ${rows.toLocaleString('en')} rows, the most it answers one query with (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini; a stock virtuoso.ini says 10,000): raise it and restart the store, or ask in pages of fewer rows (ORDER BY with LIMIT and OFFSET)`;
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { askExternal, ExternalAnswerError } from '../../src/client/external.ts';
+import { RemoteStore, RemoteStoreError } from '../../src/store/remote/client.ts';
+import { type RemoteConfig, remoteStoreDir } from '../../src/store/remote/config.ts';
+import { REPO, removeDir, tempDir } from '../helpers.ts';
+import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
+
+/**
+ * A Virtuoso as a stock virtuoso.ini sets it up cuts every SELECT's answer at its ResultSetMaxRows
+ * (10,000) and says so only in a header (`X-SPARQL-MaxRows`). An answer cut short is refused with
+ * that said, wherever Weave asks: a report, a page or a count built on it would be wrong without
+ * a word. Here the store cuts at 50 rows.
+ */
+
+const CAP = 50;
+const digits = '0 1 2 3 4 5 6 7 8 9';
+/** 100 rows, and 10. */
+const HUNDRED = `SELECT ?a ?b WHERE { VALUES ?a { ${digits} } VALUES ?b { ${digits} } }`;
+const TEN = `SELECT ?a WHERE { VALUES ?a { ${digits} } }`;
+
+describe('an external store that cuts its answers', { skip: virtuosoMissing() ?? false }, () => {
+  let virtuoso: Virtuoso;
+  let config: RemoteConfig;
+  let home: string;
+  before(async () => {
+    virtuoso = await startVirtuoso({ resultSetMaxRows: CAP });
+    home = await tempDir('weave-cut-');
+    config = { format: 'weave-remote/1', endpoint: virtuoso.endpoint, graphStore: `${virtuoso.endpoint}-graph-crud`, tripleTerms: false };
+  });
+  after(async () => {
+    await virtuoso?.stop();
+    if (home) await removeDir(home);
+  });
+
+  it('is refused with the rows it was cut at and the setting that cuts it', async () => {
+    const remote = new RemoteStore(config);
+    await assert.rejects(remote.query(HUNDRED, ['application/sparql-results+json']), (e: unknown) => {
+      assert.ok(e instanceof RemoteStoreError);
+      assert.equal(e.status, 507);
+      assert.match(
+        e.message,
+        /^the external store cut its answer at 50 rows, .*ResultSetMaxRows, in the \[SPARQL\] section of its virtuoso\.ini/,
+      );
+      return true;
+    });
+    const whole = await remote.query(TEN, ['application/sparql-results+json']);
+    assert.equal(JSON.parse(new TextDecoder().decode(whole.body)).results.bindings.length, 10);
+  });
+
+  it('is refused by the light client, as by the full one', async () => {
+    await assert.rejects(askExternal(config, HUNDRED, 'text/tab-separated-values'), (e: unknown) => {
+      assert.ok(e instanceof ExternalAnswerError);
+      assert.equal(e.status, 507);
+      assert.match(e.message, /cut its answer at 50 rows/);
+      return true;
+    });
+    assert.equal((await askExternal(config, TEN, 'text/tab-separated-values')).trim().split('\n').length, 11);
+  });
+
+  it('weave query says so and prints nothing of it', async () => {
+    const run = (query: string) =>
+      promisify(execFile)(join(REPO, 'bin', 'weave'), ['query', '--store', virtuoso.endpoint, '--format', 'tsv', query], {
+        encoding: 'utf8',
+        env: { ...process.env, WEAVE_HOME: home, WEAVE_NO_DAEMON: '1' },
+      }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+      );
+    const cut = await run(HUNDRED);
+    assert.equal(cut.code, 1, cut.stderr);
+    assert.equal(cut.stdout, '');
+    assert.match(cut.stderr, /^weave query: the external store cut its answer at 50 rows, .*ResultSetMaxRows/m);
+    assert.match(cut.stderr, /ask in pages of fewer rows/);
+    const whole = await run(TEN);
+    assert.equal(whole.code, 0, whole.stderr);
+    assert.equal(whole.stdout.trim().split('\n').length, 11);
+    assert.ok(remoteStoreDir(virtuoso.endpoint, home));
+  });
+});
