@@ -1,4 +1,5 @@
 import { hostname, userInfo } from 'node:os';
+import { resolve } from 'node:path';
 import { archiveUnread } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
 import { canonicalPath } from './acquire/files.ts';
@@ -40,6 +41,7 @@ import { defaultJobs, jobOf, revived, SessionPool, type PooledRead } from './ses
 import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
 import { RemoteStore } from './store/remote/client.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
+import { cutsNote } from './store/remote/results.ts';
 import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, recoverStore, type StoreWriter } from './store/writer.ts';
 
@@ -276,7 +278,7 @@ class Ingest {
     const loop = derivationLoop(writer, list, { ...hooksOf(options), largeSession: options.largeSessionBytes, live: options.live });
     try {
       const plan = await planSessions(discovered, writer.manifest, options.storeDir, { roots, rebuild: options.rebuild });
-      const shared = await sharedStore(options.storeDir, options.soul, plan, writer.manifest);
+      const shared = await sharedStore(options.storeDir, options.soul, plan, writer.manifest, options.onNote);
       run = new Ingest(options, writer, loop, plan, problems, list, started, shared);
       if (shared?.held.length) run.report.heldElsewhere = shared.held.map(({ sessionId, soul }) => ({ sessionId, soul }));
       // Graphs a cut load left, sent again as the writer opened.
@@ -578,11 +580,28 @@ interface SharedStore {
   held: HeldSession[];
 }
 
-async function sharedStore(storeDir: string, soul: string, plan: Plan, manifest: Readonly<Manifest>): Promise<SharedStore | undefined> {
+/** The external stores this process has asked whether they cut their answers (RemoteStore.cutsAnswersAt), by store directory. */
+const probed = new Set<string>();
+
+async function sharedStore(
+  storeDir: string,
+  soul: string,
+  plan: Plan,
+  manifest: Readonly<Manifest>,
+  onNote?: (note: string) => void,
+): Promise<SharedStore | undefined> {
   const config = await readRemoteConfig(storeDir);
   if (!config) return undefined;
+  const remote = new RemoteStore(config);
+  // Asked once a process (a live one ingests every few seconds); a store that cannot be reached
+  // now fails this run only where it would have without the question.
+  if (!probed.has(resolve(storeDir))) {
+    probed.add(resolve(storeDir));
+    const cut = await remote.cutsAnswersAt().catch(() => undefined);
+    if (cut !== undefined) onNote?.(cutsNote(cut));
+  }
   const fresh = plan.sessions.filter((p) => !manifest.graphs[p.graph]).map((p) => p.session.sessionId);
-  const copies = fresh.length ? await heldElsewhere(new RemoteStore(config), soul, fresh) : new Map<string, HeldCopy>();
+  const copies = fresh.length ? await heldElsewhere(remote, soul, fresh) : new Map<string, HeldCopy>();
   // A copy held there whole is left to its soul; one that went on here (a file it lacks, or longer) is read, or its new lines are lost.
   const owner = (p: Planned) => {
     const copy = copies.get(p.session.sessionId);

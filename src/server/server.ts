@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { RemoteStore } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
+import { cutsNote } from '../store/remote/results.ts';
 import { findServer, isRunning, readRunFile, removeRunFile, writeRunFile } from '../store/running.ts';
 import { StoreFollower } from './follow.ts';
 import { IdleWatch } from './idle.ts';
@@ -94,8 +95,14 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
         })
       : undefined;
   await follower?.start();
-  const pool: StoreBackend = remote
-    ? new RemoteBackend(new RemoteStore(remote), { timeoutMs: config.timeoutMs, onEvent })
+  const external = remote && new RemoteStore(remote);
+  // Heard at start, not first from a page that fails.
+  external
+    ?.cutsAnswersAt()
+    .then((rows) => rows !== undefined && config.log(cutsNote(rows)))
+    .catch(() => undefined);
+  const pool: StoreBackend = external
+    ? new RemoteBackend(external, { timeoutMs: config.timeoutMs, onEvent })
     : new QueryPool({
         size: config.workers,
         spare: config.spare,

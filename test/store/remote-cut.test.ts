@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { askExternal, ExternalAnswerError } from '../../src/client/external.ts';
+import { startServer } from '../../src/server/server.ts';
 import { RemoteStore, RemoteStoreError } from '../../src/store/remote/client.ts';
 import { type RemoteConfig, remoteStoreDir } from '../../src/store/remote/config.ts';
-import { REPO, removeDir, tempDir } from '../helpers.ts';
+import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
 
 /**
@@ -61,15 +62,59 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
     assert.equal((await askExternal(config, TEN, 'text/tab-separated-values')).trim().split('\n').length, 11);
   });
 
+  const weave = (args: string[]) =>
+    promisify(execFile)(join(REPO, 'bin', 'weave'), args, {
+      encoding: 'utf8',
+      env: { ...process.env, WEAVE_HOME: home, WEAVE_NO_DAEMON: '1' },
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+
+  it('weave ingest says the store cuts its answers, and at how many rows', async () => {
+    const ran = await weave(['ingest', join(FIXTURES, 'spine'), '--store', virtuoso.endpoint]);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(
+      ran.stderr,
+      /^weave ingest: note: the external store cuts every answer at 50 rows \(Virtuoso's ResultSetMaxRows, .*raise it and restart the store$/m,
+    );
+  });
+
+  it('weave serve in front of it says so at start, and answers a cut query 507', async () => {
+    const logged: string[] = [];
+    const server = await startServer({
+      storeDir: remoteStoreDir(virtuoso.endpoint, home),
+      soul: 'local',
+      host: '127.0.0.1',
+      port: 0,
+      timeoutMs: 20_000,
+      workers: 1,
+      queueLimit: 8,
+      maxResultBytes: 50e6,
+      bodyLimitBytes: 1e6,
+      allowUpdate: false,
+      corsOrigins: [],
+      queriesDir: join(REPO, 'queries'),
+      verbose: false,
+      log: (line) => logged.push(line),
+    });
+    try {
+      await server.ctx.pool.whenReady();
+      const res = await fetch(`${server.url}sparql?query=${encodeURIComponent(HUNDRED)}`, { headers: { accept: 'text/csv' } });
+      assert.equal(res.status, 507);
+      assert.match(await res.text(), /cut its answer at 50 rows/);
+      assert.equal((await fetch(`${server.url}sparql?query=${encodeURIComponent(TEN)}`, { headers: { accept: 'text/csv' } })).status, 200);
+      // The server asks at start without waiting for the answer.
+      const said = () => logged.some((line) => line.startsWith('the external store cuts every answer at 50 rows'));
+      for (let i = 0; i < 100 && !said(); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(said(), logged.join('\n'));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('weave query says so and prints nothing of it', async () => {
-    const run = (query: string) =>
-      promisify(execFile)(join(REPO, 'bin', 'weave'), ['query', '--store', virtuoso.endpoint, '--format', 'tsv', query], {
-        encoding: 'utf8',
-        env: { ...process.env, WEAVE_HOME: home, WEAVE_NO_DAEMON: '1' },
-      }).then(
-        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-      );
+    const run = (query: string) => weave(['query', '--store', virtuoso.endpoint, '--format', 'tsv', query]);
     const cut = await run(HUNDRED);
     assert.equal(cut.code, 1, cut.stderr);
     assert.equal(cut.stdout, '');

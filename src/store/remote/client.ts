@@ -14,6 +14,8 @@ export class RemoteStoreError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The rows the store cut its answer at (507), when it said so. */
+    readonly cutAt?: number,
   ) {
     super(message);
   }
@@ -21,6 +23,9 @@ export class RemoteStoreError extends Error {
 
 /** Queries sent to the store at once by one process; the rest wait their turn. */
 export const CONCURRENT_QUERIES = 4;
+
+/** The probe for a store that cuts its answers: 20,000 rows, more than a stock Virtuoso answers with. */
+const PROBE = `SELECT ?a ?b ?c ?d ?e WHERE { ${['a', 'b', 'c', 'd'].map((v) => `VALUES ?${v} { 0 1 2 3 4 5 6 7 8 9 }`).join(' ')} VALUES ?e { 0 1 } }`;
 
 interface RemoteAnswer {
   status: number;
@@ -90,6 +95,22 @@ export class RemoteStore {
   }
 
   /**
+   * The rows the store cuts every answer at, when that is fewer than 20,000 (a stock
+   * virtuoso.ini's 10,000 is): asked with a query of that many rows made of nothing but VALUES,
+   * so a user hears of it before an answer of theirs is refused. Undefined for a store that
+   * answered it whole.
+   */
+  async cutsAnswersAt(): Promise<number | undefined> {
+    try {
+      await this.query(PROBE, ['text/tab-separated-values']);
+      return undefined;
+    } catch (e) {
+      if (e instanceof RemoteStoreError && e.cutAt !== undefined) return e.cutAt;
+      throw e;
+    }
+  }
+
+  /**
    * Runs `request` (sent and read whole) when fewer than CONCURRENT_QUERIES are under way: a page
    * asks its dozen SELECTs at once, and Virtuoso's HTTP server resets the connections past its
    * MaxClientConnections (10 by default).
@@ -112,7 +133,7 @@ export class RemoteStore {
     const cut = cutAt(res.headers.get(CUT_HEADER));
     if (cut !== undefined) {
       await res.body?.cancel();
-      throw new RemoteStoreError(507, cutAnswer(cut));
+      throw new RemoteStoreError(507, cutAnswer(cut), cut);
     }
     const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
     const body = new Uint8Array(await res.arrayBuffer());

@@ -38,3 +38,8 @@ export const CUT_HEADER = 'x-sparql-maxrows';
 export function cutAnswer(rows: number): string {
   return `the external store cut its answer at ${rows.toLocaleString('en')} rows, the most it answers one query with (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini; a stock virtuoso.ini says 10,000): raise it and restart the store, or ask in pages of fewer rows (ORDER BY with LIMIT and OFFSET)`;
 }
+
+/** What a user is told of a store that cuts every answer at `rows` (RemoteStore.cutsAnswersAt), before one of theirs is refused. */
+export function cutsNote(rows: number): string {
+  return `the external store cuts every answer at ${rows.toLocaleString('en')} rows (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini): a longer answer is refused, a conversation, a report or a page as a query; raise it and restart the store`;
+}
