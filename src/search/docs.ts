@@ -57,6 +57,17 @@ const KINDS: Record<string, DocKind> = {
   [W('ToolResultBlock')]: 'tool result',
 };
 
+/**
+ * Every triple a collector reads, as a SPARQL pattern over `graph`: its predicates, and `rdf:type`
+ * with the classes it knows. A fifth of a session graph's triples: what an external store is
+ * asked for when another machine's session is searched from this one (others.ts).
+ */
+export function documentTriples(graph: string): string {
+  const predicates = Object.values(P).filter((p) => p !== P.type);
+  const classes = [...Object.keys(KINDS), ...Object.keys(CLASS_ROLES)];
+  return `GRAPH <${graph}> { { ?s ?p ?o VALUES ?p { ${predicates.join(' ')} } } UNION { ?s ?p ?o VALUES (?p ?o) { ${classes.map((c) => `(${P.type} ${c})`).join(' ')} } } }`;
+}
+
 interface Block {
   kind?: DocKind;
   text?: Text;

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { askExternal, ExternalAnswerError } from '../../src/client/external.ts';
+import { documentTriples } from '../../src/search/docs.ts';
+import { documentsOutput } from '../../src/search/index.ts';
+import { documentsOf } from '../../src/search/others.ts';
 import { startServer } from '../../src/server/server.ts';
+import { readManifest } from '../../src/store/manifest.ts';
 import { RemoteStore, RemoteStoreError } from '../../src/store/remote/client.ts';
 import { type RemoteConfig, remoteStoreDir } from '../../src/store/remote/config.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
@@ -78,6 +83,41 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
       ran.stderr,
       /^weave ingest: note: the external store cuts every answer at 50 rows \(Virtuoso's ResultSetMaxRows, .*raise it and restart the store$/m,
     );
+  });
+
+  it("another machine's documents of a session are its own, asked for alone or, cut short, in parts", async () => {
+    // The sessions the ingest above wrote, and the documents it made of them here.
+    const dir = remoteStoreDir(virtuoso.endpoint, home);
+    const remote = new RemoteStore(config);
+    const sessions = Object.values((await readManifest(dir))!.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : []));
+    assert.deepEqual(sessions.sort(), ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']);
+    let cut = 0;
+    for (const sessionId of sessions) {
+      const graph = (await readManifest(dir))!.graphs;
+      const name = Object.keys(graph).find((g) => graph[g].sessionId === sessionId && !graph[g].reader)!;
+      await remote.query(`SELECT ?s ?p ?o WHERE { ${documentTriples(name)} }`, ['application/sparql-results+json']).catch((e) => {
+        assert.equal((e as RemoteStoreError).status, 507);
+        cut++;
+      });
+      const made = [...(await documentsOf(remote, { graph: name, sessionId, stamp: { path: name, size: 0, mtimeMs: 0 } }))].join('');
+      const here = (await readManifest(dir))!.files![documentsOutput(sessionId).file].file;
+      // Virtuoso gives a dateTime in its own lexical form (…:00Z for …:00.000Z): the same instant.
+      const instants = (text: string) => text.replace(/"time":"([^"]+)"/g, (_, t) => `"time":"${new Date(t).toISOString()}"`);
+      assert.equal(instants(made), instants(await readFile(join(dir, here), 'utf8')), sessionId);
+    }
+    // One session's documents are past the store's 50 rows: asked again in parts.
+    assert.equal(cut, 1);
+    // Its graph by the Graph Store Protocol is cut there too, and says nothing of it.
+    const graph = 'urn:soul:%s:Weave/graph/11111111-1111-4111-8111-111111111111'.replace('%s', (await readManifest(dir))!.soul);
+    const got = await fetch(`${config.graphStore}?graph=${encodeURIComponent(graph)}`, { headers: { accept: 'application/n-triples' } });
+    assert.equal(got.headers.get('x-sparql-maxrows'), null);
+    const [held] = JSON.parse(
+      new TextDecoder().decode(
+        (await remote.query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`, ['application/sparql-results+json'])).body,
+      ),
+    ).results.bindings;
+    const sent = (await got.text()).split('\n').filter((l) => l.endsWith(' .')).length;
+    assert.ok(sent <= CAP + 1 && sent < Number(held.n.value), `${sent} of ${held.n.value} triples`);
   });
 
   it('weave serve in front of it says so at start, and answers a cut query 507', async () => {
