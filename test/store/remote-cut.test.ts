@@ -8,11 +8,11 @@ import { askExternal, ExternalAnswerError } from '../../src/client/external.ts';
 import { documentTriples } from '../../src/search/docs.ts';
 import { documentsOutput } from '../../src/search/index.ts';
 import { documentsOf } from '../../src/search/others.ts';
-import { startServer } from '../../src/server/server.ts';
 import { readManifest } from '../../src/store/manifest.ts';
 import { RemoteStore, RemoteStoreError } from '../../src/store/remote/client.ts';
 import { type RemoteConfig, remoteStoreDir } from '../../src/store/remote/config.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+import { startTestServer } from '../server/helpers.ts';
 import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
 
 /**
@@ -121,35 +121,19 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
   });
 
   it('weave serve in front of it says so at start, and answers a cut query 507', async () => {
-    const logged: string[] = [];
-    const server = await startServer({
-      storeDir: remoteStoreDir(virtuoso.endpoint, home),
-      soul: 'local',
-      host: '127.0.0.1',
-      port: 0,
-      timeoutMs: 20_000,
-      workers: 1,
-      queueLimit: 8,
-      maxResultBytes: 50e6,
-      bodyLimitBytes: 1e6,
-      allowUpdate: false,
-      corsOrigins: [],
-      queriesDir: join(REPO, 'queries'),
-      verbose: false,
-      log: (line) => logged.push(line),
-    });
+    // Its store directory given: the helper removes none, and ingests nothing.
+    const server = await startTestServer({ storeDir: remoteStoreDir(virtuoso.endpoint, home), workers: 1 }, null);
     try {
-      await server.ctx.pool.whenReady();
       const res = await fetch(`${server.url}sparql?query=${encodeURIComponent(HUNDRED)}`, { headers: { accept: 'text/csv' } });
       assert.equal(res.status, 507);
       assert.match(await res.text(), /cut its answer at 50 rows/);
       assert.equal((await fetch(`${server.url}sparql?query=${encodeURIComponent(TEN)}`, { headers: { accept: 'text/csv' } })).status, 200);
       // The server asks at start without waiting for the answer.
-      const said = () => logged.some((line) => line.startsWith('the external store cuts every answer at 50 rows'));
+      const said = () => server.lines.some((line) => line.startsWith('the external store cuts every answer at 50 rows'));
       for (let i = 0; i < 100 && !said(); i++) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(said(), logged.join('\n'));
+      assert.ok(said(), server.lines.join('\n'));
     } finally {
-      await server.close();
+      await server.stop();
     }
   });
 
