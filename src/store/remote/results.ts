@@ -36,7 +36,7 @@ export const CUT_HEADER = 'x-sparql-maxrows';
 
 /** What an answer cut at `rows` is, and the way on. */
 export function cutAnswer(rows: number): string {
-  return `the external store cut its answer at ${rows.toLocaleString('en')} rows, the most it answers one query with (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini; a stock virtuoso.ini says 10,000): raise it and restart the store, or ask in pages of fewer rows (ORDER BY with LIMIT and OFFSET)`;
+  return `the external store cut its answer at ${rows.toLocaleString('en')} rows, the most it answers one query with (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini; a stock virtuoso.ini says 10,000): raise it and restart the store, or ask in pages of fewer rows (ORDER BY with LIMIT and OFFSET, as far as Virtuoso sorts: its MaxSortedTopRows, 10,000 by default)`;
 }
 
 /** What a user is told of a store that cuts every answer at `rows` (RemoteStore.cutsAnswersAt), before one of theirs is refused. */
