@@ -138,7 +138,7 @@ export async function documentsOf(remote: RemoteStore, other: OthersSession): Pr
  * The triples of `graph` the documents read, to `each`; an answer the store cut is asked again in
  * sixteen parts by the MD5 of the subject, and so on down (no row of a cut answer is used, so
  * none is handed on twice). Parts, not pages: an ORDER BY to page over is itself capped (Virtuoso's
- * MaxSortedTopRows, 10,000 in a stock virtuoso.ini).
+ * MaxSortedTopRows, 10,000 unless its [Parameters] say more).
  */
 async function eachDocumentTriple(
   remote: RemoteStore,
