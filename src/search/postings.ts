@@ -8,9 +8,10 @@ import { countTokens } from './tokens.ts';
  * session's index took 3 GB of heap for a file of 758 MB). Here a term's fields are a short list
  * and each field's postings one array of (document, count) pairs, documents in ascending order.
  *
- * Both classes stand in for the Maps exactly where MiniSearch uses them (its `addTerm`,
- * `removeTerm`, `termResults`, `vacuum` and `toJSON`, MiniSearch 7 as pinned): `get`, `set`,
- * `has`, `delete`, `size`, `keys` and iteration, which, as a Map's, may delete as it goes.
+ * Both classes stand in for the Maps exactly where MiniSearch uses them (its `removeTerm`,
+ * `termResults`, `vacuum` and `toJSON`, MiniSearch 7 as pinned, and countedAdd in its `add`'s
+ * place): `get`, `set`, `has`, `delete`, `size`, `keys` and iteration, which, as a Map's, may
+ * delete as it goes.
  */
 
 /** Pairs past this many are kept in a Uint32Array: 4 bytes a number, where an array of numbers takes 8. */
@@ -226,14 +227,13 @@ export class TermPostings {
 
 /**
  * MiniSearch's own members these stand in under (private in its types; the version is pinned):
- * its index of terms, and the method that adds a term's occurrence to it.
+ * its index of terms, and what its `add` reads and calls (countedAdd stands in for it).
  */
 interface Inner {
   _index: Iterable<[string, Iterable<[number, Iterable<[number, number]>]>]> & {
     fetch(term: string, make: () => TermPostings): TermPostings;
     set(term: string, postings: TermPostings): void;
   };
-  addTerm(field: number, document: number, term: string): void;
   add(document: unknown): void;
   _options: {
     fields: string[];
@@ -252,33 +252,18 @@ interface Inner {
 }
 
 /**
- * `mini`, adding its terms as TermPostings and Postings rather than Maps: MiniSearch's `addTerm`,
- * as it is, with these in place of the Maps it makes.
+ * `mini`, adding its documents as MiniSearch does but into TermPostings and Postings in place of
+ * the Maps it makes, each field's tokens counted once (countedAdd). Only for MiniSearch's default
+ * tokenizer and term processing, the index's, which countedAdd does by hand.
  */
 export function withCompactPostings<T>(mini: MiniSearch<T>): MiniSearch<T> {
   const inner = mini as unknown as Inner;
-  // MiniSearch adds a term once per occurrence. The postings of each term met in the field of the
-  // document being added are kept by hand, so a term said again in it is counted without walking
-  // the index's tree again (a document id is never added twice).
-  let document = -1;
-  let field = -1;
-  const met = new Map<string, Postings>();
-  inner.addTerm = (fieldId, documentId, term) => {
-    if (documentId !== document || fieldId !== field) {
-      met.clear();
-      document = documentId;
-      field = fieldId;
-    }
-    let postings = met.get(term);
-    if (postings !== undefined) return postings.increment(documentId);
-    const byField = inner._index.fetch(term, () => new TermPostings());
-    postings = byField.get(fieldId);
-    if (postings === undefined) byField.set(fieldId, (postings = new Postings([documentId, 1])));
-    else postings.increment(documentId);
-    met.set(term, postings);
-  };
   const { tokenize, processTerm } = inner._options;
-  if (tokenize === MiniSearch.getDefault('tokenize') && processTerm === MiniSearch.getDefault('processTerm')) inner.add = countedAdd(inner);
+  if (tokenize !== MiniSearch.getDefault('tokenize') || processTerm !== MiniSearch.getDefault('processTerm'))
+    throw new Error(
+      "compact postings count tokens as MiniSearch's default tokenizer and term processing make them, not as this index's own",
+    );
+  inner.add = countedAdd(inner);
   return mini;
 }
 
