@@ -57,13 +57,19 @@ function convert(lines: Iterable<string>, graph: string | null, tripleTerms: boo
   let fresh = 0;
   const suffix = graph === null ? ' .' : ` ${oxigraph.namedNode(graph)} .`;
   const end = quads ? suffix : ' .';
-  const statement = (reifier: string, t: oxigraph.Quad) => {
+  /** `reifier` as an rdf:Statement of the subject, predicate and object given as N-Triples terms. */
+  const statement = (reifier: string, s: string, p: string, o: string) => {
     out.push(
       `${reifier} ${TYPE} ${STATEMENT}${end}`,
-      `${reifier} <${RDF}subject> ${term(t.subject)}${end}`,
-      `${reifier} <${RDF}predicate> ${t.predicate}${end}`,
+      `${reifier} <${RDF}subject> ${s}${end}`,
+      `${reifier} <${RDF}predicate> ${p}${end}`,
+      `${reifier} <${RDF}object> ${o}${end}`,
     );
-    out.push(`${reifier} <${RDF}object> ${term(t.object)}${end}`);
+  };
+  // A nested term's statement is written as its term is met (the subject's first).
+  const parsedStatement = (reifier: string, t: oxigraph.Quad) => {
+    const s = term(t.subject);
+    statement(reifier, s, t.predicate.toString(), term(t.object));
   };
   // A nested triple term gets a blank node of its own.
   const term = (t: oxigraph.Term): string => {
@@ -72,7 +78,7 @@ function convert(lines: Iterable<string>, graph: string | null, tripleTerms: boo
     // Oxigraph writes a quad term without its <<( )>>.
     if (tripleTerms) return `<<( ${term(q.subject)} ${q.predicate} ${term(q.object)} )>>`;
     const node = `_:${label}${++fresh}`;
-    statement(node, q);
+    parsedStatement(node, q);
     return node;
   };
   // Most lines hold no triple term: their graph is cut off as text (or kept). The others are parsed
@@ -83,21 +89,14 @@ function convert(lines: Iterable<string>, graph: string | null, tripleTerms: boo
     if (!line.includes('<<(') && line.endsWith(suffix)) out.push(quads ? line : `${line.slice(0, -suffix.length)} .`);
     else {
       const reified = tripleTerms ? undefined : reifiedText(line, suffix);
-      if (reified) {
-        const [reifier, s, p, o] = reified;
-        out.push(
-          `${reifier} ${TYPE} ${STATEMENT}${end}`,
-          `${reifier} <${RDF}subject> ${s}${end}`,
-          `${reifier} <${RDF}predicate> ${p}${end}`,
-          `${reifier} <${RDF}object> ${o}${end}`,
-        );
-      } else parsed.push(line);
+      if (reified) statement(...reified);
+      else parsed.push(line);
     }
   }
   if (!parsed.length) return out;
   for (const q of oxigraph.parse(parsed.join('\n'), { format: 'application/n-quads' })) {
     if (!tripleTerms && q.object.termType === 'Quad' && q.predicate.value === REIFIES && q.subject.termType !== 'Quad')
-      statement(q.subject.toString(), q.object as oxigraph.Quad);
+      parsedStatement(q.subject.toString(), q.object as oxigraph.Quad);
     else out.push(`${term(q.subject)} ${q.predicate} ${term(q.object)}${end}`);
   }
   return out;
