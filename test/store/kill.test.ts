@@ -27,8 +27,9 @@ import { SECRET_KEY_FILE } from '../../src/readers/secret/key.ts';
  * WEAVE_KILLS sets how many kills (default 48, for the suite's ten minutes; it was 100),
  * WEAVE_KILL_LANES how many run at once (3); the
  * delays are drawn from the seed printed in the test's name, which WEAVE_KILL_SEED repeats. A
- * longer run: WEAVE_KILLS=1000 (some 20 minutes: a kill costs about a second and a quarter in
- * three lanes, most of it starting Node).
+ * longer run: WEAVE_KILLS=1000 (a kill costs about a second in three lanes, most of it starting
+ * Node; the child runs the built command line, as bin/weave does, which took a third off the
+ * test's CPU where it loaded the TypeScript through tsx).
  */
 
 const KILLS = Number(process.env.WEAVE_KILLS ?? 48);
@@ -38,7 +39,8 @@ const WATCH_KILLS = Math.round(KILLS / 4);
 const INGEST_KILLS = KILLS - ENDPOINT_KILLS - WATCH_KILLS;
 const SEED = Number(process.env.WEAVE_KILL_SEED ?? Date.now() % 1e6);
 const LANES = Number(process.env.WEAVE_KILL_LANES ?? 3);
-const CHILD = join(REPO, 'test', 'store', 'kill-child.ts');
+/** The command line as bin/weave runs it (its built copy), so a kill costs what a user's would to start. */
+const CHILD = join(REPO, 'test', 'store', 'kill-child.mjs');
 const PROJECT_B = '-home-grace-weave-server';
 
 /** A small deterministic generator (mulberry32), so a failing run can be repeated by its seed. */
@@ -185,7 +187,7 @@ test(`kill -9 at ${INGEST_KILLS} random moments of weave ingest (seed ${SEED}): 
  * many ms after it says `go`. Returns the run's own time when it finished, undefined when killed first.
  */
 function runChild(store: string, root: string, killAfter: number | undefined): Promise<number | undefined> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, 'ingest', root, '--store', store], {
+  const child = spawn(process.execPath, [CHILD, 'ingest', root, '--store', store], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -271,22 +273,7 @@ test(`kill -9 at ${ENDPOINT_KILLS} random moments of a write through the endpoin
 async function serveAndWrite(store: string, killAfter: number | undefined): Promise<number | undefined> {
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      CHILD,
-      'serve',
-      '--no-ingest',
-      '--allow-update',
-      '--token',
-      TOKEN,
-      '--port',
-      '0',
-      '--workers',
-      '1',
-      '--store',
-      store,
-    ],
+    [CHILD, 'serve', '--no-ingest', '--allow-update', '--token', TOKEN, '--port', '0', '--workers', '1', '--store', store],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -361,7 +348,7 @@ test(`kill -9 at ${WATCH_KILLS} random moments of weave ingest --watch while the
         const changes = [0, 1, 2].map(() => draw() * 1500).sort((a, b) => a - b);
         const killAt = draw() * 2500;
         const at = `kill ${kill} at ${killAt.toFixed(0)} ms (changes at ${changes.map((c) => c.toFixed(0)).join(', ')} ms)`;
-        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, 'ingest', root, '--store', store, '--watch'], {
+        const child = spawn(process.execPath, [CHILD, 'ingest', root, '--store', store, '--watch'], {
           cwd: REPO,
           stdio: ['ignore', 'pipe', 'pipe'],
         });
