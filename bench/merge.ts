@@ -16,6 +16,7 @@ import { sparqlPrefixes } from '../src/rdf/vocab.ts';
 import { percentile } from './scale/stats.ts';
 
 const REPS = Number(process.env.BENCH_MERGE_REPS ?? 5);
+const UNBOUNDED_AS_BAG = new Set(['claims-by-turn.rq']);
 
 const QUESTIONS: [string, string][] = [
   ['calls', 'SELECT (COUNT(?c) AS ?n) WHERE { ?c a weave:LlmCall }'],
@@ -40,7 +41,9 @@ function answerSize(result: unknown): string {
 /** One row a query: its name, then the bag's and the set's times, their ratio, and what each answered. */
 export async function mergeBench(store: oxigraph.Store): Promise<string[][]> {
   const dir = new URL('../queries/', import.meta.url);
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.rq')).sort();
+  // The natural claims shape has no plan Oxigraph finishes as a bag (past five minutes on the
+  // corpus); part 5 times its forms under a cap instead.
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.rq') && !UNBOUNDED_AS_BAG.has(f)).sort();
   const queries: [string, string][] = [...QUESTIONS];
   for (const f of files) queries.push([f, await readFile(new URL(f, dir), 'utf8')]);
   const rows: string[][] = [];

@@ -81,7 +81,7 @@ let generator: Generator | undefined;
  * (Virtuoso's union of graphs is a bag too).
  */
 export function mergeDefaultGraph(query: string, options: MergeOptions = {}): string | undefined {
-  const key = options.optionalsAsSubselects ? `\u0000${query}` : query;
+  const key = `${options.optionalsAsSubselects ? 'o' : ''}${options.tripleTermsOnly ? 't' : ''}\u0000${query}`;
   const known = rewritten.get(key);
   if (known !== undefined || rewritten.has(key)) {
     // Most recently used last: a Map keeps insertion order, so the first key is the one to drop.
@@ -114,6 +114,19 @@ export interface MergeOptions {
    * UNION branch it joined every session with one session's failed hooks). The same set either way.
    */
   optionalsAsSubselects?: boolean;
+  /**
+   * Only put each pattern on a triple term with a variable in it in a sub-select of its own, and
+   * leave every other pattern over the union as it is: for a union that is a set already (a query
+   * worker's store, src/store/restated.ts), where Oxigraph's planner would still feed a joined
+   * pattern's bindings into the triple term and scan every `rdf:reifies` quad once per binding.
+   */
+  tripleTermsOnly?: boolean;
+}
+
+/** The query with its triple-term patterns matched alone (MergeOptions.tripleTermsOnly), or undefined when it has none. */
+export function isolateTripleTerms(query: string): string | undefined {
+  // Most queries have no triple term: they are not parsed.
+  return query.includes('<<') ? mergeDefaultGraph(query, { tripleTermsOnly: true }) : undefined;
 }
 
 function rewrite(query: string, options: MergeOptions): string | undefined {
@@ -159,7 +172,7 @@ function rewriteGroup(group: Pattern, names: Names, within: Within): boolean {
   const rewritten: Pattern[] = [];
   for (const pattern of group.patterns ?? []) {
     if (pattern.subType === 'bgp') {
-      const merged = mergedBgp(pattern, names, within.asSubselects);
+      const merged = within.options.tripleTermsOnly ? isolatedBgp(pattern, names) : mergedBgp(pattern, names, within.asSubselects);
       rewritten.push(...(merged ?? [pattern]));
       changed ||= !!merged;
       continue;
@@ -215,6 +228,39 @@ function mergedBgp(bgp: Pattern, names: Names, asSubselects: boolean): Pattern[]
   });
   if (kept.length)
     out.push({ ...bgp, loc: GENERATED, triples: kept.map((t) => ({ ...t, subject: unblank(t.subject), object: unblank(t.object) })) });
+  return out;
+}
+
+/**
+ * The BGP's triples on a triple term with a variable in it, each in a sub-select of its own,
+ * followed by the rest of the BGP as it was; `undefined` when it has none.
+ */
+function isolatedBgp(bgp: Pattern, names: Names): Pattern[] | undefined {
+  const triples = flatten(bgp.triples ?? []);
+  const isolated = (t: Triple) =>
+    !t.annotations?.length && [t.subject, t.object].some((x) => x.subType === 'triple' && variablesOf(x).length);
+  if (!triples.some(isolated)) return undefined;
+  // A blank node is scoped to its BGP, which this splits: it becomes a variable (as in mergedBgp).
+  const blanks = new Map<string, Term>();
+  const unblank = (t: Term): Term => {
+    if (t.subType === 'blankNode') {
+      const key = t.label ?? '';
+      if (!blanks.has(key)) blanks.set(key, names.next('b'));
+      return blanks.get(key)!;
+    }
+    if (t.subType === 'triple')
+      return { ...t, subject: unblank(t.subject as Term), predicate: unblank(t.predicate as Term), object: unblank(t.object as Term) };
+    return t;
+  };
+  const bgpOf = (list: Triple[]): Pattern => ({ type: 'pattern', subType: 'bgp', loc: GENERATED, triples: list });
+  const out: Pattern[] = [];
+  const rest: Triple[] = [];
+  for (const t of triples) {
+    const triple = { ...t, subject: unblank(t.subject), object: unblank(t.object) };
+    if (isolated(t)) out.push(alone(bgpOf([triple]), triple));
+    else rest.push(triple);
+  }
+  if (rest.length) out.push(bgpOf(rest));
   return out;
 }
 

@@ -2,7 +2,7 @@ import type oxigraph from 'oxigraph';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { explainSyntaxError } from './errors.ts';
 import { MAX_QUERY_DEPTH, queryDepth } from './depth.ts';
-import { mergeDefaultGraph } from './merge.ts';
+import { isolateTripleTerms, mergeDefaultGraph } from './merge.ts';
 
 type OxStore = oxigraph.Store;
 
@@ -39,10 +39,16 @@ export function runQuery(
     opts.named_graphs = (options.named_graphs ?? []).map((g) => factory.namedNode(g));
   } else if (!hasDatasetClause(query)) opts.use_default_graph_as_union = true; // the union would override FROM
   const text = sparqlPrefixes() + query;
-  const merged =
-    opts.use_default_graph_as_union && !options.unionIsSet && (options.defaultGraphEmpty ?? defaultGraphEmpty(store))
-      ? mergeDefaultGraph(text)
-      : undefined;
+  // A union that is a set already keeps its patterns as they are, but for those on a triple term
+  // with a variable in it: matched alone, or Oxigraph's planner scans every reifier once per turn
+  // of `?t a weave:Turn` (src/query/merge.ts).
+  const merged = !opts.use_default_graph_as_union
+    ? undefined
+    : options.unionIsSet
+      ? isolateTripleTerms(text)
+      : (options.defaultGraphEmpty ?? defaultGraphEmpty(store))
+        ? mergeDefaultGraph(text)
+        : undefined;
   // The rewrite nests each pattern a few levels deeper: a query near Oxigraph's stack keeps the union as it is.
   if (merged !== undefined && queryDepth(merged, MAX_QUERY_DEPTH) <= MAX_QUERY_DEPTH) {
     try {

@@ -95,7 +95,7 @@ test('done when: another lists every claim with the quoted text its annotation p
   assert.deepEqual(before, claims);
 });
 
-test('claims by turn: a triple term whose subject is a turn lists each claim once, in time order', async () => {
+test('claims by turn: the natural shape (a triple term joined with the turn class) lists each claim once, in time order', async () => {
   const byTurn = await rows('claims-by-turn.rq');
   // Every claim of the fixtures is about a turn: the claims claims-with-quotes lists, with the same figures.
   const quoted = await rows('claims-with-quotes.rq');
