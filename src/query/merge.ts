@@ -207,19 +207,7 @@ function mergedBgp(bgp: Pattern, names: Names, asSubselects: boolean): Pattern[]
     (simple ? plain : kept).push(triple);
   }
   if (!plain.length) return undefined;
-  // A blank node is scoped to its BGP, which the rewrite splits: it becomes a variable, which
-  // SPARQL treats alike (a match the answer does not show).
-  const blanks = new Map<string, Term>();
-  const unblank = (t: Term): Term => {
-    if (t.subType === 'blankNode') {
-      const key = t.label ?? '';
-      if (!blanks.has(key)) blanks.set(key, names.next('b'));
-      return blanks.get(key)!;
-    }
-    if (t.subType === 'triple')
-      return { ...t, subject: unblank(t.subject as Term), predicate: unblank(t.predicate as Term), object: unblank(t.object as Term) };
-    return t;
-  };
+  const unblank = unblanker(names);
   const out: Pattern[] = plain.map((t) => {
     const triple = { ...t, subject: unblank(t.subject), predicate: unblank(t.predicate), object: unblank(t.object) };
     if (asSubselects && variablesOf(triple).length) return distinctMatch(triple, names);
@@ -240,7 +228,24 @@ function isolatedBgp(bgp: Pattern, names: Names): Pattern[] | undefined {
   const isolated = (t: Triple) =>
     !t.annotations?.length && [t.subject, t.object].some((x) => x.subType === 'triple' && variablesOf(x).length);
   if (!triples.some(isolated)) return undefined;
-  // A blank node is scoped to its BGP, which this splits: it becomes a variable (as in mergedBgp).
+  const unblank = unblanker(names);
+  const bgpOf = (list: Triple[]): Pattern => ({ type: 'pattern', subType: 'bgp', loc: GENERATED, triples: list });
+  const out: Pattern[] = [];
+  const rest: Triple[] = [];
+  for (const t of triples) {
+    const triple = { ...t, subject: unblank(t.subject), object: unblank(t.object) };
+    if (isolated(t)) out.push(alone(bgpOf([triple]), triple));
+    else rest.push(triple);
+  }
+  if (rest.length) out.push(bgpOf(rest));
+  return out;
+}
+
+/**
+ * A blank node is scoped to its BGP, which a rewrite splits: each becomes a fresh variable, which
+ * SPARQL treats alike (a match the answer does not show), the same one for each of its uses.
+ */
+function unblanker(names: Names): (t: Term) => Term {
   const blanks = new Map<string, Term>();
   const unblank = (t: Term): Term => {
     if (t.subType === 'blankNode') {
@@ -252,16 +257,7 @@ function isolatedBgp(bgp: Pattern, names: Names): Pattern[] | undefined {
       return { ...t, subject: unblank(t.subject as Term), predicate: unblank(t.predicate as Term), object: unblank(t.object as Term) };
     return t;
   };
-  const bgpOf = (list: Triple[]): Pattern => ({ type: 'pattern', subType: 'bgp', loc: GENERATED, triples: list });
-  const out: Pattern[] = [];
-  const rest: Triple[] = [];
-  for (const t of triples) {
-    const triple = { ...t, subject: unblank(t.subject), object: unblank(t.object) };
-    if (isolated(t)) out.push(alone(bgpOf([triple]), triple));
-    else rest.push(triple);
-  }
-  if (rest.length) out.push(bgpOf(rest));
-  return out;
+  return unblank;
 }
 
 /** `{ GRAPH ?g { t } FILTER NOT EXISTS { GRAPH ?h { t } FILTER(STR(?h) < STR(?g)) } }`, as traqula's AST. */
