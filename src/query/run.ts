@@ -39,16 +39,7 @@ export function runQuery(
     opts.named_graphs = (options.named_graphs ?? []).map((g) => factory.namedNode(g));
   } else if (!hasDatasetClause(query)) opts.use_default_graph_as_union = true; // the union would override FROM
   const text = sparqlPrefixes() + query;
-  // A union that is a set already keeps its patterns as they are, but for those on a triple term
-  // with a variable in it: matched alone, or Oxigraph's planner scans every reifier once per turn
-  // of `?t a weave:Turn` (src/query/merge.ts).
-  const merged = !opts.use_default_graph_as_union
-    ? undefined
-    : options.unionIsSet
-      ? isolateTripleTerms(text)
-      : (options.defaultGraphEmpty ?? defaultGraphEmpty(store))
-        ? mergeDefaultGraph(text)
-        : undefined;
+  const merged = opts.use_default_graph_as_union ? unionRewrite(store, text, options) : undefined;
   // The rewrite nests each pattern a few levels deeper: a query near Oxigraph's stack keeps the union as it is.
   if (merged !== undefined && queryDepth(merged, MAX_QUERY_DEPTH) <= MAX_QUERY_DEPTH) {
     try {
@@ -62,6 +53,18 @@ export function runQuery(
   } catch (e) {
     throw new QueryError(explainSyntaxError(query, (e as Error).message, PREFIX_LINES));
   }
+}
+
+/**
+ * The query as it reads the union of graphs, or undefined to leave it as written. A union that is
+ * a set already keeps its patterns, but for those on a triple term with a variable in it: matched
+ * alone, or Oxigraph's planner scans every reifier once per turn of `?t a weave:Turn`
+ * (src/query/merge.ts). Otherwise the union is read as the merge, unless the store's own default
+ * graph holds triples.
+ */
+function unionRewrite(store: OxStore, text: string, options: { defaultGraphEmpty?: boolean; unionIsSet?: boolean }): string | undefined {
+  if (options.unionIsSet) return isolateTripleTerms(text);
+  return (options.defaultGraphEmpty ?? defaultGraphEmpty(store)) ? mergeDefaultGraph(text) : undefined;
 }
 
 /**
