@@ -1,5 +1,6 @@
 import { serviceTargets } from '../query/lexer.ts';
 import { PREFIXES } from '../rdf/vocab.ts';
+import { FederationError } from './errors.ts';
 
 /**
  * Which remote endpoints a federated query may contact. Bound values travel to a SERVICE
@@ -7,8 +8,6 @@ import { PREFIXES } from '../rdf/vocab.ts';
  * asked: a query naming another is refused before anything runs, and every HTTP request the
  * engine makes passes the same check (`guardedFetch`).
  */
-
-export class FederationError extends Error {}
 
 /** Whether a query or request needs Comunica: it names sources, or a SERVICE clause (checked by the lexer). */
 export function needsFederation(query: string, sources: readonly string[]): boolean {

@@ -4,7 +4,8 @@ import type * as RDF from '@rdfjs/types';
 import type oxigraph from 'oxigraph';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
-import { allowed, checkServices, FederationError, guardedFetch } from './allow.ts';
+import { allowed, checkServices, guardedFetch } from './allow.ts';
+import { FederationError } from './errors.ts';
 
 export { needsFederation } from './allow.ts';
 import { fileSource, storeSource } from './sources.ts';

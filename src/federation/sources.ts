@@ -5,6 +5,7 @@ import { StreamParser, termToId } from 'n3';
 import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
 import { FORMATS } from '../query/formats.ts';
+import { SourceFileError } from './errors.ts';
 
 /**
  * What a federated query reads besides remote endpoints: Weave's own store and RDF files, each
@@ -117,8 +118,6 @@ export function storeSource(store: oxigraph.Store): PatternSource {
 
 /** The syntaxes a file source may be in: those of the format table N3's parser reads (RDF 1.2 included). */
 const fileSyntaxes = () => FORMATS.filter((f) => f.n3);
-
-export class SourceFileError extends Error {}
 
 /** An RDF file as a source: parsed once into an rdf-ext dataset (its quads in memory, indexed). */
 export async function fileSource(path: string): Promise<PatternSource> {

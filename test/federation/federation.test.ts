@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
 import { federationSamples } from '../../bench/federation-samples.ts';
-import { FederationError } from '../../src/federation/allow.ts';
+import { FederationError } from '../../src/federation/errors.ts';
 import { runFederated } from '../../src/federation/engine.ts';
 import { storeSource } from '../../src/federation/sources.ts';
 import { runQuery } from '../../src/query/run.ts';

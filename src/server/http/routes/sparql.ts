@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { allowed, checkServices, FederationError, needsFederation } from '../../../federation/allow.ts';
+import { allowed, checkServices, needsFederation } from '../../../federation/allow.ts';
+import { FederationError } from '../../../federation/errors.ts';
 import { returnsGraph } from '../../../query/run.ts';
 import type { QueryJob } from '../../messages.ts';
 import { HttpError } from '../../errors.ts';

@@ -78,7 +78,7 @@ export function graphAnswer(nquads: string, job: Pick<QueryJob, 'accept' | 'trip
 
 export async function runFederatedJob(store: OxStore, job: QueryJob): Promise<JobResult> {
   const { runFederated } = await import('../../../federation/engine.ts');
-  const { FederationError } = await import('../../../federation/allow.ts');
+  const { FederationError } = await import('../../../federation/errors.ts');
   let result: Awaited<ReturnType<typeof runFederated>>;
   try {
     result = await runFederated(store, job.query, { ...job.federation!, baseIri: job.baseIri, files: false });

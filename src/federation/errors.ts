@@ -1,0 +1,8 @@
+// The federation's errors, apart from its engine and sources: a command that only tells them from
+// others (src/cli/query.ts) does not load rdf-ext and Comunica to do it.
+
+/** A federated query the allow-list refuses, or that Comunica could not answer. */
+export class FederationError extends Error {}
+
+/** An RDF file given as a source that cannot be read. */
+export class SourceFileError extends Error {}
