@@ -175,3 +175,64 @@ export function returnsGraph(query: string): boolean {
   const form = queryForm(query);
   return form === 'CONSTRUCT' || form === 'DESCRIBE';
 }
+
+const KEYWORD_TAKING_GROUP = new Set(['OPTIONAL', 'UNION']);
+
+/**
+ * Whether the union's rewrite (src/query/merge.ts) may have a pattern to change: a triple pattern
+ * of a SELECT's WHERE outside every GRAPH, MINUS, FILTER, BIND and VALUES, which the rewrite
+ * leaves as they are. False only when this reading is sure; anything it does not follow (a
+ * CONSTRUCT's template, a sub-select, a SERVICE, a collection) counts as a pattern. A query that
+ * reads its graphs by name (every query Weave itself asks of a session) is then not parsed, and
+ * a command does not build the parser for it (a sixth of a second of its start).
+ */
+export function mayReadDefaultGraph(query: string): boolean {
+  const tokens = tokenize(query);
+  let i = prologue(tokens).end;
+  const form = tokens[i]?.text.toUpperCase();
+  if (form === 'ASK') return false; // the rewrite leaves an ASK as it is: a yes or no, whatever the multiplicities
+  if (form !== 'SELECT') return true;
+  const punct = (k: number, text: string) => tokens[k]?.kind === 'punct' && tokens[k].text === text;
+  /** The index of the token closing the one at `k` (`open`), or -1. */
+  const closing = (k: number, open: string, close: string) => {
+    if (!punct(k, open)) return -1;
+    for (let depth = 0; k < tokens.length; k++) {
+      if (punct(k, open)) depth++;
+      else if (punct(k, close) && --depth === 0) return k;
+    }
+    return -1;
+  };
+  while (i < tokens.length && !punct(i, '{')) i++;
+  let depth = 0;
+  for (; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (punct(i, '{')) depth++;
+    else if (punct(i, '}')) {
+      if (--depth === 0) return false; // the WHERE has closed: its modifiers hold no pattern
+    } else if (punct(i, '.')) continue;
+    else if (t.kind !== 'word') return true;
+    else {
+      const word = t.text.toUpperCase();
+      if (KEYWORD_TAKING_GROUP.has(word)) continue;
+      let end = -1;
+      if (word === 'GRAPH' && punct(i + 2, '{')) end = closing(i + 2, '{', '}');
+      else if (word === 'MINUS') end = closing(i + 1, '{', '}');
+      else if (word === 'BIND') end = closing(i + 1, '(', ')');
+      else if (word === 'VALUES') {
+        const head = punct(i + 1, '(') ? closing(i + 1, '(', ')') : tokens[i + 1]?.kind === 'var' ? i + 1 : -1;
+        end = head === -1 ? -1 : closing(head + 1, '{', '}');
+      } else if (word === 'FILTER') {
+        let k = i + 1;
+        if (tokens[k]?.kind === 'word' && tokens[k].text.toUpperCase() === 'NOT') k++;
+        const exists = tokens[k]?.kind === 'word' && tokens[k].text.toUpperCase() === 'EXISTS';
+        // FILTER (…), FILTER EXISTS {…}, FILTER fn(…): a call's name is a word, an IRI or a prefixed name.
+        if (exists) end = closing(k + 1, '{', '}');
+        else if (punct(k, '(')) end = closing(k, '(', ')');
+        else if (['word', 'iri', 'pname'].includes(tokens[k]?.kind) && punct(k + 1, '(')) end = closing(k + 1, '(', ')');
+      }
+      if (end === -1) return true;
+      i = end;
+    }
+  }
+  return true; // unbalanced: the parser will say what is wrong
+}

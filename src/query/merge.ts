@@ -1,6 +1,7 @@
-import { traqulaIndentation, traqulaNewlineAlternative } from '@traqula/core';
-import { Generator } from '@traqula/generator-sparql-1-2';
-import { Parser } from '@traqula/parser-sparql-1-2';
+import { createRequire } from 'node:module';
+import type { Generator } from '@traqula/generator-sparql-1-2';
+import type { Parser } from '@traqula/parser-sparql-1-2';
+import { mayReadDefaultGraph } from './lexer.ts';
 
 /**
  * The default graph as SPARQL defines it: the RDF merge of the named graphs, a set. Oxigraph 0.5
@@ -69,10 +70,20 @@ interface Query extends Node {
  * line at each line break and indents each level, which made it quadratic in a long line (an
  * `IN` list of 8,000 values took 8 s) and in nesting (200 nested groups took 4 s).
  */
-const ONE_LINE = { indentInc: 0, [traqulaIndentation]: -1, [traqulaNewlineAlternative]: ' ' };
+function oneLine(): Record<string, number | string> {
+  const { traqulaIndentation, traqulaNewlineAlternative } = traqula('@traqula/core') as typeof import('@traqula/core');
+  return { indentInc: 0, [traqulaIndentation]: -1, [traqulaNewlineAlternative]: ' ' };
+}
 
 let parser: Parser | undefined;
 let generator: Generator | undefined;
+
+/**
+ * Traqula's packages, loaded (through their CommonJS builds, so that a synchronous rewrite can) the
+ * first time a query has something to rewrite: loading them costs a process 0.07 s, and building
+ * the parser 0.1 s more, which a command whose queries read named graphs alone never needs.
+ */
+const traqula = (name: string): unknown => createRequire(import.meta.url)(name);
 
 /**
  * The query with every default-graph BGP read over the merge of the named graphs, or `undefined`
@@ -130,9 +141,10 @@ export function isolateTripleTerms(query: string): string | undefined {
 }
 
 function rewrite(query: string, options: MergeOptions): string | undefined {
+  if (!mayReadDefaultGraph(query)) return undefined;
   let ast: Query;
   try {
-    parser ??= new Parser();
+    parser ??= new (traqula('@traqula/parser-sparql-1-2') as typeof import('@traqula/parser-sparql-1-2')).Parser();
     ast = parser.parse(query) as unknown as Query;
   } catch {
     return undefined;
@@ -142,7 +154,9 @@ function rewrite(query: string, options: MergeOptions): string | undefined {
   const names = new Names(query);
   spellOutWildcard(ast);
   if (!rewriteGroup(ast.where, names, { asSubselects: false, options })) return undefined;
-  generator ??= new Generator(ONE_LINE as never);
+  generator ??= new (traqula('@traqula/generator-sparql-1-2') as typeof import('@traqula/generator-sparql-1-2')).Generator(
+    oneLine() as never,
+  );
   return generator.generate(ast as never);
 }
 
