@@ -10,6 +10,8 @@ import type { DatasetCore, Quad, Term } from '@rdfjs/types';
 export class DataGraph implements DatasetCore {
   /** Subject, then predicate IRI: most lookups are one property of one node. */
   private readonly bySubject = new Map<string, Map<string, Quad[]>>();
+  /** Every quad of a subject, for a lookup of all its properties (a closed shape's): flattening its map each time took a tenth of a corpus run. */
+  private readonly allOfSubject = new Map<string, Quad[]>();
   private readonly byObject = new Map<string, Quad[]>();
   private readonly byPredicate = new Map<string, Quad[]>();
   private readonly all = new Set<Quad>();
@@ -26,6 +28,7 @@ export class DataGraph implements DatasetCore {
     let properties = this.bySubject.get(s);
     if (!properties) this.bySubject.set(s, (properties = new Map()));
     push(properties, quad.predicate.value, quad);
+    push(this.allOfSubject, s, quad);
     push(this.byPredicate, quad.predicate.value, quad);
     if (o) push(this.byObject, o, quad);
     return this;
@@ -39,6 +42,7 @@ export class DataGraph implements DatasetCore {
         [properties, q.predicate.value],
         [this.byPredicate, q.predicate.value],
         [this.byObject, nodeKey(q.object)],
+        [this.allOfSubject, nodeKey(q.subject)],
       ] as const) {
         const list = key === undefined ? undefined : map.get(key);
         if (list) list.splice(list.indexOf(q), 1);
@@ -69,10 +73,8 @@ export class DataGraph implements DatasetCore {
   }
 
   private ofSubject(subject: Term, predicate?: Term | null): Quad[] | undefined {
-    const properties = this.bySubject.get(nodeKey(subject) ?? '');
-    if (!properties) return undefined;
-    if (predicate) return properties.get(predicate.value);
-    return [...properties.values()].flat();
+    const key = nodeKey(subject) ?? '';
+    return predicate ? this.bySubject.get(key)?.get(predicate.value) : this.allOfSubject.get(key);
   }
 }
 
