@@ -27,6 +27,13 @@ const query = (text: string): Job => ({
   maxResultBytes: 1e6,
 });
 const text = (r: JobResult) => new TextDecoder().decode(r.body);
+/**
+ * What counts as short here: 100 ms, not the server's 20. Jobs over the fixtures take a
+ * millisecond or two, but a loaded machine (the suite runs files side by side) can take a thread
+ * off its core for longer than 20 ms, and these tests are of what the pool does with short and
+ * long jobs, not of how fast this machine answers.
+ */
+const POOL = { size: 1, soul: 'local', timeoutMs: 20_000, heapMb: 512, pipelineMs: 100 };
 
 describe('jobs sent to a busy worker', () => {
   let dir: string;
@@ -37,7 +44,7 @@ describe('jobs sent to a busy worker', () => {
   after(() => removeDir(dir));
 
   it('are each answered right', async () => {
-    const pool = new QueryPool({ size: 1, storeDir: dir, soul: 'local', timeoutMs: 20_000, queueLimit: 64 + 1, heapMb: 512 });
+    const pool = new QueryPool({ ...POOL, storeDir: dir, queueLimit: 64 + 1 });
     try {
       await pool.whenReady();
       for (let i = 0; i < 20; i++) await pool.run(query('ASK {}')); // jobs here are short, on average too
@@ -58,7 +65,7 @@ describe('jobs sent to a busy worker', () => {
   });
 
   it('behind a runaway: put back in line when its worker is ended, else refused at its own deadline', async () => {
-    const pool = new QueryPool({ size: 1, storeDir: dir, soul: 'local', timeoutMs: 20_000, queueLimit: 8, heapMb: 512 });
+    const pool = new QueryPool({ ...POOL, storeDir: dir, queueLimit: 8 });
     try {
       await pool.whenReady();
       for (let i = 0; i < 20; i++) await pool.run(query('ASK {}')); // jobs here are short, on average too

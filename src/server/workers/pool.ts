@@ -58,6 +58,8 @@ interface PoolOptions {
   retireAfterMs?: number;
   /** A query stopped at its deadline is refused at once for this long after (default 2 min): runaways.ts. */
   refuseRepeatMs?: number;
+  /** Jobs shorter than this (each, and on average) are sent to a busy worker to wait there (default PIPELINE_MS). */
+  pipelineMs?: number;
   onEvent?: (event: PoolEvent) => void;
 }
 
@@ -264,8 +266,9 @@ export class QueryPool {
     const waiting = this.queue[0];
     const running = slot.pending;
     if (slot.next || !waiting || !running || running.started === undefined) return;
-    if (isWrite(waiting.job) || isWrite(running.job) || this.meanMs > PIPELINE_MS) return;
-    if (performance.now() - running.started > PIPELINE_MS) return;
+    const short = this.options.pipelineMs ?? PIPELINE_MS;
+    if (isWrite(waiting.job) || isWrite(running.job) || this.meanMs > short) return;
+    if (performance.now() - running.started > short) return;
     this.queue.shift();
     this.sentBehind++;
     slot.next = waiting;
