@@ -1,13 +1,14 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ingest, type IngestReport } from '../src/ingest.ts';
-import { type DetectReport, detect } from '../src/readers/detect.ts';
+import { promisify } from 'node:util';
+import type { IngestReport } from '../src/ingest.ts';
+import type { DetectReport } from '../src/readers/detect.ts';
 import { isRunning } from '../src/store/running.ts';
-import { CORPUS, tempDir } from './helpers.ts';
+import { REPO, tempDir } from './helpers.ts';
 
 /**
  * The corpus ingested (soul `local`) and read by every reader, once per test run, for the tests
@@ -40,7 +41,6 @@ export async function corpusStore(): Promise<CorpusStore> {
   removeWhenGone(RUN, [dir, claim]);
   try {
     const building = await build(join(claim, 'store'));
-    await writeFile(join(claim, 'store', 'reports.json'), JSON.stringify({ ingested: building.ingested, detected: building.detected }));
     await rename(join(claim, 'store'), dir);
     return { ...building, dir };
   } catch (e) {
@@ -49,10 +49,14 @@ export async function corpusStore(): Promise<CorpusStore> {
   }
 }
 
+/** Ingests the corpus into `dir` and reads it with every reader, in a process of its own (test/corpus-build.ts). */
 async function build(dir: string): Promise<CorpusStore> {
-  const ingested = await ingest([CORPUS], { storeDir: dir, soul: 'local' });
-  const detected = await detect({ storeDir: dir });
-  return { dir, ingested, detected };
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', join(REPO, 'test', 'corpus-build.ts'), dir], {
+    cwd: REPO,
+    maxBuffer: 64 << 20,
+  });
+  const reports = JSON.parse(await readFile(join(dir, 'reports.json'), 'utf8')) as Omit<CorpusStore, 'dir'>;
+  return { dir, ...reports };
 }
 
 /** The store another file of this run is building, once it is built; its failure, if it failed or died. */
