@@ -141,7 +141,11 @@ export function isolateTripleTerms(query: string): string | undefined {
 }
 
 function rewrite(query: string, options: MergeOptions): string | undefined {
-  if (!mayReadDefaultGraph(query)) return undefined;
+  return mayReadDefaultGraph(query) ? parsedRewrite(query, options) : undefined;
+}
+
+/** The rewrite as the parser finds it, with no lexical shortcut (exported for the test that the shortcut agrees). */
+export function parsedRewrite(query: string, options: MergeOptions = {}): string | undefined {
   let ast: Query;
   try {
     parser ??= new (traqula('@traqula/parser-sparql-1-2') as typeof import('@traqula/parser-sparql-1-2')).Parser();

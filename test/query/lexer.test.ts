@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { leadingKeyword, mayReadDefaultGraph, queryForm, serviceTargets } from '../../src/query/lexer.ts';
+import { parsedRewrite } from '../../src/query/merge.ts';
 import { conversationQueries } from '../../src/model/view.ts';
 import { sessionsNamedQuery, sessionTitleQuery } from '../../src/model/title.ts';
+import { sparqlPrefixes } from '../../src/rdf/vocab.ts';
 import { returnsGraph } from '../../src/query/run.ts';
 
 test('the query form is the first keyword after the prologue, however the prologue is laid out', () => {
@@ -51,8 +53,12 @@ test('a query with no pattern the union rewrite would change is known without pa
     'SELECT ?x { { GRAPH ?g { ?x ?p ?o } } UNION { GRAPH ?h { ?x ?p ?o } } OPTIONAL { GRAPH ?g { ?x weave:q ?z } } }',
     'ASK { ?s ?p ?o }',
     '# { ?s ?p ?o } in a comment\nSELECT * { GRAPH ?g { ?s ?p "{ ?s ?p ?o }" } }',
-  ])
+  ]) {
     assert.equal(reads(q), false, q);
+    // The parser agrees: the rewrite, read in full, would change nothing.
+    for (const options of [{}, { optionalsAsSubselects: true }, { tripleTermsOnly: true }])
+      assert.equal(parsedRewrite(`PREFIX weave: <https://repolex.ai/ontology/weave/>\n${q}`, options), undefined, q);
+  }
   // Anything else, or anything this reading does not follow, may: the parser decides.
   for (const q of [
     'SELECT ?x WHERE { ?x a weave:Turn }',
@@ -80,7 +86,10 @@ test('the queries Weave asks of a session read it by name: weave conversation an
     sessionTitleQuery(graph),
     readFileSync(new URL('../../queries/stored-texts.rq', import.meta.url), 'utf8'),
   ];
-  for (const query of asked) assert.equal(mayReadDefaultGraph(query), false, query);
+  for (const query of asked) {
+    assert.equal(mayReadDefaultGraph(query), false, query);
+    assert.equal(parsedRewrite(sparqlPrefixes() + query), undefined, query);
+  }
   // A whole store's sessions, grouped: read by name as well.
   assert.equal(mayReadDefaultGraph(sessionsNamedQuery('abc')), false);
 });
