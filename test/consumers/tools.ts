@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -96,6 +96,8 @@ export function findJena(): Promise<Jena | string> {
     const why = missing('java', 'unzip', ...JENA_JARS);
     if (why) return why;
     const dir = await mkdtemp(join(tmpdir(), 'weave-jena-'));
+    // Asked of until this process ends; each run left one behind in the temp directory.
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     await command('unzip', ['-q', '-o', join(JAVA_DIR, 'jena-core.jar'), 'org/apache/jena/ext/xerces/*.properties', '-d', dir]);
     await mkdir(join(dir, 'resources'), { recursive: true });
     await rename(join(dir, 'org', 'apache', 'jena', 'ext', 'xerces'), join(dir, 'resources', 'xerces'));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -109,6 +109,8 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
   after(async () => {
     for (const o of opened) await o.close();
     await server?.stop();
+    // Screenshots are kept where WEAVE_SCREENSHOTS says; the temp directory otherwise made (4 MB a run) is not.
+    if (!process.env.WEAVE_SCREENSHOTS && shots) await rm(shots, { recursive: true, force: true });
   });
 
   it("the page of a turn, a content block, an API call, a tool call and a run links to its session's page and its conversation", async () => {
