@@ -2,8 +2,7 @@
 # The test files as `npm test` runs them, two at a time: the longest first, so that none of them
 # starts last and runs alone at the end; the rest in name order. Of the first two, only one asks
 # for the corpus's store (test/corpus-store.ts): the other runs while it is built. (Three at a
-# time took 7 % off on two cores, but timing-bound tests fail under that load: pipeline.test.ts
-# saw its short jobs take over 20 ms.)
+# time took under 2 % off on two cores: not worth the risk to the timing-bound tests.)
 first="test/consumers/ready-queries.test.ts
 test/consumers/exports.test.ts
 test/store/kill.test.ts

@@ -71,7 +71,7 @@ interface Query extends Node {
  * `IN` list of 8,000 values took 8 s) and in nesting (200 nested groups took 4 s).
  */
 function oneLine(): Record<string, number | string> {
-  const { traqulaIndentation, traqulaNewlineAlternative } = traqula('@traqula/core') as typeof import('@traqula/core');
+  const { traqulaIndentation, traqulaNewlineAlternative }: typeof import('@traqula/core') = traqula('@traqula/core');
   return { indentInc: 0, [traqulaIndentation]: -1, [traqulaNewlineAlternative]: ' ' };
 }
 
@@ -83,7 +83,7 @@ let generator: Generator | undefined;
  * first time a query has something to rewrite: loading them costs a process 0.07 s, and building
  * the parser 0.1 s more, which a command whose queries read named graphs alone never needs.
  */
-const traqula = (name: string): unknown => createRequire(import.meta.url)(name);
+const traqula = createRequire(import.meta.url);
 
 /**
  * The query with every default-graph BGP read over the merge of the named graphs, or `undefined`

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ingest } from '../../src/ingest.ts';
 import { detect } from '../../src/readers/detect.ts';
 import { loadShapes } from '../../src/validate/shapes.ts';
 import { validateStore, type StoreValidation } from '../../src/validate/store.ts';
+import { command } from '../consumers/tools.ts';
 import { corpusStore, releaseCorpusStore } from '../corpus-store.ts';
 import { FIXTURES, HAS_CORPUS, REPO, removeDir, tempDir } from '../helpers.ts';
 
@@ -52,10 +51,10 @@ test('the whole corpus conforms to the shapes, session by session', { skip: !HAS
   try {
     assert.deepEqual(corpus.detected.problems, []);
     // A violation makes it exit 1: its JSON still says which, for the comparison below.
-    const { stdout } = await promisify(execFile)(join(REPO, 'bin', 'weave'), ['validate', '--store', corpus.dir, '--json'], {
-      env: { ...process.env, WEAVE_NO_DAEMON: '1' },
-      maxBuffer: 64 << 20,
-    }).catch((e: { stdout: string }) => e);
+    const { stdout } = await command(join(REPO, 'bin', 'weave'), ['validate', '--store', corpus.dir, '--json'], {
+      exitCodes: [0, 1],
+      timeout: 600_000,
+    });
     const result = JSON.parse(stdout) as StoreValidation;
     assert.deepEqual(violations(result), []);
     assert.equal(result.units.filter((u) => u.sessionId !== undefined).length, corpus.ingested.sessions);
