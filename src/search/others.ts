@@ -6,7 +6,7 @@ import { ntTerm } from '../query/solutions.ts';
 import type { JsonResults } from '../query/table.ts';
 import { parseQuadLine } from '../rdf/nquads.ts';
 import type { SourceStamp } from '../store/manifest.ts';
-import { CONCURRENT_QUERIES, RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
+import { CONCURRENT_QUERIES, QUERYABLE_IRI, RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { externalQueries, selectRows } from '../store/queries.ts';
 import { DocCollector, documentTriples } from './docs.ts';
@@ -124,7 +124,7 @@ export async function documentsOf(remote: RemoteStore, other: OthersSession): Pr
   const collector = new DocCollector(other.sessionId);
   if (QUERYABLE_IRI.test(other.graph)) await eachDocumentTriple(remote, other.graph, (s, p, o) => collector.triple(s, p, o));
   else {
-    const answer = await remote.getGraph(other.graph, 'application/n-triples');
+    const answer = await remote.getGraph(other.graph);
     for (const line of new TextDecoder().decode(answer.body).split('\n')) {
       const quad = parseQuadLine(line);
       if (quad) collector.triple(quad.s, quad.p, quad.o);
@@ -161,6 +161,3 @@ async function eachDocumentTriple(
 
 /** Parts of parts this deep at most: 65,536 parts, past a billion rows at a stock Virtuoso's 10,000. */
 const MAX_PART = 4;
-
-/** An IRI a SPARQL query can name as it is (IRIREF's characters). */
-const QUERYABLE_IRI = /^[^<>"{}|^`\\\x00-\x20]+$/;

@@ -26,6 +26,17 @@ function checkSyntax(query: string, graphResult: boolean): void {
 }
 
 /**
+ * A graph's N-Triples (as the store sent them, counted whole) in the client's format: as they are,
+ * or through Oxigraph. The store holds no triple terms (it is sent their RDF 1.1 form).
+ */
+function inFormat(ntriples: Uint8Array, mediaType: string): Uint8Array {
+  if (formatOf(mediaType)?.name === 'ntriples') return ntriples;
+  const graph = new oxigraph.Store();
+  graph.load(new TextDecoder().decode(ntriples), { format: mediaTypeNamed('ntriples') });
+  return new TextEncoder().encode(graph.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() }));
+}
+
+/**
  * The server in front of an external SPARQL store: the same routes, page, describe pages, access
  * rules and timeouts, with each job sent over HTTP instead of to a query worker (no copy of the
  * store is held here). A job past its deadline has its request aborted (504). Writes are not
@@ -103,8 +114,8 @@ export class RemoteBackend implements StoreBackend {
       }
       case 'graph-read': {
         try {
-          const answer = await this.remote.getGraph(job.graph, job.accept.join(', '), signal);
-          return bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
+          const { body } = await this.remote.getGraph(job.graph, signal);
+          return bounded(inFormat(body, job.accept[0]), job.accept[0], job.maxResultBytes);
         } catch (e) {
           if (e instanceof RemoteStoreError && e.status === 404) throw new HttpError(404, `there is no graph <${job.graph}>`);
           throw e;

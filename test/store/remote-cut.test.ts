@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import oxigraph from 'oxigraph';
 import { askExternal, ExternalAnswerError } from '../../src/client/external.ts';
 import { documentTriples } from '../../src/search/docs.ts';
 import { documentsOutput } from '../../src/search/index.ts';
@@ -132,6 +133,47 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
       const said = () => server.lines.some((line) => line.startsWith('the external store cuts every answer at 50 rows'));
       for (let i = 0; i < 100 && !said(); i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(said(), server.lines.join('\n'));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a graph the store cuts short by the Graph Store Protocol is refused; one it sends whole is served as asked', async () => {
+    const dir = remoteStoreDir(virtuoso.endpoint, home);
+    const soul = (await readManifest(dir))!.soul;
+    const graph = (path: string) => `urn:soul:${soul}:Weave/graph/${path}`;
+    // fixtures/spine: the first session's graph holds 1,515 triples, past the store's 50 rows; the
+    // human/authored reader's graph of the second, 35.
+    const session = graph('11111111-1111-4111-8111-111111111111');
+    const reader = graph('22222222-2222-4222-8222-222222222222/reader/human/authored');
+    await assert.rejects(new RemoteStore(config).getGraph(session), (e: unknown) => {
+      assert.ok(e instanceof RemoteStoreError);
+      assert.equal(e.status, 507);
+      // Virtuoso sends one triple past its ResultSetMaxRows.
+      assert.equal(e.cutAt, CAP + 1);
+      assert.match(e.message, /^the external store sent 51 of the graph's 1,515 triples: .*ResultSetMaxRows, in the \[SPARQL\] section/);
+      return true;
+    });
+    const server = await startTestServer({ storeDir: dir, workers: 1 }, null);
+    try {
+      const read = (graph: string, accept: string) =>
+        fetch(`${server.url}store?graph=${encodeURIComponent(graph)}`, { headers: { accept } });
+      const cut = await read(session, 'text/turtle');
+      assert.equal(cut.status, 507);
+      assert.match(await cut.text(), /^507 Insufficient Storage: the external store sent 51 of the graph's 1,515 triples/);
+      // Whole: as N-Triples as the store sent them, and as Turtle, the same 35 triples.
+      const asSent = await read(reader, 'application/n-triples');
+      assert.equal(asSent.status, 200);
+      const lines = (await asSent.text()).split('\n').filter((l) => l.trim());
+      assert.equal(lines.length, 35);
+      const turtle = await read(reader, 'text/turtle');
+      assert.equal(turtle.status, 200);
+      assert.match(turtle.headers.get('content-type') ?? '', /^text\/turtle/);
+      const parsed = oxigraph.parse(await turtle.text(), { format: 'text/turtle' }).map((q) => `${q.subject} ${q.predicate} ${q.object} .`);
+      const sent = oxigraph
+        .parse(lines.join('\n'), { format: 'application/n-triples' })
+        .map((q) => `${q.subject} ${q.predicate} ${q.object} .`);
+      assert.deepEqual(parsed.sort(), sent.sort());
     } finally {
       await server.stop();
     }

@@ -39,6 +39,11 @@ export function cutAnswer(rows: number): string {
   return `the external store cut its answer at ${rows.toLocaleString('en')} rows, the most it answers one query with (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini; a stock virtuoso.ini says 10,000): raise it and restart the store, or ask in pages of fewer rows (ORDER BY with LIMIT and OFFSET, as far as Virtuoso sorts: its MaxSortedTopRows, 10,000 by default)`;
 }
 
+/** What a graph sent short by a Graph Store GET is (RemoteStore.getGraph), and the way on. */
+export function graphCut(sent: number, held: number): string {
+  return `the external store sent ${sent.toLocaleString('en')} of the graph's ${held.toLocaleString('en')} triples: it cut its answer without a word (Virtuoso cuts a Graph Store GET at its ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini; a stock virtuoso.ini says 10,000): raise it and restart the store, or ask for the graph's triples by a query, in pages of fewer rows`;
+}
+
 /** What a user is told of a store that cuts every answer at `rows` (RemoteStore.cutsAnswersAt), before one of theirs is refused. */
 export function cutsNote(rows: number): string {
   return `the external store cuts every answer at ${rows.toLocaleString('en')} rows (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini): a longer answer is refused, a conversation, a report or a page as a query; raise it and restart the store`;
