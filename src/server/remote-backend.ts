@@ -1,5 +1,6 @@
 import oxigraph from 'oxigraph';
 import { formatOf, mediaTypeNamed } from '../query/formats.ts';
+import { queryForm } from '../query/lexer.ts';
 import { QueryError, runQuery } from '../query/run.ts';
 import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
@@ -27,7 +28,8 @@ function checkSyntax(query: string, graphResult: boolean): void {
 
 /**
  * A graph's N-Triples (as the store sent them, counted whole) in the client's format: as they are,
- * or through Oxigraph. The store holds no triple terms (it is sent their RDF 1.1 form).
+ * or through Oxigraph. The store holds no triple terms (it is sent their RDF 1.1 form); a dataset
+ * format gets the triples in its default graph.
  */
 function inFormat(ntriples: Uint8Array, mediaType: string): Uint8Array {
   if (formatOf(mediaType)?.name === 'ntriples') return ntriples;
@@ -103,6 +105,10 @@ export class RemoteBackend implements StoreBackend {
       case 'query': {
         checkSyntax(job.query, job.graphResult);
         const graphs = { defaultGraphs: job.defaultGraphs, namedGraphs: job.namedGraphs, signal };
+        if (queryForm(job.query) === 'CONSTRUCT') {
+          const { body } = await this.remote.construct(job.query, graphs);
+          return bounded(inFormat(body, job.accept[0]), job.accept[0], job.maxResultBytes);
+        }
         if (job.graphResult || formatOf(job.accept[0])?.name === 'json') {
           const answer = await this.remote.query(job.query, job.accept, graphs);
           return bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
@@ -126,8 +132,8 @@ export class RemoteBackend implements StoreBackend {
       case 'describe': {
         if (!job.accept.length) return { status: 200, data: await describeData(this.select(signal), job.iri) };
         const query = describeQueryJob(job);
-        const answer = await this.remote.query(query.query, query.accept, { signal });
-        return bounded(answer.body, answer.mediaType || query.accept[0], job.maxResultBytes);
+        const { body } = await this.remote.construct(query.query, { signal });
+        return bounded(inFormat(body, query.accept[0]), query.accept[0], job.maxResultBytes);
       }
     }
   }

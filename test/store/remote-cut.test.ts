@@ -138,7 +138,7 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
     }
   });
 
-  it('a graph the store cuts short by the Graph Store Protocol is refused; one it sends whole is served as asked', async () => {
+  it('a graph or a CONSTRUCT the store cuts short without a word is refused; one it sends whole is served as asked', async () => {
     const dir = remoteStoreDir(virtuoso.endpoint, home);
     const soul = (await readManifest(dir))!.soul;
     const graph = (path: string) => `urn:soul:${soul}:Weave/graph/${path}`;
@@ -174,6 +174,36 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
         .parse(lines.join('\n'), { format: 'application/n-triples' })
         .map((q) => `${q.subject} ${q.predicate} ${q.object} .`);
       assert.deepEqual(parsed.sort(), sent.sort());
+      // A CONSTRUCT is cut at 50 triples too (Virtuoso sends 51), with no header: refused, as a cut SELECT is.
+      const construct = (graph: string) =>
+        fetch(`${server.url}sparql?query=${encodeURIComponent(`CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <${graph}> { ?s ?p ?o } }`)}`, {
+          headers: { accept: 'text/turtle' },
+        });
+      const cutConstruct = await construct(session);
+      assert.equal(cutConstruct.status, 507);
+      assert.match(
+        await cutConstruct.text(),
+        /^507 Insufficient Storage: the external store cut its answer at 50 rows, .*ResultSetMaxRows/,
+      );
+      const whole = await construct(reader);
+      assert.equal(whole.status, 200);
+      assert.match(whole.headers.get('content-type') ?? '', /^text\/turtle/);
+      const constructed = oxigraph
+        .parse(await whole.text(), { format: 'text/turtle' })
+        .map((q) => `${q.subject} ${q.predicate} ${q.object} .`);
+      assert.deepEqual(constructed.sort(), sent.sort());
+      // The RDF of a describe page is a CONSTRUCT too; a transcript's is under 50 triples.
+      const { body } = await new RemoteStore(config).query(
+        `SELECT ?t WHERE { GRAPH <${session}> { ?t a <https://repolex.ai/ontology/weave#Transcript> } } ORDER BY ?t LIMIT 1`,
+        ['application/sparql-results+json'],
+      );
+      const transcript = JSON.parse(new TextDecoder().decode(body)).results.bindings[0].t.value as string;
+      const described = await fetch(`${server.url}describe?iri=${encodeURIComponent(transcript)}`, { headers: { accept: 'text/turtle' } });
+      assert.equal(described.status, 200);
+      assert.match(described.headers.get('content-type') ?? '', /^text\/turtle/);
+      const about = oxigraph.parse(await described.text(), { format: 'text/turtle' });
+      assert.ok(about.some((q) => q.subject.value === transcript && q.object.value === 'https://repolex.ai/ontology/weave#Transcript'));
+      assert.ok(about.length <= CAP, String(about.length));
     } finally {
       await server.stop();
     }

@@ -60,6 +60,7 @@ interface RemoteAnswer {
 export class RemoteStore {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  private cutting?: Promise<number | undefined>;
 
   constructor(readonly config: RemoteConfig) {}
 
@@ -108,6 +109,21 @@ export class RemoteStore {
     }
   }
 
+  /**
+   * A CONSTRUCT's triples as N-Triples, whole. A store that cuts every answer at N rows cuts a
+   * CONSTRUCT's triples there too, and says nothing (Virtuoso sends N + 1 triples, with none of
+   * the header it sends beside a cut SELECT): more than N triples from such a store are refused
+   * (507), as a cut SELECT is.
+   */
+  async construct(
+    query: string,
+    options: { defaultGraphs?: string[]; namedGraphs?: string[]; signal?: AbortSignal } = {},
+  ): Promise<RemoteAnswer> {
+    const [answer, cut] = await Promise.all([this.query(query, [NTRIPLES], options), this.cutsAnswersAt().catch(() => undefined)]);
+    if (cut !== undefined && tripleLines(answer.body) > cut) throw new RemoteStoreError(507, cutAnswer(cut), cut);
+    return answer;
+  }
+
   /** How many triples the store holds in `graph`. */
   private async tripleCount(graph: string, signal?: AbortSignal): Promise<number> {
     const { body } = await this.query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`, [SPARQL_JSON], { signal });
@@ -148,7 +164,16 @@ export class RemoteStore {
    * so a user hears of it before an answer of theirs is refused. Undefined for a store that
    * answered it whole.
    */
-  async cutsAnswersAt(): Promise<number | undefined> {
+  cutsAnswersAt(): Promise<number | undefined> {
+    // Asked once; a store that could not be asked is asked again next time.
+    this.cutting ??= this.probeCut().catch((e) => {
+      this.cutting = undefined;
+      throw e;
+    });
+    return this.cutting;
+  }
+
+  private async probeCut(): Promise<number | undefined> {
     try {
       await this.query(PROBE, ['text/tab-separated-values']);
       return undefined;
