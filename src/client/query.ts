@@ -3,7 +3,7 @@ import { occurrences } from '../acquire/lines.ts';
 import { CliError, outputWidth, parse, storeDir, WIDE_OPTION } from '../cli/options.ts';
 import { needsFederation } from '../federation/allow.ts';
 import { formatNamed, formatsFor, mediaTypeNamed, nameList } from '../query/formats.ts';
-import { returnsGraph } from '../query/lexer.ts';
+import { queryForm, returnsGraph } from '../query/lexer.ts';
 import { unknownWeaveTerms } from '../query/terms.ts';
 import { renderTable, type JsonResults } from '../query/table.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
@@ -12,6 +12,7 @@ import { noDaemon } from './daemon.ts';
 import type { ServedCommand } from './served.ts';
 import type { Form } from '../terminal.ts';
 import { queryServer, ServerError } from './server.ts';
+import { isCut } from '../store/remote/results.ts';
 import { askExternal, ExternalAnswerError, externalStore } from './external.ts';
 
 /**
@@ -167,6 +168,9 @@ export async function answerFromServer(server: FoundServer, request: QueryReques
     return { stdout: printable(request, text), note: await cutNote(request, text) };
   } catch (e) {
     if (!(e instanceof ServerError)) throw e;
+    // An answer the external store cut: asked again here, it would be cut again.
+    if (e.status === 507 && isCut(e.message)) throw new CliError(e.message.replace(/^507 Insufficient Storage: /, ''));
+    // Past the server's result limit, or in a format it does not send: the store opened here has neither.
     if (e.status === 507 || e.status === 406) return undefined;
     // `400 Bad Request: error at line 1, …` reads as a local run does: `error at line 1, …`.
     throw new CliError(e.status === 400 ? e.message.replace(/^400 Bad Request: /, '') : `the server at ${server.url}: ${e.message}`);
@@ -185,6 +189,8 @@ export const QUERY: ServedCommand<QueryRequest> = {
   },
   // The store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked, as the full CLI's run does.
   async external(remote, request) {
+    // A CONSTRUCT is counted against the rows the store cuts at, which this light client does not ask: the full CLI's.
+    if (queryForm(request.query) === 'CONSTRUCT') return undefined;
     let text: string;
     try {
       text = await askExternal(remote, request.query, request.mediaType);

@@ -2,7 +2,7 @@ import oxigraph from 'oxigraph';
 import { formatOf, mediaTypeNamed } from '../query/formats.ts';
 import { queryForm } from '../query/lexer.ts';
 import { QueryError, runQuery } from '../query/run.ts';
-import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
+import { inFormat, type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import type { StoreBackend } from './backend.ts';
 import { datasetStats } from './dataset-stats.ts';
@@ -24,18 +24,6 @@ function checkSyntax(query: string, graphResult: boolean): void {
     if (e instanceof QueryError && e.message.startsWith('error at line')) throw new HttpError(400, e.message);
     // Anything else (SERVICE, a function Oxigraph lacks) is the external store's to answer.
   }
-}
-
-/**
- * A graph's N-Triples (as the store sent them, counted whole) in the client's format: as they are,
- * or through Oxigraph. The store holds no triple terms (it is sent their RDF 1.1 form); a dataset
- * format gets the triples in its default graph.
- */
-function inFormat(ntriples: Uint8Array, mediaType: string): Uint8Array {
-  if (formatOf(mediaType)?.name === 'ntriples') return ntriples;
-  const graph = new oxigraph.Store();
-  graph.load(new TextDecoder().decode(ntriples), { format: mediaTypeNamed('ntriples') });
-  return new TextEncoder().encode(graph.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() }));
 }
 
 /**

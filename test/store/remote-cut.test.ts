@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import oxigraph from 'oxigraph';
+import { CliError } from '../../src/cli/options.ts';
 import { askExternal, ExternalAnswerError } from '../../src/client/external.ts';
+import { answerFromServer, parseQueryArgs } from '../../src/client/query.ts';
 import { documentTriples } from '../../src/search/docs.ts';
 import { documentsOutput } from '../../src/search/index.ts';
 import { documentsOf } from '../../src/search/others.ts';
@@ -219,5 +221,57 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
     const whole = await run(TEN);
     assert.equal(whole.code, 0, whole.stderr);
     assert.equal(whole.stdout.trim().split('\n').length, 11);
+    // A CONSTRUCT of the first session's graph (1,515 triples), which the store cuts with no header.
+    const soul = (await readManifest(remoteStoreDir(virtuoso.endpoint, home)))!.soul;
+    const construct = (limit: string) =>
+      weave([
+        'query',
+        '--store',
+        virtuoso.endpoint,
+        '--format',
+        'ntriples',
+        `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <urn:soul:${soul}:Weave/graph/11111111-1111-4111-8111-111111111111> { ?s ?p ?o } }${limit}`,
+      ]);
+    const cutGraph = await construct('');
+    assert.equal(cutGraph.code, 1, cutGraph.stderr);
+    assert.equal(cutGraph.stdout, '');
+    assert.match(cutGraph.stderr, /^weave query: the external store cut its answer at 50 rows, .*ResultSetMaxRows/m);
+    const some = await construct(' LIMIT 10');
+    assert.equal(some.code, 0, some.stderr);
+    assert.equal(some.stdout.trim().split('\n').length, 10);
+  });
+
+  it('a CONSTRUCT it cuts is refused by the light client and through a server, not asked again', async () => {
+    const soul = (await readManifest(remoteStoreDir(virtuoso.endpoint, home)))!.soul;
+    const query = `CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <urn:soul:${soul}:Weave/graph/11111111-1111-4111-8111-111111111111> { ?s ?p ?o } }`;
+    // A machine that never wrote to the store has no server to ask: the light client would ask the store itself.
+    const fresh = await tempDir('weave-cut-fresh-');
+    try {
+      const light = await promisify(execFile)(
+        join(REPO, 'bin', 'weave'),
+        ['query', '--store', virtuoso.endpoint, '--format', 'ntriples', query],
+        { encoding: 'utf8', env: { ...process.env, WEAVE_HOME: fresh } },
+      ).then(
+        () => assert.fail('a cut CONSTRUCT printed'),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      assert.equal(light.code, 1, light.stderr);
+      assert.equal(light.stdout, '');
+      assert.match(light.stderr, /^weave query: the external store cut its answer at 50 rows, /m);
+    } finally {
+      await removeDir(fresh);
+    }
+    // A server's 507 for a cut is the command's answer: the store is not asked again here.
+    const server = await startTestServer({ storeDir: remoteStoreDir(virtuoso.endpoint, home), workers: 1 }, null);
+    try {
+      const request = (await parseQueryArgs([query, '--store', remoteStoreDir(virtuoso.endpoint, home), '--format', 'ntriples']))!;
+      await assert.rejects(answerFromServer({ url: server.url, token: '', pid: process.pid }, request), (e: unknown) => {
+        assert.ok(e instanceof CliError);
+        assert.match(e.message, /^the external store cut its answer at 50 rows, /);
+        return true;
+      });
+    } finally {
+      await server.stop();
+    }
   });
 });

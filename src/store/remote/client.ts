@@ -51,6 +51,18 @@ export function tripleLines(body: Uint8Array): number {
   return blank || comment ? triples : triples + 1;
 }
 
+/**
+ * A graph's N-Triples (as the store sent them, counted whole) in the client's format: as they are,
+ * or through Oxigraph. The store holds no triple terms (it is sent their RDF 1.1 form); a dataset
+ * format gets the triples in its default graph.
+ */
+export function inFormat(ntriples: Uint8Array, mediaType: string): Uint8Array {
+  if (mediaType === NTRIPLES) return ntriples;
+  const graph = new oxigraph.Store();
+  graph.load(new TextDecoder().decode(ntriples), { format: NTRIPLES });
+  return new TextEncoder().encode(graph.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() }));
+}
+
 interface RemoteAnswer {
   status: number;
   mediaType: string;

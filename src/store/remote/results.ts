@@ -44,6 +44,11 @@ export function graphCut(sent: number, held: number): string {
   return `the external store sent ${sent.toLocaleString('en')} of the graph's ${held.toLocaleString('en')} triples: it cut its answer without a word (Virtuoso cuts a Graph Store GET at its ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini; a stock virtuoso.ini says 10,000): raise it and restart the store, or ask for the graph's triples by a query, in pages of fewer rows`;
 }
 
+/** Whether `message` (a server's 507, say) tells of an answer the external store cut (cutAnswer, graphCut). */
+export function isCut(message: string): boolean {
+  return /the external store (cut its answer at|sent [\d,]+ of the graph's)/.test(message);
+}
+
 /** What a user is told of a store that cuts every answer at `rows` (RemoteStore.cutsAnswersAt), before one of theirs is refused. */
 export function cutsNote(rows: number): string {
   return `the external store cuts every answer at ${rows.toLocaleString('en')} rows (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini): a longer answer is refused, a conversation, a report or a page as a query; raise it and restart the store`;
