@@ -1,5 +1,4 @@
 import { hostname, userInfo } from 'node:os';
-import { resolve } from 'node:path';
 import { archiveUnread } from './acquire/archiving.ts';
 import { discoverSessions } from './acquire/discover.ts';
 import { canonicalPath } from './acquire/files.ts';
@@ -39,9 +38,8 @@ import {
 } from './session-read.ts';
 import { defaultJobs, jobOf, revived, SessionPool, type PooledRead } from './session-pool.ts';
 import type { GraphDelta, GraphEntry, Manifest } from './store/manifest.ts';
-import { RemoteStore } from './store/remote/client.ts';
+import { RemoteStore, tellOfCut } from './store/remote/client.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
-import { cutsNote } from './store/remote/results.ts';
 import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, recoverStore, type StoreWriter } from './store/writer.ts';
 
@@ -580,9 +578,6 @@ interface SharedStore {
   held: HeldSession[];
 }
 
-/** The external stores this process has asked whether they cut their answers (RemoteStore.cutsAnswersAt), by store directory. */
-const probed = new Set<string>();
-
 async function sharedStore(
   storeDir: string,
   soul: string,
@@ -595,11 +590,7 @@ async function sharedStore(
   const remote = new RemoteStore(config);
   // Asked once a process (a live one ingests every few seconds); a store that cannot be reached
   // now fails this run only where it would have without the question.
-  if (!probed.has(resolve(storeDir))) {
-    probed.add(resolve(storeDir));
-    const cut = await remote.cutsAnswersAt().catch(() => undefined);
-    if (cut !== undefined) onNote?.(cutsNote(cut));
-  }
+  await tellOfCut(remote, (note) => onNote?.(note));
   const fresh = plan.sessions.filter((p) => !manifest.graphs[p.graph]).map((p) => p.session.sessionId);
   const copies = fresh.length ? await heldElsewhere(remote, soul, fresh) : new Map<string, HeldCopy>();
   // A copy held there whole is left to its soul; one that went on here (a file it lacks, or longer) is read, or its new lines are lost.

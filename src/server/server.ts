@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { RemoteStore } from '../store/remote/client.ts';
+import { RemoteStore, tellOfCut } from '../store/remote/client.ts';
+import { isCutsNote } from '../store/remote/results.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { cutsNote } from '../store/remote/results.ts';
 import { findServer, isRunning, readRunFile, removeRunFile, writeRunFile } from '../store/running.ts';
 import { StoreFollower } from './follow.ts';
 import { IdleWatch } from './idle.ts';
@@ -97,10 +97,14 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
   await follower?.start();
   const external = remote && new RemoteStore(remote);
   // Heard at start, not first from a page that fails.
-  external
-    ?.cutsAnswersAt()
-    .then((rows) => rows !== undefined && config.log(cutsNote(rows)))
-    .catch(() => undefined);
+  // The server and the ingest it runs (in a thread of its own) each ask the store: said once.
+  const saidOfCut = new Set<string>();
+  const noteOfCut = (note: string) => {
+    if (saidOfCut.has(note)) return;
+    saidOfCut.add(note);
+    config.log(note);
+  };
+  if (external) void tellOfCut(external, noteOfCut);
   const pool: StoreBackend = external
     ? new RemoteBackend(external, { timeoutMs: config.timeoutMs, onEvent })
     : new QueryPool({
@@ -127,7 +131,7 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
           stats.invalidate();
         },
         onProblem: (where) => config.log(`ingest: ${where}`),
-        onNote: (note) => config.log(note),
+        onNote: (note) => (isCutsNote(note) ? noteOfCut(note) : config.log(note)),
       })
     : undefined;
   const idle = config.idleExitSeconds

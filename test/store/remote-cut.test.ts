@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -137,6 +138,30 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
       assert.ok(said(), server.lines.join('\n'));
     } finally {
       await server.stop();
+    }
+  });
+
+  it('weave serve that reads transcripts as well says so once, though it and its ingest each ask', async () => {
+    const child = spawn(join(REPO, 'bin', 'weave'), ['serve', join(FIXTURES, 'spine'), '--store', virtuoso.endpoint, '--port', '0'], {
+      env: { ...process.env, WEAVE_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = once(child, 'exit');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const take = (data: Buffer) => {
+          out += data;
+          if (/^weave serve: ready /m.test(out)) resolve();
+        };
+        child.stdout.on('data', take);
+        child.stderr.on('data', take);
+        child.once('exit', (code) => reject(new Error(`weave serve exited ${code}: ${out}`)));
+      });
+      assert.equal(out.match(/the external store cuts every answer at 50 rows/g)?.length, 1, out);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
     }
   });
 

@@ -2,7 +2,7 @@ import oxigraph from 'oxigraph';
 import { type RemoteConfig, withoutCredentials } from './config.ts';
 import { externalQueryText } from './query-text.ts';
 import { graphPayload } from './rdf11.ts';
-import { CUT_HEADER, cutAnswer, cutAt, graphCut, standardJson } from './results.ts';
+import { CUT_HEADER, cutAnswer, cutAt, cutsNote, graphCut, standardJson } from './results.ts';
 
 /**
  * The HTTP side of an external store: graphs by the Graph Store Protocol (a PUT replaces a graph
@@ -23,6 +23,21 @@ export class RemoteStoreError extends Error {
 
 /** An IRI a SPARQL query can name as it is (IRIREF's characters). */
 export const QUERYABLE_IRI = /^[^<>"{}|^`\\\x00-\x20]+$/;
+
+/** The external stores this process has asked whether they cut their answers, by endpoint. */
+const toldOfCut = new Set<string>();
+
+/**
+ * Tells `tell`, once a process for each store (a server and the ingests it runs ask the same one),
+ * that the store cuts every answer at some number of rows, before an answer of the user's is
+ * refused for it. A store that cannot be asked now is not told of here: what fails says why.
+ */
+export async function tellOfCut(remote: RemoteStore, tell: (note: string) => void): Promise<void> {
+  if (toldOfCut.has(remote.config.endpoint)) return;
+  toldOfCut.add(remote.config.endpoint);
+  const rows = await remote.cutsAnswersAt().catch(() => undefined);
+  if (rows !== undefined) tell(cutsNote(rows));
+}
 
 /** Queries sent to the store at once by one process; the rest wait their turn. */
 export const CONCURRENT_QUERIES = 4;

@@ -49,7 +49,14 @@ export function isCut(message: string): boolean {
   return /the external store (cut its answer at|sent [\d,]+ of the graph's)/.test(message);
 }
 
+const CUTS_NOTE = 'the external store cuts every answer at';
+
 /** What a user is told of a store that cuts every answer at `rows` (RemoteStore.cutsAnswersAt), before one of theirs is refused. */
 export function cutsNote(rows: number): string {
-  return `the external store cuts every answer at ${rows.toLocaleString('en')} rows (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini): a longer answer is refused, a conversation, a report or a page as a query; raise it and restart the store`;
+  return `${CUTS_NOTE} ${rows.toLocaleString('en')} rows (Virtuoso's ResultSetMaxRows, in the [SPARQL] section of its virtuoso.ini): a longer answer is refused, a conversation, a report or a page as a query; raise it and restart the store`;
+}
+
+/** Whether `note` is cutsNote's. */
+export function isCutsNote(note: string): boolean {
+  return note.startsWith(CUTS_NOTE);
 }
