@@ -13,8 +13,11 @@ export function fittedHelp(text: string): string {
   return fitHelp(text, Math.min(terminalWidth(), WIDEST));
 }
 
-/** A term, two spaces or more, then its description: an option, a command, a format. */
-const TERM = /^( {1,6}\S.*?\S? {2,})(\S.*)$/;
+/**
+ * A term, two spaces or more, then its description: an option, a command, a format; or, indented
+ * further, one word of a table in a description (`1.2   as stored: …`, the modes of --rdf).
+ */
+const TERM = /^( {1,6}\S.*?\S? {2,}| {7,}\S+ {2,})(\S.*)$/;
 
 /**
  * Help text fitted to `width` columns. A paragraph (lines at one indent) or a term's description

@@ -29,9 +29,10 @@ options:
   --until DATE       up to this day
   --model TEXT       only models whose id contains TEXT (e.g. opus)
   --project TEXT     only sessions whose project folder name contains TEXT
-  --by person|project  one row per person (a soul: the machine identity that wrote the
-                     sessions into a store several machines feed, with its user@host) or per
-                     project, from the session report; asked of the store itself
+  --by person|project  one row per person (a soul: the machine identity that wrote
+                       the sessions into a store several machines feed, with its
+                       user@host) or per project, from the session report; asked of the
+                       store itself
   --breakdown        a row per model under each period
   --order asc|desc   oldest first or newest first (default as ccusage: sessions newest first,
                      the rest oldest first)

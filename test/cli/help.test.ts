@@ -53,29 +53,52 @@ function help(command: string): Promise<string> {
   return printed;
 }
 
+const COMMANDS = [
+  '',
+  'ingest',
+  'query',
+  'export',
+  'serve',
+  'glossary',
+  'search',
+  'usage',
+  'mcp',
+  'conversation',
+  'detect',
+  'verify',
+  'validate',
+  'status',
+];
+
 test("every command's --help fits 80 columns", async () => {
-  const commands = [
-    '',
-    'ingest',
-    'query',
-    'export',
-    'serve',
-    'glossary',
-    'search',
-    'usage',
-    'mcp',
-    'conversation',
-    'detect',
-    'verify',
-    'validate',
-    'status',
-  ];
-  for (const command of commands) {
+  for (const command of COMMANDS) {
     const stdout = await help(command);
     const wide = stdout.split('\n').filter((l) => [...l].length > 80);
     assert.deepEqual(wide, [], `weave ${command} --help`);
     assert.match(stdout, /usage: weave/);
   }
+});
+
+test("at 80 columns every option's description goes on at its column, and a table in it keeps its terms' column", async () => {
+  // weave usage --help had `--by person|project`'s description go on two columns left of where it
+  // began: fitted, its first line was broken off alone ("…the machine identity that / wrote the").
+  const misaligned: string[] = [];
+  for (const command of COMMANDS) {
+    const lines = (await help(command)).split('\n');
+    lines.forEach((line, i) => {
+      const option = /^( {2}-\S.*?\S? {2,})\S/.exec(line);
+      if (!option) return;
+      for (let j = i + 1; j < lines.length && /^ {7,}\S/.test(lines[j]); j++)
+        if (lines[j].length - lines[j].trimStart().length < option[1].length) misaligned.push(`weave ${command}: ${lines[j].trim()}`);
+    });
+  }
+  assert.deepEqual(misaligned, []);
+  // weave export --help's table of --rdf modes was joined into one paragraph ("…(default; RDF / 1.2 stores) 1.1 RDF 1.1 …").
+  const rdf = (await help('export')).split('\n').filter((l) => /^ {23}\S/.test(l));
+  assert.deepEqual(
+    rdf.map((l) => l.slice(23, 29)),
+    ['1.2   ', '1.1   ', 'star  '],
+  );
 });
 
 test('every command whose output is fitted to the terminal takes --wide, said in the same words', async () => {
