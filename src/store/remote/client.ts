@@ -74,7 +74,8 @@ export function tripleLines(body: Uint8Array): number {
 export function inFormat(ntriples: Uint8Array, mediaType: string): Uint8Array {
   if (mediaType === NTRIPLES) return ntriples;
   const graph = new oxigraph.Store();
-  graph.load(new TextDecoder().decode(ntriples), { format: NTRIPLES });
+  // Leniently, as a client that asked for the store's own syntax would have taken it as sent.
+  graph.load(new TextDecoder().decode(ntriples), { format: NTRIPLES, lenient: true });
   return new TextEncoder().encode(graph.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() }));
 }
 
