@@ -8,6 +8,9 @@ import type { ReadProgress } from '../export/read.ts';
 import { RdfXmlError } from '../export/rdfxml.ts';
 import { XmlCharacterError } from '../export/xml-check.ts';
 import { helpList, nameList } from '../query/formats.ts';
+import { readManifest } from '../store/manifest.ts';
+import { RemoteStore } from '../store/remote/client.ts';
+import { readRemoteConfig, withoutCredentials } from '../store/remote/config.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
 import { printHelp } from './help.ts';
@@ -104,6 +107,7 @@ export async function main(args: string[]): Promise<number> {
       await rename(temp, values.output!);
     }
     if (mode === 'star') process.stderr.write(STAR_WARNING);
+    if (!values.graph?.length && !values.session?.length) await tellOthersLeftOut(dir);
   } catch (e) {
     if (temp) {
       out.destroy();
@@ -116,6 +120,29 @@ export async function main(args: string[]): Promise<number> {
     bar.done();
   }
   return 0;
+}
+
+/**
+ * An export is of the graph files here, this machine's graphs: in an external store several
+ * machines feed, the user is told how many sessions the others wrote there, which it leaves out.
+ */
+async function tellOthersLeftOut(dir: string): Promise<void> {
+  const config = await readRemoteConfig(dir);
+  const manifest = config && (await readManifest(dir));
+  if (!config || !manifest) return;
+  // Loaded only here: the search module is not an export's.
+  const { sessionsOfOthers } = await import('../search/others.ts');
+  const mine = new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId ? [e.sessionId] : [])));
+  const others = new Set(
+    (await sessionsOfOthers(new RemoteStore(config), manifest.soul ?? 'local').catch(() => []))
+      .map((o) => o.sessionId)
+      .filter((id) => !mine.has(id)),
+  );
+  const n = others.size;
+  if (n)
+    process.stderr.write(
+      `weave export: ${n.toLocaleString('en')} ${n === 1 ? 'session' : 'sessions'} other machines wrote into ${withoutCredentials(config.endpoint).url.origin} ${n === 1 ? 'is' : 'are'} not in the export, which holds this machine's graphs; export ${n === 1 ? 'it' : 'them'} on those machines\n`,
+    );
 }
 
 /** A one-line bar on stderr when it is a terminal: bytes read of the graph files, graphs done, MB/s. */

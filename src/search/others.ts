@@ -95,7 +95,7 @@ export const othersDocuments: StoreDerivation = {
 };
 
 /** Every session graph in the store under a soul other than `soul`, with its version. */
-async function sessionsOfOthers(remote: RemoteStore, soul: string): Promise<OthersSession[]> {
+export async function sessionsOfOthers(remote: RemoteStore, soul: string): Promise<OthersSession[]> {
   const found: OthersSession[] = [];
   for (const row of await selectRows(externalQueries(remote), VERSIONS)) {
     // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.

@@ -227,6 +227,24 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     assert.deepEqual(byProject.sort(), ['-home-dev-api 1 265', '-home-dev-infra 1 45', '-home-dev-shop 1 82', '-home-dev-tools 1 43']);
   });
 
+  it("weave export says how many of the other machine's sessions it leaves out", async () => {
+    // Machine A wrote split-call and tool-joins (the copy of split-call on B is held under A); B
+    // wrote interrupted-tool and run-through-attachments: each export leaves the other's two out.
+    for (const [machine, own] of [
+      [a, [SPLIT, TOOLS]],
+      [b, [INFRA, SHOP]],
+    ] as const) {
+      const ran = await weave(machine, ['export', '--format', 'nquads', '--store', virtuoso.endpoint]);
+      assert.equal(ran.code, 0, ran.stderr);
+      const sessions = new Set([...ran.stdout.matchAll(/<urn:soul:[^:>]+:Weave\/graph\/([0-9a-f-]{36})> \.$/gm)].map((m) => m[1]));
+      assert.deepEqual([...sessions].sort(), [...own].sort());
+      assert.equal(
+        ran.stderr,
+        `weave export: 2 sessions other machines wrote into ${new URL(virtuoso.endpoint).origin} are not in the export, which holds this machine's graphs; export them on those machines\n`,
+      );
+    }
+  });
+
   it('a copy that went on here is read here, so its new lines are not lost', async () => {
     // tool-joins copied to machine B and gone on there: its last line once more (a replayed record).
     await place(b.projects, 'tool-joins', '-home-dev-tools', TOOLS, '-home-bob-tools');
