@@ -203,6 +203,10 @@ describe('the pages in headless Chromium, over all the fixtures', {
     assert.equal(rowNumber.borderRightStyle, 'solid');
     await page.waitForFunction(() => document.querySelector('#status')?.textContent?.includes('graphs'));
     assert.equal(await page.$eval('#ingest', (el) => getComputedStyle(el as unknown as El).display), 'none');
+    // The newest source's time, in UTC as every page gives a time, not in the browser's locale.
+    const { store } = (await (await fetch(`${server.base}/status`)).json()) as { store: { lastChange: string } };
+    const header = await page.$eval('#status', (el) => el.textContent ?? '');
+    assert.ok(header.includes(` · last change ${new Date(store.lastChange).toISOString().slice(0, 19).replace('T', ' ')} UTC · `), header);
   });
 
   it("the search box: ranked hits linking to the turn's page", async () => {

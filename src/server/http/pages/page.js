@@ -160,7 +160,10 @@
         const store = s.store || {};
         const archived = store.archivedOnly ? ` (${fmt(store.archivedOnly)} archived-only)` : '';
         const pending = store.pending && store.pending.lines ? ` · ${fmt(store.pending.lines)} lines pending` : '';
-        const last = store.lastChange ? ` · last change ${new Date(store.lastChange).toLocaleString()}` : '';
+        // In UTC, as every other page and command gives a time (the browser's locale wrote 12/7/2026, 9:00:44 AM).
+        const last = store.lastChange
+          ? ` · last change ${new Date(store.lastChange).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+          : '';
         const size = store.bytes
           ? ` · store ${(store.bytes.graphs / 1e6).toFixed(1)} MB, archive ${(store.bytes.archive / 1e6).toFixed(1)} MB`
           : '';
