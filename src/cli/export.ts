@@ -131,18 +131,13 @@ async function tellOthersLeftOut(dir: string): Promise<void> {
   const manifest = config && (await readManifest(dir));
   if (!config || !manifest) return;
   // Loaded only here: the search module is not an export's.
-  const { sessionsOfOthers } = await import('../search/others.ts');
-  const mine = new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId ? [e.sessionId] : [])));
-  const others = new Set(
-    (await sessionsOfOthers(new RemoteStore(config), manifest.soul ?? 'local').catch(() => []))
-      .map((o) => o.sessionId)
-      .filter((id) => !mine.has(id)),
+  const { sessionsHere, sessionsOfOthers } = await import('../search/others.ts');
+  const n = (await sessionsOfOthers(new RemoteStore(config), manifest.soul ?? 'local', sessionsHere(manifest)).catch(() => [])).length;
+  if (!n) return;
+  const [sessions, are, them] = n === 1 ? ['1 session', 'is', 'it'] : [`${n.toLocaleString('en')} sessions`, 'are', 'them'];
+  process.stderr.write(
+    `weave export: ${sessions} other machines wrote into ${withoutCredentials(config.endpoint).url.origin} ${are} not in the export, which holds this machine's graphs; export ${them} on those machines\n`,
   );
-  const n = others.size;
-  if (n)
-    process.stderr.write(
-      `weave export: ${n.toLocaleString('en')} ${n === 1 ? 'session' : 'sessions'} other machines wrote into ${withoutCredentials(config.endpoint).url.origin} ${n === 1 ? 'is' : 'are'} not in the export, which holds this machine's graphs; export ${n === 1 ? 'it' : 'them'} on those machines\n`,
-    );
 }
 
 /** A one-line bar on stderr when it is a terminal: bytes read of the graph files, graphs done, MB/s. */

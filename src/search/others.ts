@@ -5,7 +5,7 @@ import { soulOfSessionGraph } from '../rdf/iri.ts';
 import { ntTerm } from '../query/solutions.ts';
 import type { JsonResults } from '../query/table.ts';
 import { parseQuadLine } from '../rdf/nquads.ts';
-import type { SourceStamp } from '../store/manifest.ts';
+import type { Manifest, SourceStamp } from '../store/manifest.ts';
 import { CONCURRENT_QUERIES, QUERYABLE_IRI, RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { externalQueries, selectRows } from '../store/queries.ts';
@@ -66,8 +66,8 @@ export const othersDocuments: StoreDerivation = {
     if (!config || !othersDue(run.writer.dir, run.live)) return { wrote: false };
     const remote = new RemoteStore(config);
     const builtWith = stampOf(othersDocuments);
-    const mine = new Set(Object.values(run.writer.manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
-    const others = (await sessionsOfOthers(remote, run.soul)).filter((o) => !mine.has(o.sessionId));
+    const mine = sessionsHere(run.writer.manifest);
+    const others = await sessionsOfOthers(remote, run.soul, mine);
     othersAsked(run.writer.dir);
     const stale = others.filter((other) => {
       const was = run.writer.manifest.files?.[documentsOutput(other.sessionId).file];
@@ -94,8 +94,13 @@ export const othersDocuments: StoreDerivation = {
   },
 };
 
-/** Every session graph in the store under a soul other than `soul`, with its version. */
-export async function sessionsOfOthers(remote: RemoteStore, soul: string): Promise<OthersSession[]> {
+/** The sessions this machine's store holds graphs of. */
+export function sessionsHere(manifest: Pick<Manifest, 'graphs'>): Set<string> {
+  return new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
+}
+
+/** Every session graph in the store under a soul other than `soul`, with its version, but for the sessions held here (`mine`). */
+export async function sessionsOfOthers(remote: RemoteStore, soul: string, mine: Set<string>): Promise<OthersSession[]> {
   const found: OthersSession[] = [];
   for (const row of await selectRows(externalQueries(remote), VERSIONS)) {
     // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
@@ -110,7 +115,7 @@ export async function sessionsOfOthers(remote: RemoteStore, soul: string): Promi
   // Two other souls holding one session (each read it at the very same time): the first by name.
   found.sort((x, y) => x.graph.localeCompare(y.graph));
   const seen = new Set<string>();
-  return found.filter((o) => !seen.has(o.sessionId) && !!seen.add(o.sessionId));
+  return found.filter((o) => !mine.has(o.sessionId) && !seen.has(o.sessionId) && !!seen.add(o.sessionId));
 }
 
 /**
@@ -124,7 +129,7 @@ export async function documentsOf(remote: RemoteStore, other: OthersSession): Pr
   const collector = new DocCollector(other.sessionId);
   if (QUERYABLE_IRI.test(other.graph)) await eachDocumentTriple(remote, other.graph, (s, p, o) => collector.triple(s, p, o));
   else {
-    const answer = await remote.getGraph(other.graph);
+    const answer = await remote.getGraph(other.graph, 'application/n-triples');
     for (const line of new TextDecoder().decode(answer.body).split('\n')) {
       const quad = parseQuadLine(line);
       if (quad) collector.triple(quad.s, quad.p, quad.o);

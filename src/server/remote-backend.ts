@@ -1,8 +1,7 @@
 import oxigraph from 'oxigraph';
 import { formatOf, mediaTypeNamed } from '../query/formats.ts';
-import { queryForm } from '../query/lexer.ts';
 import { QueryError, runQuery } from '../query/run.ts';
-import { inFormat, type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
+import { type RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import type { StoreBackend } from './backend.ts';
 import { datasetStats } from './dataset-stats.ts';
@@ -93,10 +92,6 @@ export class RemoteBackend implements StoreBackend {
       case 'query': {
         checkSyntax(job.query, job.graphResult);
         const graphs = { defaultGraphs: job.defaultGraphs, namedGraphs: job.namedGraphs, signal };
-        if (queryForm(job.query) === 'CONSTRUCT') {
-          const { body } = await this.remote.construct(job.query, graphs);
-          return bounded(inFormat(body, job.accept[0]), job.accept[0], job.maxResultBytes);
-        }
         if (job.graphResult || formatOf(job.accept[0])?.name === 'json') {
           const answer = await this.remote.query(job.query, job.accept, graphs);
           return bounded(answer.body, answer.mediaType || job.accept[0], job.maxResultBytes);
@@ -108,8 +103,8 @@ export class RemoteBackend implements StoreBackend {
       }
       case 'graph-read': {
         try {
-          const { body } = await this.remote.getGraph(job.graph, signal);
-          return bounded(inFormat(body, job.accept[0]), job.accept[0], job.maxResultBytes);
+          const { body } = await this.remote.getGraph(job.graph, job.accept[0], signal);
+          return bounded(body, job.accept[0], job.maxResultBytes);
         } catch (e) {
           if (e instanceof RemoteStoreError && e.status === 404) throw new HttpError(404, `there is no graph <${job.graph}>`);
           throw e;
@@ -120,8 +115,8 @@ export class RemoteBackend implements StoreBackend {
       case 'describe': {
         if (!job.accept.length) return { status: 200, data: await describeData(this.select(signal), job.iri) };
         const query = describeQueryJob(job);
-        const { body } = await this.remote.construct(query.query, { signal });
-        return bounded(inFormat(body, query.accept[0]), query.accept[0], job.maxResultBytes);
+        const answer = await this.remote.query(query.query, query.accept, { signal });
+        return bounded(answer.body, answer.mediaType || query.accept[0], job.maxResultBytes);
       }
     }
   }

@@ -1,7 +1,6 @@
 import oxigraph from 'oxigraph';
 import { QueryError, runQuery } from '../query/run.ts';
-import { queryForm } from '../query/lexer.ts';
-import { inFormat, RemoteStore, RemoteStoreError } from './remote/client.ts';
+import { RemoteStore, RemoteStoreError } from './remote/client.ts';
 import { readRemoteConfig } from './remote/config.ts';
 import { rowsOf } from './remote/results.ts';
 import { openStore } from './store.ts';
@@ -34,8 +33,6 @@ export function externalQueries(remote: RemoteStore): StoreQueries {
   return {
     async query(query, mediaType) {
       try {
-        // A CONSTRUCT is counted against the rows the store cuts at (RemoteStore.construct).
-        if (queryForm(query) === 'CONSTRUCT') return new TextDecoder().decode(inFormat((await remote.construct(query)).body, mediaType));
         return new TextDecoder().decode((await remote.query(query, [mediaType])).body);
       } catch (e) {
         // A query the store refused, or an answer it cut short: the asker's to hear, in the store's words.

@@ -173,7 +173,7 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
     // human/authored reader's graph of the second, 35.
     const session = graph('11111111-1111-4111-8111-111111111111');
     const reader = graph('22222222-2222-4222-8222-222222222222/reader/human/authored');
-    await assert.rejects(new RemoteStore(config).getGraph(session), (e: unknown) => {
+    await assert.rejects(new RemoteStore(config).getGraph(session, 'application/n-triples'), (e: unknown) => {
       assert.ok(e instanceof RemoteStoreError);
       assert.equal(e.status, 507);
       // Virtuoso sends one triple past its ResultSetMaxRows.

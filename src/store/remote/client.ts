@@ -1,5 +1,6 @@
 import oxigraph from 'oxigraph';
 import { type RemoteConfig, withoutCredentials } from './config.ts';
+import { queryForm } from '../../query/lexer.ts';
 import { externalQueryText } from './query-text.ts';
 import { graphPayload } from './rdf11.ts';
 import { CUT_HEADER, cutAnswer, cutAt, cutsNote, graphCut, standardJson } from './results.ts';
@@ -67,16 +68,26 @@ export function tripleLines(body: Uint8Array): number {
 }
 
 /**
- * A graph's N-Triples (as the store sent them, counted whole) in the client's format: as they are,
- * or through Oxigraph. The store holds no triple terms (it is sent their RDF 1.1 form); a dataset
- * format gets the triples in its default graph.
+ * An answer in N-Triples (counted whole) in the format asked: as it is, or through Oxigraph. The
+ * store holds no triple terms (it is sent their RDF 1.1 form); a dataset format gets the triples
+ * in its default graph.
  */
-export function inFormat(ntriples: Uint8Array, mediaType: string): Uint8Array {
-  if (mediaType === NTRIPLES) return ntriples;
+function inFormat(answer: RemoteAnswer, mediaType: string): RemoteAnswer {
+  if (mediaType === NTRIPLES) return { ...answer, mediaType };
   const graph = new oxigraph.Store();
   // Leniently, as a client that asked for the store's own syntax would have taken it as sent.
-  graph.load(new TextDecoder().decode(ntriples), { format: NTRIPLES, lenient: true });
-  return new TextEncoder().encode(graph.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() }));
+  graph.load(new TextDecoder().decode(answer.body), { format: NTRIPLES, lenient: true });
+  return {
+    status: answer.status,
+    mediaType,
+    body: new TextEncoder().encode(graph.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() })),
+  };
+}
+
+interface QueryOptions {
+  defaultGraphs?: string[];
+  namedGraphs?: string[];
+  signal?: AbortSignal;
 }
 
 interface RemoteAnswer {
@@ -117,39 +128,36 @@ export class RemoteStore {
   }
 
   /**
-   * A graph as N-Triples (null: the default graph), whole. A store may cut a Graph Store GET
+   * A graph (null: the default graph), whole, in `mediaType`. A store may cut a Graph Store GET
    * without a word (Virtuoso at its ResultSetMaxRows, with not even the header it sends beside a
    * cut SELECT), so the triples sent are counted against the store's own count of the graph, and a
    * graph sent short is refused (507) as a cut answer is. A write between the two asks changes the
    * count: they are asked once more before that. The default graph, which no query names alike on
    * every store, and a graph whose IRI no query can name, are sent as the store sends them.
    */
-  async getGraph(graph: string | null, signal?: AbortSignal): Promise<RemoteAnswer> {
+  async getGraph(graph: string | null, mediaType: string, signal?: AbortSignal): Promise<RemoteAnswer> {
     for (let asked = 1; ; asked++) {
       const answer = await this.inTurn(async () =>
         this.answer(await this.fetch(this.graphUrl(graph), { headers: { accept: NTRIPLES }, signal })),
       );
-      if (graph === null || !QUERYABLE_IRI.test(graph)) return answer;
+      if (graph === null || !QUERYABLE_IRI.test(graph)) return inFormat(answer, mediaType);
       const sent = tripleLines(answer.body);
       const held = await this.tripleCount(graph, signal);
-      if (sent >= held) return answer;
+      if (sent >= held) return inFormat(answer, mediaType);
       if (asked === 2) throw new RemoteStoreError(507, graphCut(sent, held), sent);
     }
   }
 
   /**
-   * A CONSTRUCT's triples as N-Triples, whole. A store that cuts every answer at N rows cuts a
+   * A CONSTRUCT's triples, whole, in `mediaType`. A store that cuts every answer at N rows cuts a
    * CONSTRUCT's triples there too, and says nothing (Virtuoso sends N + 1 triples, with none of
-   * the header it sends beside a cut SELECT): more than N triples from such a store are refused
-   * (507), as a cut SELECT is.
+   * the header it sends beside a cut SELECT): they are asked as N-Triples, and more than N from
+   * such a store are refused (507), as a cut SELECT is.
    */
-  async construct(
-    query: string,
-    options: { defaultGraphs?: string[]; namedGraphs?: string[]; signal?: AbortSignal } = {},
-  ): Promise<RemoteAnswer> {
-    const [answer, cut] = await Promise.all([this.query(query, [NTRIPLES], options), this.cutsAnswersAt().catch(() => undefined)]);
+  private async construct(query: string, mediaType: string, options: QueryOptions): Promise<RemoteAnswer> {
+    const [answer, cut] = await Promise.all([this.ask(query, [NTRIPLES], options), this.cutsAnswersAt().catch(() => undefined)]);
     if (cut !== undefined && tripleLines(answer.body) > cut) throw new RemoteStoreError(507, cutAnswer(cut), cut);
-    return answer;
+    return inFormat(answer, mediaType);
   }
 
   /** How many triples the store holds in `graph`. */
@@ -160,14 +168,15 @@ export class RemoteStore {
   }
 
   /**
-   * A query, its result in the first of `accept` the store gives. Errors are the store's status
-   * and its first line of text, as it gave them.
+   * A query, its result in the first of `accept` the store gives (a CONSTRUCT's, in the first of
+   * `accept`, counted whole: `construct`). Errors are the store's status and its first line of
+   * text, as it gave them.
    */
-  async query(
-    query: string,
-    accept: string[],
-    options: { defaultGraphs?: string[]; namedGraphs?: string[]; signal?: AbortSignal } = {},
-  ): Promise<RemoteAnswer> {
+  async query(query: string, accept: string[], options: QueryOptions = {}): Promise<RemoteAnswer> {
+    return queryForm(query) === 'CONSTRUCT' ? this.construct(query, accept[0], options) : this.ask(query, accept, options);
+  }
+
+  private async ask(query: string, accept: string[], options: QueryOptions): Promise<RemoteAnswer> {
     const named = !!(options.defaultGraphs?.length || options.namedGraphs?.length);
     const form = new URLSearchParams({ query: externalQueryText(query, { tripleTerms: this.config.tripleTerms, graphsNamed: named }) });
     for (const g of options.defaultGraphs ?? []) form.append('default-graph-uri', g);
