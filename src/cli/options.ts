@@ -28,14 +28,19 @@ const COMMON_OPTIONS = {
   verbose: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
-export const COMMON_HELP = `  --store DIR        the store directory (default $WEAVE_HOME, else the platform data dir); or
+/** The help of the options every command takes; `verbose`, what a command's --verbose does besides. */
+export function commonHelp(verbose?: string): string {
+  return `  --store DIR        the store directory (default $WEAVE_HOME, else the platform data dir); or
                      --store http(s)://HOST/sparql: an external SPARQL 1.1 store (Virtuoso, …)
   --soul ID          the soul in instance IRIs urn:soul:<soul>:Weave/…, set once per store
                      (default: the store's; a new store "local", a new external store this
                      machine's own, made once and kept in the data directory)
   --soul-repo PATH   take the soul from PATH/.lex/identity.yml (its genesis_sha: line)
-  --verbose          on a failure that is not a mistake in the command line, print its stack
+  --verbose          ${verbose ? `${verbose}; and o` : 'o'}n a failure that is not a mistake in the command line, print its stack
   -h, --help         this help`;
+}
+
+export const COMMON_HELP = commonHelp();
 
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
   try {

@@ -8,7 +8,7 @@ import { startServer } from '../server/server.ts';
 import { capacityNotice, embeddedStoreSize, LOAD_CEILING } from '../store/ceiling.ts';
 import { fixturesStoreDir } from '../store/fixtures.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
-import { CliError, COMMON_HELP, parse, soul, storeDir } from './options.ts';
+import { CliError, commonHelp, parse, soul, storeDir } from './options.ts';
 import { tell } from './tell.ts';
 import { printable } from '../terminal.ts';
 import { loadingBar, progressBar } from './progress.ts';
@@ -63,9 +63,8 @@ options:
   --no-detect          do not run the readers (weave detect) after each ingest run
   --no-archive         do not keep a copy of what is read in the store's archive
   --queries DIR        example queries for the page (default: the queries/ folder of this checkout)
-  --verbose            also log each request (method, route, status, time; never the query)
 ${CONTENT_HELP}
-${COMMON_HELP}
+${commonHelp('also log each request (method, route, status, time; never the query)')}
 `;
 
 const QUERIES_DIR = fileURLToPath(new URL('../../queries/', import.meta.url));

@@ -101,6 +101,35 @@ test("at 80 columns every option's description goes on at its column, and a tabl
   );
 });
 
+test('at 80 columns each help lists its options once, every description at one column and every line of one under it', async () => {
+  // weave ingest and serve --help broke --text-limit's description off at the left ("  length and"):
+  // written one space after its term, it was taken for a paragraph. weave serve listed --verbose twice,
+  // its own and every command's, and the options of one help started their descriptions at 21 or 23.
+  const wrong: string[] = [];
+  for (const command of COMMANDS) {
+    const lines = (await help(command)).split('\n');
+    const start = lines.indexOf('options:');
+    if (start < 0) continue;
+    const section = lines.slice(start + 1, lines.indexOf('', start + 1) >>> 0);
+    const columns = new Set<number>();
+    const seen = new Set<string>();
+    for (const line of section) {
+      const option = /^ {2}(-\S+(?:, --\S+)?)(?: \S+)?( {2,}\S.*)?$/.exec(line);
+      if (option) {
+        if (seen.has(option[1])) wrong.push(`weave ${command}: ${option[1]} twice`);
+        seen.add(option[1]);
+        if (option[2]) columns.add(line.length - option[2].trimStart().length);
+      } else if (!/^ {21,}\S/.test(line)) wrong.push(`weave ${command}: "${line}"`);
+    }
+    if (columns.size !== 1) wrong.push(`weave ${command}: descriptions at columns ${[...columns].join(', ')}`);
+    const column = [...columns][0];
+    for (const line of section)
+      if (!line.startsWith('  -') && line.length - line.trimStart().length < column)
+        wrong.push(`weave ${command}: "${line}" left of ${column}`);
+  }
+  assert.deepEqual(wrong, []);
+});
+
 test('every command whose output is fitted to the terminal takes --wide, said in the same words', async () => {
   const fitted = ['ingest', 'query', 'glossary', 'search', 'usage', 'conversation', 'detect', 'verify', 'status'];
   for (const command of fitted) {
