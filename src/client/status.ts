@@ -4,6 +4,7 @@ import { storeStatus, type StoreStatus } from '../status.ts';
 import { noStoreLine } from '../store/fixtures.ts';
 import { externalStore } from './external.ts';
 import type { LightCommand, Printed } from './served.ts';
+import { utcSeconds } from '../time.ts';
 
 /**
  * `weave status`: its arguments and its printout. It reads no graph, only the manifest, the run
@@ -67,7 +68,7 @@ export const STATUS: LightCommand<StatusRequest> = { name: 'status', parse: pars
 
 const n = (x: number) => x.toLocaleString('en');
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-const when = (iso: string | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : 'never');
+const when = (iso: string | undefined) => (iso ? utcSeconds(iso) : 'never');
 
 /** Sessions found here that another soul holds in the external store, by soul. */
 function heldNote(held: Record<string, number> | undefined): string {
@@ -103,7 +104,7 @@ function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_
     [
       'writer',
       s.writer
-        ? `pid ${s.writer.pid} (${s.writer.command}, since ${s.writer.since})${s.writer.stale ? ', no longer running: the next writer takes over' : ''}`
+        ? `pid ${s.writer.pid} (${s.writer.command}, since ${when(s.writer.since)})${s.writer.stale ? ', no longer running: the next writer takes over' : ''}`
         : 'none',
     ],
     ['server', s.server ? server(s.server) : 'none'],

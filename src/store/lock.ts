@@ -4,6 +4,7 @@ import { link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { rmSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { LOCK_FILE, STALE_LOCK, tempPathOf } from './layout.ts';
+import { utcSeconds } from '../time.ts';
 
 /**
  * The writer lock: `<store>/lock` names the one process that may write the store (ingest, detect,
@@ -129,7 +130,7 @@ export async function lockHolder(dir: string): Promise<{ holder: LockHolder; sta
 
 export function describeHolder(holder: LockHolder): string {
   const host = holder.host === hostname() ? '' : ` on ${holder.host}`;
-  return `pid ${holder.pid}${host} (${holder.command}, since ${holder.since})`;
+  return `pid ${holder.pid}${host} (${holder.command}, since ${utcSeconds(holder.since)})`;
 }
 
 function handle(path: string, holder: LockHolder, fresh: boolean): StoreLock {

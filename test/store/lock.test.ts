@@ -45,8 +45,10 @@ test('a second writer is refused with one line naming the holder, a server as on
   try {
     const lock = JSON.parse(await readFile(join(dir, 'lock'), 'utf8'));
     assert.equal(lock.pid, child.pid);
+    // Since when, as every command prints a time (it printed the lock's ISO text, 2026-12-07T11:27:54.222Z).
+    const since = `${lock.since.slice(0, 10)} ${lock.since.slice(11, 19)} UTC`;
     const line = (command: string) =>
-      `weave ${command}: the store in ${dir} is being written by pid ${child.pid} (weave serve, since ${lock.since}); weave serve keeps this store current; ask it, or stop it\n`;
+      `weave ${command}: the store in ${dir} is being written by pid ${child.pid} (weave serve, since ${since}); weave serve keeps this store current; ask it, or stop it\n`;
     await assert.rejects(run(WEAVE, ['ingest', join(FIXTURES, 'spine'), '--store', dir]), (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 1);
       assert.equal(e.stderr, line('ingest'));
@@ -99,7 +101,7 @@ test('a lock whose process was killed is taken over, with a note naming it; a fi
     assert.match(
       stderr,
       new RegExp(
-        `^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${lock.since}\\), which is no longer running\n`,
+        `^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${lock.since.slice(0, 10)} ${lock.since.slice(11, 19)} UTC\\), which is no longer running\n`,
       ),
     );
     assert.equal((await readdir(dir)).includes('lock'), false);
