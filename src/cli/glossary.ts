@@ -2,7 +2,7 @@ import { print } from '../client/served.ts';
 import type { Dialect } from '../dialect/dialect.ts';
 import { glossaries, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
-import { fitTable, type Column } from '../query/fit.ts';
+import { displayWidth, fitTable, wrapWords, type Column } from '../query/fit.ts';
 import { own } from '../own.ts';
 import { CliError, outputWidth, parse, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { fittedHelp } from './help.ts';
@@ -12,7 +12,9 @@ const help = (known: string[]) => `usage: weave glossary [DIALECT] [--json] [--w
 Prints what the runtime calls each term of the conversation model, and where it writes it:
 MODEL, RUNTIME, WHERE, NOTE, sorted by the model's term. A term the runtime has no word for is
 derived by this project (RUNTIME —, WHERE "derived here"). Then what the runtime records that
-the model does not carry, and what it does not supply at all. Reads no store and no transcript.
+the model does not carry, and what it does not supply at all. A table wider than the terminal
+is printed as blocks, each term with its runtime name, where and note under it. Reads no store
+and no transcript.
 
 DIALECT defaults to ${known[0]}; known: ${known.join(', ')}.
 
@@ -67,10 +69,24 @@ function asJson(glossary: Glossary, dialects: string[]) {
   };
 }
 
-/** Rows as space-aligned columns, two spaces apart, the text columns cut to fit `width`. */
+/**
+ * Rows as space-aligned columns, two spaces apart, where they fit `width`; else each row as a
+ * block, its first cell on a line of its own and the others under it, labelled and wrapped: a
+ * glossary is read for its notes, which a table at 80 columns cut to a few words.
+ */
 function columns([head, ...rows]: string[][], width: number): string[] {
-  const cols: Column[] = head.map((h, i) => ({ head: h, shrink: i > 0 }));
-  return fitTable(cols, rows, width, { rule: false });
+  const natural = head.map((h, i) => rows.reduce((n, r) => Math.max(n, displayWidth(r[i])), displayWidth(h)));
+  if (natural.reduce((n, w) => n + w, 0) + 2 * (head.length - 1) <= width) {
+    const cols: Column[] = head.map((h) => ({ head: h }));
+    return fitTable(cols, rows, width, { rule: false });
+  }
+  const labels = head.slice(1).map((h) => h.toLowerCase());
+  const at = 4 + Math.max(...labels.map((l) => l.length)) + 2;
+  return rows.flatMap(([first, ...rest], k) => [
+    ...(k ? [''] : []),
+    ...wrapWords(first, 0, '  ', width),
+    ...rest.flatMap((value, i) => (value ? wrapWords(`    ${labels[i].padEnd(at - 4)}${value}`, at, ' '.repeat(at), width) : [])),
+  ]);
 }
 
 export function renderGlossary(glossary: Glossary, width = Number.POSITIVE_INFINITY): string {

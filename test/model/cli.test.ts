@@ -54,6 +54,34 @@ test('weave glossary: the table sorted by model term, derived rows marked, the c
   assert.match(text, /\nretry identity +a retried provider attempt is not linked/);
 });
 
+test('weave glossary at 80 columns: each term a block, every note whole, no line past 80', () => {
+  // At 80 columns the table cut every note to a few words ("an agent call whe…") and said --wide shows all.
+  const text = renderGlossary(CLAUDE_CODE_GLOSSARY, 80);
+  const lines = text.split('\n');
+  assert.deepEqual(
+    lines.filter((l) => [...l].length > 80),
+    [],
+  );
+  assert.ok(!text.includes('cut to fit') && !text.includes('--wide'));
+  assert.deepEqual(lines.slice(0, 8), [
+    'dialect claude-code/1',
+    '',
+    'agent.call',
+    '    runtime  Agent, Task, Skill or Workflow tool_use',
+    '    where    an assistant record',
+    '    note     an agent call whether or not a child stream is joined to it; the',
+    '             join is its own link (starts)',
+    '',
+  ]);
+  // Every term at the left; every runtime name and note whole once its lines are joined.
+  const blocks = text.split('\n\n').filter((b) => /^[a-z]\S*\n {4}runtime/.test(b));
+  assert.equal(blocks.length, TERMS);
+  const joined = text.replace(/\n +/g, ' ');
+  assert.ok(CLAUDE_CODE_GLOSSARY.terms.every((t) => joined.includes(`runtime  ${t.runtime ?? '—'}`)));
+  assert.ok(CLAUDE_CODE_GLOSSARY.terms.every((t) => !t.note || joined.includes(`note     ${t.note}`)));
+  assert.match(text, /\nretry identity\n {4}why  a retried provider attempt is not linked to the one it replaced\n/);
+});
+
 test('weave glossary --json, and a dialect it does not know', async () => {
   const { stdout } = await run(['glossary', 'claude-code/1', '--json']);
   const json = JSON.parse(stdout);
