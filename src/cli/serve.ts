@@ -23,7 +23,8 @@ Serves the store over HTTP: the SPARQL 1.1 Protocol at /sparql (and /query), the
 Protocol at /store, a query page (YASGUI) at /, describe pages for every resource, VoID at
 /void, /healthz, /status and Prometheus /metrics. It listens at once, then ingests PATH...
 (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects; the bundled fixtures, in a store
-of their own, when those hold no transcript and no --store is named) in the background, runs the
+of their own, when those hold no transcript and no --store is named, until the first is written
+there: then those, in your store, at the same address) in the background, runs the
 readers (weave detect) on what changed, as weave ingest does, and keeps the store live as sessions
 are written: the file events bring new lines into the graph within two seconds (polling where they
 do not arrive).
@@ -69,7 +70,11 @@ ${commonHelp('also log each request (method, route, status, time; never the quer
 
 const QUERIES_DIR = fileURLToPath(new URL('../../queries/', import.meta.url));
 
-export async function main(args: string[]): Promise<number> {
+/**
+ * `weave serve`. `port`: the port a server serving the bundled fixtures listened on, when the
+ * user's first transcripts appeared and it stepped aside for one serving them at the same address.
+ */
+export async function main(args: string[], port?: number): Promise<number> {
   const { values, positionals } = parse(args, {
     host: { type: 'string' },
     port: { type: 'string' },
@@ -117,7 +122,7 @@ export async function main(args: string[]): Promise<number> {
     storeDir: dir,
     soul: await soul(values, dir, (made, path) => log(`this machine's soul is ${made} (kept in ${path}); --soul ID names another`)),
     host: values.host ?? DEFAULTS.host,
-    port: number('port', values.port, DEFAULTS.port),
+    port: port ?? number('port', values.port, DEFAULTS.port),
     timeoutMs: number('timeout', values.timeout, DEFAULTS.timeoutSeconds, 0.001) * 1000,
     // A spare wants a third copy while a runaway holds one (pool.ts).
     workers: Math.round(number('workers', values.workers, Math.max(values.spare ? 3 : 2, Math.min(4, availableParallelism())), 1)),
@@ -146,8 +151,9 @@ export async function main(args: string[]): Promise<number> {
   const refreshMs = number('refresh', values.refresh, DEFAULTS.refreshSeconds) * 1000;
   const content = policyFrom(values);
 
+  let sources: Awaited<ReturnType<typeof sourcesToServe>> | undefined;
   if (!values['no-ingest']) {
-    const sources = positionals.length ? { paths: positionals } : await sourcesToServe(values.store !== undefined);
+    sources = positionals.length ? { paths: positionals } : await sourcesToServe(values.store !== undefined);
     // The bundled fixtures get a store of their own, so they never mix with real sessions.
     if (sources.fixtures) config.storeDir = fixturesStoreDir();
     if (sources.paths.length)
@@ -190,6 +196,21 @@ export async function main(args: string[]): Promise<number> {
     tell(process.stdout, `weave serve: open ${server.url}?token=<your token> in a browser once to sign in`);
   tellReady(server, log);
 
+  // Serving the fixtures for want of the user's transcripts: once the first is written, a server of
+  // them takes this one's place (its store, its address), as `npm start` would now start.
+  let theirs = false;
+  const looking = sources?.fixtures
+    ? setInterval(() => {
+        void userTranscripts().then((found) => {
+          if (!found || theirs) return;
+          theirs = true;
+          log(`transcripts appeared under ${found}: serving them, from ${dir}, at this address`);
+          stopNow('the bundled fixtures make way');
+        });
+      }, APPEARED_POLL_MS)
+    : undefined;
+  looking?.unref();
+
   await new Promise<void>((resolve) => {
     const stop = (why?: string) => {
       process.off('SIGINT', signalled);
@@ -204,7 +225,8 @@ export async function main(args: string[]): Promise<number> {
     process.on('SIGTERM', signalled);
     if (early) stop(early);
   });
-  return 0;
+  clearInterval(looking);
+  return theirs ? main(args, Number(new URL(server.url).port) || undefined) : 0;
 }
 
 function rdfMode(value: string | undefined): RdfMode {
@@ -231,6 +253,15 @@ async function sourcesToServe(storeNamed: boolean): Promise<{ paths: string[]; n
         };
   if (found.note) return { ...found, fixtures: true };
   return { paths: [FIXTURES_DIR], note: await fixturesNote(`no transcripts under ${found.paths[0]}`), fixtures: true };
+}
+
+/** How often a server of the fixtures looks for the user's first transcript. */
+const APPEARED_POLL_MS = 2000;
+
+/** The default folder, once it holds a transcript (a server of the fixtures steps aside for it); looked at again later when it cannot be read. */
+async function userTranscripts(): Promise<string | undefined> {
+  const found = await defaultSources(true).catch(() => undefined);
+  return found && !found.note && (await holdsTranscript(found.paths[0])) ? found.paths[0] : undefined;
 }
 
 /** Whether a folder holds a `.jsonl` file anywhere below it (stops at the first). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -149,6 +149,48 @@ describe('weave serve from the command line', () => {
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;
+      await rm(home, { recursive: true, force: true });
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("npm start serving the bundled fixtures makes way, at the same address, for the user's first transcript", async () => {
+    // A new user who ran npm start before their first Claude Code session kept the fixtures: the
+    // server never looked at ~/.claude/projects again, and said nothing.
+    const home = await mkdtemp(join(tmpdir(), 'weave-cli-home-'));
+    const projects = join(home, '.claude', 'projects');
+    await mkdir(projects, { recursive: true });
+    const tmp = await mkdtemp(join(tmpdir(), 'weave-cli-tmp-'));
+    const env = { HOME: home, TMPDIR: tmp, CLAUDE_CONFIG_DIR: '', WEAVE_HOME: '', XDG_DATA_HOME: join(home, 'data') };
+    const start = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).scripts.start as string;
+    const run = serve('sh', ['-c', `exec ${start} --port 0`], env);
+    try {
+      const url = await run.url;
+      // The fixtures: 38 sessions.
+      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 38 sessions$/m);
+      // The first session: fixtures/server's 3333…, four records, each a turn.
+      await mkdir(join(projects, '-home-grace-weave-server'));
+      await copyFile(
+        join(SERVER_FIXTURES, '-home-grace-weave-server', '33333333-3333-4333-8333-333333333333.jsonl'),
+        join(projects, '-home-grace-weave-server', '33333333-3333-4333-8333-333333333333.jsonl'),
+      );
+      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 1 sessions$/m);
+      assert.match(
+        run.output().stderr,
+        new RegExp(
+          `\nweave serve: transcripts appeared under ${projects}: serving them, from ${join(home, 'data', 'weave')}, at this address\n`,
+        ),
+      );
+      assert.equal(run.output().stdout.match(/listening on /g)?.length, 2);
+      assert.match(
+        run.output().stdout,
+        new RegExp(`listening on ${url} \\(SPARQL endpoint ${url}sparql, store ${join(home, 'data', 'weave')}\\)`),
+      );
+      assert.equal(await turnsNow(url), '4');
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0);
+    } finally {
+      run.child.kill('SIGKILL');
       await rm(home, { recursive: true, force: true });
       await rm(tmp, { recursive: true, force: true });
     }
