@@ -2,7 +2,7 @@ import type { RemoteConfig } from '../store/remote/config.ts';
 import type { FoundServer } from '../store/running.ts';
 import { residentServer } from './daemon.ts';
 import { externalStore } from './external.ts';
-import { ServerError } from './server.ts';
+import { serverGone } from './server.ts';
 import { type Form, printable } from '../terminal.ts';
 
 /**
@@ -71,8 +71,7 @@ export async function served<R>(command: ServedCommand<R>, request: R, entry?: s
   try {
     return await command.ask(server, request);
   } catch (e) {
-    if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes((e as NodeJS.ErrnoException).code ?? '')) return undefined;
-    if (e instanceof ServerError && e.status === 503 && /shutting down/.test(e.message)) return undefined;
+    if (serverGone(e)) return undefined;
     throw e;
   }
 }

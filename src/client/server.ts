@@ -17,6 +17,16 @@ export class ServerError extends Error {
   }
 }
 
+/**
+ * Whether a request failed because the server is gone, not because of the request: it stopped
+ * (refused), died while answering (reset), or is stopping as it is asked (for idleness that very
+ * moment, its pool then answers 503). Asked again of a server found or started anew, it answers.
+ */
+export function serverGone(e: unknown): boolean {
+  if (e instanceof ServerError) return e.status === 503 && /shutting down/.test(e.message);
+  return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes((e as NodeJS.ErrnoException).code ?? '');
+}
+
 interface ServerAnswer {
   mediaType: string;
   text: string;

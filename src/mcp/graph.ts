@@ -1,5 +1,5 @@
 import { residentServer } from '../client/daemon.ts';
-import { queryServer, ServerError } from '../client/server.ts';
+import { queryServer, ServerError, serverGone } from '../client/server.ts';
 import { returnsGraph } from '../query/run.ts';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { HttpError } from '../server/errors.ts';
@@ -70,9 +70,11 @@ export class Graph {
       try {
         return (await queryServer(this.server, query, mediaType, '1.2')).text;
       } catch (e) {
-        if (e instanceof ServerError) throw new GraphError(e.message.replace(/^\d{3} [A-Za-z ]+: /, ''));
-        // The server stopped (the agent outlives it, or it stopped idle): started again, else the store is opened here.
-        if ((e as NodeJS.ErrnoException).code !== 'ECONNREFUSED') throw e;
+        // The server stopped, or is stopping as it is asked (the agent outlives it, or it stopped idle): started again, else the store is opened here.
+        if (!serverGone(e)) {
+          if (e instanceof ServerError) throw new GraphError(e.message.replace(/^\d{3} [A-Za-z ]+: /, ''));
+          throw e;
+        }
         this.server = this.options.noDaemon || retried ? undefined : await this.resident();
         if (this.server) return this.ask(query, mediaType, true);
         await this.openHere();

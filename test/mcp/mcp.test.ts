@@ -319,6 +319,50 @@ describe('weave mcp with a weave serve up for the store', () => {
   });
 });
 
+describe('weave mcp asking a weave serve that stops as it is asked', () => {
+  test('the call waiting in its queue is answered anew (here, with no daemon), not with the server’s "shutting down"', async () => {
+    const dir = await tempDir();
+    let serve: ChildProcess | undefined;
+    let mcp: Connected | undefined;
+    try {
+      await ingest(PROJECTS, { storeDir: dir, soul: 'local' });
+      // One copy of the store: a query holding it keeps the next one in the queue.
+      serve = spawn(join(REPO, 'bin', 'weave'), ['serve', '--no-ingest', '--port', '0', '--workers', '1', '--store', dir], {
+        env: ENV,
+        stdio: 'ignore',
+      });
+      let url = '';
+      for (;;) {
+        const run = await readFile(join(dir, 'server.json'), 'utf8').catch(() => '');
+        if (run.includes(`"pid": ${serve.pid}`)) {
+          url = (JSON.parse(run) as { url: string }).url;
+          const health = await fetch(`${url}healthz`).then((r) => r.json() as Promise<{ store?: string }>);
+          if (health.store === 'ready') break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      mcp = await connect(dir);
+      assert.match(mcp.stderr(), /queries answered by http:\/\/127\.0\.0\.1:\d+\//);
+      const runaway = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
+      const holding = fetch(`${url}sparql?query=${encodeURIComponent(runaway)}`).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      const asked = call(mcp.client, 'usage', {});
+      await new Promise((r) => setTimeout(r, 1000));
+      const exited = new Promise((resolve) => serve!.once('exit', resolve));
+      serve.kill('SIGTERM');
+      await exited;
+      await holding;
+      const usage = await asked;
+      assert.equal(usage.isError, false, usage.text);
+      assert.equal(usage.json().totals.totalTokens, 26413);
+    } finally {
+      await mcp?.client.close();
+      if (serve?.exitCode === null) serve.kill();
+      await removeDir(dir);
+    }
+  });
+});
+
 describe('weave mcp with no server running for the store', () => {
   test("starts the store's resident server, as other commands do, and asks it", async () => {
     const dir = await tempDir();
