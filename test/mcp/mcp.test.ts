@@ -195,6 +195,9 @@ describe('weave mcp over stdio, on the fixtures', () => {
       cliSessions.sessions.slice(0, 2),
     );
     assert.equal(sessions.sessions[0].title, 'Fix README typo');
+    // A day that is none is refused in weave usage's words, not answered with an empty report.
+    const month13 = await call(mcp.client, 'usage', { since: '2026-13-45' });
+    assert.deepEqual([month13.isError, month13.text], [true, '--since must be a date, YYYYMMDD or YYYY-MM-DD, not "2026-13-45"']);
   });
 
   test('sessions: most recent first, with titles, of a project when asked', async () => {

@@ -1,7 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { loadPrices } from '../../usage/prices.ts';
-import { reportFromRows, reportQuery, type ReportKind, type UsageReport } from '../../usage/report.ts';
+import { reportFromRows, reportQuery, type UsageReport } from '../../usage/report.ts';
+import { reportRequest } from '../../usage/request.ts';
 import type { McpContext } from '../context.ts';
 import { answer } from '../fit.ts';
 
@@ -16,7 +17,6 @@ Each API call counts once, with the usage of its last fragment; prices from Weav
 Filter by date (since/until, YYYY-MM-DD), model (text in its id, e.g. "opus") or project (text in the project folder's name). The newest \`limit\` periods are returned; totals cover all.`;
 
 const DAY = /^\d{4}-?\d{2}-?\d{2}$/;
-const day = (text: string | undefined) => text?.replace(/^(\d{4})-?(\d{2})-?(\d{2})$/, '$1-$2-$3');
 
 export function registerUsage(server: McpServer, ctx: McpContext): void {
   server.registerTool(
@@ -35,13 +35,14 @@ export function registerUsage(server: McpServer, ctx: McpContext): void {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ report: kind, since, until, model, project, breakdown, limit }) => {
+    async ({ report, since, until, model, project, breakdown, limit }) => {
       const prices = await loadPrices();
-      const options = { since: day(since), until: day(until), model, project };
-      const rows = await ctx.graph.rows(reportQuery(kind as ReportKind, prices, options));
-      const { report, extras } = reportFromRows(kind as ReportKind, rows, prices, options);
+      // Read as `weave usage` and /usage read their words: the same checks (a date that is none is the tool's error), the same defaults.
+      const { kind, options } = reportRequest({ report, since, until, model, project });
+      const rows = await ctx.graph.rows(reportQuery(kind, prices, options));
+      const { report: folded, extras } = reportFromRows(kind, rows, prices, options);
       return answer({
-        ...newest(report, kind, limit, breakdown, extras.titles),
+        ...newest(folded, kind, limit, breakdown, extras.titles),
         ...(extras.unpriced.length ? { unpriced: extras.unpriced } : {}),
       });
     },
