@@ -1,7 +1,8 @@
 /**
  * Plain-text tables that fit a terminal: columns that may go are dropped first (lowest `drop`
- * first), then cells of columns that may shrink are cut with "…", the widest first. Numbers and
- * other columns that may not shrink keep their width. `Infinity` prints everything (`--wide`).
+ * first), then, when the rest cannot fit even cut, the last columns, then cells of columns that
+ * may shrink are cut with "…", the widest first. Numbers and other columns that may not shrink
+ * keep their width. `Infinity` prints everything (`--wide`).
  */
 
 export interface Column {
@@ -174,8 +175,12 @@ export function fit(
     if (total() <= width) break;
     kept.splice(kept.indexOf(i), 1);
   }
-  // 2. Cut the widest shrinkable column, one character at a time, until it fits.
   const floor = (i: number) => Math.min(natural[i], Math.max(MIN_SHRUNK, length(columns[i].head)));
+  // 2. More columns than the width holds even cut to their least (a query of a dozen variables):
+  // the last ones are left out, and counted, rather than lines printed past the width.
+  const least = () => kept.reduce((n, i) => n + (columns[i].shrink ? floor(i) : widths[i]), 0) + GAP * (kept.length - 1);
+  while (least() > width && kept.length > 1) kept.pop();
+  // 3. Cut the widest shrinkable column, one character at a time, until it fits.
   while (total() > width) {
     const widest = kept.filter((i) => columns[i].shrink && widths[i] > floor(i)).sort((a, b) => widths[b] - widths[a])[0];
     if (widest === undefined) break;

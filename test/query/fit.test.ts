@@ -88,3 +88,15 @@ test('a log line is folded to the terminal: at spaces, and a path longer than a 
   ]);
   assert.deepEqual(fold('short enough', 30), ['short enough']);
 });
+
+test('a table of more columns than the width holds even cut leaves out its last ones, and says how many', () => {
+  // Each column cut to its least (its heading, or 8) is 8 + 10 + 9 + 8 wide, 41 with the gaps: past 30.
+  const columns = ['?session', '?hookEvent', '?hookName', '?command'].map((head) => ({ head, shrink: true }));
+  assert.deepEqual(fitTable(columns, [['hook-fire', 'PostToolUse', 'PostToolUse', 'uv run ruff']], 30), [
+    '?session   ?hookEvent',
+    '---------  -----------',
+    'hook-fire  PostToolUse',
+    '(2 columns hidden to fit 30',
+    ' columns; --wide shows all)',
+  ]);
+});
