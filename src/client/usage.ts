@@ -249,8 +249,9 @@ function renderBlocks(blocks: Block[], width: number): string {
   if (!blocks.length) return 'no API calls in the store for these options\n';
   const columns: Column[] = [
     { head: 'Block Start (UTC)' },
-    { head: 'Duration', drop: 4 },
-    { head: 'Models', shrink: true, drop: 5 },
+    // Never left out: it alone tells a gap ("gap 3d 2h 00m") and the active block from a block.
+    { head: 'Duration' },
+    { head: 'Models', shrink: true, drop: 4 },
     ...TOKEN_COLUMNS,
   ];
   const rows: TableRow[] = blocks.map((b) => {

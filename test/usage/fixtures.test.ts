@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import { openSessionGraphs } from '../../src/cli/open.ts';
+import { render } from '../../src/client/usage.ts';
 import type { OxStore } from '../../src/store/store.ts';
 import type { Block } from '../../src/usage/blocks.ts';
 import { loadPrices, type PriceTable } from '../../src/usage/prices.ts';
@@ -247,6 +248,21 @@ describe('weave usage on the fixtures, by hand', () => {
       totalCost: Math.round((0.0134575 + (0.0134575 / (27 / 60)) * 299) * 100) / 100,
       remainingMinutes: 299,
     });
+  });
+
+  test('blocks at 80 columns keep the duration, which tells a gap from a block', () => {
+    const lines = render(report('blocks', { now: new Date('2027-01-01T00:00:00Z') }), new Map(), { breakdown: false, width: 80 }).split(
+      '\n',
+    );
+    // The widest duration is the gap of 2025-11-03 15:00:01 to 2026-05-05 10:00:04: 182d 19h 00m.
+    assert.deepEqual(lines.slice(0, 4), [
+      'Block Start (UTC)  Duration          Input  Output  Cost (USD)',
+      '-----------------  ----------------  -----  ------  ----------',
+      '2025-10-01 10:00   0h 00m               30      11       $0.00',
+      '2025-10-01 15:00   gap 31d 18h 00m',
+    ]);
+    assert.equal(lines[12], 'Total              5 blocks          1,620     483       $0.03');
+    assert.equal(lines[14], '(4 columns hidden to fit 80 columns; --wide shows all)');
   });
 
   test('--since/--until, --model and --project narrow the calls before they are summed', () => {
