@@ -32,7 +32,10 @@ export function explainSyntaxError(text: string, message: string, prefixLines: n
   const where = (p: Position) => `error at line ${p.line}, column ${p.column}`;
 
   const form = firstWord(text);
-  if (form && !FORMS.includes(form.word.toUpperCase()) && !UPDATES.includes(form.word.toUpperCase()))
+  // The parser, reading a query, stops inside an update's first words ("found DATA; expected CONSTRUCT").
+  if (form && UPDATES.includes(form.word.toUpperCase()))
+    return `${where(form)}: found "${form.word}", which begins a SPARQL Update, where a query begins with SELECT, CONSTRUCT, DESCRIBE or ASK; only weave serve --allow-update takes updates, sent as update=`;
+  if (form && !FORMS.includes(form.word.toUpperCase()))
     return `${where(form)}: found "${form.word}" where a query begins with SELECT, CONSTRUCT, DESCRIBE or ASK`;
   if (/Prefix not found/.test(m[3])) {
     const name = prefixedNameBefore(text, at);

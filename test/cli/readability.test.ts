@@ -67,6 +67,11 @@ describe('SPARQL syntax errors name what was expected, in words', () => {
       'error at line 1, column 38: found "?s": GROUP and ORDER are followed by BY',
     ],
     [
+      'INSERT DATA { <urn:x:a> <urn:x:b> <urn:x:c> }',
+      'error at 10:10: expected CONSTRUCT',
+      'error at line 1, column 1: found "INSERT", which begins a SPARQL Update, where a query begins with SELECT, CONSTRUCT, DESCRIBE or ASK; only weave serve --allow-update takes updates, sent as update=',
+    ],
+    [
       'DESCRIBE',
       'error at 10:9: expected one of "$", "*"',
       'error at line 1, column 9: the query ends after DESCRIBE; name an IRI, a variable or *',
