@@ -210,6 +210,16 @@ describe('weave export streams the graph files', () => {
     assert.equal(existsSync(`${target}.tmp`), false);
   });
 
+  test('RDF/XML of the alignment graph alone is written: the session graphs it reads for their turns are not exported, nor checked', async () => {
+    // The alignment names each turn by owl:sameAs, IRIs only: no character XML cannot carry.
+    const alignment = 'urn:soul:local:Weave/alignment/ravel';
+    const target = join(dir, 'alignment.rdf');
+    const r = await weave(['export', '--store', dir, '--format', 'rdfxml', '--graph', alignment, '-o', target]);
+    assert.deepEqual([r.code, r.stderr], [0, '']);
+    const inStore = new oxigraph.Store(store.match(null, null, null, oxigraph.namedNode(alignment)));
+    assert.deepEqual(canonical(load(await readFile(target, 'utf8'), 'rdfxml'), true), canonical(inStore, true));
+  });
+
   test('RDF/XML is one well-formed document holding the same triples as N-Triples (here for one session)', async () => {
     const session = '10000000-0000-4000-8000-000000000001';
     const xml = await exported(dir, 'rdfxml', '1.1', { sessions: [session] });
