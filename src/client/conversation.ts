@@ -7,6 +7,7 @@ import { sessionGraphIri } from '../rdf/iri.ts';
 import { noStoreLine } from '../store/fixtures.ts';
 import { noStore, readManifest, type GraphEntry } from '../store/manifest.ts';
 import { printable } from '../terminal.ts';
+import { utcSeconds, utcSpan } from '../time.ts';
 import { cut, displayWidth, wrapWords } from '../query/fit.ts';
 import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
@@ -231,7 +232,7 @@ export function render(
   table('evidence', view.evidence, (t) => withPlainName(t));
   out.push('', 'segments:');
   for (const s of segments) {
-    const when = s.from ? `${s.from} – ${s.until}` : 'no time stated';
+    const when = s.from ? (s.until ? utcSpan(s.from, s.until) : `from ${utcSeconds(s.from)}`) : 'no time stated';
     breakable(
       `  ${String(s.index).padStart(3)}  ${s.state.padEnd(9)}  from line ${String(s.firstLine).padEnd(6)} ${when}  ${s.talks} talk${s.talks === 1 ? '' : 's'}`,
       35,

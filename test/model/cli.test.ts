@@ -118,8 +118,8 @@ describe('weave conversation', () => {
     );
     const at = lines.indexOf('segments:');
     assert.deepEqual(lines.slice(at + 1, at + 3), [
-      '    1  open       from line 1      2026-01-20T16:00:00Z –',
-      '                                   2026-01-20T16:05:03Z 3 talks',
+      '    1  open       from line 1      2026-01-20 16:00:00 –',
+      '                                   16:05:03 UTC 3 talks',
     ]);
     const unresolved = lines.indexOf('still unresolved (1):');
     assert.deepEqual(lines.slice(unresolved + 1, unresolved + 4), [
@@ -175,7 +175,7 @@ evidence:
   unresolved (not found)                        2
 
 segments:
-    1  open       from line 1      2026-01-20T16:00:00Z – 2026-01-20T16:05:03Z  3 talks
+    1  open       from line 1      2026-01-20 16:00:00 – 16:05:03 UTC  3 talks
 
 still unresolved (1):
   notified_child         bq12                     a notification naming a child or task the session does not hold
