@@ -1,14 +1,12 @@
 import { createReadStream } from 'node:fs';
-import { relative, dirname } from 'node:path';
-import { occurrences } from '../acquire/lines.ts';
 import { NOT_XML_IN_NTRIPLES } from '../rdf/xml.ts';
 import type { ExportPlan } from './graphs.ts';
 
 /**
  * The stated policy for characters XML 1.0 cannot carry (ESC in quoted terminal output, most
  * often): RDF/XML is refused before a byte is written, with how many statements hold one, which
- * characters, where the first is, and the syntaxes that can carry them. Never ill-formed XML,
- * and never text silently changed. Only positions are named, never content.
+ * characters, in which graphs, and the syntaxes that can carry them. Never ill-formed XML,
+ * and never text silently changed. Only graphs are named, never content.
  */
 export class XmlCharacterError extends Error {}
 
@@ -16,35 +14,33 @@ const ALL = new RegExp(NOT_XML_IN_NTRIPLES.source, 'g');
 
 export async function checkXmlCharacters(plan: ExportPlan): Promise<void> {
   let statements = 0;
-  let first: string | undefined;
+  // The graphs that hold one, by name: what --graph and --session leave out (a graph file's name says nothing to a user).
+  const graphs = new Set<string>();
   const characters = new Set<string>();
   // A graph read only for its turns (the alignment's) is not written: what it holds is not checked.
   for (const source of plan.sources.filter((s) => !(s.kind === 'nquads' && s.turnsOnly))) {
-    let lineNo = 0;
     let rest = '';
     for await (const chunk of createReadStream(source.path, { encoding: 'utf8', highWaterMark: 1 << 20 }) as AsyncIterable<string>) {
       const text = rest + chunk;
       const end = text.lastIndexOf('\n') + 1;
       rest = text.slice(end);
       let lastLine = -1;
-      let searchedTo = 0;
       for (const m of text.slice(0, end).matchAll(ALL)) {
         characters.add(codePoint(m[0]));
         const lineStart = text.lastIndexOf('\n', m.index) + 1;
         if (lineStart === lastLine) continue;
         lastLine = lineStart;
         statements++;
-        lineNo += occurrences(text, '\n', searchedTo, lineStart);
-        searchedTo = lineStart;
-        first ??= `${relative(dirname(dirname(source.path)), source.path)} line ${lineNo + 1}`;
+        graphs.add(source.graph ? `<${source.graph}>` : 'the default graph');
       }
-      lineNo += occurrences(text, '\n', searchedTo, end);
     }
   }
   if (!statements) return;
+  const [first] = graphs;
   throw new XmlCharacterError(
-    `RDF/XML is XML 1.0, which cannot carry ${[...characters].sort().join(', ')}: ${statements} statement${statements === 1 ? '' : 's'} hold${statements === 1 ? 's' : ''} one ` +
-      `(the first in ${first}). Nothing was written. Export as TriG, Turtle, N-Quads, N-Triples or JSON-LD, which carry every character, or leave those graphs out with --graph/--session.`,
+    `RDF/XML is XML 1.0, which cannot carry ${[...characters].sort().join(', ')}: ${statements} statement${statements === 1 ? '' : 's'} ` +
+      `in ${graphs.size === 1 ? first : `${graphs.size} graphs (the first ${first})`} hold${statements === 1 ? 's' : ''} one. ` +
+      'Nothing was written. Export as TriG, Turtle, N-Quads, N-Triples or JSON-LD, which carry every character, or leave those graphs out with --graph/--session.',
   );
 }
 
