@@ -52,12 +52,19 @@ export async function foundSession(storeDir: string, file: string): Promise<Sess
 /**
  * A session as discovered, with the transcripts (and journals) `stored` had that are gone from the
  * disk put back, to be read from the archive: a file Claude Code deleted stays in its session's graph.
+ * A gone file whose stream (a sub-agent's id) or batch the session still has on disk is not put
+ * back: it was moved with its folder, not deleted, and read twice it would double the stream.
  */
 export function withGoneTranscripts(discovered: SessionSource, stored: SessionSource, goneSet: ReadonlySet<string>): SessionSource {
   const gone = (path: string) => goneSet.has(path);
   const have = new Set([discovered.main, ...discovered.subagents].filter(Boolean).map((t) => t!.path));
-  const back = (t: TranscriptSource | undefined) => !!t && !have.has(t.path) && gone(t.path);
-  const journals = stored.journals.flatMap((path, i) => (!discovered.journals.includes(path) && gone(path) ? [i] : []));
+  const agents = new Set(discovered.subagents.flatMap((t) => (t.agentId === undefined ? [] : [t.agentId])));
+  const back = (t: TranscriptSource | undefined) =>
+    !!t && !have.has(t.path) && !(t.agentId !== undefined && agents.has(t.agentId)) && gone(t.path);
+  const batches = new Set(discovered.batches.map((b) => b.batch));
+  const journals = stored.journals.flatMap((path, i) =>
+    !discovered.journals.includes(path) && !batches.has(stored.batches[i].batch) && gone(path) ? [i] : [],
+  );
   if (!back(stored.main) && !stored.subagents.some(back) && !journals.length) return discovered;
   const merged: SessionSource = {
     ...discovered,

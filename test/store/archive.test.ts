@@ -114,6 +114,24 @@ test('a session whose files are deleted stays: read from the archive, marked arc
   }
 });
 
+test('a project folder renamed: each file is read once, at its new path; none comes back from the archive beside it', async () => {
+  const { work, root, dir } = await spineCopy();
+  try {
+    await rename(join(root, PROJECT), join(root, '-home-ada-weave-moved'));
+    const again = await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    // The two sessions' five transcripts (main, a sub-agent, a workflow agent; main, an agent beside it), none from the archive.
+    assert.match(again.stdout, /^ingested: 2 sessions read \(0 unchanged\) · 5 files · 30 records · 1,564 quads · /);
+    assert.doesNotMatch(again.stdout, /from the archive/);
+    const fresh = join(work, 'fresh');
+    await run(WEAVE, ['ingest', root, '--store', fresh, '--no-detect']);
+    assert.deepEqual(quadsOf((await openStore(dir)).store), quadsOf((await openStore(fresh)).store));
+    const status = JSON.parse((await run(WEAVE, ['status', '--store', dir, '--json'])).stdout);
+    assert.deepEqual(status.sources, { files: 8, transcripts: 5, gone: 0 });
+  } finally {
+    await removeDir(work);
+  }
+});
+
 test('a file that grows gets its new bytes appended as one more gzip member; one cut short or replaced gets a new archive, and the old stays as a version (issue 25)', async () => {
   const { work, root, dir } = await spineCopy();
   try {
