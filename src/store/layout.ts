@@ -89,7 +89,7 @@ export function isFoundFileOf(graph: string, file: string): boolean {
 }
 
 /** Folders of store files that are not graphs (a derivation's output): versions unnamed there are a write cut off. */
-const DERIVED_DIRS = ['search', 'search/documents', 'usage/rows'];
+const DERIVED_DIRS = ['search', 'search/documents', 'usage/rows', 'links'];
 
 /** The folders of store files other than graphs: the usual ones, and any other a manifest entry names. */
 export function derivedDirs(named: Iterable<string>): string[] {

@@ -826,10 +826,10 @@ export interface Recovered {
  */
 export async function recoverStore(dir: string): Promise<Recovered> {
   const recovered: Recovered = { 'temporary files': await removeStaleTemps(dir), 'files of unfinished versions': 0, 'cut-off appends': 0 };
+  // No manifest yet (a first ingest killed before its first write of it) names no file at all.
   const manifest = await readManifest(dir);
-  if (!manifest) return recovered;
-  const named = new Map(Object.values(manifest.graphs).flatMap((e) => storeFilesOf(e).map((f) => [f.file, f.bytes] as const)));
-  const namedFiles = new Set(Object.values(manifest.files ?? {}).map((f) => f.file));
+  const named = new Map(Object.values(manifest?.graphs ?? {}).flatMap((e) => storeFilesOf(e).map((f) => [f.file, f.bytes] as const)));
+  const namedFiles = new Set(Object.values(manifest?.files ?? {}).map((f) => f.file));
   for (const folder of derivedDirs(namedFiles))
     for (const name of await namesIn(join(dir, folder)))
       if (isDerivedFileName(name) && !namedFiles.has(`${folder}/${name}`)) {

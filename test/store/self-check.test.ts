@@ -245,3 +245,27 @@ test('what a killed writer left is noted, not a problem, and goes with the next 
     await removeDir(dir);
   }
 });
+
+test('a first ingest killed before it wrote a manifest: the next writer removes every file it left, and the store verifies clean', async () => {
+  const work = await tempDir('weave-self-');
+  try {
+    const whole = join(work, 'whole');
+    const killed = join(work, 'killed');
+    await run(WEAVE, ['ingest', SPINE, '--store', whole, '--no-detect']);
+    // What that ingest wrote, but not the manifest naming it: the state of a run killed before its first manifest write.
+    await cp(whole, killed, { recursive: true });
+    await rm(join(killed, 'manifest.json'));
+    const next = await weave(['ingest', SPINE, '--store', killed, '--no-detect']);
+    assert.equal(next.code, 0);
+    // The 16 files of the two session graphs and the 6 others (search documents and index, usage rows, the links' scans).
+    assert.equal(next.stderr.split('\n')[0], 'weave ingest: note: removed what an interrupted write left: 22 files of unfinished versions');
+    const self = await weave(['verify', '--self', '--store', killed]);
+    assert.equal(self.code, 0);
+    assert.equal(
+      self.stdout,
+      'store: 2 graphs in 16 files and 6 other files, each of the length and digests the manifest names, with the quads it counts; no file it does not name\n',
+    );
+  } finally {
+    await removeDir(work);
+  }
+});
