@@ -198,6 +198,44 @@ test('a folder read through a link and by its real path is one source: nothing i
   }
 });
 
+test('a project folder linked into the projects root is one source, however its files are named: read once, verified once', async () => {
+  const dir = await tempDir();
+  try {
+    const real = join(dir, 'elsewhere', '-home-ada-records-demo');
+    await cp(join(FIXTURES, 'records', '-home-ada-records-demo'), real, { recursive: true });
+    const root = join(dir, 'projects');
+    await mkdir(root);
+    await symlink(real, join(root, '-home-ada-records-demo'));
+    const store = join(dir, 'store');
+    const file = '44444444-4444-4444-8444-444444444444.jsonl';
+    const runs = [];
+    // The root, the file through the link, the root again: one read, then none.
+    for (const paths of [[root], [join(root, '-home-ada-records-demo', file)], [root]]) {
+      const report = await ingest(paths, { storeDir: store, soul: 'local' });
+      runs.push([report.sessions, report.skipped]);
+    }
+    assert.deepEqual(runs, [
+      [6, 0],
+      [0, 1],
+      [0, 6],
+    ]);
+    // Keyed by the folder's real path, as the file named by itself is.
+    const paths = Object.values((await readManifest(store))!.graphs).flatMap((g) => (g.sources ?? []).map((s) => s.path));
+    assert.equal(paths.length, 6);
+    assert.ok(paths.every((p) => p.startsWith(`${real}/`)));
+    assert.deepEqual((await storeStatus(store)).versions, { files: 0, versions: 0, lines: 0 });
+    // verify reads the root and the stored paths: each of the 6 files once (92 lines).
+    const out = await promisify(execFile)(join(REPO, 'bin', 'weave'), ['verify', '--store', store, '--json', '--no-daemon']);
+    const report = JSON.parse(out.stdout);
+    assert.deepEqual(
+      [report.ok, report.files.length, report.files.reduce((n: number, f: { lines: number }) => n + f.lines, 0)],
+      [true, 6, 92],
+    );
+  } finally {
+    await removeDir(dir);
+  }
+});
+
 test('a file gone between discovery and reading is reported and skipped; the sessions after it are read (defect 3)', async () => {
   const dir = await tempDir();
   try {

@@ -32,7 +32,7 @@ export async function canonicalPath(path: string): Promise<string> {
 const NEVER = new Set(['node_modules', '.git']);
 
 /**
- * Every file under `dir` whose name `wanted` accepts, depth first in directory order; folders
+ * Every file under `dir` whose name `wanted` accepts, by its folder's real path, depth first in directory order; folders
  * `skip` names (and node_modules, .git) are not entered. Symbolic links are followed, to files
  * and to folders (a project folder linked from elsewhere is read like any other), each real
  * folder once. What cannot be read (a folder without permission, a link to nothing, a link back
@@ -52,8 +52,9 @@ export async function walkFiles(
   while (stack.length) {
     const folder = stack.pop()!;
     let entries: Dirent[];
+    let real: string;
     try {
-      const real = await realpath(folder);
+      real = await realpath(folder);
       if (seen.has(real)) {
         report(folder, 'a link to a folder already read; not read twice');
         continue;
@@ -66,7 +67,9 @@ export async function walkFiles(
     }
     const folders: string[] = [];
     for (const entry of entries) {
-      const path = join(folder, entry.name);
+      // Named by its folder's real path, as canonicalPath names a file given by itself: a project
+      // folder linked into the projects root keys its files one way, however they are reached.
+      const path = join(real, entry.name);
       let isDirectory = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {
