@@ -30,8 +30,12 @@ export interface StoreStatus {
   lastChange?: string;
   /** When the store last changed (its manifest was written). */
   updated?: string;
-  /** Complete lines in the sources the store has not read yet: grown files, and transcripts new in the folders read. */
-  pending: { lines: number; files: number };
+  /**
+   * Complete lines in the sources the store has not read yet: of files grown since read, of
+   * transcripts new in the folders read (`files` of them, `inNew` lines), and of transcripts changed
+   * since read (cut short, replaced or rewritten), which are read again whole.
+   */
+  pending: { lines: number; files: number; inNew: number; changed: { files: number; lines: number } };
   bytes: { graphs: number; archive: number };
   /** Earlier versions of source files kept in the archive (replaced, cut short or rewritten since read): files, versions, lines read of them. */
   versions: { files: number; versions: number; lines: number };
@@ -61,7 +65,7 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
     graphs: 0,
     sources: { files: 0, transcripts: 0, gone: 0 },
     archivedOnly: 0,
-    pending: { lines: 0, files: 0 },
+    pending: { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } },
     bytes: { graphs, archive },
     versions: { files: 0, versions: 0, lines: 0 },
   };
@@ -102,7 +106,14 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
       else if (isTranscript(source)) present.push(source);
     }
   }
-  status.pending.lines += await sumOf(present, unreadLines);
+  status.pending.lines += await sumOf(present, async (source) => {
+    const unread = await unreadLines(source);
+    if (unread.again) {
+      status.pending.changed.files++;
+      status.pending.changed.lines += unread.lines;
+    }
+    return unread.lines;
+  });
   if (newest) status.lastChange = new Date(newest).toISOString();
   // Sessions left to the soul holding them: their files are no one's pending lines.
   for (const held of await readHeld(dir, manifest)) {
@@ -116,7 +127,8 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
   for (const session of roots.length ? await discoverSessions(roots).catch(() => []) : [])
     for (const { path } of transcriptsOf(session)) if (!tracked.has(path)) untracked.push(path);
   status.pending.files += untracked.length;
-  status.pending.lines += await sumOf(untracked, (path) => newlines(path, 0));
+  status.pending.inNew += await sumOf(untracked, (path) => newlines(path, 0));
+  status.pending.lines += status.pending.inNew;
   return status;
 }
 
@@ -139,15 +151,14 @@ function isTranscript(source: SourceStamp): boolean {
   return source.path.endsWith('.jsonl') && !source.path.endsWith('/journal.jsonl');
 }
 
-/** Complete lines a source has past what the store read of it (all of them, when it was replaced, cut short or rewritten). */
-async function unreadLines(source: SourceStamp): Promise<number> {
+/** Complete lines a source has past what the store read of it, or all of them, read `again`, when it was replaced, cut short or rewritten. */
+async function unreadLines(source: SourceStamp): Promise<{ lines: number; again: boolean }> {
   const now = await stampOf(source.path);
-  if (!now) return 0;
+  if (!now || (now.size === source.size && now.mtimeMs === source.mtimeMs)) return { lines: 0, again: false };
   const read = source.read ?? source.size;
-  if (now.size === source.size && now.mtimeMs === source.mtimeMs) return 0;
   // The bytes read are checked by their digests where the stamp has them (older stamps: by identity and length).
   const grown = source.digest ? (await changeOf(source, now)) === undefined : (!source.id || source.id === now.id) && now.size >= read;
-  return newlines(source.path, grown ? read : 0);
+  return { lines: await newlines(source.path, grown ? read : 0), again: !grown };
 }
 
 async function newlines(path: string, from: number): Promise<number> {

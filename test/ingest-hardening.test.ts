@@ -187,7 +187,7 @@ test('a folder read through a link and by its real path is one source: nothing i
     const status = await storeStatus(store);
     assert.deepEqual(
       [status.sources.transcripts, status.versions, status.pending],
-      [6, { files: 0, versions: 0, lines: 0 }, { lines: 0, files: 0 }],
+      [6, { files: 0, versions: 0, lines: 0 }, { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } }],
     );
     // Every source is keyed by its real path.
     assert.ok(

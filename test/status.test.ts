@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFile, copyFile, cp, readdir, rm, stat } from 'node:fs/promises';
+import { appendFile, copyFile, cp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readManifest } from '../src/store/manifest.ts';
@@ -42,7 +42,7 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
         archivedOnly: 0,
         lastChange: new Date(Math.max(...sources.map((s) => s.mtimeMs))).toISOString(),
         updated: undefined,
-        pending: { lines: 0, files: 0 },
+        pending: { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } },
         bytes: { graphs: await folderBytes(join(dir, 'graphs')), archive: await folderBytes(join(dir, 'archive')) },
         versions: { files: 0, versions: 0, lines: 0 },
       },
@@ -61,13 +61,29 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
       await run('wc', ['-l', join(FIXTURES, 'server', '-home-grace-weave-server', '44444444-4444-4444-8444-444444444444.jsonl')])
     ).stdout;
     const pending = await status();
-    assert.deepEqual(pending.pending, { lines: 2 + Number.parseInt(serverLines, 10), files: 1 });
+    const newLines = Number.parseInt(serverLines, 10);
+    assert.deepEqual(pending.pending, { lines: 2 + newLines, files: 1, inNew: newLines, changed: { files: 0, lines: 0 } });
+    // It said "4 lines not read yet, 1 of them in transcripts new to the store": a count of files as one of lines.
     assert.match(
       (await run(WEAVE, ['status', '--store', dir])).stdout,
-      new RegExp(`\npending     ${pending.pending.lines} lines not read yet, 1 of them in transcripts new to the store`),
+      new RegExp(
+        `\npending     ${2 + newLines} lines not read yet: 2 appended; ${newLines} in 1 transcript new to the store \\(weave ingest reads them; weave serve keeps up\\)\n`,
+      ),
     );
     await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
-    assert.deepEqual((await status()).pending, { lines: 0, files: 0 });
+    assert.deepEqual((await status()).pending, { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } });
+
+    // 4444… cut short to its first line: read again whole, which is not "not read yet" of lines read before.
+    const cutShort = join(root, PROJECT, '44444444-4444-4444-8444-444444444444.jsonl');
+    const [firstLine] = (await readFile(cutShort, 'utf8')).split('\n');
+    await writeFile(cutShort, `${firstLine}\n`);
+    assert.deepEqual((await status()).pending, { lines: 1, files: 0, inNew: 0, changed: { files: 1, lines: 1 } });
+    assert.match(
+      (await run(WEAVE, ['status', '--store', dir, '--wide'])).stdout,
+      /\npending {5}1 lines not read yet: 1 in 1 transcript changed since read \(cut short, replaced or rewritten\), read again whole \(weave ingest reads them; weave serve keeps up\)\n/,
+    );
+    await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
+    assert.deepEqual((await status()).pending, { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } });
 
     // Claude Code deletes 2222… (its file and the agent file beside it): kept, read from the archive.
     await rm(join(root, PROJECT, '22222222-2222-4222-8222-222222222222.jsonl'));
@@ -80,7 +96,11 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
       text,
       /^store {7}.* \(soul local\)\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in 3 graphs\n/,
     );
-    assert.match(text, /\nsources {5}6 transcripts and 3 side files tracked; 2 gone from their folders, kept in the archive\n/);
+    // 4444…'s two lines, read before it was cut short, are kept as its earlier version.
+    assert.match(
+      text,
+      /\nsources {5}6 transcripts and 3 side files tracked; 2 gone from their folders, kept in the archive; 1 earlier version\(s\) of 1 file\(s\) kept in the archive \(2 lines read of them\)\n/,
+    );
     assert.match(
       text,
       /\npending {5}none: every complete line of the sources is in the store\nsize {8}graphs \d+\.\d MB · archive \d+\.\d MB\nwriter {6}none\nserver {6}none\n$/,

@@ -94,12 +94,7 @@ function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_
       `${n(s.sources.transcripts)} transcripts and ${n(s.sources.files - s.sources.transcripts)} side files tracked${s.sources.gone ? `; ${n(s.sources.gone)} gone from their folders, kept in the archive` : ''}${s.versions?.versions ? `; ${n(s.versions.versions)} earlier version(s) of ${n(s.versions.files)} file(s) kept in the archive (${n(s.versions.lines)} lines read of them)` : ''}`,
     ],
     ['last change', `${when(s.lastChange)} (the newest source read); the store was written ${when(s.updated)}`],
-    [
-      'pending',
-      s.pending.lines || s.pending.files
-        ? `${n(s.pending.lines)} lines not read yet${s.pending.files ? `, ${n(s.pending.files)} of them in transcripts new to the store` : ''} (weave ingest reads them; weave serve keeps up)`
-        : 'none: every complete line of the sources is in the store',
-    ],
+    ['pending', pending(s.pending)],
     ['size', `graphs ${mb(s.bytes.graphs)} · archive ${mb(s.bytes.archive)}`],
     [
       'writer',
@@ -110,6 +105,19 @@ function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_
     ['server', s.server ? server(s.server) : 'none'],
   ];
   return `${rows.map(([k, v]) => wrapWords(`${k.padEnd(12)}${v}`, 12, ' '.repeat(12), width).join('\n')).join('\n')}\n`;
+}
+
+/** Lines to read, by why: appended, in transcripts new to the store, in transcripts changed since read (read again whole). */
+function pending({ lines, files, inNew = 0, changed = { files: 0, lines: 0 } }: StoreStatus['pending']): string {
+  if (!lines && !files && !changed.files) return 'none: every complete line of the sources is in the store';
+  const transcripts = (k: number) => `${n(k)} transcript${k === 1 ? '' : 's'}`;
+  const parts = [
+    lines - inNew - changed.lines && `${n(lines - inNew - changed.lines)} appended`,
+    files && `${n(inNew)} in ${transcripts(files)} new to the store`,
+    changed.files &&
+      `${n(changed.lines)} in ${transcripts(changed.files)} changed since read (cut short, replaced or rewritten), read again whole`,
+  ].filter(Boolean);
+  return `${n(lines)} lines not read yet: ${parts.join('; ')} (weave ingest reads them; weave serve keeps up)`;
 }
 
 /** The server's line: where it listens, since when, and for a resident one, who started it and when it stops. */

@@ -171,6 +171,9 @@ describe('a server watching its sources', () => {
     };
     assert.equal(status.ingest.watching, 'events');
     assert.ok(Date.now() - Date.parse(status.ingest.changeSeenAt) < 60_000);
-    assert.deepEqual([status.store.sessions, status.store.sources.transcripts, status.store.pending], [3, 4, { lines: 0, files: 0 }]);
+    assert.deepEqual(
+      [status.store.sessions, status.store.sources.transcripts, status.store.pending],
+      [3, 4, { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } }],
+    );
   });
 });

@@ -179,7 +179,10 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     assert.deepEqual(files, [`${SHOP} 14 14 true `, `${SPLIT} 13 13 true ${soulA}`, `${INFRA} 16 16 true `]);
     // Its status counts it as held there, its 13 lines not as pending.
     const status = JSON.parse((await weave(b, ['status', '--store', virtuoso.endpoint, '--json', '--no-daemon'])).stdout);
-    assert.deepEqual([status.sessions, status.heldElsewhere, status.pending], [2, { [soulA]: 1 }, { lines: 0, files: 0 }]);
+    assert.deepEqual(
+      [status.sessions, status.heldElsewhere, status.pending],
+      [2, { [soulA]: 1 }, { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } }],
+    );
     // Read again, it is still left to its soul, and said so.
     const again = await weave(b, ['ingest', b.projects, '--store', virtuoso.endpoint]);
     assert.match(again.stdout, /0 sessions read \(2 unchanged\).*1 held under another soul/s);
