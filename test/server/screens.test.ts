@@ -50,6 +50,10 @@ const SCREENS: { name: string; path: string; ready: string }[] = [
   { name: 'conversation', path: `/conversation/${SESSION}`, ready: '#counts' },
   { name: 'session', path: describeOf(`urn:soul:local:Weave/Transcript/${SESSION}`), ready: '.session-summary' },
   { name: 'turn', path: describeOf(TURN), ready: 'h1' },
+  // fixtures/model/legacy-runs: steps (a slash command, its output) whose text shares the row with their kind.
+  { name: 'steps', path: '/conversation/80000000-0000-4000-8000-000000000001', ready: '#counts' },
+  // fixtures/hardening/secrets: a prompt holding a 64-character key, one word.
+  { name: 'long-word', path: describeOf('urn:soul:local:Weave/Transcript/5ec2e75e-0000-4000-8000-000000000001'), ready: '.prompts' },
   { name: 'glossary', path: '/glossary', ready: '#glossary-terms' },
 ];
 
