@@ -416,3 +416,47 @@ describe('the conversation page escapes every value from the graph', {
     assert.equal(await page.textContent('.facts > span:first-child'), 'project -home-eve-"><b>project');
   });
 });
+
+describe('the pages show a control character or a direction override as an escape, as the commands print it', {
+  skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',
+}, () => {
+  let server: TestServer;
+  let o: OpenPage;
+
+  before(async () => {
+    server = await startTestServer({}, [join(REPO, 'fixtures', 'model', 'legacy-runs'), join(REPO, 'fixtures', 'hardening', 'odd')]);
+    o = await openPage(server.base, 1400);
+  });
+
+  after(async () => {
+    await o?.close();
+    await server?.stop();
+  });
+
+  /** Whether the page's text or title holds a raw ESC or RIGHT-TO-LEFT OVERRIDE. */
+  const raw = (page: Page) =>
+    page.evaluate(() =>
+      /[\u001b\u202e]/.test(`${(document as unknown as { title: string }).title}${document.querySelector('body')?.textContent}`),
+    );
+
+  it('a hook notice written with terminal bold, on the conversation page', async () => {
+    // fixtures/model/legacy-runs, line 5: a system record "Running \u001b[1mStop\u001b[22m hook".
+    await o.page.goto(`${server.base}/conversation/80000000-0000-4000-8000-000000000001`);
+    const steps = await o.page.$$eval('div.step .text', (spans) => spans.map((s) => s.textContent));
+    assert.ok(steps.includes('Running \\x1b[1mStop\\x1b[22m hook'), steps.join(' | '));
+    assert.equal(await raw(o.page), false);
+  });
+
+  it('a working directory with a colour and a right-to-left override, on the transcript page', async () => {
+    // fixtures/hardening/odd, line 1: cwd "/home/ada/\u001b[31modd\u202e".
+    await o.page.goto(
+      `${server.base}/describe?iri=${encodeURIComponent('urn:soul:local:Weave/Transcript/0dd00dd0-0000-4000-8000-000000000001')}`,
+    );
+    const cwd = await o.page.$$eval('table.statements tr', (rows) =>
+      rows.filter((r) => r.querySelector('th')?.textContent === 'weave:cwd').map((r) => r.querySelector('td')?.textContent),
+    );
+    assert.deepEqual(cwd, ['/home/ada/\\x1b[31modd\\u202e']);
+    assert.equal(await raw(o.page), false);
+    assert.deepEqual(o.problems, []);
+  });
+});

@@ -1,7 +1,18 @@
 /** HTML text and links, for every page this server writes. */
 
+import { printable } from '../../../terminal.ts';
+
+/**
+ * Text as HTML: markup escaped, and what a browser would hide or obey shown as an escape, as every
+ * command prints it (src/terminal.ts): a control character (a transcript's `\x1b[1m` drew as a box
+ * and "[1m") and the direction overrides that make text read other than it is (`\u202e`).
+ * Newlines and tabs stay.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return printable(text, { form: 'data' }).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 export function describeHref(iri: string, format?: string): string {
