@@ -71,6 +71,11 @@ export function definition(term: string): string | undefined {
   return undefined;
 }
 
+/** The glossary's row that tells a term: a segment's state (`open`, `candidate`) is told in the segment's. */
+export function glossaryEntry(term: string): string {
+  return term === 'open' || term === 'candidate' ? 'segment' : term;
+}
+
 /** The model term a class of the weave namespace carries (`LlmCall` → `llm.call`), if any. */
 export function termOfClass(local: string): string | undefined {
   return MODEL_TERMS.find((t) => t.iris[0] === local)?.term;

@@ -204,10 +204,11 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
     const terms = await page.$$eval('a.term', (as) => as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('title')]));
     const run = terms.find(([text]) => text === "runs (one prompt's work)");
     assert.deepEqual(run, ["runs (one prompt's work)", '/glossary#term-run', `run: ${definition('run')}`]);
-    for (const [text, href, title] of terms) {
-      const term = decodeURIComponent((href ?? '').replace('/glossary#term-', ''));
+    for (const [text, , title] of terms) {
+      const term = (title ?? '').split(': ')[0];
       assert.equal(title, definition(term) ? `${term}: ${definition(term)}` : term, `${text}`);
     }
+    const links = new Set(terms.map(([, href]) => href));
     // A run's trigger and evidence in plain words: started from outside (inferred).
     assert.match(
       (await page.textContent('div.run:not(.unresolved) > .run-head')) ?? '',
@@ -222,9 +223,25 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
     // The describe page of a prompt names its model class plainly.
     await page.goto(`${server.base}${describeOf(TURN)}`);
     assert.ok((await page.$$eval('.types a.term', (as) => as.map((a) => a.textContent))).includes('prompt'));
+    // A segment's state links to the segment's row, which tells the states: the glossary has no row
+    // of their own. fixtures/model/resumed-session, a1000000: idle from 09:00:11 to 09:25:00, two
+    // segments, the first closed.
+    await page.goto(`${server.base}/conversation/a1000000-0000-4000-8000-000000000001`);
+    const states = await page.$$eval('details.segments td a.term', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+    assert.deepEqual(states, [
+      ['closed, could be committed', '/glossary#term-segment'],
+      ['still open', '/glossary#term-segment'],
+    ]);
+    for (const href of await page.$$eval('a.term', (as) => as.map((a) => a.getAttribute('href')))) links.add(href);
     // /glossary: every term weave glossary prints, with its plain name and definition, by its anchor.
     await page.goto(`${server.base}/glossary`);
     assert.equal((await page.$$('#glossary-terms tbody tr')).length, CLAUDE_CODE_GLOSSARY.terms.length);
+    // Every term's link on the conversation page leads to a row of it.
+    const rows = new Set(await page.$$eval('#glossary-terms tbody tr', (trs) => trs.map((tr) => `/glossary#${tr.getAttribute('id')}`)));
+    assert.deepEqual(
+      [...links].filter((href) => !rows.has(href ?? '')),
+      [],
+    );
     assert.deepEqual(await page.$$eval('#term-run td', (tds) => tds.map((td) => td.textContent)), [
       'run',
       "one prompt's work",

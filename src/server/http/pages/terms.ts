@@ -1,9 +1,10 @@
-import { definition, plainName } from '../../../model/plain.ts';
+import { definition, glossaryEntry, plainName } from '../../../model/plain.ts';
 import { escapeHtml } from './html.ts';
 
 /**
  * A model term on a page, for a reader who has not met it: its plain name beside it (or, with
- * `instead`, in its place), the term's definition on hover, and a link to its row of /glossary.
+ * `instead`, in its place), the term's definition on hover, and a link to the row of /glossary that
+ * tells it.
  * The words are model/plain.ts's, as `weave conversation` prints them.
  */
 export function termHtml(term: string, shown = term, options: { instead?: boolean } = {}): string {
@@ -16,5 +17,5 @@ export function termHtml(term: string, shown = term, options: { instead?: boolea
     named && options.instead
       ? escapeHtml(named)
       : `${escapeHtml(shown)}${plain ? ` <span class="plain">(${escapeHtml(plain)})</span>` : ''}`;
-  return `<a class="term" href="/glossary#term-${escapeHtml(encodeURIComponent(term))}" title="${title}">${text}</a>`;
+  return `<a class="term" href="/glossary#term-${escapeHtml(encodeURIComponent(glossaryEntry(term)))}" title="${title}">${text}</a>`;
 }
