@@ -399,8 +399,11 @@ class SessionReading {
       this.restored.push(meta);
       opened = { ...source, metaPath: meta.path };
     }
-    const opening = await this.target.session.dialect.openTranscript(opened, (p) =>
-      this.options.onProblem?.({ ...p, path: p.path === opened.metaPath ? source.metaPath! : p.path, kind: 'malformed' }),
+    const opening = await this.target.session.dialect.openTranscript(
+      opened,
+      (p) => this.options.onProblem?.({ ...p, path: p.path === opened.metaPath ? source.metaPath! : p.path, kind: 'malformed' }),
+      // --redact-secrets: the side file as the store is to hold it, as each line is.
+      this.options.content?.redactSecrets ? redactLine : undefined,
     );
     return this.emitter.beginTranscript(source, opening, { archivedOnly: !!stamp.gone });
   }

@@ -36,8 +36,11 @@ export interface Dialect<R extends object = object, T extends TranscriptSource =
    * A folder or file it cannot read (no permission, a broken link) is reported and passed over.
    */
   discover(paths: string[], onProblem?: (problem: Unreadable) => void): Promise<FoundSession<T>[]>;
-  /** What the dialect says about a transcript before its lines: read from its side file, if any. */
-  openTranscript(source: T, onProblem: (problem: Unreadable) => void): Promise<TranscriptOpening>;
+  /**
+   * What the dialect says about a transcript before its lines: read from its side file, if any.
+   * `stored` maps the side file's text to what the store is to hold (`--redact-secrets`), as each line is.
+   */
+  openTranscript(source: T, onProblem: (problem: Unreadable) => void, stored?: (text: string) => string): Promise<TranscriptOpening>;
   /** One line of a transcript: a record of the dialect, or why it is none. */
   readLine(line: SourceLine): LineResult<R>;
   /** The id a record is known by in its session, if it has one: a second record with it is a replay. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, readdir, readFile, appendFile } from 'node:fs/promises';
+import { cp, readdir, readFile, appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { contentPolicy } from '../../src/emit/content.ts';
 import { ingest } from '../../src/ingest.ts';
@@ -58,4 +58,32 @@ test('redactLine redacts each string of a record, keeps its numbers as written, 
   const clean = '{"a": "nothing\\nhere", "n": 1.0}';
   assert.equal(redactLine(clean), clean);
   assert.equal(redactLine('not json AKIAQ3EGRV7X2LMNBC4D'), `not json ${marker('aws-access-key-id', 20)}`);
+});
+
+test("--redact-secrets: a sub-agent's .meta.json is stored with its secrets redacted, as its lines are", async () => {
+  const dir = await tempDir();
+  try {
+    const projects = join(dir, 'projects');
+    await cp(join(FIXTURES, 'spine'), projects, { recursive: true });
+    const token = 'ghp_M3taD3scR1pt10nT0k3nAbCdEfGhIjKlMnOp';
+    const meta = join(projects, '-home-ada-weave-demo', '11111111-1111-4111-8111-111111111111', 'subagents', 'agent-a1b2c3d.meta.json');
+    await writeFile(meta, JSON.stringify({ agentType: 'general-purpose', description: `Review with ${token}`, toolUseId: 'toolu_0003' }));
+    const store = join(dir, 'store');
+    await ingest([projects], { storeDir: store, soul: 'local', content: { ...contentPolicy(), redactSecrets: true } });
+
+    for (const e of (await readdir(store, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()))
+      assert.ok(!(await readFile(join(e.parentPath, e.name), 'utf8')).includes(token.slice(4, 20)), `${e.name} holds the token`);
+    const { store: ox } = await openStore(store);
+    const description = `Review with ${marker('github-token', 40)}`;
+    assert.deepEqual(
+      select(
+        ox,
+        'SELECT ?d ?json WHERE { ?t weave:launchingToolUseId "toolu_0003" ; weave:agentDescription ?d ; weave:agentMetaJson ?json }',
+      ),
+      [{ d: description, json: JSON.stringify({ agentType: 'general-purpose', description, toolUseId: 'toolu_0003' }) }],
+    );
+    assert.equal((await verify({ storeDir: store })).ok, true);
+  } finally {
+    await removeDir(dir);
+  }
 });

@@ -14,11 +14,15 @@ import type { JsonObject } from './records.ts';
  * under, and its `.meta.json` sidecar (2.1.2+), which names the agent's type, the description it
  * was launched with and the tool use that launched it. The sidecar is kept whole as JSON too.
  */
-export async function openTranscript(source: ClaudeTranscriptSource, onProblem: (problem: Unreadable) => void): Promise<TranscriptOpening> {
+export async function openTranscript(
+  source: ClaudeTranscriptSource,
+  onProblem: (problem: Unreadable) => void,
+  stored: (text: string) => string = (text) => text,
+): Promise<TranscriptOpening> {
   const about: [Term, Term][] = [];
   const stream: StreamFacts = {};
   if (source.workflowRunId) about.push([weave.workflowRunId, str(source.workflowRunId)]);
-  const meta = source.metaPath ? await readMeta(source.metaPath, onProblem) : undefined;
+  const meta = source.metaPath ? await readMeta(source.metaPath, onProblem, stored) : undefined;
   if (meta) {
     if (typeof meta.agentType === 'string') about.push([weave.agentType, str(meta.agentType)]);
     if (typeof meta.description === 'string') about.push([weave.agentDescription, str(meta.description)]);
@@ -30,7 +34,11 @@ export async function openTranscript(source: ClaudeTranscriptSource, onProblem: 
   return { about, stream };
 }
 
-async function readMeta(path: string, onProblem: (problem: Unreadable) => void): Promise<JsonObject | undefined> {
+async function readMeta(
+  path: string,
+  onProblem: (problem: Unreadable) => void,
+  stored: (text: string) => string,
+): Promise<JsonObject | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -45,7 +53,7 @@ async function readMeta(path: string, onProblem: (problem: Unreadable) => void):
     return undefined;
   }
   try {
-    const json = JSON.parse(text);
+    const json = JSON.parse(stored(text));
     return isObject(json) ? json : undefined;
   } catch (e) {
     onProblem({ path, lineNo: 1, message: jsonError(e as Error) });
