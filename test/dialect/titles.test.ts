@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { anyText, promptText, titleOf } from '../../src/dialect/claude-code/prompt.ts';
@@ -103,4 +103,44 @@ test('what counts as a prompt, and the fallback text', () => {
   );
   assert.equal(titleOf('init is analyzing \n /init'), 'init is analyzing /init');
   assert.equal(titleOf('x'.repeat(100)), `${'x'.repeat(79)}…`);
+});
+
+test("a title's secrets are redacted beyond the session graph: the derived graph and the state file hold none", async () => {
+  const work = await tempDir();
+  const project = join(work, '-home-ada-titles');
+  await mkdir(project);
+  const id = 'aaaaaaaa-0000-4000-8000-000000000002';
+  const token = (tag: string) => `ghp_${tag.padEnd(36, 'Z')}`;
+  const lines = [
+    { type: 'user', uuid: 'u1', sessionId: id, timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: 'Deploy it' } },
+    { type: 'custom-title', customTitle: `Deploy ${token('CUSTOM')}`, sessionId: id },
+    { type: 'ai-title', aiTitle: `AI ${token('AI')}`, sessionId: id },
+    { type: 'agent-name', agentName: `agent ${token('AGENT')}`, sessionId: id },
+    { type: 'summary', summary: `Summary ${token('SUMMARY')}`, leafUuid: 'u1' },
+  ];
+  await writeFile(join(project, `${id}.jsonl`), `${lines.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const { dir, store } = await ingestFresh([project]);
+  try {
+    const hidden = `[redacted github-token, 40 chars]`;
+    // The transcript's last-written values (the derived graph file); each record's own stay in the session's.
+    const derived = `SELECT ?p ?o WHERE { VALUES ?p { weave:agentName weave:aiTitle weave:customTitle weave:title }
+      ?t a weave:ClaudeCodeTranscript ; ?p ?o } ORDER BY ?p`;
+    assert.deepEqual(
+      select(store, derived).map((r) => [r.p.replace(/.*#/, ''), r.o]),
+      [
+        ['agentName', `agent ${hidden}`],
+        ['aiTitle', `AI ${hidden}`],
+        ['customTitle', `Deploy ${hidden}`],
+        ['title', `Deploy ${hidden}`],
+      ],
+    );
+    for (const name of await readdir(join(dir, 'graphs'))) {
+      if (name.endsWith('.nq') && !name.endsWith('.derived.nq')) continue; // the session graph is the transcript
+      const text = await readFile(join(dir, 'graphs', name), 'utf8');
+      for (const tag of ['CUSTOM', 'AI', 'AGENT', 'SUMMARY']) assert.ok(!text.includes(token(tag)), `${name} holds ${tag}`);
+    }
+  } finally {
+    await removeDir(dir);
+    await removeDir(work);
+  }
 });

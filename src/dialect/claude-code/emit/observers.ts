@@ -19,6 +19,7 @@ export function dialectObservers(content: ContentPolicy = DEFAULT_POLICY): Recor
   return [new TranscriptMetadata(content), new SessionLinks()];
 }
 
+/** Kept in the session's state file between appends: every text secrets redacted (SECURITY.md). */
 interface LastWritten {
   customTitle?: string;
   aiTitle?: string;
@@ -60,7 +61,8 @@ class TranscriptMetadata implements RecordObserver<ReadRecord> {
       if (!last) this.transcripts.set(transcript.node, (last = { prUrls: [], summaries: [] }));
       return last;
     };
-    const text = (key: string) => (typeof r[key] === 'string' ? (r[key] as string) : undefined);
+    // What is kept here is written to the session's state file and the derived graph, which hold no secret.
+    const text = (key: string) => (typeof r[key] === 'string' ? redact(r[key] as string) : undefined);
     if (this.content.modes.text === 'keep' && last?.prompt === undefined) {
       const prompt = record.type === 'user' ? promptText(record as UserRecord) : undefined;
       if (prompt !== undefined) state().prompt = cutToBytes(redact(prompt), this.content.textLimit);
@@ -104,8 +106,8 @@ class TranscriptMetadata implements RecordObserver<ReadRecord> {
       const own = last.summaries.filter((s) => s.leaf && resolve('event', s.leaf)).pop();
       const derived = last.prompt ?? last.text;
       const title = last.customTitle ?? last.aiTitle ?? own?.text ?? (derived === undefined ? undefined : titleOf(derived));
-      // The title is copied beyond the graph (search results, the state file, listings): no secret in it.
-      if (title !== undefined) yield { s: node, p: weave.title, o: str(redact(title)) };
+      // Each part was redacted as it was read: the title is copied beyond the graph (search results, listings).
+      if (title !== undefined) yield { s: node, p: weave.title, o: str(title) };
     }
   }
 }
