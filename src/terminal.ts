@@ -15,6 +15,12 @@ const UNSAFE_KEEP_NEWLINES = new RegExp(`(?![\\n])[${CONTROLS}]`, 'g');
 const UNSAFE_KEEP_LAYOUT = new RegExp(`(?![\\n\\t]|\\r\\n)[${CONTROLS}]`, 'g');
 
 /**
+ * The characters a page shows escaped: html.ts `escapeHtml` on the server, and page.js in the
+ * browser (the query page's table), which is given this pattern in its config.
+ */
+export const PAGE_ESCAPED = UNSAFE_KEEP_LAYOUT.source;
+
+/**
  * How a text is printed:
  * - `line`: everything escaped, newlines too (a file name, a message: one line);
  * - `text`: what people read (a table, a conversation, a hit); newlines kept;

@@ -147,6 +147,12 @@ describe('the query page in headless Chromium', {
     assert.ok(parses < 50, `${parses} HTML documents parsed to draw 3,000 rows`);
   });
 
+  it("shows a literal's terminal escapes and direction overrides as escapes, as the server's pages do", async () => {
+    // ESC opening a colour, a C1 CSI, and U+202E, which would draw the rest of the row backwards.
+    const rows = await run('SELECT ?text ?n WHERE { BIND("red \\u001B[31m file\\u202Etxt.exe\\u009B2J" AS ?text) BIND(1 AS ?n) }');
+    assert.deepEqual(rows, [['red \\x1b[31m file\\u202etxt.exe\\x9b2J', '1']]);
+  });
+
   it('offers the queries of the queries folder, and an IRI opens its describe page', async () => {
     await page.waitForSelector('#examples:not([hidden]) button');
     assert.deepEqual(await page.$$eval('#examples button', (b) => b.map((x) => [x.textContent, x.getAttribute('title')])), [

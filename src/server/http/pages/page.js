@@ -76,8 +76,17 @@
   // (queries/stored-texts.rq) took 50 s to show.
   const Table = YasguiClass.Yasr.plugins.table;
   const withDeclared = (prefixes) => Object.assign({}, config.prefixes, prefixes || {});
+  // Terminal escapes, C1 controls and direction overrides show as `\x1b`, `\u202e`, as on the
+  // server's pages (html.ts escapeHtml, terminal.ts printable): the config names which characters.
+  const controls = new RegExp(config.escaped, 'g');
+  const visible = (c) => {
+    const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+    return c.charCodeAt(0) < 0x100 ? `\\x${hex.slice(2)}` : `\\u${hex}`;
+  };
   const escapeText = (text) =>
-    String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+    String(text)
+      .replace(controls, visible)
+      .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
   Table.prototype.getUriLinkFromBinding = function (binding, prefixes) {
     const all = withDeclared(prefixes);
     const prefix = Object.keys(all).find((p) => binding.value.startsWith(all[p]));

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { PREFIXES } from '../../../rdf/vocab.ts';
+import { PAGE_ESCAPED } from '../../../terminal.ts';
 import { HttpError } from '../../errors.ts';
 import { sameToken, TOKEN_COOKIE } from '../auth.ts';
 import { routePlugin } from '../context.ts';
@@ -101,6 +102,7 @@ export default routePlugin('weave-routes-page', async (app) => {
       starterQuery: STARTER_QUERY,
       tripleTermsParam: TRIPLE_TERMS_PARAM,
       allowUpdate: ctx.config.allowUpdate,
+      escaped: PAGE_ESCAPED,
     };
     // `<` escaped so no value can close the script element.
     const json = JSON.stringify(config).replace(/</g, '\\u003c');
