@@ -16,7 +16,7 @@ const SUMMARISER_STEP = (step: string) => `${step} weave:within+ ?stream . ?stre
 
 export function sessionFactsQuery(graph: string, session: string): string {
   return `# One session at a glance: title, project, first and last record, and how many of each kind it holds.
-SELECT ?title ?project ?start ?end ?transcripts ?events ?turns ?prompts ?calls ?tools ?compactions WHERE {
+SELECT ?title ?project ?start ?end ?transcripts ?events ?turns ?prompts ?calls ?tools ?compactions ?microcompactions WHERE {
   # (Oxigraph's MIN and MAX are unbound over a group holding an unbound value: times are required here.)
   { SELECT (MIN(?time) AS ?start) (MAX(?time) AS ?end) WHERE { GRAPH <${graph}> { ?t weave:sessionId ${literal(session)} ; weave:hasEvent ?e . ?e weave:timestamp ?time } } }
   { SELECT (COUNT(DISTINCT ?event) AS ?events) WHERE { GRAPH <${graph}> { ?t weave:sessionId ${literal(session)} ; weave:hasEvent ?event } } }
@@ -25,7 +25,9 @@ SELECT ?title ?project ?start ?end ?transcripts ?events ?turns ?prompts ?calls ?
   { SELECT (COUNT(DISTINCT ?prompt) AS ?prompts) WHERE { GRAPH <${graph}> { ?prompt a weave:ExternalMessage FILTER NOT EXISTS { ${SUMMARISER_STEP('?prompt')} } } } }
   { SELECT (COUNT(DISTINCT ?call) AS ?calls) WHERE { GRAPH <${graph}> { ?call a weave:LlmCall FILTER NOT EXISTS { ?call a weave:SyntheticMessage } } } }
   { SELECT (COUNT(DISTINCT ?use) AS ?tools) WHERE { GRAPH <${graph}> { ?use a weave:ToolUseBlock } } }
-  { SELECT (COUNT(DISTINCT ?c) AS ?compactions) WHERE { GRAPH <${graph}> { ?c a weave:Compaction } } }
+  # A microcompaction clears old tool output in place: the context goes on, no new epoch. Counted apart.
+  { SELECT (COUNT(DISTINCT ?c) AS ?compactions) WHERE { GRAPH <${graph}> { ?c a weave:Compaction FILTER NOT EXISTS { ?c a weave:Microcompaction } } } }
+  { SELECT (COUNT(DISTINCT ?c) AS ?microcompactions) WHERE { GRAPH <${graph}> { ?c a weave:Microcompaction } } }
   OPTIONAL {
     SELECT (MIN(?folder) AS ?project) (MAX(?named) AS ?title) WHERE {
       GRAPH <${graph}> {

@@ -60,6 +60,7 @@ describe('a long session’s conversation, read by rounds, as its whole tree sho
         project: facts?.project,
         start: facts?.start,
         end: facts?.end,
+        compactions: { compactions: Number(facts?.compactions), microcompactions: Number(facts?.microcompactions) },
         transcript: instanceIri('local', 'Transcript', SYNTHETIC_SESSION).slice(1, -1),
         treeQuery: conversationQueries(graph).tree,
         from,

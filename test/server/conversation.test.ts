@@ -460,3 +460,42 @@ describe('the pages show a control character or a direction override as an escap
     assert.deepEqual(o.problems, []);
   });
 });
+
+describe('the session page and the conversation page count compactions alike', {
+  skip: CHROMIUM ? false : 'no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)',
+}, () => {
+  let server: TestServer;
+  let o: OpenPage;
+
+  before(async () => {
+    server = await startTestServer({}, [join(REPO, 'fixtures', 'records')]);
+    o = await openPage(server.base, 1400);
+  });
+
+  after(async () => {
+    await o?.close();
+    await server?.stop();
+  });
+
+  it('a compaction and a microcompaction (old tool output cleared in place, no new epoch) are named apart', async () => {
+    // fixtures/records: 4444… holds a microcompact_boundary and a compact_boundary, 7777… two
+    // compact_boundary records, 3333… none.
+    const expected: [string, string][] = [
+      ['44444444-4444-4444-8444-444444444444', '1 compaction, 1 microcompaction'],
+      ['77777777-7777-4777-8777-777777777777', '2 compactions'],
+      ['33333333-3333-4333-8333-333333333333', '0 compactions'],
+    ];
+    for (const [id, words] of expected) {
+      await o.page.goto(`${server.base}/describe?iri=${encodeURIComponent(`urn:soul:local:Weave/Transcript/${id}`)}`);
+      const counts = await o.page.$$eval(
+        '.session-summary dt',
+        (dts) => dts.find((dt) => dt.textContent === 'counts')?.nextElementSibling?.textContent,
+      );
+      assert.equal(counts?.split(' · ').at(-1), words, `the session page of ${id}`);
+      await o.page.goto(`${server.base}/conversation/${id}`);
+      const line = await o.page.textContent('#counts li.muted');
+      assert.equal(line?.split(' · ').at(-1), words, `the conversation page of ${id}`);
+    }
+    assert.deepEqual(o.problems, []);
+  });
+});

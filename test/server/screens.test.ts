@@ -163,7 +163,7 @@ describe('every page on a desktop and on a phone, in headless Chromium', {
     assert.match(
       (await o.page.$$eval('.session-summary dt', (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])))[4][1] ??
         '',
-      / 2 prompts · .* 1 compactions$/,
+      / 2 prompts · .* 1 compaction$/,
     );
     await o.page.goto(`${server.base}/conversation/${id}`);
     assert.deepEqual(await o.page.$$eval('h2.loose', (hs) => hs.map((h) => h.textContent)), ['Compaction summaries (1)']);

@@ -11,7 +11,7 @@ import {
 } from '../../../model/view.ts';
 import type { Clipped, NodeDetails, ToolDetails } from '../conversation-details.ts';
 import { page, queryLink, topBar } from './chrome.ts';
-import { describeHref, escapeHtml } from './html.ts';
+import { type Compactions, compactionsText, describeHref, escapeHtml } from './html.ts';
 import { termHtml } from './terms.ts';
 
 /**
@@ -30,6 +30,8 @@ interface ConversationPageData {
   project?: string;
   start?: string;
   end?: string;
+  /** The session's compactions, as its session page counts them (not shown when not given). */
+  compactions?: Compactions;
   /** The session's main transcript: its describe page is the session page. */
   transcript: string;
   /** The tree's own query, opened in the query page from the page. */
@@ -324,23 +326,19 @@ class Renderer {
   }
 
   private header(): string {
-    const { document: doc, title, project, start, end, transcript, treeQuery } = this.d;
+    const { document: doc, title, project, start, end, transcript, treeQuery, compactions } = this.d;
     const h = doc.header;
     const kinds = doc.counts.kinds as Record<string, number>;
     const count = (kind: string, word: string, words?: string) =>
       `<li data-count="${e(kind)}"><strong>${n(kinds[kind] ?? 0)}</strong> ${termHtml(kind, (kinds[kind] ?? 0) === 1 ? word : (words ?? `${word}s`))}</li>`;
     const open = doc.segments.filter((s) => s.state === 'open').length;
-    const compactions = doc.tree.children.reduce(
-      (k, stream) => k + stream.children.reduce((m, epoch) => m + epoch.children.filter((c) => c.kind === 'epoch.boundary').length, 0),
-      0,
-    );
     const continues = h.continuesFrom.length ? ` · continues from ${h.continuesFrom.map((id) => `<code>${e(id)}</code>`).join(', ')}` : '';
     const span = start && end ? `${time(start, true)} → ${time(end, true)} UTC` : '';
     return `<h1>${e(title || h.session)}</h1>
 <p class="iri">session <code>${e(h.session)}</code> · conversation <code>${e(h.conversation)}</code>${continues} · ${e(h.dialect)}</p>
 ${project || span ? `<p class="facts">${project ? `<span><span class="label">project</span> ${e(project)}</span>` : ''}${span ? `<span><span class="label">time</span> ${span}</span>` : ''}</p>` : ''}
 <ul class="counts" id="counts">${count('talk', 'talk')}${count('run', 'run')}${count('llm.call', 'llm.call')}${count('tool', 'tool call')}<li data-count="unresolved"><strong>${n(h.entities.unresolved)}</strong> ${termHtml('unresolved')}</li>
-<li class="muted">${termPlural(h.streams.main + h.streams.child, 'stream')} (${h.streams.child} sub-agent) · ${termPlural(doc.segments.length, 'segment')} (${open} open) · ${plural(compactions, 'compaction')}</li></ul>
+<li class="muted">${termPlural(h.streams.main + h.streams.child, 'stream')} (${h.streams.child} sub-agent) · ${termPlural(doc.segments.length, 'segment')} (${open} open)${compactions ? ` · ${compactionsText(compactions)}` : ''}</li></ul>
 <p class="formats"><a href="${e(describeHref(transcript))}">the session page</a> · <a href="?format=json">as JSON</a> (what <code>weave conversation --json</code> prints) · ${queryLink(treeQuery, 'the tree in the query editor')}</p>
 ${this.segments()}`;
   }

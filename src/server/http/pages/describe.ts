@@ -5,7 +5,7 @@ import type { DescribedBlock, Description, Statement } from '../../messages.ts';
 import { topBar } from './chrome.ts';
 import { termHtml as modelTerm } from './terms.ts';
 import { plainName, termOfClass } from '../../../model/plain.ts';
-import { describeHref, escapeHtml, usd } from './html.ts';
+import { type Compactions, compactionsText, describeHref, escapeHtml, usd } from './html.ts';
 
 /**
  * The describe page: one resource as HTML, for a person following links. A Turn shows its
@@ -163,6 +163,7 @@ export interface SessionSummary {
   start?: string;
   end?: string;
   counts: [string, number][];
+  compactions: Compactions;
   tokens?: { input: number; output: number; cacheCreation: number; cacheRead: number; total: number; cost: number; models: string[] };
   /** The prompts, and each compaction's request for its summary (`compaction`), no prompt anyone typed. */
   prompts: { turn: string; time: string; text?: string; compaction?: boolean }[];
@@ -181,7 +182,7 @@ function sessionHtml(s: SessionSummary): string {
     ['session', `<code>${escapeHtml(s.id)}</code>`],
     ['project', escapeHtml(s.project ?? '—')],
     ['time span', escapeHtml(span)],
-    ['counts', s.counts.map(([k, v]) => `${n(v)} ${escapeHtml(k)}`).join(' · ')],
+    ['counts', [...s.counts.map(([k, v]) => `${n(v)} ${escapeHtml(k)}`), compactionsText(s.compactions)].join(' · ')],
     [
       'tokens and cost',
       t

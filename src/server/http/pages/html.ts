@@ -15,6 +15,22 @@ export function escapeHtml(text: string): string {
   );
 }
 
+/** A session's compactions (`weave:Compaction`s but microcompactions) and microcompactions, from overview/session.ts's facts. */
+export interface Compactions {
+  compactions: number;
+  microcompactions: number;
+}
+
+/**
+ * A session's compactions as the session page and the conversation page both say them: "2
+ * compactions", "1 compaction, 1 microcompaction". A compaction begins a new context epoch; a
+ * microcompaction clears old tool output in place, and is named only where there is one.
+ */
+export function compactionsText({ compactions, microcompactions }: Compactions): string {
+  const count = (v: number, word: string) => `${v.toLocaleString('en')} ${v === 1 ? word : `${word}s`}`;
+  return count(compactions, 'compaction') + (microcompactions ? `, ${count(microcompactions, 'microcompaction')}` : '');
+}
+
 export function describeHref(iri: string, format?: string): string {
   return `/describe?iri=${encodeURIComponent(iri)}${format ? `&format=${format}` : ''}`;
 }

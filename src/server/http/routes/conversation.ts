@@ -73,6 +73,7 @@ export default routePlugin('weave-routes-conversation', async (app) => {
       project: facts?.project,
       start: facts?.start,
       end: facts?.end,
+      compactions: { compactions: Number(facts?.compactions ?? 0), microcompactions: Number(facts?.microcompactions ?? 0) },
       transcript: instanceIri(soul, 'Transcript', id).slice(1, -1),
       treeQuery: conversationQueries(graph).tree,
       from,

@@ -87,8 +87,8 @@ async function sessionSummary(ctx: ServerContext, d: Description, request: Fasti
       ['prompts', count('prompts')],
       ['API calls', count('calls')],
       ['tool calls', count('tools')],
-      ['compactions', count('compactions')],
     ],
+    compactions: { compactions: count('compactions'), microcompactions: count('microcompactions') },
     tokens: spent && {
       input: spent.inputTokens,
       output: spent.outputTokens,
