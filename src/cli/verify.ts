@@ -64,18 +64,20 @@ export async function main(args: string[]): Promise<number> {
 }
 
 const COLUMNS: [keyof SessionRow, string][] = [
-  ['session', 'SESSION'],
-  ['files', 'FILES'],
-  ['lines', 'LINES'],
-  ['events', 'EVENTS'],
-  ['replayed', 'REPLAYED'],
-  ['malformed', 'MALFORMED'],
-  ['pending', 'PENDING'],
-  ['missing', 'MISSING'],
-  ['contents', 'TEXTS'],
-  ['cut', 'PARTIAL'],
-  ['mismatched', 'DIFFER'],
+  ['session', 'Session'],
+  ['files', 'Files'],
+  ['lines', 'Lines'],
+  ['events', 'Events'],
+  ['replayed', 'Replayed'],
+  ['malformed', 'Malformed'],
+  ['pending', 'Pending'],
+  ['missing', 'Missing'],
+  ['contents', 'Texts'],
+  ['cut', 'Partial'],
+  ['mismatched', 'Differ'],
 ];
+
+const n = (v: number) => v.toLocaleString('en');
 
 /** Lines of one kind shown before "… N more". */
 const LISTED = 20;
@@ -85,10 +87,10 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
   const listed = (lines: string[]) => (lines.length > LISTED ? [...lines.slice(0, LISTED), `… ${lines.length - LISTED} more`] : lines);
   const store = [...listed(self.problems), ...listed(self.notes.map((n) => `note: ${n}`))];
   const storeLine = self.ok
-    ? `store: ${self.graphs} graphs in ${self.files} files${self.storeFiles ? ` and ${self.storeFiles} other files` : ''}, each of the length and digests the manifest names, with the quads it counts; no file it does not name`
+    ? `store: ${n(self.graphs)} graphs in ${n(self.files)} files${self.storeFiles ? ` and ${n(self.storeFiles)} other files` : ''}, each of the length and digests the manifest names, with the quads it counts; no file it does not name`
     : `store NOT consistent: ${self.problems.length} problem(s)`;
   if (selfOnly) return `${[...store, storeLine].join('\n')}\n`;
-  const total = emptyRow('total');
+  const total = emptyRow('Total');
   for (const row of report.sessions) for (const [key] of COLUMNS.slice(1)) (total[key] as number) += row[key] as number;
   // In a terminal (a width to fit) a count that is 0 in every session is left out, said under
   // the table, and a session is named by the start of its id.
@@ -97,18 +99,16 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
   // A session's id by its first 8 characters (and its copy's suffix, `~hash`), as `weave conversation` takes it.
   const id = (session: string) =>
     narrow && session.length > 8 ? `${session.slice(0, 8)}…${session.includes('~') ? session.slice(session.indexOf('~')) : ''}` : session;
-  const cells = (row: SessionRow) => [...shown.map(([key]) => (key === 'session' ? id(row.session) : String(row[key]))), row.title ?? ''];
+  const cells = (row: SessionRow) => [
+    ...shown.map(([key]) => (key === 'session' ? id(row.session) : n(row[key] as number))),
+    row.title ?? '',
+  ];
+  // As weave usage's tables: the title is cut to fit, and left out (and said so) when the counts leave it no room.
   const columns: Column[] = [
     ...shown.map(([, head], i): Column => ({ head, align: i ? 'right' : 'left' })),
-    { head: 'TITLE', shrink: true },
+    { head: 'Title', shrink: true },
   ];
-  const rows = [...report.sessions.map(cells), cells(total)];
-  // The counts' own width: the title takes what is left, and is left out below 10 columns.
-  const counts = shown.reduce((sum, _, i) => sum + Math.max(...rows.map((r) => [...r[i]].length), columns[i].head.length) + 2, 0);
-  const titled = width - counts >= 10;
-  const table = titled ? columns : columns.slice(0, -1);
-  const cut = (row: string[]) => (titled ? row : row.slice(0, -1));
-  const out = fitTable(table, [...report.sessions.map((r) => cut(cells(r))), 'rule', cut(cells(total))], width, { rule: false });
+  const out = fitTable(columns, [...report.sessions.map(cells), 'rule', [...cells(total).slice(0, -1)]], width);
   if (shown.length < COLUMNS.length)
     out.push(
       `(0 in every session: ${COLUMNS.filter((c) => !shown.includes(c))
@@ -136,8 +136,8 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
   const rewritten = report.files.filter((f) => f.rewritten).length;
   out.push(
     report.ok
-      ? `verified: ${total.lines.toLocaleString('en')} lines in ${total.files} files accounted for; ${total.contents.toLocaleString('en')} texts match their source (${total.cut} not held whole)`
-      : `NOT verified: ${total.missing} lines unaccounted for, ${total.mismatched} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${rewritten ? `, ${rewritten} changed in place since ingest` : ''}${unreadable ? `, ${unreadable} that cannot be read` : ''}${self.ok ? '' : ', the store not consistent'}`,
+      ? `verified: ${n(total.lines)} lines in ${n(total.files)} files accounted for; ${n(total.contents)} texts match their source (${n(total.cut)} not held whole)`
+      : `NOT verified: ${n(total.missing)} lines unaccounted for, ${n(total.mismatched)} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${rewritten ? `, ${rewritten} changed in place since ingest` : ''}${unreadable ? `, ${unreadable} that cannot be read` : ''}${self.ok ? '' : ', the store not consistent'}`,
   );
   return `${out.flatMap((line) => (displayWidth(line) > width ? wrapWords(line, 0, '  ', width) : [line])).join('\n')}\n`;
 }

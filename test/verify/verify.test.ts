@@ -135,6 +135,31 @@ test('a source text changed in place, same size, is caught by its digest; so is 
   }
 });
 
+test("the command's counts read with thousands separators, as weave usage's", async () => {
+  const work = await tempDir();
+  const dir = await tempDir();
+  try {
+    // One session of 1,200 mode records: each line an event, no text.
+    const id = 'b1b1b1b1-0000-4000-8000-000000001200';
+    const line = `${JSON.stringify({ type: 'mode', mode: 'normal', sessionId: id })}\n`;
+    await cp(RECORDS, work, { recursive: true, filter: (path) => !path.endsWith('.jsonl') });
+    await writeFile(join(work, '-home-ada-records-demo', `${id}.jsonl`), line.repeat(1200));
+    await ingest([work], { storeDir: dir, soul: 'local' });
+    const { stdout } = await run(WEAVE, ['verify', '--store', dir]);
+    assert.deepEqual(stdout.split('\n').slice(0, 5), [
+      'Session                               Files  Lines  Events  Replayed  Malformed  Pending  Missing  Texts  Partial  Differ  Title',
+      '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -----',
+      `${id}      1  1,200   1,200         0          0        0        0      0        0       0`,
+      '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -----',
+      'Total                                     1  1,200   1,200         0          0        0        0      0        0       0',
+    ]);
+    assert.match(stdout, /\nverified: 1,200 lines in 1 files accounted for; 0 texts match their source \(0 not held whole\)\n$/);
+  } finally {
+    await removeDir(work);
+    await removeDir(dir);
+  }
+});
+
 test('the command: a table per session, exit 0; exit 1 naming file and line when something is missing', async () => {
   const { work, dir, project } = await copyAndIngest();
   try {
@@ -142,7 +167,8 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
     assert.equal(
       ok.stdout,
       [
-        'SESSION                               FILES  LINES  EVENTS  REPLAYED  MALFORMED  PENDING  MISSING  TEXTS  PARTIAL  DIFFER  TITLE',
+        'Session                               Files  Lines  Events  Replayed  Malformed  Pending  Missing  Texts  Partial  Differ  Title',
+        '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -------------------------',
         '33333333-3333-4333-8333-333333333333      1     32      32         0          0        0        0     30        1       0  Tidy the README',
         '44444444-4444-4444-8444-444444444444      1     18      18         0          0        0        0     17        0       0  List the files',
         '55555555-5555-4555-8555-555555555555      1     29      29         0          0        0        0     10        1       0  records-demo: tests',
@@ -150,7 +176,7 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
         '77777777-7777-4777-8777-777777777777      1      6       6         0          0        0        0      4        0       0  Continuing with step two.',
         '88888888-8888-4888-8888-888888888888      1      5       5         0          0        0        0      9        6       0  What is in this picture?',
         '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -------------------------',
-        'total                                     6     92      92         0          0        0        0     72        8       0',
+        'Total                                     6     92      92         0          0        0        0     72        8       0',
         // Six session graphs and the links graph (7777… names a turn of 6666…), a file each; each
         // session graph's derived part and state; each session's one transcript archived, and the
         // session as found: 7 + 6 × 4; and each session's search documents and usage rows, the
@@ -165,7 +191,8 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
     assert.equal(
       narrow.stdout,
       [
-        'SESSION    FILES  LINES  EVENTS  TEXTS  PARTIAL  TITLE',
+        'Session    Files  Lines  Events  Texts  Partial  Title',
+        '---------  -----  -----  ------  -----  -------  -------------------------',
         '33333333…      1     32      32     30        1  Tidy the README',
         '44444444…      1     18      18     17        0  List the files',
         '55555555…      1     29      29     10        1  records-demo: tests',
@@ -173,8 +200,8 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
         '77777777…      1      6       6      4        0  Continuing with step two.',
         '88888888…      1      5       5      9        6  What is in this picture?',
         '---------  -----  -----  ------  -----  -------  -------------------------',
-        'total          6     92      92     72        8',
-        '(0 in every session: REPLAYED, MALFORMED, PENDING, MISSING, DIFFER)',
+        'Total          6     92      92     72        8',
+        '(0 in every session: Replayed, Malformed, Pending, Missing, Differ)',
         'store: 7 graphs in 31 files and 14 other files, each of the length and digests',
         '  the manifest names, with the quads it counts; no file it does not name',
         'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not',
