@@ -1,7 +1,7 @@
 import { redactLine } from './readers/redact.ts';
 import { SECRETS_REDACTED } from './emit/content.ts';
 import type { LineProblem } from './acquire/problems.ts';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { discoverSessions } from './acquire/discover.ts';
 import { canonicalPath } from './acquire/files.ts';
 import { archivedLines } from './acquire/archived.ts';
@@ -9,7 +9,7 @@ import { readLines, type SourceLine } from './acquire/lines.ts';
 import { archivedVersions, type ArchivedFile, type SourceStamp } from './store/manifest.ts';
 import { digestFile } from './store/digest.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
-import { encodingOf, measure, resolvePointer, sha256 } from './emit/content.ts';
+import { encodingOf, measure, resolvePointer, sha256, SIDE_FILE_LINE } from './emit/content.ts';
 import { noStoreLine } from './store/fixtures.ts';
 import { HeldTranscripts, type Declaration, type HeldTranscript, type Select } from './verify-held.ts';
 import { readManifest } from './store/manifest.ts';
@@ -178,11 +178,11 @@ export async function verify(options: VerifyOptions): Promise<VerifyReport> {
   };
   for (const session of sessions) {
     notTranscripts.push(...session.journals);
-    for (const { path } of transcriptsOf(session)) {
+    for (const { path, metaPath } of transcriptsOf(session)) {
       const read = await asRead(path);
       const of = held.find(read, session.sessionId);
       const check = async () => {
-        const checked = await checkSource(path, of, session.sessionId, stamps.get(read), redacted.has(read));
+        const checked = await checkSource(path, of, session.sessionId, stamps.get(read), redacted.has(read), metaPath);
         return of?.soul && of.soul !== manifest.soul ? { ...checked, heldBy: of.soul } : checked;
       };
       if (of) plan(of, check);
@@ -235,9 +235,11 @@ async function checkSource(
   session: string,
   stamp: SourceStamp | undefined,
   redacted: boolean,
+  sideFile?: string,
 ): Promise<FileCheck> {
   try {
     const check = await checkFile(path, stored, session, redacted);
+    await checkSideFile(sideFile, stored, redacted, check);
     if (stored && stamp?.digest && !(await digestFile(path, stamp.digest.bytes, stamp.digest.chunks))) {
       check.rewritten = true;
     }
@@ -305,7 +307,8 @@ async function checkFile(
     }
     check[kind === 'event' ? 'events' : kind]++;
     const declarations = stored?.contents.get(line.lineNo);
-    if (declarations?.length) checkContents(line.lineNo, redacted ? redactLine(line.text) : line.text, declarations, check);
+    if (declarations?.length)
+      checkContents(line.lineNo, redacted ? redactLine(line.text) : line.text, declarations, check, { malformed: kind === 'malformed' });
   }
   check.changedSinceIngest = !!stored && stored.byteLength !== undefined && stored.byteLength !== size;
   return check;
@@ -329,21 +332,55 @@ function emptyCheck(path: string, stored: HeldTranscript | undefined, discovered
   };
 }
 
-/** Each declared text against the source: its length always, its digest where it is not held whole. */
-function checkContents(lineNo: number, text: string, declarations: Declaration[], check: FileCheck): void {
-  let record: unknown;
-  try {
-    record = JSON.parse(text);
-  } catch {
-    check.mismatches.push({ path: check.path, lineNo, kind: 'mismatch', message: 'the store has texts for a line that is not a record' });
-    return;
-  }
+/**
+ * Each declared text against the source: its length always, its digest where it is not held
+ * whole. A malformed line is no JSON: its one text is the line as it is (pointer "").
+ */
+function checkContents(
+  lineNo: number,
+  text: string,
+  declarations: Declaration[],
+  check: FileCheck,
+  { malformed = false, path = check.path } = {},
+): void {
+  let record: unknown = text;
+  if (!malformed)
+    try {
+      record = JSON.parse(text);
+    } catch {
+      check.mismatches.push({ path, lineNo, kind: 'mismatch', message: 'the store has texts for a line that is not a record' });
+      return;
+    }
   for (const d of declarations) {
     check.contents++;
     if (d.state !== 'available') check.cut++;
     const problem = contentProblem(resolvePointer(record, d.pointer), d);
-    if (problem) check.mismatches.push({ path: check.path, lineNo, kind: 'mismatch', pointer: d.pointer, message: problem });
+    if (problem) check.mismatches.push({ path, lineNo, kind: 'mismatch', pointer: d.pointer, message: problem });
   }
+}
+
+/**
+ * The texts of a transcript's side file (a sub-agent's `.meta.json`), declared at line 0, against
+ * that file as ingest read it: its byte-order mark dropped, redacted when the store was.
+ */
+async function checkSideFile(
+  path: string | undefined,
+  stored: HeldTranscript | undefined,
+  redacted: boolean,
+  check: FileCheck,
+): Promise<void> {
+  const declarations = stored?.contents.get(SIDE_FILE_LINE);
+  if (!declarations?.length) return;
+  const mismatch = (message: string) =>
+    check.mismatches.push({ path: path ?? check.path, lineNo: SIDE_FILE_LINE, kind: 'mismatch', message });
+  if (!path) return void mismatch('the store has texts of a side file the transcript no longer has');
+  let text: string;
+  try {
+    text = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '');
+  } catch (e) {
+    return void mismatch(`its side file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  checkContents(SIDE_FILE_LINE, redacted ? redactLine(text) : text, declarations, check, { path });
 }
 
 function contentProblem(value: unknown, d: Declaration): string | undefined {

@@ -1,5 +1,5 @@
 import type { SourceLine } from '../acquire/lines.ts';
-import type { ContentPolicy } from '../emit/content.ts';
+import type { ContentKind, ContentPolicy } from '../emit/content.ts';
 import type { Where, RecordOut, Resolve } from '../emit/contract.ts';
 import type { BatchJournal, RecordFacts, StreamFacts } from '../model/facts.ts';
 import type { Term, Triple } from '../rdf/terms.ts';
@@ -97,8 +97,21 @@ export interface Unreadable {
 export interface TranscriptOpening {
   /** Predicates and objects about the transcript node, beyond those every transcript gets. */
   about: [Term, Term][];
+  /**
+   * Texts of a side file beside the transcript (Claude Code: `.meta.json`), stored about the
+   * transcript node under the content policy like any text of a line; `pointer` is where each
+   * sits in the side file, and `weave verify` proves them against it as line 0 of the transcript.
+   */
+  sideTexts?: SideText[];
   /** What the model learns of the stream. */
   stream: StreamFacts;
+}
+
+export interface SideText {
+  property: Term;
+  value: unknown;
+  kind: ContentKind;
+  pointer: string;
 }
 
 /** One transcript file of a session, as discovery found it. */

@@ -27,12 +27,12 @@ export const CONTENT_STATES = {
 
 /** What kind of content a text is, for the policy. */
 export const CONTENT_KINDS = [
-  'text', //          message text, notices, summaries, hook output, file and memory text
+  'text', //          message text, notices, summaries and titles, hook output, file and memory text, malformed lines
   'thinking', //      thinking text
   'signature', //     thinking signatures
   'redacted', //      redacted thinking payloads
   'media', //         image and document bytes
-  'toolInput', //     tool_use input JSON
+  'toolInput', //     tool_use input JSON, and a sub-agent's .meta.json, which restates it
   'toolOutput', //    tool_result content: what the model was shown
   'toolUseResult', // the structured toolUseResult JSON beside it
   'payload', //       attachment and progress payload JSON
@@ -125,6 +125,7 @@ const ENCODING: Record<string, Encoding> = {
   attachmentJson: 'json',
   progressJson: 'json',
   mediaData: 'base64',
+  agentMetaJson: 'json',
 };
 
 export function encodingOf(propertyLocal: string): Encoding {
@@ -141,6 +142,14 @@ export function measure(value: unknown, encoding: Encoding): Buffer | undefined 
 export function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
+
+/**
+ * Where texts that are no record's field are declared: a malformed line's text is its line whole
+ * (pointer ""), compared with the line as it is, not parsed; a side file's texts (a sub-agent's
+ * `.meta.json`) are declared at line 0 of their transcript, with pointers into the side file.
+ */
+export const WHOLE_LINE = '';
+export const SIDE_FILE_LINE = 0;
 
 /** RFC 6901: one reference token of a JSON Pointer. */
 export function pointerToken(token: string | number): string {

@@ -12,7 +12,7 @@ import { transcriptsOf } from '../dialect/dialect.ts';
 import { instanceIri, related } from '../rdf/iri.ts';
 import { bool, int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
-import { DEFAULT_POLICY, type ContentPolicy } from './content.ts';
+import { DEFAULT_POLICY, emitContent, WHOLE_LINE, type ContentPolicy } from './content.ts';
 import type { Reference, Resolve, SessionCounts } from './contract.ts';
 import { TranscriptDefaults, type SavedDefaults } from './defaults.ts';
 
@@ -126,6 +126,10 @@ export class SessionEmitter {
       if (source.agentId) t(node, weave.agentId, str(source.agentId));
     }
     for (const [p, o] of opening.about) t(node, p, o);
+    const texts: Triple[] = [];
+    for (const { property, value, kind, pointer } of opening.sideTexts ?? [])
+      emitContent(texts, this.content, node, property, value, { kind, pointer, conventional: true });
+    for (const triple of texts) t(triple.s, triple.p, triple.o);
     if (archivedOnly) t(node, weave.archivedOnly, bool(true));
     this.defaults.set(node, new TranscriptDefaults(node));
     const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
@@ -236,7 +240,12 @@ export class SessionEmitter {
     t(node, weave.sourceOffset, int(line.offset));
     t(node, weave.byteLength, int(line.byteLength));
     if (error) t(node, weave.parseError, str(error));
-    if (kind === 'malformed') t(node, weave.rawText, str(line.text));
+    // A malformed line's text is a text like any other, whatever it held: under the policy's `text`.
+    if (kind === 'malformed') {
+      const texts: Triple[] = [];
+      emitContent(texts, this.content, node, weave.rawText, line.text, { kind: 'text', pointer: WHOLE_LINE, conventional: true });
+      for (const triple of texts) t(triple.s, triple.p, triple.o);
+    }
   }
 
   endTranscript(ctx: TranscriptContext, stats: { lines: number; bytes: number }): void {

@@ -37,14 +37,16 @@ test('the records fixtures verify: every line an event, every text matching its 
     assert.deepEqual(
       report.sessions.map((r) => [r.session.slice(0, 8), r.files, r.lines, r.events, r.missing, r.contents, r.cut, r.mismatched]),
       [
-        // 30 texts: every stored text of the attachment session, counted line by line in the test of
-        // each kind; the one not held whole is the queued prompt's image (hash_only).
-        ['33333333', 1, 32, 32, 0, 30, 1, 0],
+        // 31 texts: every stored text of the attachment session, counted line by line in the test of
+        // each kind, and its AI title; the one not held whole is the queued prompt's image (hash_only).
+        ['33333333', 1, 32, 32, 0, 31, 1, 0],
         ['44444444', 1, 18, 18, 0, 17, 0, 0],
-        // The persisted tool output is size_only.
-        ['55555555', 1, 29, 29, 0, 10, 1, 0],
+        // The persisted tool output is size_only. Six of the texts are a summary, a last prompt, two
+        // AI titles, a custom title and an agent name.
+        ['55555555', 1, 29, 29, 0, 16, 1, 0],
         ['66666666', 1, 2, 2, 0, 2, 0, 0],
-        ['77777777', 1, 6, 6, 0, 4, 0, 0],
+        // Two of them summaries.
+        ['77777777', 1, 6, 6, 0, 6, 0, 0],
         // Image hash_only, two signatures and the redacted payload omitted, empty thinking
         // unavailable, redacted thinking redacted: 6 of 9.
         ['88888888', 1, 5, 5, 0, 9, 6, 0],
@@ -169,20 +171,20 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
       [
         'Session                               Files  Lines  Events  Replayed  Malformed  Pending  Missing  Texts  Partial  Differ  Title',
         '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -------------------------',
-        '33333333-3333-4333-8333-333333333333      1     32      32         0          0        0        0     30        1       0  Tidy the README',
+        '33333333-3333-4333-8333-333333333333      1     32      32         0          0        0        0     31        1       0  Tidy the README',
         '44444444-4444-4444-8444-444444444444      1     18      18         0          0        0        0     17        0       0  List the files',
-        '55555555-5555-4555-8555-555555555555      1     29      29         0          0        0        0     10        1       0  records-demo: tests',
+        '55555555-5555-4555-8555-555555555555      1     29      29         0          0        0        0     16        1       0  records-demo: tests',
         '66666666-6666-4666-8666-666666666666      1      2       2         0          0        0        0      2        0       0  Plan the migration',
-        '77777777-7777-4777-8777-777777777777      1      6       6         0          0        0        0      4        0       0  Continuing with step two.',
+        '77777777-7777-4777-8777-777777777777      1      6       6         0          0        0        0      6        0       0  Continuing with step two.',
         '88888888-8888-4888-8888-888888888888      1      5       5         0          0        0        0      9        6       0  What is in this picture?',
         '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -------------------------',
-        'Total                                     6     92      92         0          0        0        0     72        8       0',
+        'Total                                     6     92      92         0          0        0        0     81        8       0',
         // Six session graphs and the links graph (7777… names a turn of 6666…), a file each; each
         // session graph's derived part and state; each session's one transcript archived, and the
         // session as found: 7 + 6 × 4; and each session's search documents and usage rows, the
         // index over the documents and the links pass's scans: 6 × 2 + 2.
         'store: 7 graphs in 31 files and 14 other files, each of the length and digests the manifest names, with the quads it counts; no file it does not name',
-        'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not held whole)',
+        'verified: 92 lines in 6 files accounted for; 81 texts match their source (8 not held whole)',
         '',
       ].join('\n'),
     );
@@ -193,18 +195,18 @@ test('the command: a table per session, exit 0; exit 1 naming file and line when
       [
         'Session    Files  Lines  Events  Texts  Partial  Title',
         '---------  -----  -----  ------  -----  -------  -------------------------',
-        '33333333…      1     32      32     30        1  Tidy the README',
+        '33333333…      1     32      32     31        1  Tidy the README',
         '44444444…      1     18      18     17        0  List the files',
-        '55555555…      1     29      29     10        1  records-demo: tests',
+        '55555555…      1     29      29     16        1  records-demo: tests',
         '66666666…      1      2       2      2        0  Plan the migration',
-        '77777777…      1      6       6      4        0  Continuing with step two.',
+        '77777777…      1      6       6      6        0  Continuing with step two.',
         '88888888…      1      5       5      9        6  What is in this picture?',
         '---------  -----  -----  ------  -----  -------  -------------------------',
-        'Total          6     92      92     72        8',
+        'Total          6     92      92     81        8',
         '(0 in every session: Replayed, Malformed, Pending, Missing, Differ)',
         'store: 7 graphs in 31 files and 14 other files, each of the length and digests',
         '  the manifest names, with the quads it counts; no file it does not name',
-        'verified: 92 lines in 6 files accounted for; 72 texts match their source (8 not',
+        'verified: 92 lines in 6 files accounted for; 81 texts match their source (8 not',
         '  held whole)',
         '',
       ].join('\n'),
@@ -265,8 +267,8 @@ test('verify asks the store for the graphs of the files it checks, one graph at 
     );
     // Which graph holds each of the six files (all 6 transcripts), then that session's graph: its
     // 18 lines and its 17 texts; then the titles (each transcript has one, from its first prompt
-    // at least). The other five sessions' 74 lines and 55 texts
-    // are never asked for (before, one query each for the whole store: 92 and 72 rows).
+    // at least). The other five sessions’ 74 lines and 64 texts
+    // are never asked for (before, one query each for the whole store: 92 and 81 rows).
     const graph = sessionGraphIri('local', S4);
     assert.deepEqual(
       asked.map((a) => [a.graphs, a.rows]),

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { jsonLiteral } from '../../rdf/json.ts';
 import { str, type Term } from '../../rdf/terms.ts';
 import { weave } from '../../rdf/vocab.ts';
 import type { StreamFacts } from '../../model/facts.ts';
-import type { TranscriptOpening, Unreadable } from '../dialect.ts';
+import type { SideText, TranscriptOpening, Unreadable } from '../dialect.ts';
 import type { ClaudeTranscriptSource } from './discover.ts';
 import { tooDeep } from '../../acquire/json-depth.ts';
 import { isObject, jsonError } from './read.ts';
@@ -12,7 +11,8 @@ import type { JsonObject } from './records.ts';
 /**
  * What Claude Code says about a transcript file beyond its lines: the workflow run it was filed
  * under, and its `.meta.json` sidecar (2.1.2+), which names the agent's type, the description it
- * was launched with and the tool use that launched it. The sidecar is kept whole as JSON too.
+ * was launched with and the tool use that launched it. The sidecar is kept whole as JSON too;
+ * its texts are stored under the content policy (as `toolInput`), like the call's input.
  */
 export async function openTranscript(
   source: ClaudeTranscriptSource,
@@ -20,18 +20,21 @@ export async function openTranscript(
   stored: (text: string) => string = (text) => text,
 ): Promise<TranscriptOpening> {
   const about: [Term, Term][] = [];
+  const sideTexts: SideText[] = [];
   const stream: StreamFacts = {};
   if (source.workflowRunId) about.push([weave.workflowRunId, str(source.workflowRunId)]);
   const meta = source.metaPath ? await readMeta(source.metaPath, onProblem, stored) : undefined;
   if (meta) {
     if (typeof meta.agentType === 'string') about.push([weave.agentType, str(meta.agentType)]);
-    if (typeof meta.description === 'string') about.push([weave.agentDescription, str(meta.description)]);
+    // It restates the launching call's input (its description, its agent type): a toolInput text.
+    if (typeof meta.description === 'string')
+      sideTexts.push({ property: weave.agentDescription, value: meta.description, kind: 'toolInput', pointer: '/description' });
     if (typeof meta.toolUseId === 'string') about.push([weave.launchingToolUseId, str(meta.toolUseId)]);
-    about.push([weave.agentMetaJson, jsonLiteral(meta)]);
+    sideTexts.push({ property: weave.agentMetaJson, value: meta, kind: 'toolInput', pointer: '' });
     // The call that started this child, when the runtime wrote one.
     if (typeof meta.toolUseId === 'string' && meta.toolUseId) stream.launchedBy = meta.toolUseId;
   }
-  return { about, stream };
+  return { about, sideTexts, stream };
 }
 
 async function readMeta(

@@ -9,6 +9,7 @@ import { content, Fields, firstMention, keepRest, ref, t, type RecordContext } f
 import { instanceIri } from '../../../rdf/iri.ts';
 import { pick } from './system.ts';
 import { own } from '../../../own.ts';
+import { pointerToken } from '../../../emit/content.ts';
 
 /**
  * Metadata records (no uuid, keyed by session, rewritten many times): each record is kept as an
@@ -16,7 +17,8 @@ import { own } from '../../../own.ts';
  * a kind not in it keeps all its fields in extraJson.
  */
 
-type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'dateTime' | 'json';
+/** `text`: a text of the transcript (a summary, a title, a prompt's copy), stored under the content policy's `text`. */
+type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'dateTime' | 'json';
 interface FieldMap {
   key: string;
   predicate: Term;
@@ -25,11 +27,11 @@ interface FieldMap {
 const field = (key: string, predicate: Term, type: FieldType = 'string'): FieldMap => ({ key, predicate, type });
 
 const METADATA_FIELDS: Record<string, FieldMap[]> = {
-  summary: [field('summary', weave.summary)],
-  'custom-title': [field('customTitle', weave.customTitle)],
-  'agent-name': [field('agentName', weave.agentName)],
-  'ai-title': [field('aiTitle', weave.aiTitle)],
-  'last-prompt': [field('lastPrompt', weave.lastPrompt)],
+  summary: [field('summary', weave.summary, 'text')],
+  'custom-title': [field('customTitle', weave.customTitle, 'text')],
+  'agent-name': [field('agentName', weave.agentName, 'text')],
+  'ai-title': [field('aiTitle', weave.aiTitle, 'text')],
+  'last-prompt': [field('lastPrompt', weave.lastPrompt, 'text')],
   'permission-mode': [field('permissionMode', weave.permissionMode)],
   mode: [field('mode', weave.mode)],
   'agent-setting': [field('agentSetting', weave.agentSetting)],
@@ -101,6 +103,12 @@ function typed(ctx: RecordContext, f: Fields, subject: Term, { key, predicate, t
     case 'string': {
       const v = f.string(key);
       if (v !== undefined) t(ctx, subject, predicate, str(v));
+      break;
+    }
+    case 'text': {
+      const v = f.string(key);
+      // Where stored-texts.rq looks for it: kept whole, it needs no Content node.
+      if (v !== undefined) content(ctx, subject, predicate, v, { kind: 'text', pointer: `/${pointerToken(key)}`, conventional: true });
       break;
     }
     case 'integer': {

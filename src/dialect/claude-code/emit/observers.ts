@@ -40,7 +40,7 @@ interface LastWritten {
  * `weave:title`: the user's title, else the AI's, else the last summary of one of its own leaves,
  * else the first prompt a person typed, else the first text of any kind, shortened (see
  * prompt.ts), its secrets redacted — unless the content policy
- * keeps no message text, when a title from a prompt would carry what the graph was told not to.
+ * keeps no message text, when a title of any of these would carry what the graph was told not to.
  */
 class TranscriptMetadata implements RecordObserver<ReadRecord> {
   private readonly transcripts = new Map<Term, LastWritten>();
@@ -63,6 +63,11 @@ class TranscriptMetadata implements RecordObserver<ReadRecord> {
     };
     // What is kept here is written to the session's state file and the derived graph, which hold no secret.
     const text = (key: string) => (typeof r[key] === 'string' ? redact(r[key] as string) : undefined);
+    // A title, summary or agent name is a `text` for the policy: carried only when it keeps texts, cut as the graph cuts it.
+    const keptText = (key: string) => {
+      const value = this.content.modes.text === 'keep' ? text(key) : undefined;
+      return value === undefined ? undefined : cutToBytes(value, this.content.textLimit);
+    };
     if (this.content.modes.text === 'keep' && last?.prompt === undefined) {
       const prompt = record.type === 'user' ? promptText(record as UserRecord) : undefined;
       if (prompt !== undefined) state().prompt = cutToBytes(redact(prompt), this.content.textLimit);
@@ -73,13 +78,13 @@ class TranscriptMetadata implements RecordObserver<ReadRecord> {
     }
     switch (record.type) {
       case 'custom-title':
-        if (text('customTitle') !== undefined) state().customTitle = text('customTitle');
+        if (keptText('customTitle') !== undefined) state().customTitle = keptText('customTitle');
         break;
       case 'ai-title':
-        if (text('aiTitle') !== undefined) state().aiTitle = text('aiTitle');
+        if (keptText('aiTitle') !== undefined) state().aiTitle = keptText('aiTitle');
         break;
       case 'agent-name':
-        if (text('agentName') !== undefined) state().agentName = text('agentName');
+        if (keptText('agentName') !== undefined) state().agentName = keptText('agentName');
         break;
       case 'permission-mode':
       case 'user':
@@ -91,7 +96,7 @@ class TranscriptMetadata implements RecordObserver<ReadRecord> {
         break;
       }
       case 'summary':
-        if (text('summary') !== undefined) state().summaries.push({ text: text('summary')!, leaf: text('leafUuid') });
+        if (keptText('summary') !== undefined) state().summaries.push({ text: keptText('summary')!, leaf: text('leafUuid') });
         break;
     }
   }
