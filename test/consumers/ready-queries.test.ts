@@ -477,10 +477,16 @@ async function jenaAnswers(jena: Jena, loc: string, dataset: Dataset): Promise<A
   return asked;
 }
 
-/** Virtuoso's answer through its SPARQL endpoint, its cells as JSON results give them. */
+/**
+ * Virtuoso's answer through its SPARQL endpoint, its cells as JSON results give them. Posted, as
+ * Weave's external store client posts: Virtuoso 7.2 cuts a GET's query string at about 10 kB, and
+ * stored-texts.rq with its prefixes is more than that encoded ("Parentheses are not balanced").
+ */
 async function virtuosoAnswer(virtuoso: Virtuoso, query: string): Promise<Answer> {
-  const res = await fetch(`http://127.0.0.1:${virtuoso.httpPort}/sparql?query=${encodeURIComponent(query)}`, {
-    headers: { accept: 'application/sparql-results+json' },
+  const res = await fetch(`http://127.0.0.1:${virtuoso.httpPort}/sparql`, {
+    method: 'POST',
+    headers: { accept: 'application/sparql-results+json', 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ query }).toString(),
   });
   if (!res.ok) return { error: `${res.status}: ${(await res.text()).split('\n').slice(0, 3).join(' ')}` };
   return { rows: ((await res.json()) as { results: { bindings: Row[] } }).results.bindings };

@@ -91,7 +91,9 @@ test('a session whose files are deleted stays: read from the archive, marked arc
 
     const verified = await run(WEAVE, ['verify', '--store', dir]);
     assert.match(verified.stdout, /\n2 file\(s\) the store was built from are gone: checked against the archive's copy\n/);
-    assert.match(verified.stdout, /\nverified: 32 lines in 5 files accounted for; 31 texts match their source \(5 not held whole\)\n$/);
+    // 38 texts: the records' 31, 1111…'s AI title, 2222…'s summary and malformed line, and each
+    // sub-agent's .meta.json (two of them) as its description and its JSON.
+    assert.match(verified.stdout, /\nverified: 32 lines in 5 files accounted for; 38 texts match their source \(5 not held whole\)\n$/);
 
     // With every source gone, a rebuild reads each session from the archive alone, to the same graphs.
     await rm(root, { recursive: true });
