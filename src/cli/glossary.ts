@@ -2,7 +2,7 @@ import { print } from '../client/served.ts';
 import type { Dialect } from '../dialect/dialect.ts';
 import { glossaries, type Glossary } from '../dialect/glossary.ts';
 import { DIALECTS } from '../dialect/index.ts';
-import { displayWidth, fitTable, wrapWords, type Column } from '../query/fit.ts';
+import { fit, wrapWords, type Column } from '../query/fit.ts';
 import { own } from '../own.ts';
 import { CliError, outputWidth, parse, WIDE_HELP, WIDE_OPTION } from './options.ts';
 import { fittedHelp } from './help.ts';
@@ -75,11 +75,13 @@ function asJson(glossary: Glossary, dialects: string[]) {
  * glossary is read for its notes, which a table at 80 columns cut to a few words.
  */
 function columns([head, ...rows]: string[][], width: number): string[] {
-  const natural = head.map((h, i) => rows.reduce((n, r) => Math.max(n, displayWidth(r[i])), displayWidth(h)));
-  if (natural.reduce((n, w) => n + w, 0) + 2 * (head.length - 1) <= width) {
-    const cols: Column[] = head.map((h) => ({ head: h }));
-    return fitTable(cols, rows, width, { rule: false });
-  }
+  const table = fit(
+    head.map((h): Column => ({ head: h })),
+    rows,
+    width,
+    { rule: false },
+  );
+  if (!table.cut) return table.lines;
   const labels = head.slice(1).map((h) => h.toLowerCase());
   const at = 4 + Math.max(...labels.map((l) => l.length)) + 2;
   return rows.flatMap(([first, ...rest], k) => [

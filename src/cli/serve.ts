@@ -243,7 +243,7 @@ function rdfMode(value: string | undefined): RdfMode {
  */
 async function sourcesToServe(storeNamed: boolean): Promise<{ paths: string[]; note?: string; fixtures?: boolean }> {
   const found = await defaultSources(true);
-  if (!found.note && (await holdsTranscript(found.paths[0]))) return found;
+  if (await holdsTheirs(found)) return found;
   if (storeNamed)
     return found.note
       ? { paths: [], note: `no transcripts at ${defaultRoots().join(', ')}: serving the store as it is` }
@@ -261,7 +261,12 @@ const APPEARED_POLL_MS = 2000;
 /** The default folder, once it holds a transcript (a server of the fixtures steps aside for it); looked at again later when it cannot be read. */
 async function userTranscripts(): Promise<string | undefined> {
   const found = await defaultSources(true).catch(() => undefined);
-  return found && !found.note && (await holdsTranscript(found.paths[0])) ? found.paths[0] : undefined;
+  return found && (await holdsTheirs(found)) ? found.paths[0] : undefined;
+}
+
+/** Whether the default sources are the user's own and hold a transcript (not the fixtures' fallback). */
+async function holdsTheirs(found: { paths: string[]; note?: string }): Promise<boolean> {
+  return !found.note && (await holdsTranscript(found.paths[0]));
 }
 
 /** Whether a folder holds a `.jsonl` file anywhere below it (stops at the first). */

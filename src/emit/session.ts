@@ -12,7 +12,7 @@ import { transcriptsOf } from '../dialect/dialect.ts';
 import { instanceIri, related } from '../rdf/iri.ts';
 import { bool, int, str, type Term, type Triple } from '../rdf/terms.ts';
 import { a, weave } from '../rdf/vocab.ts';
-import { DEFAULT_POLICY, emitContent, WHOLE_LINE, type ContentPolicy } from './content.ts';
+import { DEFAULT_POLICY, emitContent, WHOLE_LINE, type ContentKind, type ContentPolicy } from './content.ts';
 import type { Reference, Resolve, SessionCounts } from './contract.ts';
 import { TranscriptDefaults, type SavedDefaults } from './defaults.ts';
 
@@ -95,6 +95,13 @@ export class SessionEmitter {
     this.transcripts = transcriptsOf(session);
   }
 
+  /** A text that is no record's field (a side file's, a malformed line's), stored under the content policy as a record's texts are. */
+  private storeText(node: Term, property: Term, value: unknown, kind: ContentKind, pointer: string): void {
+    const texts: Triple[] = [];
+    emitContent(texts, this.content, node, property, value, { kind, pointer, conventional: true });
+    for (const triple of texts) this.emit(triple.s, triple.p, triple.o);
+  }
+
   private emit(s: Term, p: Term, o: Term): void {
     this.counts.triples++;
     this.sink({ s, p, o });
@@ -126,10 +133,7 @@ export class SessionEmitter {
       if (source.agentId) t(node, weave.agentId, str(source.agentId));
     }
     for (const [p, o] of opening.about) t(node, p, o);
-    const texts: Triple[] = [];
-    for (const { property, value, kind, pointer } of opening.sideTexts ?? [])
-      emitContent(texts, this.content, node, property, value, { kind, pointer, conventional: true });
-    for (const triple of texts) t(triple.s, triple.p, triple.o);
+    for (const { property, value, kind, pointer } of opening.sideTexts ?? []) this.storeText(node, property, value, kind, pointer);
     if (archivedOnly) t(node, weave.archivedOnly, bool(true));
     this.defaults.set(node, new TranscriptDefaults(node));
     const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
@@ -241,11 +245,7 @@ export class SessionEmitter {
     t(node, weave.byteLength, int(line.byteLength));
     if (error) t(node, weave.parseError, str(error));
     // A malformed line's text is a text like any other, whatever it held: under the policy's `text`.
-    if (kind === 'malformed') {
-      const texts: Triple[] = [];
-      emitContent(texts, this.content, node, weave.rawText, line.text, { kind: 'text', pointer: WHOLE_LINE, conventional: true });
-      for (const triple of texts) t(triple.s, triple.p, triple.o);
-    }
+    if (kind === 'malformed') this.storeText(node, weave.rawText, line.text, 'text', WHOLE_LINE);
   }
 
   endTranscript(ctx: TranscriptContext, stats: { lines: number; bytes: number }): void {
