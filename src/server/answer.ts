@@ -27,16 +27,6 @@ function tooLarge(bytes: number, limit: number): HttpError {
   );
 }
 
-/** Formats that cannot hold RDF 1.2 triple terms say so; the next acceptable format is tried. */
-export const NO_TRIPLE_TERMS = /does not support RDF 1\.2/i;
-
-export function noFormatLeft(accept: string[]): HttpError {
-  return new HttpError(
-    406,
-    `the result holds RDF 1.2 triple terms, which ${accept.join(', ')} cannot carry; accept text/turtle, application/n-triples or application/n-quads`,
-  );
-}
-
 /** Solutions in the first format the client accepts that can hold them (also an external store's, from its JSON). */
 export function solutionsAnswer(results: JsonResults, job: QueryJob): JobResult {
   let refused: NotXmlError | undefined;

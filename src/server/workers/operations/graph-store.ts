@@ -3,7 +3,7 @@ import { formatOf, mediaTypeNamed } from '../../../query/formats.ts';
 import type { OxStore } from '../../../store/store.ts';
 import { HttpError } from '../../errors.ts';
 import type { GraphReadJob, GraphWriteJob, JobResult } from '../../messages.ts';
-import { answer, NO_TRIPLE_TERMS, noFormatLeft } from '../../answer.ts';
+import { answer } from '../../answer.ts';
 import { graphExists, graphTerm } from './persist.ts';
 import { graphAnswer } from './query.ts';
 import { isTrap } from '../../../query/traps.ts';
@@ -11,22 +11,26 @@ import { isTrap } from '../../../query/traps.ts';
 /** The Graph Store Protocol's operations on one graph of a query worker's copy of the store. */
 
 /**
- * A graph in the first of the client's formats that can hold it. Triple terms in another form
- * than RDF 1.2 are rewritten from its N-Triples, as a CONSTRUCT's are (src/query/graph-results.ts).
+ * A graph in the first of the client's formats that can hold it, by the format table's rules, as
+ * a CONSTRUCT's (src/query/graph-results.ts). Oxigraph writes a graph straight into a syntax that
+ * takes triple terms as stored and any text; any other (RDF/XML, JSON-LD, or triple terms in
+ * another form than RDF 1.2) is written from the graph's N-Triples, so RDF/XML is refused for a
+ * triple term or a character XML 1.0 cannot carry, as the query endpoint refuses it: Oxigraph
+ * wrote both into it, an RDF/XML no RDF 1.1 parser reads and an ill-formed one.
  */
 export function readGraphJob(store: OxStore, job: GraphReadJob): JobResult {
   if (!graphExists(store, job.graph)) throw new HttpError(404, `there is no graph <${job.graph}>`);
-  if (job.tripleTerms !== '1.2')
-    return graphAnswer(store.dump({ format: mediaTypeNamed('ntriples'), from_graph_name: graphTerm(job.graph) }), job);
-  for (const format of job.accept) {
-    try {
-      return answer(store.dump({ format, from_graph_name: graphTerm(job.graph) }), format, job.maxResultBytes);
-    } catch (e) {
-      if (isTrap(e)) throw e;
-      if (!NO_TRIPLE_TERMS.test((e as Error).message)) throw e;
-    }
-  }
-  throw noFormatLeft(job.accept);
+  const fromGraph = graphTerm(job.graph);
+  const [first] = job.accept;
+  if (job.tripleTerms === '1.2' && first && writtenAsStored(first))
+    return answer(store.dump({ format: first, from_graph_name: fromGraph }), first, job.maxResultBytes);
+  return graphAnswer(store.dump({ format: mediaTypeNamed('ntriples'), from_graph_name: fromGraph }), job);
+}
+
+/** A syntax that takes RDF 1.2 triple terms and any text as they are. */
+function writtenAsStored(mediaType: string): boolean {
+  const format = formatOf(mediaType);
+  return !!format && !format.xml && format.tripleTerms['1.2'] === '1.2';
 }
 
 /**
