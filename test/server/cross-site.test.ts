@@ -118,4 +118,30 @@ describe('requests from pages on other sites', () => {
       await server.stop();
     }
   });
+
+  it('say Vary: Origin beside Accept when --cors-origin lists origins, since the CORS header depends on it', async () => {
+    const notebook = 'https://notebook.example.org';
+    const listed = await startTestServer({ corsOrigins: [notebook] }, null);
+    const anyone = await startTestServer({ corsOrigins: ['*'] }, null);
+    try {
+      const cors = { origin: notebook, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' };
+      // A negotiated answer to the listed origin and to a command-line client (which a cache could give that origin's page).
+      for (const headers of [cors, {}]) {
+        const r = await get(listed.base, 'ASK {}', headers);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.vary, 'Origin, Accept');
+      }
+      const description = await send(`${listed.base}/sparql`, 'GET', { ...cors, accept: 'text/turtle' });
+      assert.equal(description.status, 200);
+      assert.equal(description.headers['access-control-allow-origin'], notebook);
+      assert.equal(description.headers.vary, 'Origin, Accept');
+      // Any origin is answered alike: the answer does not vary by it.
+      const r = await get(anyone.base, 'ASK {}', cors);
+      assert.equal(r.headers['access-control-allow-origin'], '*');
+      assert.equal(r.headers.vary, 'Accept');
+    } finally {
+      await listed.stop();
+      await anyone.stop();
+    }
+  });
 });

@@ -5,6 +5,7 @@ import { checkCrossSite } from './cross-site.ts';
 import { CONTEXT_PLUGIN } from './context.ts';
 import fp from 'fastify-plugin';
 import { REQUEST_URL_PLUGIN, splitUrl } from './url.ts';
+import { vary } from './vary.ts';
 
 /**
  * What every request passes before a route sees it: CORS for the configured origins, the Host
@@ -36,13 +37,20 @@ export const accessPlugin = fp(
   { name: 'weave-access', dependencies: [CONTEXT_PLUGIN, REQUEST_URL_PLUGIN] },
 );
 
-/** CORS for the configured origins: simple requests get Access-Control-Allow-Origin. */
+/**
+ * CORS for the configured origins: simple requests get Access-Control-Allow-Origin. With a list
+ * of origins, whether an answer carries it depends on the request's Origin, so every answer
+ * says `Vary: Origin` (one without it, cached, would be given to a listed origin's page too).
+ */
 function cors(config: ServerConfig, request: FastifyRequest, reply: FastifyReply): void {
   const origin = request.headers.origin;
   const allowed = config.corsOrigins;
-  if (!origin || !allowed.length) return;
-  if (allowed.includes('*')) reply.header('access-control-allow-origin', '*');
-  else if (allowed.includes(origin)) reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+  if (!allowed.length) return;
+  const anyOrigin = allowed.includes('*');
+  if (!anyOrigin) vary(reply, 'Origin');
+  if (!origin) return;
+  if (anyOrigin) reply.header('access-control-allow-origin', '*');
+  else if (allowed.includes(origin)) reply.header('access-control-allow-origin', origin);
   else return;
   reply.header('access-control-expose-headers', 'Content-Type, Retry-After, Location');
 }

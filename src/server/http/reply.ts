@@ -4,12 +4,13 @@ import { dump } from '../../query/graph-results.ts';
 import { HttpError } from '../errors.ts';
 import type { JobResult } from '../messages.ts';
 import { acceptedTypes, contentType } from './media.ts';
+import { vary } from './vary.ts';
 
 /** How a route answers with what a worker made, or with a document it wrote itself. */
 
 /** Sends a worker's answer with its Content-Type (and Vary: Accept, since it was negotiated). */
 export function sendResult(reply: FastifyReply, result: JobResult): FastifyReply {
-  reply.code(result.status).header('vary', 'Accept');
+  vary(reply.code(result.status), 'Accept');
   for (const [k, v] of Object.entries(result.headers ?? {})) reply.header(k, v);
   if (!result.body || result.status === 204) return reply.send();
   const bytes = Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength);

@@ -11,6 +11,7 @@ import { negotiate } from '../negotiate.ts';
 import { pageNodes, renderConversationList, renderConversationPage, renderSessionChoice, shownOnPage } from '../pages/conversation.ts';
 import { selectRows } from '../select.ts';
 import { STATIC_PAGE_CSP } from './describe.ts';
+import { vary } from '../vary.ts';
 
 /**
  * /conversation/<session>: one session's conversation model as a page, read by the query workers
@@ -55,7 +56,7 @@ export default routePlugin('weave-routes-conversation', async (app) => {
       ]);
       // The view and title `weave conversation` prints from; the document it prints with --json, to the byte.
       const body = format === 'view' ? JSON.stringify({ view, title }) : `${JSON.stringify(conversationDocument(view), null, 2)}\n`;
-      return reply.header('content-type', 'application/json; charset=utf-8').header('vary', 'Accept').send(body);
+      return vary(reply.header('content-type', 'application/json; charset=utf-8'), 'Accept').send(body);
     }
     const shown = shownOnPage(from);
     const [view, [facts]] = await Promise.all([
@@ -78,7 +79,7 @@ export default routePlugin('weave-routes-conversation', async (app) => {
       treeQuery: conversationQueries(graph).tree,
       from,
     });
-    return html(reply.header('vary', 'Accept'), page);
+    return html(vary(reply, 'Accept'), page);
   });
 });
 

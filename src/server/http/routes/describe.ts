@@ -17,6 +17,7 @@ import type { ServerContext } from '../context.ts';
 import type { SessionSummary } from '../pages/describe.ts';
 import { selectRows } from '../select.ts';
 import type { FastifyRequest } from 'fastify';
+import { vary } from '../vary.ts';
 
 /**
  * The describe page (and the conversation page) is static HTML with the page's stylesheet: no
@@ -41,11 +42,10 @@ export default routePlugin('weave-routes-describe', async (app) => {
       const result = await runJob(ctx, { op: 'describe', iri, accept: [], maxResultBytes: ctx.config.maxResultBytes }, request);
       const description = result.data as Description;
       const page = renderDescribePage(description, ctx.config.soul, await sessionSummary(ctx, description, request));
-      return reply
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', STATIC_PAGE_CSP)
-        .header('vary', 'Accept')
-        .send(page);
+      return vary(
+        reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', STATIC_PAGE_CSP),
+        'Accept',
+      ).send(page);
     }
     const accept = acceptedTypes('graph', request.headers.accept, format === 'html' ? 'turtle' : format);
     if (!accept.length) throw notAcceptable('graph', request.headers.accept, format);

@@ -9,6 +9,7 @@ import { cachedStoreStatus } from '../../../status.ts';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE } from '../../../store/layout.ts';
+import { vary } from '../vary.ts';
 
 /** What operators and the page watch: health, progress, metrics, and the VoID description. */
 export default routePlugin('weave-routes-operations', async (app) => {
@@ -87,10 +88,7 @@ export default routePlugin('weave-routes-operations', async (app) => {
         soul: ctx.config.soul,
         stats: await ctx.stats.get(),
       });
-      return reply
-        .header('content-type', contentType(format))
-        .header('vary', 'Accept')
-        .send(convertTurtle(turtle, voidUrl, format));
+      return vary(reply.header('content-type', contentType(format)), 'Accept').send(convertTurtle(turtle, voidUrl, format));
     });
   }
 });

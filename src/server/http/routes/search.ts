@@ -12,6 +12,7 @@ import { routePlugin } from '../context.ts';
 import { negotiate } from '../negotiate.ts';
 import { page, topBar } from '../pages/chrome.ts';
 import { describeHref, escapeHtml } from '../pages/html.ts';
+import { vary } from '../vary.ts';
 
 /**
  * /search?q=TEXT: the store's full-text index (src/search/), held in this thread and read again
@@ -49,6 +50,7 @@ export default routePlugin('weave-routes-search', async (app) => {
     const params = request.searchParams;
     const q = (params.get('q') ?? '').trim();
     const html = params.get('format') !== 'json' && negotiate(request.headers.accept, ['text/html', 'application/json']) === 'text/html';
+    vary(reply, 'Accept');
     // A page lists a hundred at most; a client asking for JSON (weave search) may take more.
     const limit = Math.min(html ? 100 : SERVED_LIMIT, Math.max(1, Math.floor(Number(params.get('limit'))) || 20));
     if (!q && !html) throw new HttpError(400, 'give the text to search for as ?q=');

@@ -14,6 +14,7 @@ import { checkQueryDepth } from '../query-depth.ts';
 import { convertTurtle, notAcceptable, sendResult } from '../reply.ts';
 import { runJob } from '../run-job.ts';
 import { requestUrl, splitUrl } from '../url.ts';
+import { vary } from '../vary.ts';
 
 /**
  * The SPARQL 1.1 Protocol endpoint, at /sparql and /query: queries by GET, form POST or direct
@@ -125,7 +126,7 @@ async function describeService(ctx: ServerContext, request: FastifyRequest, repl
   const offers = descriptionOffers();
   const format = negotiate(request.headers.accept, offers);
   if (!format) throw new HttpError(406, `the service description can be sent as ${offers.join(', ')}`);
-  if (format === 'text/html') return reply.code(303).header('location', '/').header('vary', 'Accept').send();
+  if (format === 'text/html') return vary(reply.code(303).header('location', '/'), 'Accept').send();
   // A description without counts is still a description: do not wait long for the workers.
   const stats = await Promise.race([
     ctx.stats.get().catch(() => undefined),
@@ -139,8 +140,5 @@ async function describeService(ctx: ServerContext, request: FastifyRequest, repl
     federated: !!ctx.config.serviceAllow?.length,
     stats,
   });
-  return reply
-    .header('content-type', contentType(format))
-    .header('vary', 'Accept')
-    .send(convertTurtle(turtle, endpoint, format));
+  return vary(reply.header('content-type', contentType(format)), 'Accept').send(convertTurtle(turtle, endpoint, format));
 }
