@@ -3,6 +3,7 @@ import oxigraph from 'oxigraph';
 import { residentServer } from '../client/daemon.ts';
 import { answerFromServer, cutNote, formOf, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
 import { print } from '../client/served.ts';
+import { checkServices } from '../federation/allow.ts';
 import { FederationError, SourceFileError } from '../federation/errors.ts';
 import { formatsFor, helpList, mediaTypeNamed, nameList } from '../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../query/graph-results.ts';
@@ -62,8 +63,10 @@ export async function main(args: string[]): Promise<number> {
     );
 
   // The query's syntax first, on an empty store: a typo is reported before the store loads.
-  // (A federated query is left to Comunica: an empty Oxigraph store cannot run its SERVICE clauses.)
-  if (!request.federated)
+  // (A federated query is left to Comunica: an empty Oxigraph store cannot run its SERVICE clauses;
+  // its endpoints are checked against the allow-list before the store loads, as the server does.)
+  if (request.federated) told(() => checkServices(request.query, allowList(request)));
+  else
     told(() =>
       runQuery(new oxigraph.Store(), request.query, { results_format: mediaTypeNamed(request.isGraph ? 'nquads' : 'json') }, oxigraph),
     );
@@ -101,14 +104,17 @@ function told<T>(job: () => T, query?: string): T {
   }
 }
 
+/** The endpoints a federated query may contact: --service-allow's, and the sources named on the command line, allowed by naming them. */
+function allowList(request: QueryRequest): string[] {
+  return [...request.serviceAllow, ...request.sources.map((s) => s.replace(/^sparql@/i, ''))];
+}
+
 /** The query on the store opened here: federated through Comunica when it names sources or SERVICE, else by Oxigraph; written in `--rdf` mode. */
 async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
   const { query, format, mediaType, mode, sources } = request;
   if (request.federated) {
     const { runFederated } = await import('../federation/engine.ts');
-    // Sources named on the command line are allowed by naming them.
-    const allow = [...request.serviceAllow, ...sources.map((s) => s.replace(/^sparql@/i, ''))];
-    const result = await runFederated(store, query, { sources, allow });
+    const result = await runFederated(store, query, { sources, allow: allowList(request) });
     if (result.kind === 'solutions')
       return format === 'table' ? table(request, result.results) : writeSolutions(result.results, mediaType, solutionForm(mediaType, mode));
     const writer = new Writer({ format: 'N-Quads' });

@@ -141,6 +141,30 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
   });
 });
 
+test('weave query refuses an endpoint off the allow-list before it opens the store (here there is none to open)', async () => {
+  const endpoint = 'http://127.0.0.1:9/sparql';
+  const failed = await promisify(execFile)(
+    WEAVE,
+    [
+      'query',
+      `SELECT * WHERE { SERVICE <${endpoint}> { ?s ?p ?o } }`,
+      '--service-allow',
+      'http://127.0.0.1:8/sparql',
+      '--store',
+      join(REPO, 'no-such-store'),
+    ],
+    { cwd: REPO },
+  ).then(
+    () => undefined,
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+  assert.deepEqual(failed && [failed.code, failed.stdout, failed.stderr], [
+    1,
+    '',
+    `weave query: SERVICE <${endpoint}> is not on the allow-list (http://127.0.0.1:8/sparql)\n`,
+  ]);
+});
+
 describe('a federated query over sessions that hold copies of one call', () => {
   // fixtures/model/resumed-session: B goes on from A with copies of A's lines 7 and 8, so one call
   // and one tool use are stated in both graphs (test/model/identity.test.ts works the figures out).
