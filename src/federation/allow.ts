@@ -1,6 +1,6 @@
 import { serviceTargets } from '../query/lexer.ts';
 import { PREFIXES } from '../rdf/vocab.ts';
-import { FederationError } from './errors.ts';
+import { FederationError, UnreachableSource } from './errors.ts';
 
 /**
  * Which remote endpoints a federated query may contact. Bound values travel to a SERVICE
@@ -36,12 +36,20 @@ export function allowed(url: string, allow: readonly string[]): boolean {
   return allow.some((a) => a === url || a.replace(/[?#].*$/s, '') === bare);
 }
 
-/** `fetch` that refuses any URL off the allow-list, so nothing else can be contacted however the engine decides to dereference. */
+/**
+ * `fetch` that refuses any URL off the allow-list, so nothing else can be contacted however the
+ * engine decides to dereference. A request that reaches no server says which endpoint and why:
+ * fetch's own error, passed on by Comunica, said only "fetch failed".
+ */
 export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!allowed(url, allow))
-      return Promise.reject(new FederationError(`refused to contact ${url.replace(/[?#].*$/s, '')}: it is not on the allow-list`));
-    return base(input, init);
+    const endpoint = url.replace(/[?#].*$/s, '');
+    if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
+    return base(input, init).catch((e: unknown) => {
+      if (init?.signal?.aborted) throw e;
+      const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
+      throw new UnreachableSource(`could not reach ${endpoint}: ${cause}`);
+    });
   };
 }

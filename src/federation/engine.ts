@@ -64,6 +64,7 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
   try {
     result = await (await comunica()).query(sparqlPrefixes() + query, context);
   } catch (e) {
+    if (e instanceof FederationError) throw e;
     throw new FederationError(cleanMessage(e));
   }
   try {

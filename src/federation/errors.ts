@@ -4,5 +4,8 @@
 /** A federated query the allow-list refuses, or that Comunica could not answer. */
 export class FederationError extends Error {}
 
+/** An allowed endpoint or source that could not be reached: the query was fine, the other server was not (502 at the endpoint). */
+export class UnreachableSource extends FederationError {}
+
 /** An RDF file given as a source that cannot be read. */
 export class SourceFileError extends Error {}

@@ -21,6 +21,8 @@ const STORED_44 = 157;
 let server: TestServer;
 let soul: TestEndpoint;
 let slow: TestEndpoint;
+/** An allowed endpoint whose server has gone: its port is closed. */
+let gone: string;
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.base}${path}`, { headers });
 const query = (q: string, params = '', accept = 'application/sparql-results+json') =>
@@ -31,7 +33,10 @@ before(async () => {
     documents: { '/pool.ttl': { file: join(FEDERATION, 'pool.ttl'), type: 'text/turtle' } },
   });
   slow = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig', { delayMs: 20_000 });
-  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url] });
+  const closed = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig');
+  gone = closed.url;
+  await closed.close();
+  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone] });
 });
 after(async () => {
   await server?.stop();
@@ -84,6 +89,15 @@ describe('federated queries at the endpoint', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('an allowed endpoint that does not answer: 502 naming it and why, not a 400 "fetch failed"; SERVICE SILENT passes it by', async () => {
+    const res = await query(`SELECT * WHERE { SERVICE <${gone}> { ?s ?p ?o } }`);
+    assert.equal(res.status, 502);
+    assert.equal(await res.text(), `502 Bad Gateway: could not reach ${gone}: connect ECONNREFUSED ${new URL(gone).host}\n`);
+    const silent = await query(`SELECT ?s WHERE { SERVICE SILENT <${gone}> { ?s ?p ?o } }`);
+    assert.equal(silent.status, 200);
+    assert.deepEqual(await silent.json(), { head: { vars: ['s'] }, results: { bindings: [{}] } });
   });
 
   it('a federated query keeps the server timeout: 504, and the next query is answered', async () => {
