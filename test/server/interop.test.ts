@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Parser } from 'n3';
@@ -214,6 +215,30 @@ describe('triple terms and protocol details for every client', () => {
         loaded.load(await res.text(), { format, base_iri: server.base });
         assert.ok(loaded.size > 5, `${path} as ${type}`);
       }
+  });
+
+  it('a long query by GET (SPARQLWrapper and rdflib ask by GET): answered up to 256 KiB of headers, past it a plain-text 431', async () => {
+    // 3,000 values: a URL of 38 KB, over Node's 16 KiB of headers.
+    const values = Array.from({ length: 3000 }, (_, i) => `"value ${i}"`).join(' ');
+    const long = await query(`SELECT (COUNT(?v) AS ?n) WHERE { VALUES ?v { ${values} } }`, '', 'text/csv');
+    assert.equal(long.status, 200);
+    assert.equal(await long.text(), 'n\r\n3000\r\n');
+    const over = await new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
+      const path = `/sparql?query=${encodeURIComponent(`ASK { VALUES ?v { ${'"x" '.repeat(30_000)}} }`)}`;
+      const req = request(`${server.base}${path}`, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.deepEqual(over, {
+      status: 431,
+      type: 'text/plain; charset=utf-8',
+      text: '431 Request Header Fields Too Large: the request line and headers are over 256 KiB; send a long query by POST\n',
+    });
   });
 
   it("SPARQLWrapper's format names, sent as format=, output= and results=; unknown ones left to Accept", async () => {

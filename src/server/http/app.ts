@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accessPlugin } from './access.ts';
+import { clientErrorHandler, MAX_HEADER_BYTES } from './client-error.ts';
 import { contextPlugin, type ServerContext } from './context.ts';
 import { errorReplyPlugin } from './error-reply.ts';
 import { requestLogPlugin } from './request-log.ts';
@@ -18,6 +19,8 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: ctx.config.bodyLimitBytes,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
     genReqId: () => randomUUID(),
   });

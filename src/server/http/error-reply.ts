@@ -58,7 +58,7 @@ function sendError(ctx: ServerContext, error: FastifyError | HttpError, request:
 }
 
 /** The body of every error response: plain text, one message, never a stack trace. */
-function errorBody(status: number, message: string): string {
+export function errorBody(status: number, message: string): string {
   return `${status} ${reasonPhrase(status)}: ${message}\n`;
 }
 
@@ -69,8 +69,10 @@ const REASONS: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
+  408: 'Request Timeout',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
