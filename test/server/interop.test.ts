@@ -241,6 +241,29 @@ describe('triple terms and protocol details for every client', () => {
     });
   });
 
+  it('a query string or form whose percent-encoded bytes are not UTF-8 (Latin-1 é) is refused, not run with U+FFFD in their place', async () => {
+    const latin1 = 'query=SELECT%20%3Fv%20WHERE%20%7B%20BIND(%22caf%E9%22%20AS%20%3Fv)%20%7D';
+    const refusal =
+      '400 Bad Request: the query string is not UTF-8 once percent-decoded: encode each character as the bytes of its UTF-8 (é is %C3%A9)\n';
+    const byGet = await get(`/sparql?${latin1}`, { accept: 'text/csv' });
+    assert.equal(byGet.status, 400);
+    assert.equal(await byGet.text(), refusal);
+    const byForm = await fetch(`${server.base}/sparql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/csv' },
+      body: latin1,
+    });
+    assert.equal(byForm.status, 400);
+    assert.equal(await byForm.text(), refusal.replace('query string', 'form body'));
+    // UTF-8, and a % that encodes nothing, are read as ever.
+    const utf8 = await get(`/sparql?${latin1.replace('%E9', '%C3%A9')}`, { accept: 'text/csv' });
+    assert.equal(await utf8.text(), 'v\r\ncafé\r\n');
+    const percent = await get(`/sparql?query=${encodeURIComponent('SELECT ?v WHERE { BIND("100" AS ?v) }').replace('100', '100%')}`, {
+      accept: 'text/csv',
+    });
+    assert.equal(await percent.text(), 'v\r\n100%\r\n');
+  });
+
   it("SPARQLWrapper's format names, sent as format=, output= and results=; unknown ones left to Accept", async () => {
     const ask = (names: string, accept: string, q = CLAIMS) => get(`/sparql?query=${encodeURIComponent(q)}&rdf=1.1&${names}`, { accept });
     assert.equal(

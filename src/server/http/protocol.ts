@@ -1,6 +1,7 @@
 import type { GraphForm } from '../../query/formats.ts';
 import { isRdfMode, type RdfMode } from '../../rdf/rdf-mode.ts';
 import { HttpError } from '../errors.ts';
+import { utf8Params } from './percent.ts';
 
 /**
  * The SPARQL 1.1 Protocol's request shapes (§2.1, §2.2), read from a plain description of the
@@ -95,7 +96,7 @@ export function parseProtocolRequest(req: ProtocolRequest): ParsedRequest {
   requireUtf8Charset(media.charset, media.type);
   switch (media.type) {
     case FORM: {
-      const form = new URLSearchParams(decodeUtf8(req.body, 'form body'));
+      const form = utf8Params(decodeUtf8(req.body, 'form body'), 'form body');
       for (const [k, v] of form) params.append(k, v);
       const queries = form.getAll('query');
       const updates = form.getAll('update');

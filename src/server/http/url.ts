@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { utf8Params } from './percent.ts';
 
 /**
  * The one place a request URL is split into its path and its query string. The query string is
@@ -28,7 +29,7 @@ export const requestUrlPlugin = fp(
   async (app) => {
     app.decorateRequest('searchParams', {
       getter(this: FastifyRequest & { [PARSED]?: URLSearchParams }) {
-        return (this[PARSED] ??= new URLSearchParams(splitUrl(this.url).query));
+        return (this[PARSED] ??= utf8Params(splitUrl(this.url).query, 'query string'));
       },
     });
   },
