@@ -97,7 +97,7 @@ export function storeSource(store: oxigraph.Store): PatternSource {
   return patternSource(
     (s, p, o, g) => store.match(ox(s), ox(p), ox(o), ox(g)).map((q) => rdf.fromQuad(q as unknown as RDF.Quad)),
     (s, p, o, g) => {
-      const term = (t: RDF.Term | null, name: string) => (t ? oxigraph.fromTerm(t as never)!.toString() : `?${name}`);
+      const term = (t: RDF.Term | null, name: string) => (t ? sparqlTerm(t) : `?${name}`);
       const pattern = `${term(s, 's')} ${term(p, 'p')} ${term(o, 'o')}`;
       const everywhere = `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }`;
       // The default graph is the merge: each triple once, whichever graphs state it.
@@ -114,6 +114,16 @@ export function storeSource(store: oxigraph.Store): PatternSource {
       return Number(rows[0]?.get('n')?.value ?? 0);
     },
   );
+}
+
+/**
+ * A bound term as SPARQL text. Oxigraph writes a triple term as its bare `s p o`, which in a
+ * pattern is a syntax error: thrown while Comunica gathered metadata, it was unhandled and killed
+ * the query worker (and its copy of the store) when a SERVICE bound a triple term first.
+ */
+function sparqlTerm(t: RDF.Term): string {
+  if (t.termType === 'Quad') return `<<( ${sparqlTerm(t.subject)} ${sparqlTerm(t.predicate)} ${sparqlTerm(t.object)} )>>`;
+  return oxigraph.fromTerm(t as never)!.toString();
 }
 
 /** The syntaxes a file source may be in: those of the format table N3's parser reads (RDF 1.2 included). */

@@ -102,6 +102,23 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     assert.deepEqual(rows(await runFederated(store, query, federation()), 'claim', 'turn'), expected);
   });
 
+  test('a triple term bound by the SERVICE joins the store on it (the store counted the pattern in SPARQL without <<( )>>, and the worker died)', async () => {
+    const notes = join(dir, 'notes.nt');
+    await writeFile(
+      notes,
+      `<urn:note:1> <urn:note:about> <<( <${TURN('7e55e55e-0000-4000-8000-000000000001')}> <https://repolex.ai/ontology/weave#exhibits> "human/authored" )>> .\n`,
+    );
+    const other = await startEndpoint(notes, 'application/n-triples');
+    try {
+      const query = `SELECT ?note ?claim WHERE { SERVICE <${other.url}> { ?note <urn:note:about> ?said } ?claim rdf:reifies ?said }`;
+      assert.deepEqual(rows(await runFederated(store, query, { sources: [], allow: [other.url] }), 'note', 'claim'), [
+        ['urn:note:1', 'urn:soul:local:Weave/Claim/75c6c427f2f6a856934ef27f4767f497'],
+      ]);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('an endpoint off the allow-list is refused before anything is sent', async () => {
     const before = soul.requests;
     await assert.rejects(runFederated(store, await example('turn-moment-memory.rq'), { sources: [POOL], allow: [] }), (e: Error) => {
