@@ -26,7 +26,7 @@ output, cache writes, cache reads). Days are UTC. --json writes ccusage's JSON s
 
 options:
   --since DATE       from this day on (YYYYMMDD or YYYY-MM-DD)
-  --until DATE       up to this day
+  --until DATE       up to this day (blocks: those starting on these days, whole)
   --model TEXT       only models whose id contains TEXT (e.g. opus)
   --project TEXT     only sessions whose project folder name contains TEXT
   --by person|project  one row per person (a soul: the machine identity that wrote

@@ -8,7 +8,7 @@ import { readManifest, type Manifest } from '../store/manifest.ts';
 import { usageRows, usageRowsOutput } from './derivation.ts';
 import { centsPerMillion, priceOf, type PriceTable } from './prices.ts';
 import type { UsageFilter } from './query.ts';
-import { reportFromRows, type ReportKind, type ReportOptions, type Row } from './report.ts';
+import { callsFilter, reportFromRows, type ReportKind, type ReportOptions, type Row } from './report.ts';
 import { type CallRow, compareText, compareTime, larger, later, smaller, type SessionFacts, type SessionUsage } from './rows.ts';
 
 /**
@@ -112,7 +112,8 @@ const usd = (units: number) => String(units / 1e8);
 
 /** The solutions of `reportQuery(kind, prices, options)`, from the prepared rows. */
 export function preparedSolutions(usage: SessionUsage[], kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): Row[] {
-  const calls = callsOf(usage, options.project).filter((c) => kept(c, options));
+  const filter = callsFilter(kind, options);
+  const calls = callsOf(usage, options.project).filter((c) => kept(c, filter));
   const costUnits = pricer(prices);
   if (kind === 'blocks')
     return calls

@@ -89,7 +89,16 @@ export type Row = Record<string, string>;
  */
 export function reportQuery(kind: ReportKind, prices: PriceTable, options: ReportOptions = {}): string {
   const grouping = kind === 'blocks' ? 'call' : kind === 'monthly' ? 'month' : kind === 'session' ? 'session' : 'day';
-  return usageQuery(grouping, { ...options, model: undefined }, prices);
+  return usageQuery(grouping, { ...callsFilter(kind, options), model: undefined }, prices);
+}
+
+/**
+ * The calls a report is made of. `--since` and `--until` choose blocks by the day they start (as
+ * ccusage does), so blocks are drawn from every call and chosen after: a block begun before
+ * midnight keeps its calls after it, and no block starts at a midnight where none began.
+ */
+export function callsFilter(kind: ReportKind, options: UsageFilter): UsageFilter {
+  return kind === 'blocks' ? { ...options, since: undefined, until: undefined } : options;
 }
 
 /** A report from the solutions of `reportQuery` (run over the graphs, by a server's query worker, or summed from prepared rows). */
