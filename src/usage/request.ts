@@ -53,7 +53,13 @@ export function reportRequest(words: ReportWords): { kind: ReportKind; options: 
 export function day(text: string | undefined, option: string): string | undefined {
   if (text === undefined) return undefined;
   const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text);
-  if (!m || Number.isNaN(Date.parse(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`)))
-    throw new ReportRequestError(`${option} must be a date, YYYYMMDD or YYYY-MM-DD, not "${text}"`);
-  return `${m[1]}-${m[2]}-${m[3]}`;
+  const date = m && `${m[1]}-${m[2]}-${m[3]}`;
+  // A day of the calendar only: Date.parse takes 2026-02-30 (as 2 March), so the date must read back the same.
+  if (!date || !isCalendarDay(date)) throw new ReportRequestError(`${option} must be a date, YYYYMMDD or YYYY-MM-DD, not "${text}"`);
+  return date;
+}
+
+function isCalendarDay(date: string): boolean {
+  const time = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date;
 }
