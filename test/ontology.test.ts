@@ -38,6 +38,43 @@ test('every weave: class and predicate the emitter produces on the fixtures is d
   }
 });
 
+/**
+ * A reasoner reads rdfs:domain and rdfs:range as types of what the statements link: a domain or
+ * range the data does not fit types a node as what it is not (an Unresolved placeholder as the
+ * tool call or stream it stands in for, a hook attachment as a tool use block). So every
+ * statement's subject has a class of its property's domain, and every object one of its range
+ * (a union's members each count); ranges of literals and of rdf:Property are not classes of nodes.
+ */
+test('every statement the emitter makes on the fixtures fits the domain and range its property declares', async () => {
+  const { dir, store } = await ingestFresh([FIXTURES]);
+  try {
+    const declared = new Map<string, string[]>();
+    for (const { p, side, c } of select(
+      store,
+      `SELECT ?p ?side ?c WHERE { GRAPH <${ONTOLOGY}> {
+      ?p ?side ?x FILTER(?side IN (rdfs:domain, rdfs:range) && STRSTARTS(STR(?p), STR(weave:)))
+      ?x (owl:unionOf/rdf:rest*/rdf:first)? ?c
+      FILTER(isIRI(?c) && !STRSTARTS(STR(?c), STR(xsd:)) && ?c NOT IN (rdf:JSON, rdf:Property, rdfs:Literal)) } }`,
+    ))
+      declared.set(`${p} ${side}`, [...(declared.get(`${p} ${side}`) ?? []), c]);
+    assert.ok(declared.size > 150, `only ${declared.size} domains and ranges`);
+    const misfits: string[] = [];
+    for (const [key, classes] of declared) {
+      const [p, side] = key.split(' ');
+      const node = side.endsWith('#domain') ? '?s' : '?o';
+      const [{ n }] = select(
+        store,
+        `SELECT (COUNT(DISTINCT ${node}) AS ?n) WHERE { GRAPH ?g { ?s <${p}> ?o } FILTER(?g != <${ONTOLOGY}>)
+        FILTER NOT EXISTS { ${node} a ?class VALUES ?class { ${classes.map((c) => `<${c}>`).join(' ')} } } }`,
+      );
+      if (n !== '0') misfits.push(`${p.slice(WEAVE_NS.length)} ${side.slice(side.indexOf('#') + 1)}: ${n}`);
+    }
+    assert.deepEqual(misfits.sort(), []);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
 test('every declared class and property has a label, a comment, and properties a domain or range', async () => {
   const { dir, store } = await ingestFresh([]);
   try {

@@ -37,6 +37,8 @@ const FORM: Record<OntologyTerm['form'], string> = {
 const quote = (text: string) => JSON.stringify(text);
 /** `xsd:string` stays prefixed; a bare local name is in the weave namespace. */
 const ref = (name: string) => (name.includes(':') ? name : `weave:${name}`);
+/** One class, or the union of several. */
+const classes = (c: string | string[]) => (typeof c === 'string' ? ref(c) : `[ owl:unionOf ( ${c.map(ref).join(' ')} ) ]`);
 
 export function renderModelOntology(glossaries: Glossary[] = DIALECTS.map((d) => d.glossary)): string {
   const termOf = new Map<string, string>();
@@ -47,8 +49,8 @@ export function renderModelOntology(glossaries: Glossary[] = DIALECTS.map((d) =>
       lines.push(`a ${[o.form === 'individual' ? ref(o.types![0]) : undefined, FORM[o.form]].filter(Boolean).join(', ')}`);
       if (o.form === 'class') for (const sup of o.types ?? []) lines.push(`rdfs:subClassOf ${ref(sup)}`);
       lines.push(`rdfs:label ${quote(o.label)}`, `rdfs:comment ${quote(o.comment)}`);
-      if (o.domain) lines.push(`rdfs:domain ${ref(o.domain)}`);
-      if (o.range) lines.push(`rdfs:range ${ref(o.range)}`);
+      if (o.domain) lines.push(`rdfs:domain ${classes(o.domain)}`);
+      if (o.range) lines.push(`rdfs:range ${classes(o.range)}`);
     }
     const term = termOf.get(o.name);
     if (term !== undefined) {

@@ -19,9 +19,18 @@ export interface OntologyTerm {
   comment: string;
   /** For classes: superclasses; for individuals: their class. Local names. */
   types?: string[];
-  domain?: string;
-  range?: string;
+  /** A class, or several: their union. */
+  domain?: Classes;
+  range?: Classes;
 }
+
+type Classes = string | string[];
+
+/**
+ * `cls` or the weave:Unresolved placeholder standing in its place: where a link can end (or start)
+ * at one, the union keeps a reasoner from typing the placeholder as what it stands in for.
+ */
+const orUnresolved = (cls: string): string[] => [cls, 'Unresolved'];
 
 interface ModelTerm {
   /** The model's name: `llm.call`, `starts`, `exact_unique`. */
@@ -114,7 +123,7 @@ const C = (name: string, label: string, comment: string, types: string[] = []): 
   comment,
   types,
 });
-const O = (name: string, label: string, comment: string, domain?: string, range?: string): OntologyTerm => ({
+const O = (name: string, label: string, comment: string, domain?: Classes, range?: Classes): OntologyTerm => ({
   name,
   form: 'object',
   declared: 'model',
@@ -123,7 +132,7 @@ const O = (name: string, label: string, comment: string, domain?: string, range?
   domain,
   range,
 });
-const D = (name: string, label: string, comment: string, domain?: string, range?: string): OntologyTerm => ({
+const D = (name: string, label: string, comment: string, domain?: Classes, range?: Classes): OntologyTerm => ({
   name,
   form: 'datatype',
   declared: 'model',
@@ -284,10 +293,10 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
     'within',
     'within',
     'Containment: the one node of the tree this node sits in (a stream in its session, a run in its talk, a step in its run or call).',
-    'ModelNode',
-    'ModelNode',
+    orUnresolved('ModelNode'),
+    orUnresolved('ModelNode'),
   ),
-  O('starts', 'starts', 'An agent call started this child stream.', 'AgentCall', 'Stream'),
+  O('starts', 'starts', 'An agent call started this child stream.', orUnresolved('AgentCall'), orUnresolved('Stream')),
   O(
     'reports',
     'reports',
@@ -300,16 +309,22 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
     'result of',
     "A record carries the result of this tool call; a child's output is the result of the agent call that started it.",
     undefined,
-    'ToolCall',
+    orUnresolved('ToolCall'),
   ),
-  O('follows', 'follows', 'An epoch continues the epoch before its reset.', 'Epoch', 'Epoch'),
-  O('summarizes', 'summarizes', "A reset's summary stands for the boundary that produced it.", 'EpochSummary', 'EpochBoundary'),
+  O('follows', 'follows', 'An epoch continues the epoch before its reset.', 'Epoch', orUnresolved('Epoch')),
+  O(
+    'summarizes',
+    'summarizes',
+    "A reset's summary stands for the boundary that produced it.",
+    'EpochSummary',
+    orUnresolved('EpochBoundary'),
+  ),
   O(
     'produces',
     'produces',
     "A compaction summariser's stream wrote the summary a reset carried forward. No call starts such a stream; this link is what ties it to the session's conversation.",
     'Stream',
-    'EpochSummary',
+    orUnresolved('EpochSummary'),
   ),
   O('cancels', 'cancels', 'An interruption ended this operation: a tool call, a provider call or a run.', 'Interrupt'),
   O(
@@ -400,8 +415,8 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
     'LlmCall',
     'xsd:boolean',
   ),
-  O('toolRequest', 'tool request', 'The tool use block of a tool call.', 'ToolCall', 'ToolUseBlock'),
-  O('toolResponse', 'tool response', 'The tool result block that answered a tool call.', 'ToolCall', 'ToolResultBlock'),
+  O('toolRequest', 'tool request', 'The tool use block of a tool call.', 'ToolCall', orUnresolved('ToolUseBlock')),
+  O('toolResponse', 'tool response', 'The tool result block that answered a tool call.', 'ToolCall', orUnresolved('ToolResultBlock')),
   D('toolStatus', 'tool status', 'toolUseResult.status: completed, async_launched, forked, …', 'ToolCall', 'xsd:string'),
   D('interrupted', 'interrupted', 'The runtime says the tool was interrupted (toolUseResult.interrupted).', 'ToolCall', 'xsd:boolean'),
   D(
@@ -434,7 +449,7 @@ export const ONTOLOGY_TERMS: readonly OntologyTerm[] = [
     'firstLine',
     'first line',
     "The line of its stream's file where a model node begins; orders siblings in the tree.",
-    'ModelNode',
+    orUnresolved('ModelNode'),
     'xsd:integer',
   ),
   O('evidence', 'evidence', "The evidence level of a derived link, stated on the link's reifier.", undefined, 'EvidenceLevel'),
