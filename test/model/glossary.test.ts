@@ -180,6 +180,34 @@ describe('the model on every fixture', () => {
     for (const e of glossary.terms.filter((t) => !t.read)) assert.ok(!shows(modelIri(e.model)), `${e.model} is marked unread but shows`);
   });
 
+  test('what the glossary says of a thinking signature is what the default policy stores', () => {
+    // The fixtures' two signed thinking blocks: run-through-attachments' a005 ("EpYBCk") and
+    // split-call's b002 ("EqQBCk"), 6 bytes each.
+    assert.equal(
+      glossary.notCarried.find((n) => n.field === 'thinking.signature')?.why,
+      'a provider verifies it; nobody can read it (omitted by default: its length and SHA-256 stay on the block; --content signature=keep stores it as weave:signature)',
+    );
+    assert.deepEqual(g.select('SELECT ?b WHERE { ?b weave:signature ?s }'), []);
+    assert.deepEqual(
+      g.select(`SELECT ?b ?state ?length ?sha WHERE { ?b a weave:ThinkingBlock ; weave:hasContent ?c .
+        ?c weave:contentOf weave:signature ; weave:contentState ?state ; weave:byteLength ?length ; weave:sha256 ?sha } ORDER BY ?b`),
+      [
+        {
+          b: 'ContentBlock/10000000-0000-4000-8000-00000000a005/0',
+          state: 'weave:ContentOmitted',
+          length: '6',
+          sha: '37fdd0f2326998abc02f1915d953c41f52e786695f783462b8a3b3d9887dfa53',
+        },
+        {
+          b: 'ContentBlock/20000000-0000-4000-8000-00000000b002/0',
+          state: 'weave:ContentOmitted',
+          length: '6',
+          sha: '75c4da2f2ccd849aec3bf3e98b91174d16a94b7fe4f6f2b894d81e571560ea6f',
+        },
+      ],
+    );
+  });
+
   test('SPARQL over the ontology answers what Claude Code calls a term', () => {
     const ask = (term: string) =>
       g

@@ -188,7 +188,10 @@ export const CLAUDE_CODE_GLOSSARY: Glossary = {
       field: 'cwd, gitBranch, slug, version, userType, entrypoint',
       why: 'environment, not conversation: stated on the transcript and on a record where it differs, not on model nodes',
     },
-    { field: 'thinking.signature', why: 'a provider verifies it; nobody can read it (kept on the block)' },
+    {
+      field: 'thinking.signature',
+      why: 'a provider verifies it; nobody can read it (omitted by default: its length and SHA-256 stay on the block; --content signature=keep stores it as weave:signature)',
+    },
     {
       field: 'progress records',
       why: 'runtime progress of a tool, hook or child; only agent_progress is read, as a join from a tool call to its child stream',
