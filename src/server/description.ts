@@ -88,6 +88,15 @@ export async function describeData(select: Select, iri: string, limits = STATEME
       if (s.o.type === 'uri') iris.add(s.o.value);
     }
   for (const r of incomingRows) iris.add(str(r.p));
+  // A domain or range of several classes is a blank node, owl:unionOf a list: a page names its
+  // members, not the node. Read in one query with the statements' own blank nodes' ids.
+  const unions: Record<string, string[]> = {};
+  for (const r of await select(
+    `SELECT ?u ?member WHERE { <${iri}> ?p ?u FILTER(isBlank(?u)) ?u owl:unionOf/rdf:rest*/rdf:first ?member FILTER(isIRI(?member)) } ORDER BY ?member`,
+  )) {
+    (unions[str(r.u)] ??= []).push(str(r.member));
+    iris.add(str(r.member));
+  }
   const labels: Record<string, string> = {};
   const candidates = [...iris].filter(writableIri);
   if (candidates.length)
@@ -102,14 +111,18 @@ export async function describeData(select: Select, iri: string, limits = STATEME
     incomingTruncated: incomingRows.length > INCOMING_LIMIT,
     graphs,
     labels,
+    ...(Object.keys(unions).length ? { unions } : {}),
     sessions,
   };
 }
 
 /** The query behind the RDF description, as a query job. */
 export function describeQueryJob(job: DescribeJob): QueryJob {
-  const query = `CONSTRUCT { <${job.iri}> ?p ?o . ?b ?bp ?bo . ?s ?ip <${job.iri}> } WHERE {
+  // With each blank node it names, that node's statements and the lists it holds (a domain's
+  // owl:unionOf), as a concise bounded description has them: else the node says nothing.
+  const query = `CONSTRUCT { <${job.iri}> ?p ?o . ?b ?bp ?bo . ?s ?ip <${job.iri}> . ?n ?np ?no } WHERE {
     { <${job.iri}> ?p ?o } UNION { <${job.iri}> weave:hasContentBlock+ ?b . ?b ?bp ?bo }
+    UNION { <${job.iri}> ?bnp ?bn FILTER(isBlank(?bn)) ?bn (owl:unionOf|rdf:rest)* ?n . ?n ?np ?no }
     UNION { SELECT ?s ?ip WHERE { ?s ?ip <${job.iri}> } LIMIT ${INCOMING_LIMIT} } }`;
   return {
     op: 'query',

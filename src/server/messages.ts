@@ -176,6 +176,8 @@ export interface Description {
   graphs: string[];
   /** rdfs:label of every IRI on the page that has one (predicates, classes). */
   labels: Record<string, string>;
+  /** The members of each class union the resource names (a term's domain or range), by its blank node. */
+  unions?: Record<string, string[]>;
   /** The ids of the sessions holding it (a record, a block, a model node), for links to them. */
   sessions?: string[];
 }

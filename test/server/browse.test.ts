@@ -15,7 +15,8 @@ import { REPO, SESSION_A, SESSION_B, startTestServer, TURN, type TestServer } fr
 
 const WEAVE = 'https://repolex.ai/ontology/weave#';
 const VOID = 'http://rdfs.org/ns/void#';
-const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+const RDF_TYPE = `${RDF}type`;
 let server: TestServer;
 let queriesDir: string;
 
@@ -99,6 +100,30 @@ describe('describe pages', () => {
       'application/n-triples; charset=utf-8',
     );
     assert.equal((await fetch(`${server.base}/describe?iri=not%20an%20iri`)).status, 400);
+  });
+
+  it("name an ontology term's class union by its members, in HTML and in Turtle", async () => {
+    // ontology/parts/spine.ttl: weave:cwd rdfs:domain [ owl:unionOf ( weave:Transcript weave:Event ) ].
+    const html = await (await fetch(describeUrl(`${WEAVE}cwd`), { headers: { accept: 'text/html' } })).text();
+    const domain = /rdfs:domain<\/a><\/th><td>(.*?)<\/td><\/tr>/.exec(html)?.[1] ?? '';
+    assert.deepEqual(
+      [...domain.matchAll(/<a [^>]*>([^<]*)<\/a>/g)].map((m) => m[1]),
+      ['weave:Event', 'weave:Transcript'],
+    );
+    assert.match(domain, /^<span class="union"><a [^>]*>weave:Event<\/a> or <a [^>]*>weave:Transcript<\/a><\/span>$/);
+    const turtle = await (await fetch(describeUrl(`${WEAVE}cwd`), { headers: { accept: 'text/turtle' } })).text();
+    const quads = new Parser({ format: 'text/turtle' }).parse(turtle);
+    const objects = (s: string, p: string) =>
+      quads.filter((q) => q.subject.value === s && q.predicate.value === p).map((q) => q.object.value);
+    const [union] = objects(`${WEAVE}cwd`, 'http://www.w3.org/2000/01/rdf-schema#domain');
+    const members: string[] = [];
+    for (
+      let [list] = objects(union, 'http://www.w3.org/2002/07/owl#unionOf');
+      list && list !== `${RDF}nil`;
+      [list] = objects(list, `${RDF}rest`)
+    )
+      members.push(...objects(list, `${RDF}first`));
+    assert.deepEqual(members, [`${WEAVE}Transcript`, `${WEAVE}Event`]);
   });
 });
 

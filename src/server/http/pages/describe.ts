@@ -68,12 +68,16 @@ function prettyJson(text: string): string {
   }
 }
 
-function termHtml(term: JsonTerm, labels: Record<string, string>): string {
+/** `unions`: the members of the class unions the page's resource names, by blank node (Description.unions). */
+function termHtml(term: JsonTerm, labels: Record<string, string>, unions: Record<string, string[]> = {}): string {
   switch (term.type) {
     case 'uri':
       return link(term.value, labels);
-    case 'bnode':
+    case 'bnode': {
+      const members = unions[term.value];
+      if (members) return `<span class="union">${members.map((m) => link(m, labels)).join(' or ')}</span>`;
       return `<span class="bnode">_:${escapeHtml(term.value)}</span>`;
+    }
     case 'triple':
       return `<span class="triple">&lt;&lt;( ${termHtml(term.value.subject, labels)} ${termHtml(term.value.predicate, labels)} ${termHtml(term.value.object, labels)} )&gt;&gt;</span>`;
     case 'literal': {
@@ -98,12 +102,14 @@ function statementRows(
   labels: Record<string, string>,
   subject?: string,
   objects: Record<string, number> = {},
+  unions: Record<string, string[]> = {},
 ): string {
   const byPredicate = new Map<string, Statement[]>();
   for (const s of statements) byPredicate.set(s.p, [...(byPredicate.get(s.p) ?? []), s]);
   const out: string[] = [];
   for (const [p, list] of byPredicate) {
-    for (const s of list.slice(0, SHOWN_VALUES)) out.push(`<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels)}</td></tr>`);
+    for (const s of list.slice(0, SHOWN_VALUES))
+      out.push(`<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels, unions)}</td></tr>`);
     const count = objects[p] ?? list.length;
     const head = Math.min(list.length, SHOWN_VALUES);
     if (count <= head) continue;
@@ -279,7 +285,7 @@ ${within.map((id) => `<p class="in-session">in session <a class="session-link" h
 ${empty ? '<p class="empty">The store says nothing about this IRI.</p>' : ''}
 ${session ? sessionHtml(session) : ''}
 ${blocks.length ? `<section class="content"><h2>Content</h2>${blocks.map((b) => blockHtml(b, d.blocks, labels)).join('\n')}</section>` : ''}
-${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels, d.iri, d.objects)}</table></section>` : ''}
+${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels, d.iri, d.objects, d.unions)}</table></section>` : ''}
 ${d.incoming.length ? `<section><h2>Linked from</h2><table class="statements">${d.incoming.map((r) => `<tr><td>${link(r.s, labels)}</td><th>${link(r.p, labels)}</th></tr>`).join('\n')}</table>${d.incomingTruncated ? `<p class="note">The first ${d.incoming.length} links only.</p>` : ''}</section>` : ''}
 ${d.graphs.length ? `<section><h2>In graphs</h2><ul class="graphs">${d.graphs.map((g) => `<li>${link(g, labels)}</li>`).join('')}</ul></section>` : ''}
 </main></body></html>
