@@ -42,6 +42,8 @@ export function explainSyntaxError(text: string, message: string, prefixLines: n
     const prefix = name ? `"${name.split(':')[0]}:"` : 'the prefix';
     return `${where(at)}: unknown prefix ${prefix}${name ? ` in ${name}` : ''}; the predeclared prefixes are ${Object.keys(PREFIXES).join(', ')} (declare another with PREFIX name: <IRI>)`;
   }
+  const rule = brokenRule(m[3]);
+  if (rule) return `${where(at)}: ${rule.replace(/^The /, 'the ')}${RULE_HINTS[rule] ?? ''}`;
   const open = unclosed(text);
   if (open) return `${where(at)}: ${open}`;
   const unnamed = /\(\s*[A-Za-z_]+\s*\([^()]*\)\s*(\?\w+)\s*\)/.exec(blank(text));
@@ -102,6 +104,27 @@ function patternBefore(text: string, offset: number): string[] {
   return text.slice(start, offset).trim().split(/\s+/).filter(Boolean);
 }
 
+const GROUPED =
+  '; a query that groups (GROUP BY, or an aggregate such as COUNT) selects only its group keys and aggregates, such as (SAMPLE(?x) AS ?any)';
+const RULE_HINTS: Record<string, string> = {
+  'The SELECT contains a variable that is unbound': GROUPED,
+  'The SELECT contains an expression with a variable that is unbound': GROUPED,
+  'SELECT * is not authorized with GROUP BY': '; name the group keys and aggregates instead of *',
+};
+
+/**
+ * A rule of the query rather than its syntax, which Oxigraph's parser checks as it reads and
+ * names in a sentence among the tokens it expected ("The SELECT contains a variable that is
+ * unbound"): the one item of the list that is neither quoted nor one word.
+ */
+function brokenRule(rest: string): string | undefined {
+  const list = rest.replace(/^expected (one of )?/, '').replace(/\[[^\]]*\]/gs, ' ');
+  return list
+    .split(/,\s*/)
+    .map((t) => t.trim())
+    .find((t) => !t.startsWith('"') && /\s/.test(t));
+}
+
 /** The quoted tokens and keywords Oxigraph lists, without its character classes. */
 function expectedTokens(rest: string): string[] {
   const list = rest.replace(/^expected (one of )?/, '').replace(/\[[^\]]*\]/gs, ' ');
@@ -122,10 +145,13 @@ function firstWord(text: string): (Position & { word: string }) | undefined {
   return { ...positionOf(text, re.lastIndex), word: text.slice(re.lastIndex, re.lastIndex + w[0].length) };
 }
 
-/** The text with comments and string contents blanked (same length), so scans see only code. */
+/**
+ * The text with comments and string contents blanked (same length), so scans see only code. An
+ * IRI is passed over whole: the "#" of <http://www.w3.org/ns/prov#> begins no comment.
+ */
 function blank(text: string): string {
-  return text.replace(/#[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, (s) =>
-    s[0] === '#' ? ' '.repeat(s.length) : s[0] + ' '.repeat(s.length - 2) + s[0],
+  return text.replace(/<[^<>"{}|^`\\\s]*>|#[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, (s) =>
+    s[0] === '<' ? s : s[0] === '#' ? ' '.repeat(s.length) : s[0] + ' '.repeat(s.length - 2) + s[0],
   );
 }
 

@@ -76,6 +76,28 @@ describe('SPARQL syntax errors name what was expected, in words', () => {
       'error at 10:9: expected one of "$", "*"',
       'error at line 1, column 9: the query ends after DESCRIBE; name an IRI, a variable or *',
     ],
+    // A "#" inside an IRI begins no comment: the prologue and the IRI are read whole.
+    [
+      'PREFIX weave: <https://repolex.ai/ontology/weave#>\nSELECT ?t WHERE { ?t a weave:Turn } ORDER ?t',
+      'error at 11:45: expected BY',
+      'error at line 2, column 45: found "?t": GROUP and ORDER are followed by BY',
+    ],
+    [
+      'SELECT ?t WHERE { ?a <http://www.w3.org/ns/prov#generatedAtTime> ?t } LIMT 3',
+      'error at 10:77: expected one of HAVING, OFFSET, OPTIONAL, VALUES',
+      'error at line 1, column 71: found "LIMT"; after the WHERE clause come GROUP BY, HAVING, ORDER BY, LIMIT, OFFSET or VALUES, or the end of the query',
+    ],
+    // A rule Oxigraph checks as it parses, named in a sentence among the tokens it expected.
+    [
+      'SELECT ?t WHERE { ?a ?b ?t } GROUP BY ?a',
+      "error at 10:41: expected one of \"$\", \"(\", \":\", \"<\", \"?\", IF, TZ, The SELECT contains a variable that is unbound, ['0' ..= '9' | '\\u{00B7}' | '\\u{0300}'..='\\u{036F}' | '\\u{203F}'..='\\u{2040}'], ['A' ..= 'Z' | 'a' ..= 'z' | '\\u{00C0}'..='\\u{00D6}' | '\\u{00D8}'..='\\u{00F6}'\n| '\\u{00F8}'..='\\u{02FF}' | '\\u{0370}'..='\\u{037D}' | '\\u{037F}'..='\\u{1FFF}'\n| '\\u{200C}'..='\\u{200D}' | '\\u{2070}'..='\\u{218F}' | '\\u{2C00}'..='\\u{2FEF}'\n| '\\u{3001}'..='\\u{D7FF}' | '\\u{F900}'..='\\u{FDCF}' | '\\u{FDF0}'..='\\u{FFFD}'], ['_'], [_]",
+      'error at line 1, column 41: the SELECT contains a variable that is unbound; a query that groups (GROUP BY, or an aggregate such as COUNT) selects only its group keys and aggregates, such as (SAMPLE(?x) AS ?any)',
+    ],
+    [
+      'SELECT * WHERE { ?a ?b ?t } GROUP BY ?t',
+      "error at 10:40: expected one of \"$\", \"(\", \":\", \"<\", \"?\", IF, SELECT * is not authorized with GROUP BY, TZ, ['0' ..= '9' | '\\u{00B7}' | '\\u{0300}'..='\\u{036F}' | '\\u{203F}'..='\\u{2040}'], ['A' ..= 'Z' | 'a' ..= 'z' | '\\u{00C0}'..='\\u{00D6}' | '\\u{00D8}'..='\\u{00F6}'\n| '\\u{00F8}'..='\\u{02FF}' | '\\u{0370}'..='\\u{037D}' | '\\u{037F}'..='\\u{1FFF}'\n| '\\u{200C}'..='\\u{200D}' | '\\u{2070}'..='\\u{218F}' | '\\u{2C00}'..='\\u{2FEF}'\n| '\\u{3001}'..='\\u{D7FF}' | '\\u{F900}'..='\\u{FDCF}' | '\\u{FDF0}'..='\\u{FFFD}'], ['_'], [_]",
+      'error at line 1, column 40: SELECT * is not authorized with GROUP BY; name the group keys and aggregates instead of *',
+    ],
   ];
   for (const [query, oxigraph, words] of cases)
     test(query.replace(/\n/g, ' '), () => assert.equal(explainSyntaxError(query, oxigraph, 9), words));
