@@ -240,6 +240,12 @@ describe('weave mcp over stdio, on the fixtures', () => {
     assert.equal(session.iri, `urn:soul:local:Weave/Session/${SESSION}`);
     assert.equal(session.alsoNamed, undefined);
     assert.ok(session.statements.some((s: { p: string; o: string }) => s.p === 'dcterms:identifier' && s.o === SESSION));
+    // A term whose domain is a union (ontology/parts/spine.ttl): its members, not a blank node.
+    const cwd = (await call(mcp.client, 'describe', { target: 'https://repolex.ai/ontology/weave#cwd' })).json();
+    assert.deepEqual(
+      cwd.statements.filter((s: { p: string }) => s.p === 'rdfs:domain').map((s: { o: string }) => s.o),
+      ['weave:Event or weave:Transcript'],
+    );
   });
 
   test('a write and a 10k-deep query are refused with a tool error, and the next call is answered', async () => {

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import type { JsonTerm } from '../../query/table.ts';
 import { isAbsoluteIri } from '../../server/http/protocol.ts';
 import { describeData } from '../../server/description.ts';
 import type { McpContext } from '../context.ts';
@@ -46,8 +47,10 @@ export function registerDescribe(server: McpServer, ctx: McpContext): void {
       const iri = named[0];
       const d = await describeData((query) => ctx.graph.select(query), iri);
       if (!d.statements.length && !d.incoming.length) throw new Error(`the store states nothing about <${iri}>`);
+      // A class union (a term's domain or range) by its members, as the describe page names it.
+      const union = (o: JsonTerm) => (o.type === 'bnode' ? d.unions?.[o.value]?.map(curie).join(' or ') : undefined);
       const statements = fitted(
-        d.statements.map((s) => ({ p: curie(s.p), o: s.o.type === 'uri' ? curie(s.o.value) : termText(s.o) })),
+        d.statements.map((s) => ({ p: curie(s.p), o: s.o.type === 'uri' ? curie(s.o.value) : (union(s.o) ?? termText(s.o)) })),
         STATEMENTS,
       );
       // A node with thousands of statements is read a predicate's first objects at a time: the rest are left out too.
