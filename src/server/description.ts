@@ -97,6 +97,17 @@ export async function describeData(select: Select, iri: string, limits = STATEME
     (unions[str(r.u)] ??= []).push(str(r.member));
     iris.add(str(r.member));
   }
+  // Any other blank node it names (a term's weave:nativeTerm mapping) is shown by its statements.
+  const blankNodes: Record<string, Statement[]> = {};
+  for (const r of await select(
+    `SELECT ?b ?p ?o WHERE { <${iri}> ?x ?b FILTER(isBlank(?b)) ?b ?p ?o } ORDER BY ?b ?p ?o LIMIT ${INCOMING_LIMIT}`,
+  )) {
+    const b = str(r.b);
+    if (unions[b]) continue;
+    (blankNodes[b] ??= []).push({ p: str(r.p), o: r.o });
+    iris.add(str(r.p));
+    if (r.o.type === 'uri') iris.add(r.o.value);
+  }
   const labels: Record<string, string> = {};
   const candidates = [...iris].filter(writableIri);
   if (candidates.length)
@@ -112,6 +123,7 @@ export async function describeData(select: Select, iri: string, limits = STATEME
     graphs,
     labels,
     ...(Object.keys(unions).length ? { unions } : {}),
+    ...(Object.keys(blankNodes).length ? { blankNodes } : {}),
     sessions,
   };
 }

@@ -178,6 +178,8 @@ export interface Description {
   labels: Record<string, string>;
   /** The members of each class union the resource names (a term's domain or range), by its blank node. */
   unions?: Record<string, string[]>;
+  /** The statements of each other blank node the resource names (a term's weave:nativeTerm mapping). */
+  blankNodes?: Record<string, Statement[]>;
   /** The ids of the sessions holding it (a record, a block, a model node), for links to them. */
   sessions?: string[];
 }

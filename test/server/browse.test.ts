@@ -102,7 +102,7 @@ describe('describe pages', () => {
     assert.equal((await fetch(`${server.base}/describe?iri=not%20an%20iri`)).status, 400);
   });
 
-  it("name an ontology term's class union by its members, in HTML and in Turtle", async () => {
+  it("name an ontology term's class union by its members, in HTML and in Turtle, and show its other blank nodes", async () => {
     // ontology/parts/spine.ttl: weave:cwd rdfs:domain [ owl:unionOf ( weave:Transcript weave:Event ) ].
     const html = await (await fetch(describeUrl(`${WEAVE}cwd`), { headers: { accept: 'text/html' } })).text();
     const domain = /rdfs:domain<\/a><\/th><td>(.*?)<\/td><\/tr>/.exec(html)?.[1] ?? '';
@@ -124,6 +124,20 @@ describe('describe pages', () => {
     )
       members.push(...objects(list, `${RDF}first`));
     assert.deepEqual(members, [`${WEAVE}Transcript`, `${WEAVE}Event`]);
+    // Another blank node (what Claude Code calls an llm.call, ontology/parts/model.ttl) by its statements.
+    const llm = await (await fetch(describeUrl(`${WEAVE}LlmCall`), { headers: { accept: 'text/html' } })).text();
+    const mapping = /weave:nativeTerm<\/a><\/th><td>(<table class="statements nested">.*?<\/table>)<\/td><\/tr>/s.exec(llm)?.[1] ?? '';
+    assert.deepEqual(
+      [...mapping.matchAll(/<tr><th><a [^>]*>([^<]*)<\/a><\/th><td>(?:<a [^>]*>|<span>)?([^<]*)/g)].map((m) => [m[1], m[2]]),
+      [
+        ['rdf:type', 'weave:DialectMapping'],
+        ['weave:dialect', 'claude-code/1'],
+        ['weave:dialectNote', 'its fragments need not be adjacent; usage is the last fragment&#39;s in line order, never a sum'],
+        ['weave:readByDialect', 'true'],
+        ['weave:runtimeName', 'message.id'],
+        ['weave:runtimeWhere', 'assistant records sharing one'],
+      ],
+    );
   });
 });
 

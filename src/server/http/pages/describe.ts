@@ -68,14 +68,20 @@ function prettyJson(text: string): string {
   }
 }
 
-/** `unions`: the members of the class unions the page's resource names, by blank node (Description.unions). */
-function termHtml(term: JsonTerm, labels: Record<string, string>, unions: Record<string, string[]> = {}): string {
+/** The blank nodes the page's resource names: class unions by their members, others by their statements. */
+type Blanks = Pick<Description, 'unions' | 'blankNodes'>;
+
+/** `blanks`: what the page shows of the blank nodes its resource names (one level deep). */
+function termHtml(term: JsonTerm, labels: Record<string, string>, blanks: Blanks = {}): string {
   switch (term.type) {
     case 'uri':
       return link(term.value, labels);
     case 'bnode': {
-      const members = unions[term.value];
+      const members = blanks.unions?.[term.value];
       if (members) return `<span class="union">${members.map((m) => link(m, labels)).join(' or ')}</span>`;
+      const statements = blanks.blankNodes?.[term.value];
+      if (statements)
+        return `<table class="statements nested">${statements.map((s) => `<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels)}</td></tr>`).join('')}</table>`;
       return `<span class="bnode">_:${escapeHtml(term.value)}</span>`;
     }
     case 'triple':
@@ -102,14 +108,14 @@ function statementRows(
   labels: Record<string, string>,
   subject?: string,
   objects: Record<string, number> = {},
-  unions: Record<string, string[]> = {},
+  blanks: Blanks = {},
 ): string {
   const byPredicate = new Map<string, Statement[]>();
   for (const s of statements) byPredicate.set(s.p, [...(byPredicate.get(s.p) ?? []), s]);
   const out: string[] = [];
   for (const [p, list] of byPredicate) {
     for (const s of list.slice(0, SHOWN_VALUES))
-      out.push(`<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels, unions)}</td></tr>`);
+      out.push(`<tr><th>${link(s.p, labels)}</th><td>${termHtml(s.o, labels, blanks)}</td></tr>`);
     const count = objects[p] ?? list.length;
     const head = Math.min(list.length, SHOWN_VALUES);
     if (count <= head) continue;
@@ -285,7 +291,7 @@ ${within.map((id) => `<p class="in-session">in session <a class="session-link" h
 ${empty ? '<p class="empty">The store says nothing about this IRI.</p>' : ''}
 ${session ? sessionHtml(session) : ''}
 ${blocks.length ? `<section class="content"><h2>Content</h2>${blocks.map((b) => blockHtml(b, d.blocks, labels)).join('\n')}</section>` : ''}
-${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels, d.iri, d.objects, d.unions)}</table></section>` : ''}
+${shown.length ? `<section><h2>Statements</h2><table class="statements">${statementRows(shown, labels, d.iri, d.objects, d)}</table></section>` : ''}
 ${d.incoming.length ? `<section><h2>Linked from</h2><table class="statements">${d.incoming.map((r) => `<tr><td>${link(r.s, labels)}</td><th>${link(r.p, labels)}</th></tr>`).join('\n')}</table>${d.incomingTruncated ? `<p class="note">The first ${d.incoming.length} links only.</p>` : ''}</section>` : ''}
 ${d.graphs.length ? `<section><h2>In graphs</h2><ul class="graphs">${d.graphs.map((g) => `<li>${link(g, labels)}</li>`).join('')}</ul></section>` : ''}
 </main></body></html>
