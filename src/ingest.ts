@@ -181,10 +181,11 @@ export interface IngestReport {
  * Usage named by its message id (issue 10); 0.12: weave:role on every turn again, as the card draws it (issue 24);
  * 0.13: a skill listing's plugin skills by their whole name, each once (issue 24); 0.14: a title with its secrets redacted (issue 25);
  * 0.15: custom, AI and summary titles redacted beyond the session graph, and a sub-agent's .meta.json under --redact-secrets;
- * 0.16: the content policy reaches titles, summaries, the last prompt, malformed lines and a sub-agent's .meta.json.
+ * 0.16: the content policy reaches titles, summaries, the last prompt, malformed lines and a sub-agent's .meta.json;
+ * 0.17: a call's one-hour cache writes (weave:cacheCreation1hInputTokens), priced at their own rate.
  * The record derivations (the conversation model) carry their own versions.
  */
-export const WEAVE = 'weave/0.16';
+export const WEAVE = 'weave/0.17';
 
 /** Sessions to read of fewer bytes than this are read in one thread: starting the reading threads takes longer. */
 export const POOL_FROM_BYTES = 8 << 20;

@@ -84,7 +84,7 @@ test('a typed prompt: a user turn with one text block at order 0', () => {
   assert.deepEqual(references, []);
 });
 
-test('the last fragment of a streamed response: tool use, usage with its four counts, kept extras', () => {
+test('the last fragment of a streamed response: tool use, usage with its four counts and the one-hour part of its cache writes, kept extras', () => {
   const a = `<urn:soul:local:Weave/Turn/${S1}/a-0003>`;
   const b = `<urn:soul:local:Weave/ContentBlock/${S1}/a-0003/0>`;
   // A usage is named by its session and what it says, so fragments repeating it share it.
@@ -119,6 +119,8 @@ test('the last fragment of a streamed response: tool use, usage with its four co
       `${b} ${W('toolUseId')} "toolu_0001"`,
       `${u} ${TYPE} ${W('Usage')}`,
       `${u} ${W('cacheCreationInputTokens')} ${INT(10)}`,
+      // Its one-hour part (none), from usage.cache_creation.
+      `${u} ${W('cacheCreation1hInputTokens')} ${INT(0)}`,
       `${u} ${W('cacheReadInputTokens')} ${INT(2000)}`,
       `${u} ${W('inputTokens')} ${INT(100)}`,
       `${u} ${W('outputTokens')} ${INT(42)}`,

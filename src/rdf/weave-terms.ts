@@ -147,6 +147,7 @@ export const WEAVE_TERMS = [
   'byOpeningRecord',
   'byPromptId',
   'byteLength',
+  'cacheCreation1hInputTokens',
   'cacheCreationInputTokens',
   'cacheReadInputTokens',
   'cancels',

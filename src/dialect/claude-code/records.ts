@@ -83,6 +83,8 @@ export interface Usage {
   output_tokens?: number;
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
+  /** The cache writes by lifetime (`ephemeral_5m_input_tokens`, `ephemeral_1h_input_tokens`); older records lack it. */
+  cache_creation?: Json;
   [key: string]: Json | undefined;
 }
 

@@ -111,6 +111,10 @@ function emitUsage(usage: Usage, scope: string[], ctx: RecordContext): void {
     const n = usage[key];
     if (typeof n === 'number') t(ctx, node, predicate, int(n));
   }
+  // The one-hour writes are billed at their own rate; a record without the split wrote 5-minute ones only.
+  const oneHour = usage.cache_creation;
+  if (oneHour && typeof oneHour === 'object' && !Array.isArray(oneHour) && typeof oneHour.ephemeral_1h_input_tokens === 'number')
+    t(ctx, node, weave.cacheCreation1hInputTokens, int(oneHour.ephemeral_1h_input_tokens));
   t(ctx, node, weave.usageJson, jsonLiteral(usage));
 }
 
