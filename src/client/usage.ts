@@ -22,7 +22,8 @@ SPARQL over the store. Each API call counts once (keyed by message.id and reques
 usage of its last fragment: Claude Code writes a call as several records that repeat and grow
 its usage, so output tokens are those of the last record, not the first (ccusage takes the
 first, and reports less output). Cost is from data/prices.json (USD per million tokens: input,
-output, cache writes, cache reads). Days are UTC. --json writes ccusage's JSON shape.
+output, cache writes at the 5-minute or, where Claude Code says so, the one-hour rate, cache
+reads). Days are UTC. --json writes ccusage's JSON shape.
 
 options:
   --since DATE       from this day on (YYYYMMDD or YYYY-MM-DD)

@@ -24,7 +24,8 @@ export function usageRowsOutput(sessionId: string): { file: string; path: string
 
 export const usageRows: SessionDerivation<SessionUsage> = {
   name: 'usage/rows',
-  version: '1',
+  // 2: a call's one-hour cache writes (ch).
+  version: '2',
   description: "Each API call's model, time and token counts, and the transcripts holding it, for `weave usage` and the overview.",
   reads: CALLS,
   output: (_soul, sessionId) => usageRowsOutput(sessionId),

@@ -6,7 +6,7 @@ import { graphStamp } from '../derive/graph-input.ts';
 import { REMOTE_FILE } from '../store/layout.ts';
 import { readManifest, type Manifest } from '../store/manifest.ts';
 import { usageRows, usageRowsOutput } from './derivation.ts';
-import { centsPerMillion, priceOf, type PriceTable } from './prices.ts';
+import { cacheWrites, centsPerMillion, priceOf, type PriceTable } from './prices.ts';
 import type { UsageFilter } from './query.ts';
 import { callsFilter, reportFromRows, type ReportKind, type ReportOptions, type Row } from './report.ts';
 import { type CallRow, compareText, compareTime, larger, later, smaller, type SessionFacts, type SessionUsage } from './rows.ts';
@@ -66,7 +66,17 @@ function callsOf(usage: SessionUsage[], project: string | undefined): Call[] {
       if (session === undefined) continue;
       const had = calls.get(row.key);
       if (!had) {
-        calls.set(row.key, { key: row.key, session, model: row.model, time: row.time, in: row.in, out: row.out, cw: row.cw, cr: row.cr });
+        calls.set(row.key, {
+          key: row.key,
+          session,
+          model: row.model,
+          time: row.time,
+          in: row.in,
+          out: row.out,
+          cw: row.cw,
+          ch: row.ch,
+          cr: row.cr,
+        });
         continue;
       }
       had.session = smaller(had.session, session);
@@ -75,6 +85,7 @@ function callsOf(usage: SessionUsage[], project: string | undefined): Call[] {
       had.in = Math.max(had.in, row.in);
       had.out = Math.max(had.out, row.out);
       had.cw = Math.max(had.cw, row.cw);
+      had.ch = Math.max(had.ch, row.ch);
       had.cr = Math.max(had.cr, row.cr);
     }
   }
@@ -103,7 +114,11 @@ function pricer(prices: PriceTable): (call: Call) => number {
       cents.set(call.model, price && centsPerMillion(price));
     }
     const c = cents.get(call.model);
-    return c ? call.in * c.input + call.out * c.output + call.cw * c.cacheWrite + call.cr * c.cacheRead : 0;
+    if (!c) return 0;
+    const writes = cacheWrites(call.cw, call.ch);
+    return (
+      call.in * c.input + call.out * c.output + writes.fiveMinute * c.cacheWrite + writes.oneHour * c.cacheWrite1h + call.cr * c.cacheRead
+    );
   };
 }
 

@@ -36,12 +36,13 @@ export const PROJECT_OF_PATH = `IF(CONTAINS(STR(?path), "/subagents/"),
 const literal = (text: string) => JSON.stringify(text);
 
 /**
- * One row per API call: ?key ?session ?model ?time ?in ?out ?cw ?cr. A call is keyed by its
- * message.id and requestId, as ccusage keys them (else by its IRI). The copies of a call in
- * several sessions agree; where they do not (hand-written transcripts reusing ids), each figure
- * is the largest, as fragments only ever grow. Patterns sit in GRAPH ?g: over the union default
- * graph Oxigraph plans this join some 40 times slower. The session and model are taken as STR:
- * Virtuoso 7.2's MIN and MAX of a literal give a value its string functions and joins refuse.
+ * One row per API call: ?key ?session ?model ?time ?in ?out ?cw ?cr, and ?ch, the one-hour part
+ * of ?cw. A call is keyed by its message.id and requestId, as ccusage keys them (else by its
+ * IRI). The copies of a call in several sessions agree; where they do not (hand-written
+ * transcripts reusing ids), each figure is the largest, as fragments only ever grow. Patterns sit
+ * in GRAPH ?g: over the union default graph Oxigraph plans this join some 40 times slower. The
+ * session and model are taken as STR: Virtuoso 7.2's MIN and MAX of a literal give a value its
+ * string functions and joins refuse.
  */
 function callsPattern(filter: UsageFilter): string {
   const project = filter.project
@@ -52,7 +53,7 @@ function callsPattern(filter: UsageFilter): string {
   return `
   {
     SELECT ?key (MIN(STR(?s)) AS ?session) (MAX(STR(?m)) AS ?model) (MAX(?t) AS ?time)
-           (MAX(?i) AS ?in) (MAX(?o) AS ?out) (MAX(?w) AS ?cw) (MAX(?r) AS ?cr)
+           (MAX(?i) AS ?in) (MAX(?o) AS ?out) (MAX(?w) AS ?cw) (MAX(?h) AS ?ch) (MAX(?r) AS ?cr)
     WHERE {
       GRAPH ?g {
         ?call a weave:LlmCall ; weave:lastFragment ?last .
@@ -61,6 +62,8 @@ function callsPattern(filter: UsageFilter): string {
         OPTIONAL { ?usage weave:inputTokens ?i0 }
         OPTIONAL { ?usage weave:outputTokens ?o0 }
         OPTIONAL { ?usage weave:cacheCreationInputTokens ?w0 }
+        # Stated where the record splits its cache writes; an older record's are all 5-minute ones.
+        OPTIONAL { ?usage weave:cacheCreation1hInputTokens ?h0 }
         OPTIONAL { ?usage weave:cacheReadInputTokens ?r0 }
         OPTIONAL { ?last weave:messageId ?mid }
         OPTIONAL { ?last weave:requestId ?rid }
@@ -72,6 +75,7 @@ function callsPattern(filter: UsageFilter): string {
       BIND(COALESCE(IF(DATATYPE(?i0) = xsd:integer, ?i0, 0), 0) AS ?i)
       BIND(COALESCE(IF(DATATYPE(?o0) = xsd:integer, ?o0, 0), 0) AS ?o)
       BIND(COALESCE(IF(DATATYPE(?w0) = xsd:integer, ?w0, 0), 0) AS ?w)
+      BIND(COALESCE(IF(DATATYPE(?h0) = xsd:integer, ?h0, 0), 0) AS ?h)
       BIND(COALESCE(IF(DATATYPE(?r0) = xsd:integer, ?r0, 0), 0) AS ?r)
     } GROUP BY ?key
   }`;
@@ -101,9 +105,13 @@ function pricedCalls(filter: UsageFilter, prices: PriceTable): string {
   BIND(COALESCE(?pInOwn, ?pInFamily) AS ?pIn)
   BIND(COALESCE(?pOutOwn, ?pOutFamily) AS ?pOut)
   BIND(COALESCE(?pCacheWriteOwn, ?pCacheWriteFamily) AS ?pCacheWrite)
+  BIND(COALESCE(?pCacheWrite1hOwn, ?pCacheWrite1hFamily) AS ?pCacheWrite1h)
   BIND(COALESCE(?pCacheReadOwn, ?pCacheReadFamily) AS ?pCacheRead)
+  # The one-hour writes at their rate, never more than all the writes (prices.ts's cacheWrites); the rest at the 5-minute rate.
+  BIND(IF(?ch > ?cw, ?cw, ?ch) AS ?oneHour)
   # Divided by a decimal: an integer over an integer is an integer on some engines (Virtuoso), a cost of 0.
-  BIND((?in * COALESCE(?pIn, 0) + ?out * COALESCE(?pOut, 0) + ?cw * COALESCE(?pCacheWrite, 0) + ?cr * COALESCE(?pCacheRead, 0)) / ${CENTS_DIVISOR}.0 AS ?cost)`;
+  BIND((?in * COALESCE(?pIn, 0) + ?out * COALESCE(?pOut, 0) + (?cw - ?oneHour) * COALESCE(?pCacheWrite, 0)
+        + ?oneHour * COALESCE(?pCacheWrite1h, 0) + ?cr * COALESCE(?pCacheRead, 0)) / ${CENTS_DIVISOR}.0 AS ?cost)`;
 }
 
 /**

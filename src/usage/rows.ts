@@ -19,6 +19,8 @@ export interface CallRow {
   in: number;
   out: number;
   cw: number;
+  /** The one-hour part of `cw`: 0 where the record did not split its cache writes. */
+  ch: number;
   cr: number;
   /** The transcripts holding the last fragment, as indices into the session's `places`. */
   at: number[];
@@ -78,14 +80,17 @@ const T = Object.fromEntries(
   string
 >;
 const INTEGER = `^^<${XSD}integer>`;
-const COUNTS: Record<string, 'in' | 'out' | 'cw' | 'cr'> = {
+const COUNTS: Record<string, Count> = {
   [W('inputTokens')]: 'in',
   [W('outputTokens')]: 'out',
   [W('cacheCreationInputTokens')]: 'cw',
+  [W('cacheCreation1hInputTokens')]: 'ch',
   [W('cacheReadInputTokens')]: 'cr',
 };
 
-type Counts = Record<'in' | 'out' | 'cw' | 'cr', number>;
+const COUNT_NAMES = ['in', 'out', 'cw', 'ch', 'cr'] as const;
+type Count = (typeof COUNT_NAMES)[number];
+type Counts = Record<Count, number>;
 
 /**
  * What a fragment (any event: most state only their time) says: the largest model but
@@ -205,8 +210,8 @@ export class UsageCollector {
         if (time === undefined || !usages || model === undefined) continue;
         const at = this.holdersOf(last);
         if (!at.length) continue;
-        const counts = { in: 0, out: 0, cw: 0, cr: 0 };
-        for (const k of ['in', 'out', 'cw', 'cr'] as const)
+        const counts = { in: 0, out: 0, cw: 0, ch: 0, cr: 0 };
+        for (const k of COUNT_NAMES)
           counts[k] = Math.max(...usages.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
         const ids = all(fragment!.messageIds) ?? [termText(call)];
         const requests = all(fragment!.requestIds) ?? [''];

@@ -9,7 +9,7 @@ import { discoverSessions } from '../../src/acquire/discover.ts';
 import { transcriptsOf, type FoundSession as SessionSource } from '../../src/dialect/dialect.ts';
 import { openSessionGraphs } from '../../src/cli/open.ts';
 import type { OxStore } from '../../src/store/store.ts';
-import { costOf, loadPrices, priceOf, type PriceTable } from '../../src/usage/prices.ts';
+import { loadPrices, priceOf, type PriceTable } from '../../src/usage/prices.ts';
 import { buildReport } from '../../src/usage/graphs.ts';
 import { type CorpusStore, corpusStore, releaseCorpusStore } from '../corpus-store.ts';
 import { CORPUS, HAS_CORPUS, REPO, removeDir, tempDir } from '../helpers.ts';
@@ -33,6 +33,8 @@ interface Call {
   input: number;
   output: number;
   cacheCreation: number;
+  /** cache_creation.ephemeral_1h_input_tokens: the part of cacheCreation billed at the one-hour rate. */
+  cacheCreation1h: number;
   cacheRead: number;
   firstOutput: number;
 }
@@ -79,11 +81,29 @@ function scanSession(session: SessionSource): Call[] {
       input: n(usage, 'input_tokens'),
       output: n(usage, 'output_tokens'),
       cacheCreation: n(usage, 'cache_creation_input_tokens'),
+      cacheCreation1h: n(usage.cache_creation, 'ephemeral_1h_input_tokens'),
       cacheRead: n(usage, 'cache_read_input_tokens'),
       firstOutput: n((first.get(id)!.message as Json).usage, 'output_tokens'),
     });
   }
   return calls;
+}
+
+/** A call's USD by the price table, priced here: its one-hour cache writes at their rate, the rest of its writes at the 5-minute rate. */
+function pricedBy(prices: PriceTable): (c: Call) => number {
+  return (c) => {
+    const p = priceOf(prices, c.model);
+    if (!p) return 0;
+    const fiveMinute = c.cacheCreation - c.cacheCreation1h;
+    return (
+      (c.input * p.input +
+        c.output * p.output +
+        fiveMinute * p.cacheWrite +
+        c.cacheCreation1h * p.cacheWrite1h +
+        c.cacheRead * p.cacheRead) /
+      1e6
+    );
+  };
 }
 
 /** Each call once across sessions: in the first session by id, each figure the largest copy's. */
@@ -96,7 +116,8 @@ function onePerCall(calls: Call[]): Call[] {
       had.session = c.session < had.session ? c.session : had.session;
       had.model = c.model > had.model ? c.model : had.model;
       had.time = c.time > had.time ? c.time : had.time;
-      for (const k of ['input', 'output', 'cacheCreation', 'cacheRead', 'firstOutput'] as const) had[k] = Math.max(had[k], c[k]);
+      for (const k of ['input', 'output', 'cacheCreation', 'cacheCreation1h', 'cacheRead', 'firstOutput'] as const)
+        had[k] = Math.max(had[k], c[k]);
     }
   }
   return [...byKey.values()];
@@ -118,6 +139,7 @@ describe('weave usage on the corpus against a plain scan', { skip: HAS_CORPUS ? 
   after(() => releaseCorpusStore(corpus));
 
   test('daily --json: every day, model, token count and cost equal the scan', (t) => {
+    const priced = pricedBy(prices);
     const expected = new Map<
       string,
       { inputTokens: number; outputTokens: number; cacheCreationTokens: number; cacheReadTokens: number; cost: number }
@@ -129,10 +151,7 @@ describe('weave usage on the corpus against a plain scan', { skip: HAS_CORPUS ? 
       e.outputTokens += c.output;
       e.cacheCreationTokens += c.cacheCreation;
       e.cacheReadTokens += c.cacheRead;
-      e.cost += Math.round(
-        costOf(priceOf(prices, c.model), { input: c.input, output: c.output, cacheCreation: c.cacheCreation, cacheRead: c.cacheRead }) *
-          1e8,
-      );
+      e.cost += Math.round(priced(c) * 1e8);
       expected.set(key, e);
     }
     const { report } = buildReport(store, 'daily', prices);
@@ -157,7 +176,7 @@ describe('weave usage on the corpus against a plain scan', { skip: HAS_CORPUS ? 
     // First fragments carry the output streamed so far, usually a handful of tokens.
     assert.ok(firstOutput < output / 2, `first fragments ${firstOutput}, last ${output}`);
     t.diagnostic(
-      `${calls.length} calls; output tokens: ${output} from last fragments, ${firstOutput} from first; cost $${report.totals.totalCost.toFixed(2)}`,
+      `${calls.length} calls; output tokens: ${output} from last fragments, ${firstOutput} from first; ${calls.reduce((n, c) => n + c.cacheCreation1h, 0)} one-hour cache-write tokens; cost $${report.totals.totalCost.toFixed(2)}`,
     );
   });
 
