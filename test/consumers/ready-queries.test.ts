@@ -175,9 +175,19 @@ async function weaveAnswer(weave: Weave, name: string, query: string, graphs: Gr
   return JSON.parse(text) as JsonResults;
 }
 
-async function weaveAnswers(weave: Weave, graphs: Graphs = {}): Promise<Dataset['expected']> {
+/**
+ * Weave's answers to the queries some engine asks of a dataset: a query none asks (each pair in
+ * SLOW_ON_CORPUS) is not answered either, and gets no rows. Over the whole corpus those are
+ * record-envelope, stored-texts and record-derived, 20 s of Weave's time and 100 MB of JSON that
+ * nothing compared.
+ */
+async function weaveAnswers(weave: Weave, asked: (q: Query) => boolean, graphs: Graphs = {}): Promise<Dataset['expected']> {
   const answers: Dataset['expected'] = [];
   for (const q of QUERIES) {
+    if (!asked(q)) {
+      answers.push({ vars: [], rows: [] });
+      continue;
+    }
     const json = await weaveAnswer(weave, q.name, q.text, graphs);
     answers.push({ vars: json.head.vars!, rows: json.results!.bindings as Row[] });
   }
@@ -262,7 +272,7 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
       name: `${name}, whole store`,
       engines,
       showRows: name !== 'corpus',
-      expected: await weaveAnswers(weave),
+      expected: await weaveAnswers(weave, askedBy(name, engines)),
       files: { rdflib: [at('x.trig'), 'trig'], quads: at('x.nq') },
       queryFiles: await queryFiles(at('q')),
       graphs: await graphsOf(weave),
@@ -280,14 +290,15 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
     const file = at(`sessions.${format === 'turtle' ? 'ttl' : 'trig'}`);
     await weaveExport(dir, file, ['--format', format, '--rdf', '1.1', ...ids.flatMap((id) => ['--session', id])]);
     const own = [...new Set((await planExport(dir, { sessions: ids })).sources.flatMap((s) => s.graph ?? []))];
-    const expected = await weaveAnswers(weave, { default_graph: [...own, ONTOLOGY_GRAPH], named_graphs: own });
+    const engines: Engine[] = format === 'turtle' ? ENGINES : ['rdflib', 'Jena'];
+    const expected = await weaveAnswers(weave, askedBy(name, engines), { default_graph: [...own, ONTOLOGY_GRAPH], named_graphs: own });
     const turtleGraph = format === 'turtle' ? TURTLE_GRAPH : undefined;
     if (turtleGraph)
       for (const answer of expected)
         for (const row of answer.rows) for (const cell of Object.values(row)) if (own.includes(cell.value)) cell.value = turtleGraph;
     return {
       name: `${name}, ${ids.length === 1 ? 'one session' : `${ids.length} sessions`}, ${format === 'turtle' ? 'Turtle' : 'TriG'}`,
-      engines: format === 'turtle' ? ENGINES : ['rdflib', 'Jena'],
+      engines,
       showRows: name !== 'corpus',
       expected,
       files: { rdflib: [file, format], quads: file },
@@ -305,8 +316,13 @@ describe('every ready query and the card, asked of --rdf 1.1 exports in rdflib, 
   });
 
   /** Whether `pair` is one not asked of `dataset` (SLOW_ON_CORPUS). */
-  function slow(dataset: Dataset, pair: string): boolean {
+  function slow(dataset: Pick<Dataset, 'name'>, pair: string): boolean {
     return dataset.name.startsWith('corpus') && pair in SLOW_ON_CORPUS;
+  }
+
+  /** Whether some engine asks a query of the dataset named `name` (one of the corpus's, or the fixtures'). */
+  function askedBy(name: string, engines: Engine[]): (q: Query) => boolean {
+    return (q) => engines.some((engine) => !slow({ name }, `${engine}: ${q.name}`));
   }
 
   /** What differs from Weave's answers, one line a query; a pair in CANNOT is said, not failed. */
