@@ -8,7 +8,7 @@ import type { ReadProgress } from '../export/read.ts';
 import { RdfXmlError } from '../export/rdfxml.ts';
 import { XmlCharacterError } from '../export/xml-check.ts';
 import { helpList, nameList } from '../query/formats.ts';
-import { readManifest } from '../store/manifest.ts';
+import { readManifest, sessionsHere } from '../store/manifest.ts';
 import { RemoteStore } from '../store/remote/client.ts';
 import { readRemoteConfig, withoutCredentials } from '../store/remote/config.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
@@ -131,7 +131,7 @@ async function tellOthersLeftOut(dir: string): Promise<void> {
   const manifest = config && (await readManifest(dir));
   if (!config || !manifest) return;
   // Loaded only here: the search module is not an export's.
-  const { sessionsHere, sessionsOfOthers } = await import('../search/others.ts');
+  const { sessionsOfOthers } = await import('../search/others.ts');
   const n = (await sessionsOfOthers(new RemoteStore(config), manifest.soul ?? 'local', sessionsHere(manifest)).catch(() => [])).length;
   if (!n) return;
   const [sessions, are, them] = n === 1 ? ['1 session', 'is', 'it'] : [`${n.toLocaleString('en')} sessions`, 'are', 'them'];

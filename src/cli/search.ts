@@ -1,4 +1,4 @@
-import { SEARCH, SEARCH_HELP, parseSearchArgs, searchText } from '../client/search.ts';
+import { SEARCH, SEARCH_HELP, parseSearchArgs, searchText, unindexedNote, withNote } from '../client/search.ts';
 import { print, served } from '../client/served.ts';
 import { stampOf } from '../derive/derivation.ts';
 import { deriveStored } from '../derive/stored.ts';
@@ -6,6 +6,9 @@ import { searchDocuments, searchIndex } from '../search/derivation.ts';
 import { indexIsCurrent, SearchIndex } from '../search/index.ts';
 import { SearchRequestError, searchKinds, searchSession } from '../search/request.ts';
 import { readManifest } from '../store/manifest.ts';
+import { externalQueries, selectRows } from '../store/queries.ts';
+import { RemoteStore } from '../store/remote/client.ts';
+import { readRemoteConfig } from '../store/remote/config.ts';
 import { CliError, requireStore } from './options.ts';
 import { printHelp } from './help.ts';
 
@@ -35,7 +38,16 @@ export async function main(args: string[]): Promise<number> {
   }
   const t0 = performance.now();
   const found = await index.search(request.text, { limit: request.limit, kinds: searchKinds(request.kinds), session });
-  return print(searchText(request, { ...found, millis: performance.now() - t0 }));
+  const printed = searchText(request, { ...found, millis: performance.now() - t0 });
+  return print(withNote(printed, await unindexedHere(request.storeDir)));
+}
+
+/** What the index lacks of an external store, asked of the store itself as a server would ask it; nothing when it cannot be asked (the hits stand). */
+async function unindexedHere(dir: string): Promise<string | undefined> {
+  const config = await readRemoteConfig(dir).catch(() => undefined);
+  if (!config) return undefined;
+  const queries = externalQueries(new RemoteStore(config));
+  return unindexedNote(dir, async (query) => (await selectRows(queries, query)).map((r) => r.g)).catch(() => undefined);
 }
 
 /** Derives what the index lacks (a store an older Weave built, an ingest that could not keep it), when the store is not being written. */

@@ -9,8 +9,8 @@ import { NO_DAEMON_HELP, noDaemon } from './daemon.ts';
 import type { Printed, ServedCommand } from './served.ts';
 import { externalStore } from './external.ts';
 import { askServer, selectRows, ServerError } from './server.ts';
-import type { FoundServer } from '../store/running.ts';
-import { readManifest } from '../store/manifest.ts';
+import { readManifest, sessionsHere } from '../store/manifest.ts';
+import { sessionOfGraph } from '../rdf/iri.ts';
 
 /**
  * `weave search` without the store: its arguments, its listing, and its hits from a server
@@ -104,7 +104,9 @@ export const SEARCH: ServedCommand<SearchRequest> = {
     for (const kind of request.kinds ?? []) params.append('kind', kind);
     if (request.session !== undefined) params.set('session', request.session);
     // Looked up while the server searches: it reads the manifest, which takes a while on a large store.
-    const unindexed = externalStore(request.storeDir).then((remote) => remote && othersSessions(server, request.storeDir));
+    const unindexed = externalStore(request.storeDir).then(
+      (remote) => remote && unindexedNote(request.storeDir, async (query) => (await selectRows(server, query)).map((r) => r.g)),
+    );
     unindexed.catch(() => undefined); // awaited below unless the search fails first
     let text: string;
     try {
@@ -115,27 +117,38 @@ export const SEARCH: ServedCommand<SearchRequest> = {
       throw e;
     }
     const printed = searchText(request, JSON.parse(text) as { hits: Hit[]; total: number; millis: number });
-    const note = await unindexed;
-    return note ? { ...printed, notes: `weave search: ${note}\n` } : printed;
+    return withNote(printed, await unindexed);
   },
 };
 
+/** The session graphs of a store, asked of its server or of the external store itself (hence no prefix). */
+export const SESSION_GRAPHS = 'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s a <https://repolex.ai/ontology/weave#Session> } }';
+
 /**
- * What an external store holds that this machine's index does not: the index holds this machine's
- * sessions and, as of its last ingest, the other machines' (search/others.ts); a session another
- * machine wrote since is not searched until the next.
+ * What an external store holds that the index of the store in `dir` does not: the index holds this
+ * machine's sessions and, as of its last ingest, the other machines' (search/others.ts); a session
+ * another machine wrote since is not searched until the next. Another soul's copy of a session held
+ * here (both read it, or the copy here went on) is searched as this machine's own, never apart.
+ * `sessionGraphs` answers SESSION_GRAPHS with the graphs' names.
  */
-async function othersSessions(server: FoundServer, dir: string): Promise<string | undefined> {
+export async function unindexedNote(dir: string, sessionGraphs: (query: string) => Promise<string[]>): Promise<string | undefined> {
   const manifest = await readManifest(dir);
   if (!manifest) return undefined;
   const indexed = new Set(Object.keys(manifest.graphs));
   for (const entry of Object.values(manifest.files ?? {}))
     if (entry.builtWith?.startsWith(`${OTHERS_DOCUMENTS}@`) && entry.sources?.[0]) indexed.add(entry.sources[0].path);
-  const rows = await selectRows(server, 'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s a weave:Session } }');
-  const missing = rows.filter((r) => !indexed.has(r.g)).length;
+  const mine = sessionsHere(manifest);
+  const graphs = await sessionGraphs(SESSION_GRAPHS);
+  const searched = graphs.filter((g) => indexed.has(g)).length;
+  const missing = graphs.filter((g) => !indexed.has(g) && !mine.has(sessionOfGraph(g) ?? '')).length;
   return missing
-    ? `${missing} session(s) in the external store were written from other machines since this machine's last ingest and are not in its index yet (weave ingest adds them); these hits are from the ${rows.length - missing} it holds`
+    ? `${missing} session(s) in the external store were written from other machines since this machine's last ingest and are not in its index yet (weave ingest adds them); these hits are from the ${searched} it holds`
     : undefined;
+}
+
+/** The hits printed with the note of what the index lacks, if any. */
+export function withNote(printed: Printed, note: string | undefined): Printed {
+  return note ? { ...printed, notes: `weave search: ${note}\n` } : printed;
 }
 
 export function render(hits: Hit[], total: number, millis: number, width: number): string {

@@ -40,6 +40,17 @@ export function soulOfSessionGraph(graph: string, id: string): string | undefine
   return soul !== undefined && graph === sessionGraphIri(soul, id) ? soul : undefined;
 }
 
+/** The session id whose session graph `graph` is (`urn:soul:<soul>:Weave/graph/<id>`, any soul), or undefined for any other graph. */
+export function sessionOfGraph(graph: string): string | undefined {
+  const encoded = /^urn:soul:[^:/]+:Weave\/graph\/([^/]+)$/.exec(graph)?.[1];
+  if (encoded === undefined) return undefined;
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined; // not percent-encoded as Weave encodes: no graph of Weave's
+  }
+}
+
 /** The named graph holding one reader's output for one session. */
 export function readerGraphIri(soul: string, sessionId: string, reader: string): string {
   return `${instancePrefix(soul)}graph/${encodePart(sessionId)}/reader/${reader.split('/').map(encodePart).join('/')}`;

@@ -5,7 +5,8 @@ import { soulOfSessionGraph } from '../rdf/iri.ts';
 import { ntTerm } from '../query/solutions.ts';
 import type { JsonResults } from '../query/table.ts';
 import { parseQuadLine } from '../rdf/nquads.ts';
-import type { Manifest, SourceStamp } from '../store/manifest.ts';
+import type { SourceStamp } from '../store/manifest.ts';
+import { sessionsHere } from '../store/manifest.ts';
 import { CONCURRENT_QUERIES, QUERYABLE_IRI, RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { externalQueries, selectRows } from '../store/queries.ts';
@@ -93,11 +94,6 @@ export const othersDocuments: StoreDerivation = {
     return { wrote };
   },
 };
-
-/** The sessions this machine's store holds graphs of. */
-export function sessionsHere(manifest: Pick<Manifest, 'graphs'>): Set<string> {
-  return new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
-}
 
 /** Every session graph in the store under a soul other than `soul`, with its version, but for the sessions held here (`mine`). */
 export async function sessionsOfOthers(remote: RemoteStore, soul: string, mine: Set<string>): Promise<OthersSession[]> {

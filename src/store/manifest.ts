@@ -188,6 +188,11 @@ export function storeFilesOf(entry: GraphEntry): NamedFile[] {
   return files;
 }
 
+/** The sessions a store holds graphs of (a reader's graph names its session too, and is not one). */
+export function sessionsHere(manifest: Pick<Manifest, 'graphs'>): Set<string> {
+  return new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
+}
+
 export function emptyManifest(soul: string): Manifest {
   return { format: STORE_FORMAT, soul, graphs: {} };
 }
