@@ -30,13 +30,17 @@ export interface NamedSession {
  * The sessions `given` names among sessionsNamedQuery's rows: the one with exactly that id, else
  * every one it begins. A session's own graph only: its node is stated nowhere else, but a copy
  * would list it twice; in a store several machines feed, that graph is under the soul of the
- * machine that wrote it.
+ * machine that wrote it. Where two machines hold that id (both read the session, or one read
+ * more of it), the asking machine's `own` soul's copy is the one it names, as its index and its
+ * files have it; another machine sees both.
  */
-export function sessionsNamed(rows: Record<string, string>[], given: string): NamedSession[] {
+export function sessionsNamed(rows: Record<string, string>[], given: string, own?: string): NamedSession[] {
   const sessions = rows.flatMap((r) => {
     const soul = soulOfSessionGraph(r.g, r.id);
     return soul === undefined ? [] : [{ id: r.id, graph: r.g, soul, ...(r.title !== undefined ? { title: r.title } : {}) }];
   });
   const exact = sessions.filter((s) => s.id === given);
-  return exact.length ? exact : sessions;
+  const named = exact.length ? exact : sessions;
+  const mine = named.filter((s) => s.soul === own);
+  return mine.length === 1 && named.every((s) => s.id === mine[0].id) ? mine : named;
 }

@@ -104,8 +104,8 @@ function html(reply: FastifyReply, page: string) {
   return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', STATIC_PAGE_CSP).send(page);
 }
 
-/** The session an id names: the one with exactly that id, else every one it begins (model/title.ts). */
+/** The session an id names: the one with exactly that id (this machine's copy first), else every one it begins (model/title.ts). */
 async function findSession(ctx: ServerContext, given: string, request: FastifyRequest): Promise<NamedSession[]> {
   // The id passed SESSION_ID: it holds no quote or backslash, so it is safe inside a literal.
-  return sessionsNamed(await selectRows(ctx, sessionsNamedQuery(given), request), given);
+  return sessionsNamed(await selectRows(ctx, sessionsNamedQuery(given), request), given, ctx.config.soul);
 }

@@ -11,10 +11,10 @@ import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
 
 /**
- * `weave search` over a store two machines feed, where both hold one session: machine B read the
- * first three lines of spine's session 22222222, machine A then the whole of it (a copy that went
- * on here is read here too, under A's soul). A searches its own copy: B's is no session A's index
- * lacks, and search must not say it is.
+ * Commands over a store two machines feed, where both hold one session: machine B read the first
+ * three lines of spine's session 22222222, machine A then the whole of it (a copy that went on
+ * here is read here too, under A's soul). A's commands show A's copy, as its files have it: B's is
+ * no session A's search index lacks, and no second session its id names.
  */
 
 const execute = promisify(execFile);
@@ -45,7 +45,7 @@ async function searchBothWays(store: string, text: string): Promise<{ here: stri
   return { here: here.stderr, served: served.stderr };
 }
 
-describe('search over an external store where two machines hold one session', { skip: virtuosoMissing() }, () => {
+describe('an external store where two machines hold one session', { skip: virtuosoMissing() }, () => {
   let virtuoso: Virtuoso;
   let base: string;
   let a: string;
@@ -77,6 +77,25 @@ describe('search over an external store where two machines hold one session', { 
 
   it("says nothing of another soul's copy of a session searched here", async () => {
     assert.deepEqual(await searchBothWays(a, 'Hello'), { here: '', served: '' });
+  });
+
+  it("conversation shows this machine's copy, whoever answers", async () => {
+    const here = await weave(['conversation', '22222222', '--store', a, '--no-daemon']);
+    assert.equal(here.code, 0, here.stderr);
+    // A's copy: the summary, Hello, Hi, "Check the tests" and the rest, not B's first three lines.
+    assert.match(here.stdout, /^conversation 22222222-2222-4222-8222-222222222222\n  title +Legacy demo\n/);
+    assert.equal((await weave(['usage', '--store', a])).code, 0);
+    for (const id of ['22222222', '22222222-2222-4222-8222-222222222222']) {
+      const served = await weave(['conversation', id, '--store', a]);
+      assert.deepEqual(served, here, `weave conversation ${id}`);
+    }
+    // The page of the resident server, a weave serve in front of the store, shows it too.
+    const server = await readRunFile(a);
+    const page = await fetch(`${server!.url}conversation/22222222?token=${server!.token}`, {
+      headers: { authorization: `Bearer ${server!.token}` },
+    });
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /describe\?iri=urn%3Asoul%3Aada%3AWeave%2FTranscript%2F22222222-2222-4222-8222-222222222222"/);
   });
 
   it('counts only the sessions it lacks, and those it holds once, whoever answers', async () => {
