@@ -157,12 +157,18 @@ export class VirtuosoLoader {
    * Waits until every file of `tag` is loaded (a loader of another writer may hold one; one left
    * waiting is loaded here); throws on a file that failed. A killed writer's files (`stale`) are
    * not loaded: those waiting are taken off the list, and only those a loader holds are waited for.
+   * A loader whose isql was killed with its writer (Ctrl-C, a killed process group) stops, and
+   * leaves its file marked as loading for good: a file marked so while the server runs no loader,
+   * twice running, is no one's. A stale one is then done with; one of this load fails it.
    */
   private async settled(tag: string, stale = false): Promise<void> {
     const like = `${this.serverPath(join(this.config.directory, tag))}-%`;
+    let abandoned = false;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       const out = await this.isql([
         ...(stale ? [`DELETE FROM DB.DBA.LOAD_LIST WHERE LL_FILE LIKE '${like}' AND LL_STATE = 0;`] : []),
+        // Before the counts: a file seen loading after the server ran no loader was left so earlier.
+        "status('');",
         `SELECT 'weave-waiting', COUNT(*) FROM DB.DBA.LOAD_LIST WHERE LL_FILE LIKE '${like}' AND LL_STATE = 0;`,
         `SELECT 'weave-loading', COUNT(*) FROM DB.DBA.LOAD_LIST WHERE LL_FILE LIKE '${like}' AND LL_STATE = 1;`,
         `SELECT 'weave-failed', LL_FILE, LL_ERROR FROM DB.DBA.LOAD_LIST WHERE LL_FILE LIKE '${like}' AND LL_ERROR IS NOT NULL;`,
@@ -176,6 +182,12 @@ export class VirtuosoLoader {
       if (Number.isNaN(waiting) || Number.isNaN(loading))
         throw new BulkLoadError(`isql at ${this.config.isql} did not say how many files wait and load`);
       if (waiting === 0 && loading === 0) return;
+      const left = loading > 0 && noLoaderRuns(out);
+      if (left && abandoned) {
+        if (stale) return;
+        throw new BulkLoadError(`Virtuoso's bulk loader stopped at ${loading} file(s) of this load, and no loader is at them`);
+      }
+      abandoned = left;
       if (!stale && waiting > 0 && loading === 0) await this.isql(['rdf_loader_run();']);
       else await new Promise((r) => setTimeout(r, wait));
     }
@@ -223,6 +235,15 @@ export class VirtuosoLoader {
       child.stdin.end(`${statements.join('\n')}\n`);
     });
   }
+}
+
+/**
+ * Whether Virtuoso's `status('')` report, in isql's output, says the server runs no thread but the
+ * one asking and none waits: then no bulk loader is at any file. Unsaid: one may be.
+ */
+export function noLoaderRuns(out: string): boolean {
+  const m = /Currently (\d+) threads running (\d+) threads waiting/.exec(out);
+  return !!m && Number(m[1]) <= 1 && Number(m[2]) === 0;
 }
 
 /** An IRI written into a SQL string as it is: no quote, backslash, space or control character. */
