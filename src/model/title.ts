@@ -31,8 +31,8 @@ export interface NamedSession {
  * every one it begins. A session's own graph only: its node is stated nowhere else, but a copy
  * would list it twice; in a store several machines feed, that graph is under the soul of the
  * machine that wrote it. Where two machines hold that id (both read the session, or one read
- * more of it), the asking machine's `own` soul's copy is the one it names, as its index and its
- * files have it; another machine sees both.
+ * more of it), it names one copy: the asking machine's (`own` soul), as its files and its search
+ * have it, else the first by graph name, the one a third machine's search indexes (search/others.ts).
  */
 export function sessionsNamed(rows: Record<string, string>[], given: string, own?: string): NamedSession[] {
   const sessions = rows.flatMap((r) => {
@@ -41,6 +41,7 @@ export function sessionsNamed(rows: Record<string, string>[], given: string, own
   });
   const exact = sessions.filter((s) => s.id === given);
   const named = exact.length ? exact : sessions;
-  const mine = named.filter((s) => s.soul === own);
-  return mine.length === 1 && named.every((s) => s.id === mine[0].id) ? mine : named;
+  if (named.length < 2 || named.some((s) => s.id !== named[0].id)) return named;
+  const byName = [...named].sort((x, y) => x.graph.localeCompare(y.graph));
+  return [named.find((s) => s.soul === own) ?? byName[0]];
 }

@@ -98,6 +98,18 @@ describe('an external store where two machines hold one session', { skip: virtuo
     assert.match(await page.text(), /describe\?iri=urn%3Asoul%3Aada%3AWeave%2FTranscript%2F22222222-2222-4222-8222-222222222222"/);
   });
 
+  it('conversation on a machine holding neither copy shows the one its search would index, not a choice of two alike', async () => {
+    // The first by graph name: ada's (the whole session), as search/others.ts indexes it.
+    const c = remoteStoreDir(virtuoso.endpoint, join(base, 'c'));
+    const [there, ada] = [
+      await weave(['conversation', '22222222', '--store', c, '--no-daemon']),
+      await weave(['conversation', '22222222', '--store', a, '--no-daemon']),
+    ];
+    assert.equal(there.stderr, '');
+    assert.equal(there.code, 0);
+    assert.equal(there.stdout, ada.stdout);
+  });
+
   it('counts only the sessions it lacks, and those it holds once, whoever answers', async () => {
     // B writes a session A has never seen: A's index lacks it (and only it) until A's next ingest.
     await ingest([join(FIXTURES, 'model', 'split-call')], { storeDir: b, soul: 'bob' });
