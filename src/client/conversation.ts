@@ -137,8 +137,10 @@ export const CONVERSATION: ServedCommand<ConversationRequest> = {
     try {
       ({ text } = await askServer(server, path, { headers: { accept: 'application/json' } }));
     } catch (e) {
-      // No such session there either (404), or several (300): the full CLI says so in its words.
-      if (!known && e instanceof ServerError && [300, 404].includes(e.status)) return undefined;
+      // No such session there either (404), or several (300): the full CLI says so in its words. One
+      // this directory names that the store does not hold (its graph dropped there) is read from
+      // the graph file here, as without a server.
+      if (e instanceof ServerError && [300, 404].includes(e.status)) return undefined;
       throw e;
     }
     if (request.format !== 'text') return documentText(request, JSON.parse(text));

@@ -110,6 +110,22 @@ describe('an external store where two machines hold one session', { skip: virtuo
     assert.equal(there.stdout, ada.stdout);
   });
 
+  it('conversation of a session whose graph the store lost reads it from the graph file here, whoever answers', async () => {
+    const graph = 'urn:soul:ada:Weave/graph/11111111-1111-4111-8111-111111111111';
+    const crud = `${virtuoso.endpoint}-graph-crud?graph=${encodeURIComponent(graph)}`;
+    const held = await (await fetch(crud, { headers: { accept: 'application/n-triples' } })).text();
+    assert.equal((await fetch(crud, { method: 'DELETE' })).ok, true);
+    try {
+      const here = await weave(['conversation', '11111111', '--store', a, '--no-daemon']);
+      assert.equal(here.code, 0, here.stderr);
+      assert.match(here.stdout, /^conversation 11111111-1111-4111-8111-111111111111\n/);
+      assert.equal((await weave(['usage', '--store', a])).code, 0);
+      assert.deepEqual(await weave(['conversation', '11111111', '--store', a]), here);
+    } finally {
+      await fetch(crud, { method: 'PUT', headers: { 'content-type': 'application/n-triples' }, body: held });
+    }
+  });
+
   it('counts only the sessions it lacks, and those it holds once, whoever answers', async () => {
     // B writes a session A has never seen: A's index lacks it (and only it) until A's next ingest.
     await ingest([join(FIXTURES, 'model', 'split-call')], { storeDir: b, soul: 'bob' });
