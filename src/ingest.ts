@@ -42,6 +42,7 @@ import { RemoteStore, tellOfCut } from './store/remote/client.ts';
 import { readRemoteConfig } from './store/remote/config.ts';
 import { heldElsewhere, pathInSession, recordHeld, type HeldCopy, type HeldSession } from './store/remote/owners.ts';
 import { lockStore, openStoreForWriting, recoverStore, type StoreWriter } from './store/writer.ts';
+import { WEAVE } from './store/emitter.ts';
 
 export type { LineProblem } from './session-read.ts';
 
@@ -175,17 +176,8 @@ export interface IngestReport {
   };
 }
 
-/**
- * The lowering's version; a session graph is stamped `<dialect>+weave/<version>+<record derivations> <content policy>`.
- * 0.8: the conversation layer; 0.9: a first prompt as a title; 0.10: the lean graph (issue 16); 0.11: a call's
- * Usage named by its message id (issue 10); 0.12: weave:role on every turn again, as the card draws it (issue 24);
- * 0.13: a skill listing's plugin skills by their whole name, each once (issue 24); 0.14: a title with its secrets redacted (issue 25);
- * 0.15: custom, AI and summary titles redacted beyond the session graph, and a sub-agent's .meta.json under --redact-secrets;
- * 0.16: the content policy reaches titles, summaries, the last prompt, malformed lines and a sub-agent's .meta.json;
- * 0.17: a call's one-hour cache writes (weave:cacheCreation1hInputTokens), priced at their own rate.
- * The record derivations (the conversation model) carry their own versions.
- */
-export const WEAVE = 'weave/0.17';
+/** The emitter version, kept where the light entry can read it without the ingest (store/emitter.ts). */
+export { WEAVE };
 
 /** Sessions to read of fewer bytes than this are read in one thread: starting the reading threads takes longer. */
 export const POOL_FROM_BYTES = 8 << 20;

@@ -1,4 +1,5 @@
 import { open, readdir, stat } from 'node:fs/promises';
+import { emitterVersions, WEAVE } from './store/emitter.ts';
 import { join } from 'node:path';
 import { discoverSessions } from './acquire/discover.ts';
 import { transcriptsOf } from './dialect/dialect.ts';
@@ -20,6 +21,8 @@ export interface StoreStatus {
   soul?: string;
   sessions: number;
   graphs: number;
+  /** Which Weave built the session graphs (store/emitter.ts): their count by version, and this program's. */
+  builtBy: { program: string; sessions: Record<string, number> };
   /** Source files the store was read from: transcripts, and side files (.meta.json, journals). */
   sources: { files: number; transcripts: number; gone: number };
   /** Sessions all of whose transcripts are gone from their folders: kept, read from the archive. */
@@ -63,6 +66,7 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
     soul: manifest?.soul,
     sessions: 0,
     graphs: 0,
+    builtBy: { program: WEAVE, sessions: emitterVersions(manifest) },
     sources: { files: 0, transcripts: 0, gone: 0 },
     archivedOnly: 0,
     pending: { lines: 0, files: 0, inNew: 0, changed: { files: 0, lines: 0 } },

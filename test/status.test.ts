@@ -38,6 +38,7 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
         soul: 'local',
         sessions: 2,
         graphs: 2,
+        builtBy: { program: 'weave/0.17', sessions: { 'weave/0.17': 2 } },
         sources: { files: 8, transcripts: 5, gone: 0 },
         archivedOnly: 0,
         lastChange: new Date(Math.max(...sources.map((s) => s.mtimeMs))).toISOString(),

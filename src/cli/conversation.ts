@@ -16,7 +16,7 @@ import type { JsonResults } from '../query/table.ts';
 import { openQueries, selectRows } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import { loadGraph, loadOntology } from '../store/store.ts';
-import { CliError } from './options.ts';
+import { CliError, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 
 /**
@@ -29,6 +29,7 @@ export async function main(args: string[]): Promise<number> {
     printHelp(CONVERSATION_HELP);
     return 0;
   }
+  await sayEmitter(request.storeDir);
   const answer = await served(CONVERSATION, request);
   if (answer) return print(answer);
 

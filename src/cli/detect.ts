@@ -2,7 +2,7 @@ import { print } from '../client/served.ts';
 import { terminalWidth, wrapParts } from '../query/fit.ts';
 import { detect, type DetectProblem, type DetectReport } from '../readers/detect.ts';
 import { READERS, selectReaders } from '../readers/registry.ts';
-import { CliError, COMMON_HELP, outputWidth, parse, requireStore, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, requireStore, storeDir, WIDE_HELP, WIDE_OPTION, sayEmitter } from './options.ts';
 import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
 
@@ -40,6 +40,7 @@ export async function main(args: string[]): Promise<number> {
     throw new CliError((e as Error).message, 2);
   }
   const manifest = await requireStore(dir);
+  await sayEmitter(dir);
   if (typeof values.soul === 'string' && values.soul !== manifest.soul)
     throw new CliError(`the store in ${dir} was built for soul "${manifest.soul}", not "${values.soul}"`);
   let report: DetectReport;

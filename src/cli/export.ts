@@ -12,7 +12,7 @@ import { readManifest, sessionsHere } from '../store/manifest.ts';
 import { RemoteStore } from '../store/remote/client.ts';
 import { readRemoteConfig, withoutCredentials } from '../store/remote/config.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
-import { CliError, COMMON_HELP, parse, requireStore, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, parse, requireStore, storeDir, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 import { type Form, printable } from '../terminal.ts';
 
@@ -86,6 +86,7 @@ export async function main(args: string[]): Promise<number> {
   const dir = storeDir(values);
   // Without a store there is nothing of the user's to write: the ontology alone would pass for an export.
   await requireStore(dir);
+  await sayEmitter(dir);
   let plan: Awaited<ReturnType<typeof planExport>>;
   try {
     plan = await planExport(dir, { graphs: values.graph, sessions: values.session });

@@ -4,7 +4,7 @@ import { NO_DAEMON_HELP, noDaemon } from '../client/daemon.ts';
 import { Graph } from '../mcp/graph.ts';
 import { weaveMcpServer } from '../mcp/server.ts';
 import { DEFAULTS } from '../server/config.ts';
-import { CliError, COMMON_HELP, parse, requireStore, soul, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, parse, requireStore, soul, storeDir, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 
 const HELP = `usage: weave mcp [options]
@@ -46,6 +46,8 @@ export async function main(args: string[]): Promise<number> {
   };
   const dir = storeDir(values);
   await requireStore(dir);
+  // stderr is the client's log: the one place the user may look for it.
+  await sayEmitter(dir);
   const graph = await Graph.open({
     storeDir: dir,
     soul: await soul(values, dir),

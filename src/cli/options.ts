@@ -1,9 +1,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { fold, terminalWidth } from '../query/fit.ts';
+import { tell } from './tell.ts';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { defaultStoreDir } from '../store/paths.ts';
 import { fixturesStoreDir, noStoreLine } from '../store/fixtures.ts';
+import { storeEmitterNotice } from '../store/emitter.ts';
 import { readManifest, type Manifest } from '../store/manifest.ts';
 import { isStoreUrl, remoteStoreDir } from '../store/remote/config.ts';
 import { machineSoul, SOUL_PATTERN } from '../store/remote/soul.ts';
@@ -89,6 +91,20 @@ function sayStore(store: string): void {
   const whose = resolve(store) === resolve(fixturesStoreDir()) ? "the bundled fixtures' store" : 'the store';
   const line = `weave ${command}: using ${whose} ${store} (--store), not the default ${defaultStoreDir()}`;
   process.stderr.write(`${fold(line, terminalWidth(process.stderr)).join('\n')}\n`);
+}
+
+/**
+ * The store's emitter notice (store/emitter.ts) on stderr, said once per process as sayStore says
+ * its line: every command that reads the store says it, the light entry before asking a server,
+ * so the full CLI, when it answers after all, does not say it again. Folded on a terminal.
+ */
+export async function sayEmitter(dir: string): Promise<void> {
+  const said = Symbol.for('weave.emitter-said');
+  const global = globalThis as Record<symbol, unknown>;
+  if (global[said]) return;
+  global[said] = true;
+  const notice = await storeEmitterNotice(dir);
+  if (notice) tell(process.stderr, `weave: ${notice}`);
 }
 
 /** The store's manifest, or a one-line error saying what to do when there is no store yet. */

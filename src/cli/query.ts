@@ -14,7 +14,7 @@ import type { JsonResults } from '../query/table.ts';
 import { openQueries } from '../store/queries.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
 import type { OxStore } from '../store/store.ts';
-import { CliError, COMMON_HELP, requireStore, WIDE_HELP } from './options.ts';
+import { CliError, COMMON_HELP, requireStore, WIDE_HELP, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 
 /** The help, its formats read from the format table. */
@@ -50,6 +50,7 @@ export async function main(args: string[]): Promise<number> {
   }
   // Said before the query runs (it may take long, or fail).
   await print({ stdout: '', notes: request.warnings.join('') });
+  await sayEmitter(request.storeDir);
   // The store's server, started if none runs; not for a federated query or with --no-daemon.
   const server = QUERY.answersHere(request) ? undefined : await residentServer(request.storeDir, { command: 'query' });
   const answered = server && (await answerFromServer(server, request));

@@ -9,7 +9,7 @@ import { readManifest } from '../store/manifest.ts';
 import { externalQueries, selectRows } from '../store/queries.ts';
 import { RemoteStore } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { CliError, requireStore } from './options.ts';
+import { CliError, requireStore, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 
 /**
@@ -22,6 +22,7 @@ export async function main(args: string[]): Promise<number> {
     printHelp(SEARCH_HELP);
     return 0;
   }
+  await sayEmitter(request.storeDir);
   const known = await readManifest(request.storeDir).catch(() => undefined);
   if (known && !(await indexIsCurrent(request.storeDir, known, stampOf(searchIndex)))) await catchUp(request.storeDir, known.soul);
   const answer = await served(SEARCH, request);

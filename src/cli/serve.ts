@@ -6,6 +6,7 @@ import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
 import { capacityNotice, embeddedStoreSize, LOAD_CEILING } from '../store/ceiling.ts';
+import { storeEmitterNotice } from '../store/emitter.ts';
 import { fixturesStoreDir } from '../store/fixtures.ts';
 import { CONTENT_HELP, CONTENT_OPTIONS, policyFrom } from './content.ts';
 import { CliError, commonHelp, parse, soul, storeDir } from './options.ts';
@@ -175,6 +176,9 @@ export async function main(args: string[], port?: number): Promise<number> {
   if (size && size.quads > LOAD_CEILING) throw new CliError(capacityNotice(size)!);
   const notice = size && capacityNotice(size);
   if (notice) log(notice);
+  // Without an ingest at start the graphs are served as they are: said when another Weave built them.
+  const built = config.ingest ? undefined : await storeEmitterNotice(config.storeDir);
+  if (built) log(built);
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {

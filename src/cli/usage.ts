@@ -1,3 +1,4 @@
+import { sayEmitter } from './options.ts';
 import { print, served } from '../client/served.ts';
 import { groupsText, USAGE, USAGE_HELP, usageText, parseUsageArgs, type UsageRequest } from '../client/usage.ts';
 import { loadPrices, type PriceTable } from '../usage/prices.ts';
@@ -16,6 +17,7 @@ export async function main(args: string[]): Promise<number> {
     printHelp(USAGE_HELP);
     return 0;
   }
+  await sayEmitter(request.storeDir);
   const prices = await loadPrices();
   // Every soul's sessions are in the store, not in this machine's prepared rows.
   if (request.by) return print(await byGroup(request, prices));
@@ -36,6 +38,7 @@ export async function main(args: string[]): Promise<number> {
 export async function answerQuickly(args: string[], pricesFile: URL): Promise<number | undefined> {
   try {
     const request = await parseUsageArgs(args);
+    if (request) await sayEmitter(request.storeDir);
     const answer = request && (await fromRows(request, await loadPrices(pricesFile)));
     return answer ? await print(answer) : undefined;
   } catch {

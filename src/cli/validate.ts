@@ -1,7 +1,7 @@
 import { print } from '../client/served.ts';
 import { ValidateError, validateStore, type StoreValidation } from '../validate/store.ts';
 import type { Violation } from '../validate/shapes.ts';
-import { CliError, COMMON_HELP, parse, storeDir } from './options.ts';
+import { CliError, COMMON_HELP, parse, storeDir, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 
 const HELP = `usage: weave validate [options]
@@ -29,7 +29,9 @@ export async function main(args: string[]): Promise<number> {
   if (!Number.isInteger(limit) || limit < 0) throw new CliError('--limit must be a whole number', 2);
   let result: StoreValidation;
   try {
-    result = await validateStore(storeDir(values), { session: values.session });
+    const dir = storeDir(values);
+    await sayEmitter(dir);
+    result = await validateStore(dir, { session: values.session });
   } catch (e) {
     if (e instanceof ValidateError) throw new CliError(e.message);
     throw e;

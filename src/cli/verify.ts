@@ -3,7 +3,7 @@ import { selectRows } from '../client/server.ts';
 import { NO_DAEMON_HELP, noDaemon, residentServer } from '../client/daemon.ts';
 import { emptyRow, verify, type FileCheck, type SessionRow, type VerifyReport } from '../verify.ts';
 import { displayWidth, fitTable, wrapWords, type Column } from '../query/fit.ts';
-import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from './options.ts';
+import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 import { verifyBar } from './progress.ts';
 
@@ -45,6 +45,7 @@ export async function main(args: string[]): Promise<number> {
   }
   if (values.self && positionals.length) throw new CliError('--self checks the store against itself; it takes no PATH', 2);
   const dir = storeDir(values);
+  await sayEmitter(dir);
   // The store's server has it open: it answers the two queries, and nothing is loaded here.
   const server = values.self || noDaemon(values) ? undefined : await residentServer(dir, { command: 'verify' });
   const progress = verifyBar();

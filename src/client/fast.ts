@@ -1,4 +1,5 @@
 import { failureCode, failureText } from '../cli/failure.ts';
+import { sayEmitter } from '../cli/options.ts';
 import { CONVERSATION } from './conversation.ts';
 import { QUERY } from './query.ts';
 import { SEARCH } from './search.ts';
@@ -36,6 +37,8 @@ export async function answerQuickly(argv: string[], entry?: string): Promise<num
     return undefined; // the full CLI says what is wrong, in its words
   }
   if (!request) return undefined;
+  // Said here, before any server is asked: a resident server answers from the graphs it loaded.
+  if (isServed(command)) await sayEmitter(command.storeDir(request));
   try {
     const answer = (isServed(command) ? await served(command, request, entry) : undefined) ?? (await command.here?.(request));
     return answer && (await print(answer));

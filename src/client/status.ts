@@ -1,4 +1,5 @@
 import { wrapWords } from '../query/fit.ts';
+import { storeAge } from '../store/emitter.ts';
 import { COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { storeStatus, type StoreStatus } from '../status.ts';
 import { noStoreLine } from '../store/fixtures.ts';
@@ -17,8 +18,9 @@ export const STATUS_HELP = `usage: weave status [options]
 
 What the store holds and how current it is: sessions, the source files it was read from (and
 how many are gone from their folders, kept in the archive), sessions read from the archive
-alone, the newest change it has read, lines in the sources it has not read yet, the size of
-its graphs and of its archive, the process writing it, if any, and the server running for it, if
+alone, the newest change it has read, lines in the sources it has not read yet, which Weave
+built its session graphs (weave ingest rebuilds those an older one built), the size of its
+graphs and of its archive, the process writing it, if any, and the server running for it, if
 any (a weave serve, or a resident server a command started). Reads no graph.
 
 options:
@@ -93,6 +95,7 @@ function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_
       'sources',
       `${n(s.sources.transcripts)} transcripts and ${n(s.sources.files - s.sources.transcripts)} side files tracked${s.sources.gone ? `; ${n(s.sources.gone)} gone from their folders, kept in the archive` : ''}${s.versions?.versions ? `; ${n(s.versions.versions)} earlier version(s) of ${n(s.versions.files)} file(s) kept in the archive (${n(s.versions.lines)} lines read of them)` : ''}`,
     ],
+    ['built by', builtBy(s.builtBy)],
     ['last change', `${when(s.lastChange)} (the newest source read); the store was written ${when(s.updated)}`],
     ['pending', pending(s.pending)],
     ['size', `graphs ${mb(s.bytes.graphs)} · archive ${mb(s.bytes.archive)}`],
@@ -105,6 +108,17 @@ function render(s: StoreStatus & { external?: string }, width = Number.POSITIVE_
     ['server', s.server ? server(s.server) : 'none'],
   ];
   return `${rows.map(([k, v]) => wrapWords(`${k.padEnd(12)}${v}`, 12, ' '.repeat(12), width).join('\n')).join('\n')}\n`;
+}
+
+/** The Weaves that built the session graphs, and what to do when one is not this. */
+function builtBy({ program, sessions }: StoreStatus['builtBy']): string {
+  const age = storeAge(sessions, program);
+  const counts = Object.entries(sessions)
+    .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
+    .map(([version, count]) => `${version} (${n(count)} session${count === 1 ? '' : 's'})`);
+  if (age.by === 'this') return counts.length ? `${program}, this Weave` : 'no sessions yet';
+  const verdict = age.by === 'older' ? `; this is ${program}: run weave ingest` : `; this is ${program}, older: update Weave`;
+  return `${counts.join(', ')}${verdict}`;
 }
 
 /** Lines to read, by why: appended, in transcripts new to the store, in transcripts changed since read (read again whole). */

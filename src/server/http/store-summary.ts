@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { alignmentGraphIri } from '../../rdf/iri.ts';
 import { ONTOLOGY_GRAPH } from '../../rdf/vocab.ts';
+import { emitterNotice, emitterVersions } from '../../store/emitter.ts';
 import { DEFAULT_GRAPH_KEY, readManifest } from '../../store/manifest.ts';
 
 /**
@@ -10,13 +11,18 @@ import { DEFAULT_GRAPH_KEY, readManifest } from '../../store/manifest.ts';
  * without asking a worker, which may be busy loading sessions or running queries.
  */
 export class StoreSummary {
-  private cached?: { mtimeMs: number; graphs: number; sessions: number; quads: Map<string, number> };
+  private cached?: { mtimeMs: number; graphs: number; sessions: number; quads: Map<string, number>; built?: string };
 
   constructor(private readonly dir: string) {}
 
   async get(): Promise<{ graphs: number; sessions: number }> {
     const { graphs, sessions } = await this.read();
     return { graphs, sessions };
+  }
+
+  /** The store's emitter notice (store/emitter.ts): said when another Weave built its session graphs. */
+  async built(): Promise<string | undefined> {
+    return (await this.read()).built;
   }
 
   /** The quads the manifest counts in `graph`; undefined for a graph it does not name (another machine's, in a shared store). */
@@ -43,6 +49,7 @@ export class StoreSummary {
         graphs: named.size,
         sessions: new Set(entries.map(([, g]) => g.sessionId).filter(Boolean)).size,
         quads: new Map(entries.map(([name, g]) => [name, g.quads])),
+        built: emitterNotice(emitterVersions(manifest)),
       };
     }
     return this.cached;

@@ -41,6 +41,8 @@ export interface OverviewData {
   files: { path: string; edits: number; sessions: number }[];
   queries: Record<'usage' | 'sessions' | 'tools' | 'servers' | 'compactions' | 'files', string>;
   unpriced: string[];
+  /** The store's emitter notice, when another Weave built its graphs: the figures are that Weave's. */
+  built?: string;
   millis: number;
 }
 
@@ -173,7 +175,7 @@ export function renderOverviewPage(d: OverviewData): string {
   const body = `${topBar('overview')}
 <main class="overview">
 <p class="summary">${n(d.sessions.length)} sessions with turns · ${n(d.totals.totalTokens)} tokens · ${usd(d.totals.totalCost)} · answered by ${Object.keys(d.queries).length} SPARQL queries in ${(d.millis / 1000).toFixed(1)} s</p>
-${usagePanel(d)}
+${d.built ? `<p class="note" id="built">${escapeHtml(d.built[0].toUpperCase() + d.built.slice(1))}.</p>\n` : ''}${usagePanel(d)}
 ${sessionsPanel(d)}
 ${toolsPanel(d)}
 ${compactionsPanel(d)}

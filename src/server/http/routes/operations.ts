@@ -52,6 +52,8 @@ export default routePlugin('weave-routes-operations', async (app) => {
         // What `weave status` says: sources, the archive, how current the store is.
         archivedOnly: status.archivedOnly,
         ...(status.heldElsewhere && { heldElsewhere: status.heldElsewhere }),
+        // Which Weave built the session graphs, as weave status says.
+        builtBy: status.builtBy,
         sources: status.sources,
         versions: status.versions,
         lastChange: status.lastChange,

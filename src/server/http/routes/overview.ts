@@ -18,7 +18,9 @@ export default routePlugin('weave-routes-overview', async (app) => {
 
   app.get('/overview', async (request, reply) => {
     const { graphs, sessions } = await ctx.summary.get();
-    const key = `${ctx.pool.quads} ${graphs} ${sessions}`;
+    const built = await ctx.summary.built();
+    // A rebuild by this Weave may leave the counts as they were: the notice is part of the key.
+    const key = `${ctx.pool.quads} ${graphs} ${sessions} ${built}`;
     if (!cached || cached.key !== key) {
       const html = overview().then(renderOverviewPage);
       cached = { key, html };
@@ -84,6 +86,7 @@ export default routePlugin('weave-routes-overview', async (app) => {
         files: files.map((r) => ({ path: r.path, edits: +r.edits, sessions: +r.sessions })),
         queries,
         unpriced: extras.unpriced,
+        built,
         millis: performance.now() - started,
       };
     }
