@@ -4,6 +4,7 @@ import { sessionGraphIri } from '../rdf/iri.ts';
 import type { GraphEntry, Manifest, SourceStamp } from '../store/manifest.ts';
 import { foundSession, withGoneTranscripts } from './archived.ts';
 import { stampOf } from './stamps.ts';
+import { emitterOf, WEAVE } from '../store/emitter.ts';
 
 /**
  * The sessions a run reads: those found on disk, with their files that Claude Code deleted put
@@ -65,7 +66,8 @@ export async function planSessions(
     if (!rebuild && !(entry.sources ?? []).some((s) => roots.some((r) => s.path === r || s.path.startsWith(r.endsWith(sep) ? r : r + sep))))
       continue;
     // Read from the archive once already: a file back in its folder would have been found above.
-    if (!rebuild && entry.sources?.length && entry.sources.every((s) => s.gone)) continue;
+    // Unless another Weave built its graph: every session is rebuilt by the next ingest then.
+    if (!rebuild && entry.sources?.length && entry.sources.every((s) => s.gone) && emitterOf(entry.builtWith) === WEAVE) continue;
     const stored = entry.found ? await foundSession(storeDir, entry.found) : undefined;
     if (!stored) {
       // Nothing says how to read it again: with its files gone it stays as it is, and is counted.

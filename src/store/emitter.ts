@@ -20,12 +20,17 @@ import { readManifest, type Manifest } from './manifest.ts';
  */
 export const WEAVE = 'weave/0.17';
 
-/** Session graphs by the emitter version that built them (`weave/0.16`; `unknown` for a stamp naming none). */
+/** The emitter version in a session graph's `builtWith` (`weave/0.16`; `unknown` for a stamp naming none). */
+export function emitterOf(builtWith: string | undefined): string {
+  return /(?:^|\+)(weave\/\d+\.\d+)(?=[+ ]|$)/.exec(builtWith ?? '')?.[1] ?? 'unknown';
+}
+
+/** Session graphs by the emitter version that built them. */
 export function emitterVersions(manifest: Manifest | undefined): Record<string, number> {
   const versions: Record<string, number> = {};
   for (const entry of Object.values(manifest?.graphs ?? {})) {
     if (!entry.sessionId || entry.reader) continue;
-    const version = /(?:^|\+)(weave\/\d+\.\d+)(?=[+ ]|$)/.exec(entry.builtWith ?? '')?.[1] ?? 'unknown';
+    const version = emitterOf(entry.builtWith);
     versions[version] = (versions[version] ?? 0) + 1;
   }
   return versions;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -167,5 +167,48 @@ describe('a store built by an older Weave, in every command that reads it', () =
     assert.equal(ingested.code, 0, ingested.stderr);
     for (const args of READING) assert.equal((await weave([...args, '--store', store])).stderr, '', `weave ${args.join(' ')}`);
     assert.match((await weave(['status', '--store', store])).stdout, /\nbuilt by    weave\/0\.17, this Weave\n/);
+  });
+});
+
+describe('weave ingest on a store an older Weave built', () => {
+  it('rebuilds every session, one whose files are gone from the archive too, and the notice goes', async () => {
+    const work = await tempDir('weave-emitter-gone-');
+    try {
+      const [roots, store] = [join(work, 'projects'), join(work, 'store')];
+      await cp(join(FIXTURES, 'server'), roots, { recursive: true });
+      const ingest = async () => {
+        const run = await weave(['ingest', roots, '--no-detect', '--store', store]);
+        assert.equal(run.code, 0, run.stderr);
+        return run.stdout;
+      };
+      await ingest();
+      // Claude Code deleted the second session's transcript: it is read from the archive, once.
+      await rm(join(roots, '-home-grace-weave-server', `${SECOND}.jsonl`));
+      await ingest();
+      await stampAs(store, 'weave/0.16');
+      assert.equal(
+        (await weave(['usage', '--store', store])).stderr,
+        'weave: the store was built by an older weave/0.16: run weave ingest\n',
+      );
+
+      assert.match(
+        await ingest(),
+        /^ingested: 2 sessions read \(0 unchanged\)[\s\S]* 1 sessions read from the archive \(their files are gone\)\n/,
+      );
+      const manifest = (await readManifest(store))!;
+      const stamps = Object.values(manifest.graphs).flatMap((e) => (e.sessionId ? [[e.sessionId, e.builtWith!.split('+')[1]]] : []));
+      assert.deepEqual(stamps.sort(), [
+        [FIRST, 'weave/0.17'],
+        [SECOND, 'weave/0.17'],
+      ]);
+      assert.equal((await weave(['usage', '--store', store])).stderr, '');
+      const status = (await weave(['status', '--store', store, '--wide'])).stdout;
+      assert.match(status, /\nsessions    2 \(1 archived-only: their files are gone, read from the archive\) in 2 graphs\n/);
+      assert.match(status, /\nbuilt by    weave\/0\.17, this Weave\n/);
+      // And once only: the next ingest reads nothing.
+      assert.match(await ingest(), /^ingested: 0 sessions read \(1 unchanged\)/);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });
