@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { appendFile, cp, readFile } from 'node:fs/promises';
+import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ingest } from '../../src/ingest.ts';
+import { MANIFEST_FILE } from '../../src/store/layout.ts';
+import { readManifest, renderManifest } from '../../src/store/manifest.ts';
 import { isRunning, readRunFile } from '../../src/store/running.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
@@ -423,4 +425,31 @@ test('search: a prompt ingested while the server runs is found at the next call,
     await removeDir(work);
     await removeDir(dir);
   }
+});
+
+describe('weave mcp on a store an older Weave built', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDir();
+    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
+    // As weave/0.16 left it: its session graphs stamped so.
+    const manifest = (await readManifest(dir))!;
+    for (const entry of Object.values(manifest.graphs))
+      if (entry.sessionId) entry.builtWith = entry.builtWith!.replace('+weave/0.17+', '+weave/0.16+');
+    await writeFile(join(dir, MANIFEST_FILE), renderManifest(manifest));
+  });
+  after(() => removeDir(dir));
+
+  test('says so on stderr as it starts, and beside the usage figures', async () => {
+    const NOTICE = 'the store was built by an older weave/0.16: run weave ingest';
+    const mcp = await connect(dir);
+    try {
+      const usage = (await call(mcp.client, 'usage', {})).json();
+      assert.equal(usage.notice, NOTICE);
+      assert.equal(usage.totals.totalTokens, 92);
+      assert.ok(mcp.stderr().startsWith(`weave: ${NOTICE}\nweave mcp: serving ${dir} `), mcp.stderr());
+    } finally {
+      await mcp.client.close();
+    }
+  });
 });

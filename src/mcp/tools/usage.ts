@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { storeEmitterNotice } from '../../store/emitter.ts';
 import { loadPrices } from '../../usage/prices.ts';
 import { reportFromRows, reportQuery, type UsageReport } from '../../usage/report.ts';
 import { reportRequest } from '../../usage/request.ts';
@@ -41,9 +42,12 @@ export function registerUsage(server: McpServer, ctx: McpContext): void {
       const { kind, options } = reportRequest({ report, since, until, model, project });
       const rows = await ctx.graph.rows(reportQuery(kind, prices, options));
       const { report: folded, extras } = reportFromRows(kind, rows, prices, options);
+      // Figures from graphs an older Weave built are that Weave's: said beside them, as weave usage says it.
+      const notice = await storeEmitterNotice(ctx.storeDir);
       return answer({
         ...newest(folded, kind, limit, breakdown, extras.titles),
         ...(extras.unpriced.length ? { unpriced: extras.unpriced } : {}),
+        ...(notice ? { notice } : {}),
       });
     },
   );
