@@ -137,6 +137,10 @@ describe('a store built by an older Weave, in every command that reads it', () =
     // The overview page it serves says it above the figures.
     const page = await (await fetch(`${run.url}overview`)).text();
     assert.match(page, /<p class="note" id="built">The store was built by an older weave\/0\.16: run weave ingest\.<\/p>/);
+    // And its /status, which the query page shows in its note.
+    const status = (await (await fetch(`${run.url}status`)).json()) as { store: Record<string, unknown> };
+    assert.equal(status.store.notice, 'the store was built by an older weave/0.16: run weave ingest');
+    assert.deepEqual(status.store.builtBy, { program: 'weave/0.17', sessions: { 'weave/0.16': 2 } });
     await stopResident(store);
   });
 

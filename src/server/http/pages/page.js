@@ -196,10 +196,10 @@
           ? ` · store ${(store.bytes.graphs / 1e6).toFixed(1)} MB, archive ${(store.bytes.archive / 1e6).toFixed(1)} MB`
           : '';
         statusEl.textContent = `${fmt(store.quads)} triples · ${fmt(store.graphs)} graphs · ${fmt(store.sessions)} sessions${archived}${last}${pending}${size} · ${s.workers.ready}/${s.workers.workers} workers`;
-        if (ing.note) {
-          noteEl.textContent = ing.note;
-          noteEl.hidden = false;
-        }
+        // The ingest's note, or else the store's: built by another Weave (gone once an ingest rebuilds it).
+        const note = ing.note || (store.notice && `${store.notice[0].toUpperCase()}${store.notice.slice(1)}.`);
+        noteEl.textContent = note || '';
+        noteEl.hidden = !note;
         const watching = ing.watching === 'events' || ing.watching === 'polling';
         liveEl.hidden = !watching;
         const now = `${store.quads}|${store.updated}`;

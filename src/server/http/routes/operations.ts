@@ -40,6 +40,7 @@ export default routePlugin('weave-routes-operations', async (app) => {
     const { graphs, sessions } = await ctx.summary.get();
     const loading = ctx.pool.loading;
     const status = await storeStatus();
+    const built = await ctx.summary.built();
     return reply.header('cache-control', 'no-store').send({
       endpoint: requestUrl(request, '/sparql'),
       soul: ctx.config.soul,
@@ -52,8 +53,9 @@ export default routePlugin('weave-routes-operations', async (app) => {
         // What `weave status` says: sources, the archive, how current the store is.
         archivedOnly: status.archivedOnly,
         ...(status.heldElsewhere && { heldElsewhere: status.heldElsewhere }),
-        // Which Weave built the session graphs, as weave status says.
+        // Which Weave built the session graphs, as weave status says, and the line every command says of it.
         builtBy: status.builtBy,
+        ...(built && { notice: built }),
         sources: status.sources,
         versions: status.versions,
         lastChange: status.lastChange,
