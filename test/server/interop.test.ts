@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Parser } from 'n3';
@@ -24,6 +25,8 @@ let soul: TestEndpoint;
 let slow: TestEndpoint;
 /** An allowed endpoint whose server has gone: its port is closed. */
 let gone: string;
+/** An allowed endpoint that answers every query with one binding whose IRI is not an IRI. */
+let garbled: { url: string; close(): void };
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.base}${path}`, { headers });
 const query = (q: string, params = '', accept = 'application/sparql-results+json') =>
@@ -37,10 +40,12 @@ before(async () => {
   const closed = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig');
   gone = closed.url;
   await closed.close();
-  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone] });
+  garbled = await startGarbledEndpoint();
+  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone, garbled.url] });
 });
 after(async () => {
   await server?.stop();
+  garbled?.close();
   await soul?.close();
   await slow?.close();
 });
@@ -109,6 +114,28 @@ describe('federated queries at the endpoint', () => {
     assert.equal((await query('ASK { ?s ?p ?o }')).status, 200);
   });
 
+  it('an error Comunica leaves unhandled fails that query only: 500 naming its kind, and the same copy of the store answers on', async () => {
+    // The bad IRI, joined with the store, reaches Oxigraph inside Comunica's pipeline: its URIError
+    // was an unhandled rejection that ended the worker (500 "the query worker crashed (URIError)").
+    const q = `SELECT * WHERE { SERVICE <${garbled.url}> { ?s <urn:p> ?o } ?s ?p ?x }`;
+    const restarts = server.ctx.pool.stats.restarts;
+    for (let i = 0; i < 2; i++) {
+      const res = await query(q);
+      assert.equal(res.status, 500);
+      assert.equal(
+        await res.text(),
+        '500 Internal Server Error: the federated query failed inside Comunica (URIError); the server is still up\n',
+      );
+    }
+    // The server fixtures' six turns (helpers.ts), from the copy that ran the failed queries.
+    const next = await query('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }');
+    assert.deepEqual(await next.json(), {
+      head: { vars: ['n'] },
+      results: { bindings: [{ n: { type: 'literal', value: '6', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } }] },
+    });
+    assert.equal(server.ctx.pool.stats.restarts, restarts);
+  });
+
   it('the service description claims sd:BasicFederatedQuery only when federation is on', async () => {
     const sd = await (await get('/sparql', { accept: 'text/turtle' })).text();
     assert.match(sd, /sd:feature sd:UnionDefaultGraph, sd:BasicFederatedQuery ;/);
@@ -116,6 +143,27 @@ describe('federated queries at the endpoint', () => {
     assert.doesNotMatch(serviceDescription({ ...facts, federated: false }), /BasicFederatedQuery/);
   });
 });
+
+/** A SPARQL endpoint gone wrong: its one binding's "uri" has a space, which no IRI has. */
+async function startGarbledEndpoint(): Promise<{ url: string; close(): void }> {
+  const endpoint = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      res.end(
+        '{"head":{"vars":["s","o"]},"results":{"bindings":[{"s":{"type":"uri","value":"not an iri"},"o":{"type":"literal","value":"x"}}]}}',
+      );
+    });
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/sparql`,
+    close: () => {
+      endpoint.closeAllConnections();
+      endpoint.close();
+    },
+  };
+}
 
 describe('triple terms and protocol details for every client', () => {
   const CLAIMS =

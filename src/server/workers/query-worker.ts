@@ -18,6 +18,7 @@ import { storeSelect } from './operations/rows.ts';
 import { isTrap, trapMessage } from '../../query/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
 import { awaitNextAwake, SHORT_JOB_MS } from './awake.ts';
+import { contained } from './strays.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
@@ -83,7 +84,14 @@ function setAside(): void {
 async function run(id: number, job: Job): Promise<JobResult> {
   switch (job.op) {
     case 'query': {
-      if (job.federation) return whole('all', () => runFederatedJob(store, job));
+      // Comunica leaves some errors unhandled: they fail this job, not the thread (strays.ts).
+      if (job.federation)
+        return whole('all', () =>
+          contained(
+            () => runFederatedJob(store, job),
+            (kind) => new HttpError(500, `the federated query failed inside Comunica (${kind}); the server is still up`),
+          ),
+        );
       const named = job.defaultGraphs?.length || job.namedGraphs?.length ? 'all' : graphsNamed(job.query, PREFIXES, job.baseIri);
       if (restated && named !== 'all' && !named.length) return runQueryJob(store, job, { set: true });
       return whole(named, async () => runQueryJob(store, job, { defaultGraphEmpty: defaultEmpty }));
