@@ -93,10 +93,13 @@ function fits(term: RDF.Term, pattern: RDF.Term): boolean {
  * Weave's store (an in-memory Oxigraph copy) as a source. Quads come back as rdf-ext terms; cardinalities are counted inside Oxigraph, without building terms.
  */
 export function storeSource(store: oxigraph.Store): PatternSource {
-  const ox = (t: RDF.Term | null) => (t ? (oxigraph.fromTerm(t) as never) : null);
   return patternSource(
-    (s, p, o, g) => store.match(ox(s), ox(p), ox(o), ox(g)).map((q) => rdf.fromQuad(q as unknown as RDF.Quad)),
     (s, p, o, g) => {
+      const terms = held(s, p, o, g);
+      return terms ? store.match(...terms).map((q) => rdf.fromQuad(q as unknown as RDF.Quad)) : [];
+    },
+    (s, p, o, g) => {
+      if (!held(s, p, o, g)) return 0;
       const term = (t: RDF.Term | null, name: string) => (t ? sparqlTerm(t) : `?${name}`);
       const pattern = `${term(s, 's')} ${term(p, 'p')} ${term(o, 'o')}`;
       const everywhere = `{ ${pattern} } UNION { GRAPH ?g { ${pattern} } }`;
@@ -114,6 +117,20 @@ export function storeSource(store: oxigraph.Store): PatternSource {
       return Number(rows[0]?.get('n')?.value ?? 0);
     },
   );
+}
+
+/**
+ * The bound terms as Oxigraph's, or undefined when Oxigraph refuses one, so the store holds no
+ * quad with it: an endpoint's answer may bind an IRI no IRI can be (`not an iri`, with a space).
+ * Joined with the store it matches nothing; it threw inside Comunica's pipeline instead, an error
+ * nobody handled, and the query failed.
+ */
+function held(s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) {
+  try {
+    return [s, p, o, g].map((t) => (t ? (oxigraph.fromTerm(t as never) as never) : null)) as [never, never, never, never];
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import oxigraph from 'oxigraph';
 
@@ -86,3 +86,23 @@ async function queryOf(req: IncomingMessage): Promise<string | undefined> {
   const body = Buffer.concat(chunks).toString('utf8');
   return /x-www-form-urlencoded/.test(req.headers['content-type'] ?? '') ? (new URLSearchParams(body).get('query') ?? undefined) : body;
 }
+
+/** An endpoint gone wrong: every request, whatever it asks, is answered by `answer`. */
+export async function startRawEndpoint(answer: (res: ServerResponse) => void): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => answer(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sparql`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** SPARQL JSON results with one solution whose `s` is a "uri" with a space, which no IRI has. */
+export const GARBLED_RESULTS =
+  '{"head":{"vars":["s","o"]},"results":{"bindings":[{"s":{"type":"uri","value":"not an iri"},"o":{"type":"literal","value":"x"}}]}}';

@@ -16,7 +16,7 @@ import { detect } from '../../src/readers/detect.ts';
 import { openStore } from '../../src/store/store.ts';
 import type { JsonResults } from '../../src/query/table.ts';
 import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
-import { startEndpoint, type TestEndpoint } from './endpoint.ts';
+import { GARBLED_RESULTS, startEndpoint, startRawEndpoint, type TestEndpoint } from './endpoint.ts';
 
 const WEAVE = fileURLToPath(new URL('../../bin/weave', import.meta.url));
 const FEDERATION = join(FIXTURES, 'federation');
@@ -116,6 +116,24 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       ]);
     } finally {
       await other.close();
+    }
+  });
+
+  test('an IRI no IRI can be, bound by the SERVICE, matches nothing in the store (it threw inside Comunica, unhandled, and the query never ended)', {
+    timeout: 30_000,
+  }, async () => {
+    const garbled = await startRawEndpoint((res) => {
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      res.end(GARBLED_RESULTS);
+    });
+    try {
+      const federation = { sources: [], allow: [garbled.url] };
+      const joined = `SELECT ?s ?x WHERE { SERVICE <${garbled.url}> { ?s <urn:p> ?o } ?s ?p ?x }`;
+      assert.deepEqual(rows(await runFederated(store, joined, federation), 's', 'x'), []);
+      const optional = `SELECT ?s ?x WHERE { SERVICE <${garbled.url}> { ?s <urn:p> ?o } OPTIONAL { ?s ?p ?x } }`;
+      assert.deepEqual(rows(await runFederated(store, optional, federation), 's', 'x'), [['not an iri', undefined]]);
+    } finally {
+      garbled.close();
     }
   });
 
