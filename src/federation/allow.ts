@@ -46,10 +46,39 @@ export function guardedFetch(allow: readonly string[], base: typeof fetch = fetc
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const endpoint = url.replace(/[?#].*$/s, '');
     if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
-    return base(input, init).catch((e: unknown) => {
-      if (init?.signal?.aborted) throw e;
-      const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
-      throw new UnreachableSource(`could not reach ${endpoint}: ${cause}`);
-    });
+    return base(input, init).then(
+      (response) => cutSaid(response, endpoint, init?.signal),
+      (e: unknown) => {
+        if (init?.signal?.aborted) throw e;
+        const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
+        throw new UnreachableSource(`could not reach ${endpoint}: ${cause}`);
+      },
+    );
   };
+}
+
+/**
+ * The response, its body failing with which endpoint and why when the connection is cut
+ * mid-answer: fetch's own error said only "terminated" (a 400 at the server, as if the query
+ * were wrong). Status, headers and URL (a document's base) stay as they were.
+ */
+function cutSaid(response: Response, endpoint: string, signal: AbortSignal | null | undefined): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (e) {
+        if (signal?.aborted) controller.error(e);
+        else controller.error(new UnreachableSource(`the answer from ${endpoint} was cut off: ${(e as Error)?.message ?? e}`));
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const cut = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  Object.defineProperties(cut, { url: { value: response.url }, redirected: { value: response.redirected } });
+  return cut;
 }

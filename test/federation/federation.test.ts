@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
 import { federationSamples } from '../../bench/federation-samples.ts';
-import { FederationError } from '../../src/federation/errors.ts';
+import { FederationError, UnreachableSource } from '../../src/federation/errors.ts';
 import { runFederated } from '../../src/federation/engine.ts';
 import { storeSource } from '../../src/federation/sources.ts';
 import { runQuery } from '../../src/query/run.ts';
@@ -134,6 +134,26 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       assert.deepEqual(rows(await runFederated(store, optional, federation), 's', 'x'), [['not an iri', undefined]]);
     } finally {
       garbled.close();
+    }
+  });
+
+  test('an endpoint that cuts its answer off is named as unreachable, with why (fetch said only "terminated", or nothing handled it)', async () => {
+    const cut = await startRawEndpoint((res) => {
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      res.write('{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"urn:a"}},');
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    try {
+      await assert.rejects(
+        runFederated(store, `SELECT * WHERE { SERVICE <${cut.url}> { ?s ?p ?o } }`, { sources: [], allow: [cut.url] }),
+        (e: Error) => {
+          assert.ok(e instanceof UnreachableSource);
+          assert.equal(e.message, `the answer from ${cut.url} was cut off: terminated`);
+          return true;
+        },
+      );
+    } finally {
+      cut.close();
     }
   });
 
