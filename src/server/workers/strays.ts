@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { HttpError } from '../errors.ts';
 
 /**
  * Errors nobody handles (an unhandled rejection, an exception thrown in a callback) raised by
- * a library a job runs: Comunica, in a federated query, leaves some of its sources' and
- * parsers' errors so (an endpoint's answer that names an invalid IRI, a response cut mid-body).
- * Unhandled, each ended the query worker and its copy of the store (500 "the query worker
- * crashed", then tens of seconds to open another). Here such an error fails the job it came
- * from; the thread and its copy carry on.
+ * a library a job runs: Comunica, in a federated query, left some of its sources' errors so (a
+ * triple term or an invalid IRI an endpoint bound, joined with the store; an answer cut off
+ * mid-body: each is now handled where it arises, but others may come). Unhandled, each ended
+ * the query worker and its copy of the store (500 "the query worker crashed", then tens of
+ * seconds to open another). Here such an error fails the job it came from; the thread and its
+ * copy carry on.
  *
  * The job is known by the async context the error was raised in, so an error that comes after
  * its job was failed or answered (a job's pipeline goes on after its first error) is dropped
@@ -30,7 +30,7 @@ let installed = false;
  * promise settles at the first such error even when the job's own never does. Never the error's
  * message: it may quote the query or the data.
  */
-export function contained<T>(job: () => Promise<T>, failure: (kind: string) => HttpError): Promise<T> {
+export function contained<T>(job: () => Promise<T>, failure: (kind: string) => Error): Promise<T> {
   install();
   return new Promise<T>((resolve, reject) => {
     let settled = false;
