@@ -1,6 +1,7 @@
 import { serviceTargets } from '../query/lexer.ts';
 import { PREFIXES } from '../rdf/vocab.ts';
 import { FederationError, UnreachableSource } from './errors.ts';
+import { WholeAnswer } from './whole-answer.ts';
 
 /**
  * Which remote endpoints a federated query may contact. Bound values travel to a SERVICE
@@ -41,13 +42,18 @@ export function allowed(url: string, allow: readonly string[]): boolean {
  * engine decides to dereference. A request that reaches no server says which endpoint and why:
  * fetch's own error, passed on by Comunica, said only "fetch failed".
  */
-export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
+export function guardedFetch(
+  allow: readonly string[],
+  base: typeof fetch = fetch,
+  /** Told of each endpoint whose SPARQL results ended before they were whole. */
+  onPartial: (endpoint: string) => void = () => {},
+): typeof fetch {
   return (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const endpoint = url.replace(/[?#].*$/s, '');
     if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
     return base(input, init).then(
-      (response) => cutSaid(response, endpoint, init?.signal),
+      (response) => checkedAnswer(response, endpoint, init?.signal, onPartial),
       (e: unknown) => {
         if (init?.signal?.aborted) throw e;
         const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
@@ -59,18 +65,32 @@ export function guardedFetch(allow: readonly string[], base: typeof fetch = fetc
 
 /**
  * The response, its body failing with which endpoint and why when the connection is cut
- * mid-answer: fetch's own error said only "terminated" (a 400 at the server, as if the query
- * were wrong). Status, headers and URL (a document's base) stay as they were.
+ * mid-answer (fetch's own error said only "terminated": a 400 at the server, as if the query
+ * were wrong). SPARQL results that end before they are whole (whole-answer.ts), which Comunica
+ * took as all there are, are told to `onPartial` rather than failed here: Comunica's parser may
+ * have failed on them already, and an error after that is one nobody handles.
+ * Status, headers and URL (a document's base) stay as they were.
  */
-function cutSaid(response: Response, endpoint: string, signal: AbortSignal | null | undefined): Response {
+function checkedAnswer(
+  response: Response,
+  endpoint: string,
+  signal: AbortSignal | null | undefined,
+  onPartial: (endpoint: string) => void,
+): Response {
   if (!response.body) return response;
   const reader = response.body.getReader();
+  const whole = new WholeAnswer(response.headers.get('content-type'));
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
+        if (!done) {
+          whole.feed(value);
+          controller.enqueue(value);
+          return;
+        }
+        if (!whole.whole) onPartial(endpoint);
+        controller.close();
       } catch (e) {
         if (signal?.aborted) controller.error(e);
         else controller.error(new UnreachableSource(`the answer from ${endpoint} was cut off: ${(e as Error)?.message ?? e}`));
@@ -78,7 +98,7 @@ function cutSaid(response: Response, endpoint: string, signal: AbortSignal | nul
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  const cut = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  Object.defineProperties(cut, { url: { value: response.url }, redirected: { value: response.redirected } });
-  return cut;
+  const checked = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  Object.defineProperties(checked, { url: { value: response.url }, redirected: { value: response.redirected } });
+  return checked;
 }

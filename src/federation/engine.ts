@@ -5,7 +5,7 @@ import type oxigraph from 'oxigraph';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, guardedFetch } from './allow.ts';
-import { FederationError } from './errors.ts';
+import { FederationError, UnreachableSource } from './errors.ts';
 
 export { needsFederation } from './allow.ts';
 import { fileSource, storeSource } from './sources.ts';
@@ -52,12 +52,14 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
   checkServices(query, federation.allow, federation.baseIri);
   const sources: unknown[] = [storeSource(store)];
   for (const source of federation.sources) sources.push(await resolveSource(source, federation.allow, federation.files ?? true));
+  // Endpoints whose results stopped short: an answer built on them is refused, not given partial.
+  const partial: string[] = [];
   const context: Record<string, unknown> = {
     sources,
     // Each source answers its default graph as the merge of its graphs (sources.ts): Comunica's
     // union would repeat a triple once per graph stating it.
     unionDefaultGraph: false,
-    fetch: guardedFetch(federation.allow),
+    fetch: guardedFetch(federation.allow, fetch, (endpoint) => partial.push(endpoint)),
     ...(federation.baseIri ? { baseIRI: federation.baseIri } : {}),
   };
   let result: QueryResult;
@@ -68,30 +70,37 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
     throw new FederationError(cleanMessage(e));
   }
   try {
-    switch (result.resultType) {
-      case 'boolean':
-        return { kind: 'solutions', results: { head: {}, boolean: await result.execute() } };
-      case 'bindings': {
-        const vars = (await result.metadata()).variables.map((v) => v.value);
-        const bindings: Record<string, JsonTerm>[] = [];
-        for await (const row of await result.execute()) {
-          const out: Record<string, JsonTerm> = {};
-          for (const [variable, term] of row) out[variable.value] = jsonTerm(term);
-          bindings.push(out);
-        }
-        return { kind: 'solutions', results: { head: { vars }, results: { bindings } } };
-      }
-      case 'quads': {
-        const quads: RDF.Quad[] = [];
-        for await (const q of await result.execute()) quads.push(q);
-        return { kind: 'quads', quads };
-      }
-      default:
-        throw new FederationError('a federated request must be a query, not an update');
-    }
+    const answer = await collect(result);
+    if (partial.length) throw new UnreachableSource(`the answer from ${partial[0]} ended before its results were whole`);
+    return answer;
   } catch (e) {
     if (e instanceof FederationError) throw e;
     throw new FederationError(cleanMessage(e));
+  }
+}
+
+/** The whole result of a query Comunica runs. */
+async function collect(result: QueryResult): Promise<FederatedResult> {
+  switch (result.resultType) {
+    case 'boolean':
+      return { kind: 'solutions', results: { head: {}, boolean: await result.execute() } };
+    case 'bindings': {
+      const vars = (await result.metadata()).variables.map((v) => v.value);
+      const bindings: Record<string, JsonTerm>[] = [];
+      for await (const row of await result.execute()) {
+        const out: Record<string, JsonTerm> = {};
+        for (const [variable, term] of row) out[variable.value] = jsonTerm(term);
+        bindings.push(out);
+      }
+      return { kind: 'solutions', results: { head: { vars }, results: { bindings } } };
+    }
+    case 'quads': {
+      const quads: RDF.Quad[] = [];
+      for await (const q of await result.execute()) quads.push(q);
+      return { kind: 'quads', quads };
+    }
+    default:
+      throw new FederationError('a federated request must be a query, not an update');
   }
 }
 

@@ -157,6 +157,33 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     }
   });
 
+  test('an endpoint whose results stop short, the response ending cleanly, is refused, not taken as all there are', async () => {
+    // Both held one whole solution (urn:a) when they stopped: Comunica answered it alone, 200.
+    const answers = [
+      ['application/sparql-results+json', '{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"urn:a"}},{"s":{"ty'],
+      [
+        'application/sparql-results+xml',
+        '<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head><variable name="s"/></head><results><result><binding name="s"><uri>urn:a</uri></binding></result><res',
+      ],
+    ];
+    for (const [type, text] of answers) {
+      const short = await startRawEndpoint((res) => {
+        res.writeHead(200, { 'content-type': type });
+        res.end(text);
+      });
+      try {
+        const query = `SELECT * WHERE { SERVICE <${short.url}> { ?s ?p ?o } }`;
+        await assert.rejects(runFederated(store, query, { sources: [], allow: [short.url] }), (e: Error) => {
+          assert.ok(e instanceof UnreachableSource);
+          assert.equal(e.message, `the answer from ${short.url} ended before its results were whole`);
+          return true;
+        });
+      } finally {
+        short.close();
+      }
+    }
+  });
+
   test('an endpoint off the allow-list is refused before anything is sent', async () => {
     const before = soul.requests;
     await assert.rejects(runFederated(store, await example('turn-moment-memory.rq'), { sources: [POOL], allow: [] }), (e: Error) => {
