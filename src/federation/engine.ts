@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type * as RDF from '@rdfjs/types';
 import type oxigraph from 'oxigraph';
 import type { JsonResults, JsonTerm } from '../query/table.ts';
+import { isTrap } from '../query/traps.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, guardedFetch } from './allow.ts';
 import { FederationError, UnreachableSource } from './errors.ts';
@@ -66,7 +67,8 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
   try {
     result = await (await comunica()).query(sparqlPrefixes() + query, context);
   } catch (e) {
-    if (e instanceof FederationError) throw e;
+    // A trap of the store's WebAssembly is passed on whole: its caller replaces the store's copy.
+    if (e instanceof FederationError || isTrap(e)) throw e;
     throw new FederationError(cleanMessage(e));
   }
   try {
@@ -74,7 +76,8 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
     if (partial.length) throw new UnreachableSource(`the answer from ${partial[0]} ended before its results were whole`);
     return answer;
   } catch (e) {
-    if (e instanceof FederationError) throw e;
+    // A trap of the store's WebAssembly is passed on whole: its caller replaces the store's copy.
+    if (e instanceof FederationError || isTrap(e)) throw e;
     throw new FederationError(cleanMessage(e));
   }
 }

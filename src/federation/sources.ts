@@ -5,6 +5,7 @@ import { StreamParser, termToId } from 'n3';
 import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
 import { FORMATS } from '../query/formats.ts';
+import { isTrap } from '../query/traps.ts';
 import { SourceFileError } from './errors.ts';
 
 /**
@@ -128,7 +129,9 @@ export function storeSource(store: oxigraph.Store): PatternSource {
 function held(s: RDF.Term | null, p: RDF.Term | null, o: RDF.Term | null, g: RDF.Term | null) {
   try {
     return [s, p, o, g].map((t) => (t ? (oxigraph.fromTerm(t as never) as never) : null)) as [never, never, never, never];
-  } catch {
+  } catch (e) {
+    // A trap leaves Oxigraph in an unknown state: the worker must hear of it and be replaced.
+    if (isTrap(e)) throw e;
     return undefined;
   }
 }

@@ -26,6 +26,8 @@ let slow: TestEndpoint;
 let gone: string;
 /** An allowed endpoint that starts its answer, then closes the connection. */
 let cut: { url: string; close(): void };
+/** An allowed endpoint that binds a triple term nested 1000 deep, past what Oxigraph's WebAssembly can parse. */
+let deep: { url: string; close(): void };
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.base}${path}`, { headers });
 const query = (q: string, params = '', accept = 'application/sparql-results+json') =>
@@ -44,11 +46,22 @@ before(async () => {
     res.write('{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"urn:a"}},');
     setTimeout(() => res.socket?.destroy(), 50);
   });
-  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone, cut.url] });
+  let nested: unknown = { type: 'uri', value: 'urn:b' };
+  for (let i = 0; i < 1000; i++)
+    nested = {
+      type: 'triple',
+      value: { subject: { type: 'uri', value: 'urn:a' }, predicate: { type: 'uri', value: 'urn:p' }, object: nested },
+    };
+  deep = await startRawEndpoint((res) => {
+    res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+    res.end(JSON.stringify({ head: { vars: ['o'] }, results: { bindings: [{ o: nested }] } }));
+  });
+  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone, cut.url, deep.url] });
 });
 after(async () => {
   await server?.stop();
   cut?.close();
+  deep?.close();
   await soul?.close();
   await slow?.close();
 });
@@ -133,6 +146,25 @@ describe('federated queries at the endpoint', () => {
       results: { bindings: [{ n: { type: 'literal', value: '6', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } }] },
     });
     assert.equal(server.ctx.pool.stats.restarts, restarts);
+  });
+
+  it('a trap of the store inside a federated query replaces that copy (507), as on any query: it was taken as matching nothing, and the broken copy answered on', async () => {
+    // The store counted the join's pattern with the bound term in it: Oxigraph traps parsing a
+    // triple term nested 1000 deep, which leaves its memory in an unknown state.
+    const q = `SELECT ?c WHERE { SERVICE <${deep.url}> { ?x <urn:q> ?o } ?c rdf:reifies ?o }`;
+    const restarts = server.ctx.pool.stats.restarts;
+    const res = await query(q);
+    assert.equal(res.status, 507);
+    assert.equal(
+      await res.text(),
+      `507 Insufficient Storage: the query "${q}" stopped the store inside WebAssembly (memory access out of bounds): it needs more memory than one embedded store has at this size. Narrow it (a LIMIT, one named graph, fewer joins, a subquery that aggregates first), or move the store to an external SPARQL store (docs/guide.md, "An external store"). The server is still up and opens a fresh copy of the store.\n`,
+    );
+    assert.equal(server.ctx.pool.stats.restarts, restarts + 1);
+    const next = await query('SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }');
+    assert.deepEqual(await next.json(), {
+      head: { vars: ['n'] },
+      results: { bindings: [{ n: { type: 'literal', value: '6', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } }] },
+    });
   });
 
   it('the service description claims sd:BasicFederatedQuery only when federation is on', async () => {

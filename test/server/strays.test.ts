@@ -39,7 +39,7 @@ const JOBS = `
     parentPort.on('message', (name) => {
       if (name === 'outside') return void setTimeout(() => { throw new SyntaxError('no job'); }, 0);
       chain = chain.then(() =>
-        contained(jobs[name], (kind) => new Error('the job failed (' + kind + ')')).then(
+        contained(jobs[name], (e) => new Error('the job failed (' + e.name + ')')).then(
           (value) => parentPort.postMessage({ name, done: value }),
           (e) => parentPort.postMessage({ name, failed: e.message }),
         ),

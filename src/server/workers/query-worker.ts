@@ -84,12 +84,20 @@ function setAside(): void {
 async function run(id: number, job: Job): Promise<JobResult> {
   switch (job.op) {
     case 'query': {
-      // Comunica leaves some errors unhandled: they fail this job, not the thread (strays.ts).
+      // Comunica leaves some errors unhandled: they fail this job, not the thread (strays.ts). A
+      // trap stays one (this copy is replaced); of others only the kind is said: the message may
+      // quote the data.
       if (job.federation)
         return whole('all', () =>
           contained(
             () => runFederatedJob(store, job),
-            (kind) => new HttpError(500, `the federated query failed inside Comunica (${kind}); the server is still up`),
+            (e) =>
+              isTrap(e)
+                ? e
+                : new HttpError(
+                    500,
+                    `the federated query failed inside Comunica (${(e as Error)?.name ?? typeof e}); the server is still up`,
+                  ),
           ),
         );
       const named = job.defaultGraphs?.length || job.namedGraphs?.length ? 'all' : graphsNamed(job.query, PREFIXES, job.baseIri);

@@ -26,11 +26,10 @@ let running: Containment | undefined;
 let installed = false;
 
 /**
- * Runs `job` so that an error it leaves unhandled fails it with `failure(name of the error)`: its
- * promise settles at the first such error even when the job's own never does. Never the error's
- * message: it may quote the query or the data.
+ * Runs `job` so that an error it leaves unhandled fails it with `failure(error)`: its promise
+ * settles at the first such error even when the job's own never does.
  */
-export function contained<T>(job: () => Promise<T>, failure: (kind: string) => Error): Promise<T> {
+export function contained<T>(job: () => Promise<T>, failure: (error: unknown) => unknown): Promise<T> {
   install();
   return new Promise<T>((resolve, reject) => {
     let settled = false;
@@ -39,7 +38,7 @@ export function contained<T>(job: () => Promise<T>, failure: (kind: string) => E
         if (settled) return;
         settled = true;
         if (running === containment) running = undefined;
-        reject(failure((error as Error)?.name ?? typeof error));
+        reject(failure(error));
       },
     };
     const end = (then: () => void) => {
