@@ -6,6 +6,7 @@
 // TypeScript command line (src/cli/compiled.mjs), or through tsx where it cannot be built.
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compiled, program } from './compiled.mjs';
+import { watchExit } from './exit-watch.mjs';
 
 /** The commands client/fast.ts answers (its SERVED_COMMANDS): only they pay for loading it. */
 const SERVED = new Set(['query', 'usage', 'search', 'conversation', 'status']);
@@ -46,4 +47,5 @@ else {
     ({ run } = await import('./main.ts'));
   }
   process.exitCode = await run(argv);
+  watchExit(process.exitCode);
 }
