@@ -112,7 +112,8 @@ test('the last fragment of a streamed response: tool use, usage with its four co
       `${b} ${TYPE} ${W('ContentBlock')}`,
       `${b} ${TYPE} ${W('ToolUseBlock')}`,
       `${b} ${W('blockOrder')} ${INT(0)}`,
-      `${b} ${W('extraJson')} ${JSONL('{"caller":{"type":"direct"}}')}`,
+      // Its caller (the model itself), stated as the card draws it and so not kept in extraJson.
+      `${b} ${W('caller')} "direct"`,
       // Kept whole where a tool use's input usually is: no Content node.
       `${b} ${W('toolInput')} ${JSONL('{"command":"ls src/"}')}`,
       `${b} ${W('toolName')} "Bash"`,

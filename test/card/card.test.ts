@@ -13,7 +13,8 @@ import { CARD } from './card.ts';
  *   22222222, 1 in agent-5e5e5e5e); 12 assistant turns name a model;
  * - 25 top-level blocks; 14 text blocks (12 of messages, 2 nested in the results of lines 8 and
  *   10), 2 thinking (one redacted), 5 tool uses and 5 results that pair by id (toolu_0030's use
- *   in 22222222, its result in agent-5e5e5e5e), 1 image (nested in line 8's result);
+ *   in 22222222, its result in agent-5e5e5e5e), 1 image (nested in line 8's result); 1 tool use
+ *   names its caller (toolu_0001, direct);
  * - 4 findings, each with its claim: human/authored on u-0001, u-0005 and v-0001, tool/error on
  *   u-0003 (its result is_error).
  */
@@ -29,6 +30,7 @@ const SPINE: Record<string, number> = {
   'TextBlock weave:text': 14,
   'ThinkingBlock {thinking, signature}': 2,
   'ToolUseBlock {id, name, input}': 5,
+  'ToolUseBlock {…, caller}': 1,
   'ToolResultBlock {tool_use_id, content, is_error}': 5,
   'ToolUseBlock and ToolResultBlock pair by tool_use_id': 5,
   'ImageBlock source{type, media_type, data}: the federation hook': 1,

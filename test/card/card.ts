@@ -95,6 +95,14 @@ export const CARD: CardCheck[] = [
     breaks: count('?x a weave:ToolUseBlock FILTER (NOT EXISTS { ?x weave:toolUseId ?id } || NOT EXISTS { ?x weave:toolName ?name })'),
   },
   {
+    statement: 'ToolUseBlock {…, caller}',
+    holds: count('?x a weave:ToolUseBlock ; weave:caller ?caller'),
+    // The caller is stated, not left in the block's extraJson; the tool use it names is one.
+    breaks: count(`{ ?x a weave:ToolUseBlock ; weave:extraJson ?json FILTER(CONTAINS(STR(?json), '"caller":{"type"'))
+        FILTER NOT EXISTS { ?x weave:caller ?caller } }
+      UNION { ?x weave:callerToolUse ?use FILTER NOT EXISTS { ?use a weave:ToolUseBlock } }`),
+  },
+  {
     statement: 'ToolResultBlock {tool_use_id, content, is_error}',
     holds: count('?x a weave:ToolResultBlock ; weave:toolUseId ?id ; weave:toolIsError ?error'),
     breaks: count('?x a weave:ToolResultBlock FILTER (NOT EXISTS { ?x weave:toolUseId ?id } || NOT EXISTS { ?x weave:toolIsError ?e })'),

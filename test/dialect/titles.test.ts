@@ -16,7 +16,8 @@ test("every fixture session has a title; the runtime's own where it wrote one, e
   const { dir, store } = await ingestFresh([FIXTURES]);
   try {
     const rows = select(store, TITLES);
-    assert.equal(rows.length, 38); // 28, hardening's depth, ids, malformed, odd, secrets and types sessions, model/resumed-session's two, model/agent-kinds' two
+    // 28, hardening's depth, ids, malformed, odd, secrets and types sessions, model/resumed-session's two, model/agent-kinds' two, card's one
+    assert.equal(rows.length, 39);
     assert.deepEqual(
       rows.filter((r) => !r.title),
       [],

@@ -140,7 +140,7 @@ describe('the pages in headless Chromium, over all the fixtures', {
         cost: Number(tr.cells[7].dataset.value),
       })),
     );
-    assert.equal(rows.length, 38); // 28, hardening's depth, ids, malformed, odd, secrets and types sessions, model/resumed-session's and model/agent-kinds' two each
+    assert.equal(rows.length, 39); // 28, hardening's depth, ids, malformed, odd, secrets and types sessions, model/resumed-session's and model/agent-kinds' two each, card's one
     for (const r of rows) assert.deepEqual([r.tokens, r.cost], [spent.get(r.id)?.totalTokens ?? 0, spent.get(r.id)?.totalCost ?? 0], r.id);
     await page.fill('#session-filter', 'dev-parser');
     const shown = await page.$$eval('#sessions-table tbody tr:not([hidden])', (trs) => trs.map((tr) => tr.cells[1].textContent));
@@ -157,8 +157,9 @@ describe('the pages in headless Chromium, over all the fixtures', {
   it('/overview: tools, MCP servers, compactions and files; each panel links to its query, which opens in the query page', async () => {
     const tools = await page.$$eval('#tools-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     // 13 calls, 3 failed, hardening/secrets' one Bash call, whose result is an error, and
-    // hardening/depth's one (its input 900 levels deep), answered without error: 4 of 15.
-    assert.deepEqual(tools[0], ['Bash', '15', '4', '26.7%']);
+    // hardening/depth's one (its input 900 levels deep), answered without error, and card's one,
+    // made by a program in code execution, never answered: 4 of 16.
+    assert.deepEqual(tools[0], ['Bash', '16', '4', '25.0%']);
     const servers = await page.$$eval('#servers-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     assert.deepEqual(servers, [
       ['emojikey', '3', '0', '0.0%'],

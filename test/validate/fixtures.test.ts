@@ -32,7 +32,7 @@ function violations(result: StoreValidation): string[] {
   );
 }
 
-for (const name of ['spine', 'records', 'readers', 'server', 'model', 'hardening']) {
+for (const name of ['spine', 'records', 'readers', 'server', 'model', 'hardening', 'card']) {
   test(`fixtures/${name} conforms to the shapes, with its readers' graphs`, async () => {
     const { dir, result, sessions } = await storeOf([join(FIXTURES, name)]);
     try {

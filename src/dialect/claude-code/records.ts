@@ -47,6 +47,8 @@ export interface ToolUseBlock {
   id: string;
   name: string;
   input: Json;
+  /** Who made the call (Claude Code 2.1.17+): `{"type":"direct"}`, or a program run in a server tool, `{"type":"code_execution_…","tool_id":"srvtoolu_…"}`. */
+  caller?: Json;
 }
 export interface ToolResultBlock {
   type: 'tool_result' | 'advisor_tool_result';

@@ -3,6 +3,7 @@ import type {
   AssistantRecord,
   ContentBlock,
   ImageBlock,
+  Json,
   JsonObject,
   ToolResultBlock,
   ToolUseBlock,
@@ -194,6 +195,11 @@ function emitBlock(
     const rest = Object.fromEntries(Object.entries(source).filter(([k]) => !SOURCE_FIELDS.includes(k)));
     if (Object.keys(rest).length) extra.source = rest;
   }
+  if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+    // Lowered into triples, so not kept twice: only what of it could not be read stays.
+    const rest = emitCaller((block as ToolUseBlock).caller, ctx, node);
+    if (rest !== undefined) extra.caller = rest;
+  }
   if (Object.keys(extra).length) t(ctx, node, weave.extraJson, jsonLiteral(extra));
   const at = (field: string) => `${pointer}/${pointerToken(field)}`;
   // A message's own blocks sit where queries/stored-texts.rq expects them; nested ones do not.
@@ -267,6 +273,22 @@ function emitBlock(
 }
 
 const SOURCE_FIELDS = ['type', 'media_type', 'url', 'text', 'data'];
+
+/**
+ * Who made a tool call (the card's ToolUseBlock `caller`): its type as weave:caller (`direct`, the
+ * model itself; `code_execution_…`, a program the model ran in a server tool), and the tool use
+ * that ran that program, by its `tool_id`, as weave:callerToolUse (the id where it names none in
+ * the session). Gives back what of the caller it did not read, to be kept in extraJson.
+ */
+function emitCaller(caller: Json | undefined, ctx: RecordContext, node: Term): Json | undefined {
+  if (caller === null || typeof caller !== 'object' || Array.isArray(caller)) return caller;
+  const { type, tool_id: toolId, ...rest } = caller;
+  if (typeof type === 'string') t(ctx, node, weave.caller, str(type));
+  else if (type !== undefined) rest.type = type;
+  if (typeof toolId === 'string') ref(ctx, node, weave.callerToolUse, 'toolUse', toolId, weave.callerToolUseId);
+  else if (toolId !== undefined) rest.tool_id = toolId;
+  return Object.keys(rest).length ? rest : undefined;
+}
 
 /**
  * Media: type, and the length and SHA-256 of the decoded bytes on the block itself (the join
