@@ -130,6 +130,7 @@ export class SessionEmitter {
     t(node, weave.transcriptLayout, str(source.layout));
     if (!isMain) {
       t(node, weave.parentTranscript, this.mainTranscript);
+      if (!this.session.main) this.describeAbsentMain();
       if (source.agentId) t(node, weave.agentId, str(source.agentId));
     }
     for (const [p, o] of opening.about) t(node, p, o);
@@ -139,6 +140,22 @@ export class SessionEmitter {
     const ctx: TranscriptContext = { source, node, streamKey, index: this.transcripts.indexOf(source) };
     for (const observer of this.factObservers) observer.transcript?.(ctx, opening.stream);
     return ctx;
+  }
+
+  /**
+   * A session whose main file is absent (sub-agent files only): the transcript their
+   * weave:parentTranscript names is still the session's, so it is described, once, as one: its
+   * classes and session id, and weave:fileAbsent instead of a file's path, layout and size.
+   */
+  private describeAbsentMain(): void {
+    const node = this.mainTranscript;
+    if (this.described.has(node)) return;
+    this.described.add(node);
+    this.emit(node, a, weave.Transcript);
+    this.emit(node, a, this.dialect.transcriptClass);
+    this.emit(node, weave.sessionId, str(this.session.sessionId));
+    this.emit(node, weave.sessionSlug, str(this.session.sessionId));
+    this.emit(node, weave.fileAbsent, bool(true));
   }
 
   /** A transcript read before, carried on: its context, without describing it again. */
@@ -318,6 +335,8 @@ export class SessionEmitter {
     if (head?.version !== 3 || head.observers !== observers.length || !observers.every((o) => o.load)) return false;
     const index = head.transcripts.map((path) => this.transcripts.findIndex((t) => t.path === path));
     if (index.some((i) => i === -1)) return false;
+    // The main file came since: the stand-in described for it (describeAbsentMain) is to go.
+    if (this.session.main && !head.transcripts.includes(this.session.main.path)) return false;
     Object.assign(this.counts, head.counts);
     for (const node of head.described) this.described.add(node);
     for (const [node, saved] of head.defaults) this.defaults.set(node, TranscriptDefaults.load(node, saved));

@@ -197,6 +197,7 @@ export const WEAVE_TERMS = [
   'external',
   'extraJson',
   'file',
+  'fileAbsent',
   'fileExisted',
   'filePath',
   'firstFragment',

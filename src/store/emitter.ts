@@ -19,7 +19,7 @@ import type { Manifest } from './manifest.ts';
  * 0.15: custom, AI and summary titles redacted beyond the session graph, and a sub-agent's .meta.json under --redact-secrets;
  * 0.16: the content policy reaches titles, summaries, the last prompt, malformed lines and a sub-agent's .meta.json;
  * 0.17: a call's one-hour cache writes (weave:cacheCreation1hInputTokens), priced at their own rate; a tool use's
- * caller (weave:caller, weave:callerToolUse).
+ * caller (weave:caller, weave:callerToolUse); the transcript of a session whose main file is absent (weave:fileAbsent).
  * The record derivations (the conversation model) carry their own versions.
  */
 export const WEAVE = 'weave/0.17';

@@ -15,12 +15,15 @@ import { CARD } from './card.ts';
  *   10), 2 thinking (one redacted), 5 tool uses and 5 results that pair by id (toolu_0030's use
  *   in 22222222, its result in agent-5e5e5e5e), 1 image (nested in line 8's result); 1 tool use
  *   names its caller (toolu_0001, direct);
+ * - 3 side files name their session's transcript as parent (agent-a1b2c3d and the workflow agent
+ *   under 11111111, agent-5e5e5e5e beside it under 22222222);
  * - 4 findings, each with its claim: human/authored on u-0001, u-0005 and v-0001, tool/error on
  *   u-0003 (its result is_error).
  */
 const SPINE: Record<string, number> = {
   'Transcript weave:hasEvent Turn': 24,
   'Transcript weave:sessionSlug': 5,
+  "a sub-agent's Transcript weave:parentTranscript → its session's Transcript": 3,
   'rdf:type weave:Turn (→ UserTurn | AssistantTurn)': 24,
   'weave:role "assistant" (one role per turn, its kind\'s)': 24,
   'weave:timestamp "…"^^xsd:dateTime, the time anchor': 24,

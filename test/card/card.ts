@@ -39,6 +39,11 @@ export const CARD: CardCheck[] = [
     breaks: count('?x a weave:Transcript FILTER NOT EXISTS { ?x weave:sessionSlug ?slug }'),
   },
   {
+    statement: "a sub-agent's Transcript weave:parentTranscript → its session's Transcript",
+    holds: count('?x a weave:Transcript ; weave:parentTranscript ?session . ?session a weave:Transcript ; weave:sessionSlug ?slug'),
+    breaks: count('?x weave:parentTranscript ?session FILTER NOT EXISTS { ?session a weave:Transcript ; weave:sessionSlug ?slug }'),
+  },
+  {
     statement: 'rdf:type weave:Turn (→ UserTurn | AssistantTurn)',
     holds: count('?x a weave:Turn { ?x a weave:UserTurn } UNION { ?x a weave:AssistantTurn }'),
     breaks: count('?x a weave:Turn FILTER NOT EXISTS { ?x a weave:UserTurn } FILTER NOT EXISTS { ?x a weave:AssistantTurn }'),

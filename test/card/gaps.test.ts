@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OxStore } from '../../src/store/store.ts';
-import { FIXTURES, ingestFresh, removeDir, select } from '../helpers.ts';
+import { ingest } from '../../src/ingest.ts';
+import { openStore, type OxStore } from '../../src/store/store.ts';
+import { FIXTURES, ingestFresh, removeDir, select, tempDir } from '../helpers.ts';
 import { CARD } from './card.ts';
 
 /**
- * What the card draws that the graph once could not answer, on fixtures/card (counted by hand
- * from its file): a tool use's caller.
+ * Two things the card draws that the graph once could not answer, on fixtures/card (counted by
+ * hand from its two files): a tool use's caller, and the session of a sub-agent file whose
+ * session's main file is absent.
  */
 
 const CALLERS = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
+const ORPHANS = 'dddddddd-dddd-4ddd-8ddd-dddddddddddd';
 const W = 'https://repolex.ai/ontology/weave#';
 const I = (local: string) => `urn:soul:local:Weave/${local}`;
 const PREFIX = `PREFIX weave: <${W}>\n`;
@@ -41,4 +45,57 @@ test("a tool use's caller is stated as the card draws it, linked to the server t
   const card = (statement: string) => CARD.find((c) => c.statement === statement)!;
   assert.equal(select(store, card('ToolUseBlock {…, caller}').holds)[0].n, '4');
   assert.equal(select(store, card('ToolUseBlock {…, caller}').breaks)[0].n, '0');
+});
+
+test("a sub-agent file whose session's main file is absent: its parent is that session's Transcript, marked absent", () => {
+  const main = I(`Transcript/${ORPHANS}`);
+  assert.deepEqual(rows(select(store, `SELECT ?p ?o WHERE { GRAPH ?g { <${main}> ?p ?o } }`), 'p', 'o'), [
+    'http://www.w3.org/1999/02/22-rdf-syntax-ns#type | https://repolex.ai/ontology/weave#ClaudeCodeTranscript',
+    'http://www.w3.org/1999/02/22-rdf-syntax-ns#type | https://repolex.ai/ontology/weave#Transcript',
+    `${W}fileAbsent | true`,
+    `${W}sessionId | ${ORPHANS}`,
+    `${W}sessionSlug | ${ORPHANS}`,
+  ]);
+  // Followed as the card draws the sub-agent link, the session is there.
+  const card = CARD.find((c) => c.statement.startsWith("a sub-agent's Transcript"))!;
+  assert.equal(select(store, card.holds)[0].n, '1');
+  assert.equal(select(store, card.breaks)[0].n, '0');
+  assert.deepEqual(
+    rows(
+      select(
+        store,
+        `${PREFIX}SELECT ?agent ?session WHERE { ?t weave:agentId ?agent ; weave:parentTranscript ?p . ?p weave:sessionSlug ?session }`,
+      ),
+      'agent',
+      'session',
+    ),
+    [`d0d0d0d | ${ORPHANS}`],
+  );
+});
+
+test('the main file found after its sub-agent file was read: the transcript stands for it no longer', async () => {
+  const root = await tempDir();
+  const storeDir = await tempDir();
+  try {
+    const project = join(root, '-home-ada-card-demo');
+    await cp(join(FIXTURES, 'card', '-home-ada-card-demo', ORPHANS), join(project, ORPHANS), { recursive: true });
+    await ingest([root], { storeDir, soul: 'local' });
+    const prompt = { type: 'user', uuid: 'm-0001', parentUuid: null, isSidechain: false, sessionId: ORPHANS };
+    const main = join(project, `${ORPHANS}.jsonl`);
+    await writeFile(
+      main,
+      `${JSON.stringify({ ...prompt, timestamp: '2026-11-05T10:59:00.000Z', message: { role: 'user', content: 'Look for TODOs' } })}\n`,
+    );
+    // Carried on from the first read, the stand-in would stay: the session is read whole again.
+    await ingest([root], { storeDir, soul: 'local' });
+    const { store: again } = await openStore(storeDir);
+    const said = select(
+      again,
+      `${PREFIX}SELECT ?p ?o WHERE { GRAPH ?g { <${I(`Transcript/${ORPHANS}`)}> ?p ?o FILTER(?p IN (weave:fileAbsent, weave:sourcePath)) } }`,
+    );
+    assert.deepEqual(rows(said, 'p', 'o'), [`${W}sourcePath | ${main}`]);
+  } finally {
+    await removeDir(root);
+    await removeDir(storeDir);
+  }
 });

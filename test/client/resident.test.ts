@@ -186,8 +186,8 @@ describe('every command that reads the store, through the resident server it sta
   it('answers with what a weave ingest wrote beside it since it opened the store', async () => {
     const SESSIONS = 'SELECT (COUNT(?s) AS ?n) WHERE { ?s a weave:Session }';
     const sessions = async (...more: string[]) => (await weave(['query', '--format', 'csv', SESSIONS, '--store', store, ...more])).stdout;
-    // The fixtures' 39 sessions.
-    assert.equal(await sessions(), 'n\r\n39\r\n');
+    // The fixtures' 40 sessions.
+    assert.equal(await sessions(), 'n\r\n40\r\n');
     const server = await readRunFile(store);
     const extra = await tempDir('weave-resident-extra-');
     try {
@@ -201,8 +201,8 @@ describe('every command that reads the store, through the resident server it sta
     } finally {
       await rm(extra, { recursive: true, force: true });
     }
-    assert.equal(await sessions(), 'n\r\n40\r\n');
-    assert.equal(await sessions('--no-daemon'), 'n\r\n40\r\n');
+    assert.equal(await sessions(), 'n\r\n41\r\n');
+    assert.equal(await sessions('--no-daemon'), 'n\r\n41\r\n');
     assert.equal((await readRunFile(store))?.pid, server?.pid, 'the same server answered');
   });
 

@@ -29,13 +29,13 @@ const local = (iri: string) => iri.slice(iri.lastIndexOf('#') + 1);
 // userType, recordSessionId, isSidechain each) and 11 texts. record-derived no longer derives the
 // 279 turns' roles and 491 result blocks' tool use ids the graph states (weave/0.12), and adds
 // agent-kinds' 11 record types and 9 parents that resolved: 1474 - 279 - 491 + 20 = 724.
-// card (2 records) adds 14 envelope rows (each states cwd, gitBranch, cliVersion, userType,
-// entrypoint, recordSessionId and isSidechain), 5 texts (a prompt, 4 tool inputs), and 2 record
-// types and a parent.
+// card (4 records) adds 30 envelope rows (its main file's 2 records state cwd, gitBranch,
+// cliVersion, userType, entrypoint, recordSessionId and isSidechain; the sub-agent's 2 those and
+// recordAgentId), 7 texts (2 prompts, an answer, 4 tool inputs), and 4 record types and 2 parents.
 for (const [name, rows] of [
-  ['record-envelope', 2134],
-  ['stored-texts', 403],
-  ['record-derived', 727],
+  ['record-envelope', 2150],
+  ['stored-texts', 405],
+  ['record-derived', 730],
 ] as const)
   test(`${name}.rq answers every row its earlier form answered, and no other`, () => {
     const now = select(store, text('queries', `${name}.rq`));

@@ -166,8 +166,8 @@ describe('weave serve from the command line', () => {
     const run = serve('sh', ['-c', `exec ${start} --port 0`], env);
     try {
       const url = await run.url;
-      // The fixtures: 39 sessions (fixtures/card's one among them).
-      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 39 sessions$/m);
+      // The fixtures: 40 sessions (fixtures/card's two, a main file and a sub-agent file alone, among them).
+      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 40 sessions$/m);
       // The first session: fixtures/server's 3333…, four records, each a turn.
       await mkdir(join(projects, '-home-grace-weave-server'));
       await copyFile(

@@ -140,7 +140,7 @@ describe('the pages in headless Chromium, over all the fixtures', {
         cost: Number(tr.cells[7].dataset.value),
       })),
     );
-    assert.equal(rows.length, 39); // 28, hardening's depth, ids, malformed, odd, secrets and types sessions, model/resumed-session's and model/agent-kinds' two each, card's one
+    assert.equal(rows.length, 40); // 28, hardening's depth, ids, malformed, odd, secrets and types sessions, model/resumed-session's, model/agent-kinds' and card's two each
     for (const r of rows) assert.deepEqual([r.tokens, r.cost], [spent.get(r.id)?.totalTokens ?? 0, spent.get(r.id)?.totalCost ?? 0], r.id);
     await page.fill('#session-filter', 'dev-parser');
     const shown = await page.$$eval('#sessions-table tbody tr:not([hidden])', (trs) => trs.map((tr) => tr.cells[1].textContent));
