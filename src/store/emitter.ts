@@ -53,9 +53,11 @@ export interface StoreAge {
 export function storeAge(versions: Record<string, number>, program = WEAVE): StoreAge {
   const sessions = Object.values(versions).reduce((sum, n) => sum + n, 0);
   const now = rank(program) ?? 0;
-  const others = Object.keys(versions).filter((v) => v !== program);
-  const newer = others.filter((v) => (rank(v) ?? -1) > now);
-  const older = others.filter((v) => (rank(v) ?? -1) < now);
+  // A stamp naming no version it can read (a hand-made or damaged manifest) is no Weave's: the
+  // manifest's own check judges it, and a notice before that error would send the user to ingest.
+  const others = Object.keys(versions).filter((v) => v !== program && rank(v) !== undefined);
+  const newer = others.filter((v) => rank(v)! > now);
+  const older = others.filter((v) => rank(v)! < now);
   const which = newer.length ? newer : older;
   const by = newer.length ? 'newer' : older.length ? 'older' : 'this';
   return { by, versions: which, count: which.reduce((sum, v) => sum + versions[v], 0), sessions };
@@ -73,7 +75,7 @@ export function emitterNotice(versions: Record<string, number>, program = WEAVE)
   // Within 80 columns with `weave: ` up to four-digit counts of one version.
   return age.by === 'newer'
     ? `${who} built by a newer ${span(age.versions)}: update this Weave`
-    : `${who} built by an older ${span(age.versions) ?? 'Weave'}: run weave ingest`;
+    : `${who} built by an older ${span(age.versions)}: run weave ingest`;
 }
 
 /**

@@ -169,7 +169,7 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
     const dir = remoteStoreDir(virtuoso.endpoint, home);
     const soul = (await readManifest(dir))!.soul;
     const graph = (path: string) => `urn:soul:${soul}:Weave/graph/${path}`;
-    // fixtures/spine: the first session's graph holds 1,515 triples, past the store's 50 rows; the
+    // fixtures/spine: the first session's graph holds 1,516 triples, past the store's 50 rows; the
     // human/authored reader's graph of the second, 35.
     const session = graph('11111111-1111-4111-8111-111111111111');
     const reader = graph('22222222-2222-4222-8222-222222222222/reader/human/authored');
@@ -178,7 +178,7 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
       assert.equal(e.status, 507);
       // Virtuoso sends one triple past its ResultSetMaxRows.
       assert.equal(e.cutAt, CAP + 1);
-      assert.match(e.message, /^the external store sent 51 of the graph's 1,515 triples: .*ResultSetMaxRows, in the \[SPARQL\] section/);
+      assert.match(e.message, /^the external store sent 51 of the graph's 1,516 triples: .*ResultSetMaxRows, in the \[SPARQL\] section/);
       return true;
     });
     const server = await startTestServer({ storeDir: dir, workers: 1 }, null);
@@ -187,7 +187,7 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
         fetch(`${server.url}store?graph=${encodeURIComponent(graph)}`, { headers: { accept } });
       const cut = await read(session, 'text/turtle');
       assert.equal(cut.status, 507);
-      assert.match(await cut.text(), /^507 Insufficient Storage: the external store sent 51 of the graph's 1,515 triples/);
+      assert.match(await cut.text(), /^507 Insufficient Storage: the external store sent 51 of the graph's 1,516 triples/);
       // Whole: as N-Triples as the store sent them, and as Turtle, the same 35 triples.
       const asSent = await read(reader, 'application/n-triples');
       assert.equal(asSent.status, 200);
@@ -246,7 +246,7 @@ describe('an external store that cuts its answers', { skip: virtuosoMissing() ??
     const whole = await run(TEN);
     assert.equal(whole.code, 0, whole.stderr);
     assert.equal(whole.stdout.trim().split('\n').length, 11);
-    // A CONSTRUCT of the first session's graph (1,515 triples), which the store cuts with no header.
+    // A CONSTRUCT of the first session's graph (1,516 triples), which the store cuts with no header.
     const soul = (await readManifest(remoteStoreDir(virtuoso.endpoint, home)))!.soul;
     const construct = (limit: string) =>
       weave([
