@@ -4,6 +4,7 @@ import { residentServer } from '../client/daemon.ts';
 import { answerFromServer, cutNote, formOf, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
 import { print } from '../client/served.ts';
 import { checkServices } from '../federation/allow.ts';
+import { contained } from '../federation/strays.ts';
 import { FederationError, SourceFileError } from '../federation/errors.ts';
 import { formatsFor, helpList, mediaTypeNamed, nameList } from '../query/formats.ts';
 import { NoTripleTermsError, NotXmlGraphError, writeGraph } from '../query/graph-results.ts';
@@ -115,7 +116,12 @@ async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
   const { query, format, mediaType, mode, sources } = request;
   if (request.federated) {
     const { runFederated } = await import('../federation/engine.ts');
-    const result = await runFederated(store, query, { sources, allow: allowList(request) });
+    // An error Comunica leaves unhandled (a trap of the store in a join) fails the query as told
+    // below, not the process with a stack trace (federation/strays.ts).
+    const result = await contained(
+      () => runFederated(store, query, { sources, allow: allowList(request) }),
+      (e) => e,
+    );
     if (result.kind === 'solutions')
       return format === 'table' ? table(request, result.results) : writeSolutions(result.results, mediaType, solutionForm(mediaType, mode));
     const writer = new Writer({ format: 'N-Quads' });

@@ -247,6 +247,40 @@ test('weave query refuses an endpoint off the allow-list before it opens the sto
   ]);
 });
 
+test('weave query tells a trap of the store inside a federated join in one line, as a server answers 507, not with a stack trace', async () => {
+  // An allowed endpoint binds a triple term nested 1000 deep; joined with the store, Oxigraph's
+  // WebAssembly traps parsing it, an error Comunica leaves unhandled: the command died with
+  // node's stack trace ("wasm://wasm/…", "RuntimeError: memory access out of bounds", …).
+  let nested: unknown = { type: 'uri', value: 'urn:b' };
+  for (let i = 0; i < 1000; i++)
+    nested = {
+      type: 'triple',
+      value: { subject: { type: 'uri', value: 'urn:a' }, predicate: { type: 'uri', value: 'urn:p' }, object: nested },
+    };
+  const deep = await startRawEndpoint((res) => {
+    res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+    res.end(JSON.stringify({ head: { vars: ['o'] }, results: { bindings: [{ o: nested }] } }));
+  });
+  const { dir } = await ingestFresh([join(FIXTURES, 'spine')]);
+  try {
+    const query = `SELECT ?c WHERE { SERVICE <${deep.url}> { ?x <urn:q> ?o } ?c rdf:reifies ?o }`;
+    const failed = await promisify(execFile)(WEAVE, ['query', query, '--service-allow', deep.url, '--store', dir], { cwd: REPO }).then(
+      () => undefined,
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    assert.deepEqual(failed && [failed.code, failed.stdout, failed.stderr.split('\n').length], [1, '', 2], failed?.stderr);
+    assert.match(
+      failed!.stderr,
+      new RegExp(
+        `^weave query: the query "${query.replace(/[?{}<>.*()]/g, '\\$&')}" stopped the store inside WebAssembly \\(memory access out of bounds\\)`,
+      ),
+    );
+  } finally {
+    deep.close();
+    await removeDir(dir);
+  }
+});
+
 describe('a federated query over sessions that hold copies of one call', () => {
   // fixtures/model/resumed-session: B goes on from A with copies of A's lines 7 and 8, so one call
   // and one tool use are stated in both graphs (test/model/identity.test.ts works the figures out).

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { REPO } from './helpers.ts';
 
 /**
- * Errors a job leaves unhandled (src/server/workers/strays.ts), in a real worker thread as a
+ * Errors a job leaves unhandled (src/federation/strays.ts), in a real worker thread as a
  * query worker is: each fails the job it came from, later ones from that job are dropped, and
  * the thread goes on with the next job. Comunica raised such errors in federated queries (an
  * endpoint's invalid IRI, an answer cut off); those inputs are handled now, so the jobs here
@@ -34,7 +34,7 @@ const JOBS = `
   };
   (async () => {
     const { tsImport } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'node_modules/tsx/dist/esm/api/index.mjs')).href)});
-    const { contained } = await tsImport(${JSON.stringify(pathToFileURL(join(REPO, 'src/server/workers/strays.ts')).href)}, ${JSON.stringify(pathToFileURL(`${REPO}/`).href)});
+    const { contained } = await tsImport(${JSON.stringify(pathToFileURL(join(REPO, 'src/federation/strays.ts')).href)}, ${JSON.stringify(pathToFileURL(`${REPO}/`).href)});
     let chain = Promise.resolve();
     parentPort.on('message', (name) => {
       if (name === 'outside') return void setTimeout(() => { throw new SyntaxError('no job'); }, 0);

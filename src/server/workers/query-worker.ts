@@ -18,7 +18,7 @@ import { storeSelect } from './operations/rows.ts';
 import { isTrap, trapMessage } from '../../query/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
 import { awaitNextAwake, SHORT_JOB_MS } from './awake.ts';
-import { contained } from './strays.ts';
+import { contained } from '../../federation/strays.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the

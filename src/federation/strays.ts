@@ -6,8 +6,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * triple term or an invalid IRI an endpoint bound, joined with the store; an answer cut off
  * mid-body: each is now handled where it arises, but others may come). Unhandled, each ended
  * the query worker and its copy of the store (500 "the query worker crashed", then tens of
- * seconds to open another). Here such an error fails the job it came from; the thread and its
- * copy carry on.
+ * seconds to open another), or `weave query` with a stack trace. Here such an error fails the
+ * job it came from; the thread and its copy carry on, and the command tells it in one line.
  *
  * The job is known by the async context the error was raised in, so an error that comes after
  * its job was failed or answered (a job's pipeline goes on after its first error) is dropped
