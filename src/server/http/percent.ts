@@ -1,18 +1,16 @@
 import { HttpError } from '../errors.ts';
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const PERCENT = 0x25;
-
 /**
  * A URL's query string or a form body as parameters, its percent-encoded bytes required to be
  * UTF-8 (SPARQL Protocol §2.1.1), as a query sent as the body is. URLSearchParams puts U+FFFD in
  * place of bytes that are not, so a client that encodes Latin-1 (`caf%E9`) had its query run for
- * "caf\uFFFD" and answered with nothing. A `%` not followed by two hex digits stays itself.
+ * "caf\uFFFD" and answered with nothing. decodeURIComponent refuses such bytes; a `%` not followed
+ * by two hex digits, which URLSearchParams keeps as itself, is escaped first so it is not refused.
  */
 export function utf8Params(text: string, what: string): URLSearchParams {
   if (text.includes('%')) {
     try {
-      UTF8.decode(percentDecoded(text));
+      decodeURIComponent(text.replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
     } catch {
       throw new HttpError(
         400,
@@ -21,23 +19,4 @@ export function utf8Params(text: string, what: string): URLSearchParams {
     }
   }
   return new URLSearchParams(text);
-}
-
-/** The bytes `text` stands for, each %XX one byte. */
-function percentDecoded(text: string): Uint8Array {
-  const raw = Buffer.from(text, 'utf8');
-  const out = new Uint8Array(raw.length);
-  let n = 0;
-  for (let i = 0; i < raw.length; i++) {
-    const byte = raw[i];
-    if (byte === PERCENT && isHex(raw[i + 1]) && isHex(raw[i + 2])) {
-      out[n++] = Number.parseInt(String.fromCharCode(raw[i + 1], raw[i + 2]), 16);
-      i += 2;
-    } else out[n++] = byte;
-  }
-  return out.subarray(0, n);
-}
-
-function isHex(byte: number | undefined): boolean {
-  return byte !== undefined && ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
 }
