@@ -100,10 +100,9 @@ function rank(version: string): number | undefined {
   return found ? Number(found[1]) * 1e6 + Number(found[2]) : undefined;
 }
 
-/** `weave/0.16`, or the oldest and newest of several: `weave/0.14-0.16`; undefined when none names its version. */
-function span(versions: string[]): string | undefined {
-  const known = versions.filter((v) => rank(v) !== undefined).sort((a, b) => rank(a)! - rank(b)!);
-  if (!known.length) return undefined;
+/** `weave/0.16`, or the oldest and newest of several: `weave/0.14-0.16` (versions storeAge kept, each one rank reads). */
+function span(versions: string[]): string {
+  const known = [...versions].sort((a, b) => rank(a)! - rank(b)!);
   const [low, high] = [known[0], known[known.length - 1]];
   return low === high ? low : `${low}-${high.slice('weave/'.length)}`;
 }
