@@ -1,4 +1,4 @@
-import { mkdir, open, rename, rm, truncate } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { tempPathOf } from './layout.ts';
 
@@ -165,4 +165,17 @@ export function writeError(path: string, e: unknown, outcome = 'the previous fil
   const cause = e as NodeJS.ErrnoException;
   const reason = cause.code === 'ENOSPC' ? 'no space left on device (ENOSPC)' : String(cause.message ?? e).split('\n')[0];
   return Object.assign(new Error(`cannot write ${path}: ${reason}; ${outcome}`, { cause: e }), { code: cause.code, storeWrite: true });
+}
+
+/**
+ * A store file's text, or undefined when there is none (a file not written yet is no error); any
+ * other failure is an error naming the file.
+ */
+export async function readTextIfThere(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`${path}: ${(e as Error).message}`);
+  }
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readTextIfThere } from './atomic.ts';
 import { isArchiveFile, isFoundFileOf, isGraphFileOf, MANIFEST_FILE } from './layout.ts';
 
 /**
@@ -210,13 +211,8 @@ export function noStore(dir: string): string {
 /** The store's manifest, or undefined when the directory holds no store yet. */
 export async function readManifest(dir: string): Promise<Manifest | undefined> {
   const path = join(dir, MANIFEST_FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`${path}: ${(e as Error).message}`);
-  }
+  const text = await readTextIfThere(path);
+  if (text === undefined) return undefined;
   return parseManifest(text, path);
 }
 

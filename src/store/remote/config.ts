@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { readTextIfThere } from '../atomic.ts';
 import { REMOTE_FILE } from '../layout.ts';
 import { defaultStoreDir } from '../paths.ts';
 
@@ -110,13 +111,8 @@ export function remoteStoreDir(endpoint: string, base = defaultStoreDir()): stri
 /** The store directory's external store, or undefined for a store held here. */
 export async function readRemoteConfig(dir: string): Promise<RemoteConfig | undefined> {
   const path = join(dir, REMOTE_FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`${path}: ${(e as Error).message}`);
-  }
+  const text = await readTextIfThere(path);
+  if (text === undefined) return undefined;
   let json: Partial<RemoteConfig>;
   try {
     json = JSON.parse(text);

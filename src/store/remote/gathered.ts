@@ -1,6 +1,6 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../atomic.ts';
+import { readTextIfThere, writeFileAtomically } from '../atomic.ts';
 import { SENDING_FILE } from '../layout.ts';
 import { DEFAULT_GRAPH_KEY, readGraphBytes, type GraphEntry } from '../manifest.ts';
 import type { GraphMirror, OnSent } from '../mirror.ts';
@@ -124,13 +124,8 @@ export async function gatheredMirror(
 }
 
 async function readJournal(path: string): Promise<string[] | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
+  const text = await readTextIfThere(path);
+  if (text === undefined) return undefined;
   try {
     const json = JSON.parse(text) as { graphs?: unknown };
     if (Array.isArray(json.graphs) && json.graphs.every((g) => typeof g === 'string')) return json.graphs;
