@@ -42,18 +42,13 @@ export function allowed(url: string, allow: readonly string[]): boolean {
  * engine decides to dereference. A request that reaches no server says which endpoint and why:
  * fetch's own error, passed on by Comunica, said only "fetch failed".
  */
-export function guardedFetch(
-  allow: readonly string[],
-  base: typeof fetch = fetch,
-  /** Told of each endpoint whose SPARQL results ended before they were whole. */
-  onPartial: (endpoint: string) => void = () => {},
-): typeof fetch {
+export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const endpoint = url.replace(/[?#].*$/s, '');
     if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
     return base(input, init).then(
-      (response) => checkedAnswer(response, endpoint, init?.signal, onPartial),
+      (response) => checkedAnswer(response, endpoint, init?.signal),
       (e: unknown) => {
         if (init?.signal?.aborted) throw e;
         const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
@@ -66,38 +61,68 @@ export function guardedFetch(
 /**
  * The response, its body failing with which endpoint and why when the connection is cut
  * mid-answer (fetch's own error said only "terminated": a 400 at the server, as if the query
- * were wrong). SPARQL results that end before they are whole (whole-answer.ts), which Comunica
- * took as all there are, are told to `onPartial` rather than failed here: Comunica's parser may
- * have failed on them already, and an error after that is one nobody handles.
+ * were wrong) or when SPARQL results end before they are whole (whole-answer.ts), which
+ * Comunica's parsers took as all there are.
+ *
+ * SPARQL results are held until they are whole and only then passed on, so a failure reaches
+ * Comunica before any solution does: under `SERVICE SILENT` Comunica puts one solution with no
+ * bindings in place of a source that fails before it yields anything (SPARQL 1.1 Federated
+ * Query §4), but keeps what it yielded before a later failure (the solutions of an answer cut
+ * off or stopping short). The price: a query that needs only the first solutions of a long
+ * answer waits for all of it. Other answers (RDF documents, graphs) stream as they come.
  * Status, headers and URL (a document's base) stay as they were.
  */
-function checkedAnswer(
-  response: Response,
-  endpoint: string,
-  signal: AbortSignal | null | undefined,
-  onPartial: (endpoint: string) => void,
-): Response {
+function checkedAnswer(response: Response, endpoint: string, signal: AbortSignal | null | undefined): Response {
   if (!response.body) return response;
   const reader = response.body.getReader();
   const whole = new WholeAnswer(response.headers.get('content-type'));
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (!done) {
-          whole.feed(value);
-          controller.enqueue(value);
-          return;
-        }
-        if (!whole.whole) onPartial(endpoint);
-        controller.close();
-      } catch (e) {
-        if (signal?.aborted) controller.error(e);
-        else controller.error(new UnreachableSource(`the answer from ${endpoint} was cut off: ${(e as Error)?.message ?? e}`));
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
+  const failure = (e: unknown) =>
+    signal?.aborted ? e : new UnreachableSource(`the answer from ${endpoint} was cut off: ${(e as Error)?.message ?? e}`);
+  // Comunica may cancel an answer it needs no more of while it is still being held.
+  let cancelled = false;
+  const cancel = (reason: unknown) => {
+    cancelled = true;
+    return reader.cancel(reason);
+  };
+  // Read when first asked (a high-water mark of 0), not at once: an error before its reader listens is one nobody handles.
+  const body = whole.judged
+    ? new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            const held: Uint8Array[] = [];
+            try {
+              for (let read = await reader.read(); !read.done; read = await reader.read()) {
+                whole.feed(read.value);
+                held.push(read.value);
+              }
+            } catch (e) {
+              controller.error(failure(e));
+              return;
+            }
+            if (cancelled) return;
+            if (!whole.whole) {
+              controller.error(new UnreachableSource(`the answer from ${endpoint} ended before its results were whole`));
+              return;
+            }
+            for (const chunk of held) controller.enqueue(chunk);
+            controller.close();
+          },
+          cancel,
+        },
+        { highWaterMark: 0 },
+      )
+    : new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const { done, value } = await reader.read();
+            if (done) controller.close();
+            else controller.enqueue(value);
+          } catch (e) {
+            controller.error(failure(e));
+          }
+        },
+        cancel,
+      });
   const checked = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   Object.defineProperties(checked, { url: { value: response.url }, redirected: { value: response.redirected } });
   return checked;

@@ -6,7 +6,7 @@ import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { isTrap } from '../query/traps.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, guardedFetch } from './allow.ts';
-import { FederationError, UnreachableSource } from './errors.ts';
+import { FederationError } from './errors.ts';
 
 export { needsFederation } from './allow.ts';
 import { fileSource, storeSource } from './sources.ts';
@@ -53,14 +53,12 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
   checkServices(query, federation.allow, federation.baseIri);
   const sources: unknown[] = [storeSource(store)];
   for (const source of federation.sources) sources.push(await resolveSource(source, federation.allow, federation.files ?? true));
-  // Endpoints whose results stopped short: an answer built on them is refused, not given partial.
-  const partial: string[] = [];
   const context: Record<string, unknown> = {
     sources,
     // Each source answers its default graph as the merge of its graphs (sources.ts): Comunica's
     // union would repeat a triple once per graph stating it.
     unionDefaultGraph: false,
-    fetch: guardedFetch(federation.allow, fetch, (endpoint) => partial.push(endpoint)),
+    fetch: guardedFetch(federation.allow),
     ...(federation.baseIri ? { baseIRI: federation.baseIri } : {}),
   };
   let result: QueryResult;
@@ -72,9 +70,7 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
     throw new FederationError(cleanMessage(e));
   }
   try {
-    const answer = await collect(result);
-    if (partial.length) throw new UnreachableSource(`the answer from ${partial[0]} ended before its results were whole`);
-    return answer;
+    return await collect(result);
   } catch (e) {
     // A trap of the store's WebAssembly is passed on whole: its caller replaces the store's copy.
     if (e instanceof FederationError || isTrap(e)) throw e;

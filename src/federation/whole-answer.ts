@@ -20,6 +20,11 @@ export class WholeAnswer {
     this.kind = type === 'application/sparql-results+json' ? 'json' : type === 'application/sparql-results+xml' ? 'xml' : undefined;
   }
 
+  /** Whether the answer is of a media type judged here (SPARQL JSON or XML results). */
+  get judged(): boolean {
+    return this.kind !== undefined;
+  }
+
   feed(bytes: Uint8Array): void {
     if (this.kind === 'xml') {
       // Latin-1 is enough to see ASCII markup; the tail keeps the closing tag and some space after it.

@@ -24,6 +24,10 @@ const POOL = join(FEDERATION, 'pool.ttl');
 /** The Soul endpoint the example queries name; the tests put their own in its place. */
 const NAMED_SOUL = 'http://127.0.0.1:7881/sparql';
 const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id}`;
+/** The six turns of the server fixtures, in IRI order. */
+const TURNS = [1, 2, 3, 4]
+  .map((n) => TURN(`5e55e55e-0000-4000-8000-00000000000${n}`))
+  .concat([1, 2].map((n) => TURN(`7e55e55e-0000-4000-8000-00000000000${n}`)));
 const COPIA = 'https://repolex.ai/ontology/kit/copia/';
 
 function rows(result: Awaited<ReturnType<typeof runFederated>>, ...vars: string[]): string[][] {
@@ -181,6 +185,96 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       } finally {
         short.close();
       }
+    }
+  });
+
+  test('SERVICE SILENT over an endpoint that fails in any way is one solution with no bindings, alone, joined, in OPTIONAL and in UNION; without SILENT each fails as before', {
+    timeout: 60_000,
+  }, async () => {
+    // Each answer held one whole solution (urn:a) when it failed. Under SILENT the one cut off was
+    // answered with it, as if it were all (Comunica keeps what a source gave before its error), and
+    // the ones that stopped short failed with 502 all the same.
+    const head = '{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"urn:a"}},';
+    const cut = await startRawEndpoint((res) => {
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      res.write(head);
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    const shortJson = await startRawEndpoint((res) => {
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      res.end(`${head}{"s":{"ty`);
+    });
+    const shortXml = await startRawEndpoint((res) => {
+      res.writeHead(200, { 'content-type': 'application/sparql-results+xml' });
+      res.end(
+        '<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head><variable name="s"/></head><results><result><binding name="s"><uri>urn:a</uri></binding></result><res',
+      );
+    });
+    const closed = await startRawEndpoint(() => {});
+    closed.close();
+    const failing: [string, string][] = [
+      [cut.url, `the answer from ${cut.url} was cut off: terminated`],
+      [shortJson.url, `the answer from ${shortJson.url} ended before its results were whole`],
+      [shortXml.url, `the answer from ${shortXml.url} ended before its results were whole`],
+      [closed.url, `could not reach ${closed.url}: connect ECONNREFUSED ${new URL(closed.url).host}`],
+    ];
+    const federation = { sources: [], allow: failing.map(([url]) => url) };
+    // The store's six turns, each with nothing from the failed SERVICE.
+    const alone = TURNS.map((turn) => [turn, undefined]);
+    try {
+      for (const [url, message] of failing) {
+        const service = `SERVICE SILENT <${url}> { ?s ?p ?o }`;
+        assert.deepEqual(rows(await runFederated(store, `SELECT ?s WHERE { ${service} }`, federation), 's'), [[undefined]], url);
+        const joined = `SELECT ?turn ?s WHERE { ?turn a weave:Turn . ${service} } ORDER BY ?turn`;
+        assert.deepEqual(rows(await runFederated(store, joined, federation), 'turn', 's'), alone, url);
+        const first = `SELECT ?turn ?s WHERE { ${service} ?turn a weave:Turn } ORDER BY ?turn`;
+        assert.deepEqual(rows(await runFederated(store, first, federation), 'turn', 's'), alone, url);
+        const optional = `SELECT ?turn ?s WHERE { ?turn a weave:Turn OPTIONAL { ${service} } } ORDER BY ?turn`;
+        assert.deepEqual(rows(await runFederated(store, optional, federation), 'turn', 's'), alone, url);
+        const union = `SELECT ?turn ?s WHERE { { ?turn a weave:Turn } UNION { ${service} } } ORDER BY ?turn`;
+        assert.deepEqual(rows(await runFederated(store, union, federation), 'turn', 's'), [[undefined, undefined], ...alone], url);
+        const loud = `SELECT ?s WHERE { SERVICE <${url}> { ?s ?p ?o } }`;
+        await assert.rejects(runFederated(store, loud, federation), (e: Error) => {
+          assert.ok(e instanceof UnreachableSource, url);
+          assert.equal(e.message, message);
+          return true;
+        });
+      }
+    } finally {
+      cut.close();
+      shortJson.close();
+      shortXml.close();
+    }
+  });
+
+  test('weave query --service-allow: SERVICE SILENT over results that stop short answers without them; without SILENT it fails in one line', async () => {
+    const short = await startRawEndpoint((res) => {
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      res.end('{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"urn:a"}},{"s":{"ty');
+    });
+    const run = (service: string) =>
+      promisify(execFile)(
+        WEAVE,
+        [
+          'query',
+          `SELECT ?turn ?s WHERE { ?turn a weave:Turn OPTIONAL { ${service} <${short.url}> { ?s ?p ?o } } } ORDER BY ?turn`,
+          '--service-allow',
+          short.url,
+          '--store',
+          dir,
+          '--format',
+          'tsv',
+        ],
+        { cwd: REPO },
+      ).then(
+        ({ stdout, stderr }) => [0, stdout, stderr],
+        (e: { code: number; stdout: string; stderr: string }) => [e.code, e.stdout, e.stderr],
+      );
+    try {
+      assert.deepEqual(await run('SERVICE SILENT'), [0, `?turn\t?s\n${TURNS.map((turn) => `<${turn}>\t\n`).join('')}`, '']);
+      assert.deepEqual(await run('SERVICE'), [1, '', `weave query: the answer from ${short.url} ended before its results were whole\n`]);
+    } finally {
+      short.close();
     }
   });
 

@@ -6,7 +6,7 @@ import { Parser } from 'n3';
 import oxigraph from 'oxigraph';
 import { documentUrl, startEndpoint, startRawEndpoint, type TestEndpoint } from '../federation/endpoint.ts';
 import { serviceDescription } from '../../src/server/http/descriptions.ts';
-import { REPO, startTestServer, TURN, type TestServer } from './helpers.ts';
+import { EXPECTED_TURNS, REPO, startTestServer, TURN, type TestServer } from './helpers.ts';
 
 /**
  * The endpoint as the wider world uses it: federated queries (SERVICE and source=) against a
@@ -28,6 +28,8 @@ let gone: string;
 let cut: { url: string; close(): void };
 /** An allowed endpoint that binds a triple term nested 1000 deep, past what Oxigraph's WebAssembly can parse. */
 let deep: { url: string; close(): void };
+/** An allowed endpoint whose SPARQL results stop short, the response ending cleanly. */
+let short: { url: string; close(): void };
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.base}${path}`, { headers });
 const query = (q: string, params = '', accept = 'application/sparql-results+json') =>
@@ -56,12 +58,19 @@ before(async () => {
     res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
     res.end(JSON.stringify({ head: { vars: ['o'] }, results: { bindings: [{ o: nested }] } }));
   });
-  server = await startTestServer({ serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone, cut.url, deep.url] });
+  short = await startRawEndpoint((res) => {
+    res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+    res.end('{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"urn:a"}},{"s":{"ty');
+  });
+  server = await startTestServer({
+    serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone, cut.url, deep.url, short.url],
+  });
 });
 after(async () => {
   await server?.stop();
   cut?.close();
   deep?.close();
+  short?.close();
   await soul?.close();
   await slow?.close();
 });
@@ -165,6 +174,37 @@ describe('federated queries at the endpoint', () => {
       head: { vars: ['n'] },
       results: { bindings: [{ n: { type: 'literal', value: '6', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } }] },
     });
+  });
+
+  it("SERVICE SILENT over an endpoint that is gone, cuts its answer off or stops short: one solution with no bindings (POST); the store's own trap stays 507", async () => {
+    // The answers cut off and stopped short held urn:a when they failed: it was answered as if it
+    // were all (cut off), or the query failed with 502 all the same (stopped short).
+    const post = (q: string) =>
+      fetch(`${server.base}/sparql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/sparql-results+json' },
+        body: new URLSearchParams({ query: q }),
+      });
+    const turns = EXPECTED_TURNS.map(([turn]) => ({ turn: { type: 'uri', value: turn } }));
+    for (const url of [gone, cut.url, short.url]) {
+      const res = await post(
+        `SELECT ?turn ?s WHERE { ?turn a weave:Turn OPTIONAL { SERVICE SILENT <${url}> { ?s ?p ?o } } } ORDER BY ?turn`,
+      );
+      assert.equal(res.status, 200, url);
+      assert.deepEqual(await res.json(), { head: { vars: ['turn', 's'] }, results: { bindings: turns } }, url);
+      const union = await post(
+        `SELECT ?turn ?s WHERE { { ?turn a weave:Turn } UNION { SERVICE SILENT <${url}> { ?s ?p ?o } } } ORDER BY ?turn`,
+      );
+      assert.deepEqual(await union.json(), { head: { vars: ['turn', 's'] }, results: { bindings: [{}, ...turns] } }, url);
+    }
+    const loud = await post(`SELECT ?s WHERE { SERVICE <${short.url}> { ?s ?p ?o } }`);
+    assert.equal(loud.status, 502);
+    assert.equal(await loud.text(), `502 Bad Gateway: the answer from ${short.url} ended before its results were whole\n`);
+    // SILENT passes by the other endpoint's failures, not the store's: the trap is in the join, after the SERVICE answered.
+    const restarts = server.ctx.pool.stats.restarts;
+    const trapped = await post(`SELECT ?c WHERE { SERVICE SILENT <${deep.url}> { ?x <urn:q> ?o } ?c rdf:reifies ?o }`);
+    assert.equal(trapped.status, 507);
+    assert.equal(server.ctx.pool.stats.restarts, restarts + 1);
   });
 
   it('the service description claims sd:BasicFederatedQuery only when federation is on', async () => {
