@@ -40,7 +40,9 @@ export function allowed(url: string, allow: readonly string[]): boolean {
 /**
  * `fetch` that refuses any URL off the allow-list, so nothing else can be contacted however the
  * engine decides to dereference. A request that reaches no server says which endpoint and why:
- * fetch's own error, passed on by Comunica, said only "fetch failed".
+ * fetch's own error, passed on by Comunica, said only "fetch failed". So does a query an endpoint
+ * answers with an HTTP error (503 while it is down): Comunica's "Invalid SPARQL endpoint
+ * response" was a 400 at the server, as if the query were wrong.
  */
 export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
@@ -48,7 +50,12 @@ export function guardedFetch(allow: readonly string[], base: typeof fetch = fetc
     const endpoint = url.replace(/[?#].*$/s, '');
     if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
     return base(input, init).then(
-      (response) => checkedAnswer(response, endpoint, init?.signal),
+      (response) => {
+        if (response.ok || !asksQuery(url, init)) return checkedAnswer(response, endpoint, init?.signal);
+        // Its body is the endpoint's message, which may quote the query (and the values bound in it).
+        response.body?.cancel().catch(() => {});
+        throw new UnreachableSource(`${endpoint} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+      },
       (e: unknown) => {
         if (init?.signal?.aborted) throw e;
         const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
@@ -56,6 +63,11 @@ export function guardedFetch(allow: readonly string[], base: typeof fetch = fetc
       },
     );
   };
+}
+
+/** Whether a request asks an endpoint a query (the SPARQL Protocol's `?query=` or a POST), not for a document. */
+function asksQuery(url: string, init: RequestInit | undefined): boolean {
+  return init?.method?.toUpperCase() === 'POST' || new URL(url).searchParams.has('query');
 }
 
 /**

@@ -188,7 +188,7 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     }
   });
 
-  test('SERVICE SILENT over an endpoint that fails in any way is one solution with no bindings, alone, joined, in OPTIONAL and in UNION; without SILENT each fails as before', {
+  test('SERVICE SILENT over an endpoint that fails in any way is one solution with no bindings, alone, joined, in OPTIONAL and in UNION; without SILENT each fails naming the endpoint (502 at the server)', {
     timeout: 60_000,
   }, async () => {
     // Each answer held one whole solution (urn:a) when it failed. Under SILENT the one cut off was
@@ -212,11 +212,17 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     });
     const closed = await startRawEndpoint(() => {});
     closed.close();
+    // Comunica's error for it ("Invalid SPARQL endpoint response …") was no UnreachableSource: a 400 at the server.
+    const down = await startRawEndpoint((res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('down for maintenance');
+    });
     const failing: [string, string][] = [
       [cut.url, `the answer from ${cut.url} was cut off: terminated`],
       [shortJson.url, `the answer from ${shortJson.url} ended before its results were whole`],
       [shortXml.url, `the answer from ${shortXml.url} ended before its results were whole`],
       [closed.url, `could not reach ${closed.url}: connect ECONNREFUSED ${new URL(closed.url).host}`],
+      [down.url, `${down.url} answered HTTP 503 Service Unavailable`],
     ];
     const federation = { sources: [], allow: failing.map(([url]) => url) };
     // The store's six turns, each with nothing from the failed SERVICE.
@@ -244,6 +250,7 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       cut.close();
       shortJson.close();
       shortXml.close();
+      down.close();
     }
   });
 

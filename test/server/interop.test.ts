@@ -30,6 +30,8 @@ let cut: { url: string; close(): void };
 let deep: { url: string; close(): void };
 /** An allowed endpoint whose SPARQL results stop short, the response ending cleanly. */
 let short: { url: string; close(): void };
+/** An allowed endpoint down for maintenance: every query gets 503. */
+let down: { url: string; close(): void };
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.base}${path}`, { headers });
 const query = (q: string, params = '', accept = 'application/sparql-results+json') =>
@@ -62,8 +64,12 @@ before(async () => {
     res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
     res.end('{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"urn:a"}},{"s":{"ty');
   });
+  down = await startRawEndpoint((res) => {
+    res.writeHead(503, { 'content-type': 'text/plain' });
+    res.end('down for maintenance');
+  });
   server = await startTestServer({
-    serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone, cut.url, deep.url, short.url],
+    serviceAllow: [soul.url, documentUrl(soul, '/pool.ttl'), slow.url, gone, cut.url, deep.url, short.url, down.url],
   });
 });
 after(async () => {
@@ -71,6 +77,7 @@ after(async () => {
   cut?.close();
   deep?.close();
   short?.close();
+  down?.close();
   await soul?.close();
   await slow?.close();
 });
@@ -128,6 +135,14 @@ describe('federated queries at the endpoint', () => {
     assert.equal(await res.text(), `502 Bad Gateway: could not reach ${gone}: connect ECONNREFUSED ${new URL(gone).host}\n`);
     const silent = await query(`SELECT ?s WHERE { SERVICE SILENT <${gone}> { ?s ?p ?o } }`);
     assert.equal(silent.status, 200);
+    assert.deepEqual(await silent.json(), { head: { vars: ['s'] }, results: { bindings: [{}] } });
+  });
+
+  it('an allowed endpoint that answers a query with an HTTP error: 502 naming it and the status, not a 400 as if the query were wrong; SERVICE SILENT passes it by', async () => {
+    const res = await query(`SELECT * WHERE { SERVICE <${down.url}> { ?s ?p ?o } }`);
+    assert.equal(res.status, 502);
+    assert.equal(await res.text(), `502 Bad Gateway: ${down.url} answered HTTP 503 Service Unavailable\n`);
+    const silent = await query(`SELECT ?s WHERE { SERVICE SILENT <${down.url}> { ?s ?p ?o } }`);
     assert.deepEqual(await silent.json(), { head: { vars: ['s'] }, results: { bindings: [{}] } });
   });
 
