@@ -51,10 +51,11 @@ export function guardedFetch(allow: readonly string[], base: typeof fetch = fetc
     if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
     return base(input, init).then(
       (response) => {
-        if (response.ok || !asksQuery(url, init)) return checkedAnswer(response, endpoint, init?.signal);
+        const refusal = asksQuery(url, init) ? unusable(response, init) : undefined;
+        if (!refusal) return checkedAnswer(response, endpoint, init?.signal);
         // Its body is the endpoint's message, which may quote the query (and the values bound in it).
         response.body?.cancel().catch(() => {});
-        throw new UnreachableSource(`${endpoint} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+        throw new UnreachableSource(`${endpoint} answered ${refusal}`);
       },
       (e: unknown) => {
         if (init?.signal?.aborted) throw e;
@@ -65,9 +66,23 @@ export function guardedFetch(allow: readonly string[], base: typeof fetch = fetc
   };
 }
 
-/** Whether a request asks an endpoint a query (the SPARQL Protocol's `?query=` or a POST), not for a document. */
+/** Whether a request asks an endpoint a query (the SPARQL Protocol's `?query=`, or a POST), not for a document. */
 function asksQuery(url: string, init: RequestInit | undefined): boolean {
-  return init?.method?.toUpperCase() === 'POST' || new URL(url).searchParams.has('query');
+  const method = init?.method?.toUpperCase() ?? 'GET';
+  return (method !== 'GET' && method !== 'HEAD') || new URL(url).searchParams.has('query');
+}
+
+/**
+ * What makes an endpoint's answer to a query no answer, if anything: an HTTP error, or, asked for
+ * SPARQL results, another media type (a proxy's or a login page in HTML). Comunica said "Invalid
+ * SPARQL endpoint response" or "Unknown SPARQL results content type", a 400 at the server.
+ */
+function unusable(response: Response, init: RequestInit | undefined): string | undefined {
+  if (!response.ok) return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const type = response.headers.get('content-type');
+  if (/application\/sparql-results/i.test(new Headers(init?.headers).get('accept') ?? '') && !new WholeAnswer(type).judged)
+    return `${type?.split(';')[0].trim() || 'with no Content-Type'}, not SPARQL results`;
+  return undefined;
 }
 
 /**

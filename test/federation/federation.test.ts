@@ -212,10 +212,15 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     });
     const closed = await startRawEndpoint(() => {});
     closed.close();
-    // Comunica's error for it ("Invalid SPARQL endpoint response …") was no UnreachableSource: a 400 at the server.
+    // Comunica's errors for these ("Invalid SPARQL endpoint response …", "Unknown SPARQL results
+    // content type: text/html") were no UnreachableSource: a 400 at the server.
     const down = await startRawEndpoint((res) => {
       res.writeHead(503, { 'content-type': 'text/plain' });
       res.end('down for maintenance');
+    });
+    const portal = await startRawEndpoint((res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><body>Sign in to continue</body></html>');
     });
     const failing: [string, string][] = [
       [cut.url, `the answer from ${cut.url} was cut off: terminated`],
@@ -223,6 +228,7 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       [shortXml.url, `the answer from ${shortXml.url} ended before its results were whole`],
       [closed.url, `could not reach ${closed.url}: connect ECONNREFUSED ${new URL(closed.url).host}`],
       [down.url, `${down.url} answered HTTP 503 Service Unavailable`],
+      [portal.url, `${portal.url} answered text/html, not SPARQL results`],
     ];
     const federation = { sources: [], allow: failing.map(([url]) => url) };
     // The store's six turns, each with nothing from the failed SERVICE.
@@ -251,6 +257,7 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       shortJson.close();
       shortXml.close();
       down.close();
+      portal.close();
     }
   });
 
