@@ -41,8 +41,7 @@ export function allowed(url: string, allow: readonly string[]): boolean {
  * `fetch` that refuses any URL off the allow-list, so nothing else can be contacted however the
  * engine decides to dereference. A request that reaches no server says which endpoint and why:
  * fetch's own error, passed on by Comunica, said only "fetch failed". So does a query an endpoint
- * answers with an HTTP error (503 while it is down): Comunica's "Invalid SPARQL endpoint
- * response" was a 400 at the server, as if the query were wrong.
+ * answers with an HTTP error or no SPARQL results (`unusable`).
  */
 export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
