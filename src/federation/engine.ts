@@ -45,8 +45,27 @@ let engine: Promise<Engine> | undefined;
 
 /** Comunica loads once per process, on the first federated query (it takes a second). */
 function comunica(): Promise<Engine> {
-  engine ??= import('@comunica/query-sparql').then(({ QueryEngine }) => new QueryEngine() as unknown as Engine);
+  engine ??= import('@comunica/query-sparql').then(({ QueryEngine }) => serviceTargetsAreEndpoints(new QueryEngine()) as unknown as Engine);
   return engine;
+}
+
+/**
+ * A SERVICE IRI names a SPARQL endpoint (SPARQL 1.1 Federated Query), and the allow-list lists
+ * endpoints. Comunica's default engine fetches the IRI first to tell what it is, unless it ends
+ * in /sparql: an endpoint that refuses a GET without a query (`oxigraph serve`'s /query: 400)
+ * failed the query ("Could not retrieve …") without being asked it, or under SILENT was taken as
+ * an empty document. Its actor that identifies SERVICE targets has a switch for this, which the
+ * default engine leaves off; it is found on the optimizer's bus and turned on.
+ */
+function serviceTargetsAreEndpoints<T>(queryEngine: T): T {
+  type Actor = { serviceForceSparqlEndpoint?: boolean; mediatorOptimizeQueryOperation?: Bus };
+  type Bus = { bus?: { actors?: Actor[] } };
+  const processors = (queryEngine as { actorInitQuery?: { mediatorQueryProcess?: Bus } }).actorInitQuery?.mediatorQueryProcess?.bus?.actors;
+  const optimizers = (processors ?? []).flatMap((actor) => actor.mediatorOptimizeQueryOperation?.bus?.actors ?? []);
+  const identifiers = optimizers.filter((actor) => 'serviceForceSparqlEndpoint' in actor);
+  // Not found (another Comunica): test/federation's /query endpoint says so.
+  for (const actor of identifiers) actor.serviceForceSparqlEndpoint = true;
+  return queryEngine;
 }
 
 export async function runFederated(store: oxigraph.Store, query: string, federation: Federation): Promise<FederatedResult> {

@@ -20,6 +20,8 @@ export interface EndpointOptions {
   documents?: Record<string, { file: string; type: string }>;
   /** Answer queries only after this long (a slow endpoint, for timeouts). */
   delayMs?: number;
+  /** Serve at /query and refuse a GET without a query (400), as `oxigraph serve` does, rather than describe itself at /sparql. */
+  asOxigraphServer?: boolean;
 }
 
 export async function startEndpoint(file: string, format: string, options: EndpointOptions = {}): Promise<TestEndpoint> {
@@ -37,6 +39,11 @@ export async function startEndpoint(file: string, format: string, options: Endpo
       }
       const query = await queryOf(req);
       if (query !== undefined && options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs).unref());
+      if (query === undefined && options.asOxigraphServer) {
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end("You should set the 'query' parameter");
+        return;
+      }
       if (query === undefined) {
         res.writeHead(200, { 'content-type': 'text/turtle' });
         res.end(
@@ -60,7 +67,7 @@ export async function startEndpoint(file: string, format: string, options: Endpo
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint: TestEndpoint = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sparql`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${options.asOxigraphServer ? 'query' : 'sparql'}`,
     get requests() {
       return requests;
     },

@@ -292,6 +292,26 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     }
   });
 
+  test('a SERVICE endpoint not at /sparql that refuses a GET without a query (oxigraph serve\'s /query) is asked the query: Comunica fetched the IRI first to tell what it is, and failed (400 "Could not retrieve"), or under SILENT matched nothing', async () => {
+    const oxigraphServer = await startEndpoint(join(FEDERATION, 'soul.trig'), 'application/trig', { asOxigraphServer: true });
+    try {
+      const federation = { sources: [], allow: [oxigraphServer.url] };
+      // soul.trig: each session's memory rests on its first prompt and its last answer (3333…: turns 1 and 4, 4444…: 1 and 2).
+      const expected = [
+        [TURNS[0], 'https://repolex.ai/ravel/Memory/m5e947117f3a0b596'],
+        [TURNS[3], 'https://repolex.ai/ravel/Memory/m5e947117f3a0b596'],
+        [TURNS[4], 'https://repolex.ai/ravel/Memory/ma787db49647d080d'],
+        [TURNS[5], 'https://repolex.ai/ravel/Memory/ma787db49647d080d'],
+      ];
+      for (const service of ['SERVICE', 'SERVICE SILENT']) {
+        const query = `SELECT ?turn ?memory WHERE { ?turn owl:sameAs ?a . ${service} <${oxigraphServer.url}> { ?memory <https://repolex.ai/ontology/ravel/fromTurn> ?a } } ORDER BY ?turn`;
+        assert.deepEqual(rows(await runFederated(store, query, federation), 'turn', 'memory'), expected, service);
+      }
+    } finally {
+      await oxigraphServer.close();
+    }
+  });
+
   test('an endpoint off the allow-list is refused before anything is sent', async () => {
     const before = soul.requests;
     await assert.rejects(runFederated(store, await example('turn-moment-memory.rq'), { sources: [POOL], allow: [] }), (e: Error) => {
