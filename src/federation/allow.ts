@@ -40,8 +40,8 @@ export function allowed(url: string, allow: readonly string[]): boolean {
 /**
  * `fetch` that refuses any URL off the allow-list, so nothing else can be contacted however the
  * engine decides to dereference. A request that reaches no server says which endpoint and why:
- * fetch's own error, passed on by Comunica, said only "fetch failed". So does a query an endpoint
- * answers with an HTTP error or no SPARQL results (`unusable`).
+ * fetch's own error, passed on by Comunica, said only "fetch failed". So does an answer that is an
+ * HTTP error, or no SPARQL results to a query (`unusable`).
  */
 export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
@@ -50,7 +50,7 @@ export function guardedFetch(allow: readonly string[], base: typeof fetch = fetc
     if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
     return base(input, init).then(
       (response) => {
-        const refusal = asksQuery(url, init) ? unusable(response, init) : undefined;
+        const refusal = unusable(response, url, init);
         if (!refusal) return checkedAnswer(response, endpoint, init?.signal);
         // Its body is the endpoint's message, which may quote the query (and the values bound in it).
         response.body?.cancel().catch(() => {});
@@ -72,14 +72,19 @@ function asksQuery(url: string, init: RequestInit | undefined): boolean {
 }
 
 /**
- * What makes an endpoint's answer to a query no answer, if anything: an HTTP error, or, asked for
- * SPARQL results, another media type (a proxy's or a login page in HTML). Comunica said "Invalid
- * SPARQL endpoint response" or "Unknown SPARQL results content type", a 400 at the server.
+ * What makes an answer no answer, if anything: an HTTP error (to a query or for a document), or,
+ * a query asked for SPARQL results, another media type (a proxy's or a login page in HTML).
+ * Comunica said "Invalid SPARQL endpoint response", "Could not retrieve" or "Unknown SPARQL
+ * results content type", a 400 at the server, as if the query were wrong.
  */
-function unusable(response: Response, init: RequestInit | undefined): string | undefined {
+function unusable(response: Response, url: string, init: RequestInit | undefined): string | undefined {
   if (!response.ok) return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   const type = response.headers.get('content-type');
-  if (/application\/sparql-results/i.test(new Headers(init?.headers).get('accept') ?? '') && !new WholeAnswer(type).judged)
+  if (
+    asksQuery(url, init) &&
+    /application\/sparql-results/i.test(new Headers(init?.headers).get('accept') ?? '') &&
+    !new WholeAnswer(type).judged
+  )
     return `${type?.split(';')[0].trim() || 'with no Content-Type'}, not SPARQL results`;
   return undefined;
 }

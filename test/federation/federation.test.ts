@@ -312,6 +312,26 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     }
   });
 
+  test('a document source whose server answers with an HTTP error is named as unreachable with its status (Comunica\'s "Could not retrieve URL (HTTP status 503):" was a 400 at the server)', async () => {
+    const down = await startRawEndpoint((res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('down for maintenance');
+    });
+    const document = down.url.replace(/\/sparql$/, '/pool.ttl');
+    try {
+      await assert.rejects(
+        runFederated(store, 'SELECT * WHERE { ?s ?p ?o } LIMIT 1', { sources: [document], allow: [document] }),
+        (e: Error) => {
+          assert.ok(e instanceof UnreachableSource);
+          assert.equal(e.message, `${document} answered HTTP 503 Service Unavailable`);
+          return true;
+        },
+      );
+    } finally {
+      down.close();
+    }
+  });
+
   test('an endpoint off the allow-list is refused before anything is sent', async () => {
     const before = soul.requests;
     await assert.rejects(runFederated(store, await example('turn-moment-memory.rq'), { sources: [POOL], allow: [] }), (e: Error) => {
