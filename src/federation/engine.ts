@@ -6,6 +6,7 @@ import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { isTrap } from '../query/traps.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, guardedFetch } from './allow.ts';
+import { comunica, SILENT_SERVICE } from './comunica.ts';
 import { FederationError } from './errors.ts';
 
 export { needsFederation } from './allow.ts';
@@ -33,40 +34,12 @@ interface Federation {
 /** A federated answer: solutions as SPARQL JSON results, a boolean, or quads (for CONSTRUCT and DESCRIBE). */
 type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'quads'; quads: RDF.Quad[] };
 
-type Engine = { query(query: string, context: Record<string, unknown>): Promise<QueryResult> };
-type QueryResult =
+export type QueryResult =
   | { resultType: 'bindings'; execute(): Promise<AsyncIterable<Bindings>>; metadata(): Promise<{ variables: RDF.Variable[] }> }
   | { resultType: 'quads'; execute(): Promise<AsyncIterable<RDF.Quad>> }
   | { resultType: 'boolean'; execute(): Promise<boolean> }
   | { resultType: 'void' };
 type Bindings = Iterable<[RDF.Variable, RDF.Term]>;
-
-let engine: Promise<Engine> | undefined;
-
-/** Comunica loads once per process, on the first federated query (it takes a second). */
-function comunica(): Promise<Engine> {
-  engine ??= import('@comunica/query-sparql').then(({ QueryEngine }) => serviceTargetsAreEndpoints(new QueryEngine()) as unknown as Engine);
-  return engine;
-}
-
-/**
- * A SERVICE IRI names a SPARQL endpoint (SPARQL 1.1 Federated Query), and the allow-list lists
- * endpoints. Comunica's default engine fetches the IRI first to tell what it is, unless it ends
- * in /sparql: an endpoint that refuses a GET without a query (`oxigraph serve`'s /query: 400)
- * failed the query ("Could not retrieve …") without being asked it, or under SILENT was taken as
- * an empty document. Its actor that identifies SERVICE targets has a switch for this, which the
- * default engine leaves off; it is found on the optimizer's bus and turned on.
- */
-function serviceTargetsAreEndpoints<T>(queryEngine: T): T {
-  type Actor = { serviceForceSparqlEndpoint?: boolean; mediatorOptimizeQueryOperation?: Bus };
-  type Bus = { bus?: { actors?: Actor[] } };
-  const processors = (queryEngine as { actorInitQuery?: { mediatorQueryProcess?: Bus } }).actorInitQuery?.mediatorQueryProcess?.bus?.actors;
-  const optimizers = (processors ?? []).flatMap((actor) => actor.mediatorOptimizeQueryOperation?.bus?.actors ?? []);
-  const identifiers = optimizers.filter((actor) => 'serviceForceSparqlEndpoint' in actor);
-  // Not found (another Comunica): test/federation's /query endpoint says so.
-  for (const actor of identifiers) actor.serviceForceSparqlEndpoint = true;
-  return queryEngine;
-}
 
 export async function runFederated(store: oxigraph.Store, query: string, federation: Federation): Promise<FederatedResult> {
   checkServices(query, federation.allow, federation.baseIri);
@@ -79,6 +52,8 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
     unionDefaultGraph: false,
     fetch: guardedFetch(federation.allow),
     ...(federation.baseIri ? { baseIRI: federation.baseIri } : {}),
+    // Comments and strings may say it too: that costs only the grouping of the query's work.
+    ...(/\bSERVICE\s+SILENT\b/i.test(query) ? { [SILENT_SERVICE]: true } : {}),
   };
   let result: QueryResult;
   try {

@@ -261,6 +261,47 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     }
   });
 
+  test('what stands around SERVICE SILENT over a failing endpoint is evaluated over its one empty solution (COUNT, ASK, CONSTRUCT, BIND, FILTER); over a working one it answers as without SILENT', {
+    timeout: 60_000,
+  }, async () => {
+    const down = await startRawEndpoint((res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('down for maintenance');
+    });
+    const federation = { sources: [], allow: [down.url, soul.url] };
+    const ask = async (query: string) => {
+      const result = await runFederated(store, query, federation);
+      assert.equal(result.kind, 'solutions');
+      return result.kind === 'solutions' ? result.results : undefined;
+    };
+    const memories = (url: string) => `SERVICE SILENT <${url}> { ?s a <https://repolex.ai/ontology/ravel/Memory> }`;
+    try {
+      // Failing: the SERVICE is one solution with no bindings, and everything around it sees that.
+      const failed = memories(down.url);
+      assert.deepEqual(rows(await runFederated(store, `SELECT (COUNT(*) AS ?n) WHERE { ${failed} }`, federation), 'n'), [['1']]);
+      assert.deepEqual(rows(await runFederated(store, `SELECT (COUNT(?s) AS ?n) WHERE { ${failed} }`, federation), 'n'), [['0']]);
+      assert.equal((await ask(`ASK { ${failed} }`))?.boolean, true);
+      const built = await runFederated(store, `CONSTRUCT { ?s a <urn:x> } WHERE { ${failed} }`, federation);
+      assert.deepEqual(built.kind === 'quads' ? built.quads.length : built.kind, 0);
+      assert.deepEqual(rows(await runFederated(store, `SELECT ?s ?y WHERE { ${failed} BIND(1 AS ?y) }`, federation), 's', 'y'), [
+        [undefined, '1'],
+      ]);
+      assert.deepEqual(rows(await runFederated(store, `SELECT ?s WHERE { ${failed} FILTER(BOUND(?s)) }`, federation), 's'), []);
+      const turns = `SELECT ?t ?s WHERE { ?t a weave:Turn ${failed} FILTER(BOUND(?s)) }`;
+      assert.deepEqual(rows(await runFederated(store, turns, federation), 't', 's'), []);
+      // Working: the four memories of fixtures/federation/soul.trig, with SILENT as without.
+      for (const silent of ['SILENT ', '']) {
+        const service = `SERVICE ${silent}<${soul.url}> { ?s a <https://repolex.ai/ontology/ravel/Memory> }`;
+        assert.deepEqual(rows(await runFederated(store, `SELECT (COUNT(*) AS ?n) WHERE { ${service} }`, federation), 'n'), [['4']]);
+        assert.equal((await ask(`ASK { ${service} FILTER(BOUND(?s)) }`))?.boolean, true);
+        const level0 = `SELECT ?s WHERE { ${service.replace(' }', ' ; <https://repolex.ai/ontology/ravel/memoryLevel> 0 }')} BIND(1 AS ?y) FILTER(BOUND(?s)) }`;
+        assert.equal(rows(await runFederated(store, level0, federation), 's').length, 2, silent);
+      }
+    } finally {
+      down.close();
+    }
+  });
+
   test('weave query --service-allow: SERVICE SILENT over results that stop short answers without them; without SILENT it fails in one line', async () => {
     const short = await startRawEndpoint((res) => {
       res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
