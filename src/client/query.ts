@@ -100,10 +100,14 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
   };
 }
 
-/** A SELECT's table, cut to the terminal unless `--wide`. */
+/**
+ * A SELECT's table, cut to the terminal unless `--wide`. A terminal's width is the only bound on a
+ * cell (a lone column of IRIs shows them whole); written to a pipe, which has none, a cell is cut
+ * at 60 characters, since one can be a whole tool output.
+ */
 export function table(request: QueryRequest, results: JsonResults): string {
   const width = outputWidth(request);
-  return renderTable(results, { width, cell: request.wide ? width : 60 });
+  return renderTable(results, { width, cell: request.wide || Number.isFinite(width) ? width : 60 });
 }
 
 /** The text `weave query` prints for an answer in `request.mediaType`. */

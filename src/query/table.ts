@@ -43,7 +43,8 @@ function compact(value: string): string {
 
 /**
  * A plain-text table of solutions, one line per row: cells cut at `cell` characters, then the
- * widest columns cut until the table fits `width` (Infinity for both prints everything).
+ * widest columns cut until the table fits `width` (Infinity for both prints everything). Either
+ * cut is said under the table, with how to see all.
  */
 export function renderTable(
   results: JsonResults,
@@ -53,20 +54,21 @@ export function renderTable(
   const vars = results.head.vars ?? [];
   const rows = results.results?.bindings ?? [];
   // A cell is shown on a terminal: whitespace runs become one space, control bytes escapes.
-  const text = (t: JsonTerm | undefined) => cut(printable(shortTerm(t).replace(/\s+/g, ' ')), cell);
+  let capped = false;
+  const text = (t: JsonTerm | undefined) => {
+    const whole = printable(shortTerm(t).replace(/\s+/g, ' '));
+    const shown = cut(whole, cell);
+    if (shown !== whole) capped = true;
+    return shown;
+  };
   const numeric = (v: string) =>
     rows.length > 0 &&
     rows.every((row) => !row[v] || (row[v].type === 'literal' && NUMBERS.has((row[v] as { datatype?: string }).datatype ?? '')));
   const columns: Column[] = vars.map((v) => ({ head: `?${v}`, shrink: true, align: numeric(v) ? 'right' : 'left' }));
-  const {
-    lines,
-    cut: narrowed,
-    hidden,
-  } = fit(
-    columns,
-    rows.map((row) => vars.map((v) => text(row[v]))),
-    width,
-  );
-  lines.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${narrowed ? `; ${cutNote(width, hidden)}` : ''})`);
+  const cells = rows.map((row) => vars.map((v) => text(row[v])));
+  const { lines, cut: narrowed, hidden } = fit(columns, cells, width);
+  const said = Number.isFinite(width) ? cutNote(width, hidden) : `cells cut at ${cell} characters; --wide shows all`;
+  const note = narrowed || capped ? `; ${said}` : '';
+  lines.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${note})`);
   return `${lines.join('\n')}\n`;
 }

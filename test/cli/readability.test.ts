@@ -153,6 +153,24 @@ describe('the command line on a store of the fixtures', () => {
     assert.match(wide.stdout, /\(5 rows\)\n$/);
   });
 
+  /**
+   * Found following the README at 80 columns: a lone column of turn IRIs (71 characters) was cut
+   * at 60 with room to spare, and the table said nothing of it: every cell was first cut at 60
+   * characters, which the terminal's fit never saw.
+   */
+  test('a query table cuts no cell the terminal has room for, and a pipe says where it cut', async () => {
+    const query = 'SELECT ?turn WHERE { ?turn a weave:Turn } ORDER BY ?turn LIMIT 2';
+    const turn = '<urn:soul:local:Weave/Turn/11111111-1111-4111-8111-111111111111/a-000';
+    const onTerminal = await run(['query', query, '--store', dir], { COLUMNS: '80' });
+    assert.equal(onTerminal.stdout, `?turn\n${'-'.repeat(71)}\n${turn}1>\n${turn}2>\n(2 rows)\n`);
+    const toPipe = await run(['query', query, '--store', dir], { COLUMNS: '' });
+    const cutAt60 = `${turn.slice(0, 59)}…`;
+    assert.equal(
+      toPipe.stdout,
+      `?turn\n${'-'.repeat(60)}\n${cutAt60}\n${cutAt60}\n(2 rows; cells cut at 60 characters; --wide shows all)\n`,
+    );
+  });
+
   test('weave ingest says what it read, detected and derived within 80 columns', async () => {
     const fresh = await tempDir('weave-ingest-80-');
     try {
