@@ -55,7 +55,8 @@ options:
                      (default for ${whole})
   --lean             the store's statements only, as stored
   --graph IRI        only this named graph (repeatable)
-  --session ID       only this session's graphs: its own and its readers' (repeatable)
+  --session ID       only this session's graphs (an id or a unique prefix of one): its
+                     own and its readers' (repeatable)
   -o, --output FILE  write to FILE (written aside, renamed into place when complete)
 ${COMMON_HELP}
 `;

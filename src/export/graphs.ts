@@ -5,7 +5,7 @@ import { TERM_ALIGNMENT_FILE } from '../align/ravel.ts';
 import { alignmentGraphIri } from '../rdf/iri.ts';
 import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { ONTOLOGY_FILE } from '../store/ontology.ts';
-import { DEFAULT_GRAPH_KEY, filesOf, readManifest } from '../store/manifest.ts';
+import { DEFAULT_GRAPH_KEY, filesOf, readManifest, type GraphEntry } from '../store/manifest.ts';
 
 /**
  * What an export reads: the store's graph files (already N-Quads), the ontology and the term
@@ -41,16 +41,29 @@ interface GraphFilter {
 
 export class ExportSelectionError extends Error {}
 
+/**
+ * The session an id names, or a unique prefix of one, as `weave conversation` and the other
+ * commands take it: the prefix a user has just typed there names nothing here otherwise.
+ */
+function sessionNamed(entries: [string, GraphEntry][], id: string): string {
+  const ids = [...new Set(entries.flatMap(([, e]) => (e.sessionId !== undefined && !e.reader ? [e.sessionId] : [])))];
+  if (ids.includes(id)) return id;
+  const matches = ids.filter((s) => s.startsWith(id));
+  if (matches.length === 1) return matches[0];
+  if (!matches.length) throw new ExportSelectionError(`no session ${id} in the store`);
+  const shown = `${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}`;
+  throw new ExportSelectionError(`"${id}" names ${matches.length} sessions (${shown}); give more of the id`);
+}
+
 /** The graphs to export, in graph-name order, filtered; an unknown graph or session is an error. */
 export async function planExport(storeDir: string, filter: GraphFilter = {}): Promise<ExportPlan> {
   const manifest = await readManifest(storeDir);
   const soul = manifest?.soul ?? 'local';
   const alignment = alignmentGraphIri(soul);
   const entries = Object.entries(manifest?.graphs ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sessions = filter.sessions?.map((id) => sessionNamed(entries, id));
   const wanted = (graph: string, sessionId?: string) =>
-    (!filter.graphs?.length && !filter.sessions?.length) ||
-    !!filter.graphs?.includes(graph) ||
-    (!!sessionId && !!filter.sessions?.includes(sessionId));
+    (!filter.graphs?.length && !sessions?.length) || !!filter.graphs?.includes(graph) || (!!sessionId && !!sessions?.includes(sessionId));
 
   const sources: GraphSource[] = [];
   for (const [key, entry] of entries) {
@@ -80,9 +93,6 @@ export async function planExport(storeDir: string, filter: GraphFilter = {}): Pr
   for (const graph of filter.graphs ?? [])
     if (graph !== ONTOLOGY_GRAPH && graph !== alignment && !manifest?.graphs[graph])
       throw new ExportSelectionError(`no graph <${graph}> in the store`);
-  for (const session of filter.sessions ?? [])
-    if (!Object.values(manifest?.graphs ?? {}).some((e) => e.sessionId === session))
-      throw new ExportSelectionError(`no session ${session} in the store`);
 
   return {
     sources,

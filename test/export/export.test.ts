@@ -270,6 +270,24 @@ describe('weave export streams the graph files', () => {
     assert.equal(mode.code, 2);
     assert.match(mode.stderr, /JSON-LD cannot carry triple terms: export it with --rdf 1\.1/);
   });
+
+  /**
+   * Found following the README: `weave conversation 6d590f7e` found the session by the prefix, and
+   * `weave export --session 6d590f7e` then said "no session 6d590f7e in the store".
+   */
+  test('--session takes a unique prefix of a session id, as weave conversation does; one naming several is refused', async () => {
+    const session = '10000000-0000-4000-8000-000000000001';
+    assert.equal(
+      await exported(dir, 'nquads', '1.2', { sessions: ['10000000'] }),
+      await exported(dir, 'nquads', '1.2', { sessions: [session] }),
+    );
+    const several = await weave(['export', '--store', dir, '--session', '1']);
+    assert.equal(several.code, 1);
+    assert.equal(
+      several.stderr,
+      'weave export: "1" names 3 sessions (10000000-0000-4000-8000-000000000001, 11111111-1111-4111-8111-111111111111, 1d1d1d1d-0000-4000-8000-000000000001); give more of the id\n',
+    );
+  });
 });
 
 test('N-Triples drop the graph only where it ends a line', () => {
