@@ -1,7 +1,17 @@
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
 import { residentServer } from '../client/daemon.ts';
-import { answerFromServer, cutNote, formOf, parseQueryArgs, printable, QUERY, table, type QueryRequest } from '../client/query.ts';
+import {
+  answerFromServer,
+  cutNote,
+  formOf,
+  parseQueryArgs,
+  printable,
+  QUERY,
+  queryErrorText,
+  table,
+  type QueryRequest,
+} from '../client/query.ts';
 import { print } from '../client/served.ts';
 import { checkServices } from '../federation/allow.ts';
 import { contained } from '../federation/strays.ts';
@@ -67,10 +77,12 @@ export async function main(args: string[]): Promise<number> {
   // The query's syntax first, on an empty store: a typo is reported before the store loads.
   // (A federated query is left to Comunica: an empty Oxigraph store cannot run its SERVICE clauses;
   // its endpoints are checked against the allow-list before the store loads, as the server does.)
-  if (request.federated) told(() => checkServices(request.query, allowList(request)));
+  if (request.federated) told(() => checkServices(request.query, allowList(request)), request);
   else
-    told(() =>
-      runQuery(new oxigraph.Store(), request.query, { results_format: mediaTypeNamed(request.isGraph ? 'nquads' : 'json') }, oxigraph),
+    told(
+      () =>
+        runQuery(new oxigraph.Store(), request.query, { results_format: mediaTypeNamed(request.isGraph ? 'nquads' : 'json') }, oxigraph),
+      request,
     );
   if (!(await readRemoteConfig(request.storeDir))) await requireStore(request.storeDir);
   const queries = await openQueries(request.storeDir);
@@ -83,15 +95,16 @@ export async function main(args: string[]): Promise<number> {
     const note = await cutNote(request, answer);
     if (note) process.stderr.write(note);
     return printable(request, answer);
-  }, request.query);
+  }, request);
   return print({ stdout: text.endsWith('\n') ? text : `${text}\n`, form: formOf(request) });
 }
 
 /** Runs `job`, its errors told as the CLI tells them. */
-function told<T>(job: () => T, query?: string): T {
+function told<T>(job: () => T, request: QueryRequest): T {
   const tell = (e: unknown): never => {
-    if (isTrap(e)) throw new CliError(trapMessage(query, e));
-    if (e instanceof QueryError || e instanceof FederationError || e instanceof SourceFileError) throw new CliError(e.message);
+    if (isTrap(e)) throw new CliError(trapMessage(request.query, e));
+    if (e instanceof QueryError || e instanceof FederationError || e instanceof SourceFileError)
+      throw new CliError(queryErrorText(request, e.message));
     if (e instanceof NotXmlError || e instanceof NotXmlGraphError || e instanceof NoTripleTermsError)
       throw new CliError(
         `${e.message}; use --format json, tsv, turtle or ntriples${e instanceof NoTripleTermsError ? ', or --rdf 1.1' : ''}`,

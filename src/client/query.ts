@@ -22,6 +22,8 @@ import { askExternal, ExternalAnswerError, externalStore } from './external.ts';
 
 export interface QueryRequest {
   query: string;
+  /** `-f`: the file the query was read from, which a syntax error names. */
+  file?: string;
   format: string;
   storeDir: string;
   /** CONSTRUCT or DESCRIBE: the answer is a graph. */
@@ -84,6 +86,7 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
   const mediaType = named?.mediaType ?? mediaTypeNamed('json');
   return {
     query,
+    file: values.file,
     format,
     storeDir: storeDir(values),
     isGraph,
@@ -159,6 +162,14 @@ export async function cutNote(request: QueryRequest, text: string): Promise<stri
 }
 
 /**
+ * A query error as the user reads it: a syntax error in a query read with `-f` names the file
+ * before its line and column, as a compiler names the source it read.
+ */
+export function queryErrorText(request: QueryRequest, message: string): string {
+  return request.file !== undefined && message.startsWith('error at line ') ? `${request.file}: ${message}` : message;
+}
+
+/**
  * Asks the server; undefined when it cannot give this answer whole (over its result limit, 507)
  * or cannot write it in the format and `--rdf` mode asked (406: XML that cannot carry the
  * result, triple terms in a syntax without them), so the caller runs it here, which gives the
@@ -177,7 +188,9 @@ export async function answerFromServer(server: FoundServer, request: QueryReques
     // Past the server's result limit, or in a format it does not send: the store opened here has neither.
     if (e.status === 507 || e.status === 406) return undefined;
     // `400 Bad Request: error at line 1, …` reads as a local run does: `error at line 1, …`.
-    throw new CliError(e.status === 400 ? e.message.replace(/^400 Bad Request: /, '') : `the server at ${server.url}: ${e.message}`);
+    throw new CliError(
+      e.status === 400 ? queryErrorText(request, e.message.replace(/^400 Bad Request: /, '')) : `the server at ${server.url}: ${e.message}`,
+    );
   }
 }
 

@@ -158,6 +158,25 @@ describe('the command line on a store of the fixtures', () => {
    * at 60 with room to spare, and the table said nothing of it: every cell was first cut at 60
    * characters, which the terminal's fit never saw.
    */
+  /** Found running a query file with a typo: the error gave a line and column, but not of which file. */
+  test('a syntax error in a query file names the file, whether the server or this process reads it', async () => {
+    const file = join(dir, 'unclosed.rq');
+    await writeFile(file, 'SELECT ?s\nWHERE { ?s ?p ?o\n');
+    // The file ends with a line break: the query ends at the start of line 3.
+    const said = `weave query: ${file}: error at line 3, column 1: the query ends before the "{" at line 2, column 7 is closed with "}"\n`;
+    for (const env of [{}, { WEAVE_NO_DAEMON: '1' }]) {
+      const { code, stderr } = await run(['query', '-f', file, '--store', dir], env);
+      assert.equal(code, 1);
+      assert.equal(stderr, said);
+    }
+    // A query given as an argument has no file to name.
+    const inline = await run(['query', 'SELECT ?s\nWHERE { ?s ?p ?o', '--store', dir]);
+    assert.equal(
+      inline.stderr,
+      'weave query: error at line 2, column 17: the query ends before the "{" at line 2, column 7 is closed with "}"\n',
+    );
+  });
+
   test('a query table cuts no cell the terminal has room for, and a pipe says where it cut', async () => {
     const query = 'SELECT ?turn WHERE { ?turn a weave:Turn } ORDER BY ?turn LIMIT 2';
     const turn = '<urn:soul:local:Weave/Turn/11111111-1111-4111-8111-111111111111/a-000';
