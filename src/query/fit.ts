@@ -1,8 +1,9 @@
 /**
  * Plain-text tables that fit a terminal: columns that may go are dropped first (lowest `drop`
- * first), then, when the rest cannot fit even cut, the last columns, then cells of columns that
- * may shrink are cut with "…", the widest first. Numbers and other columns that may not shrink
- * keep their width. `Infinity` prints everything (`--wide`).
+ * first, and those the last drop left room for kept), then, when the rest cannot fit even cut,
+ * the last columns, then cells of columns that may shrink are cut with "…", the widest first.
+ * Numbers and other columns that may not shrink keep their width. `Infinity` prints everything
+ * (`--wide`).
  */
 
 export interface Column {
@@ -171,9 +172,17 @@ export function fit(
   const widths = [...natural];
   // 1. Leave out droppable columns, lowest priority first.
   const droppable = kept.filter((i) => columns[i].drop !== undefined).sort((a, b) => columns[a].drop! - columns[b].drop!);
+  const dropped: number[] = [];
   for (const i of droppable) {
     if (total() <= width) break;
     kept.splice(kept.indexOf(i), 1);
+    dropped.push(i);
+  }
+  // A narrow column left out while a wide one still stood (a usage report's models, a hundred
+  // characters) comes back, the most wanted first, where leaving out the wide one made room.
+  for (const i of dropped.reverse()) {
+    kept.splice(kept.filter((k) => k < i).length, 0, i);
+    if (total() > width) kept.splice(kept.indexOf(i), 1);
   }
   const floor = (i: number) => Math.min(natural[i], Math.max(MIN_SHRUNK, length(columns[i].head)));
   // 2. More columns than the width holds even cut to their least (a query of a dozen variables):

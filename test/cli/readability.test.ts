@@ -357,6 +357,38 @@ test('fitTable drops the droppable columns first, then cuts the widest text; num
   ]);
 });
 
+/**
+ * Found in `weave usage --by person` at 80 columns: the models column (115 characters) was left out
+ * last, after Who and the token columns, so the table was 59 columns wide with Total Tokens hidden.
+ */
+test('fitTable gives back the narrow columns it left out before a wide one whose leaving made room', () => {
+  const columns = [
+    { head: 'Name' },
+    { head: 'Who', drop: 0 },
+    { head: 'Models', shrink: true, drop: 2 },
+    { head: 'Total', align: 'right' as const, drop: 1 },
+    { head: 'N', align: 'right' as const },
+  ];
+  const rows = [['local', 'me', 'a'.repeat(50), '12,345', '7']];
+  assert.deepEqual(fitTable(columns, rows, 30), [
+    'Name   Who   Total  N',
+    '-----  ---  ------  -',
+    'local  me   12,345  7',
+    '(1 column hidden to fit 30',
+    ' columns; --wide shows all)',
+  ]);
+  // With less room only the most wanted comes back (Total, dropped after Who).
+  assert.deepEqual(fitTable(columns, rows, 18), [
+    'Name    Total  N',
+    '-----  ------  -',
+    'local  12,345  7',
+    '(2 columns hidden',
+    ' to fit 18',
+    ' columns; --wide',
+    ' shows all)',
+  ]);
+});
+
 test('the README says how to put weave on PATH, and warns off npx weave', async () => {
   const readme = await readFile(join(REPO, 'README.md'), 'utf8');
   assert.match(readme, /npm link/);

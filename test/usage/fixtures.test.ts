@@ -255,14 +255,16 @@ describe('weave usage on the fixtures, by hand', () => {
       '\n',
     );
     // The widest duration is the gap of 2025-11-03 15:00:01 to 2026-05-05 10:00:04: 182d 19h 00m.
+    // Left out before the models were, Total Tokens fits again once they are (62 + 14 columns).
     assert.deepEqual(lines.slice(0, 4), [
-      'Block Start (UTC)  Duration          Input  Output  Cost (USD)',
-      '-----------------  ----------------  -----  ------  ----------',
-      '2025-10-01 10:00   0h 00m               30      11       $0.00',
+      'Block Start (UTC)  Duration          Input  Output  Total Tokens  Cost (USD)',
+      '-----------------  ----------------  -----  ------  ------------  ----------',
+      '2025-10-01 10:00   0h 00m               30      11            41       $0.00',
       '2025-10-01 15:00   gap 31d 18h 00m',
     ]);
-    assert.equal(lines[12], 'Total              5 blocks          1,620     483       $0.03');
-    assert.equal(lines[14], '(4 columns hidden to fit 80 columns; --wide shows all)');
+    // 41 + 81 + 11 + (350 + 265 + 15,700) + 9,965 tokens.
+    assert.equal(lines[12], 'Total              5 blocks          1,620     483        26,413       $0.03');
+    assert.equal(lines[14], '(3 columns hidden to fit 80 columns; --wide shows all)');
   });
 
   test('--since/--until, --model and --project narrow the calls before they are summed', () => {
