@@ -1,7 +1,6 @@
-import { readdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { walkFiles } from '../acquire/files.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
 import { DEFAULTS, isLoopback, type ServerConfig } from '../server/config.ts';
 import { startServer } from '../server/server.ts';
@@ -273,13 +272,13 @@ async function holdsTheirs(found: { paths: string[]; note?: string }): Promise<b
   return !found.note && (await holdsTranscript(found.paths[0]));
 }
 
-/** Whether a folder holds a `.jsonl` file anywhere below it (stops at the first). */
+/**
+ * Whether a folder holds a `.jsonl` file anywhere below it, walked as ingest walks it: a project
+ * folder or transcript linked into it counts (a directory entry that is a link is neither a file
+ * nor a folder, so a walk of its own served the fixtures in place of linked sessions).
+ */
 async function holdsTranscript(dir: string): Promise<boolean> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  if (entries.some((e) => e.isFile() && e.name.endsWith('.jsonl'))) return true;
-  for (const e of entries)
-    if (e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git' && (await holdsTranscript(join(dir, e.name)))) return true;
-  return false;
+  return (await walkFiles(dir, (name) => name.endsWith('.jsonl'))).length > 0;
 }
 
 /**

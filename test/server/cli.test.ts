@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -191,6 +191,35 @@ describe('weave serve from the command line', () => {
       assert.equal(await run.exited, 0);
     } finally {
       run.child.kill('SIGKILL');
+      await rm(home, { recursive: true, force: true });
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+
+  /**
+   * Found laying out transcripts as a user whose project folders live elsewhere: `weave ingest`
+   * read the linked folder, and `npm start` said "no transcripts under …/projects" and served the
+   * bundled fixtures (its own walk took a link to a folder for neither file nor folder).
+   */
+  it('npm start serves a project folder linked into ~/.claude/projects, as weave ingest reads it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'weave-cli-home-'));
+    const projects = join(home, '.claude', 'projects');
+    await mkdir(projects, { recursive: true });
+    await symlink(join(SERVER_FIXTURES, '-home-grace-weave-server'), join(projects, '-home-grace-weave-server'));
+    const tmp = await mkdtemp(join(tmpdir(), 'weave-cli-tmp-'));
+    const env = { HOME: home, TMPDIR: tmp, CLAUDE_CONFIG_DIR: '', WEAVE_HOME: '', XDG_DATA_HOME: join(home, 'data') };
+    const start = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).scripts.start as string;
+    const run = serve('sh', ['-c', `exec ${start} --port 0`], env);
+    try {
+      const url = await run.url;
+      // fixtures/server's two sessions: 3333… of four turns, 4444… of two.
+      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 2 sessions$/m);
+      assert.doesNotMatch(run.output().stderr, /bundled fixtures/);
+      assert.match(run.output().stdout, new RegExp(`store ${join(home, 'data', 'weave')}\\)`));
+      assert.equal(await turnsNow(url), '6');
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
       await rm(home, { recursive: true, force: true });
       await rm(tmp, { recursive: true, force: true });
     }
