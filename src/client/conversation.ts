@@ -189,10 +189,13 @@ function namer(terms: Terms, glossary: Glossary | undefined): (term: string) => 
   };
 }
 
+/** The least a name in the count tables keeps, however narrow the terminal. */
+const MIN_NAME = 12;
+
 /**
  * The view as text. Past `columns` a line is broken at spaces under its value's column (the
- * header, a segment's times, an unresolved node's reason) or, in the tree and the tables, cut
- * with … (--json has every word).
+ * header, a segment's times, an unresolved node's reason), or cut with … in the tree, and in the
+ * tables a name is cut before its count (--json has every word).
  */
 export function render(
   view: ConversationView,
@@ -224,9 +227,15 @@ export function render(
   breakable('  terms      plain names in brackets; weave glossary says what each term means', 13);
   const table = (title: string, rows: [string, number][], rename: (t: string) => string) => {
     if (!rows.length) return;
-    const width = Math.max(40, ...rows.map(([term]) => rename(term).length + 2));
+    // The counts stay whole at any width: a name too long for the line is cut, not its count
+    // (the runtime's name of a notice, with --terms native, is 73 characters).
+    const room = Math.max(MIN_NAME, columns - 2 - 1 - 6);
+    const width = Math.min(room, Math.max(40, ...rows.map(([term]) => displayWidth(rename(term)) + 2)));
     out.push('', `${title}:`);
-    for (const [term, n] of rows) out.push(`  ${rename(term).padEnd(width)} ${String(n).padStart(6)}`);
+    for (const [term, n] of rows) {
+      const label = cut(rename(term), width);
+      out.push(`  ${label}${' '.repeat(width - displayWidth(label))} ${String(n).padStart(6)}`);
+    }
   };
   // Each term with its plain name beside it (model/plain.ts, as the pages have them).
   table('node kinds', view.kinds, (t) => withPlainName(t, name(t)));

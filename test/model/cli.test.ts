@@ -130,6 +130,38 @@ describe('weave conversation', () => {
     assert.ok(lines.includes("          run (one prompt's work)  80000000-0000-4000-8000-0000…"));
   });
 
+  /**
+   * Found reading a long session with --terms native at 80 columns: every count of the node kinds
+   * was cut to "…", since the names' column was as wide as the longest runtime name (73
+   * characters) and the line was cut at its end.
+   */
+  test('the count tables keep their counts at any width, cutting the names instead', async () => {
+    const { stdout } = await run(['conversation', '8', '--terms', 'native', '--store', dir], { ...process.env, COLUMNS: '44' });
+    const lines = stdout.split('\n');
+    const kinds = lines.indexOf('node kinds:');
+    // 2 + 35 + 1 + 6 columns: the names get what the counts leave of 44.
+    assert.deepEqual(lines.slice(kinds + 1, lines.indexOf('', kinds)), [
+      '  conversation                             1',
+      '  segment (activity window)                1',
+      '  sessionId                                1',
+      '  agentId (thread)                         2',
+      '  epoch (context between compactions)      2',
+      '  talk (exchange)                          3',
+      "  promptId (one prompt's work)             4",
+      '  step                                    16',
+      '  origin.kind == "human" (prompt)          2',
+      "  text block (model's reply)               3",
+      '  attachment (injected context)            1',
+      '  message.id (API call)                    4',
+      '  tool_use + tool_result (tool call)       1',
+      '  Agent, Task, Skill or Workflow too…      1',
+      "  agent.output (sub-agent's answer)        1",
+      '  <task-notification> (notification)       1',
+      '  system/local_command (slash comman…      2',
+      '  system/away_summary, stop_hook_sum…      1',
+    ]);
+  });
+
   test('prints the header, the counts and the containment tree from the graph', async () => {
     const { stdout } = await run(['conversation', '8', '--store', dir]);
     assert.equal(
