@@ -117,11 +117,41 @@ export async function main(args: string[]): Promise<number> {
     }
     if (e instanceof ExportFormatError) throw new CliError(e.message, 2);
     if (e instanceof XmlCharacterError || e instanceof RdfXmlError) throw new CliError(e.message);
+    if (temp && writing(e, temp)) throw new CliError(`cannot write ${values.output}: ${whyNotWritten(e as NodeJS.ErrnoException)}`);
     throw e;
   } finally {
     bar.done();
   }
   return 0;
+}
+
+/** Whether `e` is the file system refusing the output (its file written aside, or the rename into place). */
+function writing(e: unknown, temp: string): boolean {
+  const { code, path } = (e ?? {}) as NodeJS.ErrnoException;
+  return typeof code === 'string' && path === temp;
+}
+
+/**
+ * Why the output could not be written, in words: Node's own message named the file written
+ * aside (`x.trig.26930.tmp`), not the one the user asked for.
+ */
+function whyNotWritten(e: NodeJS.ErrnoException): string {
+  switch (e.code) {
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'ENOTDIR':
+      return 'a part of its path is not a folder';
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return 'no permission to write there';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'ENOSPC':
+      return 'the disk is full';
+    default:
+      return e.code ?? 'error';
+  }
 }
 
 /**

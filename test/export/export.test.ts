@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -269,6 +269,27 @@ describe('weave export streams the graph files', () => {
     const mode = await weave(['export', '--store', dir, '--format', 'jsonld', '--rdf', '1.2']);
     assert.equal(mode.code, 2);
     assert.match(mode.stderr, /JSON-LD cannot carry triple terms: export it with --rdf 1\.1/);
+  });
+
+  /** Found exporting to a folder not made yet: Node's ENOENT named the file written aside (`x.trig.26930.tmp`). */
+  test('-o that cannot be written is named as the user gave it, with why; nothing is left behind', async () => {
+    const missing = join(dir, 'not-made', 'x.nq');
+    assert.deepEqual(await weave(['export', '--store', dir, '--session', '10000000', '-o', missing]), {
+      code: 1,
+      stdout: '',
+      stderr: `weave export: cannot write ${missing}: its folder does not exist\n`,
+    });
+    const folder = join(dir, 'a-folder');
+    await mkdir(folder);
+    assert.deepEqual(await weave(['export', '--store', dir, '--session', '10000000', '-o', folder]), {
+      code: 1,
+      stdout: '',
+      stderr: `weave export: cannot write ${folder}: it is a folder\n`,
+    });
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
   });
 
   /**
