@@ -5,6 +5,7 @@ import { READERS, selectReaders } from '../readers/registry.ts';
 import { CliError, COMMON_HELP, outputWidth, parse, requireStore, storeDir, WIDE_HELP, WIDE_OPTION, sayEmitter } from './options.ts';
 import { printable } from '../terminal.ts';
 import { printHelp } from './help.ts';
+import { counted } from './counted.ts';
 
 const HELP = `usage: weave detect [SESSION...] [options]
 
@@ -74,8 +75,12 @@ export function summary(r: DetectReport, width = terminalWidth()): string {
   const found = Object.entries(r.findings)
     .map(([name, n]) => `${name} ${n}`)
     .join(', ');
-  const parts = [`${r.sessions} sessions read (${r.skipped} current)`, `${r.graphs} graphs`, `findings: ${found || 'none'}`];
-  if (r.problems.length) parts.push(`${r.problems.length} problems`);
+  const parts = [
+    `${counted(r.sessions, 'session')} read (${r.skipped} current)`,
+    counted(r.graphs, 'graph'),
+    `findings: ${found || 'none'}`,
+  ];
+  if (r.problems.length) parts.push(counted(r.problems.length, 'problem'));
   parts.push(`${(r.millis / 1000).toFixed(1)} s`);
   return wrapParts('detected:', parts, width);
 }

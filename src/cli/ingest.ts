@@ -18,6 +18,7 @@ import { progressBar } from './progress.ts';
 import { tell } from './tell.ts';
 import { checkSources, defaultSources, inFixtures } from './sources.ts';
 import { printHelp } from './help.ts';
+import { counted } from './counted.ts';
 
 const HELP = `usage: weave ingest [PATH...] [options]
 
@@ -204,7 +205,7 @@ async function ingestAndDetect(
   if (stop?.aborted) {
     tell(
       process.stderr,
-      `weave ingest: stopped: ${report.sessions} sessions read and stored by this run (${report.skipped} unchanged), ${report.notRead ?? 0} left; run the same command again to carry on (what is stored is not read again)`,
+      `weave ingest: stopped: ${counted(report.sessions, 'session')} read and stored by this run (${report.skipped} unchanged), ${report.notRead ?? 0} left; run the same command again to carry on (what is stored is not read again)`,
     );
     return 130;
   }
@@ -232,25 +233,25 @@ function summary(r: IngestReport, width: number): string {
   const mb = r.bytes / 1e6;
   const secs = r.millis / 1000;
   const parts = [
-    `${r.sessions} sessions read (${r.carriedOn ? `${r.carriedOn} of them only their new lines; ` : ''}${r.skipped} unchanged)`,
-    `${r.files} files`,
+    `${counted(r.sessions, 'session')} read (${r.carriedOn ? `${r.carriedOn} of them only their new lines; ` : ''}${r.skipped} unchanged)`,
+    counted(r.files, 'file'),
     `${r.records.toLocaleString('en')} records`,
     `${r.quads.toLocaleString('en')} quads`,
     `${mb.toFixed(1)} MB in ${secs.toFixed(1)} s (${(mb / Math.max(secs, 0.001)).toFixed(1)} MB/s)`,
   ];
-  if (r.malformed) parts.push(`${r.malformed} malformed lines`);
-  if (r.pending) parts.push(`${r.pending} lines still being written`);
+  if (r.malformed) parts.push(counted(r.malformed, 'malformed line'));
+  if (r.pending) parts.push(`${counted(r.pending, 'line')} still being written`);
   if (r.archived) parts.push(`${(r.archived / 1e6).toFixed(1)} MB archived`);
   if (r.external)
     parts.push(
-      `${r.external.graphs} graphs sent to the external store${r.external.bulk ? ` (${r.external.bulk} by its bulk loader)` : ''}`,
+      `${counted(r.external.graphs, 'graph')} sent to the external store${r.external.bulk ? ` (${r.external.bulk} by its bulk loader)` : ''}`,
     );
-  if (r.archivedOnly) parts.push(`${r.archivedOnly} sessions read from the archive (their files are gone)`);
-  if (r.unarchived.length) parts.push(`${r.unarchived.length} sessions with files gone and no archive (kept as they are)`);
-  if (r.warnings) parts.push(`${r.warnings} fields kept as JSON only`);
+  if (r.archivedOnly) parts.push(`${counted(r.archivedOnly, 'session')} read from the archive (their files are gone)`);
+  if (r.unarchived.length) parts.push(`${counted(r.unarchived.length, 'session')} with files gone and no archive (kept as they are)`);
+  if (r.warnings) parts.push(`${counted(r.warnings, 'field')} kept as JSON only`);
   if (r.heldElsewhere?.length) parts.push(`${r.heldElsewhere.length} held under another soul`);
-  if (r.unreadable) parts.push(`${r.unreadable} sessions unreadable`);
-  if (r.failed) parts.push(`${r.failed} sessions failed`);
+  if (r.unreadable) parts.push(`${counted(r.unreadable, 'session')} unreadable`);
+  if (r.failed) parts.push(`${counted(r.failed, 'session')} failed`);
   return wrapParts('ingested:', parts, width);
 }
 

@@ -16,6 +16,7 @@ import { selectRows } from '../server/http/select.ts';
 import { SESSION_COUNT } from '../server/dataset-stats.ts';
 import { defaultRoots, defaultSources, FIXTURES_DIR, fixturesNote } from './sources.ts';
 import { printHelp } from './help.ts';
+import { counted } from './counted.ts';
 
 const HELP = `usage: weave serve [PATH...] [options]
 
@@ -324,6 +325,6 @@ function tellReady(server: Awaited<ReturnType<typeof startServer>>, log: (line: 
       (rows) => Number(rows[0]?.n ?? 0),
       () => undefined,
     );
-    if (sessions !== undefined) say(`ready ${after()}: the store answers with ${sessions.toLocaleString('en')} sessions`);
+    if (sessions !== undefined) say(`ready ${after()}: the store answers with ${counted(sessions, 'session')}`);
   });
 }

@@ -6,6 +6,7 @@ import { displayWidth, fitTable, wrapWords, type Column } from '../query/fit.ts'
 import { CliError, COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
 import { verifyBar } from './progress.ts';
+import { counted } from './counted.ts';
 
 const HELP = `usage: weave verify [PATH...] [options]
 
@@ -137,8 +138,8 @@ function render(report: VerifyReport, width = Number.POSITIVE_INFINITY, selfOnly
   const rewritten = report.files.filter((f) => f.rewritten).length;
   out.push(
     report.ok
-      ? `verified: ${n(total.lines)} lines in ${n(total.files)} files accounted for; ${n(total.contents)} texts match their source (${n(total.cut)} not held whole)`
-      : `NOT verified: ${n(total.missing)} lines unaccounted for, ${n(total.mismatched)} texts differ, ${report.files.filter((f) => !f.inStore).length} files not in the store${rewritten ? `, ${rewritten} changed in place since ingest` : ''}${unreadable ? `, ${unreadable} that cannot be read` : ''}${self.ok ? '' : ', the store not consistent'}`,
+      ? `verified: ${counted(total.lines, 'line')} in ${counted(total.files, 'file')} accounted for; ${counted(total.contents, 'text')} ${total.contents === 1 ? 'matches its' : 'match their'} source (${n(total.cut)} not held whole)`
+      : `NOT verified: ${n(total.missing)} lines unaccounted for, ${n(total.mismatched)} texts differ, ${counted(report.files.filter((f) => !f.inStore).length, 'file')} not in the store${rewritten ? `, ${rewritten} changed in place since ingest` : ''}${unreadable ? `, ${unreadable} that cannot be read` : ''}${self.ok ? '' : ', the store not consistent'}`,
   );
   return `${out.flatMap((line) => (displayWidth(line) > width ? wrapWords(line, 0, '  ', width) : [line])).join('\n')}\n`;
 }

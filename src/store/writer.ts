@@ -209,7 +209,7 @@ export async function lockStore(dir: string, options: LockOptions = {}): Promise
       const recovered = await recoverStore(dir);
       const what = Object.entries(recovered)
         .filter(([, n]) => n > 0)
-        .map(([k, n]) => `${n} ${k}`);
+        .map(([k, n]) => (n === 1 ? `1 ${ONE[k as keyof Recovered]}` : `${n} ${k}`));
       if (what.length) options.onNote?.(`removed what an interrupted write left: ${what.join(', ')}`);
     } catch (e) {
       await lock.release();
@@ -794,6 +794,13 @@ function soulMismatch(dir: string, stored: string, wanted: string): Error {
     `the store in ${dir} was built for soul "${stored}", not "${wanted}"; a store's soul is set once: drop --soul/--soul-repo to write as "${stored}", or use another --store`,
   );
 }
+
+/** Each kind of leftover said of one. */
+const ONE: Record<keyof Recovered, string> = {
+  'temporary files': 'temporary file',
+  'files of unfinished versions': 'file of an unfinished version',
+  'cut-off appends': 'cut-off append',
+};
 
 /** Store directories whose stale temporary files this thread has already removed. */
 const swept = new Set<string>();

@@ -32,7 +32,7 @@ test('Ctrl-C during weave ingest stores what was read, says so and how to go on,
     assert.ok(lines.includes('weave ingest: stopping after the sessions being read (Ctrl-C again stops at once)'), first.output);
     const said = lines
       .map((l) =>
-        /^weave ingest: stopped: (\d+) sessions read and stored by this run \((\d+) unchanged\), (\d+) left; run the same command again to carry on \(what is stored is not read again\)$/.exec(
+        /^weave ingest: stopped: (\d+) sessions? read and stored by this run \((\d+) unchanged\), (\d+) left; run the same command again to carry on \(what is stored is not read again\)$/.exec(
           l,
         ),
       )

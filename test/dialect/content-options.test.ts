@@ -31,7 +31,7 @@ test('weave ingest --content and --text-limit reach the emitter; another policy 
     assert.deepEqual(['c-0002/0/signature', 'c-0001/1/mediaData', 'c-0005/0/text'].map(state), ['available', 'omitted', 'truncated']);
 
     const again = await run(WEAVE, ['ingest', FILE, '--store', dir]);
-    assert.match(again.stdout, /^ingested: 1 sessions read \(0 unchanged\)/m);
+    assert.match(again.stdout, /^ingested: 1 session read \(0 unchanged\)/m);
     ({ store } = await openStore(dir));
     assert.deepEqual(['c-0002/0/signature', 'c-0001/1/mediaData', 'c-0005/0/text'].map(state), ['omitted', 'hash_only', 'available']);
 

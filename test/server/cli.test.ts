@@ -174,7 +174,7 @@ describe('weave serve from the command line', () => {
         join(SERVER_FIXTURES, '-home-grace-weave-server', '33333333-3333-4333-8333-333333333333.jsonl'),
         join(projects, '-home-grace-weave-server', '33333333-3333-4333-8333-333333333333.jsonl'),
       );
-      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 1 sessions$/m);
+      await run.printed(/^weave serve: ready [\d.]+ s after start: the store answers with 1 session$/m);
       assert.match(
         run.output().stderr,
         new RegExp(

@@ -69,7 +69,7 @@ test('a session whose files are deleted stays: read from the archive, marked arc
     const again = await run(WEAVE, ['ingest', root, '--store', dir, '--no-detect']);
     assert.match(
       again.stdout,
-      /^ingested: 1 sessions read \(1 unchanged\) · 2 files · .* · 1 sessions read from the archive \(their files are gone\)\n$/,
+      /^ingested: 1 session read \(1 unchanged\) · 2 files · .* · 1 session read from the archive \(their files are gone\)\n$/,
     );
     const after = quadsOf((await openStore(dir)).store);
     const marked = transcripts.filter((t) =>

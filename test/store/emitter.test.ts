@@ -199,7 +199,7 @@ describe('weave ingest on a store an older Weave built', () => {
 
       assert.match(
         await ingest(),
-        /^ingested: 2 sessions read \(0 unchanged\)[\s\S]* 1 sessions read from the archive \(their files are gone\)\n/,
+        /^ingested: 2 sessions read \(0 unchanged\)[\s\S]* 1 session read from the archive \(their files are gone\)\n/,
       );
       const manifest = (await readManifest(store))!;
       const stamps = Object.values(manifest.graphs).flatMap((e) => (e.sessionId ? [[e.sessionId, e.builtWith!.split('+')[1]]] : []));

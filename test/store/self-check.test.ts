@@ -180,7 +180,7 @@ test('a plain verify fails when a transcript in the folders the store was read f
     const plain = await weave(['verify', '--store', dir]);
     assert.equal(plain.code, 1);
     assert.match(plain.stdout, new RegExp(`\n${late}: not in the store\n`));
-    assert.match(plain.stdout, /\nNOT verified: \d+ lines unaccounted for, 0 texts differ, 1 files not in the store\n$/);
+    assert.match(plain.stdout, /\nNOT verified: \d+ lines unaccounted for, 0 texts differ, 1 file not in the store\n$/);
   } finally {
     await removeDir(work);
     await removeDir(dir);
@@ -228,7 +228,7 @@ test('what a killed writer left is noted, not a problem, and goes with the next 
     assert.match(
       next.stderr,
       new RegExp(
-        `^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${shown}\\), which is no longer running\nweave ingest: note: removed what an interrupted write left: 1 temporary files, 1 files of unfinished versions, 1 cut-off appends\n`,
+        `^weave ingest: note: took over the store lock of pid ${child.pid} \\(weave serve, since ${shown}\\), which is no longer running\nweave ingest: note: removed what an interrupted write left: 1 temporary file, 1 file of an unfinished version, 1 cut-off append\n`,
       ),
     );
     const after = await weave(['verify', '--self', '--store', dir]);

@@ -52,7 +52,7 @@ test("a store's soul is set by its first write: later commands without --soul ke
     assert.equal(first.code, 0, first.stderr);
     const again = await weave(['ingest', SPLIT, '--store', store, '--no-detect', '--force'], home);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /1 sessions read/);
+    assert.match(again.stdout, /1 session read/);
     const status = JSON.parse((await weave(['status', '--store', store, '--json', '--no-daemon'], home)).stdout);
     assert.equal(status.soul, 'alice');
     const other = await weave(['ingest', SPLIT, '--store', store, '--soul', 'bob', '--no-detect'], home);

@@ -256,7 +256,7 @@ describe('two machines, one external store (Virtuoso)', { skip: virtuosoMissing(
     await appendFile(file, `${lines[lines.length - 1]}\n`);
     const ran = await weave(b, ['ingest', b.projects, '--store', virtuoso.endpoint, '--no-detect']);
     assert.equal(ran.code, 0, ran.stderr);
-    assert.match(ran.stdout, /1 sessions read \(2 unchanged\).*1 held under another soul/s);
+    assert.match(ran.stdout, /1 session read \(2 unchanged\).*1 held under another soul/s);
     assert.deepEqual(
       await sessionGraphs(),
       [`bob ${SHOP}`, `bob ${INFRA}`, `bob ${TOOLS}`, `${soulA} ${SPLIT}`, `${soulA} ${TOOLS}`].sort(),

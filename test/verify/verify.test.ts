@@ -155,7 +155,7 @@ test("the command's counts read with thousands separators, as weave usage's", as
       '------------------------------------  -----  -----  ------  --------  ---------  -------  -------  -----  -------  ------  -----',
       'Total                                     1  1,200   1,200         0          0        0        0      0        0       0',
     ]);
-    assert.match(stdout, /\nverified: 1,200 lines in 1 files accounted for; 0 texts match their source \(0 not held whole\)\n$/);
+    assert.match(stdout, /\nverified: 1,200 lines in 1 file accounted for; 0 texts match their source \(0 not held whole\)\n$/);
   } finally {
     await removeDir(work);
     await removeDir(dir);
