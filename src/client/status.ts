@@ -1,5 +1,5 @@
 import { wrapWords } from '../query/fit.ts';
-import { storeAge } from '../store/emitter.ts';
+import { REBUILD, storeAge } from '../store/emitter.ts';
 import { COMMON_HELP, outputWidth, parse, storeDir, WIDE_HELP, WIDE_OPTION } from '../cli/options.ts';
 import { storeStatus, type StoreStatus } from '../status.ts';
 import { noStoreLine } from '../store/fixtures.ts';
@@ -19,9 +19,9 @@ export const STATUS_HELP = `usage: weave status [options]
 What the store holds and how current it is: sessions, the source files it was read from (and
 how many are gone from their folders, kept in the archive), sessions read from the archive
 alone, the newest change it has read, lines in the sources it has not read yet, which Weave
-built its session graphs (weave ingest rebuilds those an older one built), the size of its
-graphs and of its archive, the process writing it, if any, and the server running for it, if
-any (a weave serve, or a resident server a command started). Reads no graph.
+built its session graphs (weave ingest --rebuild rebuilds those an older one built), the size
+of its graphs and of its archive, the process writing it, if any, and the server running for
+it, if any (a weave serve, or a resident server a command started). Reads no graph.
 
 options:
   --json             print it as JSON
@@ -117,7 +117,7 @@ function builtBy({ program, sessions }: StoreStatus['builtBy']): string {
     .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
     .map(([version, count]) => `${version} (${n(count)} session${count === 1 ? '' : 's'})`);
   if (age.by === 'this') return counts.length ? `${program}, this Weave` : 'no sessions yet';
-  const verdict = age.by === 'older' ? `; this is ${program}: run weave ingest` : `; this is ${program}, older: update Weave`;
+  const verdict = age.by === 'older' ? `; this is ${program}: ${REBUILD}` : `; this is ${program}, older: update Weave`;
   return `${counts.join(', ')}${verdict}`;
 }
 

@@ -50,6 +50,9 @@ export interface StoreAge {
   sessions: number;
 }
 
+/** What rebuilds every session graph an older Weave built, wherever its files are, or were. */
+export const REBUILD = 'weave ingest --rebuild';
+
 export function storeAge(versions: Record<string, number>, program = WEAVE): StoreAge {
   const sessions = Object.values(versions).reduce((sum, n) => sum + n, 0);
   const now = rank(program) ?? 0;
@@ -65,8 +68,9 @@ export function storeAge(versions: Record<string, number>, program = WEAVE): Sto
 
 /**
  * One line when some session graphs were built by another Weave than this one: by an older one,
- * `weave ingest` rebuilds them; by a newer one, this program is the older (an ingest would rebuild
- * them as it knows them), so it is Weave to update. Undefined when all are its own.
+ * `weave ingest --rebuild` rebuilds them (a plain ingest reaches only the sessions under the
+ * folders it reads, and none when those are gone); by a newer one, this program is the older (an
+ * ingest would rebuild them as it knows them), so it is Weave to update. Undefined when all are its own.
  */
 export function emitterNotice(versions: Record<string, number>, program = WEAVE): string | undefined {
   const age = storeAge(versions, program);
@@ -75,7 +79,7 @@ export function emitterNotice(versions: Record<string, number>, program = WEAVE)
   // Within 80 columns with `weave: ` up to four-digit counts of one version.
   return age.by === 'newer'
     ? `${who} built by a newer ${span(age.versions)}: update this Weave`
-    : `${who} built by an older ${span(age.versions)}: run weave ingest`;
+    : `${who} built by ${span(age.versions)}: ${REBUILD}`;
 }
 
 /**

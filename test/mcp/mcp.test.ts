@@ -441,7 +441,7 @@ describe('weave mcp on a store an older Weave built', () => {
   after(() => removeDir(dir));
 
   test('says so on stderr as it starts, and beside the usage figures', async () => {
-    const NOTICE = 'the store was built by an older weave/0.16: run weave ingest';
+    const NOTICE = 'the store was built by weave/0.16: weave ingest --rebuild';
     const mcp = await connect(dir);
     try {
       const usage = (await call(mcp.client, 'usage', {})).json();

@@ -64,20 +64,17 @@ async function stopResident(store: string): Promise<void> {
 describe('the emitter notice', () => {
   it('names the other Weave and what to do, within 80 columns, and is silent for this one', () => {
     assert.equal(WEAVE, 'weave/0.17');
-    assert.equal(emitterNotice({ 'weave/0.16': 2 }), 'the store was built by an older weave/0.16: run weave ingest');
-    assert.equal(
-      emitterNotice({ 'weave/0.16': 1, 'weave/0.17': 1 }),
-      '1 of 2 sessions were built by an older weave/0.16: run weave ingest',
-    );
+    assert.equal(emitterNotice({ 'weave/0.16': 2 }), 'the store was built by weave/0.16: weave ingest --rebuild');
+    assert.equal(emitterNotice({ 'weave/0.16': 1, 'weave/0.17': 1 }), '1 of 2 sessions were built by weave/0.16: weave ingest --rebuild');
     assert.equal(
       emitterNotice({ 'weave/0.14': 3, 'weave/0.16': 2, 'weave/0.17': 5 }),
-      '5 of 10 sessions were built by an older weave/0.14-0.16: run weave ingest',
+      '5 of 10 sessions were built by weave/0.14-0.16: weave ingest --rebuild',
     );
     // Versions compared as numbers: 0.9 is older than 0.17.
-    assert.equal(emitterNotice({ 'weave/0.9': 1 }), 'the store was built by an older weave/0.9: run weave ingest');
+    assert.equal(emitterNotice({ 'weave/0.9': 1 }), 'the store was built by weave/0.9: weave ingest --rebuild');
     // A stamp naming no version (a hand-made or damaged manifest) is left to the manifest's check.
     assert.equal(emitterNotice({ unknown: 4 }), undefined);
-    assert.equal(emitterNotice({ unknown: 1, 'weave/0.16': 1 }), '1 of 2 sessions were built by an older weave/0.16: run weave ingest');
+    assert.equal(emitterNotice({ unknown: 1, 'weave/0.16': 1 }), '1 of 2 sessions were built by weave/0.16: weave ingest --rebuild');
     // A newer Weave's graphs: this program is the older one.
     assert.equal(emitterNotice({ 'weave/0.18': 2 }), 'the store was built by a newer weave/0.18: update this Weave');
     assert.equal(
@@ -87,13 +84,13 @@ describe('the emitter notice', () => {
     assert.equal(emitterNotice({ 'weave/0.17': 2 }), undefined);
     assert.equal(emitterNotice({}), undefined);
     const widest = `weave: ${emitterNotice({ 'weave/0.16': 1234, 'weave/0.17': 4444 })}`;
-    assert.equal(widest, 'weave: 1234 of 5678 sessions were built by an older weave/0.16: run weave ingest');
+    assert.equal(widest, 'weave: 1234 of 5678 sessions were built by weave/0.16: weave ingest --rebuild');
     assert.ok(widest.length <= 80, `${widest.length} columns`);
   });
 });
 
 describe('a store built by an older Weave, in every command that reads it', () => {
-  const OLDER = 'weave: the store was built by an older weave/0.16: run weave ingest\n';
+  const OLDER = 'weave: the store was built by weave/0.16: weave ingest --rebuild\n';
   let store = '';
   before(async () => {
     store = await tempDir('weave-emitter-');
@@ -135,13 +132,13 @@ describe('a store built by an older Weave, in every command that reads it', () =
     const run = await readRunFile(store);
     assert.ok(run && isRunning(run.pid), 'a resident server answered');
     const log = await readFile(join(store, 'server.log'), 'utf8');
-    assert.match(log, /\nweave serve: the store was built by an older weave\/0\.16: run weave ingest\n/);
+    assert.match(log, /\nweave serve: the store was built by weave\/0\.16: weave ingest --rebuild\n/);
     // The overview page it serves says it above the figures.
     const page = await (await fetch(`${run.url}overview`)).text();
-    assert.match(page, /<p class="note" id="built">The store was built by an older weave\/0\.16: run weave ingest\.<\/p>/);
+    assert.match(page, /<p class="note" id="built">The store was built by weave\/0\.16: weave ingest --rebuild\.<\/p>/);
     // And its /status, which the query page shows in its note.
     const status = (await (await fetch(`${run.url}status`)).json()) as { store: Record<string, unknown> };
-    assert.equal(status.store.notice, 'the store was built by an older weave/0.16: run weave ingest');
+    assert.equal(status.store.notice, 'the store was built by weave/0.16: weave ingest --rebuild');
     assert.deepEqual(status.store.builtBy, { program: 'weave/0.17', sessions: { 'weave/0.16': 2 } });
     await stopResident(store);
   });
@@ -149,7 +146,7 @@ describe('a store built by an older Weave, in every command that reads it', () =
   it('weave status says which Weave built it, and what to do', async () => {
     const { stdout, stderr } = await weave(['status', '--store', store], ASKING);
     assert.equal(stderr, '');
-    assert.match(stdout, /\nbuilt by    weave\/0\.16 \(2 sessions\); this is weave\/0\.17: run weave ingest\n/);
+    assert.match(stdout, /\nbuilt by    weave\/0\.16 \(2 sessions\); this is weave\/0\.17: weave ingest --rebuild\n/);
     const json = JSON.parse((await weave(['status', '--json', '--store', store])).stdout);
     assert.deepEqual(json.builtBy, { program: 'weave/0.17', sessions: { 'weave/0.16': 2 } });
   });
@@ -158,7 +155,7 @@ describe('a store built by an older Weave, in every command that reads it', () =
     await stampAs(store, 'weave/0.17', [SECOND]);
     assert.equal(
       (await weave(['usage', '--store', store])).stderr,
-      'weave: 1 of 2 sessions were built by an older weave/0.16: run weave ingest\n',
+      'weave: 1 of 2 sessions were built by weave/0.16: weave ingest --rebuild\n',
     );
     await stampAs(store, 'weave/0.18', [SECOND]);
     const NEWER = 'weave: 1 of 2 sessions were built by a newer weave/0.18: update this Weave\n';
@@ -192,10 +189,7 @@ describe('weave ingest on a store an older Weave built', () => {
       await rm(join(roots, '-home-grace-weave-server', `${SECOND}.jsonl`));
       await ingest();
       await stampAs(store, 'weave/0.16');
-      assert.equal(
-        (await weave(['usage', '--store', store])).stderr,
-        'weave: the store was built by an older weave/0.16: run weave ingest\n',
-      );
+      assert.equal((await weave(['usage', '--store', store])).stderr, 'weave: the store was built by weave/0.16: weave ingest --rebuild\n');
 
       assert.match(
         await ingest(),
@@ -213,6 +207,36 @@ describe('weave ingest on a store an older Weave built', () => {
       assert.match(status, /\nbuilt by    weave\/0\.17, this Weave\n/);
       // And once only: the next ingest reads nothing.
       assert.match(await ingest(), /^ingested: 0 sessions read \(1 unchanged\)/);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  });
+
+  it('whose source folders are all gone: the notice names the ingest that rebuilds it, and that ingest does', async () => {
+    const work = await tempDir('weave-emitter-all-gone-');
+    try {
+      // A user whose ~/.claude/projects is gone: a plain `weave ingest` finds nothing to read.
+      const [home, store] = [join(work, 'home'), join(work, 'store')];
+      const roots = join(home, '.claude', 'projects');
+      await cp(join(FIXTURES, 'server'), roots, { recursive: true });
+      const env = { ...HERE, HOME: home, CLAUDE_CONFIG_DIR: '' };
+      assert.equal((await weave(['ingest', '--no-detect', '--store', store], env)).code, 0);
+      await rm(roots, { recursive: true });
+      await stampAs(store, 'weave/0.16');
+      assert.equal((await weave(['ingest', '--no-detect', '--store', store], env)).code, 1);
+      const notice = (await weave(['usage', '--store', store], env)).stderr;
+      assert.equal(notice, 'weave: the store was built by weave/0.16: weave ingest --rebuild\n');
+
+      // The advice as given, word for word.
+      const advised = notice.trim().split(': ').pop()!.split(' ').slice(1);
+      const rebuilt = await weave([...advised, '--no-detect', '--store', store], env);
+      assert.equal(rebuilt.code, 0, rebuilt.stderr);
+      assert.match(
+        rebuilt.stdout,
+        /^ingested: 2 sessions read \(0 unchanged\)[\s\S]* 2 sessions read from the archive \(their files are gone\)\n/,
+      );
+      assert.equal((await weave(['usage', '--store', store], env)).stderr, '');
+      assert.match((await weave(['status', '--store', store, '--wide'], env)).stdout, /\nbuilt by    weave\/0\.17, this Weave\n/);
     } finally {
       await rm(work, { recursive: true, force: true });
     }
