@@ -1,14 +1,14 @@
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
-import { residentServer } from '../client/daemon.ts';
 import {
+  allowList,
   answerFromServer,
   cutNote,
   formOf,
   parseQueryArgs,
   printable,
-  QUERY,
   queryErrorText,
+  serverFor,
   table,
   type QueryRequest,
 } from '../client/query.ts';
@@ -36,8 +36,9 @@ Runs SPARQL over the store: the union of all graphs, with the prefixes weave, rd
 owl, prov, oa, skos and dcterms predeclared. The store's server answers: a weave serve, or when
 none runs, a resident one this command starts in the background, which stops after 10 minutes
 without a request (so only the first command pays for opening the store). With --source, or a
-SERVICE clause, the query is federated with Comunica here: the store joined with the sources and
-the SERVICE endpoints.
+SERVICE clause, the query is federated with Comunica: the store joined with the sources and the
+SERVICE endpoints, by a weave serve whose --service-allow has every endpoint it names (and its
+sources, which must then be URLs), else here.
 
 options:
   -f, --file FILE        read the query from FILE
@@ -62,8 +63,8 @@ export async function main(args: string[]): Promise<number> {
   // Said before the query runs (it may take long, or fail).
   await print({ stdout: '', notes: request.warnings.join('') });
   await sayEmitter(request.storeDir);
-  // The store's server, started if none runs; not for a federated query or with --no-daemon.
-  const server = QUERY.answersHere(request) ? undefined : await residentServer(request.storeDir, { command: 'query' });
+  // The store's server, started if none runs; for a federated query, one running that allows it.
+  const server = await serverFor(request);
   const answered = server && (await answerFromServer(server, request));
   if (answered) {
     if (answered.note) process.stderr.write(answered.note);
@@ -117,11 +118,6 @@ function told<T>(job: () => T, request: QueryRequest): T {
   } catch (e) {
     return tell(e);
   }
-}
-
-/** The endpoints a federated query may contact: --service-allow's, and the sources named on the command line, allowed by naming them. */
-function allowList(request: QueryRequest): string[] {
-  return [...request.serviceAllow, ...request.sources.map((s) => s.replace(/^sparql@/i, ''))];
 }
 
 /** The query on the store opened here: federated through Comunica when it names sources or SERVICE, else by Oxigraph; written in `--rdf` mode. */

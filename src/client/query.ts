@@ -7,8 +7,9 @@ import { queryForm, returnsGraph } from '../query/lexer.ts';
 import { unknownWeaveTerms } from '../query/terms.ts';
 import { renderTable, type JsonResults } from '../query/table.ts';
 import { isRdfMode, type RdfMode } from '../rdf/rdf-mode.ts';
-import type { FoundServer } from '../store/running.ts';
-import { noDaemon } from './daemon.ts';
+import { findServer, type FoundServer } from '../store/running.ts';
+import { noDaemon, residentServer } from './daemon.ts';
+import { federatesAsHere } from './federated.ts';
 import type { ServedCommand } from './served.ts';
 import type { Form } from '../terminal.ts';
 import { queryServer, ServerError } from './server.ts';
@@ -36,7 +37,7 @@ export interface QueryRequest {
   sources: string[];
   /** `--service-allow`: the endpoints SERVICE clauses may name. */
   serviceAllow: string[];
-  /** Sources or SERVICE: the query runs here, through the federation engine, never on a server. */
+  /** Sources or SERVICE: the query runs through the federation engine, here or on a server that allows what it names. */
   federated: boolean;
   /** `--wide`: a table printed in full, whatever the terminal's width. */
   wide: boolean;
@@ -161,6 +162,23 @@ export async function cutNote(request: QueryRequest, text: string): Promise<stri
   return `weave query: the answer has ${EXTERNAL_ROW_CAP.toLocaleString('en')} rows, the most Virtuoso answers with: it may be cut. Ask for it in pages (ORDER BY with LIMIT and OFFSET) to have it whole\n`;
 }
 
+/** The endpoints a federated query may contact: --service-allow's, and the sources named on the command line, allowed by naming them. */
+export function allowList(request: QueryRequest): string[] {
+  return [...request.serviceAllow, ...request.sources.map((s) => s.replace(/^sparql@/i, ''))];
+}
+
+/**
+ * The server to ask: the store's, started if none runs; for a federated query only a `weave
+ * serve` already running that allows every endpoint the query names, as this command does (a
+ * resident server allows none). Undefined: the query runs here.
+ */
+export async function serverFor(request: QueryRequest, entry?: string): Promise<FoundServer | undefined> {
+  if (request.noDaemon) return undefined;
+  if (!request.federated) return residentServer(request.storeDir, { command: 'query', entry });
+  const running = await findServer(request.storeDir);
+  return running && federatesAsHere(running, request.query, request.sources, allowList(request)) ? running : undefined;
+}
+
 /**
  * A query error as the user reads it: a syntax error in a query read with `-f` names the file
  * before its line and column, as a compiler names the source it read.
@@ -173,13 +191,12 @@ export function queryErrorText(request: QueryRequest, message: string): string {
  * Asks the server; undefined when it cannot give this answer whole (over its result limit, 507)
  * or cannot write it in the format and `--rdf` mode asked (406: XML that cannot carry the
  * result, triple terms in a syntax without them), so the caller runs it here, which gives the
- * same answer or the CLI's own error. A query error is the CLI's error, as a local run gives it.
- * A federated query is never sent (the server's allow-list is not the command line's).
+ * same answer or the CLI's own error. A query error is the CLI's error, as a local run gives it,
+ * and so is an endpoint of a federated query that cannot be reached (502).
  */
 export async function answerFromServer(server: FoundServer, request: QueryRequest): Promise<{ stdout: string; note?: string } | undefined> {
-  if (request.federated) return undefined;
   try {
-    const text = (await queryServer(server, request.query, request.mediaType, serverMode(request))).text;
+    const text = (await queryServer(server, request.query, request.mediaType, serverMode(request), request.sources)).text;
     return { stdout: printable(request, text), note: await cutNote(request, text) };
   } catch (e) {
     if (!(e instanceof ServerError)) throw e;
@@ -188,9 +205,9 @@ export async function answerFromServer(server: FoundServer, request: QueryReques
     // Past the server's result limit, or in a format it does not send: the store opened here has neither.
     if (e.status === 507 || e.status === 406) return undefined;
     // `400 Bad Request: error at line 1, …` reads as a local run does: `error at line 1, …`.
-    throw new CliError(
-      e.status === 400 ? queryErrorText(request, e.message.replace(/^400 Bad Request: /, '')) : `the server at ${server.url}: ${e.message}`,
-    );
+    if (e.status === 400) throw new CliError(queryErrorText(request, e.message.replace(/^400 Bad Request: /, '')));
+    if (e.status === 502 && request.federated) throw new CliError(e.message.replace(/^\d{3} [^:]*: /, ''));
+    throw new CliError(`the server at ${server.url}: ${e.message}`);
   }
 }
 
@@ -198,14 +215,16 @@ export const QUERY: ServedCommand<QueryRequest> = {
   name: 'query',
   parse: parseQueryArgs,
   storeDir: (request) => request.storeDir,
-  // A federated query runs here: the command line's sources and allow-list are not the server's.
-  answersHere: (request) => request.noDaemon || request.federated,
+  answersHere: (request) => request.noDaemon,
+  server: serverFor,
   async ask(server, request) {
     const answer = await answerFromServer(server, request);
     return answer && { stdout: answer.stdout, warnings: request.warnings.join('') + (answer.note ?? ''), form: formOf(request) };
   },
   // The store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked, as the full CLI's run does.
   async external(remote, request) {
+    // The external store would run SERVICE itself, off the allow-list: the full CLI says it cannot.
+    if (request.federated) return undefined;
     // A CONSTRUCT is counted against the rows the store cuts at, which this light client does not ask: the full CLI's.
     if (queryForm(request.query) === 'CONSTRUCT') return undefined;
     let text: string;

@@ -42,6 +42,8 @@ export interface ServedCommand<R> extends LightCommand<R> {
   answersHere(request: R): boolean;
   /** Answered here in about a second when no server has the store open yet: it waits for none (daemon.ts). */
   quickHere?: boolean;
+  /** The server to ask when not the store's resident one (found, or started): undefined answers here. */
+  server?(request: R, entry?: string): Promise<FoundServer | undefined>;
   /** The answer from `server`; undefined when it cannot give this one (the command then answers by itself). */
   ask(server: FoundServer, request: R): Promise<Printed | undefined>;
   /**
@@ -63,7 +65,9 @@ export function isServed<R>(command: LightCommand<R>): command is ServedCommand<
  */
 export async function served<R>(command: ServedCommand<R>, request: R, entry?: string): Promise<Printed | undefined> {
   if (command.answersHere(request)) return undefined;
-  const server = await residentServer(command.storeDir(request), { command: command.name, entry, quickHere: command.quickHere });
+  const server = command.server
+    ? await command.server(request, entry)
+    : await residentServer(command.storeDir(request), { command: command.name, entry, quickHere: command.quickHere });
   if (!server) {
     const remote = await externalStore(command.storeDir(request));
     return remote && fromExternal(command, remote, request, entry);

@@ -61,9 +61,21 @@ export async function askServer(
   }
 }
 
-/** A SPARQL query by POST, answered in `mediaType`, triple terms written as `rdf` says (the server's `--rdf` if absent). */
-export function queryServer(server: FoundServer, query: string, mediaType: string, rdf?: string): Promise<ServerAnswer> {
-  return askServer(server, rdf ? `sparql?rdf=${encodeURIComponent(rdf)}` : 'sparql', {
+/**
+ * A SPARQL query by POST, answered in `mediaType`, triple terms written as `rdf` says (the
+ * server's `--rdf` if absent), joined with `sources` (endpoints or documents by URL) when given.
+ */
+export function queryServer(
+  server: FoundServer,
+  query: string,
+  mediaType: string,
+  rdf?: string,
+  sources: string[] = [],
+): Promise<ServerAnswer> {
+  const params = new URLSearchParams();
+  if (rdf) params.set('rdf', rdf);
+  for (const source of sources) params.append('source', source);
+  return askServer(server, params.size ? `sparql?${params}` : 'sparql', {
     method: 'POST',
     headers: { 'content-type': 'application/sparql-query', accept: mediaType },
     body: query,

@@ -179,6 +179,9 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
       startedAt: new Date().toISOString(),
       ...(config.startedBy && { startedBy: config.startedBy }),
       ...(config.idleExitSeconds && { idleExitSeconds: config.idleExitSeconds }),
+      // Commands ask it their federated queries when it allows what they name (client/query.ts).
+      // Over an external store, the store would run them, not the federation engine a command runs.
+      ...(!remote && config.serviceAllow?.length && { serviceAllow: config.serviceAllow }),
     });
   } catch (e) {
     // Commands then open the store themselves; the server still serves.

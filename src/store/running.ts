@@ -26,6 +26,8 @@ interface RunFile {
   startedBy?: string;
   /** It stops itself after this many seconds without a request. */
   idleExitSeconds?: number;
+  /** The endpoints its federated queries may contact (`--service-allow`), when it runs them itself. */
+  serviceAllow?: string[];
 }
 
 /** A server that answered for this store: where it is and the token to send. */
@@ -35,6 +37,8 @@ export interface FoundServer {
   pid: number;
   /** Set for a resident server a command started (the run file's `startedBy`). */
   startedBy?: string;
+  /** The endpoints its federated queries may contact; absent: it runs none for a command. */
+  serviceAllow?: string[];
 }
 
 export async function writeRunFile(dir: string, run: Omit<RunFile, 'format'>): Promise<void> {
@@ -68,7 +72,8 @@ export async function readRunFile(dir: string): Promise<RunFile | undefined> {
     typeof r.token === 'string' &&
     typeof r.startedAt === 'string' &&
     (r.startedBy === undefined || typeof r.startedBy === 'string') &&
-    (r.idleExitSeconds === undefined || (typeof r.idleExitSeconds === 'number' && r.idleExitSeconds > 0));
+    (r.idleExitSeconds === undefined || (typeof r.idleExitSeconds === 'number' && r.idleExitSeconds > 0)) &&
+    (r.serviceAllow === undefined || (Array.isArray(r.serviceAllow) && r.serviceAllow.every((url) => typeof url === 'string')));
   return sound ? (r as RunFile) : undefined;
 }
 
@@ -92,7 +97,13 @@ export async function findServer(
   } catch {
     return undefined;
   }
-  return { url: run.url, token: run.token, pid: run.pid, ...(run.startedBy && { startedBy: run.startedBy }) };
+  return {
+    url: run.url,
+    token: run.token,
+    pid: run.pid,
+    ...(run.startedBy && { startedBy: run.startedBy }),
+    ...(run.serviceAllow && { serviceAllow: run.serviceAllow }),
+  };
 }
 
 export function isRunning(pid: number): boolean {

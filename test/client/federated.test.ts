@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { detect } from '../../src/readers/detect.ts';
+import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
+import { startEndpoint, type TestEndpoint } from '../federation/endpoint.ts';
+
+/**
+ * `weave query` with a SERVICE clause while a `weave serve` runs for the store: bin/weave run as a
+ * user runs it, a server on a real socket and a Soul endpoint (an Oxigraph store over HTTP). The
+ * server that allows every endpoint the query names answers it, as it answers any other query,
+ * with the bytes the command prints when it opens the store itself (--no-daemon); else the
+ * command runs it here, or refuses it, as before. The server's request counts say who answered.
+ */
+
+const execute = promisify(execFile);
+const WEAVE = join(REPO, 'bin', 'weave');
+const ASKING = { ...process.env, WEAVE_NO_DAEMON: '', COLUMNS: '200' };
+const TURN = (id: string) => `urn:soul:local:Weave/Turn/${id}`;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function weave(args: string[]): Promise<Run> {
+  try {
+    const { stdout, stderr } = await execute(WEAVE, args, { encoding: 'utf8', env: ASKING });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const failed = e as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('weave query with SERVICE, a weave serve running for the store', () => {
+  let dir = '';
+  let soul: TestEndpoint;
+  let other: TestEndpoint;
+  let server: RunningServer;
+  /** Queries the server has answered (its /metrics). */
+  const asked = async () => {
+    const text = await (await fetch(`${server.url}metrics`)).text();
+    return [...text.matchAll(/^weave_http_requests_total\{route="\/sparql",[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  };
+  const memories = (endpoint: string) => `PREFIX ravel: <https://repolex.ai/ontology/ravel/>
+SELECT ?turn ?memory WHERE {
+  ?turn a weave:Turn ; owl:sameAs ?anchor .
+  SERVICE <${endpoint}> { ?memory ravel:fromTurn ?anchor }
+} ORDER BY ?turn`;
+
+  before(async () => {
+    ({ dir } = await ingestFresh([join(FIXTURES, 'server')]));
+    await detect({ storeDir: dir });
+    const trig = join(FIXTURES, 'federation', 'soul.trig');
+    soul = await startEndpoint(trig, 'application/trig');
+    other = await startEndpoint(trig, 'application/trig');
+    server = await startServer({
+      storeDir: dir,
+      soul: 'local',
+      host: '127.0.0.1',
+      port: 0,
+      timeoutMs: 30_000,
+      workers: 1,
+      queueLimit: 8,
+      maxResultBytes: 1e6,
+      bodyLimitBytes: 1e6,
+      allowUpdate: false,
+      corsOrigins: [],
+      queriesDir: join(REPO, 'queries'),
+      serviceAllow: [soul.url],
+      verbose: false,
+      log: () => undefined,
+    });
+    await server.ready;
+  });
+  after(async () => {
+    await server.close();
+    await soul.close();
+    await other.close();
+    await removeDir(dir);
+  });
+
+  it('is answered by the server when it allows the endpoint too, as the command answers it by itself', async () => {
+    const query = memories(soul.url);
+    const tsv = (memory: string, turn: string) => `<${TURN(turn)}>\t<https://repolex.ai/ravel/Memory/${memory}>\n`;
+    const expected = {
+      tsv: `?turn\t?memory\n${tsv('m5e947117f3a0b596', '5e55e55e-0000-4000-8000-000000000001')}${tsv('m5e947117f3a0b596', '5e55e55e-0000-4000-8000-000000000004')}${tsv('ma787db49647d080d', '7e55e55e-0000-4000-8000-000000000001')}${tsv('ma787db49647d080d', '7e55e55e-0000-4000-8000-000000000002')}`,
+    };
+    const before = await asked();
+    const served = await weave(['query', query, '--service-allow', soul.url, '--store', dir, '--format', 'tsv']);
+    assert.deepEqual(served, { code: 0, stdout: expected.tsv, stderr: '' });
+    assert.equal(await asked(), before + 1, 'the server answered');
+    for (const format of [[], ['--format', 'json'], ['--format', 'csv']]) {
+      const args = ['query', query, '--service-allow', soul.url, '--store', dir, ...format];
+      const [fromServer, here] = [await weave(args), await weave([...args, '--no-daemon'])];
+      assert.equal(fromServer.code, 0, fromServer.stderr);
+      assert.deepEqual(fromServer, here, `weave ${format.join(' ') || 'query'}`);
+    }
+    assert.equal(await asked(), before + 4);
+  });
+
+  it('runs here when the server does not allow the endpoint, and is refused when the command line does not', async () => {
+    const before = await asked();
+    const here = await weave(['query', memories(other.url), '--service-allow', other.url, '--store', dir, '--format', 'tsv']);
+    assert.equal(here.code, 0, here.stderr);
+    assert.equal(here.stderr, '');
+    assert.equal(here.stdout.split('\n').length, 6);
+    const refused = await weave(['query', memories(soul.url), '--store', dir]);
+    assert.deepEqual(refused, {
+      code: 1,
+      stdout: '',
+      stderr: `weave query: SERVICE <${soul.url}> is not on the allow-list (empty: start the server, or run the query, with --service-allow URL)\n`,
+    });
+    assert.equal(await asked(), before, 'the server was not asked');
+  });
+});
