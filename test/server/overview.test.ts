@@ -257,6 +257,30 @@ describe('the pages in headless Chromium, over all the fixtures', {
     assert.match(events[12], /^\d+ more$/);
   });
 
+  it("/usage in the browser: the overview's usage part; a report it does not show, or JSON asked for, JSON", async () => {
+    // A browser's Accept (text/html first): the daily report as it stands is what the overview draws.
+    const sent = await page.goto(`${server.base}/usage`);
+    assert.equal(sent?.status(), 200);
+    assert.equal(page.url(), `${server.base}/overview#usage`);
+    const days = await page.$$eval('#usage-table tbody tr', (trs) => trs.length);
+    const json = await usage(['daily'], server.storeDir);
+    assert.equal(
+      days,
+      json.daily.reduce((n: number, d: { modelBreakdowns: unknown[] }) => n + d.modelBreakdowns.length, 0),
+    );
+    const monthly = (await page.goto(`${server.base}/usage?report=monthly`))!;
+    assert.equal(page.url(), `${server.base}/usage?report=monthly`);
+    assert.equal(monthly.headers()['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual((await monthly.json()).report, await usage(['monthly'], server.storeDir));
+    // A client that takes anything (curl's */*), or asks for JSON: JSON, as before.
+    for (const accept of ['*/*', 'application/json']) {
+      const res = await fetch(`${server.base}/usage`, { headers: { accept }, redirect: 'manual' });
+      assert.equal(res.status, 200, accept);
+      assert.equal(res.headers.get('vary'), 'Accept');
+      assert.deepEqual(((await res.json()) as { report: unknown }).report, json);
+    }
+  });
+
   it('made no request to any other host, and logged no errors', () => {
     assert.deepEqual(outside, []);
     assert.deepEqual(problems, []);

@@ -5,19 +5,26 @@ import { reportFromRows, reportQuery } from '../../../usage/report.ts';
 import { ReportRequestError, reportRequest, type ReportWords } from '../../../usage/request.ts';
 import { HttpError } from '../../errors.ts';
 import { routePlugin } from '../context.ts';
+import { negotiate } from '../negotiate.ts';
 import { selectRows } from '../select.ts';
+import { vary } from '../vary.ts';
 
 /**
  * /usage?report=daily|weekly|monthly|session|blocks and the options of `weave usage` by their
  * names (since, until, model, project, order, start-of-week, session-length): the report in
  * ccusage's JSON shape (with by=person|project: one row per person or project, as `weave usage --by`), with the session titles and the models the price table lacks. The same
  * rows or the same query and fold as the command runs on a store it opens (the query by the workers).
+ * A browser asking for the daily report as it stands, with no options, is sent to the overview's
+ * usage part, which draws those very figures; a report it cannot show stays JSON.
  */
 const WORDS: (keyof ReportWords)[] = ['report', 'since', 'until', 'model', 'project', 'order', 'start-of-week', 'session-length'];
 
 export default routePlugin('weave-routes-usage', async (app) => {
   const ctx = app.weave;
   app.get('/usage', async (request, reply) => {
+    vary(reply, 'Accept');
+    if (overviewShows(request.searchParams) && negotiate(request.headers.accept, ['application/json', 'text/html']) === 'text/html')
+      return reply.code(303).header('location', '/overview#usage').send();
     const words: ReportWords = {};
     for (const name of WORDS) {
       const value = request.searchParams.get(name);
@@ -46,3 +53,8 @@ export default routePlugin('weave-routes-usage', async (app) => {
     return reply.header('cache-control', 'no-store').send({ report, titles: Object.fromEntries(extras.titles), unpriced: extras.unpriced });
   });
 });
+
+/** Whether the overview's usage part shows the report asked for: the daily one, of every day, every model and project. */
+function overviewShows(params: URLSearchParams): boolean {
+  return [...params.keys()].every((name) => name === 'report') && params.getAll('report').every((kind) => kind === 'daily');
+}
