@@ -14,6 +14,7 @@ import { noStoreLine } from './store/fixtures.ts';
 import { HeldTranscripts, type Declaration, type HeldTranscript, type Select } from './verify-held.ts';
 import { readManifest } from './store/manifest.ts';
 import { openQueries, selectRows } from './store/queries.ts';
+import { sessionTitlePattern } from './model/session-title.ts';
 import { checkStore, type StoreCheck } from './store/check.ts';
 
 /**
@@ -279,10 +280,10 @@ async function openedHere(storeDir: string): Promise<Select> {
   return (query) => selectRows(queries, query);
 }
 
-/** Each session's title, from its main transcript (a sub-agent's transcript has a parent). */
+/** Each session's title, as the lists give it (model/session-title.ts). */
 async function sessionTitles(select: Select): Promise<Map<string, string>> {
   const rows = await select(
-    `SELECT ?session ?title WHERE { GRAPH ?g { ?t weave:sessionId ?session ; weave:title ?title FILTER NOT EXISTS { ?t weave:parentTranscript ?p } } }`,
+    `SELECT ?session (MAX(?name) AS ?title) WHERE { GRAPH ?g { ?t weave:sessionId ?session . ${sessionTitlePattern('?t', '?name')} } } GROUP BY ?session`,
   );
   return new Map(rows.map((r) => [r.session, r.title]));
 }

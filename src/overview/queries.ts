@@ -1,3 +1,4 @@
+import { sessionTitlePattern } from '../model/session-title.ts';
 import { PROJECT_OF_PATH } from '../usage/query.ts';
 
 /**
@@ -21,7 +22,7 @@ SELECT ?session ?title ?project ?start ?end ?turns WHERE {
   OPTIONAL {
     SELECT ?session (MIN(?folder) AS ?project) (MAX(?named) AS ?title) WHERE {
       ?transcript weave:sessionId ?session ; weave:sourcePath ?path .
-      OPTIONAL { ?transcript weave:title ?name FILTER NOT EXISTS { ?transcript weave:parentTranscript ?parent } }
+      OPTIONAL { ${sessionTitlePattern('?transcript', '?name')} }
       BIND(${PROJECT_OF_PATH} AS ?folder)
       BIND(COALESCE(?name, "") AS ?named)
     } GROUP BY ?session

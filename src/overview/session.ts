@@ -1,3 +1,4 @@
+import { sessionTitlePattern } from '../model/session-title.ts';
 import { PROJECT_OF_PATH } from '../usage/query.ts';
 
 /**
@@ -32,7 +33,7 @@ SELECT ?title ?project ?start ?end ?transcripts ?events ?turns ?prompts ?calls ?
     SELECT (MIN(?folder) AS ?project) (MAX(?named) AS ?title) WHERE {
       GRAPH <${graph}> {
         ?t weave:sessionId ${literal(session)} ; weave:sourcePath ?path .
-        OPTIONAL { ?t weave:title ?name FILTER NOT EXISTS { ?t weave:parentTranscript ?parent } }
+        OPTIONAL { ${sessionTitlePattern('?t', '?name')} }
       }
       BIND(${PROJECT_OF_PATH} AS ?folder)
       BIND(COALESCE(?name, "") AS ?named)

@@ -32,8 +32,9 @@ const DOCUMENTS: Input<Collected> = {
 
 export const searchDocuments: SessionDerivation<Collected> = {
   name: 'search/documents',
-  // 2: each document names the sub-agent stream it was written in; 3: its texts have their secrets redacted.
-  version: '3',
+  // 2: each document names the sub-agent stream it was written in; 3: its texts have their secrets redacted;
+  // 4: a session whose main file is absent titled by a sub-agent, marked (model/session-title.ts).
+  version: '4',
   description: 'The texts of turns, tool inputs and tool results, one document per content block, for the full-text index.',
   reads: DOCUMENTS,
   output: (_soul, sessionId) => documentsOutput(sessionId),

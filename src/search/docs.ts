@@ -4,6 +4,8 @@ import { splitQuad } from '../rdf/nquads.ts';
 import { RDF, termText, TextOnce, unsliced } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 import { redact } from '../readers/redact.ts';
+import { subAgentTitle } from '../model/session-title.ts';
+import { larger } from '../usage/rows.ts';
 
 /**
  * What `weave search` finds: the texts of turns (what a person or the model wrote), tool inputs
@@ -46,6 +48,7 @@ const P = {
   title: W('title'),
   hasEvent: W('hasEvent'),
   parentTranscript: W('parentTranscript'),
+  fileAbsent: W('fileAbsent'),
   role: W('role'),
   timestamp: W('timestamp'),
 };
@@ -82,7 +85,10 @@ export class DocCollector {
   private readonly blocks = new Map<string, Block>();
   private readonly events = new Map<string, { role?: string; classRole?: string; time?: string }>();
   private readonly titles = new Map<string, string>();
-  private readonly children = new Set<string>();
+  /** Each sub-agent's transcript, and its main transcript. */
+  private readonly children = new Map<string, string>();
+  /** Main transcripts whose file is absent. */
+  private readonly absent = new Set<string>();
   /** Each event's transcript. */
   private readonly transcripts = new Map<string, string>();
   /** Each IRI once: an event's is a key of two maps and every one of its blocks' parent. */
@@ -122,7 +128,10 @@ export class DocCollector {
         this.titles.set(unsliced(s), termText(o));
         break;
       case P.parentTranscript:
-        this.children.add(unsliced(s));
+        this.children.set(unsliced(s), unsliced(o));
+        break;
+      case P.fileAbsent:
+        this.absent.add(unsliced(s));
         break;
       case P.hasEvent:
         this.transcripts.set(this.iris.of(o), this.iris.of(s));
@@ -130,11 +139,15 @@ export class DocCollector {
     }
   }
 
-  /** The session's title: that of its main transcript, else (a session of child files only) a child's. */
+  /** The session's title, as the lists give it (model/session-title.ts): its main transcript's, else where that file is absent a sub-agent's, marked. */
   title(): string | undefined {
-    for (const [transcript, title] of this.titles) if (!this.children.has(transcript)) return redact(title);
-    const any = this.titles.values().next().value;
-    return any === undefined ? undefined : redact(any);
+    let child: string | undefined;
+    for (const [transcript, title] of this.titles) {
+      const main = this.children.get(transcript);
+      if (main === undefined) return redact(title);
+      if (this.absent.has(main)) child = child === undefined ? title : larger(child, title);
+    }
+    return child === undefined ? undefined : subAgentTitle(redact(child));
   }
 
   /** The session's documents, once every triple is in (the map that found each IRI's one copy goes). */

@@ -24,8 +24,8 @@ export function usageRowsOutput(sessionId: string): { file: string; path: string
 
 export const usageRows: SessionDerivation<SessionUsage> = {
   name: 'usage/rows',
-  // 2: a call's one-hour cache writes (ch).
-  version: '2',
+  // 2: a call's one-hour cache writes (ch); 3: a session whose main file is absent titled by a sub-agent.
+  version: '3',
   description: "Each API call's model, time and token counts, and the transcripts holding it, for `weave usage` and the overview.",
   reads: CALLS,
   output: (_soul, sessionId) => usageRowsOutput(sessionId),

@@ -1,3 +1,4 @@
+import { sessionTitlePattern } from '../model/session-title.ts';
 import { CENTS_DIVISOR, pricesValues, type PriceTable } from './prices.ts';
 
 /**
@@ -144,8 +145,8 @@ ORDER BY ?time ?key
     SELECT ?period (MIN(?folder) AS ?project) (MAX(?named) AS ?title) WHERE {
       GRAPH ?g {
         ?transcript weave:sessionId ?period ; weave:sourcePath ?path .
-        # The title is the main transcript's (a child agent's is its own).
-        OPTIONAL { ?transcript weave:title ?name FILTER NOT EXISTS { ?transcript weave:parentTranscript ?parent } }
+        # The title is the main transcript's (a child agent's is its own, unless the main file is absent).
+        OPTIONAL { ${sessionTitlePattern('?transcript', '?name')} }
       }
       BIND(${PROJECT_OF_PATH} AS ?folder)
       # Oxigraph's MAX over a group holding an unbound value is unbound: "" stands for none.

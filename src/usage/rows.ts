@@ -1,5 +1,6 @@
 import { RDF, termText, TextOnce, unsliced, XSD } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
+import { subAgentTitle } from '../model/session-title.ts';
 
 /**
  * A session's usage rows: what `weave usage` reads of a session graph, gathered from its triples
@@ -32,7 +33,7 @@ export interface Place {
   project?: string;
 }
 
-/** A session id's project folder (the smallest) and title (the largest main transcript's, "" for none), as this graph says them. */
+/** A session id's project folder (the smallest) and title (the largest main transcript's, or sub-agent's where the main file is absent; "" for none), as this graph says them. */
 export interface SessionFacts {
   project: string;
   title: string;
@@ -51,6 +52,7 @@ const T = Object.fromEntries(
   [
     'LlmCall',
     'SyntheticMessage',
+    'fileAbsent',
     'hasEvent',
     'hasUsage',
     'lastFragment',
@@ -66,6 +68,7 @@ const T = Object.fromEntries(
 ) as Record<
   | 'LlmCall'
   | 'SyntheticMessage'
+  | 'fileAbsent'
   | 'hasEvent'
   | 'hasUsage'
   | 'lastFragment'
@@ -117,7 +120,8 @@ interface Transcript {
   sessions: string[];
   paths: string[];
   titles: string[];
-  child: boolean;
+  /** The main transcript, for a sub-agent's. */
+  parent?: string;
 }
 
 export class UsageCollector {
@@ -130,6 +134,8 @@ export class UsageCollector {
   /** Each IRI's text once, however many maps hold it (an event's is a key of three). */
   private readonly iris = new TextOnce();
   private readonly transcripts = new Map<string, Transcript>();
+  /** Main transcripts whose file is absent: a sub-agent's title is the session's (model/session-title.ts). */
+  private readonly absent = new Set<string>();
   private readonly places: Place[] = [];
   private readonly placeIndex = new Map<string, number>();
 
@@ -194,7 +200,10 @@ export class UsageCollector {
         this.transcript(s).titles.push(termText(o));
         break;
       case T.parentTranscript:
-        this.transcript(s).child = true;
+        this.transcript(s).parent = unsliced(o);
+        break;
+      case T.fileAbsent:
+        this.absent.add(unsliced(s));
         break;
     }
   }
@@ -249,7 +258,8 @@ export class UsageCollector {
     const facts: Record<string, SessionFacts> = {};
     for (const t of this.transcripts.values()) {
       if (!t.paths.length) continue;
-      const title = t.child || !t.titles.length ? '' : t.titles.reduce(larger);
+      const own = t.titles.length ? t.titles.reduce(larger) : '';
+      const title = t.parent === undefined ? own : own && this.absent.has(t.parent) ? subAgentTitle(own) : '';
       const project = t.paths.map(projectOfPath).reduce(smaller);
       for (const session of t.sessions) {
         const had = facts[session];
@@ -267,7 +277,7 @@ export class UsageCollector {
 
   private transcript(iri: string): Transcript {
     let t = this.transcripts.get(iri);
-    if (!t) this.transcripts.set(unsliced(iri), (t = { sessions: [], paths: [], titles: [], child: false }));
+    if (!t) this.transcripts.set(unsliced(iri), (t = { sessions: [], paths: [], titles: [] }));
     return t;
   }
 }

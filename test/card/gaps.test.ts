@@ -4,6 +4,16 @@ import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingest } from '../../src/ingest.ts';
 import { openStore, type OxStore } from '../../src/store/store.ts';
+import { sessionsNamedQuery, sessionTitleQuery } from '../../src/model/title.ts';
+import { sessionFactsQuery } from '../../src/overview/session.ts';
+import { SESSIONS } from '../../src/overview/queries.ts';
+import { sessionGraphIri } from '../../src/rdf/iri.ts';
+import { documentsOutput, readDocuments } from '../../src/search/index.ts';
+import { readManifest } from '../../src/store/manifest.ts';
+import { openQueries, selectRows } from '../../src/store/queries.ts';
+import { preparedReport, preparedUsage } from '../../src/usage/prepared.ts';
+import { loadPrices } from '../../src/usage/prices.ts';
+import { reportFromRows, reportQuery } from '../../src/usage/report.ts';
 import { FIXTURES, ingestFresh, removeDir, select, tempDir } from '../helpers.ts';
 import { CARD } from './card.ts';
 
@@ -98,4 +108,29 @@ test('the main file found after its sub-agent file was read: the transcript stan
     await removeDir(root);
     await removeDir(storeDir);
   }
+});
+
+test('a session whose main file is absent is titled by its sub-agent, marked, in every list as in its search', async () => {
+  const [main, orphan] = ['Count the Markdown files', 'sub-agent: Find the TODOs'];
+  const queries = await openQueries(dir);
+  const ask = (query: string) => selectRows(queries, query);
+  // The overview's and /conversation's list, and the MCP sessions tool.
+  assert.deepEqual(rows(await ask(SESSIONS), 'session', 'title'), [`${CALLERS} | ${main}`, `${ORPHANS} | ${orphan}`]);
+  // The session page, and weave conversation's heading and its list of sessions an id begins.
+  const graph = sessionGraphIri('local', ORPHANS);
+  assert.equal((await ask(sessionFactsQuery(graph, ORPHANS)))[0].title, orphan);
+  assert.deepEqual(await ask(sessionTitleQuery(graph)), [{ title: orphan }]);
+  assert.deepEqual(rows(await ask(sessionsNamedQuery('')), 'id', 'title'), [`${CALLERS} | ${main}`, `${ORPHANS} | ${orphan}`]);
+  // weave usage session and /usage: from the prepared rows, and from the SPARQL over the graphs.
+  const prices = await loadPrices();
+  const prepared = preparedReport((await preparedUsage(dir))!, 'session', prices).extras.titles;
+  const queried = reportFromRows('session', await ask(reportQuery('session', prices)), prices).extras.titles;
+  for (const titles of [prepared, queried]) assert.deepEqual(Object.fromEntries(titles), { [CALLERS]: main, [ORPHANS]: orphan });
+  // The search index's title for its hits.
+  const files = (await readManifest(dir))!.files!;
+  for (const [session, title] of [
+    [CALLERS, main],
+    [ORPHANS, orphan],
+  ])
+    assert.equal((await readDocuments(dir, files[documentsOutput(session).file].file)).title, title);
 });

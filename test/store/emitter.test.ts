@@ -50,7 +50,7 @@ async function stampAs(dir: string, version: string, sessions?: string[]): Promi
       entry.builtWith = entry.builtWith!.replace(/\+weave\/0\.\d+\+/, `+${version}+`);
   for (const entry of Object.values(manifest.files ?? {}))
     if (version === 'weave/0.16' && (!sessions || sessions.includes(entry.sessionId!)))
-      entry.builtWith = entry.builtWith?.replace('usage/rows@2', 'usage/rows@1');
+      entry.builtWith = entry.builtWith?.replace(/usage\/rows@\d+/, 'usage/rows@1');
   await writeFile(join(dir, MANIFEST_FILE), renderManifest(manifest));
 }
 
