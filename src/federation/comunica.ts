@@ -1,4 +1,4 @@
-import type { QueryResult } from './engine.ts';
+import type { Algebra, QueryResult } from './engine.ts';
 
 /**
  * Comunica's engine as Weave runs it: its default engine with two of its optimizers set as
@@ -6,7 +6,11 @@ import type { QueryResult } from './engine.ts';
  * defaults, and test/federation says so).
  */
 
-export type Engine = { query(query: string, context: Record<string, unknown>): Promise<QueryResult> };
+export type Engine = {
+  query(query: string, context: Record<string, unknown>): Promise<QueryResult>;
+  /** The query's algebra as parsed, before anything runs. */
+  explain(query: string, context: Record<string, unknown>, mode: 'parsed'): Promise<{ data: Algebra }>;
+};
 
 /** The context entry of a query that has a SERVICE SILENT: see `silentServicesKeepTheirEdge`. */
 export const SILENT_SERVICE = 'weave:silentService';

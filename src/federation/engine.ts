@@ -34,6 +34,8 @@ interface Federation {
 /** A federated answer: solutions as SPARQL JSON results, a boolean, or quads (for CONSTRUCT and DESCRIBE). */
 type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'quads'; quads: RDF.Quad[] };
 
+/** An algebra operation, as far as the projection is read from it. */
+export type Algebra = { type: string; input?: Algebra; variables?: RDF.Variable[] };
 export type QueryResult =
   | { resultType: 'bindings'; execute(): Promise<AsyncIterable<Bindings>>; metadata(): Promise<{ variables: RDF.Variable[] }> }
   | { resultType: 'quads'; execute(): Promise<AsyncIterable<RDF.Quad>> }
@@ -64,7 +66,7 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
     throw new FederationError(cleanMessage(e));
   }
   try {
-    return await collect(result);
+    return await collect(result, () => projection(sparqlPrefixes() + query, context));
   } catch (e) {
     // A trap of the store's WebAssembly is passed on whole: its caller replaces the store's copy.
     if (e instanceof FederationError || isTrap(e)) throw e;
@@ -72,13 +74,26 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
   }
 }
 
-/** The whole result of a query Comunica runs. */
-async function collect(result: QueryResult): Promise<FederatedResult> {
+/** The variables a SELECT projects, read from its algebra (through DISTINCT, REDUCED, LIMIT and OFFSET): no source is asked. */
+async function projection(query: string, context: Record<string, unknown>): Promise<string[]> {
+  let op: Algebra | undefined = (await (await comunica()).explain(query, context, 'parsed')).data;
+  while (op && op.type !== 'project') op = op.input;
+  return op?.variables?.map((v) => v.value) ?? [];
+}
+
+/**
+ * The whole result of a query Comunica runs. Its variables are the query's projection: Comunica
+ * names none for an empty answer joined over several sources, which left an empty SELECT's
+ * head without them (no header in CSV or TSV, no columns in a table), so they are read from the
+ * query then.
+ */
+async function collect(result: QueryResult, projected: () => Promise<string[]>): Promise<FederatedResult> {
   switch (result.resultType) {
     case 'boolean':
       return { kind: 'solutions', results: { head: {}, boolean: await result.execute() } };
     case 'bindings': {
-      const vars = (await result.metadata()).variables.map((v) => v.value);
+      let vars = (await result.metadata()).variables.map((v) => v.value);
+      if (!vars.length) vars = await projected();
       const bindings: Record<string, JsonTerm>[] = [];
       for await (const row of await result.execute()) {
         const out: Record<string, JsonTerm> = {};

@@ -53,6 +53,19 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     await removeDir(dir);
   });
 
+  test('an empty answer over several sources names the variables it projects, as Oxigraph does', async () => {
+    // Comunica named none for an empty join over the store and a file: the head was bare, a TSV had no header.
+    const none = '?turn a weave:Turn ; owl:sameAs ?anchor . ?moment prov:wasDerivedFrom ?anchor ; <urn:weave-test:none> ?x';
+    for (const [query, vars] of [
+      [`SELECT ?turn ?moment WHERE { ${none} }`, ['turn', 'moment']],
+      [`SELECT DISTINCT ?moment ?turn WHERE { ${none} } ORDER BY ?turn LIMIT 5 OFFSET 1`, ['moment', 'turn']],
+    ] as const) {
+      const result = await runFederated(store, query, { sources: [POOL], allow: [] });
+      assert.deepEqual(result, { kind: 'solutions', results: { head: { vars }, results: { bindings: [] } } });
+      assert.deepEqual((JSON.parse(runQuery(store, query, { results_format: 'json' }) as string) as JsonResults).head.vars, vars);
+    }
+  });
+
   test('the samples are what bench/federation-samples.ts writes from this store: every turn they name is in it', async () => {
     const { pool, soul: memories } = federationSamples(store);
     assert.equal(pool, await readFile(POOL, 'utf8'));
