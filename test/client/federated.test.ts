@@ -102,6 +102,18 @@ SELECT ?turn ?memory WHERE {
       assert.deepEqual(fromServer, here, `weave ${format.join(' ') || 'query'}`);
     }
     assert.equal(await asked(), before + 4);
+
+    // A source by URL on the server's list too: the server joins it, as the command would.
+    const joined = `PREFIX ravel: <https://repolex.ai/ontology/ravel/>
+SELECT ?turn ?memory WHERE { ?turn a weave:Turn ; owl:sameAs ?anchor . ?memory ravel:fromTurn ?anchor } ORDER BY ?turn`;
+    const args = ['query', joined, '--source', soul.url, '--store', dir, '--format', 'tsv'];
+    assert.deepEqual(await weave(args), { code: 0, stdout: expected.tsv, stderr: '' });
+    assert.equal(await asked(), before + 5);
+    assert.deepEqual(await weave([...args, '--no-daemon']), { code: 0, stdout: expected.tsv, stderr: '' });
+    // A file as a source: the server reads none, so the command runs it.
+    const file = await weave(['query', joined, '--source', join(FIXTURES, 'federation', 'pool.ttl'), '--store', dir, '--format', 'tsv']);
+    assert.deepEqual(file, { code: 0, stdout: '?turn\t?memory\n', stderr: '' });
+    assert.equal(await asked(), before + 5);
   });
 
   it('runs here when the server does not allow the endpoint, and is refused when the command line does not', async () => {
