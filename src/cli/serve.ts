@@ -50,7 +50,7 @@ options:
                        (default: none, since transcripts hold secrets)
   --service-allow URL  an endpoint federated queries may contact: SERVICE <URL> and source=URL
                        (repeatable, or comma-separated); no other is ever contacted (default: none,
-                       federation off)
+                       federation off); a store held here only, not an external one
   --rdf MODE           how triple terms are written for clients that do not say (?rdf= overrides):
                        1.2 (default), 1.1 (RDF 1.1 reification; literals in solutions), star
   --refresh SECONDS    how often to look for new or grown sessions whatever the file events say

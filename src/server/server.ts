@@ -43,6 +43,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     );
   if (config.allowUpdate && !config.token)
     throw new Error('--allow-update needs a token (--token or WEAVE_TOKEN): writes are only accepted with it');
+  // Federation joins sources with a store held here (federation/engine.ts): an external store
+  // would answer without them, not a word said, as weave query refuses to.
+  const external = config.serviceAllow?.length ? await readRemoteConfig(config.storeDir) : undefined;
+  if (external)
+    throw new Error(
+      `--service-allow needs a store held here: federated queries join it in Weave's engine, and this store lives in the external store ${external.endpoint}`,
+    );
   let running = await findServer(config.storeDir);
   // A resident server a command started gives way to one started on purpose.
   if (running?.startedBy && !config.startedBy && (await stopResident(running.pid, config.log))) running = undefined;
@@ -180,8 +187,7 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
       ...(config.startedBy && { startedBy: config.startedBy }),
       ...(config.idleExitSeconds && { idleExitSeconds: config.idleExitSeconds }),
       // Commands ask it their federated queries when it allows what they name (client/query.ts).
-      // Over an external store, the store would run them, not the federation engine a command runs.
-      ...(!remote && config.serviceAllow?.length && { serviceAllow: config.serviceAllow }),
+      ...(config.serviceAllow?.length && { serviceAllow: config.serviceAllow }),
     });
   } catch (e) {
     // Commands then open the store themselves; the server still serves.
