@@ -1,4 +1,5 @@
 import { sessionTitlePattern } from '../model/session-title.ts';
+import { instancePathOf } from '../rdf/iri.ts';
 import { PROJECT_OF_PATH } from '../usage/query.ts';
 
 /**
@@ -9,14 +10,17 @@ import { PROJECT_OF_PATH } from '../usage/query.ts';
  * so with no rewrite (src/store/restated.ts), where `GRAPH ?g` would have every copy put back
  * first (SESSIONS took 421 ms so on the corpus, 83 ms over the union, the same rows). A constant
  * is compared in a FILTER, not matched in the pattern: given `weave:toolIsError true`, Oxigraph
- * started from every error and joined back (657 ms, against 23).
+ * started from every error and joined back (657 ms, against 23). Nodes are counted by their
+ * IRI after the soul (instancePathOf): a session two machines read into one store is held under
+ * each one's soul, and counts once.
  */
 
 export const SESSIONS = `# Every session: its title, project folder, first and last record, and how many turns it holds.
 SELECT ?session ?title ?project ?start ?end ?turns WHERE {
   {
     SELECT ?session (MIN(?time) AS ?start) (MAX(?time) AS ?end) (COUNT(DISTINCT ?turn) AS ?turns) WHERE {
-      ?transcript weave:sessionId ?session ; weave:hasEvent ?turn . ?turn a weave:Turn ; weave:timestamp ?time
+      ?transcript weave:sessionId ?session ; weave:hasEvent ?node . ?node a weave:Turn ; weave:timestamp ?time
+      BIND(${instancePathOf('?node')} AS ?turn)
     } GROUP BY ?session
   }
   OPTIONAL {
@@ -44,8 +48,9 @@ function toolUse(key: 'tool' | 'server'): string {
 SELECT ?${key} (COUNT(DISTINCT ?use) AS ?calls) (COUNT(DISTINCT ?failed) AS ?errors)
        (ROUND(1000 * xsd:decimal(COUNT(DISTINCT ?failed)) / COUNT(DISTINCT ?use)) / 1000 AS ?failureRate)
 WHERE {
-  ?use a weave:ToolUseBlock ; weave:toolName ?tool .
-  OPTIONAL { ?result weave:toolUseRef ?use ; weave:toolIsError ?isError FILTER(?isError = true) BIND(?use AS ?failed) }${server}
+  ?block a weave:ToolUseBlock ; weave:toolName ?tool .
+  BIND(${instancePathOf('?block')} AS ?use)
+  OPTIONAL { ?result weave:toolUseRef ?block ; weave:toolIsError ?isError FILTER(?isError = true) BIND(${instancePathOf('?block')} AS ?failed) }${server}
 }
 GROUP BY ?${key}
 ORDER BY DESC(?calls) ?${key}
@@ -57,9 +62,10 @@ export const MCP_SERVERS = toolUse('server');
 
 export const COMPACTIONS = `# Compactions per day (UTC): whole-context compactions, and microcompactions (old tool output cleared in place).
 SELECT ?day ?kind (COUNT(DISTINCT ?compaction) AS ?compactions) WHERE {
-  ?compaction a weave:Compaction ; prov:generated ?boundary .
+  ?node a weave:Compaction ; prov:generated ?boundary .
   ?boundary a weave:SystemEvent ; weave:timestamp ?at .
-  BIND(IF(EXISTS { ?compaction a weave:Microcompaction }, "microcompact", "compact") AS ?kind)
+  BIND(${instancePathOf('?node')} AS ?compaction)
+  BIND(IF(EXISTS { ?node a weave:Microcompaction }, "microcompact", "compact") AS ?kind)
   BIND(SUBSTR(STR(?at), 1, 10) AS ?day)
 }
 GROUP BY ?day ?kind
@@ -68,10 +74,12 @@ ORDER BY ?day ?kind
 
 export const FILES = `# The files edited most: Edit, MultiEdit, Write and NotebookEdit calls per file path, and in how many sessions.
 SELECT ?path (COUNT(DISTINCT ?use) AS ?edits) (COUNT(DISTINCT ?session) AS ?sessions) WHERE {
-  ?use a weave:ToolUseBlock ; weave:toolName ?tool ; weave:toolInput ?input .
+  ?block a weave:ToolUseBlock ; weave:toolName ?tool ; weave:toolInput ?input .
   VALUES ?tool { "Edit" "MultiEdit" "Write" "NotebookEdit" }
-  ?event weave:hasContentBlock ?use .
+  ?event weave:hasContentBlock ?block .
   ?transcript weave:hasEvent ?event ; weave:sessionId ?session .
+  # After the patterns: a BIND between them splits the join, which Oxigraph then plans past 30 s.
+  BIND(${instancePathOf('?block')} AS ?use)
   BIND(REPLACE(STR(?input), "^.*?\\"(file_path|notebook_path)\\"\\\\s*:\\\\s*\\"([^\\"]*)\\".*$", "$2", "s") AS ?path)
   FILTER(?path != STR(?input))
 }

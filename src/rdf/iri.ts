@@ -62,6 +62,15 @@ export function instancePath(value: string): string | undefined {
   return match?.[1];
 }
 
+/**
+ * instancePath in SPARQL: the `<Kind>/<id…>` of the instance IRI bound to `variable`. A session
+ * two machines read into one store is held under each one's soul, its nodes named alike but for
+ * the soul: a query counting nodes counts these, so each copy of a node counts once.
+ */
+export function instancePathOf(variable: string): string {
+  return `STRAFTER(STR(${variable}), "${WEAVE_SEGMENT}")`;
+}
+
 /** `urn:soul:<soul>:Weave/` and the `<Kind>/<id…>` after it, of an instance IRI term. */
 function instanceParts(instance: Term): { prefix: string; path: string } {
   const value = instance.slice(1, -1);

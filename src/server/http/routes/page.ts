@@ -2,6 +2,7 @@ import { own } from '../../../own.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { instancePathOf } from '../../../rdf/iri.ts';
 import { PREFIXES } from '../../../rdf/vocab.ts';
 import { PAGE_ESCAPED } from '../../../terminal.ts';
 import { HttpError } from '../../errors.ts';
@@ -39,9 +40,11 @@ WHERE {
   {
     SELECT ?session (COUNT(DISTINCT ?turn) AS ?turns) (MIN(?time) AS ?started) WHERE {
       ?transcript weave:sessionId ?session ;
-                  weave:hasEvent ?turn .
-      ?turn a weave:Turn ;
+                  weave:hasEvent ?node .
+      ?node a weave:Turn ;
             weave:timestamp ?time .
+      # A turn by its IRI after the soul: a session two machines read into one store counts once.
+      BIND(${instancePathOf('?node')} AS ?turn)
     }
     GROUP BY ?session
   }

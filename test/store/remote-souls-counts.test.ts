@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+import { startTestServer } from '../server/helpers.ts';
+import { startVirtuoso, virtuosoMissing, type Virtuoso } from './virtuoso.ts';
+
+/**
+ * A session held by two souls in one external store (a real Virtuoso) counts once in every
+ * answer. Two ways a store comes to hold one session twice: two machines read their copies of it
+ * at the very same moment (neither finds the other's yet), or one machine's copy went on after it
+ * was copied (the longer copy is read too, so its new lines are not lost). Figures are
+ * fixtures/spine's, worked out from its lines: session 22222222 (legacy) has 2 calls of
+ * claude-sonnet-4-5 on 2025-10-01 (msg_0030 10 in 2 out, msg_0031 20 in 9 out), one prompt
+ * ("Hello", 5 characters) and one Bash call; session 11111111 has 3 calls of claude-haiku-4-5
+ * (180 in, 23 out) and 4 of claude-opus-4-7 (1,000 in, 152 out, 10 written, 8,600 read) on
+ * 2026-11-02, two prompts of 65 characters, and a Bash, a Task, a Read and a failed MCP call.
+ */
+
+const execute = promisify(execFile);
+const WEAVE = join(REPO, 'bin', 'weave');
+const SPINE = join(FIXTURES, 'spine');
+const PROJECT = '-home-ada-weave-demo';
+const LEGACY = '22222222-2222-4222-8222-222222222222.jsonl';
+
+/** `weave ARGS…` on the machine whose data directory is `home`; its stdout. */
+async function weave(home: string, args: string[]): Promise<string> {
+  return (await execute(WEAVE, args, { encoding: 'utf8', env: { ...process.env, WEAVE_HOME: home } })).stdout;
+}
+
+/** `weave query -f queries/<file>` on the machine `home` over the external store `endpoint`: its rows, each value as text. */
+async function ready(home: string, endpoint: string, file: string): Promise<string[][]> {
+  const stdout = await weave(home, ['query', '-f', join(REPO, 'queries', file), '--store', endpoint, '--format', 'json', '--no-daemon']);
+  const answer = JSON.parse(stdout) as { head: { vars: string[] }; results: { bindings: Record<string, { value: string }>[] } };
+  return answer.results.bindings.map((b) => answer.head.vars.map((v) => b[v]?.value ?? ''));
+}
+
+/** The graphs of `soul` in the store, each as N-Triples. */
+async function graphsOf(virtuoso: Virtuoso, soul: string): Promise<Map<string, string>> {
+  const query = `SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), "urn:soul:${soul}:")) }`;
+  const answer = await fetch(`${virtuoso.endpoint}?query=${encodeURIComponent(query)}`, {
+    headers: { accept: 'application/sparql-results+json' },
+  });
+  const rows = ((await answer.json()) as { results: { bindings: { g: { value: string } }[] } }).results.bindings;
+  const graphs = new Map<string, string>();
+  for (const { g } of rows)
+    graphs.set(g.value, await (await fetch(crud(virtuoso, g.value), { headers: { accept: 'application/n-triples' } })).text());
+  return graphs;
+}
+
+const crud = (virtuoso: Virtuoso, graph: string) => `${virtuoso.endpoint}-graph-crud?graph=${encodeURIComponent(graph)}`;
+
+/** The answers a store holding fixtures/spine once gives, whoever holds it. */
+const TOKENS = [
+  ['2025-10-01', 'claude-sonnet-4-5', '2', '30', '11', '0', '0'],
+  ['2026-11-02', 'claude-haiku-4-5', '3', '180', '23', '0', '0'],
+  ['2026-11-02', 'claude-opus-4-7', '4', '1000', '152', '10', '8600'],
+];
+const TOOL_ERRORS = [
+  ['mcp__my server__do#it', '1', '1', '1'],
+  ['Bash', '2', '0', '0'],
+  ['Read', '1', '0', '0'],
+  ['Task', '1', '0', '0'],
+];
+const PROMPTS = [
+  ['2025-10-01', '1', '5'],
+  ['2026-11-02', '2', '65'],
+];
+
+/** Each ready query that counts, asked on machine `home`, answers as one copy of the spine does. */
+async function countedOnce(home: string, endpoint: string): Promise<void> {
+  assert.deepEqual(await ready(home, endpoint, 'tokens-per-day-per-model.rq'), TOKENS);
+  assert.deepEqual(
+    (await ready(home, endpoint, 'tool-error-rates.rq')).map((r) => [...r.slice(0, -1), String(Number(r.at(-1)))]),
+    TOOL_ERRORS,
+  );
+  assert.deepEqual(await ready(home, endpoint, 'human-prompts-per-day.rq'), PROMPTS);
+}
+
+/** The rows of the first table in `html` after `from`: each cell's text. */
+function table(html: string, from: string): string[][] {
+  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html.slice(html.indexOf(from)))?.[1] ?? '';
+  return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((row) =>
+    [...row[1].matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) =>
+      cell[1]
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ),
+  );
+}
+
+const sessionIn = (cell: string) => /[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/.exec(cell)?.[0];
+
+/**
+ * The pages of a `weave serve` on machine `home` in front of the store count the spine once: 18
+ * turns in 11111111 (u-0001…u-0005, a-0001…a-0007, the sub-agent's s-0001…s-0004, the workflow
+ * agent's w-0001 and w-0002), 6 in 22222222 (v-0001…v-0004, x-0001 and x-0002 of agent-5e5e5e5e).
+ */
+async function pagesCountOnce(home: string): Promise<void> {
+  const server = await startTestServer(
+    { storeDir: join(home, 'remote', (await readdir(join(home, 'remote')))[0]), soul: 'ada', workers: 1, queueLimit: 8 },
+    null,
+  );
+  try {
+    const page = async (path: string) => {
+      const res = await fetch(`${server.base}${path}`);
+      assert.equal(res.status, 200, path);
+      return res.text();
+    };
+    const conversations = table(await page('/conversation'), '<table');
+    assert.deepEqual(
+      conversations.map((r) => [sessionIn(r[0]), r[2]]),
+      [
+        ['11111111-1111-4111-8111-111111111111', '18'],
+        ['22222222-2222-4222-8222-222222222222', '6'],
+      ],
+    );
+    const overview = await page('/overview');
+    // Session, turns, API calls.
+    assert.deepEqual(
+      table(overview, 'id="sessions"').map((r) => [sessionIn(r[0]), r[4], r[5]]),
+      [
+        ['11111111-1111-4111-8111-111111111111', '18', '7'],
+        ['22222222-2222-4222-8222-222222222222', '6', '2'],
+      ],
+    );
+    assert.deepEqual(table(overview, 'id="tools"'), [
+      ['Bash', '2', '0', '0.0%'],
+      ['Read', '1', '0', '0.0%'],
+      ['Task', '1', '0', '0.0%'],
+      ['mcp__my server__do#it', '1', '1', '100.0%'],
+    ]);
+  } finally {
+    await server.stop();
+  }
+}
+
+describe('a session two souls read at the very same moment, in one external store', { skip: virtuosoMissing() }, () => {
+  let virtuoso: Virtuoso;
+  let base: string;
+  let a: string;
+
+  before(async () => {
+    virtuoso = await startVirtuoso();
+    base = await tempDir('weave-remote-souls-counts-');
+    // Ada reads the spine; Bob reads his copy of it before Ada's graphs are there (they are held
+    // back from the store meanwhile, as a write still under way), so each holds it under its soul.
+    a = join(base, 'a');
+    assert.match(await weave(a, ['ingest', SPINE, '--store', virtuoso.endpoint, '--soul', 'ada']), /^ingested: 2 sessions read/);
+    const adas = await graphsOf(virtuoso, 'ada');
+    for (const graph of adas.keys()) assert.equal((await fetch(crud(virtuoso, graph), { method: 'DELETE' })).ok, true);
+    const bobs = await weave(join(base, 'b'), ['ingest', SPINE, '--store', virtuoso.endpoint, '--soul', 'bob']);
+    assert.match(bobs, /^ingested: 2 sessions read/);
+    assert.doesNotMatch(bobs, /held under another soul/);
+    for (const [graph, triples] of adas) {
+      const put = await fetch(crud(virtuoso, graph), {
+        method: 'PUT',
+        headers: { 'content-type': 'application/n-triples' },
+        body: triples,
+      });
+      assert.equal(put.ok, true, graph);
+    }
+  });
+  after(async () => {
+    await virtuoso?.stop();
+    if (base) await removeDir(base);
+  });
+
+  it('the ready queries count its calls, tool calls and prompts once', async () => {
+    await countedOnce(a, virtuoso.endpoint);
+  });
+
+  it('the overview and the conversations list count its turns and tool calls once', async () => {
+    await pagesCountOnce(a);
+  });
+});
+
+describe('a session whose copy went on on one machine, in one external store', { skip: virtuosoMissing() }, () => {
+  let virtuoso: Virtuoso;
+  let base: string;
+  let a: string;
+
+  before(async () => {
+    virtuoso = await startVirtuoso();
+    base = await tempDir('weave-remote-souls-went-on-');
+    // Bob holds the first three lines of 22222222 (its summary, "Hello" and the call msg_0030);
+    // Ada the whole spine, read after, under her soul too since her copy is longer.
+    const shorter = join(base, 'b-projects', PROJECT);
+    await mkdir(shorter, { recursive: true });
+    const lines = (await readFile(join(SPINE, PROJECT, LEGACY), 'utf8')).split('\n');
+    await writeFile(join(shorter, LEGACY), `${lines.slice(0, 3).join('\n')}\n`);
+    await weave(join(base, 'b'), ['ingest', join(base, 'b-projects'), '--store', virtuoso.endpoint, '--soul', 'bob']);
+    a = join(base, 'a');
+    assert.match(await weave(a, ['ingest', SPINE, '--store', virtuoso.endpoint, '--soul', 'ada']), /^ingested: 2 sessions read/);
+  });
+  after(async () => {
+    await virtuoso?.stop();
+    if (base) await removeDir(base);
+  });
+
+  it('the ready queries count the lines both copies hold once', async () => {
+    await countedOnce(a, virtuoso.endpoint);
+  });
+
+  it('the overview and the conversations list count the turns both copies hold once', async () => {
+    await pagesCountOnce(a);
+  });
+});
