@@ -9,6 +9,7 @@ import type { SourceStamp } from '../store/manifest.ts';
 import { sessionsHere } from '../store/manifest.ts';
 import { CONCURRENT_QUERIES, QUERYABLE_IRI, RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
+import { byPreference } from '../store/remote/copies.ts';
 import { externalQueries, selectRows } from '../store/queries.ts';
 import { DocCollector, documentTriples } from './docs.ts';
 import { documentsOutput, documentsText } from './index.ts';
@@ -108,8 +109,8 @@ export async function sessionsOfOthers(remote: RemoteStore, soul: string, mine: 
       stamp: { path: row.g, size: Number(row.size ?? 0), mtimeMs: 0, lines: Number(row.count ?? 0) },
     });
   }
-  // Two other souls holding one session (each read it at the very same time): the first by name.
-  found.sort((x, y) => x.graph.localeCompare(y.graph));
+  // Two other souls holding one session (both read it, or one read more of it): the one read furthest.
+  found.sort((x, y) => byPreference({ graph: x.graph, bytes: x.stamp.size }, { graph: y.graph, bytes: y.stamp.size }));
   const seen = new Set<string>();
   return found.filter((o) => !mine.has(o.sessionId) && !seen.has(o.sessionId) && !!seen.add(o.sessionId));
 }

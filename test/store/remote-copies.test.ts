@@ -99,7 +99,7 @@ describe('an external store where two machines hold one session', { skip: virtuo
   });
 
   it('conversation on a machine holding neither copy shows the one its search would index, not a choice of two alike', async () => {
-    // The first by graph name: ada's (the whole session), as search/others.ts indexes it.
+    // The one read furthest: ada's (the whole session), as search/others.ts indexes it.
     const c = remoteStoreDir(virtuoso.endpoint, join(base, 'c'));
     const [there, ada] = [
       await weave(['conversation', '22222222', '--store', c, '--no-daemon']),
