@@ -1,4 +1,5 @@
 import { sessionTitlePattern } from '../model/session-title.ts';
+import { instancePathOf } from '../rdf/iri.ts';
 import { CENTS_DIVISOR, pricesValues, type PriceTable } from './prices.ts';
 
 /**
@@ -39,7 +40,7 @@ const literal = (text: string) => JSON.stringify(text);
 /**
  * One row per API call: ?key ?session ?model ?time ?in ?out ?cw ?cr, and ?ch, the one-hour part
  * of ?cw. A call is keyed by its message.id and requestId, as ccusage keys them (else by its
- * IRI). The copies of a call in several sessions agree; where they do not (hand-written
+ * IRI after the soul: a session two machines read into one store is held under each one's soul). The copies of a call in several sessions agree; where they do not (hand-written
  * transcripts reusing ids), each figure is the largest, as fragments only ever grow. Patterns sit
  * in GRAPH ?g: over the union default graph Oxigraph plans this join some 40 times slower. The
  * session and model are taken as STR: Virtuoso 7.2's MIN and MAX of a literal give a value its
@@ -71,7 +72,7 @@ function callsPattern(filter: UsageFilter): string {
         ?transcript weave:hasEvent ?last ; weave:sessionId ?s .${project}
       }
       FILTER(?m != "<synthetic>")
-      BIND(CONCAT(COALESCE(?mid, STR(?call)), " ", COALESCE(?rid, "")) AS ?key)
+      BIND(CONCAT(COALESCE(?mid, ${instancePathOf('?call')}), " ", COALESCE(?rid, "")) AS ?key)
       # A count is a whole number: one a transcript wrote otherwise (1e400, 1.5) is kept in the graph, not counted.
       BIND(COALESCE(IF(DATATYPE(?i0) = xsd:integer, ?i0, 0), 0) AS ?i)
       BIND(COALESCE(IF(DATATYPE(?o0) = xsd:integer, ?o0, 0), 0) AS ?o)

@@ -1,3 +1,4 @@
+import { instancePath } from '../rdf/iri.ts';
 import { RDF, termText, TextOnce, unsliced, XSD } from '../rdf/terms.ts';
 import { WEAVE_NS } from '../rdf/vocab.ts';
 import { subAgentTitle } from '../model/session-title.ts';
@@ -11,7 +12,7 @@ import { subAgentTitle } from '../model/session-title.ts';
 
 /** One API call as one session graph holds it. */
 export interface CallRow {
-  /** `<message.id> <requestId>`, as ccusage keys calls (else the call's IRI). */
+  /** `<message.id> <requestId>`, as ccusage keys calls (else the call's IRI after the soul). */
   key: string;
   /** The largest model id, <synthetic> left out. */
   model: string;
@@ -222,7 +223,8 @@ export class UsageCollector {
         const counts = { in: 0, out: 0, cw: 0, ch: 0, cr: 0 };
         for (const k of COUNT_NAMES)
           counts[k] = Math.max(...usages.map((u) => (this.usages.get(u)?.[k] ?? Number.NEGATIVE_INFINITY) as number).map(orZero));
-        const ids = all(fragment!.messageIds) ?? [termText(call)];
+        // No message.id: the call's IRI after the soul, as the SPARQL of query.ts keys it.
+        const ids = all(fragment!.messageIds) ?? [instancePath(termText(call)) ?? termText(call)];
         const requests = all(fragment!.requestIds) ?? [''];
         for (const id of ids) for (const rid of requests) calls.push({ key: `${id} ${rid}`, model, time, ...counts, at });
       }

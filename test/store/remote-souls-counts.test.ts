@@ -25,6 +25,7 @@ const WEAVE = join(REPO, 'bin', 'weave');
 const SPINE = join(FIXTURES, 'spine');
 const PROJECT = '-home-ada-weave-demo';
 const LEGACY = '22222222-2222-4222-8222-222222222222.jsonl';
+const NO_ID = '33333333-3333-4333-8333-333333333333';
 
 /** `weave ARGS…` on the machine whose data directory is `home`; its stdout. */
 async function weave(home: string, args: string[]): Promise<string> {
@@ -52,6 +53,24 @@ async function graphsOf(virtuoso: Virtuoso, soul: string): Promise<Map<string, s
 }
 
 const crud = (virtuoso: Virtuoso, graph: string) => `${virtuoso.endpoint}-graph-crud?graph=${encodeURIComponent(graph)}`;
+
+/**
+ * Machines `a` (soul ada) and `b` (soul bob) read `projects` as at the very same moment: Ada reads
+ * it; Bob reads his copy before Ada's graphs are there (they are held back from the store
+ * meanwhile, as a write still under way), so each holds its sessions under its soul.
+ */
+async function readAtOnce(virtuoso: Virtuoso, projects: string, a: string, b: string): Promise<void> {
+  assert.match(await weave(a, ['ingest', projects, '--store', virtuoso.endpoint, '--soul', 'ada']), /^ingested: \d+ sessions read/);
+  const adas = await graphsOf(virtuoso, 'ada');
+  for (const graph of adas.keys()) assert.equal((await fetch(crud(virtuoso, graph), { method: 'DELETE' })).ok, true);
+  const bobs = await weave(b, ['ingest', projects, '--store', virtuoso.endpoint, '--soul', 'bob']);
+  assert.match(bobs, /^ingested: \d+ sessions read/);
+  assert.doesNotMatch(bobs, /held under another soul/);
+  for (const [graph, triples] of adas) {
+    const put = await fetch(crud(virtuoso, graph), { method: 'PUT', headers: { 'content-type': 'application/n-triples' }, body: triples });
+    assert.equal(put.ok, true, graph);
+  }
+}
 
 /** The answers a store holding fixtures/spine once gives, whoever holds it. */
 const TOKENS = [
@@ -147,23 +166,8 @@ describe('a session two souls read at the very same moment, in one external stor
   before(async () => {
     virtuoso = await startVirtuoso();
     base = await tempDir('weave-remote-souls-counts-');
-    // Ada reads the spine; Bob reads his copy of it before Ada's graphs are there (they are held
-    // back from the store meanwhile, as a write still under way), so each holds it under its soul.
     a = join(base, 'a');
-    assert.match(await weave(a, ['ingest', SPINE, '--store', virtuoso.endpoint, '--soul', 'ada']), /^ingested: 2 sessions read/);
-    const adas = await graphsOf(virtuoso, 'ada');
-    for (const graph of adas.keys()) assert.equal((await fetch(crud(virtuoso, graph), { method: 'DELETE' })).ok, true);
-    const bobs = await weave(join(base, 'b'), ['ingest', SPINE, '--store', virtuoso.endpoint, '--soul', 'bob']);
-    assert.match(bobs, /^ingested: 2 sessions read/);
-    assert.doesNotMatch(bobs, /held under another soul/);
-    for (const [graph, triples] of adas) {
-      const put = await fetch(crud(virtuoso, graph), {
-        method: 'PUT',
-        headers: { 'content-type': 'application/n-triples' },
-        body: triples,
-      });
-      assert.equal(put.ok, true, graph);
-    }
+    await readAtOnce(virtuoso, SPINE, a, join(base, 'b'));
   });
   after(async () => {
     await virtuoso?.stop();
@@ -208,5 +212,60 @@ describe('a session whose copy went on on one machine, in one external store', {
 
   it('the overview and the conversations list count the turns both copies hold once', async () => {
     await pagesCountOnce(a);
+  });
+});
+
+describe('a call with no message.id in a session two souls read at the very same moment', { skip: virtuosoMissing() }, () => {
+  let virtuoso: Virtuoso;
+  let base: string;
+  let a: string;
+
+  before(async () => {
+    virtuoso = await startVirtuoso();
+    base = await tempDir('weave-remote-souls-no-id-');
+    // A prompt and a reply whose message has no id (its call is keyed by its IRI): 7 in, 3 out.
+    const project = join(base, 'projects', '-home-ada-no-id');
+    await mkdir(project, { recursive: true });
+    const envelope = {
+      sessionId: NO_ID,
+      cwd: '/home/ada/no-id',
+      version: '2.0.30',
+      gitBranch: '',
+      userType: 'external',
+      isSidechain: false,
+    };
+    const prompt = {
+      ...envelope,
+      parentUuid: null,
+      type: 'user',
+      message: { role: 'user', content: 'Hi there' },
+      uuid: 'n-0001',
+      timestamp: '2025-10-02T10:00:00.000Z',
+    };
+    const usage = { input_tokens: 7, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const message = {
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'text', text: 'Hello' }],
+      stop_reason: 'end_turn',
+      usage,
+    };
+    const reply = { ...envelope, parentUuid: 'n-0001', type: 'assistant', message, uuid: 'n-0002', timestamp: '2025-10-02T10:00:01.000Z' };
+    await writeFile(join(project, `${NO_ID}.jsonl`), `${JSON.stringify(prompt)}\n${JSON.stringify(reply)}\n`);
+    a = join(base, 'a');
+    await readAtOnce(virtuoso, join(base, 'projects'), a, join(base, 'b'));
+  });
+  after(async () => {
+    await virtuoso?.stop();
+    if (base) await removeDir(base);
+  });
+
+  it('weave usage counts it once', async () => {
+    const report = JSON.parse(await weave(a, ['usage', 'daily', '--json', '--store', virtuoso.endpoint, '--no-daemon']));
+    assert.deepEqual(
+      report.daily.map((d: { date: string; inputTokens: number; outputTokens: number }) => [d.date, d.inputTokens, d.outputTokens]),
+      [['2025-10-02', 7, 3]],
+    );
   });
 });
