@@ -107,7 +107,7 @@ describe('weave mcp over stdio, on the fixtures', () => {
     const { prompts } = await mcp.client.listPrompts();
     assert.deepEqual(prompts.map((p) => `${p.name}.rq`).sort(), ready.sort());
     const prompt = await mcp.client.getPrompt({ name: 'session-titles' });
-    assert.match((prompt.messages[0].content as { text: string }).text, /sparql[\s\S]*SELECT \?session \?title/);
+    assert.match((prompt.messages[0].content as { text: string }).text, /sparql[\s\S]*SELECT DISTINCT \?session \?title/);
   });
 
   test('search: the hits weave search --json gives, with session, time, kind, snippet and the turn’s IRI', async () => {

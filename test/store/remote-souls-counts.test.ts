@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +26,8 @@ const SPINE = join(FIXTURES, 'spine');
 const PROJECT = '-home-ada-weave-demo';
 const LEGACY = '22222222-2222-4222-8222-222222222222.jsonl';
 const NO_ID = '33333333-3333-4333-8333-333333333333';
+const RECORDS_PROJECT = '-home-ada-records-demo';
+const COMPACTED = '44444444-4444-4444-8444-444444444444';
 
 /** `weave ARGS…` on the machine whose data directory is `home`; its stdout. */
 async function weave(home: string, args: string[]): Promise<string> {
@@ -215,7 +217,7 @@ describe('a session whose copy went on on one machine, in one external store', {
   });
 });
 
-describe('a call with no message.id in a session two souls read at the very same moment', { skip: virtuosoMissing() }, () => {
+describe('a call with no message.id, and a compacted session, two souls read at the very same moment', { skip: virtuosoMissing() }, () => {
   let virtuoso: Virtuoso;
   let base: string;
   let a: string;
@@ -253,6 +255,12 @@ describe('a call with no message.id in a session two souls read at the very same
     };
     const reply = { ...envelope, parentUuid: 'n-0001', type: 'assistant', message, uuid: 'n-0002', timestamp: '2025-10-02T10:00:01.000Z' };
     await writeFile(join(project, `${NO_ID}.jsonl`), `${JSON.stringify(prompt)}\n${JSON.stringify(reply)}\n`);
+    // fixtures/records' session 44444444: compacted twice (auto at 71,221 tokens, then manual at 142,431), a Stop hook failed.
+    await mkdir(join(base, 'projects', RECORDS_PROJECT));
+    await copyFile(
+      join(FIXTURES, 'records', RECORDS_PROJECT, `${COMPACTED}.jsonl`),
+      join(base, 'projects', RECORDS_PROJECT, `${COMPACTED}.jsonl`),
+    );
     a = join(base, 'a');
     await readAtOnce(virtuoso, join(base, 'projects'), a, join(base, 'b'));
   });
@@ -264,8 +272,27 @@ describe('a call with no message.id in a session two souls read at the very same
   it('weave usage counts it once', async () => {
     const report = JSON.parse(await weave(a, ['usage', 'daily', '--json', '--store', virtuoso.endpoint, '--no-daemon']));
     assert.deepEqual(
-      report.daily.map((d: { date: string; inputTokens: number; outputTokens: number }) => [d.date, d.inputTokens, d.outputTokens]),
+      report.daily
+        .filter((d: { date: string }) => d.date === '2025-10-02')
+        .map((d: { date: string; inputTokens: number; outputTokens: number }) => [d.date, d.inputTokens, d.outputTokens]),
       [['2025-10-02', 7, 3]],
+    );
+  });
+
+  it('session-titles.rq and session-overview.rq list each session once, each compaction once', async () => {
+    assert.deepEqual(
+      (await ready(a, virtuoso.endpoint, 'session-titles.rq')).map((r) => r.slice(0, 2)),
+      [
+        [NO_ID, 'Hi there'],
+        [COMPACTED, 'List the files'],
+      ],
+    );
+    assert.deepEqual(
+      (await ready(a, virtuoso.endpoint, 'session-overview.rq')).map((r) => r.slice(0, 4)),
+      [
+        [NO_ID, 'Hi there', '', ''],
+        [COMPACTED, 'List the files', 'auto 71221 tokens | manual 142431 tokens', 'Stop check-tests: 3 failing'],
+      ],
     );
   });
 });
