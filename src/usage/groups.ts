@@ -1,4 +1,5 @@
 import { soulOf } from '../rdf/iri.ts';
+import { byPreference } from '../store/remote/copies.ts';
 import type { PriceTable } from './prices.ts';
 import {
   type Figures,
@@ -21,8 +22,12 @@ import {
 export type Grouping = 'person' | 'project';
 export const GROUPINGS: Grouping[] = ['person', 'project'];
 
-/** Each session's soul, and who wrote it where a graph says (an external store's). */
-export const OWNERS_QUERY = `SELECT ?g ?id ?user ?host WHERE { GRAPH ?g { ?s a weave:Session ; dcterms:identifier ?id .
+/**
+ * Each session's soul, who wrote it where a graph says (an external store's), and how far its
+ * copy was read (its transcripts' bytes): a row per transcript, the writer's names on each.
+ */
+export const OWNERS_QUERY = `SELECT ?g ?id ?t ?bytes ?user ?host WHERE { GRAPH ?g { ?s a weave:Session ; dcterms:identifier ?id .
+  ?t weave:sessionId ?id . OPTIONAL { ?t weave:byteLength ?bytes }
   OPTIONAL { ?s prov:wasAttributedTo ?agent . ?agent weave:osUser ?user ; weave:hostName ?host } } }`;
 
 export interface Owner {
@@ -31,15 +36,26 @@ export interface Owner {
   who?: string;
 }
 
-/** Session id → its owner, from the solutions of OWNERS_QUERY (a session held twice: the first soul by name). */
+/**
+ * Session id → its owner, from the solutions of OWNERS_QUERY. A session two souls hold (both read
+ * it, or one read more of it) is the soul's whose copy conversation and search read: the one read
+ * furthest, then the first by graph name (store/remote/copies.ts).
+ */
 export function ownersOf(rows: Record<string, string>[]): Map<string, Owner> {
-  const owners = new Map<string, Owner>();
+  const copies = new Map<string, Map<string, { graph: string; soul: string; who?: string; read: Map<string, number> }>>();
   for (const row of rows) {
     const soul = soulOf(row.g ?? '');
     if (!soul || !row.id) continue;
-    const known = owners.get(row.id);
-    if (known && known.soul <= soul) continue;
-    owners.set(row.id, { soul, ...(row.user && row.host ? { who: `${row.user}@${row.host}` } : {}) });
+    const ofSession = copies.get(row.id) ?? copies.set(row.id, new Map()).get(row.id)!;
+    const copy = ofSession.get(row.g) ?? ofSession.set(row.g, { graph: row.g, soul, read: new Map() }).get(row.g)!;
+    if (row.user && row.host) copy.who = `${row.user}@${row.host}`;
+    if (row.t) copy.read.set(row.t, Number(row.bytes ?? 0));
+  }
+  const owners = new Map<string, Owner>();
+  for (const [id, ofSession] of copies) {
+    const sized = [...ofSession.values()].map((c) => ({ ...c, bytes: [...c.read.values()].reduce((n, b) => n + b, 0) }));
+    const { soul, who } = sized.sort(byPreference)[0];
+    owners.set(id, { soul, ...(who ? { who } : {}) });
   }
   return owners;
 }

@@ -78,4 +78,20 @@ describe('a copy that went on, seen from a machine holding neither copy', { skip
       /^1\. 22222222 · 2025-10-01 10:00 · tool input \(Bash\) · Legacy demo\n {3}\{"command":"npm test"\}\n {3}urn:soul:bob:Weave\/Turn\/22222222-2222-4222-8222-222222222222\/v-0004\n/,
     );
   });
+
+  it('weave usage --by person counts the session to the soul of that copy', async () => {
+    const { stdout } = await weave(carol, ['usage', '--by', 'person', '--json', '--store', virtuoso.endpoint, '--no-daemon']);
+    const persons = JSON.parse(stdout).persons.map((p: { key: string; sessions: number; inputTokens: number; outputTokens: number }) => [
+      p.key,
+      p.sessions,
+      p.inputTokens,
+      p.outputTokens,
+    ]);
+    // Bob: the spine's 11111111 (1,180 in, 175 out) and 22222222 (30 in, 11 out); Carol: split-call
+    // (100 + 120 + 130 in, 180 + 60 + 25 out). Ada's copy is Bob's session, read less far.
+    assert.deepEqual(persons.sort(), [
+      ['bob', 2, 1210, 186],
+      ['carol', 1, 350, 265],
+    ]);
+  });
 });
