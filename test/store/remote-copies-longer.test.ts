@@ -94,4 +94,15 @@ describe('a copy that went on, seen from a machine holding neither copy', { skip
       ['carol', 1, 350, 265],
     ]);
   });
+
+  it('a fourth machine holding the whole session leaves it to the copy read furthest, not adding a third', async () => {
+    // Dave's copy of the spine is Bob's byte for byte: longer than Ada's, first by name, but no longer than Bob's.
+    const dave = join(base, 'dave');
+    const ran = await weave(dave, ['ingest', SPINE, '--store', virtuoso.endpoint, '--soul', 'dave']);
+    assert.equal(
+      ran.stderr,
+      'weave ingest: note: 2 session(s) already in the external store, read on another machine: 2 under soul bob; a session copied between machines is one session, so not added again (weave verify checks them against that copy)\n',
+    );
+    assert.match(ran.stdout, /^ingested: 0 sessions read .* 2 held under another soul\n/);
+  });
 });

@@ -4,6 +4,7 @@ import { sessionGraphIri, soulOfSessionGraph } from '../../rdf/iri.ts';
 import type { Manifest } from '../manifest.ts';
 import type { StoreWriter } from '../writer.ts';
 import type { RemoteStore } from './client.ts';
+import { byPreference } from './copies.ts';
 import { rowsOf } from './results.ts';
 
 /**
@@ -27,9 +28,13 @@ export function pathInSession(path: string, sessionId: string): string {
   return at >= 0 ? path.slice(at + 1) : path;
 }
 
-/** Of `sessionIds`, those whose session graph the external store holds under a soul other than `soul`: id → that copy. */
+/**
+ * Of `sessionIds`, those whose session graph the external store holds under a soul other than
+ * `soul`: id → that copy. Two other souls holding one (both read it, or one read more of it): the
+ * one read furthest, then the first by graph name (copies.ts), which covers most of this one's.
+ */
 export async function heldElsewhere(remote: RemoteStore, soul: string, sessionIds: readonly string[]): Promise<Map<string, HeldCopy>> {
-  const owners = new Map<string, HeldCopy>();
+  const copies = new Map<string, Map<string, HeldCopy>>();
   const ids = [...new Set(sessionIds)];
   for (let at = 0; at < ids.length; at += BATCH) {
     const values = ids
@@ -46,13 +51,15 @@ export async function heldElsewhere(remote: RemoteStore, soul: string, sessionId
       // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
       const other = soulOfSessionGraph(graph, id);
       if (!other || other === soul) continue;
-      // Two other souls holding it: the first by name.
-      const known = owners.get(id);
-      if (known && known.soul < other) continue;
-      const copy = known?.soul === other ? known : { soul: other, bytes: new Map<string, number>() };
-      owners.set(id, copy);
+      const ofSession = copies.get(id) ?? copies.set(id, new Map()).get(id)!;
+      const copy = ofSession.get(graph) ?? ofSession.set(graph, { soul: other, bytes: new Map<string, number>() }).get(graph)!;
       if (row.path) copy.bytes.set(pathInSession(row.path, id), Number(row.bytes ?? 0));
     }
+  }
+  const owners = new Map<string, HeldCopy>();
+  for (const [id, ofSession] of copies) {
+    const sized = [...ofSession].map(([graph, copy]) => ({ graph, copy, bytes: [...copy.bytes.values()].reduce((n, b) => n + b, 0) }));
+    owners.set(id, sized.sort(byPreference)[0].copy);
   }
   return owners;
 }
