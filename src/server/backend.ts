@@ -8,8 +8,13 @@ import type { LoadProgress } from './workers/pool.ts';
  */
 export interface StoreBackend {
   run(job: Job, timeoutMs?: number): Promise<JobResult>;
-  /** Graphs that changed on disk (ingest, readers): those holding a copy load them again. */
-  reload(graphs: ChangedGraph[]): void;
+  /**
+   * Graphs that changed on disk (ingest, readers): those holding a copy load them again. Not
+   * `recorded`: an ingest run's, which its manifest may not name until `recorded()`.
+   */
+  reload(graphs: ChangedGraph[], options?: { recorded?: boolean }): void;
+  /** The ingest run ended: its manifest names every graph it told of. */
+  recorded(): void;
   /** Resolves once jobs can be answered. */
   whenReady(): Promise<void>;
   close(): Promise<void>;

@@ -105,8 +105,11 @@ export interface JobResult {
 
 /** Messages from the server to a worker. */
 export type ToWorker =
-  /** A standby opens the store: from here it is a copy that takes jobs once ready. */
-  | { type: 'open' }
+  /**
+   * A standby opens the store: from here it is a copy that takes jobs once ready. `unrecorded`:
+   * the changes told of that the manifest may not name yet, loaded after it (workers/unrecorded.ts).
+   */
+  | { type: 'open'; unrecorded: ChangedGraph[] }
   | { type: 'job'; id: number; job: Job }
   /** Graphs that changed on disk (a session landed, another worker wrote): drop and load again. */
   | { type: 'reload'; graphs: ChangedGraph[] }
@@ -135,6 +138,8 @@ export interface WorkerInit {
   soul: string;
   /** Open the store at once; otherwise wait, booted, for an `open` message (a standby). */
   open: boolean;
+  /** Opening at once: the changes told of that the manifest may not name yet (workers/unrecorded.ts). */
+  unrecorded?: ChangedGraph[];
 }
 
 // ---- what a `stats` or `describe` job answers with, in `JobResult.data`

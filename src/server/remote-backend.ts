@@ -63,6 +63,9 @@ export class RemoteBackend implements StoreBackend {
     void this.count();
   }
 
+  /** The external store holds each graph as it is sent: nothing waits for the manifest. */
+  recorded(): void {}
+
   async close(): Promise<void> {}
 
   async run(job: Job, timeoutMs = this.options.timeoutMs): Promise<JobResult> {

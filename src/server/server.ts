@@ -134,9 +134,10 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
         soul: config.soul,
         lock,
         onGraphs: (graphs) => {
-          pool.reload(graphs);
+          pool.reload(graphs, { recorded: false });
           stats.invalidate();
         },
+        onRunEnd: () => pool.recorded(),
         onProblem: (where) => config.log(`ingest: ${where}`),
         onNote: (note) => (isCutsNote(note) ? noteOfCut(note) : config.log(note)),
       })

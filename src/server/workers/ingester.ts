@@ -56,7 +56,10 @@ interface IngesterOptions {
   watch?: boolean;
   /** How long the sources must be quiet before the readers run on what changed (default 3 s). */
   quietMs?: number;
+  /** Graphs a run wrote, as it writes them: its manifest names them only at its next batch or at its end. */
   onGraphs: (graphs: ChangedGraph[]) => void;
+  /** A run ended (or its thread did): the manifest names every graph it is to name. */
+  onRunEnd?: () => void;
   /** Told when the watcher falls back to polling. */
   onNote?: (note: string) => void;
   /** Where a line could not be read (never what it said). */
@@ -212,6 +215,7 @@ export class Ingester {
     this.status.refreshing = false;
     this.status.runs++;
     this.status.finishedAt = new Date().toISOString();
+    this.options.onRunEnd?.();
     this.current?.resolve();
     this.current = undefined;
     this.firstRunDone();

@@ -140,6 +140,11 @@ export class QueryPool {
   quads = 0;
   /** Jobs sent to a worker busy with another (`sendNext`). */
   sentBehind = 0;
+  /**
+   * Changes an ingest run told of that its manifest may not name yet: a copy that opens reads the
+   * manifest as it is, then loads those it does not name (unrecorded.ts). Dropped at the run's end.
+   */
+  private unrecorded: ChangedGraph[] = [];
   /** Why the last worker that tried could not open the store; cleared once one does. */
   private openError?: string;
   private readonly runaways: RecentRunaways;
@@ -275,11 +280,21 @@ export class QueryPool {
     slot.worker.postMessage({ type: 'job', id: waiting.id, job: waiting.job } satisfies ToWorker);
   }
 
-  /** Tells every open or opening copy but `except`'s to reload graphs that changed on disk. */
-  reload(graphs: ChangedGraph[], except?: Worker): void {
+  /**
+   * Tells every open or opening copy but `except`'s to reload graphs that changed on disk. Those
+   * not `recorded` (an ingest run's: its manifest names them only at its next batch) are kept
+   * until `recorded()`, for a copy that opens meanwhile to load after the manifest it reads.
+   */
+  reload(graphs: ChangedGraph[], { recorded = true, except }: { recorded?: boolean; except?: Worker } = {}): void {
     if (!graphs.length) return;
+    if (!recorded) this.unrecorded.push(...graphs);
     const message: ToWorker = { type: 'reload', graphs };
     for (const slot of this.slots) if (slot.worker !== except && OPEN.includes(slot.state)) slot.worker.postMessage(message);
+  }
+
+  /** The ingest run ended: its manifest names every graph it told of. */
+  recorded(): void {
+    this.unrecorded = [];
   }
 
   async close(): Promise<void> {
@@ -302,7 +317,13 @@ export class QueryPool {
   }
 
   private spawn(open: boolean): Slot {
-    const init: WorkerInit = { entry: WORKER_ENTRY, storeDir: this.options.storeDir, soul: this.options.soul, open };
+    const init: WorkerInit = {
+      entry: WORKER_ENTRY,
+      storeDir: this.options.storeDir,
+      soul: this.options.soul,
+      open,
+      unrecorded: open ? this.unrecorded : [],
+    };
     // Without a heap limit a worker that runs out of memory thrashes instead of failing.
     const worker = new Worker(WORKER_BOOT, {
       workerData: init,
@@ -378,7 +399,7 @@ export class QueryPool {
         }
         if (m.type === 'done') {
           // Other copies hear of a write before they can take another job, so no later read misses it.
-          if (m.result.changed?.length) this.reload(m.result.changed, slot.worker);
+          if (m.result.changed?.length) this.reload(m.result.changed, { except: slot.worker });
           this.settle(pending, m.result);
         } else this.settle(pending, new HttpError(m.status, m.message, m.headers));
         if (m.type === 'failed' && m.fatal) this.replace(slot, 'the store failed inside a job');
@@ -499,7 +520,7 @@ export class QueryPool {
   private openStore(slot: Slot): void {
     this.enter(slot, 'opening');
     slot.asideDue = true;
-    slot.worker.postMessage({ type: 'open' } satisfies ToWorker);
+    slot.worker.postMessage({ type: 'open', unrecorded: this.unrecorded } satisfies ToWorker);
   }
 
   /** A job sent to a worker that ended (or stopped its job) before beginning it: first in line again. */

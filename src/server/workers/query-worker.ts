@@ -3,7 +3,7 @@ import { alignTurns } from '../../align/ravel.ts';
 import { capacityNotice, LOAD_CEILING } from '../../store/ceiling.ts';
 import { openStore, type OxStore } from '../../store/store.ts';
 import { HttpError } from '../errors.ts';
-import type { FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
+import type { ChangedGraph, FromWorker, Job, JobResult, ToWorker, WorkerInit } from '../messages.ts';
 import { datasetStats } from '../dataset-stats.ts';
 import { describeData } from '../description.ts';
 import { describeGraphJob } from './operations/describe.ts';
@@ -19,6 +19,7 @@ import { isTrap, trapMessage } from '../../query/traps.ts';
 import { runUpdateJob } from './operations/update.ts';
 import { awaitNextAwake, SHORT_JOB_MS } from './awake.ts';
 import { contained } from '../../federation/strays.ts';
+import { unrecordedIn } from './unrecorded.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
@@ -28,7 +29,7 @@ import { contained } from '../../federation/strays.ts';
  * counts, which an external store's backend computes too, are read through `storeSelect`.
  */
 
-const { storeDir, soul, open } = workerData as WorkerInit;
+const { storeDir, soul, open, unrecorded } = workerData as WorkerInit;
 const port = parentPort!;
 const digests = new GraphDigests();
 let store: OxStore;
@@ -55,7 +56,8 @@ let written = false;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-async function init(): Promise<void> {
+/** Opens the copy: the manifest's graphs, then `unrecorded`, the changes told of that it may not name yet. */
+async function init(unrecorded: ChangedGraph[]): Promise<void> {
   let last = 0;
   const opened = await openStore(storeDir, {
     onProgress: (quads, of) => {
@@ -68,7 +70,7 @@ async function init(): Promise<void> {
   store = opened.store;
   await applySavedGraphs(store, storeDir, opened.manifest);
   quads = store.size;
-  defaultEmpty = defaultGraphEmpty(store);
+  await load(unrecordedIn(opened.manifest, unrecorded));
   // A standby opened beside a long job (perhaps a runaway about to be cut) says it is ready first:
   // setting aside is a third of its opening on the corpus. The pool asks for it once the copy is
   // the one kept and nothing runs long; until then its union is read through the rewrite, with
@@ -134,6 +136,28 @@ async function run(id: number, job: Job): Promise<JobResult> {
   }
 }
 
+/** Loads graphs that changed on disk, in the order they changed. */
+async function load(changes: ChangedGraph[]): Promise<void> {
+  for (const change of changes) {
+    // One embedded copy loads no more than LOAD_CEILING: past it new graphs wait for an external store.
+    if (change.files.length && quads >= LOAD_CEILING) {
+      if (!full) process.stderr.write(`weave serve: ${capacityNotice({ quads, transcriptBytes: 0 })} New sessions are not loaded.\n`);
+      full = true;
+      continue;
+    }
+    digests.forget(change.graph);
+    if (change.graph !== null) restated?.release(store, change.graph);
+    quads += await reloadGraph(store, storeDir, change);
+    if (change.graph && change.files.length) quads += alignTurns(store, soul, change.graph);
+    if (change.graph !== null) restated?.settle(store, change.graph);
+  }
+  defaultEmpty = defaultGraphEmpty(store);
+  if (!defaultEmpty) {
+    restated?.restoreAll(store);
+    restated = undefined;
+  }
+}
+
 /** Runs a job that reads graphs by name with their set-aside copies back in them. */
 function whole<T>(graphs: string[] | 'all', job: () => Promise<T>): Promise<T> {
   return restated ? restated.withRestoredWhile(store, graphs, job) : job();
@@ -141,24 +165,7 @@ function whole<T>(graphs: string[] | 'all', job: () => Promise<T>): Promise<T> {
 
 async function handle(message: Exclude<ToWorker, { type: 'open' } | { type: 'set-aside' }>): Promise<void> {
   if (message.type === 'reload') {
-    for (const change of message.graphs) {
-      // One embedded copy loads no more than LOAD_CEILING: past it new graphs wait for an external store.
-      if (change.files.length && quads >= LOAD_CEILING) {
-        if (!full) process.stderr.write(`weave serve: ${capacityNotice({ quads, transcriptBytes: 0 })} New sessions are not loaded.\n`);
-        full = true;
-        continue;
-      }
-      digests.forget(change.graph);
-      if (change.graph !== null) restated?.release(store, change.graph);
-      quads += await reloadGraph(store, storeDir, change);
-      if (change.graph && change.files.length) quads += alignTurns(store, soul, change.graph);
-      if (change.graph !== null) restated?.settle(store, change.graph);
-    }
-    defaultEmpty = defaultGraphEmpty(store);
-    if (!defaultEmpty) {
-      restated?.restoreAll(store);
-      restated = undefined;
-    }
+    await load(message.graphs);
     post({ type: 'reloaded', quads });
     return;
   }
@@ -191,16 +198,18 @@ async function handle(message: Exclude<ToWorker, { type: 'open' } | { type: 'set
 
 /** Opened by an `open` message: a standby, which sets shared triples aside only when told. */
 let asStandby = false;
-const opening = () =>
-  init().catch((e) => {
+const opening = (unrecorded: ChangedGraph[] = []) =>
+  init(unrecorded).catch((e) => {
     post({ type: 'init-failed', message: (e as Error).message });
     process.exit(1);
   });
 // A standby is booted (tsx and Oxigraph loaded) but holds no store until it is told to open it.
-let chain: Promise<void> = open ? opening() : Promise.resolve(post({ type: 'booted' }));
+let chain: Promise<void> = open ? opening(unrecorded) : Promise.resolve(post({ type: 'booted' }));
 function take(message: ToWorker): void {
   if (message.type === 'open') asStandby = true;
-  chain = chain.then(() => (message.type === 'open' ? opening() : message.type === 'set-aside' ? setAside() : handle(message)));
+  chain = chain.then(() =>
+    message.type === 'open' ? opening(message.unrecorded) : message.type === 'set-aside' ? setAside() : handle(message),
+  );
 }
 port.on('message', take);
 

@@ -1,0 +1,29 @@
+import { DEFAULT_GRAPH_KEY, filesOf, type Manifest, type NamedFile } from '../../store/manifest.ts';
+import type { ChangedGraph } from '../messages.ts';
+
+/**
+ * An ingest run tells the server of each graph as soon as its files are written, but its manifest
+ * names the graph only at the run's next batch or at its end (src/store/writer.ts). A copy of the
+ * store that opens meanwhile reads the manifest as it is, so it is handed the changes told since
+ * the run began (pool.ts) and loads, after the manifest, those the manifest does not name.
+ *
+ * Of a graph's changes, those up to the last whose files the manifest names are in the copy
+ * already; the later ones are loaded in order. A graph none of whose changes the manifest names
+ * gets them all: the manifest names an older version (the run's batch is not written yet), or a
+ * newer one whose change is still on its way (each change applies over any version of the graph,
+ * and the newest comes last).
+ */
+export function unrecordedIn(manifest: Manifest | undefined, changes: readonly ChangedGraph[]): ChangedGraph[] {
+  const named = (change: ChangedGraph) => {
+    const entry = manifest?.graphs[change.graph ?? DEFAULT_GRAPH_KEY];
+    return entry ? sameFiles(filesOf(entry), change.files) : !change.files.length;
+  };
+  /** Per graph, the last change the manifest names. */
+  const loaded = new Map<string | null, number>();
+  for (const [i, change] of changes.entries()) if (named(change)) loaded.set(change.graph, i);
+  return changes.filter((change, i) => i > (loaded.get(change.graph) ?? -1));
+}
+
+function sameFiles(a: NamedFile[], b: NamedFile[]): boolean {
+  return a.length === b.length && a.every((f, i) => f.file === b[i].file && f.bytes === b[i].bytes);
+}

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ingest } from '../../src/ingest.ts';
+import type { HttpError } from '../../src/server/errors.ts';
+import type { Job, JobResult } from '../../src/server/messages.ts';
+import { QueryPool } from '../../src/server/workers/pool.ts';
+import { filesOf, type Manifest } from '../../src/store/manifest.ts';
+import { unrecordedIn } from '../../src/server/workers/unrecorded.ts';
+import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
+import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+
+/**
+ * An ingest run tells the query workers of each graph as soon as its file is written, while its
+ * manifest names it only at the next batch (src/store/writer.ts). A copy of the store that opens in
+ * between (the standby, opened beside a long job, kept once that job is cut) read a manifest without
+ * the graph and was never told of it: the server lacked graphs that were on disk until they changed
+ * again. It now hears of every change the manifest may not name yet (src/server/workers/pool.ts).
+ */
+
+const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
+const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
+
+const query = (text: string): Job => ({
+  op: 'query',
+  query: text,
+  graphResult: false,
+  baseIri: 'urn:soul:local:Weave/',
+  accept: ['application/sparql-results+json'],
+  defaultGraphs: [],
+  namedGraphs: [],
+  tripleTerms: '1.2',
+  maxResultBytes: 1e6,
+});
+const text = (r: JobResult) => new TextDecoder().decode(r.body);
+const countIn = async (pool: QueryPool, graph: string) =>
+  Number(
+    JSON.parse(text(await pool.run(query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`)))).results.bindings[0].n.value,
+  );
+const until = async (what: () => boolean) => {
+  while (!what()) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+describe('a copy that opens while an ingest run has graphs its manifest does not name yet', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDir('weave-unrecorded-');
+    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
+  });
+  after(() => removeDir(dir));
+
+  it('loads them after the manifest it opened', async () => {
+    const pool = new QueryPool({ size: 2, storeDir: dir, soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
+    const lock = await lockStore(dir);
+    try {
+      await pool.whenReady();
+      await until(() => pool.stats.standby);
+      // A run writes a graph and tells the copy open now; its manifest write waits for the batch.
+      const writer = await openStoreForWriting(dir, 'local', { batch: Number.POSITIVE_INFINITY });
+      const quads = ['<urn:x:a> <urn:x:p> "1" .', '<urn:x:a> <urn:x:p> "2" .', '<urn:x:b> <urn:x:p> "3" .'];
+      const entry = await writer.writeGraph(FINDINGS, quads.map((q) => `${q.slice(0, -1)}<${FINDINGS}> .\n`).join(''), {
+        quads: 3,
+      });
+      pool.reload([{ graph: FINDINGS, files: filesOf(entry) }], { recorded: false });
+      assert.equal(await countIn(pool, FINDINGS), 3);
+      // A long job opens the standby (it reads the manifest as it is); the job is cut at its deadline.
+      const runaway = pool.run(query(CROSS_JOIN), 3000).catch((e: HttpError) => e.status);
+      await until(() => pool.stats.copies === 2);
+      assert.equal(await runaway, 504);
+      await until(() => pool.stats.ready === 1 && pool.stats.copies === 1);
+      // The run ends: its manifest names the graph.
+      await writer.close();
+      pool.recorded();
+      assert.equal(await countIn(pool, FINDINGS), 3, 'the copy that replaced the one cut holds the graph');
+    } finally {
+      await lock.release();
+      await pool.close();
+    }
+  });
+});
+
+describe('unrecordedIn', () => {
+  const graph = 'urn:soul:local:Weave/s/reader/human/authored';
+  const version = (tag: string, bytes: number) => ({ graph, files: [{ file: `graphs/g.${tag}.nq`, bytes }] });
+  const manifestNaming = (tag: string | undefined, bytes = 0): Manifest => ({
+    format: 'weave-store/1',
+    soul: 'local',
+    graphs: tag ? { [graph]: { file: `graphs/g.${tag}.nq`, bytes, quads: 1 } } : {},
+  });
+  const [v1, v2, v3] = [version('aaaaaaaaaaaa', 10), version('bbbbbbbbbbbb', 20), version('aaaaaaaaaaaa', 10)];
+  const gone = { graph, files: [] };
+
+  it('leaves out the changes up to the last the manifest names', () => {
+    assert.deepEqual(unrecordedIn(manifestNaming('aaaaaaaaaaaa', 10), [v1, v2]), [v2]);
+    assert.deepEqual(unrecordedIn(manifestNaming('bbbbbbbbbbbb', 20), [v1, v2]), []);
+    // The same version again (a file named by its bytes): the last time it was written counts.
+    assert.deepEqual(unrecordedIn(manifestNaming('aaaaaaaaaaaa', 10), [v1, v2, v3]), []);
+    assert.deepEqual(unrecordedIn(manifestNaming(undefined), [v1, gone]), []);
+  });
+
+  it('keeps them all where the manifest names none of them', () => {
+    assert.deepEqual(unrecordedIn(undefined, [v1, v2]), [v1, v2]);
+    assert.deepEqual(unrecordedIn(manifestNaming(undefined), [v1, v2]), [v1, v2]);
+    // Same file, more of it: another version.
+    assert.deepEqual(unrecordedIn(manifestNaming('aaaaaaaaaaaa', 5), [v1, v2]), [v1, v2]);
+  });
+});
