@@ -4,7 +4,7 @@ import oxigraph from 'oxigraph';
 import { iri } from '../../../rdf/terms.ts';
 import { ONTOLOGY_GRAPH } from '../../../rdf/vocab.ts';
 import { loadGraph, loadNQuadsFile, type OxStore } from '../../../store/store.ts';
-import { DEFAULT_GRAPH_KEY, filesOf, type Manifest } from '../../../store/manifest.ts';
+import { DEFAULT_GRAPH_KEY, filesOf, readManifest, type Manifest, type NamedFile } from '../../../store/manifest.ts';
 import { openStoreForWriting } from '../../../store/writer.ts';
 import type { ChangedGraph } from '../../messages.ts';
 
@@ -127,21 +127,52 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
  * are loaded: far less than the graph, for a long session); else dropped and loaded again from its
  * files (none: it is gone). Returns by how many quads the store grew, counted in that graph alone:
  * the store's own size is a pass over all of it.
+ *
+ * A change can come after its files are gone: told while this copy was busy, or to a copy that
+ * opened later (workers/unrecorded.ts), its version was replaced by the next, and the writer
+ * deletes a version's files once the manifest names another. The version the manifest names now
+ * is loaded instead; the change that made it comes after this one, and applies over it.
  */
 export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<number> {
   const before = graphSize(store, change.graph);
+  try {
+    await bringUpToDate(store, dir, change);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await loadAsNamedNow(store, dir, change.graph);
+  }
+  return graphSize(store, change.graph) - before;
+}
+
+async function bringUpToDate(store: OxStore, dir: string, change: ChangedGraph): Promise<void> {
   if (change.delta && change.graph !== null && graphExists(store, change.graph)) {
     const { spine, removed, added } = change.delta;
     if (removed) for (const quad of oxigraph.parse(removed, { format: 'application/n-quads' })) store.delete(quad);
     await loadNQuadsFile(store, join(dir, spine.file), spine.to, spine.from);
     if (added) store.load(added, { format: 'application/n-quads', no_transaction: true });
-    return graphSize(store, change.graph) - before;
+    return;
   }
-  store.update(change.graph === null ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${change.graph}>`);
-  if (!change.files.length) return -before;
-  for (const { file, bytes } of change.files) await loadNQuadsFile(store, join(dir, file), bytes);
-  if (change.graph !== null && !graphExists(store, change.graph)) store.update(`CREATE SILENT GRAPH <${change.graph}>`);
-  return graphSize(store, change.graph) - before;
+  await loadFiles(store, dir, change.graph, change.files);
+}
+
+/** A graph dropped and loaded again from `files` (none: it is gone). */
+async function loadFiles(store: OxStore, dir: string, graph: Key, files: NamedFile[]): Promise<void> {
+  store.update(graph === null ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${graph}>`);
+  if (!files.length) return;
+  for (const { file, bytes } of files) await loadNQuadsFile(store, join(dir, file), bytes);
+  if (graph !== null && !graphExists(store, graph)) store.update(`CREATE SILENT GRAPH <${graph}>`);
+}
+
+/** A graph as the manifest names it now; read again if its files are replaced meanwhile, as `openStore` does. */
+async function loadAsNamedNow(store: OxStore, dir: string, graph: Key): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const entry = (await readManifest(dir))?.graphs[graph ?? DEFAULT_GRAPH_KEY];
+    try {
+      return await loadFiles(store, dir, graph, entry ? filesOf(entry) : []);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw e;
+    }
+  }
 }
 
 /** The quads of one graph (null: the default graph), counted in it alone. */
