@@ -86,7 +86,10 @@ export interface IngestOptions {
     graph: string,
     counts: SessionCounts & { entry: GraphEntry; delta?: GraphDelta },
   ) => void | Promise<void>;
-  /** Called when a graph a derivation wrote changed (a reader's, the links across sessions); no entry: it went. */
+  /**
+   * Called when a graph a derivation wrote changed (a reader's, the links across sessions); no
+   * entry: it went (so do a session's graph and its readers' when its files now make another session).
+   */
   onGraph?: (graph: string, entry: GraphEntry | undefined) => void | Promise<void>;
   /** Per-session observers of the records' facts, in place of the record derivations (the conversation model). */
   observers?: (session: SessionSource, soul: string) => FactObserver[];
@@ -370,7 +373,11 @@ class Ingest {
     for (const graph of this.plan.regrouped) {
       const sessionId = this.writer.manifest.graphs[graph].sessionId;
       for (const [name, entry] of Object.entries(this.writer.manifest.graphs))
-        if (name === graph || (entry.reader && entry.sessionId === sessionId)) await this.writer.removeGraph(name);
+        if (name === graph || (entry.reader && entry.sessionId === sessionId)) {
+          await this.writer.removeGraph(name);
+          // A live server holds them too: told, it drops them as the manifest does.
+          await this.options.onGraph?.(name, undefined);
+        }
       for (const [name, entry] of Object.entries(this.writer.manifest.files ?? {}))
         if (entry.sessionId === sessionId) await this.writer.removeFile(name);
       if (sessionId) this.changed.add(sessionId);
