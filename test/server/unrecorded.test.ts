@@ -5,9 +5,12 @@ import { ingest } from '../../src/ingest.ts';
 import type { HttpError } from '../../src/server/errors.ts';
 import type { Job, JobResult } from '../../src/server/messages.ts';
 import { QueryPool } from '../../src/server/workers/pool.ts';
-import { filesOf, type Manifest } from '../../src/store/manifest.ts';
+import { filesOf, readManifest, type Manifest } from '../../src/store/manifest.ts';
 import { unrecordedIn } from '../../src/server/workers/unrecorded.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
+import { Ingester } from '../../src/server/workers/ingester.ts';
+import { Mutex } from '../../src/server/workers/mutex.ts';
+import type { ChangedGraph } from '../../src/server/messages.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 
 /**
@@ -103,5 +106,39 @@ describe('unrecordedIn', () => {
     assert.deepEqual(unrecordedIn(manifestNaming(undefined), [v1, v2]), [v1, v2]);
     // Same file, more of it: another version.
     assert.deepEqual(unrecordedIn(manifestNaming('aaaaaaaaaaaa', 5), [v1, v2]), [v1, v2]);
+  });
+});
+
+describe('an ingest run of weave serve', () => {
+  it('ends with its manifest naming every graph it told of, so what a copy opening then reads is whole', async () => {
+    const storeDir = await tempDir('weave-run-end-');
+    const lock = await lockStore(storeDir);
+    const told: ChangedGraph[] = [];
+    const ends: number[] = [];
+    const ingester = new Ingester({
+      paths: [join(FIXTURES, 'server')],
+      storeDir,
+      soul: 'local',
+      detect: true,
+      lock: new Mutex(),
+      refreshMs: 0,
+      onGraphs: (graphs) => told.push(...graphs),
+      onRunEnd: () => ends.push(told.length),
+    });
+    // The ingest thread does not keep a process alive (a server's socket does).
+    const alive = setInterval(() => undefined, 1000);
+    try {
+      ingester.start();
+      await ingester.firstRun;
+      // Two sessions, each with the graphs of the five readers, and the five readers' descriptions.
+      assert.equal(told.length, 2 + 2 * 5 + 5);
+      assert.deepEqual(ends, [told.length], 'the run ended once, after the last graph it told of');
+      assert.deepEqual(unrecordedIn(await readManifest(storeDir), told), []);
+    } finally {
+      clearInterval(alive);
+      await ingester.close();
+      await lock.release();
+      await removeDir(storeDir);
+    }
   });
 });
