@@ -1,10 +1,19 @@
-import type { Algebra, QueryResult } from './engine.ts';
+import type * as RDF from '@rdfjs/types';
 
 /**
  * Comunica's engine as Weave runs it: its default engine with two of its optimizers set as
  * SPARQL 1.1 Federated Query reads, reached on its buses (a Comunica that moves them leaves the
  * defaults, and test/federation says so).
  */
+
+/** An algebra operation, as far as the projection is read from it. */
+export type Algebra = { type: string; input?: Algebra; variables?: RDF.Variable[] };
+export type QueryResult =
+  | { resultType: 'bindings'; execute(): Promise<AsyncIterable<Bindings>>; metadata(): Promise<{ variables: RDF.Variable[] }> }
+  | { resultType: 'quads'; execute(): Promise<AsyncIterable<RDF.Quad>> }
+  | { resultType: 'boolean'; execute(): Promise<boolean> }
+  | { resultType: 'void' };
+export type Bindings = Iterable<[RDF.Variable, RDF.Term]>;
 
 export type Engine = {
   query(query: string, context: Record<string, unknown>): Promise<QueryResult>;

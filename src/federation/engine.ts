@@ -6,7 +6,7 @@ import type { JsonResults, JsonTerm } from '../query/table.ts';
 import { isTrap } from '../query/traps.ts';
 import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, guardedFetch } from './allow.ts';
-import { comunica, SILENT_SERVICE } from './comunica.ts';
+import { type Algebra, comunica, type QueryResult, SILENT_SERVICE } from './comunica.ts';
 import { FederationError } from './errors.ts';
 
 export { needsFederation } from './allow.ts';
@@ -33,15 +33,6 @@ interface Federation {
 
 /** A federated answer: solutions as SPARQL JSON results, a boolean, or quads (for CONSTRUCT and DESCRIBE). */
 type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'quads'; quads: RDF.Quad[] };
-
-/** An algebra operation, as far as the projection is read from it. */
-export type Algebra = { type: string; input?: Algebra; variables?: RDF.Variable[] };
-export type QueryResult =
-  | { resultType: 'bindings'; execute(): Promise<AsyncIterable<Bindings>>; metadata(): Promise<{ variables: RDF.Variable[] }> }
-  | { resultType: 'quads'; execute(): Promise<AsyncIterable<RDF.Quad>> }
-  | { resultType: 'boolean'; execute(): Promise<boolean> }
-  | { resultType: 'void' };
-type Bindings = Iterable<[RDF.Variable, RDF.Term]>;
 
 export async function runFederated(store: oxigraph.Store, query: string, federation: Federation): Promise<FederatedResult> {
   checkServices(query, federation.allow, federation.baseIri);

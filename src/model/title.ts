@@ -16,25 +16,17 @@ export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$/;
  * The sessions whose id begins `given` in a whole store (several machines may have written it),
  * each with its graph and title. `given` must pass SESSION_ID: it is written inside a literal.
  */
-export const sessionsNamedQuery = (given: string) => `SELECT ?id ?g ?title ?bytes WHERE {
-  {
-    # The bytes its transcripts read: how far the copy was read, for a choice between copies.
-    SELECT ?id ?g (SUM(?length) AS ?bytes) WHERE {
-      GRAPH ?g {
-        ?s a weave:Session ; dcterms:identifier ?id FILTER(STRSTARTS(?id, "${given}"))
-        ?t weave:sessionId ?id .
-        OPTIONAL { ?t weave:byteLength ?read }
-        BIND(COALESCE(?read, 0) AS ?length)
-      }
-    } GROUP BY ?id ?g
+export const sessionsNamedQuery = (given: string) => `SELECT ?id ?g (MAX(COALESCE(?name, "")) AS ?title) (SUM(?length) AS ?bytes) WHERE {
+  GRAPH ?g {
+    ?s a weave:Session ; dcterms:identifier ?id FILTER(STRSTARTS(?id, "${given}"))
+    # A row per transcript, with the bytes it read: how far the copy was read, for a choice between copies.
+    ?t weave:sessionId ?id .
+    OPTIONAL { ?t weave:byteLength ?read }
+    # A sub-agent's row has no title of its session's: "" (none), where a MAX over an unbound is unbound.
+    OPTIONAL { ?t weave:sessionId ?id . ${sessionTitlePattern('?t', '?name')} }
+    BIND(COALESCE(?read, 0) AS ?length)
   }
-  # Apart: a MAX over rows of transcripts with no title (sub-agents') would be unbound.
-  OPTIONAL {
-    SELECT ?id ?g (MAX(?name) AS ?title) WHERE {
-      GRAPH ?g { ?t weave:sessionId ?id FILTER(STRSTARTS(?id, "${given}")) ${sessionTitlePattern('?t', '?name')} }
-    } GROUP BY ?id ?g
-  }
-} ORDER BY ?id LIMIT 50`;
+} GROUP BY ?id ?g ORDER BY ?id LIMIT 50`;
 
 /** A session sessionsNamedQuery found: its id, its own graph, the soul that wrote it, its title, the bytes its transcripts read. */
 export interface NamedSession {
@@ -58,7 +50,7 @@ export function sessionsNamed(rows: Record<string, string>[], given: string, own
   const sessions = rows.flatMap((r) => {
     const soul = soulOfSessionGraph(r.g, r.id);
     if (soul === undefined) return [];
-    return [{ id: r.id, graph: r.g, soul, ...(r.title !== undefined ? { title: r.title } : {}), bytes: Number(r.bytes ?? 0) }];
+    return [{ id: r.id, graph: r.g, soul, ...(r.title ? { title: r.title } : {}), bytes: Number(r.bytes ?? 0) }];
   });
   const exact = sessions.filter((s) => s.id === given);
   const named = exact.length ? exact : sessions;
