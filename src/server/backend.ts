@@ -31,6 +31,8 @@ export interface StoreBackend {
     restarts: number;
     /** Set while nothing answers because the store cannot be opened. */
     openError?: string;
+    /** Graphs the copies could not load (a file damaged on disk): the store needs attention. */
+    notLoaded?: { graph: string | null; problem: string }[];
   };
   /** While the store is still opening: how far; undefined once it answers. */
   readonly loading: LoadProgress | undefined;

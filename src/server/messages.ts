@@ -128,7 +128,11 @@ export type FromWorker =
   | { type: 'persisting'; id: number }
   | { type: 'done'; id: number; result: JobResult }
   | { type: 'failed'; id: number; status: number; message: string; headers?: Record<string, string>; fatal?: boolean }
-  | { type: 'reloaded'; quads: number };
+  | { type: 'reloaded'; quads: number }
+  /** A graph told of did not load (its file damaged on disk, say): this copy goes on without it. */
+  | { type: 'graph-failed'; graph: string | null; problem: string }
+  /** A graph that had failed loaded again. */
+  | { type: 'graph-loaded'; graph: string | null };
 
 /** A query worker's `workerData`. */
 export interface WorkerInit {

@@ -84,6 +84,8 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
     else if (e.kind === 'rejected') metrics.rejected.inc({ op: e.op });
     else if (e.kind === 'restart') metrics.restarts.inc({ reason: e.reason });
     else if (e.kind === 'ready') opened({ quads: e.quads, seconds: e.seconds });
+    else if (e.kind === 'reload-failed')
+      config.log(`a graph did not load and is left out until its next version (weave verify --self checks the store): ${e.message}`);
     else if (e.kind === 'open-failed') {
       config.log(`a query worker cannot open the store: ${e.message}`);
       // A resident server that cannot open its store is no use: the command opens it and says why.

@@ -70,6 +70,8 @@ export type PoolEvent =
   | { kind: 'restart'; reason: string }
   /** A worker could not open the store (a graph file that does not load, say): why, by file and line. */
   | { kind: 'open-failed'; message: string }
+  /** A copy could not load a graph it was told of: why, by file and line (said once per cause). */
+  | { kind: 'reload-failed'; message: string }
   | { kind: 'store'; quads: number }
   | { kind: 'ready'; quads: number; seconds: number };
 
@@ -147,6 +149,8 @@ export class QueryPool {
   private unrecorded: ChangedGraph[] = [];
   /** Why the last worker that tried could not open the store; cleared once one does. */
   private openError?: string;
+  /** Graphs a copy could not load (left out of it), with why; each cleared once a later version loads. */
+  private readonly notLoaded = new Map<string | null, string>();
   private readonly runaways: RecentRunaways;
   /** The event loop kept turning while a short job runs (awake.ts): a wake-up costs a point query a third of its time. */
   private readonly awake = new AwakeLoop(() => {
@@ -177,6 +181,8 @@ export class QueryPool {
       standby: count('standby') > 0,
       /** Set while no copy is open because the store cannot be opened. */
       openError: this.openError,
+      /** Graphs left out of the copies because their files did not load: the store needs attention. */
+      notLoaded: this.notLoaded.size ? [...this.notLoaded].map(([graph, problem]) => ({ graph, problem })) : undefined,
       queued: this.queue.length,
       queueLimit: this.options.queueLimit,
       restarts: this.restarts,
@@ -369,6 +375,14 @@ export class QueryPool {
         return;
       case 'reloaded':
         this.noteQuads(m.quads);
+        return;
+      case 'graph-failed':
+        // Every copy fails alike: said once.
+        if (this.notLoaded.get(m.graph) !== m.problem) this.options.onEvent?.({ kind: 'reload-failed', message: m.problem });
+        this.notLoaded.set(m.graph, m.problem);
+        return;
+      case 'graph-loaded':
+        this.notLoaded.delete(m.graph);
         return;
       case 'init-failed':
         // Said once per cause; the exit that follows replaces the worker, after a pause.

@@ -49,6 +49,8 @@ let defaultEmpty = true;
 let restated: Restatements | undefined;
 /** Past this many quads the grouping that finds shared triples is not tried (its table lives in WebAssembly memory). */
 const SET_ASIDE_MAX_QUADS = 3_000_000;
+/** Graphs whose last change did not load: left out of this copy until one does (persist.ts `reloadGraph`). */
+const failed = new Set<string | null>();
 /** Whether the store reached what one embedded copy holds (said once). */
 let full = false;
 /** Written to: held whole from then on, never set aside again. */
@@ -147,7 +149,14 @@ async function load(changes: ChangedGraph[]): Promise<void> {
     }
     digests.forget(change.graph);
     if (change.graph !== null) restated?.release(store, change.graph);
-    quads += await reloadGraph(store, storeDir, change);
+    const { grew, problem } = await reloadGraph(store, storeDir, change);
+    quads += grew;
+    if (problem !== undefined) {
+      failed.add(change.graph);
+      post({ type: 'graph-failed', graph: change.graph, problem });
+      continue;
+    }
+    if (failed.delete(change.graph)) post({ type: 'graph-loaded', graph: change.graph });
     if (change.graph && change.files.length) quads += alignTurns(store, soul, change.graph);
     if (change.graph !== null) restated?.settle(store, change.graph);
   }

@@ -67,6 +67,10 @@ export default routePlugin('weave-routes-operations', async (app) => {
         pending: status.pending,
         bytes: status.bytes,
         ...(loading && { loading }),
+        // Graphs a copy could not load (a file damaged on disk): the log and `weave verify --self` name the file.
+        ...(ctx.pool.stats.notLoaded && {
+          attention: `${ctx.pool.stats.notLoaded.length} graph(s) did not load and are left out; run weave verify --self`,
+        }),
       },
       workers: ctx.pool.stats,
       ingest: ctx.ingester?.status ?? { state: 'off' },

@@ -125,23 +125,29 @@ export async function applySavedGraphs(store: OxStore, dir: string, manifest: Ma
  * Brings one graph up to date: by its delta, for a graph a read carried on that this store holds
  * (the derived lines that went are deleted, the spine's new bytes and the derived lines that came
  * are loaded: far less than the graph, for a long session); else dropped and loaded again from its
- * files (none: it is gone). Returns by how many quads the store grew, counted in that graph alone:
- * the store's own size is a pass over all of it.
+ * files (none: it is gone). Returns by how many quads the store grew, counted in that graph alone
+ * (the store's own size is a pass over all of it), and why the graph could not be loaded if so.
  *
  * A change can come after its files are gone: told while this copy was busy, or to a copy that
  * opened later (workers/unrecorded.ts), its version was replaced by the next, and the writer
  * deletes a version's files once the manifest names another. The version the manifest names now
  * is loaded instead; the change that made it comes after this one, and applies over it.
+ *
+ * A version that does not load (a file damaged on disk) leaves the graph out of this copy rather
+ * than half in it: the copy goes on answering, and the graph's next version loads over nothing.
  */
-export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<number> {
+export async function reloadGraph(store: OxStore, dir: string, change: ChangedGraph): Promise<{ grew: number; problem?: string }> {
   const before = graphSize(store, change.graph);
   try {
-    await bringUpToDate(store, dir, change);
+    await bringUpToDate(store, dir, change).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+      return loadAsNamedNow(store, dir, change.graph);
+    });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    await loadAsNamedNow(store, dir, change.graph);
+    await loadFiles(store, dir, change.graph, []);
+    return { grew: -before, problem: (e as Error).message };
   }
-  return graphSize(store, change.graph) - before;
+  return { grew: graphSize(store, change.graph) - before };
 }
 
 async function bringUpToDate(store: OxStore, dir: string, change: ChangedGraph): Promise<void> {

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ingest } from '../../src/ingest.ts';
+import type { Job, JobResult } from '../../src/server/messages.ts';
+import { QueryPool, type PoolEvent } from '../../src/server/workers/pool.ts';
+import { filesOf } from '../../src/store/manifest.ts';
+import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
+import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+
+/**
+ * A query worker told of a graph whose file does not load (corrupted on disk) failed the reload,
+ * which ended the thread: the request waiting got 500 "the query worker crashed" and the copy
+ * opened in its place could not open the store. The copy now drops that graph and carries on,
+ * the pool says which file once, and the graph's next good version loads.
+ */
+
+const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
+
+const query = (text: string): Job => ({
+  op: 'query',
+  query: text,
+  graphResult: false,
+  baseIri: 'urn:soul:local:Weave/',
+  accept: ['application/sparql-results+json'],
+  defaultGraphs: [],
+  namedGraphs: [],
+  tripleTerms: '1.2',
+  maxResultBytes: 1e6,
+});
+const text = (r: JobResult) => new TextDecoder().decode(r.body);
+const countIn = async (pool: QueryPool, graph: string) =>
+  Number(
+    JSON.parse(text(await pool.run(query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`)))).results.bindings[0].n.value,
+  );
+/** Asked of both copies at once (a job goes to the first idle one). */
+const countsIn = (pool: QueryPool, graph: string) => Promise.all([countIn(pool, graph), countIn(pool, graph)]);
+const quads = (n: number) => Array.from({ length: n }, (_, i) => `<urn:x:a> <urn:x:p> "${i + 1}" <${FINDINGS}> .\n`).join('');
+
+describe('a reload whose graph file does not load', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDir('weave-reload-failure-');
+    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
+  });
+  after(() => removeDir(dir));
+
+  it('drops the graph, says which file once, and loads its next good version', async () => {
+    const events: PoolEvent[] = [];
+    const pool = new QueryPool({
+      size: 2,
+      storeDir: dir,
+      soul: 'local',
+      timeoutMs: 20_000,
+      heapMb: 512,
+      queueLimit: 8,
+      spare: true,
+      onEvent: (e) => events.push(e),
+    });
+    const lock = await lockStore(dir);
+    try {
+      await pool.whenReady();
+      while (pool.stats.ready < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      const writer = await openStoreForWriting(dir, 'local');
+      const good = await writer.writeGraph(FINDINGS, quads(3), { quads: 3 });
+      await writer.close();
+      pool.reload([{ graph: FINDINGS, files: filesOf(good) }]);
+      assert.deepEqual(await countsIn(pool, FINDINGS), [3, 3]);
+
+      // The next version is written, then damaged on disk: its second line is no longer N-Quads.
+      const bad = await writer.writeGraph(FINDINGS, quads(4), { quads: 4 });
+      await writer.close();
+      const [{ file }] = filesOf(bad);
+      const handle = await open(join(dir, file), 'r+');
+      await handle.write('<urn:x:a> <urn:x:p> "2"  broken', quads(1).length);
+      await handle.close();
+      pool.reload([{ graph: FINDINGS, files: filesOf(bad) }]);
+      // Both copies answer, each without the graph; neither was replaced.
+      assert.deepEqual(await countsIn(pool, FINDINGS), [0, 0]);
+      assert.equal(pool.restarts, 0, 'no copy was replaced');
+      const said = events.filter((e) => e.kind === 'reload-failed');
+      assert.deepEqual(
+        said,
+        [{ kind: 'reload-failed', message: `${join(dir, file)}:2: not valid N-Quads` }],
+        'said once, by file and line',
+      );
+      assert.deepEqual(pool.stats.notLoaded, [{ graph: FINDINGS, problem: `${join(dir, file)}:2: not valid N-Quads` }]);
+
+      const fixed = await writer.writeGraph(FINDINGS, quads(5), { quads: 5 });
+      await writer.close();
+      pool.reload([{ graph: FINDINGS, files: filesOf(fixed) }]);
+      assert.deepEqual(await countsIn(pool, FINDINGS), [5, 5]);
+      assert.equal(pool.stats.notLoaded, undefined, 'nothing left to attend to');
+      assert.equal(pool.restarts, 0);
+    } finally {
+      await lock.release();
+      await pool.close();
+    }
+  });
+});
