@@ -13,8 +13,8 @@ export interface StoreBackend {
    * `recorded`: an ingest run's, which its manifest may not name until `recorded()`.
    */
   reload(graphs: ChangedGraph[], options?: { recorded?: boolean }): void;
-  /** The ingest run ended: its manifest names every graph it told of. */
-  recorded(): void;
+  /** The ingest run ended: its manifest names every graph it told of (one that `failed`, as the manifest on disk says). */
+  recorded(options?: { failed?: boolean }): void | Promise<void>;
   /** Resolves once jobs can be answered. */
   whenReady(): Promise<void>;
   close(): Promise<void>;

@@ -139,7 +139,7 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
           pool.reload(graphs, { recorded: false });
           stats.invalidate();
         },
-        onRunEnd: () => pool.recorded(),
+        onRunEnd: ({ failed }) => pool.recorded({ failed }),
         onProblem: (where) => config.log(`ingest: ${where}`),
         onNote: (note) => (isCutsNote(note) ? noteOfCut(note) : config.log(note)),
       })

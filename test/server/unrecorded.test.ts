@@ -6,7 +6,7 @@ import type { HttpError } from '../../src/server/errors.ts';
 import type { Job, JobResult } from '../../src/server/messages.ts';
 import { QueryPool } from '../../src/server/workers/pool.ts';
 import { filesOf, readManifest, type Manifest } from '../../src/store/manifest.ts';
-import { unrecordedIn } from '../../src/server/workers/unrecorded.ts';
+import { asNamedIn, unrecordedIn } from '../../src/server/workers/unrecorded.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
 import { Ingester } from '../../src/server/workers/ingester.ts';
 import { Mutex } from '../../src/server/workers/mutex.ts';
@@ -84,6 +84,71 @@ describe('a copy that opens while an ingest run has graphs its manifest does not
   it('and with one worker, the copy opened when a long job was cut', () => openedDuringRun(1, `${FINDINGS}/again`));
 });
 
+describe('an ingest run that fails before its manifest names what it told of', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDir('weave-run-failed-');
+    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
+  });
+  after(() => removeDir(dir));
+
+  it('leaves every copy, open then or later, as the manifest says', async () => {
+    const pool = new QueryPool({ size: 2, spare: true, storeDir: dir, soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
+    const lock = await lockStore(dir);
+    const fresh = `${FINDINGS}/new`;
+    const rows = (graph: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `<urn:x:a> <urn:x:p> "${i + 1}" <${graph}> .\n`).join('');
+    /** Asked of both copies at once (a job goes to the first idle one). */
+    const counts = (graph: string) => Promise.all([countIn(pool, graph), countIn(pool, graph)]);
+    try {
+      await pool.whenReady();
+      await until(() => pool.stats.ready === 2);
+      const recorded = await openStoreForWriting(dir, 'local');
+      const kept = await recorded.writeGraph(FINDINGS, rows(FINDINGS, 3), { quads: 3 });
+      await recorded.close();
+      pool.reload([{ graph: FINDINGS, files: filesOf(kept) }]);
+      // A run writes a new version of one graph and a new graph, and tells the copies of both.
+      const run = await openStoreForWriting(dir, 'local', { batch: Number.POSITIVE_INFINITY });
+      const changed = await run.writeGraph(FINDINGS, rows(FINDINGS, 5), { quads: 5 });
+      const added = await run.writeGraph(fresh, rows(fresh, 2), { quads: 2 });
+      pool.reload(
+        [
+          { graph: FINDINGS, files: filesOf(changed) },
+          { graph: fresh, files: filesOf(added) },
+        ],
+        { recorded: false },
+      );
+      assert.deepEqual(await counts(FINDINGS), [5, 5]);
+      assert.deepEqual(await counts(fresh), [2, 2]);
+      // Its manifest cannot be written: what it wrote is removed, and the run ends failed.
+      await run.abandon();
+      await pool.recorded({ failed: true });
+      assert.deepEqual(await counts(FINDINGS), [3, 3], 'the version the manifest names');
+      assert.deepEqual(await counts(fresh), [0, 0], 'a graph the manifest does not name');
+      assert.equal(pool.restarts, 0);
+    } finally {
+      await lock.release();
+      await pool.close();
+    }
+  });
+});
+
+describe('asNamedIn', () => {
+  const graph = 'urn:soul:local:Weave/s/reader/human/authored';
+  const other = 'urn:soul:local:Weave/s/reader/tool/error';
+  const entry = { file: 'graphs/g.aaaaaaaaaaaa.nq', bytes: 10, quads: 1 };
+  const manifest: Manifest = { format: 'weave-store/1', soul: 'local', graphs: { [graph]: entry } };
+  const told = (g: string, tag: string) => ({ graph: g, files: [{ file: `graphs/g.${tag}.nq`, bytes: 20 }] });
+
+  it('gives each graph told of once, in the order last told, with the files the manifest names or none', () => {
+    assert.deepEqual(asNamedIn(manifest, [told(graph, 'bbbbbbbbbbbb'), told(other, 'cccccccccccc'), told(graph, 'dddddddddddd')]), [
+      { graph: other, files: [] },
+      { graph, files: [{ file: entry.file, bytes: 10, digest: undefined }] },
+    ]);
+    assert.deepEqual(asNamedIn(undefined, [told(graph, 'bbbbbbbbbbbb')]), [{ graph, files: [] }]);
+  });
+});
+
 describe('unrecordedIn', () => {
   const graph = 'urn:soul:local:Weave/s/reader/human/authored';
   const version = (tag: string, bytes: number) => ({ graph, files: [{ file: `graphs/g.${tag}.nq`, bytes }] });
@@ -125,7 +190,9 @@ describe('an ingest run of weave serve', () => {
       lock: new Mutex(),
       refreshMs: 0,
       onGraphs: (graphs) => told.push(...graphs),
-      onRunEnd: () => ends.push(told.length),
+      onRunEnd: () => {
+        ends.push(told.length);
+      },
     });
     // The ingest thread does not keep a process alive (a server's socket does).
     const alive = setInterval(() => undefined, 1000);

@@ -58,8 +58,11 @@ interface IngesterOptions {
   quietMs?: number;
   /** Graphs a run wrote, as it writes them: its manifest names them only at its next batch or at its end. */
   onGraphs: (graphs: ChangedGraph[]) => void;
-  /** A run ended (or its thread did): the manifest names every graph it is to name. */
-  onRunEnd?: () => void;
+  /**
+   * A run ended (or its thread did): the manifest names every graph it is to name; one that
+   * `failed` perhaps not all it told of. The store stays locked until what this returns settles.
+   */
+  onRunEnd?: (run: { failed: boolean }) => void | Promise<void>;
   /** Told when the watcher falls back to polling. */
   onNote?: (note: string) => void;
   /** Where a line could not be read (never what it said). */
@@ -215,10 +218,16 @@ export class Ingester {
     this.status.refreshing = false;
     this.status.runs++;
     this.status.finishedAt = new Date().toISOString();
-    this.options.onRunEnd?.();
-    this.current?.resolve();
+    const current = this.current;
     this.current = undefined;
-    this.firstRunDone();
+    // The copies catch up with the manifest before another run (or an HTTP write) may change it.
+    void Promise.resolve()
+      .then(() => this.options.onRunEnd?.({ failed: state === 'failed' }))
+      .catch((e) => this.options.onNote?.(`after an ingest run: ${(e as Error).message}`))
+      .finally(() => {
+        current?.resolve();
+        this.firstRunDone();
+      });
     if (!this.closed && this.worker && this.options.refreshMs > 0) {
       clearTimeout(this.timer);
       this.timer = setTimeout(() => void this.run({ byTimer: true }), this.options.refreshMs);

@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { HttpError } from '../errors.ts';
 import { RecentRunaways } from './runaways.ts';
 import { AwakeLoop, SHORT_JOB_MS } from './awake.ts';
+import { asNamedIn } from './unrecorded.ts';
+import { readManifest } from '../../store/manifest.ts';
 import { isWrite, type ChangedGraph, type FromWorker, type Job, type JobResult, type ToWorker, type WorkerInit } from '../messages.ts';
 
 /**
@@ -298,9 +300,19 @@ export class QueryPool {
     for (const slot of this.slots) if (slot.worker !== except && OPEN.includes(slot.state)) slot.worker.postMessage(message);
   }
 
-  /** The ingest run ended: its manifest names every graph it told of. */
-  recorded(): void {
-    this.unrecorded = [];
+  /**
+   * The ingest run ended: its manifest names every graph it told of. One that `failed` may not (its
+   * thread ended mid-run, or its manifest write failed and the files it wrote were removed): the
+   * graphs it told of are loaded again as the manifest names them, so the copies open now hold what
+   * a copy opened later does. The run's lock is held until this resolves: no later run's change
+   * can come in between.
+   */
+  async recorded({ failed = false }: { failed?: boolean } = {}): Promise<void> {
+    try {
+      if (failed && this.unrecorded.length) this.reload(asNamedIn(await readManifest(this.options.storeDir), this.unrecorded));
+    } finally {
+      this.unrecorded = [];
+    }
   }
 
   async close(): Promise<void> {

@@ -24,6 +24,20 @@ export function unrecordedIn(manifest: Manifest | undefined, changes: readonly C
   return changes.filter((change, i) => i > (loaded.get(change.graph) ?? -1));
 }
 
+/**
+ * After a run that failed (its thread ended, or its manifest could not be written and the files it
+ * wrote were removed), the graphs it told of as the manifest names them now: one change per graph,
+ * in the order last told, so every copy, open then or later, holds what the manifest says.
+ */
+export function asNamedIn(manifest: Manifest | undefined, changes: readonly ChangedGraph[]): ChangedGraph[] {
+  const graphs = new Set<string | null>();
+  for (const { graph } of [...changes].reverse()) graphs.add(graph);
+  return [...graphs].reverse().map((graph) => {
+    const entry = manifest?.graphs[graph ?? DEFAULT_GRAPH_KEY];
+    return { graph, files: entry ? filesOf(entry) : [] };
+  });
+}
+
 function sameFiles(a: NamedFile[], b: NamedFile[]): boolean {
   return a.length === b.length && a.every((f, i) => f.file === b[i].file && f.bytes === b[i].bytes);
 }
