@@ -107,9 +107,10 @@ export interface JobResult {
 export type ToWorker =
   /**
    * A standby opens the store: from here it is a copy that takes jobs once ready. `unrecorded`:
-   * the changes told of that the manifest may not name yet, loaded after it (workers/unrecorded.ts).
+   * the changes told of that the manifest may not name yet, loaded after it (workers/unrecorded.ts);
+   * `notLoaded`: as in `WorkerInit`.
    */
-  | { type: 'open'; unrecorded: ChangedGraph[] }
+  | { type: 'open'; unrecorded: ChangedGraph[]; notLoaded: (string | null)[] }
   | { type: 'job'; id: number; job: Job }
   /** Graphs that changed on disk (a session landed, another worker wrote): drop and load again. */
   | { type: 'reload'; graphs: ChangedGraph[] }
@@ -144,6 +145,8 @@ export interface WorkerInit {
   open: boolean;
   /** Opening at once: the changes told of that the manifest may not name yet (workers/unrecorded.ts). */
   unrecorded?: ChangedGraph[];
+  /** Graphs the copies open left out, their files not loading: this one leaves them out too if they still do not. */
+  notLoaded?: (string | null)[];
 }
 
 // ---- what a `stats` or `describe` job answers with, in `JobResult.data`

@@ -20,7 +20,14 @@ const LOAD_CHUNK = 10_000;
  */
 export async function openStore(
   dir: string,
-  options: { onProgress?: (quads: number, of: number) => void } = {},
+  options: {
+    onProgress?: (quads: number, of: number) => void;
+    /**
+     * A graph whose files do not load: true leaves it out and goes on (a server's copy, for a graph
+     * the copies open already left out); otherwise opening fails, naming the file.
+     */
+    leaveOut?: (graph: string, error: Error) => boolean;
+  } = {},
 ): Promise<{ store: OxStore; manifest: Manifest | undefined }> {
   for (let attempt = 0; ; attempt++) {
     const store = new oxigraph.Store();
@@ -32,7 +39,13 @@ export async function openStore(
     let quads = 0;
     try {
       for (const [name, entry] of entries) {
-        await loadGraph(store, dir, entry);
+        try {
+          await loadGraph(store, dir, entry);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT' || !options.leaveOut?.(name, e as Error)) throw e;
+          store.update(name === DEFAULT_GRAPH_KEY ? 'DROP SILENT DEFAULT' : `DROP SILENT GRAPH <${name}>`);
+          continue;
+        }
         // A graph the manifest names is in the store even empty (a reader that found nothing in a
         // session), as a server's worker holds it after loading it live: /void then lists, and the
         // page header counts, the same graphs however the store was opened (357 against 1,328 on

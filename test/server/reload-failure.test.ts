@@ -3,7 +3,8 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
-import type { Job, JobResult } from '../../src/server/messages.ts';
+import type { HttpError } from '../../src/server/errors.ts';
+import type { ChangedGraph, Job, JobResult } from '../../src/server/messages.ts';
 import { QueryPool, type PoolEvent } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
@@ -17,6 +18,7 @@ import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
  */
 
 const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
+const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 
 const query = (text: string): Job => ({
   op: 'query',
@@ -37,6 +39,17 @@ const countIn = async (pool: QueryPool, graph: string) =>
 /** Asked of both copies at once (a job goes to the first idle one). */
 const countsIn = (pool: QueryPool, graph: string) => Promise.all([countIn(pool, graph), countIn(pool, graph)]);
 const quads = (n: number) => Array.from({ length: n }, (_, i) => `<urn:x:a> <urn:x:p> "${i + 1}" <${FINDINGS}> .\n`).join('');
+
+/** Writes `n` quads as the graph's next version, its second line then damaged on disk (no longer N-Quads). */
+async function damagedVersion(dir: string, n: number): Promise<ChangedGraph> {
+  const writer = await openStoreForWriting(dir, 'local');
+  const entry = await writer.writeGraph(FINDINGS, quads(n), { quads: n });
+  await writer.close();
+  const handle = await open(join(dir, entry.file), 'r+');
+  await handle.write('<urn:x:a> <urn:x:p> "2"  broken', quads(1).length);
+  await handle.close();
+  return { graph: FINDINGS, files: filesOf(entry) };
+}
 
 describe('a reload whose graph file does not load', () => {
   let dir: string;
@@ -68,14 +81,9 @@ describe('a reload whose graph file does not load', () => {
       pool.reload([{ graph: FINDINGS, files: filesOf(good) }]);
       assert.deepEqual(await countsIn(pool, FINDINGS), [3, 3]);
 
-      // The next version is written, then damaged on disk: its second line is no longer N-Quads.
-      const bad = await writer.writeGraph(FINDINGS, quads(4), { quads: 4 });
-      await writer.close();
-      const [{ file }] = filesOf(bad);
-      const handle = await open(join(dir, file), 'r+');
-      await handle.write('<urn:x:a> <urn:x:p> "2"  broken', quads(1).length);
-      await handle.close();
-      pool.reload([{ graph: FINDINGS, files: filesOf(bad) }]);
+      const bad = await damagedVersion(dir, 4);
+      const [{ file }] = bad.files;
+      pool.reload([bad]);
       // Both copies answer, each without the graph; neither was replaced.
       assert.deepEqual(await countsIn(pool, FINDINGS), [0, 0]);
       assert.equal(pool.restarts, 0, 'no copy was replaced');
@@ -93,6 +101,32 @@ describe('a reload whose graph file does not load', () => {
       assert.deepEqual(await countsIn(pool, FINDINGS), [5, 5]);
       assert.equal(pool.stats.notLoaded, undefined, 'nothing left to attend to');
       assert.equal(pool.restarts, 0);
+    } finally {
+      await lock.release();
+      await pool.close();
+    }
+  });
+
+  it('a copy opened after it, from disk, leaves the graph out too rather than fail to open', async () => {
+    const pool = new QueryPool({ size: 1, storeDir: dir, soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
+    const lock = await lockStore(dir);
+    try {
+      await pool.whenReady();
+      const bad = await damagedVersion(dir, 6);
+      pool.reload([bad]);
+      assert.equal(await countIn(pool, FINDINGS), 0);
+      // A long job is cut at its deadline: with one worker, the copy in its place opens from disk.
+      const runaway = await pool.run(query(CROSS_JOIN), 3000).catch((e: HttpError) => e.status);
+      assert.equal(runaway, 504);
+      assert.equal(await countIn(pool, FINDINGS), 0, 'the endpoint answers, without the graph');
+      assert.equal(pool.stats.openError, undefined);
+      assert.deepEqual(pool.stats.notLoaded, [{ graph: FINDINGS, problem: `${join(dir, bad.files[0].file)}:2: not valid N-Quads` }]);
+      const writer = await openStoreForWriting(dir, 'local');
+      const fixed = await writer.writeGraph(FINDINGS, quads(2), { quads: 2 });
+      await writer.close();
+      pool.reload([{ graph: FINDINGS, files: filesOf(fixed) }]);
+      assert.equal(await countIn(pool, FINDINGS), 2);
+      assert.equal(pool.stats.notLoaded, undefined);
     } finally {
       await lock.release();
       await pool.close();

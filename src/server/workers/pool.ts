@@ -341,6 +341,7 @@ export class QueryPool {
       soul: this.options.soul,
       open,
       unrecorded: open ? this.unrecorded : [],
+      notLoaded: [...this.notLoaded.keys()],
     };
     // Without a heap limit a worker that runs out of memory thrashes instead of failing.
     const worker = new Worker(WORKER_BOOT, {
@@ -546,7 +547,7 @@ export class QueryPool {
   private openStore(slot: Slot): void {
     this.enter(slot, 'opening');
     slot.asideDue = true;
-    slot.worker.postMessage({ type: 'open', unrecorded: this.unrecorded } satisfies ToWorker);
+    slot.worker.postMessage({ type: 'open', unrecorded: this.unrecorded, notLoaded: [...this.notLoaded.keys()] } satisfies ToWorker);
   }
 
   /** A job sent to a worker that ended (or stopped its job) before beginning it: first in line again. */

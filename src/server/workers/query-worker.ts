@@ -20,6 +20,7 @@ import { runUpdateJob } from './operations/update.ts';
 import { awaitNextAwake, SHORT_JOB_MS } from './awake.ts';
 import { contained } from '../../federation/strays.ts';
 import { unrecordedIn } from './unrecorded.ts';
+import { DEFAULT_GRAPH_KEY } from '../../store/manifest.ts';
 
 /**
  * A query worker (runs in its own thread, started by pool.ts): owns one in-memory copy of the
@@ -29,7 +30,7 @@ import { unrecordedIn } from './unrecorded.ts';
  * counts, which an external store's backend computes too, are read through `storeSelect`.
  */
 
-const { storeDir, soul, open, unrecorded } = workerData as WorkerInit;
+const { storeDir, soul, open, unrecorded, notLoaded } = workerData as WorkerInit;
 const port = parentPort!;
 const digests = new GraphDigests();
 let store: OxStore;
@@ -58,8 +59,12 @@ let written = false;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-/** Opens the copy: the manifest's graphs, then `unrecorded`, the changes told of that it may not name yet. */
-async function init(unrecorded: ChangedGraph[]): Promise<void> {
+/**
+ * Opens the copy: the manifest's graphs, then `unrecorded`, the changes told of that it may not name
+ * yet. Of `notLoaded`, the graphs the copies open left out, those that still do not load are left out
+ * here too: the endpoint goes on answering, each copy as the others.
+ */
+async function init(unrecorded: ChangedGraph[], notLoaded: (string | null)[]): Promise<void> {
   let last = 0;
   const opened = await openStore(storeDir, {
     onProgress: (quads, of) => {
@@ -68,8 +73,17 @@ async function init(unrecorded: ChangedGraph[]): Promise<void> {
       last = performance.now();
       post({ type: 'progress', quads, of });
     },
+    leaveOut: (key, e) => {
+      const graph = key === DEFAULT_GRAPH_KEY ? null : key;
+      if (!notLoaded.includes(graph)) return false;
+      failed.add(graph);
+      post({ type: 'graph-failed', graph, problem: e.message });
+      return true;
+    },
   });
   store = opened.store;
+  // Those that load now (a good version came while no copy was open to hear of it) need no attention.
+  for (const graph of notLoaded) if (!failed.has(graph)) post({ type: 'graph-loaded', graph });
   await applySavedGraphs(store, storeDir, opened.manifest);
   quads = store.size;
   await load(unrecordedIn(opened.manifest, unrecorded));
@@ -207,17 +221,17 @@ async function handle(message: Exclude<ToWorker, { type: 'open' } | { type: 'set
 
 /** Opened by an `open` message: a standby, which sets shared triples aside only when told. */
 let asStandby = false;
-const opening = (unrecorded: ChangedGraph[] = []) =>
-  init(unrecorded).catch((e) => {
+const opening = (unrecorded: ChangedGraph[] = [], notLoaded: (string | null)[] = []) =>
+  init(unrecorded, notLoaded).catch((e) => {
     post({ type: 'init-failed', message: (e as Error).message });
     process.exit(1);
   });
 // A standby is booted (tsx and Oxigraph loaded) but holds no store until it is told to open it.
-let chain: Promise<void> = open ? opening(unrecorded) : Promise.resolve(post({ type: 'booted' }));
+let chain: Promise<void> = open ? opening(unrecorded, notLoaded) : Promise.resolve(post({ type: 'booted' }));
 function take(message: ToWorker): void {
   if (message.type === 'open') asStandby = true;
   chain = chain.then(() =>
-    message.type === 'open' ? opening(message.unrecorded) : message.type === 'set-aside' ? setAside() : handle(message),
+    message.type === 'open' ? opening(message.unrecorded, message.notLoaded) : message.type === 'set-aside' ? setAside() : handle(message),
   );
 }
 port.on('message', take);
