@@ -8,7 +8,8 @@ import type { ChangedGraph, Job, JobResult } from '../../src/server/messages.ts'
 import { QueryPool, type PoolEvent } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
-import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+import { startServer } from '../../src/server/server.ts';
+import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 
 /**
  * A query worker told of a graph whose file does not load (corrupted on disk) failed the reload,
@@ -130,6 +131,51 @@ describe('a reload whose graph file does not load', () => {
     } finally {
       await lock.release();
       await pool.close();
+    }
+  });
+
+  it('weave serve beside another writer: answers, logs the file once, and /status says the store needs attention', async () => {
+    const lines: string[] = [];
+    const server = await startServer({
+      storeDir: dir,
+      soul: 'local',
+      host: '127.0.0.1',
+      port: 0,
+      timeoutMs: 5000,
+      workers: 2,
+      queueLimit: 4,
+      maxResultBytes: 1e6,
+      bodyLimitBytes: 1e6,
+      allowUpdate: false,
+      corsOrigins: [],
+      queriesDir: join(REPO, 'queries'),
+      verbose: false,
+      log: (l) => lines.push(l),
+    });
+    const lock = await lockStore(dir);
+    try {
+      await server.ready;
+      const base = server.url.replace(/\/$/, '');
+      // Another process writes the graph; the server follows the manifest and loads it.
+      const bad = await damagedVersion(dir, 3);
+      const problem = `${join(dir, bad.files[0].file)}:2: not valid N-Quads`;
+      for (let i = 0; i < 200 && !lines.length; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      const sparql = `SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${FINDINGS}> { ?s ?p ?o } }`;
+      const answer = await fetch(`${base}/sparql?query=${encodeURIComponent(sparql)}`, {
+        headers: { accept: 'application/sparql-results+json' },
+      });
+      assert.equal(answer.status, 200);
+      assert.equal(JSON.parse(await answer.text()).results.bindings[0].n.value, '0');
+      assert.deepEqual(lines, [
+        `a graph did not load and is left out until its next version (weave verify --self checks the store): ${problem}`,
+      ]);
+      const status = JSON.parse(await (await fetch(`${base}/status`)).text());
+      assert.equal(status.store.attention, '1 graph(s) did not load and are left out; run weave verify --self');
+      assert.deepEqual(status.workers.notLoaded, [{ graph: FINDINGS, problem }]);
+      assert.equal((await fetch(`${base}/healthz`)).status, 200);
+    } finally {
+      await lock.release();
+      await server.close();
     }
   });
 });
