@@ -134,6 +134,49 @@ describe('a reload whose graph file does not load', () => {
     }
   });
 
+  it('a copy opened during the run that told of it says so no second time', async () => {
+    const events: PoolEvent[] = [];
+    const pool = new QueryPool({
+      size: 1,
+      storeDir: dir,
+      soul: 'local',
+      timeoutMs: 20_000,
+      heapMb: 512,
+      queueLimit: 8,
+      onEvent: (e) => events.push(e),
+    });
+    const lock = await lockStore(dir);
+    try {
+      await pool.whenReady();
+      const before = await countIn(pool, FINDINGS);
+      // A run writes the graph, damaged on disk, and tells the copy; its manifest still names the version before.
+      const run = await openStoreForWriting(dir, 'local', { batch: Number.POSITIVE_INFINITY });
+      const entry = await run.writeGraph(FINDINGS, quads(7), { quads: 7 });
+      const handle = await open(join(dir, entry.file), 'r+');
+      await handle.write('<urn:x:a> <urn:x:p> "2"  broken', quads(1).length);
+      await handle.close();
+      pool.reload([{ graph: FINDINGS, files: filesOf(entry) }], { recorded: false });
+      assert.equal(await countIn(pool, FINDINGS), 0);
+      // The copy in place of one cut opens the version the manifest names, then the change told of.
+      const runaway = await pool.run(query(CROSS_JOIN), 3000).catch((e: HttpError) => e.status);
+      assert.equal(runaway, 504);
+      assert.equal(await countIn(pool, FINDINGS), 0, 'as the copy before it');
+      const problem = `${join(dir, entry.file)}:2: not valid N-Quads`;
+      assert.deepEqual(
+        events.filter((e) => e.kind === 'reload-failed'),
+        [{ kind: 'reload-failed', message: problem }],
+      );
+      assert.deepEqual(pool.stats.notLoaded, [{ graph: FINDINGS, problem }]);
+      await run.abandon();
+      await pool.recorded({ failed: true });
+      assert.equal(await countIn(pool, FINDINGS), before, 'the run failed: the version the manifest names');
+      assert.equal(pool.stats.notLoaded, undefined);
+    } finally {
+      await lock.release();
+      await pool.close();
+    }
+  });
+
   it('weave serve beside another writer: answers, logs the file once, and /status says the store needs attention', async () => {
     const lines: string[] = [];
     const server = await startServer({

@@ -82,11 +82,12 @@ async function init(unrecorded: ChangedGraph[], notLoaded: (string | null)[]): P
     },
   });
   store = opened.store;
-  // Those that load now (a good version came while no copy was open to hear of it) need no attention.
-  for (const graph of notLoaded) if (!failed.has(graph)) post({ type: 'graph-loaded', graph });
   await applySavedGraphs(store, storeDir, opened.manifest);
   quads = store.size;
   await load(unrecordedIn(opened.manifest, unrecorded));
+  // Those that load now (a good version came while no copy was open to hear of it) need no
+  // attention; said after the changes told of, one of which may be the version that does not load.
+  for (const graph of notLoaded) if (!failed.has(graph)) post({ type: 'graph-loaded', graph });
   // A standby opened beside a long job (perhaps a runaway about to be cut) says it is ready first:
   // setting aside is a third of its opening on the corpus. The pool asks for it once the copy is
   // the one kept and nothing runs long; until then its union is read through the rewrite, with
