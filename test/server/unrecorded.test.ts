@@ -210,4 +210,39 @@ describe('an ingest run of weave serve', () => {
       await removeDir(storeDir);
     }
   });
+
+  it('that fails says so at its end, and holds the store until the copies have caught up with the manifest', async () => {
+    const storeDir = await tempDir('weave-run-fails-');
+    const lock = await lockStore(storeDir);
+    const mutex = new Mutex();
+    const order: string[] = [];
+    const ingester = new Ingester({
+      paths: [join(storeDir, 'no-such-folder')],
+      storeDir,
+      soul: 'local',
+      detect: false,
+      lock: mutex,
+      refreshMs: 0,
+      onGraphs: () => undefined,
+      onRunEnd: async ({ failed }) => {
+        order.push(`run ended${failed ? ', failed' : ''}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        order.push('copies caught up');
+      },
+    });
+    const alive = setInterval(() => undefined, 1000);
+    try {
+      ingester.start();
+      await until(() => order.length > 0);
+      // A write over HTTP waits for the same lock.
+      await mutex.run(async () => order.push('next writer'));
+      assert.deepEqual(order, ['run ended, failed', 'copies caught up', 'next writer']);
+      assert.equal(ingester.status.state, 'failed');
+    } finally {
+      clearInterval(alive);
+      await ingester.close();
+      await lock.release();
+      await removeDir(storeDir);
+    }
+  });
 });
