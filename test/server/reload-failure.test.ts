@@ -76,11 +76,13 @@ describe('a reload whose graph file does not load', () => {
     try {
       await pool.whenReady();
       while (pool.stats.ready < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      const size = pool.quads;
       const writer = await openStoreForWriting(dir, 'local');
       const good = await writer.writeGraph(FINDINGS, quads(3), { quads: 3 });
       await writer.close();
       pool.reload([{ graph: FINDINGS, files: filesOf(good) }]);
       assert.deepEqual(await countsIn(pool, FINDINGS), [3, 3]);
+      assert.equal(pool.quads, size + 3);
 
       const bad = await damagedVersion(dir, 4);
       const [{ file }] = bad.files;
@@ -88,6 +90,7 @@ describe('a reload whose graph file does not load', () => {
       // Both copies answer, each without the graph; neither was replaced.
       assert.deepEqual(await countsIn(pool, FINDINGS), [0, 0]);
       assert.equal(pool.restarts, 0, 'no copy was replaced');
+      assert.equal(pool.quads, size, 'the store counts the graph gone');
       const said = events.filter((e) => e.kind === 'reload-failed');
       assert.deepEqual(
         said,
@@ -100,6 +103,7 @@ describe('a reload whose graph file does not load', () => {
       await writer.close();
       pool.reload([{ graph: FINDINGS, files: filesOf(fixed) }]);
       assert.deepEqual(await countsIn(pool, FINDINGS), [5, 5]);
+      assert.equal(pool.quads, size + 5);
       assert.equal(pool.stats.notLoaded, undefined, 'nothing left to attend to');
       assert.equal(pool.restarts, 0);
     } finally {
