@@ -147,6 +147,12 @@ describe('asNamedIn', () => {
     ]);
     assert.deepEqual(asNamedIn(undefined, [told(graph, 'bbbbbbbbbbbb')]), [{ graph, files: [] }]);
   });
+
+  it('leaves out the graphs whose last change the manifest names: the copies hold them already', () => {
+    const named = { graph, files: [{ file: entry.file, bytes: 10 }] };
+    assert.deepEqual(asNamedIn(manifest, [told(graph, 'bbbbbbbbbbbb'), named]), []);
+    assert.deepEqual(asNamedIn(manifest, [named, told(other, 'cccccccccccc'), { graph: other, files: [] }]), []);
+  });
 });
 
 describe('unrecordedIn', () => {

@@ -14,28 +14,35 @@ import type { ChangedGraph } from '../messages.ts';
  * and the newest comes last).
  */
 export function unrecordedIn(manifest: Manifest | undefined, changes: readonly ChangedGraph[]): ChangedGraph[] {
-  const named = (change: ChangedGraph) => {
-    const entry = manifest?.graphs[change.graph ?? DEFAULT_GRAPH_KEY];
-    return entry ? sameFiles(filesOf(entry), change.files) : !change.files.length;
-  };
   /** Per graph, the last change the manifest names. */
   const loaded = new Map<string | null, number>();
-  for (const [i, change] of changes.entries()) if (named(change)) loaded.set(change.graph, i);
+  for (const [i, change] of changes.entries()) if (namedIn(manifest, change)) loaded.set(change.graph, i);
   return changes.filter((change, i) => i > (loaded.get(change.graph) ?? -1));
 }
 
 /**
  * After a run that failed (its thread ended, or its manifest could not be written and the files it
- * wrote were removed), the graphs it told of as the manifest names them now: one change per graph,
- * in the order last told, so every copy, open then or later, holds what the manifest says.
+ * wrote were removed), the graphs it told of as the manifest names them now, so every copy, open
+ * then or later, holds what the manifest says: one change per graph, in the order last told, for
+ * those whose last change the manifest does not name (the others the copies hold already; a run
+ * that failed after its last batch needs no graph loaded again).
  */
 export function asNamedIn(manifest: Manifest | undefined, changes: readonly ChangedGraph[]): ChangedGraph[] {
-  const graphs = new Set<string | null>();
-  for (const { graph } of [...changes].reverse()) graphs.add(graph);
-  return [...graphs].reverse().map((graph) => {
-    const entry = manifest?.graphs[graph ?? DEFAULT_GRAPH_KEY];
-    return { graph, files: entry ? filesOf(entry) : [] };
-  });
+  const last = new Map<string | null, ChangedGraph>();
+  for (const change of [...changes].reverse()) if (!last.has(change.graph)) last.set(change.graph, change);
+  return [...last.values()]
+    .reverse()
+    .filter((change) => !namedIn(manifest, change))
+    .map(({ graph }) => {
+      const entry = manifest?.graphs[graph ?? DEFAULT_GRAPH_KEY];
+      return { graph, files: entry ? filesOf(entry) : [] };
+    });
+}
+
+/** Whether the manifest names the version `change` made (or, for a graph gone, none). */
+function namedIn(manifest: Manifest | undefined, change: ChangedGraph): boolean {
+  const entry = manifest?.graphs[change.graph ?? DEFAULT_GRAPH_KEY];
+  return entry ? sameFiles(filesOf(entry), change.files) : !change.files.length;
 }
 
 function sameFiles(a: NamedFile[], b: NamedFile[]): boolean {
