@@ -295,4 +295,16 @@ describe('a call with no message.id, and a compacted session, two souls read at 
       ],
     );
   });
+
+  it('session-compactions.rq lists each compaction once, session-failed-hooks.rq each failed hook once', async () => {
+    const compaction = (event: string) => `urn:soul:ada:Weave/Compaction/${COMPACTED}/${event}`;
+    // sy-0010 a microcompaction (auto, 71,221 tokens before), sy-0011 a compaction (manual, 142,431 before, 9,000 after).
+    assert.deepEqual(await ready(a, virtuoso.endpoint, 'session-compactions.rq'), [
+      [COMPACTED, compaction('sy-0010'), 'microcompact', 'auto', '71221', '', '2026-11-04T09:00:13Z'],
+      [COMPACTED, compaction('sy-0011'), 'compact', 'manual', '142431', '9000', '2026-11-04T09:00:16Z'],
+    ]);
+    assert.deepEqual(await ready(a, virtuoso.endpoint, 'session-failed-hooks.rq'), [
+      [COMPACTED, 'Stop', '', '', 'stop_hook_error', '', 'check-tests: 3 failing', '2026-11-04T09:00:05Z'],
+    ]);
+  });
 });
