@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { detectorGraphIri, instanceIri } from '../rdf/iri.ts';
+import { detectorGraphIri, instanceIri, instancePath } from '../rdf/iri.ts';
 import { bool, dateTime, dec, int, iri, isDateTime, nquad, str, tripleTerm, type Term, type Triple } from '../rdf/terms.ts';
 import { a, oa, prov, rdf, rdfs, weave, weaveTerm } from '../rdf/vocab.ts';
 import { detectionTypeOf, detectorOf, type Fields, type Finding, type Reader, type Value } from './reader.ts';
@@ -21,9 +21,9 @@ import { codePointOffset, codePointsAfter, codePointsBefore } from './text.ts';
 /**
  * How findings are written, for every reader: a reader graph written under another format is
  * stale whatever the reader's own version. 2: claims are typed prov:Entity; quotes and body
- * texts are redacted.
+ * texts are redacted. 3: a finding's id is the same under every soul (findingId).
  */
-export const FINDINGS_FORMAT = 'findings/2';
+export const FINDINGS_FORMAT = 'findings/3';
 
 /** Code points of context kept on each side of a quote: enough to re-anchor after drift. */
 const QUOTE_CONTEXT = 32;
@@ -48,18 +48,27 @@ function detectorTriples(soul: string, reader: Reader): Triple[] {
  * The stable id of a finding: reader, transcript, source event, block, place in the input, span
  * in code points, and the finding's type when it is not the reader's name. The transcript is part of it because record uuids recur across sessions
  * (forks copy them; synthetic transcripts reuse them), and two sessions' findings must not merge.
+ * Its IRIs are taken after the soul: a session two machines read into one store is held under
+ * each one's soul, and a finding in it is one finding, keyed alike under both (as queries key
+ * nodes, instancePathOf).
  */
 function findingId(reader: Pick<Reader, 'name'>, finding: Finding): string {
   const { site } = finding;
   const span = [codePointOffset(site.text, finding.start), codePointOffset(site.text, finding.end)];
-  const place =
+  const place = (
     site.sourceKind === 'malformed_line'
       ? [site.line.transcript, site.line.iri, '', '']
-      : [site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? ''];
+      : [site.turn.transcript, site.turn.iri, site.block.iri, site.pointer ?? '']
+  ).map(soulless);
   return createHash('sha256')
     .update([reader.name, ...place, ...span, ...(finding.type && finding.type !== reader.name ? [finding.type] : [])].join('\n'))
     .digest('hex')
     .slice(0, 32);
+}
+
+/** An IRI of Weave's instances without its soul (`<Kind>/<id…>`); any other text as it is. */
+function soulless(value: string): string {
+  return instancePath(value) ?? value;
 }
 
 function findingTriples(soul: string, reader: Reader, finding: Finding, id: string): Triple[] {

@@ -129,7 +129,7 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
     try {
       const query = `SELECT ?note ?claim WHERE { SERVICE <${other.url}> { ?note <urn:note:about> ?said } ?claim rdf:reifies ?said }`;
       assert.deepEqual(rows(await runFederated(store, query, { sources: [], allow: [other.url] }), 'note', 'claim'), [
-        ['urn:note:1', 'urn:soul:local:Weave/Claim/75c6c427f2f6a856934ef27f4767f497'],
+        ['urn:note:1', 'urn:soul:local:Weave/Claim/fe4ab8f3878a428047e704b8e3623852'],
       ]);
     } finally {
       await other.close();

@@ -307,4 +307,30 @@ describe('a call with no message.id, and a compacted session, two souls read at 
       [COMPACTED, 'Stop', '', '', 'stop_hook_error', '', 'check-tests: 3 failing', '2026-11-04T09:00:05Z'],
     ]);
   });
+
+  it('claims-by-turn.rq and claims-with-quotes.rq list each claim once, named alike under both souls', async () => {
+    // human/authored claims the three prompts: "Hi there" (n-0001), "List the files" (u-4001) and "Thanks" (u-4004).
+    const turn = (session: string, uuid: string) => `urn:soul:ada:Weave/Turn/${session}/${uuid}`;
+    const byTurn = await ready(a, virtuoso.endpoint, 'claims-by-turn.rq');
+    assert.deepEqual(
+      byTurn.map((r) => r.slice(0, 5)),
+      [
+        ['2025-10-02T10:00:00Z', turn(NO_ID, 'n-0001'), 'human/authored', 'human', '0.8'],
+        ['2026-11-04T09:00:01Z', turn(COMPACTED, 'u-4001'), 'human/authored', 'human', '0.8'],
+        ['2026-11-04T09:00:18Z', turn(COMPACTED, 'u-4004'), 'human/authored', 'human', '0.8'],
+      ],
+    );
+    const claims = byTurn.map((r) => r[5]);
+    for (const claim of claims) assert.match(claim, /^urn:soul:ada:Weave\/Claim\/[0-9a-f]{32}$/);
+    const withQuotes = await ready(a, virtuoso.endpoint, 'claims-with-quotes.rq');
+    assert.deepEqual(withQuotes, [
+      [claims[0], 'human/authored', turn(NO_ID, 'n-0001'), '0.8', 'authored', '0', '8', 'Hi there', '', ''],
+      [claims[1], 'human/authored', turn(COMPACTED, 'u-4001'), '0.8', 'authored', '0', '14', 'List the files', '', ''],
+      [claims[2], 'human/authored', turn(COMPACTED, 'u-4004'), '0.8', 'authored', '0', '6', 'Thanks', '', ''],
+    ]);
+    // Bob's reader graphs name the same claims but for the soul.
+    const bobs = [...(await graphsOf(virtuoso, 'bob')).values()].join('');
+    const bobsClaims = [...new Set([...bobs.matchAll(/<urn:soul:bob:Weave\/(Claim\/[0-9a-f]{32})>/g)].map((m) => m[1]))].sort();
+    assert.deepEqual(bobsClaims, claims.map((c) => c.replace('urn:soul:ada:Weave/', '')).sort());
+  });
 });
