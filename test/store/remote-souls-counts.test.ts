@@ -334,3 +334,29 @@ describe('a call with no message.id, and a compacted session, two souls read at 
     assert.deepEqual(bobsClaims, claims.map((c) => c.replace('urn:soul:ada:Weave/', '')).sort());
   });
 });
+
+describe("the readers' findings of a session two souls read at the very same moment", { skip: virtuosoMissing() }, () => {
+  let virtuoso: Virtuoso;
+  let base: string;
+  let a: string;
+
+  before(async () => {
+    virtuoso = await startVirtuoso();
+    base = await tempDir('weave-remote-souls-findings-');
+    a = join(base, 'a');
+    await readAtOnce(virtuoso, join(FIXTURES, 'readers'), a, join(base, 'b'));
+  });
+  after(async () => {
+    await virtuoso?.stop();
+    if (base) await removeDir(base);
+  });
+
+  it('sessions-with-exposed-secrets.rq counts each exposure and each secret once', async () => {
+    // fixtures/readers' 70070070: an Anthropic key, a GitHub token and a URL's credentials, once each, the first at 14:00:02.
+    const rows = await ready(a, virtuoso.endpoint, 'sessions-with-exposed-secrets.rq');
+    assert.deepEqual(
+      rows.map((r) => [r[0], r[1], r[2], r[3].split(', ').sort().join(', '), r[4]]),
+      [['70070070-0700-4700-8700-700700700700', '3', '3', 'anthropic-api-key, github-token, url-credentials', '2026-03-05T14:00:02Z']],
+    );
+  });
+});
