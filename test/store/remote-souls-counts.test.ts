@@ -359,4 +359,29 @@ describe("the readers' findings of a session two souls read at the very same mom
       [['70070070-0700-4700-8700-700700700700', '3', '3', 'anthropic-api-key, github-token, url-credentials', '2026-03-05T14:00:02Z']],
     );
   });
+
+  it('emojikey-key-legs.rq and emojikey-legs-over-time.rq list each leg once', async () => {
+    // One soul's store lists 76 legs of keys (quoted templates too) and 71 live ones, no two rows alike.
+    for (const [query, legs] of [
+      ['emojikey-key-legs.rq', 76],
+      ['emojikey-legs-over-time.rq', 71],
+    ] as const) {
+      const rows = (await ready(a, virtuoso.endpoint, query)).map((r) => JSON.stringify(r));
+      assert.equal(rows.length, legs, query);
+      assert.equal(new Set(rows).size, legs, query);
+    }
+    assert.deepEqual((await ready(a, virtuoso.endpoint, 'emojikey-key-legs.rq'))[0], [
+      'e3e3e3e3-e3e3-4e3e-8e3e-e3e3e3e3e3e3',
+      '[ME|🧠🎨8∠45]',
+      'tool_result',
+      '1',
+      'v3-numeric',
+      '0',
+      'ME',
+      '🧠',
+      '🎨',
+      '8',
+      '45',
+    ]);
+  });
 });
