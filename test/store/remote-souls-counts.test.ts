@@ -385,3 +385,31 @@ describe("the readers' findings of a session two souls read at the very same mom
     ]);
   });
 });
+
+describe('the sessions of fixtures/records, two souls read at the very same moment', { skip: virtuosoMissing() }, () => {
+  let virtuoso: Virtuoso;
+  let base: string;
+  let a: string;
+
+  before(async () => {
+    virtuoso = await startVirtuoso();
+    base = await tempDir('weave-remote-souls-records-');
+    a = join(base, 'a');
+    await readAtOnce(virtuoso, join(FIXTURES, 'records'), a, join(base, 'b'));
+  });
+  after(async () => {
+    await virtuoso?.stop();
+    if (base) await removeDir(base);
+  });
+
+  it('session-mcp-servers-and-skills.rq lists each MCP server and skill once', async () => {
+    // 33333333: the server github (registered, and in the tools mcp__github__…), the skills listed and invoked.
+    assert.deepEqual(await ready(a, virtuoso.endpoint, 'session-mcp-servers-and-skills.rq'), [
+      ['33333333-3333-4333-8333-333333333333', 'mcp server', 'github'],
+      ['33333333-3333-4333-8333-333333333333', 'skill', 'docs:publish'],
+      ['33333333-3333-4333-8333-333333333333', 'skill', 'docs:review'],
+      ['33333333-3333-4333-8333-333333333333', 'skill', 'pdf'],
+      ['33333333-3333-4333-8333-333333333333', 'skill', 'xlsx'],
+    ]);
+  });
+});
