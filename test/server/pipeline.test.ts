@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import type { HttpError } from '../../src/server/errors.ts';
-import type { Job, JobResult } from '../../src/server/messages.ts';
 import { QueryPool } from '../../src/server/workers/pool.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+import { bodyText as text, queryJob as query } from './jobs.ts';
 
 /**
  * Short reads are sent to a busy worker to wait there (src/server/workers/pool.ts): each still
@@ -15,18 +15,6 @@ import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 
-const query = (text: string): Job => ({
-  op: 'query',
-  query: text,
-  graphResult: false,
-  baseIri: 'urn:soul:local:Weave/',
-  accept: ['application/sparql-results+json'],
-  defaultGraphs: [],
-  namedGraphs: [],
-  tripleTerms: '1.2',
-  maxResultBytes: 1e6,
-});
-const text = (r: JobResult) => new TextDecoder().decode(r.body);
 /**
  * What counts as short here: 100 ms, not the server's 20. Jobs over the fixtures take a
  * millisecond or two, but a loaded machine (the suite runs files side by side) can take a thread

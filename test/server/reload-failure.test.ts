@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import type { HttpError } from '../../src/server/errors.ts';
-import type { ChangedGraph, Job, JobResult } from '../../src/server/messages.ts';
+import type { ChangedGraph } from '../../src/server/messages.ts';
 import { QueryPool, type PoolEvent } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
 import { startServer } from '../../src/server/server.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+import { bodyText as text, queryJob as query } from './jobs.ts';
 
 /**
  * A query worker told of a graph whose file does not load (corrupted on disk) failed the reload,
@@ -21,18 +22,6 @@ import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
 const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 
-const query = (text: string): Job => ({
-  op: 'query',
-  query: text,
-  graphResult: false,
-  baseIri: 'urn:soul:local:Weave/',
-  accept: ['application/sparql-results+json'],
-  defaultGraphs: [],
-  namedGraphs: [],
-  tripleTerms: '1.2',
-  maxResultBytes: 1e6,
-});
-const text = (r: JobResult) => new TextDecoder().decode(r.body);
 const countIn = async (pool: QueryPool, graph: string) =>
   Number(
     JSON.parse(text(await pool.run(query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`)))).results.bindings[0].n.value,

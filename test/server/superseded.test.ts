@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
-import type { Job, JobResult } from '../../src/server/messages.ts';
 import { QueryPool } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+import { bodyText as text, queryJob as query } from './jobs.ts';
 
 /**
  * A query worker can be told of a graph's version after its files are gone: a copy busy with a
@@ -18,18 +18,6 @@ import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 
 const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
 
-const query = (text: string): Job => ({
-  op: 'query',
-  query: text,
-  graphResult: false,
-  baseIri: 'urn:soul:local:Weave/',
-  accept: ['application/sparql-results+json'],
-  defaultGraphs: [],
-  namedGraphs: [],
-  tripleTerms: '1.2',
-  maxResultBytes: 1e6,
-});
-const text = (r: JobResult) => new TextDecoder().decode(r.body);
 const quad = (value: string) => `<urn:x:a> <urn:x:p> "${value}" <${FINDINGS}> .\n`;
 
 describe('a change told after its files were replaced', () => {

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import type { HttpError } from '../../src/server/errors.ts';
-import type { Job, JobResult } from '../../src/server/messages.ts';
 import { QueryPool } from '../../src/server/workers/pool.ts';
 import { filesOf, readManifest, type Manifest } from '../../src/store/manifest.ts';
 import { asNamedIn, unrecordedIn } from '../../src/server/workers/unrecorded.ts';
@@ -12,6 +11,7 @@ import { Ingester } from '../../src/server/workers/ingester.ts';
 import { Mutex } from '../../src/server/workers/mutex.ts';
 import type { ChangedGraph } from '../../src/server/messages.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+import { bodyText as text, queryJob as query } from './jobs.ts';
 
 /**
  * An ingest run tells the query workers of each graph as soon as its file is written, while its
@@ -24,18 +24,6 @@ import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
 
-const query = (text: string): Job => ({
-  op: 'query',
-  query: text,
-  graphResult: false,
-  baseIri: 'urn:soul:local:Weave/',
-  accept: ['application/sparql-results+json'],
-  defaultGraphs: [],
-  namedGraphs: [],
-  tripleTerms: '1.2',
-  maxResultBytes: 1e6,
-});
-const text = (r: JobResult) => new TextDecoder().decode(r.body);
 const countIn = async (pool: QueryPool, graph: string) =>
   Number(
     JSON.parse(text(await pool.run(query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`)))).results.bindings[0].n.value,
