@@ -46,6 +46,10 @@ export function explainSyntaxError(text: string, message: string, prefixLines: n
   if (rule) return `${where(at)}: ${rule.replace(/^The /, 'the ')}${RULE_HINTS[rule] ?? ''}`;
   const open = unclosed(text);
   if (open) return `${where(at)}: ${open}`;
+  // Oxigraph's position is past such an operator, often at the end of the query ("expected LANGMATCHES" at a LIMIT).
+  const dangling = danglingOperator(text);
+  if (dangling)
+    return `${where(positionOf(text, dangling.offset))}: "${dangling.operator}" has nothing on its ${dangling.side}; an expression is needed there (a variable, a value, or a function call such as STR(?x))`;
   const unnamed = /\(\s*[A-Za-z_]+\s*\([^()]*\)\s*(\?\w+)\s*\)/.exec(blank(text));
   if (unnamed)
     return `${where(positionOf(text, unnamed.index + unnamed[0].indexOf('?')))}: found ${unnamed[1]} after an expression; name it with AS, as in (COUNT(*) AS ${unnamed[1]})`;
@@ -171,6 +175,21 @@ function offsetOf(text: string, p: Position): number {
 function prefixedNameBefore(text: string, at: Position): string | undefined {
   const upto = text.slice(0, offsetOf(text, at) + 1);
   return /([A-Za-z][\w.-]*)?:[\w.-]*\S?$/.exec(upto.trimEnd())?.[0].replace(/[^\w.:-]+$/, '');
+}
+
+/**
+ * A binary operator with nothing on one side within its parentheses, as in `FILTER(?x > )` or
+ * `( >= 2)`: the operator and where it is. `+`, `*` and `/` are left out (a property path may end
+ * with them), and a `-` counts only after a space (a name may end with one).
+ */
+function danglingOperator(text: string): { operator: string; offset: number; side: 'left' | 'right' } | undefined {
+  // IRIs blanked too: one may hold "=" or "&".
+  const code = blank(text).replace(/<[^<>"{}|^`\\\s]*>/g, (s) => ' '.repeat(s.length));
+  const right = /(\|\||&&|!=|<=|>=|=|<|>|(?<=\s)-)\s*\)/.exec(code);
+  if (right) return { operator: right[1], offset: right.index, side: 'right' };
+  const left = /\(\s*(\|\||&&|!=|<=|>=|=|<|>)/.exec(code);
+  if (left) return { operator: left[1], offset: left.index + left[0].length - left[1].length, side: 'left' };
+  return undefined;
 }
 
 /** A string, IRI, group or bracket left open (or closed twice), in words. */
