@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_LOG, START_FILE } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
-import { findServer, isRunning, type FoundServer } from '../store/running.ts';
+import { buildOf } from '../store/build.ts';
+import { findServer, isRunning, stopResident, type FoundServer } from '../store/running.ts';
 
 /**
  * The resident server, as language servers and build daemons have one: a command that reads the
@@ -61,8 +62,10 @@ export interface ResidentOptions {
  * opens the store itself.
  */
 export async function residentServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {
-  if (options.quickHere) return openServer(storeDir, options);
-  const running = await findServer(storeDir);
+  // Begun now, so that its look at the files overlaps the look for a server.
+  const ours = buildOf();
+  if (options.quickHere) return openServer(storeDir, options, ours);
+  const running = await current(await findServer(storeDir), ours);
   if (running) return running;
   const dir = resolve(storeDir);
   const soul = await residentSoul(dir);
@@ -73,7 +76,7 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
   let started: FoundServer | undefined;
   try {
     // Another command may have started one between the look above and the claim.
-    started = (await findServer(dir)) ?? (await start(dir, soul, options));
+    started = (await current(await findServer(dir), ours)) ?? (await start(dir, soul, options));
   } catch {
     // The log cannot be written, the server cannot be spawned: answered here.
   }
@@ -93,12 +96,13 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
  * in the background when none runs or is starting. The claim is handed to the server (its pid),
  * so it holds while the server opens the store, after this command is gone.
  */
-async function openServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {
-  const open = await findServer(storeDir, { open: true });
+async function openServer(storeDir: string, options: ResidentOptions, ours: Promise<string>): Promise<FoundServer | undefined> {
+  const open = await current(await findServer(storeDir, { open: true }), ours);
   if (open) return open;
   const dir = resolve(storeDir);
   const soul = await residentSoul(dir);
-  if (!soul || (await findServer(dir)) || (await startDied(dir)) || (await claimStart(dir)) !== 'ours') return undefined;
+  if (!soul || (await current(await findServer(dir), ours)) || (await startDied(dir)) || (await claimStart(dir)) !== 'ours')
+    return undefined;
   try {
     const server = await spawnServer(dir, soul, options);
     if (server.pid !== undefined && !server.gone()) await writeStartFile(dir, { pid: server.pid, at: Date.now() });
@@ -108,6 +112,17 @@ async function openServer(storeDir: string, options: ResidentOptions): Promise<F
     // failed start (startDied) and waits it out.
   }
   return undefined;
+}
+
+/**
+ * `found`, unless it is a resident server of another build than this command's (`ours`: Weave
+ * upgraded or edited since it started, or a Weave before builds were recorded): that one is
+ * stopped, and the command starts one of its own. A server the user started (`weave serve`) is
+ * theirs to stop, and is asked as it is; so is a resident one that will not stop.
+ */
+async function current(found: FoundServer | undefined, ours: Promise<string>): Promise<FoundServer | undefined> {
+  if (!found?.startedBy || found.build === (await ours)) return found;
+  return (await stopResident(found.pid)) ? undefined : found;
 }
 
 /**

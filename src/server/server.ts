@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { RemoteStore, tellOfCut } from '../store/remote/client.ts';
 import { isCutsNote } from '../store/remote/results.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { findServer, isRunning, readRunFile, removeRunFile, writeRunFile } from '../store/running.ts';
+import { buildOf } from '../store/build.ts';
+import { findServer, readRunFile, removeRunFile, stopResident, writeRunFile } from '../store/running.ts';
 import { StoreFollower } from './follow.ts';
 import { IdleWatch } from './idle.ts';
 import type { StoreBackend } from './backend.ts';
@@ -52,7 +53,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     );
   let running = await findServer(config.storeDir);
   // A resident server a command started gives way to one started on purpose.
-  if (running?.startedBy && !config.startedBy && (await stopResident(running.pid, config.log))) running = undefined;
+  if (running?.startedBy && !config.startedBy) {
+    config.log(`stopping the resident server a command started for this store (pid ${running.pid}), to take the store over`);
+    if (await stopResident(running.pid)) running = undefined;
+  }
   if (running)
     throw new Error(
       `a server for the store ${config.storeDir} already runs at ${running.url} (pid ${running.pid}); stop it or use another --store`,
@@ -191,6 +195,7 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
       ...(config.idleExitSeconds && { idleExitSeconds: config.idleExitSeconds }),
       // Commands ask it their federated queries when it allows what they name (client/query.ts).
       ...(config.serviceAllow?.length && { serviceAllow: config.serviceAllow }),
+      build: await buildOf(),
     });
   } catch (e) {
     // Commands then open the store themselves; the server still serves.
@@ -212,21 +217,6 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
       await storeLock?.release();
     },
   };
-}
-
-/** Stops a resident server (SIGTERM, as its owner would) and waits up to 10 s for it to go: whether it went. */
-async function stopResident(pid: number, log: (line: string) => void): Promise<boolean> {
-  log(`stopping the resident server a command started for this store (pid ${pid}), to take the store over`);
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return !isRunning(pid);
-  }
-  for (const until = Date.now() + 10_000; Date.now() < until; ) {
-    if (!isRunning(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
 }
 
 function registerGauges(ctx: ServerContext): void {

@@ -28,6 +28,8 @@ interface RunFile {
   idleExitSeconds?: number;
   /** The endpoints its federated queries may contact (`--service-allow`), when it runs them itself. */
   serviceAllow?: string[];
+  /** The build of Weave it runs (build.ts); absent from a Weave before builds were recorded. */
+  build?: string;
 }
 
 /** A server that answered for this store: where it is and the token to send. */
@@ -39,6 +41,8 @@ export interface FoundServer {
   startedBy?: string;
   /** The endpoints its federated queries may contact; absent: it runs none for a command. */
   serviceAllow?: string[];
+  /** The build of Weave it runs (build.ts), as its run file says. */
+  build?: string;
 }
 
 export async function writeRunFile(dir: string, run: Omit<RunFile, 'format'>): Promise<void> {
@@ -73,7 +77,8 @@ export async function readRunFile(dir: string): Promise<RunFile | undefined> {
     typeof r.startedAt === 'string' &&
     (r.startedBy === undefined || typeof r.startedBy === 'string') &&
     (r.idleExitSeconds === undefined || (typeof r.idleExitSeconds === 'number' && r.idleExitSeconds > 0)) &&
-    (r.serviceAllow === undefined || (Array.isArray(r.serviceAllow) && r.serviceAllow.every((url) => typeof url === 'string')));
+    (r.serviceAllow === undefined || (Array.isArray(r.serviceAllow) && r.serviceAllow.every((url) => typeof url === 'string'))) &&
+    (r.build === undefined || typeof r.build === 'string');
   return sound ? (r as RunFile) : undefined;
 }
 
@@ -103,7 +108,22 @@ export async function findServer(
     pid: run.pid,
     ...(run.startedBy && { startedBy: run.startedBy }),
     ...(run.serviceAllow && { serviceAllow: run.serviceAllow }),
+    ...(run.build && { build: run.build }),
   };
+}
+
+/** Stops a resident server (SIGTERM, as its owner would) and waits up to 10 s for it to go: whether it went. */
+export async function stopResident(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return !isRunning(pid);
+  }
+  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+    if (!isRunning(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
 }
 
 export function isRunning(pid: number): boolean {

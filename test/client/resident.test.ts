@@ -9,7 +9,8 @@ import { SERVED_COMMANDS } from '../../src/client/fast.ts';
 import { SERVER_LOG, START_FILE } from '../../src/store/layout.ts';
 import type { Manifest } from '../../src/store/manifest.ts';
 import { startServer } from '../../src/server/server.ts';
-import { findServer, isRunning, readRunFile } from '../../src/store/running.ts';
+import { buildOf } from '../../src/store/build.ts';
+import { findServer, isRunning, readRunFile, writeRunFile } from '../../src/store/running.ts';
 import { FIXTURES, REPO, tempDir } from '../helpers.ts';
 
 /**
@@ -290,6 +291,69 @@ describe('two commands at once on a store with no server', () => {
       const run = await readRunFile(store());
       assert.equal(run?.pid, process.pid);
       assert.equal(run?.startedBy, undefined);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+/**
+ * Found using Weave after an edit to it: the resident server that an earlier command started went
+ * on answering with the code it had loaded, for as long as commands kept it from idling out (an
+ * upgrade did not take). A run file naming another build (or none: a Weave before builds were
+ * recorded) is the run file of a server of that build.
+ */
+describe('a resident server of another build of Weave', () => {
+  const store = serverStore('weave-resident-build-');
+  const asOlder = async (build?: string) => {
+    const run = await readRunFile(store());
+    assert.ok(run && isRunning(run.pid));
+    const { format: _, build: __, ...rest } = run;
+    await writeRunFile(store(), { ...rest, ...(build === undefined ? {} : { build }) });
+    return run;
+  };
+
+  it('is stopped by the next command, which starts one of its own build and is answered by it', async () => {
+    const ask = ['query', '--format', 'csv', 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', '--store', store()];
+    assert.equal((await weave(ask)).stdout, 'n\r\n6\r\n');
+    const first = await readRunFile(store());
+    assert.equal(first?.build, await buildOf(), 'a server records the build it runs');
+    for (const older of ['0123456789abcdef', undefined]) {
+      const old = await asOlder(older);
+      const asked = await weave(ask);
+      assert.deepEqual([asked.code, asked.stdout, asked.stderr], [0, 'n\r\n6\r\n', '']);
+      assert.equal(isRunning(old.pid), false, `the server of build ${older} is stopped`);
+      const now = await readRunFile(store());
+      assert.ok(now && now.pid !== old.pid && isRunning(now.pid));
+      assert.equal(now.build, await buildOf());
+      assert.equal((await answered(now.url))['/sparql'], 1, 'the new server answered');
+    }
+  });
+
+  it('is stopped by a search too, which answers by itself while one of its own build opens', async () => {
+    const old = await asOlder('0123456789abcdef');
+    const search = ['search', 'hello', '--store', store()];
+    const here = await weave([...search, '--no-daemon']);
+    const asked = await weave(search);
+    assert.deepEqual([asked.code, timeless(asked.stdout), asked.stderr], [0, timeless(here.stdout), '']);
+    assert.equal(isRunning(old.pid), false);
+    await waitUntil(
+      'a server of this build has the store open',
+      async () => (await findServer(store(), { open: true }))?.build === (await buildOf()),
+    );
+  });
+
+  it('started by the user (weave serve) is theirs: asked as it is', async () => {
+    await stopResident(store());
+    const { startTestServer } = await import('../server/helpers.ts');
+    const server = await startTestServer({ storeDir: store() }, null);
+    try {
+      const run = await asOlder('0123456789abcdef');
+      assert.equal(run.startedBy, undefined);
+      const asked = await weave(['query', 'ASK { ?t a weave:Turn }', '--store', store()]);
+      assert.equal(asked.code, 0, asked.stderr);
+      assert.equal((await readRunFile(store()))?.pid, process.pid, 'the same server runs');
+      assert.equal((await answered(run.url))['/sparql'], 1, 'and answered');
     } finally {
       await server.stop();
     }

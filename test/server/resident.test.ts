@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import { startServer } from '../../src/server/server.ts';
 import { RUN_FILE } from '../../src/store/layout.ts';
+import { buildOf } from '../../src/store/build.ts';
 import { findServer, readRunFile, RUN_FORMAT } from '../../src/store/running.ts';
 import { REPO, SERVER_FIXTURES, startTestServer } from './helpers.ts';
 
@@ -58,7 +59,7 @@ describe('the run file', () => {
       assert.equal(run?.url, server.url);
       assert.equal(run?.token, server.ctx.config.token);
       assert.ok((run?.token.length ?? 0) >= 32, 'a generated token when none was given');
-      assert.deepEqual(await findServer(store), { url: server.url, token: run!.token, pid: process.pid });
+      assert.deepEqual(await findServer(store), { url: server.url, token: run!.token, pid: process.pid, build: await buildOf() });
       // A second server for the same store is refused, naming the first.
       await assert.rejects(
         startTestServer({ storeDir: store }, null),
@@ -200,6 +201,7 @@ describe('readable run file', () => {
     const server = await startTestServer({ storeDir: store }, null);
     try {
       assert.deepEqual(Object.keys(JSON.parse(await readFile(join(store, RUN_FILE), 'utf8'))).sort(), [
+        'build',
         'format',
         'pid',
         'startedAt',
