@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_LOG, START_FILE } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
-import { buildOf } from '../store/build.ts';
 import { findServer, isRunning, stopResident, type FoundServer } from '../store/running.ts';
 
 /**
@@ -62,10 +61,8 @@ export interface ResidentOptions {
  * opens the store itself.
  */
 export async function residentServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {
-  // Begun now, so that its look at the files overlaps the look for a server.
-  const ours = buildOf();
-  if (options.quickHere) return openServer(storeDir, options, ours);
-  const running = await current(await findServer(storeDir), ours);
+  if (options.quickHere) return openServer(storeDir, options);
+  const running = await current(await findServer(storeDir));
   if (running) return running;
   const dir = resolve(storeDir);
   const soul = await residentSoul(dir);
@@ -76,7 +73,7 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
   let started: FoundServer | undefined;
   try {
     // Another command may have started one between the look above and the claim.
-    started = (await current(await findServer(dir), ours)) ?? (await start(dir, soul, options));
+    started = (await current(await findServer(dir))) ?? (await start(dir, soul, options));
   } catch {
     // The log cannot be written, the server cannot be spawned: answered here.
   }
@@ -96,13 +93,12 @@ export async function residentServer(storeDir: string, options: ResidentOptions)
  * in the background when none runs or is starting. The claim is handed to the server (its pid),
  * so it holds while the server opens the store, after this command is gone.
  */
-async function openServer(storeDir: string, options: ResidentOptions, ours: Promise<string>): Promise<FoundServer | undefined> {
-  const open = await current(await findServer(storeDir, { open: true }), ours);
+async function openServer(storeDir: string, options: ResidentOptions): Promise<FoundServer | undefined> {
+  const open = await current(await findServer(storeDir, { open: true }));
   if (open) return open;
   const dir = resolve(storeDir);
   const soul = await residentSoul(dir);
-  if (!soul || (await current(await findServer(dir), ours)) || (await startDied(dir)) || (await claimStart(dir)) !== 'ours')
-    return undefined;
+  if (!soul || (await current(await findServer(dir))) || (await startDied(dir)) || (await claimStart(dir)) !== 'ours') return undefined;
   try {
     const server = await spawnServer(dir, soul, options);
     if (server.pid !== undefined && !server.gone()) await writeStartFile(dir, { pid: server.pid, at: Date.now() });
@@ -115,13 +111,13 @@ async function openServer(storeDir: string, options: ResidentOptions, ours: Prom
 }
 
 /**
- * `found`, unless it is a resident server of another build than this command's (`ours`: Weave
- * upgraded or edited since it started, or a Weave before builds were recorded): that one is
- * stopped, and the command starts one of its own. A server the user started (`weave serve`) is
- * theirs to stop, and is asked as it is; so is a resident one that will not stop.
+ * `found`, unless it is a resident server of a Weave from before builds were recorded: that one
+ * does not stop when Weave's files change (server/build.ts), so it is stopped here, and the
+ * command starts one of its own. A server the user started (`weave serve`) is theirs to stop, and
+ * is asked as it is; so is a resident one that will not stop.
  */
-async function current(found: FoundServer | undefined, ours: Promise<string>): Promise<FoundServer | undefined> {
-  if (!found?.startedBy || found.build === (await ours)) return found;
+async function current(found: FoundServer | undefined): Promise<FoundServer | undefined> {
+  if (!found?.startedBy || found.build) return found;
   return (await stopResident(found.pid)) ? undefined : found;
 }
 

@@ -2,7 +2,8 @@
  * When a resident server stops itself: after `idleMs` with no request in flight and none begun,
  * or, for one a command started, as soon as its store no longer names it (the run file is gone
  * or names another server: the store was removed, or a `weave serve` took it over), so no
- * server outlives what it serves. Checked every few seconds on a timer that keeps no process up.
+ * server outlives what it serves. Checked every few seconds on a timer that keeps no process up;
+ * `stopNow` stops it at once (Weave's own files changed: server/build.ts).
  */
 export class IdleWatch {
   private inFlight = 0;
@@ -47,6 +48,11 @@ export class IdleWatch {
     if (this.stopped) return;
     if (this.stillNamed && !(await this.stillNamed().catch(() => true))) return this.stop('the store no longer names this server');
     if (!this.inFlight && Date.now() - this.last >= this.idleMs) this.stop(`no request for ${Math.round(this.idleMs / 1000)} s`);
+  }
+
+  /** Stops the server now, for `reason`, as the watch would (once). */
+  stopNow(reason: string): void {
+    this.stop(reason);
   }
 
   private stop(reason: string): void {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { RemoteStore, tellOfCut } from '../store/remote/client.ts';
 import { isCutsNote } from '../store/remote/results.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { buildOf } from '../store/build.ts';
+import { buildOf, watchBuild } from './build.ts';
 import { findServer, readRunFile, removeRunFile, stopResident, writeRunFile } from '../store/running.ts';
 import { StoreFollower } from './follow.ts';
 import { IdleWatch } from './idle.ts';
@@ -202,6 +202,14 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
     config.log(`cannot write the run file: ${(e as Error).message}`);
   }
   idle?.start();
+  // A resident server gives way to one of Weave as it now is, started by the next command.
+  const unwatch =
+    config.startedBy && idle
+      ? watchBuild(
+          (file) => idle.stopNow(`Weave's own files changed since it started (${file}); the next command starts a server of them`),
+          (why) => config.log(`Weave's own files cannot be watched (${why}): an upgrade takes once this server stops`),
+        )
+      : undefined;
   return {
     url,
     app,
@@ -209,6 +217,7 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
     ready,
     async close() {
       idle?.close();
+      unwatch?.();
       await removeRunFile(config.storeDir).catch(() => undefined);
       await ingester?.close();
       // Together: a request waiting for a copy of the store (one still loading, or one that cannot

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,6 @@ import { SERVED_COMMANDS } from '../../src/client/fast.ts';
 import { SERVER_LOG, START_FILE } from '../../src/store/layout.ts';
 import type { Manifest } from '../../src/store/manifest.ts';
 import { startServer } from '../../src/server/server.ts';
-import { buildOf } from '../../src/store/build.ts';
 import { findServer, isRunning, readRunFile, writeRunFile } from '../../src/store/running.ts';
 import { FIXTURES, REPO, tempDir } from '../helpers.ts';
 
@@ -298,60 +297,73 @@ describe('two commands at once on a store with no server', () => {
 });
 
 /**
- * Found using Weave after an edit to it: the resident server that an earlier command started went
- * on answering with the code it had loaded, for as long as commands kept it from idling out (an
- * upgrade did not take). A run file naming another build (or none: a Weave before builds were
- * recorded) is the run file of a server of that build.
+ * Found using Weave after an edit to it: the resident server an earlier command started went on
+ * answering with the code it had loaded, for as long as commands kept it from idling out (an
+ * upgrade did not take). Weave is copied for this (its files, its packages linked): an edit to
+ * the checkout's own would stop the resident servers of every other test.
  */
-describe('a resident server of another build of Weave', () => {
+describe("a resident server when Weave's files change", () => {
   const store = serverStore('weave-resident-build-');
-  const asOlder = async (build?: string) => {
-    const run = await readRunFile(store());
-    assert.ok(run && isRunning(run.pid));
-    const { format: _, build: __, ...rest } = run;
-    await writeRunFile(store(), { ...rest, ...(build === undefined ? {} : { build }) });
-    return run;
+  let copy = '';
+  before(async () => {
+    copy = await tempDir('weave-resident-copy-');
+    for (const part of ['src', 'ontology', 'data', 'queries', 'bin', 'package.json', 'package-lock.json'])
+      await cp(join(REPO, part), join(copy, part), { recursive: true, preserveTimestamps: true });
+    await symlink(join(REPO, 'node_modules'), join(copy, 'node_modules'));
+  });
+  after(async () => {
+    await stopResident(store());
+    await rm(copy, { recursive: true, force: true });
+  });
+  const COUNT = 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }';
+  const ask = async (weaveBin: string) => {
+    const { stdout } = await execute(weaveBin, ['query', '--format', 'csv', COUNT, '--store', store()], { encoding: 'utf8', env: ASKING });
+    return stdout;
   };
 
-  it('is stopped by the next command, which starts one of its own build and is answered by it', async () => {
-    const ask = ['query', '--format', 'csv', 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }', '--store', store()];
-    assert.equal((await weave(ask)).stdout, 'n\r\n6\r\n');
+  it('stops itself, and the next command starts one of Weave as it now is', async () => {
+    const weaveCopy = join(copy, 'bin', 'weave');
+    assert.equal(await ask(weaveCopy), 'n\r\n6\r\n');
     const first = await readRunFile(store());
-    assert.equal(first?.build, await buildOf(), 'a server records the build it runs');
-    for (const older of ['0123456789abcdef', undefined]) {
-      const old = await asOlder(older);
-      const asked = await weave(ask);
-      assert.deepEqual([asked.code, asked.stdout, asked.stderr], [0, 'n\r\n6\r\n', '']);
-      assert.equal(isRunning(old.pid), false, `the server of build ${older} is stopped`);
-      const now = await readRunFile(store());
-      assert.ok(now && now.pid !== old.pid && isRunning(now.pid));
-      assert.equal(now.build, await buildOf());
-      assert.equal((await answered(now.url))['/sparql'], 1, 'the new server answered');
-    }
-  });
-
-  it('is stopped by a search too, which answers by itself while one of its own build opens', async () => {
-    const old = await asOlder('0123456789abcdef');
-    const search = ['search', 'hello', '--store', store()];
-    const here = await weave([...search, '--no-daemon']);
-    const asked = await weave(search);
-    assert.deepEqual([asked.code, timeless(asked.stdout), asked.stderr], [0, timeless(here.stdout), '']);
-    assert.equal(isRunning(old.pid), false);
-    await waitUntil(
-      'a server of this build has the store open',
-      async () => (await findServer(store(), { open: true }))?.build === (await buildOf()),
+    assert.ok(first?.build && isRunning(first.pid), 'a server records the build it runs');
+    // An edit, as an upgrade or a developer makes it: the server goes within moments.
+    await appendFile(join(copy, 'src', 'time.ts'), '\n// edited\n');
+    await waitUntil('the server of the old files stops', () => !isRunning(first.pid), 10_000);
+    assert.equal(await readRunFile(store()), undefined, 'its run file is gone');
+    assert.match(
+      await readFile(join(store(), SERVER_LOG), 'utf8'),
+      /weave serve: stopping: Weave's own files changed since it started \(src\/time\.ts\); the next command starts a server of them\n$/,
     );
+    assert.equal(await ask(weaveCopy), 'n\r\n6\r\n');
+    const second = await readRunFile(store());
+    assert.ok(second && second.pid !== first.pid && isRunning(second.pid));
+    assert.notEqual(second.build, first.build);
+    assert.equal((await answered(second.url))['/sparql'], 1, 'the new server answered');
   });
 
-  it('started by the user (weave serve) is theirs: asked as it is', async () => {
+  it('started by a Weave from before builds were recorded, is stopped by the next command', async () => {
+    await stopResident(store());
+    assert.equal(await ask(WEAVE), 'n\r\n6\r\n');
+    const run = await readRunFile(store());
+    assert.ok(run?.startedBy && isRunning(run.pid));
+    const { format: _, build: __, ...older } = run;
+    await writeRunFile(store(), older);
+    assert.equal(await ask(WEAVE), 'n\r\n6\r\n');
+    assert.equal(isRunning(run.pid), false);
+    const now = await readRunFile(store());
+    assert.ok(now?.build && now.pid !== run.pid);
+  });
+
+  it('started by the user (weave serve), is theirs: asked as it is', async () => {
     await stopResident(store());
     const { startTestServer } = await import('../server/helpers.ts');
     const server = await startTestServer({ storeDir: store() }, null);
     try {
-      const run = await asOlder('0123456789abcdef');
-      assert.equal(run.startedBy, undefined);
-      const asked = await weave(['query', 'ASK { ?t a weave:Turn }', '--store', store()]);
-      assert.equal(asked.code, 0, asked.stderr);
+      const run = await readRunFile(store());
+      assert.ok(run && run.startedBy === undefined);
+      const { format: _, build: __, ...older } = run;
+      await writeRunFile(store(), older);
+      assert.equal(await ask(WEAVE), 'n\r\n6\r\n');
       assert.equal((await readRunFile(store()))?.pid, process.pid, 'the same server runs');
       assert.equal((await answered(run.url))['/sparql'], 1, 'and answered');
     } finally {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ingest } from '../../src/ingest.ts';
 import { startServer } from '../../src/server/server.ts';
 import { RUN_FILE } from '../../src/store/layout.ts';
-import { buildOf } from '../../src/store/build.ts';
+import { buildOf } from '../../src/server/build.ts';
 import { findServer, readRunFile, RUN_FORMAT } from '../../src/store/running.ts';
 import { REPO, SERVER_FIXTURES, startTestServer } from './helpers.ts';
 
