@@ -63,6 +63,14 @@ export function outputWidth(values: { wide?: unknown }): number {
   return values.wide === true ? Number.POSITIVE_INFINITY : terminalWidth();
 }
 
+/** `--timeout SECONDS` of a command that runs queries: the longest one may take; undefined when not given. */
+export function timeoutMs(values: { timeout?: unknown }): number | undefined {
+  if (values.timeout === undefined) return undefined;
+  const seconds = Number(values.timeout);
+  if (!(seconds > 0)) throw new CliError(`--timeout must be a positive number of seconds, not "${values.timeout}"`, 2);
+  return seconds * 1000;
+}
+
 /** `--store DIR`; `--store http(s)://…/sparql` is an external store, kept in a directory of its own (store/remote/). */
 export function storeDir(values: { store?: unknown }): string {
   if (typeof values.store !== 'string') return defaultStoreDir();

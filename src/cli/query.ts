@@ -27,6 +27,7 @@ import { readRemoteConfig } from '../store/remote/config.ts';
 import type { OxStore } from '../store/store.ts';
 import { CliError, COMMON_HELP, requireStore, WIDE_HELP, sayEmitter } from './options.ts';
 import { printHelp } from './help.ts';
+import { DEFAULTS } from '../server/config.ts';
 
 /** The help, its formats read from the format table. */
 const help = () => `usage: weave query QUERY [options]
@@ -49,6 +50,9 @@ options:
   --source S             also query S (repeatable): a SPARQL endpoint or RDF document by URL
                          (sparql@URL forces an endpoint), or a Turtle, TriG, N-Triples or N-Quads file
   --service-allow URL    an endpoint SERVICE clauses may name (repeatable); no other is contacted
+  --timeout SECONDS      the longest the query may take (default ${DEFAULTS.timeoutSeconds}, or the server's own --timeout);
+                         past it, it fails. A SERVICE endpoint still silent a quarter of it (at most
+                         2 s) before its end is cut: SERVICE SILENT over it answers in time
 ${WIDE_HELP}
   --no-daemon            open the store here: ask no server, start none (also WEAVE_NO_DAEMON=1)
 ${COMMON_HELP}
@@ -127,8 +131,9 @@ async function runHere(store: OxStore, request: QueryRequest): Promise<string> {
     const { runFederated } = await import('../federation/engine.ts');
     // An error Comunica leaves unhandled (a trap of the store in a join) fails the query as told
     // below, not the process with a stack trace (federation/strays.ts).
+    const time = { timeoutMs: request.timeoutMs ?? DEFAULTS.timeoutSeconds * 1000, since: Date.now() };
     const result = await contained(
-      () => runFederated(store, query, { sources, allow: allowList(request) }),
+      () => runFederated(store, query, { sources, allow: allowList(request), time }),
       (e) => e,
     );
     if (result.kind === 'solutions')

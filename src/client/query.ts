@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { occurrences } from '../acquire/lines.ts';
-import { CliError, outputWidth, parse, storeDir, WIDE_OPTION } from '../cli/options.ts';
+import { CliError, outputWidth, parse, storeDir, timeoutMs, WIDE_OPTION } from '../cli/options.ts';
 import { needsFederation } from '../federation/allow.ts';
 import { formatNamed, formatsFor, mediaTypeNamed, nameList } from '../query/formats.ts';
 import { queryForm, returnsGraph } from '../query/lexer.ts';
@@ -45,6 +45,12 @@ export interface QueryRequest {
   warnings: string[];
   /** `--no-daemon`: opened here, whatever server runs. */
   noDaemon: boolean;
+  /**
+   * `--timeout`: the longest the query may take, as `weave serve --timeout` bounds it. Not given,
+   * a server's own applies (a `weave serve --timeout 120` runs long queries), and a run here
+   * takes the server's default.
+   */
+  timeoutMs?: number;
 }
 
 /** `weave query` arguments; undefined for `--help`. */
@@ -57,6 +63,7 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
     'service-allow': { type: 'string', multiple: true },
     ...WIDE_OPTION,
     'no-daemon': { type: 'boolean' },
+    timeout: { type: 'string' },
   });
   if (values.help) return undefined;
   const query = values.file
@@ -101,6 +108,7 @@ export async function parseQueryArgs(args: string[]): Promise<QueryRequest | und
       (term) => `weave query: weave:${term} is not a term of the ontology (ontology/weave.ttl); nothing will match it\n`,
     ),
     noDaemon: noDaemon(values),
+    timeoutMs: timeoutMs(values),
   };
 }
 
@@ -196,7 +204,8 @@ export function queryErrorText(request: QueryRequest, message: string): string {
  */
 export async function answerFromServer(server: FoundServer, request: QueryRequest): Promise<{ stdout: string; note?: string } | undefined> {
   try {
-    const text = (await queryServer(server, request.query, request.mediaType, serverMode(request), request.sources)).text;
+    const text = (await queryServer(server, request.query, request.mediaType, serverMode(request), request.sources, request.timeoutMs))
+      .text;
     return { stdout: printable(request, text), note: await cutNote(request, text) };
   } catch (e) {
     if (!(e instanceof ServerError)) throw e;
@@ -207,6 +216,11 @@ export async function answerFromServer(server: FoundServer, request: QueryReques
     // `400 Bad Request: error at line 1, …` reads as a local run does: `error at line 1, …`.
     if (e.status === 400) throw new CliError(queryErrorText(request, e.message.replace(/^400 Bad Request: /, '')));
     if (e.status === 502 && request.federated) throw new CliError(e.message.replace(/^\d{3} [^:]*: /, ''));
+    // Cut at the timeout, this command's or the server's own if shorter: said with its option, as a run here says it.
+    if (e.status === 504) {
+      const why = e.message.replace(/^504 [^:]*: /, '');
+      throw new CliError(why.includes('--timeout') ? why : why.replace(/(timeout of [\d.]+ s)/, '$1 (--timeout)'));
+    }
     throw new CliError(`the server at ${server.url}: ${e.message}`);
   }
 }

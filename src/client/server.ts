@@ -63,7 +63,8 @@ export async function askServer(
 
 /**
  * A SPARQL query by POST, answered in `mediaType`, triple terms written as `rdf` says (the
- * server's `--rdf` if absent), joined with `sources` (endpoints or documents by URL) when given.
+ * server's `--rdf` if absent), joined with `sources` (endpoints or documents by URL) when given,
+ * cut at `timeoutMs` or the server's own timeout, whichever is shorter.
  */
 export function queryServer(
   server: FoundServer,
@@ -71,9 +72,11 @@ export function queryServer(
   mediaType: string,
   rdf?: string,
   sources: string[] = [],
+  timeoutMs?: number,
 ): Promise<ServerAnswer> {
   const params = new URLSearchParams();
   if (rdf) params.set('rdf', rdf);
+  if (timeoutMs) params.set('timeout', String(timeoutMs / 1000));
   for (const source of sources) params.append('source', source);
   return askServer(server, params.size ? `sparql?${params}` : 'sparql', {
     method: 'POST',

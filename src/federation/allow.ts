@@ -1,6 +1,7 @@
 import { serviceTargets } from '../query/lexer.ts';
 import { PREFIXES } from '../rdf/vocab.ts';
 import { FederationError, UnreachableSource } from './errors.ts';
+import { endpointsCut, type QueryTime, timeoutText } from './query-time.ts';
 import { WholeAnswer } from './whole-answer.ts';
 
 /**
@@ -41,22 +42,32 @@ export function allowed(url: string, allow: readonly string[]): boolean {
  * `fetch` that refuses any URL off the allow-list, so nothing else can be contacted however the
  * engine decides to dereference. A request that reaches no server says which endpoint and why:
  * fetch's own error, passed on by Comunica, said only "fetch failed". So does an answer that is an
- * HTTP error, or no SPARQL results to a query (`unusable`).
+ * HTTP error, or no SPARQL results to a query (`unusable`). With the query's `time`, every request
+ * is cut when the endpoints' share of it is up (query-time.ts), and fails saying so.
  */
-export function guardedFetch(allow: readonly string[], base: typeof fetch = fetch): typeof fetch {
+export function guardedFetch(allow: readonly string[], time?: QueryTime, base: typeof fetch = fetch): typeof fetch {
+  const cut = time && endpointsCut(time);
   return (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const endpoint = url.replace(/[?#].*$/s, '');
     if (!allowed(url, allow)) return Promise.reject(new FederationError(`refused to contact ${endpoint}: it is not on the allow-list`));
-    return base(input, init).then(
+    // Once the endpoints' time is up, whatever error the abort raised says so.
+    const late = () =>
+      cut?.aborted && time
+        ? new UnreachableSource(`${endpoint} did not answer within the query's timeout of ${timeoutText(time.timeoutMs)} (--timeout)`)
+        : undefined;
+    const signal = cut ? (init?.signal ? AbortSignal.any([init.signal, cut]) : cut) : init?.signal;
+    return base(input, signal ? { ...init, signal } : init).then(
       (response) => {
         const refusal = unusable(response, url, init);
-        if (!refusal) return checkedAnswer(response, endpoint, init?.signal);
+        if (!refusal) return checkedAnswer(response, endpoint, init?.signal, late);
         // Its body is the endpoint's message, which may quote the query (and the values bound in it).
         response.body?.cancel().catch(() => {});
         throw new UnreachableSource(`${endpoint} answered ${refusal}`);
       },
       (e: unknown) => {
+        const timedOut = late();
+        if (timedOut) throw timedOut;
         if (init?.signal?.aborted) throw e;
         const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
         throw new UnreachableSource(`could not reach ${endpoint}: ${cause}`);
@@ -103,12 +114,17 @@ function unusable(response: Response, url: string, init: RequestInit | undefined
  * answer waits for all of it. Other answers (RDF documents, graphs) stream as they come.
  * Status, headers and URL (a document's base) stay as they were.
  */
-function checkedAnswer(response: Response, endpoint: string, signal: AbortSignal | null | undefined): Response {
+function checkedAnswer(
+  response: Response,
+  endpoint: string,
+  signal: AbortSignal | null | undefined,
+  late: () => UnreachableSource | undefined,
+): Response {
   if (!response.body) return response;
   const reader = response.body.getReader();
   const whole = new WholeAnswer(response.headers.get('content-type'));
   const failure = (e: unknown) =>
-    signal?.aborted ? e : new UnreachableSource(`the answer from ${endpoint} was cut off: ${(e as Error)?.message ?? e}`);
+    late() ?? (signal?.aborted ? e : new UnreachableSource(`the answer from ${endpoint} was cut off: ${(e as Error)?.message ?? e}`));
   // Comunica may cancel an answer it needs no more of while it is still being held.
   let cancelled = false;
   const cancel = (reason: unknown) => {

@@ -8,6 +8,7 @@ import { sparqlPrefixes } from '../rdf/vocab.ts';
 import { allowed, checkServices, guardedFetch } from './allow.ts';
 import { type Algebra, comunica, type QueryResult, SILENT_SERVICE } from './comunica.ts';
 import { FederationError } from './errors.ts';
+import { type QueryTime, withinTime } from './query-time.ts';
 
 export { needsFederation } from './allow.ts';
 import { fileSource, storeSource } from './sources.ts';
@@ -29,6 +30,8 @@ interface Federation {
   baseIri?: string;
   /** Whether sources may be local files (the command line: yes; the server: never, its clients name no files). */
   files?: boolean;
+  /** The query's time: endpoints are cut within it, and the query fails with QueryTimedOut past it. */
+  time?: QueryTime;
 }
 
 /** A federated answer: solutions as SPARQL JSON results, a boolean, or quads (for CONSTRUCT and DESCRIBE). */
@@ -36,6 +39,10 @@ type FederatedResult = { kind: 'solutions'; results: JsonResults } | { kind: 'qu
 
 export async function runFederated(store: oxigraph.Store, query: string, federation: Federation): Promise<FederatedResult> {
   checkServices(query, federation.allow, federation.baseIri);
+  return withinTime(federation.time, answer(store, query, federation));
+}
+
+async function answer(store: oxigraph.Store, query: string, federation: Federation): Promise<FederatedResult> {
   const sources: unknown[] = [storeSource(store)];
   for (const source of federation.sources) sources.push(await resolveSource(source, federation.allow, federation.files ?? true));
   const context: Record<string, unknown> = {
@@ -43,7 +50,7 @@ export async function runFederated(store: oxigraph.Store, query: string, federat
     // Each source answers its default graph as the merge of its graphs (sources.ts): Comunica's
     // union would repeat a triple once per graph stating it.
     unionDefaultGraph: false,
-    fetch: guardedFetch(federation.allow),
+    fetch: guardedFetch(federation.allow, federation.time),
     ...(federation.baseIri ? { baseIRI: federation.baseIri } : {}),
     // Comments and strings may say it too: that costs only the grouping of the query's work.
     ...(/\bSERVICE\s+SILENT\b/i.test(query) ? { [SILENT_SERVICE]: true } : {}),

@@ -1,3 +1,4 @@
+import type { QueryTime } from '../federation/query-time.ts';
 import type { ContentPolicy } from '../emit/content.ts';
 import type { IngestProgress, IngestReport } from '../ingest.ts';
 import type { GraphForm } from '../query/formats.ts';
@@ -29,8 +30,8 @@ export interface QueryJob {
    */
   tripleTerms: GraphForm;
   maxResultBytes: number;
-  /** Run with Comunica, joined with these allow-listed sources and SERVICE endpoints. */
-  federation?: { sources: string[]; allow: string[] };
+  /** Run with Comunica, joined with these allow-listed sources and SERVICE endpoints, within `time` (the request's timeout). */
+  federation?: { sources: string[]; allow: string[]; time?: QueryTime };
 }
 
 export interface UpdateJob {

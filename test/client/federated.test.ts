@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { detect } from '../../src/readers/detect.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { FIXTURES, REPO, ingestFresh, removeDir } from '../helpers.ts';
-import { startEndpoint, type TestEndpoint } from '../federation/endpoint.ts';
+import { startEndpoint, startRawEndpoint, type TestEndpoint } from '../federation/endpoint.ts';
 
 /**
  * `weave query` with a SERVICE clause while a `weave serve` runs for the store: bin/weave run as a
@@ -41,6 +41,8 @@ describe('weave query with SERVICE, a weave serve running for the store', () => 
   let dir = '';
   let soul: TestEndpoint;
   let other: TestEndpoint;
+  /** An endpoint that takes the connection and never answers. */
+  let silent: { url: string; close(): void };
   let server: RunningServer;
   /** Queries the server has answered (its /metrics). */
   const asked = async () => {
@@ -59,6 +61,7 @@ SELECT ?turn ?memory WHERE {
     const trig = join(FIXTURES, 'federation', 'soul.trig');
     soul = await startEndpoint(trig, 'application/trig');
     other = await startEndpoint(trig, 'application/trig');
+    silent = await startRawEndpoint(() => {});
     server = await startServer({
       storeDir: dir,
       soul: 'local',
@@ -72,7 +75,7 @@ SELECT ?turn ?memory WHERE {
       allowUpdate: false,
       corsOrigins: [],
       queriesDir: join(REPO, 'queries'),
-      serviceAllow: [soul.url],
+      serviceAllow: [soul.url, silent.url],
       verbose: false,
       log: () => undefined,
     });
@@ -82,6 +85,7 @@ SELECT ?turn ?memory WHERE {
     await server.close();
     await soul.close();
     await other.close();
+    silent.close();
     await removeDir(dir);
   });
 
@@ -114,6 +118,30 @@ SELECT ?turn ?memory WHERE { ?turn a weave:Turn ; owl:sameAs ?anchor . ?memory r
     const file = await weave(['query', joined, '--source', join(FIXTURES, 'federation', 'pool.ttl'), '--store', dir, '--format', 'tsv']);
     assert.deepEqual(file, { code: 0, stdout: '?turn\t?memory\n', stderr: '' });
     assert.equal(await asked(), before + 5);
+  });
+
+  it("is cut by the server at the command's --timeout, shorter than its own: an endpoint that never answers is passed by under SERVICE SILENT, named with the time under SERVICE", {
+    timeout: 60_000,
+  }, async () => {
+    const before = await asked();
+    const query = (service: string) =>
+      `SELECT ?turn ?s WHERE { ?turn a weave:Turn OPTIONAL { ${service} <${silent.url}> { ?s ?p ?o } } } ORDER BY ?turn`;
+    const args = ['--service-allow', silent.url, '--store', dir, '--format', 'tsv', '--timeout', '4'];
+    const started = performance.now();
+    const passed = await weave(['query', query('SERVICE SILENT'), ...args]);
+    const turns = ['5e55e55e-0000-4000-8000-000000000001', '5e55e55e-0000-4000-8000-000000000002', '5e55e55e-0000-4000-8000-000000000003']
+      .concat(['5e55e55e-0000-4000-8000-000000000004', '7e55e55e-0000-4000-8000-000000000001', '7e55e55e-0000-4000-8000-000000000002'])
+      .map((id) => `<${TURN(id)}>\t\n`);
+    assert.deepEqual(passed, { code: 0, stdout: `?turn\t?s\n${turns.join('')}`, stderr: '' });
+    const failed = await weave(['query', query('SERVICE'), ...args]);
+    assert.deepEqual(failed, {
+      code: 1,
+      stdout: '',
+      stderr: `weave query: ${silent.url} did not answer within the query's timeout of 4 s (--timeout)\n`,
+    });
+    // The server's own 30 s would have cut the endpoint at 28 s.
+    assert.ok(performance.now() - started < 20_000);
+    assert.equal(await asked(), before + 2, 'the server answered both');
   });
 
   it('runs here when the server does not allow the endpoint, and is refused when the command line does not', async () => {

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import oxigraph from 'oxigraph';
 import rdf from 'rdf-ext';
 import { federationSamples } from '../../bench/federation-samples.ts';
-import { FederationError, UnreachableSource } from '../../src/federation/errors.ts';
+import { FederationError, QueryTimedOut, UnreachableSource } from '../../src/federation/errors.ts';
+import { withinTime } from '../../src/federation/query-time.ts';
 import { runFederated } from '../../src/federation/engine.ts';
 import { storeSource } from '../../src/federation/sources.ts';
 import { runQuery } from '../../src/query/run.ts';
@@ -343,6 +344,98 @@ describe('one federated query over the store, a Pool file and a Soul endpoint', 
       assert.deepEqual(await run('SERVICE'), [1, '', `weave query: the answer from ${short.url} ended before its results were whole\n`]);
     } finally {
       short.close();
+    }
+  });
+
+  test("an endpoint that takes the connection and never answers is cut within the query's time (a quarter of it before its end): SERVICE SILENT answers without it, SERVICE fails naming it and the timeout", {
+    timeout: 60_000,
+  }, async () => {
+    const silent = await startRawEndpoint(() => {});
+    const federation = (timeoutMs: number) => ({ sources: [], allow: [silent.url], time: { timeoutMs, since: Date.now() } });
+    try {
+      // Comunica loaded (a second or more on a busy machine, which a first query's time would count).
+      await runFederated(store, 'ASK { ?s ?p ?o }', { sources: [POOL], allow: [] });
+      // 3 s: the endpoint is cut at 2.25 s, and the store's six turns are the answer, each with nothing from it.
+      let started = performance.now();
+      const optional = `SELECT ?turn ?s WHERE { ?turn a weave:Turn OPTIONAL { SERVICE SILENT <${silent.url}> { ?s ?p ?o } } } ORDER BY ?turn`;
+      assert.deepEqual(
+        rows(await runFederated(store, optional, federation(3000)), 'turn', 's'),
+        TURNS.map((turn) => [turn, undefined]),
+      );
+      let took = performance.now() - started;
+      assert.ok(took >= 2150 && took < 3000, `${took} ms`);
+      started = performance.now();
+      const count = `SELECT (COUNT(*) AS ?n) WHERE { SERVICE SILENT <${silent.url}> { ?s ?p ?o } }`;
+      assert.deepEqual(rows(await runFederated(store, count, federation(3000)), 'n'), [['1']]);
+      assert.ok(performance.now() - started < 3000);
+      started = performance.now();
+      await assert.rejects(
+        runFederated(store, `SELECT ?s WHERE { SERVICE <${silent.url}> { ?s ?p ?o } }`, federation(3000)),
+        (e: Error) => {
+          assert.ok(e instanceof UnreachableSource);
+          assert.equal(e.message, `${silent.url} did not answer within the query's timeout of 3 s (--timeout)`);
+          return true;
+        },
+      );
+      took = performance.now() - started;
+      assert.ok(took >= 2150 && took < 3000, `${took} ms`);
+    } finally {
+      silent.close();
+    }
+  });
+
+  test('a federated query still running at the end of its time fails with QueryTimedOut naming the time and the option', async () => {
+    const started = performance.now();
+    await assert.rejects(withinTime({ timeoutMs: 1500, since: Date.now() }, new Promise(() => {})), (e: Error) => {
+      assert.ok(e instanceof QueryTimedOut);
+      assert.equal(e.message, 'the query ran longer than the timeout of 1.5 s (--timeout) and was stopped');
+      return true;
+    });
+    const took = performance.now() - started;
+    assert.ok(took >= 1450 && took < 2500, `${took} ms`);
+  });
+
+  test('weave query --timeout: SERVICE SILENT over an endpoint that never answers gives the answer without it in time; SERVICE fails in one line naming the time and the option', {
+    timeout: 60_000,
+  }, async () => {
+    const silent = await startRawEndpoint(() => {});
+    const run = (service: string, ...options: string[]) =>
+      promisify(execFile)(
+        WEAVE,
+        [
+          'query',
+          `SELECT ?turn ?s WHERE { ?turn a weave:Turn OPTIONAL { ${service} <${silent.url}> { ?s ?p ?o } } } ORDER BY ?turn`,
+          '--service-allow',
+          silent.url,
+          '--store',
+          dir,
+          '--format',
+          'tsv',
+          ...options,
+        ],
+        { cwd: REPO },
+      ).then(
+        ({ stdout, stderr }) => [0, stdout, stderr],
+        (e: { code: number; stdout: string; stderr: string }) => [e.code, e.stdout, e.stderr],
+      );
+    try {
+      assert.deepEqual(await run('SERVICE SILENT', '--timeout', '4'), [
+        0,
+        `?turn\t?s\n${TURNS.map((turn) => `<${turn}>\t\n`).join('')}`,
+        '',
+      ]);
+      assert.deepEqual(await run('SERVICE', '--timeout', '4'), [
+        1,
+        '',
+        `weave query: ${silent.url} did not answer within the query's timeout of 4 s (--timeout)\n`,
+      ]);
+      assert.deepEqual(await run('SERVICE', '--timeout', 'soon'), [
+        2,
+        '',
+        'weave query: --timeout must be a positive number of seconds, not "soon"\n',
+      ]);
+    } finally {
+      silent.close();
     }
   });
 

@@ -8,6 +8,8 @@ import type { ServerContext } from './context.ts';
  */
 export async function runJob(ctx: ServerContext, job: Job, request?: FastifyRequest): Promise<JobResult> {
   const timeoutMs = requestTimeout(ctx, request);
+  // A federated query cuts its endpoints within its time, counted from now as the pool counts it.
+  if (job.op === 'query' && job.federation) job = { ...job, federation: { ...job.federation, time: { timeoutMs, since: Date.now() } } };
   if (!isWrite(job)) return ctx.pool.run(job, timeoutMs);
   const result = await ctx.lock.run(() => ctx.pool.run(job, timeoutMs));
   if (result.changed?.length) ctx.stats.invalidate();

@@ -78,12 +78,13 @@ export function graphAnswer(nquads: string, job: Pick<QueryJob, 'accept' | 'trip
 
 export async function runFederatedJob(store: OxStore, job: QueryJob): Promise<JobResult> {
   const { runFederated } = await import('../../../federation/engine.ts');
-  const { FederationError, UnreachableSource } = await import('../../../federation/errors.ts');
+  const { FederationError, QueryTimedOut, UnreachableSource } = await import('../../../federation/errors.ts');
   let result: Awaited<ReturnType<typeof runFederated>>;
   try {
     result = await runFederated(store, job.query, { ...job.federation!, baseIri: job.baseIri, files: false });
   } catch (e) {
     if (e instanceof UnreachableSource) throw new HttpError(502, e.message);
+    if (e instanceof QueryTimedOut) throw new HttpError(504, e.message);
     if (e instanceof FederationError) throw new HttpError(400, e.message);
     throw e;
   }
