@@ -128,7 +128,8 @@ export type FromWorker =
   | { type: 'init-failed'; message: string }
   /** A write has changed the store and is saving it: from here it must not be cut off. */
   | { type: 'persisting'; id: number }
-  | { type: 'done'; id: number; result: JobResult }
+  /** `quads`: the copy's size after a write that changed it. */
+  | { type: 'done'; id: number; result: JobResult; quads?: number }
   | { type: 'failed'; id: number; status: number; message: string; headers?: Record<string, string>; fatal?: boolean }
   | { type: 'reloaded'; quads: number }
   /** A graph told of did not load (its file damaged on disk, say): this copy goes on without it. */

@@ -111,6 +111,8 @@ interface Slot {
   progress?: { quads: number; of: number };
   /** Opened as a standby, it has not set shared triples aside yet (query-worker.ts). */
   asideDue?: boolean;
+  /** Reloads sent to it that it has not answered yet: its count is of an older store until none is left. */
+  behind: number;
 }
 
 /** How far the store has loaded while no copy is open yet. */
@@ -141,6 +143,12 @@ export class QueryPool {
   private readonly started = performance.now();
   private everReady = false;
   restarts = 0;
+  /**
+   * The store's quads as the endpoint answers now: counted by a copy that has applied every change
+   * it was sent. A worker applies changes in the order sent, each before its next job, so any query
+   * asked now is answered from that store; a copy still behind (busy with a long job while changes
+   * came) counts an older one, and its count, the last to arrive, said the store shrank back.
+   */
   quads = 0;
   /** Jobs sent to a worker busy with another (`sendNext`). */
   sentBehind = 0;
@@ -297,7 +305,11 @@ export class QueryPool {
     if (!graphs.length) return;
     if (!recorded) this.unrecorded.push(...graphs);
     const message: ToWorker = { type: 'reload', graphs };
-    for (const slot of this.slots) if (slot.worker !== except && OPEN.includes(slot.state)) slot.worker.postMessage(message);
+    for (const slot of this.slots)
+      if (slot.worker !== except && OPEN.includes(slot.state)) {
+        slot.worker.postMessage(message);
+        slot.behind++;
+      }
   }
 
   /**
@@ -349,7 +361,7 @@ export class QueryPool {
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb },
     });
-    const slot: Slot = { worker, state: open ? 'opening' : 'booting', since: performance.now(), persisting: false };
+    const slot: Slot = { worker, state: open ? 'opening' : 'booting', since: performance.now(), persisting: false, behind: 0 };
     worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
     worker.on('error', (e: Error & { code?: string }) =>
       this.onDeath(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `crashed (${e.name})`),
@@ -378,7 +390,7 @@ export class QueryPool {
         this.enter(slot, 'idle');
         this.failures = 0;
         this.openError = undefined;
-        this.noteQuads(m.quads);
+        this.noteQuads(slot, m.quads);
         if (!this.everReady) {
           this.everReady = true;
           this.options.onEvent?.({ kind: 'ready', quads: m.quads, seconds: (performance.now() - this.started) / 1000 });
@@ -387,7 +399,8 @@ export class QueryPool {
         this.balance();
         return;
       case 'reloaded':
-        this.noteQuads(m.quads);
+        slot.behind--;
+        this.noteQuads(slot, m.quads);
         return;
       case 'graph-failed':
         // Every copy fails alike: said once.
@@ -425,6 +438,7 @@ export class QueryPool {
           this.enter(slot, 'idle');
         }
         if (m.type === 'done') {
+          if (m.quads !== undefined) this.noteQuads(slot, m.quads);
           // Other copies hear of a write before they can take another job, so no later read misses it.
           if (m.result.changed?.length) this.reload(m.result.changed, { except: slot.worker });
           this.settle(pending, m.result);
@@ -437,7 +451,9 @@ export class QueryPool {
     }
   }
 
-  private noteQuads(quads: number): void {
+  /** A copy's count, taken as the store's once that copy has applied every change it was sent. */
+  private noteQuads(slot: Slot, quads: number): void {
+    if (slot.behind > 0) return;
     this.quads = quads;
     this.options.onEvent?.({ kind: 'store', quads });
   }

@@ -197,7 +197,8 @@ async function handle(message: Exclude<ToWorker, { type: 'open' } | { type: 'set
   try {
     const began = performance.now();
     const result = await run(id, job);
-    post({ type: 'done', id, result }, result.body ? [result.body.buffer as ArrayBuffer] : []);
+    // A write that changed the store says its size, as a reload does: no other copy may be open to say it.
+    post({ type: 'done', id, result, ...(result.changed?.length && { quads }) }, result.body ? [result.body.buffer as ArrayBuffer] : []);
     // Short jobs come in runs: the next may be on its way (awake.ts).
     if (performance.now() - began < SHORT_JOB_MS) awaitNextAwake(port, (m) => take(m as ToWorker));
   } catch (e) {
