@@ -147,14 +147,18 @@ describe('a server whose store cannot be opened', () => {
           pid: process.pid,
           store: 'failing',
           ingest: 'off',
-          problem: 'the store cannot be opened; the server log says which file',
+          problem:
+            'the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again',
         });
         assert.deepEqual(lines, [`a query worker cannot open the store: ${path}:10: not valid N-Quads`]);
         // A query is refused at once with the same words, not held until its 5 s deadline (whose 503 says "busy").
         const query = await fetch(`${base}/sparql?query=ASK%7B%7D`, { headers: { accept: 'application/sparql-results+json' } });
         assert.equal(query.status, 503);
         assert.ok(query.headers.get('retry-after'));
-        assert.match(await query.text(), /the store cannot be opened; the server log says which file/);
+        assert.equal(
+          await query.text(),
+          '503 Service Unavailable: the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again\n',
+        );
         // Workers keep failing to open it: the log does not repeat itself.
         await new Promise((r) => setTimeout(r, 1200));
         assert.equal(lines.length, 1);

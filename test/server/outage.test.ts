@@ -16,6 +16,9 @@ import { eventually, SERVER_FIXTURES, SESSION_A, select, startTestServer } from 
  */
 
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
+/** What a request is told while the store cannot be opened: why, where to look, and what to do. */
+const CANNOT_OPEN =
+  'the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again';
 const TURNS = 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }';
 
 /** The cross join as the issue's tester sent it: a 64-byte form POST, from a command-line client. */
@@ -148,18 +151,45 @@ describe('a server with a spare copy (--spare)', () => {
 });
 
 describe('a server whose store became unreadable after a runaway was cut', () => {
+  /** A server of one copy, a graph file of which is cut mid-line on disk (the manifest unchanged): the next copy cannot open the store. */
+  async function damaged(storeDir: string) {
+    await ingest([SERVER_FIXTURES], { storeDir, soul: 'local' });
+    const server = await startTestServer({ storeDir, timeoutMs: 10_000, workers: 1, queueLimit: 4, maxResultBytes: 1e6 }, null);
+    const entry = Object.values((await readManifest(storeDir))!.graphs).find((e) => e.sessionId === SESSION_A)!;
+    const path = join(storeDir, entry.file);
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, `${text.split('\n').slice(0, 9).join('\n')}\n${text.split('\n')[9].slice(0, 30)}`);
+    return server;
+  }
+
+  it('tells a query that came while the next copy opened that the store cannot be opened, when it fails, not "still loading" at its deadline', async () => {
+    const storeDir = await tempDir();
+    try {
+      const server = await damaged(storeDir);
+      try {
+        assert.equal((await runaway(server.base, 0.5)).status, 504);
+        // The copy in the runaway's place is opening: it has not failed yet.
+        assert.equal(server.ctx.pool.stats.openError, undefined);
+        const started = performance.now();
+        const query = await fetch(`${server.base}/sparql?query=ASK%7B%7D`, { headers: { accept: 'application/sparql-results+json' } });
+        assert.equal(query.status, 503);
+        assert.equal(await query.text(), `503 Service Unavailable: ${CANNOT_OPEN}\n`);
+        // Told when the copy failed, long before its 10 s deadline.
+        assert.ok(performance.now() - started < 5000, `${performance.now() - started} ms`);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await removeDir(storeDir);
+    }
+  });
+
   it('answers a query 503 at once with what /healthz says, instead of holding it to its deadline', async () => {
     const storeDir = await tempDir();
     try {
-      await ingest([SERVER_FIXTURES], { storeDir, soul: 'local' });
-      const server = await startTestServer({ storeDir, timeoutMs: 10_000, workers: 1, queueLimit: 4, maxResultBytes: 1e6 }, null);
+      const server = await damaged(storeDir);
       try {
         const base = server.base;
-        // A graph file cut mid-line after the store was opened: the copy that replaces the runaway's cannot open it.
-        const entry = Object.values((await readManifest(storeDir))!.graphs).find((e) => e.sessionId === SESSION_A)!;
-        const path = join(storeDir, entry.file);
-        const text = await readFile(path, 'utf8');
-        await writeFile(path, `${text.split('\n').slice(0, 9).join('\n')}\n${text.split('\n')[9].slice(0, 30)}`);
         assert.equal((await runaway(base, 0.5)).status, 504);
         await eventually(
           async () => ((await (await fetch(`${base}/healthz`)).json()) as { status: string }).status === 'failing',
@@ -169,7 +199,7 @@ describe('a server whose store became unreadable after a runaway was cut', () =>
         const query = await fetch(`${base}/sparql?query=ASK%7B%7D`, { headers: { accept: 'application/sparql-results+json' } });
         assert.equal(query.status, 503);
         assert.ok(query.headers.get('retry-after'));
-        assert.equal(await query.text(), '503 Service Unavailable: the store cannot be opened; the server log says which file\n');
+        assert.equal(await query.text(), `503 Service Unavailable: ${CANNOT_OPEN}\n`);
       } finally {
         await server.stop();
       }

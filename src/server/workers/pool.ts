@@ -254,9 +254,7 @@ export class QueryPool {
       // changed meanwhile): no worker will take the job before its deadline, so say so now.
       if (this.openError !== undefined && loading) {
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
-        return reject(
-          new HttpError(503, 'the store cannot be opened; the server log says which file', { 'retry-after': this.retryAfter() }),
-        );
+        return reject(this.cannotOpenError());
       }
       if (this.queue.length >= this.options.queueLimit) {
         this.options.onEvent?.({ kind: 'rejected', op: job.op });
@@ -414,6 +412,9 @@ export class QueryPool {
         // Said once per cause; the exit that follows replaces the worker, after a pause.
         if (this.openError !== m.message) this.options.onEvent?.({ kind: 'open-failed', message: m.message });
         this.openError = m.message;
+        // Jobs that came while it opened waited for it: with no copy open they are told now, as a
+        // job arriving from here is, not at their deadline that the store was still loading.
+        if (this.loading) for (const waiting of this.queue.splice(0)) this.settle(waiting, this.cannotOpenError());
         return;
       case 'persisting':
         if (slot.pending?.id === m.id) slot.persisting = true;
@@ -595,7 +596,14 @@ export class QueryPool {
       this.queue.splice(queued, 1);
       this.options.onEvent?.({ kind: 'timeout', op: pending.job.op, where: 'queue' });
       const loading = this.loading;
-      this.settle(pending, pending.arrivedWhileLoading && loading ? loadingError(loading) : this.busyError(seconds));
+      this.settle(
+        pending,
+        loading && this.openError !== undefined
+          ? this.cannotOpenError()
+          : pending.arrivedWhileLoading && loading
+            ? loadingError(loading)
+            : this.busyError(seconds),
+      );
       return;
     }
     if (this.slots.some((s) => s.next === pending)) {
@@ -614,6 +622,10 @@ export class QueryPool {
     const what = isWrite(pending.job) ? 'update' : 'query';
     this.settle(pending, new HttpError(504, `the ${what} ran longer than the timeout of ${seconds} s and was stopped`));
     this.replace(slot, 'timeout');
+  }
+
+  private cannotOpenError(): HttpError {
+    return new HttpError(503, CANNOT_OPEN, { 'retry-after': this.retryAfter() });
   }
 
   private busyError(seconds: string): HttpError {
@@ -637,6 +649,10 @@ export class QueryPool {
 function secondsOf(ms: number): string {
   return (ms / 1000).toFixed(ms % 1000 ? 1 : 0);
 }
+
+/** What a request is told while no copy is open and the last to try could not open the store: why, where, and what to do. */
+export const CANNOT_OPEN =
+  'the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again';
 
 /** The one 503 a load in progress gives: how far it is, and when to come back. */
 function loadingError(loading: LoadProgress): HttpError {

@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE } from '../../../store/layout.ts';
 import { vary } from '../vary.ts';
+import { CANNOT_OPEN } from '../../workers/pool.ts';
 
 /** What operators and the page watch: health, progress, metrics, and the VoID description. */
 export default routePlugin('weave-routes-operations', async (app) => {
@@ -32,7 +33,7 @@ export default routePlugin('weave-routes-operations', async (app) => {
         pid: process.pid,
         store: failing ? 'failing' : 'loading',
         ingest,
-        ...(failing ? { problem: 'the store cannot be opened; the server log says which file' } : {}),
+        ...(failing ? { problem: CANNOT_OPEN } : {}),
       });
   });
 
