@@ -1,6 +1,6 @@
 import { soulOfSessionGraph } from '../rdf/iri.ts';
 import { sessionTitlePattern } from './session-title.ts';
-import { byPreference } from '../store/remote/copies.ts';
+import { preferredCopy } from '../store/remote/copies.ts';
 /**
  * The session's title as `weave conversation` heads it: the weave:title of its main transcript
  * (a sub-agent's transcript has a title of its own, the session's only when its main file is
@@ -55,5 +55,5 @@ export function sessionsNamed(rows: Record<string, string>[], given: string, own
   const exact = sessions.filter((s) => s.id === given);
   const named = exact.length ? exact : sessions;
   if (named.length < 2 || named.some((s) => s.id !== named[0].id)) return named;
-  return [named.find((s) => s.soul === own) ?? [...named].sort(byPreference)[0]];
+  return [named.find((s) => s.soul === own) ?? preferredCopy(named)];
 }

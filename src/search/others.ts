@@ -9,7 +9,7 @@ import type { SourceStamp } from '../store/manifest.ts';
 import { sessionsHere } from '../store/manifest.ts';
 import { CONCURRENT_QUERIES, QUERYABLE_IRI, RemoteStore, RemoteStoreError } from '../store/remote/client.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { byPreference } from '../store/remote/copies.ts';
+import { preferredCopies } from '../store/remote/copies.ts';
 import { externalQueries, selectRows } from '../store/queries.ts';
 import { DocCollector, documentTriples } from './docs.ts';
 import { documentsOutput, documentsText } from './index.ts';
@@ -110,9 +110,8 @@ export async function sessionsOfOthers(remote: RemoteStore, soul: string, mine: 
     });
   }
   // Two other souls holding one session (both read it, or one read more of it): the one read furthest.
-  found.sort((x, y) => byPreference({ graph: x.graph, bytes: x.stamp.size }, { graph: y.graph, bytes: y.stamp.size }));
-  const seen = new Set<string>();
-  return found.filter((o) => !mine.has(o.sessionId) && !seen.has(o.sessionId) && !!seen.add(o.sessionId));
+  const preferred = preferredCopies(found.map((other) => ({ ...other, bytes: other.stamp.size })));
+  return [...preferred.values()].filter((o) => !mine.has(o.sessionId)).map(({ graph, sessionId, stamp }) => ({ graph, sessionId, stamp }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { soulOf } from '../rdf/iri.ts';
-import { byPreference } from '../store/remote/copies.ts';
+import { SessionCopies } from '../store/remote/copies.ts';
 import type { PriceTable } from './prices.ts';
 import {
   type Figures,
@@ -42,22 +42,14 @@ export interface Owner {
  * furthest, then the first by graph name (store/remote/copies.ts).
  */
 export function ownersOf(rows: Record<string, string>[]): Map<string, Owner> {
-  const copies = new Map<string, Map<string, { graph: string; soul: string; who?: string; read: Map<string, number> }>>();
+  const copies = new SessionCopies<Owner>();
   for (const row of rows) {
     const soul = soulOf(row.g ?? '');
     if (!soul || !row.id) continue;
-    const ofSession = copies.get(row.id) ?? copies.set(row.id, new Map()).get(row.id)!;
-    const copy = ofSession.get(row.g) ?? ofSession.set(row.g, { graph: row.g, soul, read: new Map() }).get(row.g)!;
+    const copy = copies.add(row.id, row.g, () => ({ soul }), row.t, Number(row.bytes ?? 0));
     if (row.user && row.host) copy.who = `${row.user}@${row.host}`;
-    if (row.t) copy.read.set(row.t, Number(row.bytes ?? 0));
   }
-  const owners = new Map<string, Owner>();
-  for (const [id, ofSession] of copies) {
-    const sized = [...ofSession.values()].map((c) => ({ ...c, bytes: [...c.read.values()].reduce((n, b) => n + b, 0) }));
-    const { soul, who } = sized.sort(byPreference)[0];
-    owners.set(id, { soul, ...(who ? { who } : {}) });
-  }
-  return owners;
+  return new Map([...copies.preferred()].map(([id, { data }]) => [id, data]));
 }
 
 /** A person's or a project's figures: a report's, summed over their sessions (no per-model breakdown). */

@@ -4,7 +4,7 @@ import { sessionGraphIri, soulOfSessionGraph } from '../../rdf/iri.ts';
 import type { Manifest } from '../manifest.ts';
 import type { StoreWriter } from '../writer.ts';
 import type { RemoteStore } from './client.ts';
-import { byPreference } from './copies.ts';
+import { SessionCopies } from './copies.ts';
 import { rowsOf } from './results.ts';
 
 /**
@@ -34,7 +34,7 @@ export function pathInSession(path: string, sessionId: string): string {
  * one read furthest, then the first by graph name (copies.ts), which covers most of this one's.
  */
 export async function heldElsewhere(remote: RemoteStore, soul: string, sessionIds: readonly string[]): Promise<Map<string, HeldCopy>> {
-  const copies = new Map<string, Map<string, HeldCopy>>();
+  const copies = new SessionCopies<string>();
   const ids = [...new Set(sessionIds)];
   for (let at = 0; at < ids.length; at += BATCH) {
     const values = ids
@@ -51,17 +51,10 @@ export async function heldElsewhere(remote: RemoteStore, soul: string, sessionId
       // Only a session's own graph is its copy: a reader's graph or a fork's names the id too.
       const other = soulOfSessionGraph(graph, id);
       if (!other || other === soul) continue;
-      const ofSession = copies.get(id) ?? copies.set(id, new Map()).get(id)!;
-      const copy = ofSession.get(graph) ?? ofSession.set(graph, { soul: other, bytes: new Map<string, number>() }).get(graph)!;
-      if (row.path) copy.bytes.set(pathInSession(row.path, id), Number(row.bytes ?? 0));
+      copies.add(id, graph, () => other, row.path && pathInSession(row.path, id), Number(row.bytes ?? 0));
     }
   }
-  const owners = new Map<string, HeldCopy>();
-  for (const [id, ofSession] of copies) {
-    const sized = [...ofSession].map(([graph, copy]) => ({ graph, copy, bytes: [...copy.bytes.values()].reduce((n, b) => n + b, 0) }));
-    owners.set(id, sized.sort(byPreference)[0].copy);
-  }
-  return owners;
+  return new Map([...copies.preferred()].map(([id, { data, read }]) => [id, { soul: data, bytes: read }]));
 }
 
 /** A session this machine found and left out, with the soul holding it and its files here. */
