@@ -10,7 +10,7 @@ import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
 import { startServer } from '../../src/server/server.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
-import { bodyText as text, queryJob as query } from './jobs.ts';
+import { countIn, queryJob as query } from './jobs.ts';
 
 /**
  * A query worker told of a graph whose file does not load (corrupted on disk) failed the reload,
@@ -22,10 +22,6 @@ import { bodyText as text, queryJob as query } from './jobs.ts';
 const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 
-const countIn = async (pool: QueryPool, graph: string) =>
-  Number(
-    JSON.parse(text(await pool.run(query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`)))).results.bindings[0].n.value,
-  );
 /** Asked of both copies at once (a job goes to the first idle one). */
 const countsIn = (pool: QueryPool, graph: string) => Promise.all([countIn(pool, graph), countIn(pool, graph)]);
 const quads = (n: number) => Array.from({ length: n }, (_, i) => `<urn:x:a> <urn:x:p> "${i + 1}" <${FINDINGS}> .\n`).join('');

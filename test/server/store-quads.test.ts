@@ -7,7 +7,7 @@ import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 import { startTestServer } from './helpers.ts';
-import { bodyText as text, queryJob as query } from './jobs.ts';
+import { countIn, queryJob as query } from './jobs.ts';
 
 /**
  * `/status` `store.quads` (and the weave_store_quads gauge) is the size of the store as the
@@ -21,10 +21,6 @@ const GRAPH = 'urn:soul:local:Weave/test/quads';
 /** Some 2 s on the server fixtures' 3,000 quads: long enough for two changes to come while it runs. */
 const LONG = 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?x { ?a ?b ?c } GRAPH ?y { ?d a ?f } FILTER(STR(?c) != STR(?f)) }';
 const quads = (n: number) => Array.from({ length: n }, (_, i) => `<urn:x:a> <urn:x:p> "${i + 1}" <${GRAPH}> .\n`).join('');
-const countIn = async (pool: QueryPool) =>
-  Number(
-    JSON.parse(text(await pool.run(query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${GRAPH}> { ?s ?p ?o } }`)))).results.bindings[0].n.value,
-  );
 
 describe("the store's quads, as /status says them", () => {
   let dir: string;
@@ -62,11 +58,11 @@ describe("the store's quads, as /status says them", () => {
       const writer = await openStoreForWriting(dir, 'local');
       const three = await writer.writeGraph(GRAPH, quads(3), { quads: 3 });
       pool.reload([{ graph: GRAPH, files: filesOf(three) }]);
-      assert.equal(await countIn(pool), 3);
+      assert.equal(await countIn(pool, GRAPH), 3);
       const five = await writer.writeGraph(GRAPH, quads(5), { quads: 5 });
       await writer.close();
       pool.reload([{ graph: GRAPH, files: filesOf(five) }]);
-      assert.equal(await countIn(pool), 5);
+      assert.equal(await countIn(pool, GRAPH), 5);
       assert.equal(longDone, false, 'both changes came while the long query ran');
       assert.equal(pool.quads, size + 5);
       await long;

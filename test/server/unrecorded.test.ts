@@ -11,7 +11,7 @@ import { Ingester } from '../../src/server/workers/ingester.ts';
 import { Mutex } from '../../src/server/workers/mutex.ts';
 import type { ChangedGraph } from '../../src/server/messages.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
-import { bodyText as text, queryJob as query } from './jobs.ts';
+import { countIn, queryJob as query } from './jobs.ts';
 
 /**
  * An ingest run tells the query workers of each graph as soon as its file is written, while its
@@ -24,10 +24,6 @@ import { bodyText as text, queryJob as query } from './jobs.ts';
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
 
-const countIn = async (pool: QueryPool, graph: string) =>
-  Number(
-    JSON.parse(text(await pool.run(query(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${graph}> { ?s ?p ?o } }`)))).results.bindings[0].n.value,
-  );
 const until = async (what: () => boolean) => {
   while (!what()) await new Promise((resolve) => setTimeout(resolve, 20));
 };
