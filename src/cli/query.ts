@@ -51,8 +51,9 @@ options:
                          (sparql@URL forces an endpoint), or a Turtle, TriG, N-Triples or N-Quads file
   --service-allow URL    an endpoint SERVICE clauses may name (repeatable); no other is contacted
   --timeout SECONDS      the longest the query may take (default ${DEFAULTS.timeoutSeconds}, or the server's own --timeout);
-                         past it, it fails. A SERVICE endpoint still silent a quarter of it (at most
-                         2 s) before its end is cut: SERVICE SILENT over it answers in time
+                         past it, it fails (one given to Oxigraph in this process, or to an external
+                         store, runs to its end). A SERVICE endpoint still silent a quarter of it
+                         (at most 2 s) before its end is cut: SERVICE SILENT over it answers in time
 ${WIDE_HELP}
   --no-daemon            open the store here: ask no server, start none (also WEAVE_NO_DAEMON=1)
 ${COMMON_HELP}
