@@ -148,7 +148,7 @@ describe('a server whose store cannot be opened', () => {
           store: 'failing',
           ingest: 'off',
           problem:
-            'the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again',
+            'the store cannot be opened (the server log says which file and why); weave verify --self checks its files; weave ingest --rebuild, then weave detect, write its graphs again',
         });
         assert.deepEqual(lines, [`a query worker cannot open the store: ${path}:10: not valid N-Quads`]);
         // A query is refused at once with the same words, not held until its 5 s deadline (whose 503 says "busy").
@@ -157,7 +157,7 @@ describe('a server whose store cannot be opened', () => {
         assert.ok(query.headers.get('retry-after'));
         assert.equal(
           await query.text(),
-          '503 Service Unavailable: the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again\n',
+          '503 Service Unavailable: the store cannot be opened (the server log says which file and why); weave verify --self checks its files; weave ingest --rebuild, then weave detect, write its graphs again\n',
         );
         // Workers keep failing to open it: the log does not repeat itself.
         await new Promise((r) => setTimeout(r, 1200));

@@ -18,7 +18,7 @@ import { eventually, SERVER_FIXTURES, SESSION_A, select, startTestServer } from 
 const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
 /** What a request is told while the store cannot be opened: why, where to look, and what to do. */
 const CANNOT_OPEN =
-  'the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again';
+  'the store cannot be opened (the server log says which file and why); weave verify --self checks its files; weave ingest --rebuild, then weave detect, write its graphs again';
 const TURNS = 'SELECT (COUNT(?t) AS ?n) WHERE { ?t a weave:Turn }';
 
 /** The cross join as the tester sent it: a 64-byte form POST, from a command-line client. */

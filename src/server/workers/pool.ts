@@ -652,7 +652,7 @@ function secondsOf(ms: number): string {
 
 /** What a request is told while no copy is open and the last to try could not open the store: why, where, and what to do. */
 export const CANNOT_OPEN =
-  'the store cannot be opened (the server log says which file and why); weave verify --self checks its files, and weave ingest --rebuild writes its graphs again';
+  'the store cannot be opened (the server log says which file and why); weave verify --self checks its files; weave ingest --rebuild, then weave detect, write its graphs again';
 
 /** The one 503 a load in progress gives: how far it is, and when to come back. */
 function loadingError(loading: LoadProgress): HttpError {
