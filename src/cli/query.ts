@@ -50,10 +50,11 @@ options:
   --source S             also query S (repeatable): a SPARQL endpoint or RDF document by URL
                          (sparql@URL forces an endpoint), or a Turtle, TriG, N-Triples or N-Quads file
   --service-allow URL    an endpoint SERVICE clauses may name (repeatable); no other is contacted
-  --timeout SECONDS      the longest the query may take (default ${DEFAULTS.timeoutSeconds}, or the server's own --timeout);
-                         past it, it fails (one given to Oxigraph in this process, or to an external
-                         store, runs to its end). A SERVICE endpoint still silent a quarter of it
-                         (at most 2 s) before its end is cut: SERVICE SILENT over it answers in time
+  --timeout SECONDS      the longest the query may take (default: a server's own --timeout; run
+                         here, ${DEFAULTS.timeoutSeconds} for a federated query, else none); past it, it fails,
+                         but one Oxigraph runs in this process runs to its end. A SERVICE
+                         endpoint still silent a quarter of it (at most 2 s) before its end is
+                         cut: SERVICE SILENT over it answers in time
 ${WIDE_HELP}
   --no-daemon            open the store here: ask no server, start none (also WEAVE_NO_DAEMON=1)
 ${COMMON_HELP}
@@ -97,7 +98,7 @@ export async function main(args: string[]): Promise<number> {
     if (request.federated)
       throw new CliError('--source and SERVICE need the store opened here; this store lives in an external SPARQL store');
     // An external store holds triple terms in RDF 1.1 form already (store/remote/rdf11.ts): it answers in the format asked.
-    const answer = await queries.query(request.query, request.mediaType);
+    const answer = await queries.query(request.query, request.mediaType, { timeoutMs: request.timeoutMs });
     const note = await cutNote(request, answer);
     if (note) process.stderr.write(note);
     return printable(request, answer);

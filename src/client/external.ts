@@ -26,9 +26,10 @@ export async function externalStore(dir: string): Promise<RemoteConfig | undefin
 
 /**
  * A SPARQL query's answer as text in `mediaType` (SPARQL 1.1 JSON results as the Recommendation
- * writes them). One the store says it cut short is refused (507), as RemoteStore refuses it.
+ * writes them). One the store says it cut short is refused (507), as RemoteStore refuses it; one
+ * the store is silent on for `timeoutMs` fails with a TimeoutError.
  */
-export async function askExternal(remote: RemoteConfig, query: string, mediaType: string): Promise<string> {
+export async function askExternal(remote: RemoteConfig, query: string, mediaType: string, timeoutMs?: number): Promise<string> {
   // Loaded only here: its SPARQL parser is most of what the light entry would load otherwise.
   const { externalQueryText } = await import('../store/remote/query-text.ts');
   const { url, authorization } = withoutCredentials(remote.endpoint);
@@ -40,6 +41,7 @@ export async function askExternal(remote: RemoteConfig, query: string, mediaType
       ...(authorization && { authorization }),
     },
     body: new URLSearchParams({ query: externalQueryText(query, { tripleTerms: remote.tripleTerms }) }).toString(),
+    ...(timeoutMs && { timeoutMs }),
   });
   if (res.status < 200 || res.status >= 300) {
     // As RemoteStore words it: the store's first line, which may quote the query, never data we log.

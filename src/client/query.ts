@@ -14,6 +14,7 @@ import type { ServedCommand } from './served.ts';
 import type { Form } from '../terminal.ts';
 import { queryServer, ServerError } from './server.ts';
 import { isCut } from '../store/remote/results.ts';
+import { timedOut } from '../federation/query-time.ts';
 import { askExternal, ExternalAnswerError, externalStore } from './external.ts';
 
 /**
@@ -243,10 +244,11 @@ export const QUERY: ServedCommand<QueryRequest> = {
     if (queryForm(request.query) === 'CONSTRUCT') return undefined;
     let text: string;
     try {
-      text = await askExternal(remote, request.query, request.mediaType);
+      text = await askExternal(remote, request.query, request.mediaType, request.timeoutMs);
     } catch (e) {
       // A query the store rejects is left to the full CLI, which points at a syntax error in the user's own lines.
       if (e instanceof ExternalAnswerError && e.status === 400) return undefined;
+      if (request.timeoutMs && (e as Error).name === 'TimeoutError') throw new CliError(timedOut(request.timeoutMs));
       throw e;
     }
     return {

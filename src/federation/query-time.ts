@@ -22,6 +22,11 @@ export function timeoutText(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 ? 1 : 0)} s`;
 }
 
+/** What a query cut at its `--timeout` says. */
+export function timedOut(timeoutMs: number): string {
+  return `the query ran longer than the timeout of ${timeoutText(timeoutMs)} (--timeout) and was stopped`;
+}
+
 /** A signal that aborts when the endpoints' share of the time is up (its timer holds no process open). */
 export function endpointsCut(time: QueryTime): AbortSignal {
   return AbortSignal.timeout(Math.max(0, time.since + time.timeoutMs - reserveMs(time.timeoutMs) - Date.now()));
@@ -32,11 +37,7 @@ export async function withinTime<T>(time: QueryTime | undefined, job: Promise<T>
   if (!time) return job;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(new QueryTimedOut(`the query ran longer than the timeout of ${timeoutText(time.timeoutMs)} (--timeout) and was stopped`)),
-      Math.max(0, time.since + time.timeoutMs - Date.now()),
-    );
+    timer = setTimeout(() => reject(new QueryTimedOut(timedOut(time.timeoutMs))), Math.max(0, time.since + time.timeoutMs - Date.now()));
     // It holds no process open: a query failed otherwise (strays.ts) leaves it pending.
     timer.unref();
   });

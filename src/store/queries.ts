@@ -1,4 +1,5 @@
 import oxigraph from 'oxigraph';
+import { timedOut } from '../federation/query-time.ts';
 import { QueryError, runQuery } from '../query/run.ts';
 import { RemoteStore, RemoteStoreError } from './remote/client.ts';
 import { readRemoteConfig } from './remote/config.ts';
@@ -12,8 +13,11 @@ import { openStore } from './store.ts';
  * store rejects is a QueryError with its message.
  */
 export interface StoreQueries {
-  /** The result serialised as `mediaType`. */
-  query(query: string, mediaType: string): Promise<string>;
+  /**
+   * The result serialised as `mediaType`. `timeoutMs` cuts a query sent to an external store (one
+   * run here by Oxigraph runs to its end: its WebAssembly cannot be interrupted in this process).
+   */
+  query(query: string, mediaType: string, options?: { timeoutMs?: number }): Promise<string>;
   /** The Oxigraph store when it is opened here (not an external store), for what needs it whole: federation, RDF 1.2 result modes. */
   store?: oxigraph.Store;
 }
@@ -31,12 +35,14 @@ async function openedHere(dir: string): Promise<StoreQueries> {
 /** Queries on an external store, through its client. */
 export function externalQueries(remote: RemoteStore): StoreQueries {
   return {
-    async query(query, mediaType) {
+    async query(query, mediaType, { timeoutMs } = {}) {
       try {
-        return new TextDecoder().decode((await remote.query(query, [mediaType])).body);
+        const signal = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
+        return new TextDecoder().decode((await remote.query(query, [mediaType], { signal })).body);
       } catch (e) {
         // A query the store refused, or an answer it cut short: the asker's to hear, in the store's words.
         if (e instanceof RemoteStoreError && (e.status === 400 || e.status === 507)) throw new QueryError(e.message);
+        if (timeoutMs && (e as Error).name === 'TimeoutError') throw new QueryError(timedOut(timeoutMs));
         throw e;
       }
     },
