@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { TranscriptDefaults } from '../src/emit/defaults.ts';
 import { ingest } from '../src/ingest.ts';
+import { iri, str, type Term, type Triple } from '../src/rdf/terms.ts';
+import { weave } from '../src/rdf/vocab.ts';
 import { readManifest } from '../src/store/manifest.ts';
 import { FIXTURES, removeDir, tempDir } from './helpers.ts';
 
@@ -31,7 +34,7 @@ test('the state is JSON lines, and a state of the old form makes the next read w
     const state = (await readFile(join(store, entry.state!.file), 'utf8')).split('\n');
     assert.equal(state.pop(), '', 'every line ends in a newline');
     assert.deepEqual(JSON.parse(state[0]), { ends: { [path]: { lines: 5, bytes: Buffer.byteLength(first) } } });
-    assert.equal(JSON.parse(state[1]).version, 3);
+    assert.equal(JSON.parse(state[1]).version, 4);
     // Lines 2–5 have uuids (u-0001, a-0001..a-0003), line 1 none; line 5 uses toolu_0001.
     assert.deepEqual(
       state
@@ -57,4 +60,45 @@ test('the state is JSON lines, and a state of the old form makes the next read w
   } finally {
     await removeDir(dir);
   }
+});
+
+/**
+ * Found measuring a session's saved state: a property no record of a transcript states (a main
+ * transcript's agent id, an older Claude Code's entrypoint) kept every record waiting for it, and
+ * each such property listed every record's IRI again, in memory and in the state (a sixth of the
+ * corpus's largest state file). The records waiting are named once, each property's as runs.
+ */
+test("a transcript's records waiting for a value are kept once, however many properties they wait for", () => {
+  const transcript = iri('urn:x:T');
+  const [e1, e2, e3, e4] = ['E1', 'E2', 'E3', 'E4'].map((e) => iri(`urn:x:${e}`));
+  const cwd = str('/home/ada');
+  const read = (defaults: TranscriptDefaults, event: Term, withCwd: boolean) => {
+    const out: Triple[] = [];
+    defaults.state(event, weave.cwd, withCwd ? cwd : undefined, out);
+    defaults.state(event, weave.recordAgentId, undefined, out);
+    return out;
+  };
+  const first = new TranscriptDefaults(transcript);
+  assert.deepEqual([...read(first, e1, false), ...read(first, e2, false)], []);
+  assert.deepEqual(first.save(), {
+    stated: [],
+    events: [e1, e2],
+    waiting: [
+      [weave.cwd, [[0, 2]]],
+      [weave.recordAgentId, [[0, 2]]],
+    ],
+  });
+  // Carried on from the saved state, as a later read of the grown transcript is.
+  const later = TranscriptDefaults.load(transcript, JSON.parse(JSON.stringify(first.save())));
+  assert.deepEqual(read(later, e3, true), [
+    { s: transcript, p: weave.cwd, o: cwd },
+    { s: e1, p: weave.lacks, o: weave.cwd },
+    { s: e2, p: weave.lacks, o: weave.cwd },
+  ]);
+  assert.deepEqual(read(later, e4, false), [{ s: e4, p: weave.lacks, o: weave.cwd }]);
+  assert.deepEqual(later.save(), {
+    stated: [[weave.cwd, cwd]],
+    events: [e1, e2, e3, e4],
+    waiting: [[weave.recordAgentId, [[0, 4]]]],
+  });
 });

@@ -31,26 +31,48 @@ export const ENVELOPE_PROPERTIES: ReadonlySet<Term> = new Set([
   weave.isSidechain,
 ]);
 
-/** A transcript's defaults as the emitter's saved state holds them (a read carried on loads them). */
+/**
+ * A transcript's defaults as the emitter's saved state holds them (a read carried on loads them):
+ * the records waiting for a property's value named once, in `events`, and each property's waiting
+ * records as runs of their places there (`[from, to)`).
+ */
 export interface SavedDefaults {
   stated: [Term, Term][];
-  waiting: [Term, Term[]][];
+  events: Term[];
+  waiting: [Term, [number, number][]][];
 }
 
 export class TranscriptDefaults {
   private readonly stated = new Map<Term, Term>();
-  private readonly waiting = new Map<Term, Term[]>();
+  /**
+   * The records read while some property had no value yet and lacked it, in order, each once: a
+   * property no record states (a main transcript's agent id) keeps every record of the
+   * transcript waiting, and a list per property held each record's IRI once per such property,
+   * in memory and in the saved state. Emptied once nothing waits.
+   */
+  private events: Term[] = [];
+  /** Per property without a value yet, the runs of `events` (`[from, to)`) that lack it. */
+  private readonly waiting = new Map<Term, [number, number][]>();
 
   constructor(readonly transcript: Term) {}
 
   save(): SavedDefaults {
-    return { stated: [...this.stated], waiting: [...this.waiting].map(([p, events]) => [p, [...events]]) };
+    return {
+      stated: [...this.stated],
+      events: [...this.events],
+      waiting: [...this.waiting].map(([p, runs]) => [p, runs.map(([from, to]): [number, number] => [from, to])]),
+    };
   }
 
   static load(transcript: Term, saved: SavedDefaults): TranscriptDefaults {
     const defaults = new TranscriptDefaults(transcript);
     for (const [p, o] of saved.stated) defaults.stated.set(p, o);
-    for (const [p, events] of saved.waiting) defaults.waiting.set(p, [...events]);
+    defaults.events = [...saved.events];
+    for (const [p, runs] of saved.waiting)
+      defaults.waiting.set(
+        p,
+        runs.map(([from, to]): [number, number] => [from, to]),
+      );
     return defaults;
   }
 
@@ -61,18 +83,26 @@ export class TranscriptDefaults {
     const known = this.stated.get(property);
     if (value === undefined) {
       if (known !== undefined) out.push({ s: event, p: weave.lacks, o: property });
-      else {
-        const list = this.waiting.get(property);
-        if (list) list.push(event);
-        else this.waiting.set(property, [event]);
-      }
+      else this.wait(event, property);
       return;
     }
     if (known === undefined) {
       this.stated.set(property, value);
       out.push({ s: this.transcript, p: property, o: value });
-      for (const earlier of this.waiting.get(property) ?? []) out.push({ s: earlier, p: weave.lacks, o: property });
+      for (const [from, to] of this.waiting.get(property) ?? [])
+        for (let i = from; i < to; i++) out.push({ s: this.events[i], p: weave.lacks, o: property });
       this.waiting.delete(property);
+      if (!this.waiting.size) this.events = [];
     } else if (known !== value) out.push({ s: event, p: property, o: value });
+  }
+
+  /** `event` waits for the value of `property`: it lacks it, if a later record states one. */
+  private wait(event: Term, property: Term): void {
+    if (this.events[this.events.length - 1] !== event) this.events.push(event);
+    const at = this.events.length - 1;
+    const runs = this.waiting.get(property);
+    const last = runs?.[runs.length - 1];
+    if (last && last[1] === at) last[1] = at + 1;
+    else if (!last || last[1] <= at) runs ? runs.push([at, at + 1]) : this.waiting.set(property, [[at, at + 1]]);
   }
 }

@@ -31,7 +31,7 @@ export class WholeReadNeeded extends Error {}
  * than one string holds; a line is never more than one record's worth.
  */
 interface StateHead {
-  version: 3;
+  version: 4;
   transcripts: string[];
   counts: SessionCounts;
   described: Term[];
@@ -294,7 +294,7 @@ export class SessionEmitter {
   private *stateLines(observers: (RecordObserver | FactObserver)[]): Generator<string> {
     const line = (value: StateHead | StateEntry) => `${JSON.stringify(value)}\n`;
     yield line({
-      version: 3,
+      version: 4,
       transcripts: this.transcripts.map((t) => t.path),
       counts: { ...this.counts },
       described: [...this.described],
@@ -332,7 +332,7 @@ export class SessionEmitter {
     const all = entries[Symbol.iterator]();
     const head = all.next().value as StateHead | undefined;
     const observers = [...this.recordObservers, ...this.factObservers];
-    if (head?.version !== 3 || head.observers !== observers.length || !observers.every((o) => o.load)) return false;
+    if (head?.version !== 4 || head.observers !== observers.length || !observers.every((o) => o.load)) return false;
     const index = head.transcripts.map((path) => this.transcripts.findIndex((t) => t.path === path));
     if (index.some((i) => i === -1)) return false;
     // The main file came since: the stand-in described for it (describeAbsentMain) is to go.
