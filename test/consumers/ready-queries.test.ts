@@ -499,7 +499,7 @@ async function jenaAnswers(jena: Jena, loc: string, dataset: Dataset): Promise<A
  * stored-texts.rq with its prefixes is more than that encoded ("Parentheses are not balanced").
  */
 async function virtuosoAnswer(virtuoso: Virtuoso, query: string): Promise<Answer> {
-  const res = await fetch(`http://127.0.0.1:${virtuoso.httpPort}/sparql`, {
+  const res = await fetch(virtuoso.endpoint, {
     method: 'POST',
     headers: { accept: 'application/sparql-results+json', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ query }).toString(),

@@ -1,11 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { type Virtuoso as ExternalVirtuoso, startVirtuoso as startExternalVirtuoso } from '../store/virtuoso.ts';
 
 /**
  * The consumers of the Debian era, as `.ci/run` installs them: Apache Jena 4.5 (`riot`, `sparql`,
@@ -177,83 +177,24 @@ export async function python(script: string, args: string[], timeout?: number): 
 
 // ---- Virtuoso 7.2 (virtuoso-opensource): a server of its own
 
-export interface Virtuoso {
-  dir: string;
-  sqlPort: number;
-  httpPort: number;
-  /** Runs SQL through isql and returns its output. */
-  sql(statements: string): Promise<string>;
+/** The test suite's Virtuoso (test/store/virtuoso.ts), with a SPARQL SELECT of its own. */
+export interface Virtuoso extends ExternalVirtuoso {
   /** A SPARQL SELECT over Virtuoso's own endpoint, as rows of values. */
   select(query: string): Promise<Record<string, string>[]>;
-  stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Starts Virtuoso in a temp directory with its own virtuoso.ini, on loopback ports; `files` is where it may read. */
+/** Starts Virtuoso on loopback ports in a temp directory of its own; `files` is where it may read. */
 export async function startVirtuoso(files: string): Promise<Virtuoso> {
-  const dir = await mkdtemp(join(tmpdir(), 'weave-virtuoso-'));
-  const [sqlPort, httpPort] = [await freePort(), await freePort()];
-  const db = (name: string) => join(dir, name);
-  await writeFile(
-    join(dir, 'virtuoso.ini'),
-    `[Database]
-DatabaseFile = ${db('virtuoso.db')}
-ErrorLogFile = ${db('virtuoso.log')}
-LockFile = ${db('virtuoso.lck')}
-TransactionFile = ${db('virtuoso.trx')}
-xa_persistent_file = ${db('virtuoso.pxa')}
-[TempDatabase]
-DatabaseFile = ${db('virtuoso-temp.db')}
-TransactionFile = ${db('virtuoso-temp.trx')}
-[Parameters]
-ServerPort = 127.0.0.1:${sqlPort}
-DisableUnixSocket = 1
-DirsAllowed = ., ${files}
-NumberOfBuffers = 10000
-MaxDirtyBuffers = 6000
-CheckpointInterval = 0
-[HTTPServer]
-ServerPort = 127.0.0.1:${httpPort}
-ServerRoot = /var/lib/virtuoso-opensource-7/vsp
-ServerThreads = 4
-`,
-  );
-  const server = spawn('virtuoso-t', ['+configfile', 'virtuoso.ini', '+foreground'], { cwd: dir, stdio: 'ignore' });
-  const isql = async (statements: string) =>
-    (await command('isql-vt', [`127.0.0.1:${sqlPort}`, 'dba', 'dba', `exec=${statements}`])).stdout;
-  for (let i = 0; ; i++) {
-    try {
-      await isql('SELECT 1;');
-      break;
-    } catch (e) {
-      if (i > 120 || server.exitCode !== null) throw new Error(`Virtuoso did not start in ${dir}: ${(e as Error).message}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
+  const virtuoso = await startExternalVirtuoso({ readable: [files] });
   return {
-    dir,
-    sqlPort,
-    httpPort,
-    sql: isql,
+    ...virtuoso,
     async select(query) {
-      const res = await fetch(`http://127.0.0.1:${httpPort}/sparql?query=${encodeURIComponent(query)}`, {
+      const res = await fetch(`${virtuoso.endpoint}?query=${encodeURIComponent(query)}`, {
         headers: { accept: 'application/sparql-results+json' },
       });
       if (!res.ok) throw new Error(`Virtuoso ${res.status}: ${await res.text()}`);
       const json = (await res.json()) as { results: { bindings: Record<string, { value: string }>[] } };
       return json.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
-    },
-    async stop() {
-      server.kill('SIGTERM');
-      if (server.exitCode === null) await new Promise((resolve) => server.once('exit', resolve));
-      await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -43,12 +43,14 @@ export interface Virtuoso {
   stop(): Promise<void>;
 }
 
-/** What the scale bench sizes otherwise (bench/scale/virtuoso.ts); the tests keep the server small. */
+/** What the scale bench sizes otherwise (bench/scale/virtuoso.ts), and where a test's server may read; the tests keep the server small. */
 export interface VirtuosoOptions {
   /** Its directory (made; removed on stop). Default: a new temp directory. */
   dir?: string;
   /** Its HTTP port. Default: a free one. */
   httpPort?: number;
+  /** Directories besides its load directory it may read files from (its DirsAllowed). */
+  readable?: string[];
   /** NumberOfBuffers (8 kB pages); MaxDirtyBuffers is three quarters of it. */
   buffers?: number;
   maxQueryMem?: string;
@@ -143,7 +145,7 @@ TransactionFile = ${file('virtuoso-temp.trx')}
 [Parameters]
 ServerPort = 127.0.0.1:${sqlPort}
 DisableUnixSocket = 1
-DirsAllowed = ., ${file('load')}
+DirsAllowed = ${['.', file('load'), ...(options.readable ?? [])].join(', ')}
 ${SHAPE}
 NumberOfBuffers = ${buffers}
 MaxDirtyBuffers = ${Math.round((buffers * 3) / 4)}
