@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { madeOnce } from '../made-once.ts';
 import { type Virtuoso as ExternalVirtuoso, startVirtuoso as startExternalVirtuoso } from '../store/virtuoso.ts';
 
 /**
@@ -117,14 +119,14 @@ export interface JsonAnswer {
 }
 
 /**
- * Jena's answers to query files, all asked in one JVM (JenaAsk.java, run from its source) of a
+ * Jena's answers to query files, all asked in one JVM (JenaAsk.java, compiled once) of a
  * TDB2 store (a directory, its default graph the union) or of an RDF file: each its JSON results,
  * or the first line of its error.
  */
 export async function jenaAsk(j: Jena, data: string, files: string[]): Promise<(JsonAnswer | { error: string })[]> {
   // No answer of an earlier run is taken for this one's.
   await Promise.all(files.flatMap((file) => [rm(`${file}.json`, { force: true }), rm(`${file}.error`, { force: true })]));
-  await java(j, fileURLToPath(new URL('./JenaAsk.java', import.meta.url)), [data, ...files]);
+  await command('java', ['-cp', `${j.classpath}:${await jenaAskClasses(j)}`, 'JenaAsk', data, ...files]);
   return Promise.all(
     files.map(async (file) => {
       const json = await readFile(`${file}.json`, 'utf8').catch(() => undefined);
@@ -132,6 +134,23 @@ export async function jenaAsk(j: Jena, data: string, files: string[]): Promise<(
       return JSON.parse(json) as JsonAnswer;
     }),
   );
+}
+
+/**
+ * JenaAsk.java compiled once per machine (keyed by its source and Jena's jars): run from its
+ * source, java compiled it again at every call: 2.6 CPU seconds a call where 1.5 do.
+ */
+async function jenaAskClasses(j: Jena): Promise<string> {
+  const source = fileURLToPath(new URL('./JenaAsk.java', import.meta.url));
+  const key = createHash('sha256')
+    .update(await readFile(source))
+    .update(JSON.stringify(JENA_JARS.map((jar) => [jar, statSync(jar).size, statSync(jar).mtimeMs])))
+    .digest('hex')
+    .slice(0, 16);
+  return madeOnce(join(tmpdir(), `weave-jena-ask-${key}`), async (dir) => {
+    // javac's own module, as java ran it for a source file: a JRE (.ci/run's) has no javac command.
+    await command('java', ['-m', 'jdk.compiler/com.sun.tools.javac.Main', '-cp', j.classpath, '-d', dir, source]);
+  });
 }
 
 /** `riot --count` over files in one run: the quads (or triples) Jena parsed in each; any error it logs fails. */
