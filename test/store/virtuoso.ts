@@ -168,7 +168,8 @@ MaxQueryCostEstimationTime = 0
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, stopSeconds * 1000))]);
+    // Unref'd: a pending grace timer kept the process alive that long after the server was gone.
+    await Promise.race([exited, new Promise((r) => setTimeout(r, stopSeconds * 1000).unref())]);
     child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
   };
