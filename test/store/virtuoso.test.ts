@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir, stat } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { startVirtuoso, virtuosoMissing, virtuosoTemplate } from './virtuoso.ts';
@@ -46,4 +47,24 @@ test('two servers from the template, each writing to a copy of its own', { skip:
   const after = await stat(join(template, 'virtuoso.db'));
   assert.deepEqual([after.ino, after.size, after.mtimeMs], [before.ino, before.size, before.mtimeMs]);
   assert.deepEqual(await readdir(template), ['virtuoso.db']);
+});
+
+/**
+ * Found reading a failed start: its error sent the reader to virtuoso.log, which a server in the
+ * foreground never writes (it logs to its stdout), in a directory removed as the start failed.
+ */
+test('a server that cannot start says why, in its own words', { skip: virtuosoMissing() }, async () => {
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const { port } = busy.address() as AddressInfo;
+  try {
+    await assert.rejects(
+      startVirtuoso({ httpPort: port }),
+      new RegExp(
+        `^Error: Virtuoso did not start \\(it exited with \\d+\\); it said:\\n[^]*Failed HTTP listen at 127\\.0\\.0\\.1:${port}\\.`,
+      ),
+    );
+  } finally {
+    busy.close();
+  }
 });

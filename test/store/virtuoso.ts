@@ -164,7 +164,17 @@ MaxQueryExecutionTime = ${maxQuerySeconds}
 MaxQueryCostEstimationTime = 0
 `,
   );
-  const child: ChildProcess = spawn(SERVER, ['+configfile', file('virtuoso.ini'), '+foreground'], { cwd: dir, stdio: 'ignore' });
+  const child: ChildProcess = spawn(SERVER, ['+configfile', file('virtuoso.ini'), '+foreground'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // In the foreground it logs to its stdout (its virtuoso.log stays empty): the end is kept for a start that fails.
+  let said = '';
+  const hear = (chunk: Buffer) => {
+    said = (said + chunk.toString('utf8')).slice(-2000);
+  };
+  child.stdout?.on('data', hear);
+  child.stderr?.on('data', hear);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     child.kill('SIGTERM');
@@ -183,7 +193,10 @@ MaxQueryCostEstimationTime = 0
         () => false,
       );
       if (up) break;
-      if (i > startSeconds * 10 || child.exitCode !== null) throw new Error(`Virtuoso did not start (see ${file('virtuoso.log')})`);
+      if (i > startSeconds * 10 || child.exitCode !== null)
+        throw new Error(
+          `Virtuoso did not start${child.exitCode !== null ? ` (it exited with ${child.exitCode})` : ` in ${startSeconds} s`}; it said:\n${said.trim()}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   } catch (e) {
