@@ -54,7 +54,8 @@ test('two servers from the template, each writing to a copy of its own', { skip:
  * foreground never writes (it logs to its stdout), in a directory removed as the start failed.
  */
 test('a server that cannot start says why, in its own words', { skip: virtuosoMissing() }, async () => {
-  const busy = createServer();
+  // It takes the connections and drops them, as a port in use by something else may.
+  const busy = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   const { port } = busy.address() as AddressInfo;
   try {

@@ -188,7 +188,8 @@ MaxQueryCostEstimationTime = 0
   const endpoint = `http://127.0.0.1:${httpPort}/sparql`;
   try {
     for (let i = 0; ; i++) {
-      const up = await fetch(`${endpoint}?query=ASK%7B%7D`).then(
+      // Bounded: whatever holds the port without answering (not this server) is not waited on for fetch's 300 s.
+      const up = await fetch(`${endpoint}?query=ASK%7B%7D`, { signal: AbortSignal.timeout(2000) }).then(
         (r) => r.ok,
         () => false,
       );
