@@ -8,8 +8,8 @@ import type { ChangedGraph } from '../../src/server/messages.ts';
 import { QueryPool, type PoolEvent } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
-import { startServer } from '../../src/server/server.ts';
-import { FIXTURES, REPO, removeDir, tempDir } from '../helpers.ts';
+import { startTestServer } from './helpers.ts';
+import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 import { countIn, queryJob as query } from './jobs.ts';
 
 /**
@@ -167,27 +167,11 @@ describe('a reload whose graph file does not load', () => {
   });
 
   it('weave serve beside another writer: answers, logs the file once, and /status says the store needs attention', async () => {
-    const lines: string[] = [];
-    const server = await startServer({
-      storeDir: dir,
-      soul: 'local',
-      host: '127.0.0.1',
-      port: 0,
-      timeoutMs: 5000,
-      workers: 2,
-      queueLimit: 4,
-      maxResultBytes: 1e6,
-      bodyLimitBytes: 1e6,
-      allowUpdate: false,
-      corsOrigins: [],
-      queriesDir: join(REPO, 'queries'),
-      verbose: false,
-      log: (l) => lines.push(l),
-    });
+    // Its store is the describe's: opened as it is, nothing ingested.
+    const server = await startTestServer({ storeDir: dir, timeoutMs: 5000, queueLimit: 4, maxResultBytes: 1e6 }, null);
+    const { lines, base } = server;
     const lock = await lockStore(dir);
     try {
-      await server.ready;
-      const base = server.url.replace(/\/$/, '');
       // Another process writes the graph; the server follows the manifest and loads it.
       const bad = await damagedVersion(dir, 3);
       const problem = `${join(dir, bad.files[0].file)}:2: not valid N-Quads`;
@@ -207,7 +191,7 @@ describe('a reload whose graph file does not load', () => {
       assert.equal((await fetch(`${base}/healthz`)).status, 200);
     } finally {
       await lock.release();
-      await server.close();
+      await server.stop();
     }
   });
 });
