@@ -48,8 +48,8 @@ export interface QueryRequest {
   noDaemon: boolean;
   /**
    * `--timeout`: the longest the query may take, as `weave serve --timeout` bounds it. Not given,
-   * a server's own applies (a `weave serve --timeout 120` runs long queries), and a run here
-   * takes the server's default.
+   * a server's own applies (a `weave serve --timeout 120` runs long queries); run here, a
+   * federated query takes `weave serve`'s default and any other none.
    */
   timeoutMs?: number;
 }
