@@ -101,8 +101,10 @@ export class TranscriptDefaults {
     if (this.events[this.events.length - 1] !== event) this.events.push(event);
     const at = this.events.length - 1;
     const runs = this.waiting.get(property);
-    const last = runs?.[runs.length - 1];
-    if (last && last[1] === at) last[1] = at + 1;
-    else if (!last || last[1] <= at) runs ? runs.push([at, at + 1]) : this.waiting.set(property, [[at, at + 1]]);
+    if (!runs) return void this.waiting.set(property, [[at, at + 1]]);
+    const last = runs[runs.length - 1];
+    // A run ending just before this record grows; one ending with it already holds it.
+    if (last[1] === at) last[1] = at + 1;
+    else if (last[1] < at) runs.push([at, at + 1]);
   }
 }
