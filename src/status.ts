@@ -7,7 +7,7 @@ import { changeOf, stampOf } from './acquire/stamps.ts';
 import { sessionGraphIri } from './rdf/iri.ts';
 import { ARCHIVE_DIR, GRAPHS_DIR, MANIFEST_FILE } from './store/layout.ts';
 import { lockHolder } from './store/lock.ts';
-import { archivedVersions, readManifest, type SourceStamp } from './store/manifest.ts';
+import { archivedVersions, namedGraphs, readManifest, type SourceStamp } from './store/manifest.ts';
 import { isRunning, readRunFile } from './store/running.ts';
 import { readHeld } from './store/remote/owners.ts';
 
@@ -20,6 +20,7 @@ export interface StoreStatus {
   dir: string;
   soul?: string;
   sessions: number;
+  /** The named graphs a query of the store sees (store/manifest.ts namedGraphs), as /status and /void count them. */
   graphs: number;
   /** Which Weave built the session graphs (store/emitter.ts): their count by version, and this program's. */
   builtBy: { program: string; sessions: Record<string, number> };
@@ -90,8 +91,8 @@ export async function storeStatus(dir: string): Promise<StoreStatus> {
   let newest = 0;
   const tracked = new Set<string>();
   const present: SourceStamp[] = [];
+  status.graphs = namedGraphs(manifest).size;
   for (const [graph, entry] of Object.entries(manifest.graphs)) {
-    status.graphs++;
     if (!entry.sessionId || entry.reader || graph !== sessionGraphIri(manifest.soul, entry.sessionId)) continue;
     status.sessions++;
     const transcripts = (entry.sources ?? []).filter(isTranscript);

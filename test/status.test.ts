@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readManifest } from '../src/store/manifest.ts';
 import { FIXTURES, REPO, removeDir, tempDir } from './helpers.ts';
+import { startTestServer } from './server/helpers.ts';
 
 /** `weave status`: what the store holds and how current it is, worked out from the fixtures' files. */
 
@@ -37,7 +38,7 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
         dir,
         soul: 'local',
         sessions: 2,
-        graphs: 2,
+        graphs: 4, // the two session graphs, the ontology's and the alignment's
         builtBy: { program: 'weave/0.17', sessions: { 'weave/0.17': 2 } },
         sources: { files: 8, transcripts: 5, gone: 0 },
         archivedOnly: 0,
@@ -95,7 +96,7 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
     const text = (await run(WEAVE, ['status', '--store', dir])).stdout;
     assert.match(
       text,
-      /^store {7}.* \(soul local\)\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in 3 graphs\n/,
+      /^store {7}.* \(soul local\)\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in 5 graphs\n/,
     );
     // 4444…'s two lines, read before it was cut short, are kept as its earlier version.
     assert.match(
@@ -112,10 +113,54 @@ test('weave status: sessions, sources, archived-only sessions, last change, pend
       narrow.split('\n').every((l) => [...l].length <= 80),
       narrow,
     );
-    assert.match(narrow, /\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in\n {12}3 graphs\n/);
+    assert.match(narrow, /\nsessions {4}3 \(1 archived-only: their files are gone, read from the archive\) in\n {12}5 graphs\n/);
     // --wide: as on a wide terminal, every value on its label's line.
     const wide = (await run(WEAVE, ['status', '--store', dir, '--wide'], { env: { ...process.env, COLUMNS: '80' } })).stdout;
     assert.equal(wide, text);
+  } finally {
+    await removeDir(work);
+  }
+});
+
+/**
+ * One count of graphs: `weave status`, the server's /status and /void, and a query listing the
+ * graphs (`GRAPH ?g {}`) all say 19 for fixtures/spine read with its readers: 2 session graphs, 5
+ * reader graphs of each session (10, 7 of them empty: a reader that found nothing keeps its graph),
+ * one graph of each of the 5 detectors, the ontology's and the alignment's. `weave status` said
+ * 17, the store's graphs without the last two, where the server said 19.
+ */
+test('weave status, /status, /void and GRAPH ?g {} count the same graphs', async () => {
+  const work = await tempDir('weave-status-graphs-');
+  const dir = join(work, 'store');
+  try {
+    await cp(join(FIXTURES, 'spine'), join(work, 'projects'), { recursive: true });
+    await run(WEAVE, ['ingest', join(work, 'projects'), '--store', dir]);
+    const manifest = (await readManifest(dir))!;
+    assert.equal(Object.keys(manifest.graphs).length, 17);
+    assert.equal(Object.values(manifest.graphs).filter((g) => g.quads === 0).length, 7);
+    const status = JSON.parse((await run(WEAVE, ['status', '--json', '--no-daemon', '--store', dir])).stdout);
+    assert.equal(status.graphs, 19);
+    const listed = (
+      await run(WEAVE, [
+        'query',
+        '--no-daemon',
+        '--store',
+        dir,
+        '--format',
+        'csv',
+        'SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { } }',
+      ])
+    ).stdout;
+    assert.equal(listed, 'n\r\n19\r\n');
+    const server = await startTestServer({ storeDir: dir }, null);
+    try {
+      const served = (await (await fetch(`${server.base}/status`)).json()) as { store: { graphs: number } };
+      assert.equal(served.store.graphs, 19);
+      const voidText = await (await fetch(`${server.base}/void`, { headers: { accept: 'text/turtle' } })).text();
+      assert.match(voidText, /"2 sessions in 19 named graphs; /);
+    } finally {
+      await server.stop();
+    }
   } finally {
     await removeDir(work);
   }

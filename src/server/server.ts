@@ -244,7 +244,7 @@ function registerGauges(ctx: ServerContext): void {
   metrics.gauge({ name: 'weave_store_quads', help: 'Quads in the store (all graphs, the ontology included).', read: () => pool.quads });
   metrics.gauge({
     name: 'weave_store_graphs',
-    help: 'Named graphs holding triples, the ontology graph included (as /void counts them).',
+    help: 'Named graphs a query sees, empty ones and the ontology graph included (as /void counts them).',
     read: () => summary.peek().graphs,
   });
   metrics.gauge({ name: 'weave_store_sessions', help: 'Sessions saved in the store directory.', read: () => summary.peek().sessions });

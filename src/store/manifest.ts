@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { alignmentGraphIri } from '../rdf/iri.ts';
+import { ONTOLOGY_GRAPH } from '../rdf/vocab.ts';
 import { readTextIfThere } from './atomic.ts';
 import { isArchiveFile, isFoundFileOf, isGraphFileOf, MANIFEST_FILE } from './layout.ts';
 
@@ -192,6 +194,19 @@ export function storeFilesOf(entry: GraphEntry): NamedFile[] {
 /** The sessions a store holds graphs of (a reader's graph names its session too, and is not one). */
 export function sessionsHere(manifest: Pick<Manifest, 'graphs'>): Set<string> {
   return new Set(Object.values(manifest.graphs).flatMap((e) => (e.sessionId && !e.reader ? [e.sessionId] : [])));
+}
+
+/**
+ * The named graphs a query of the store sees (`GRAPH ?g {}` lists them, /void counts them, and
+ * `weave status` and /status say how many): every graph the manifest names, empty ones included
+ * (a reader that found nothing in a session still has its graph), but the stored default graph,
+ * and the ontology's and the alignment's, which every opened store holds beside them.
+ */
+export function namedGraphs(manifest: Manifest | undefined): Set<string> {
+  const named = new Set(Object.keys(manifest?.graphs ?? {}).filter((name) => name !== DEFAULT_GRAPH_KEY));
+  named.add(ONTOLOGY_GRAPH);
+  named.add(alignmentGraphIri(manifest?.soul ?? 'local'));
+  return named;
 }
 
 export function emptyManifest(soul: string): Manifest {

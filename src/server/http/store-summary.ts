@@ -1,9 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { alignmentGraphIri } from '../../rdf/iri.ts';
-import { ONTOLOGY_GRAPH } from '../../rdf/vocab.ts';
 import { emitterNotice, emitterVersions } from '../../store/emitter.ts';
-import { DEFAULT_GRAPH_KEY, readManifest } from '../../store/manifest.ts';
+import { namedGraphs, readManifest } from '../../store/manifest.ts';
 
 /**
  * Graph and session counts for /status, the page and /metrics, and each graph's quads, read from
@@ -38,15 +36,9 @@ export class StoreSummary {
     if (!this.cached || this.cached.mtimeMs !== mtimeMs) {
       const manifest = await readManifest(this.dir).catch(() => undefined);
       const entries = Object.entries(manifest?.graphs ?? {});
-      // The named graphs a query sees, as VoID counts them: every graph the manifest names (the
-      // workers load an empty one too) but the stored default graph, and the ontology's and the
-      // alignment's, which every opened store holds beside them.
-      const named = new Set(entries.filter(([name]) => name !== DEFAULT_GRAPH_KEY).map(([name]) => name));
-      named.add(ONTOLOGY_GRAPH);
-      named.add(alignmentGraphIri(manifest?.soul ?? 'local'));
       this.cached = {
         mtimeMs,
-        graphs: named.size,
+        graphs: namedGraphs(manifest).size,
         sessions: new Set(entries.map(([, g]) => g.sessionId).filter(Boolean)).size,
         quads: new Map(entries.map(([name, g]) => [name, g.quads])),
         built: emitterNotice(emitterVersions(manifest)),
