@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +20,24 @@ const FILES = ['package.json', 'package-lock.json'];
 
 /** A digest of the size and modification time of each of Weave's files, as they are now. */
 export async function buildOf(): Promise<string> {
+  const hash = createHash('sha1');
+  for (const [path, s] of await weaveFiles()) hash.update(`${path}\0${s.size}\0${s.mtimeMs}\n`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The first of Weave's files written after `since` (ms since the epoch; by default when this
+ * process started, before it loaded any of them) and not later than now: a change the watch,
+ * started once the server listens, came too late to see. A file dated in the future (a skewed
+ * clock, an unpacked archive) is no change.
+ */
+export async function changedSince(since = performance.timeOrigin): Promise<string | undefined> {
+  const now = Date.now();
+  return (await weaveFiles()).find(([, s]) => s.mtimeMs > since && s.mtimeMs <= now)?.[0];
+}
+
+/** Each of Weave's files with its stat, by path from the root, in path order. */
+async function weaveFiles(): Promise<[string, Stats][]> {
   const paths = [...FILES];
   for (const folder of FOLDERS) {
     const names = await readdir(join(ROOT, folder), { recursive: true }).catch(() => [] as string[]);
@@ -26,12 +45,7 @@ export async function buildOf(): Promise<string> {
   }
   paths.sort();
   const stats = await Promise.all(paths.map((p) => stat(join(ROOT, p)).catch(() => undefined)));
-  const hash = createHash('sha1');
-  for (const [i, path] of paths.entries()) {
-    const s = stats[i];
-    if (s?.isFile()) hash.update(`${path}\0${s.size}\0${s.mtimeMs}\n`);
-  }
-  return hash.digest('hex').slice(0, 16);
+  return paths.flatMap((path, i) => (stats[i]?.isFile() ? [[path, stats[i]] as [string, Stats]] : []));
 }
 
 /**

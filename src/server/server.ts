@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { RemoteStore, tellOfCut } from '../store/remote/client.ts';
 import { isCutsNote } from '../store/remote/results.ts';
 import { readRemoteConfig } from '../store/remote/config.ts';
-import { buildOf, watchBuild } from './build.ts';
+import { buildOf, changedSince, watchBuild } from './build.ts';
 import { findServer, readRunFile, removeRunFile, stopResident, writeRunFile } from '../store/running.ts';
 import { StoreFollower } from './follow.ts';
 import { IdleWatch } from './idle.ts';
@@ -203,13 +203,19 @@ async function start(config: ServerConfig & { token: string }, storeLock: StoreL
   }
   idle?.start();
   // A resident server gives way to one of Weave as it now is, started by the next command.
+  const changed = (file: string) =>
+    idle?.stopNow(`Weave's own files changed since it started (${file}); the next command starts a server of them`);
   const unwatch =
     config.startedBy && idle
-      ? watchBuild(
-          (file) => idle.stopNow(`Weave's own files changed since it started (${file}); the next command starts a server of them`),
-          (why) => config.log(`Weave's own files cannot be watched (${why}): an upgrade takes once this server stops`),
-        )
+      ? watchBuild(changed, (why) => config.log(`Weave's own files cannot be watched (${why}): an upgrade takes once this server stops`))
       : undefined;
+  // A file written after this process started and before the watch did (while it loaded its code,
+  // opened the store, began to listen) would go unseen until the next change: looked for once.
+  if (unwatch)
+    void changedSince().then(
+      (file) => file && changed(file),
+      () => undefined,
+    );
   return {
     url,
     app,

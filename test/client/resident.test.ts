@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFile, cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { claimStart } from '../../src/client/daemon.ts';
 import { SERVED_COMMANDS } from '../../src/client/fast.ts';
@@ -369,6 +370,23 @@ describe("a resident server when Weave's files change", () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('looks once, when its watch begins, for a file written since its process started', async () => {
+    // The watch begins once the server listens; an edit while it loaded its code went unseen.
+    const { changedSince } = (await import(
+      pathToFileURL(join(copy, 'src', 'server', 'build.ts')).href
+    )) as typeof import('../../src/server/build.ts');
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await changedSince(started), undefined);
+    await appendFile(join(copy, 'src', 'time.ts'), '\n// edited while the server loaded\n');
+    assert.equal(await changedSince(started), 'src/time.ts');
+    // A file dated in the future (a skewed clock, an unpacked archive) is no change: else every
+    // resident server would stop as soon as it started.
+    const ahead = new Date(Date.now() + 3_600_000);
+    await utimes(join(copy, 'src', 'time.ts'), ahead, ahead);
+    assert.equal(await changedSince(started), undefined);
   });
 });
 
