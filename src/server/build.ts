@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, type Stats, watch } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
