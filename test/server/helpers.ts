@@ -1,10 +1,13 @@
 import '../no-daemon.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerConfig } from '../../src/server/config.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { ingest } from '../../src/ingest.ts';
+import { removeDir, tempDir } from '../helpers.ts';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** Two hand-written sessions: 33333333 (4 turns, one Bash tool call and its result) and 44444444 (2 turns). */
@@ -22,6 +25,20 @@ export const EXPECTED_TURNS: [string, string][] = [
   ['7e55e55e-0000-4000-8000-000000000001', 'user'],
   ['7e55e55e-0000-4000-8000-000000000002', 'assistant'],
 ].map(([id, role]) => [TURN(id), role]);
+
+/**
+ * In a describe: a store of the server fixtures (soul local), ingested before its tests and
+ * removed after them, for tests that drive the query pool on it; the function gives its directory.
+ */
+export function serverFixturesStore(prefix: string): () => string {
+  let dir = '';
+  before(async () => {
+    dir = await tempDir(prefix);
+    await ingest([SERVER_FIXTURES], { storeDir: dir, soul: 'local' });
+  });
+  after(() => removeDir(dir));
+  return () => dir;
+}
 
 export interface TestServer extends RunningServer {
   base: string;

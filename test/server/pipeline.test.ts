@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { ingest } from '../../src/ingest.ts';
+import { describe, it } from 'node:test';
 import type { HttpError } from '../../src/server/errors.ts';
 import { QueryPool } from '../../src/server/workers/pool.ts';
-import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 import { bodyText as text, queryJob as query } from './jobs.ts';
+import { serverFixturesStore } from './helpers.ts';
 
 /**
  * Short reads are sent to a busy worker to wait there (src/server/workers/pool.ts): each still
@@ -24,15 +22,10 @@ const CROSS_JOIN = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h 
 const POOL = { size: 1, soul: 'local', timeoutMs: 20_000, heapMb: 512, pipelineMs: 100 };
 
 describe('jobs sent to a busy worker', () => {
-  let dir: string;
-  before(async () => {
-    dir = await tempDir('weave-pipeline-');
-    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
-  });
-  after(() => removeDir(dir));
+  const store = serverFixturesStore('weave-pipeline-');
 
   it('are each answered right', async () => {
-    const pool = new QueryPool({ ...POOL, storeDir: dir, queueLimit: 64 + 1 });
+    const pool = new QueryPool({ ...POOL, storeDir: store(), queueLimit: 64 + 1 });
     try {
       await pool.whenReady();
       for (let i = 0; i < 20; i++) await pool.run(query('ASK {}')); // jobs here are short, on average too
@@ -53,7 +46,7 @@ describe('jobs sent to a busy worker', () => {
   });
 
   it('behind a runaway: put back in line when its worker is ended, else refused at its own deadline', async () => {
-    const pool = new QueryPool({ ...POOL, storeDir: dir, queueLimit: 8 });
+    const pool = new QueryPool({ ...POOL, storeDir: store(), queueLimit: 8 });
     try {
       await pool.whenReady();
       for (let i = 0; i < 20; i++) await pool.run(query('ASK {}')); // jobs here are short, on average too

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { ingest } from '../../src/ingest.ts';
+import { describe, it } from 'node:test';
 import type { HttpError } from '../../src/server/errors.ts';
 import type { ChangedGraph } from '../../src/server/messages.ts';
 import { QueryPool, type PoolEvent } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
-import { startTestServer } from './helpers.ts';
-import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
+import { startTestServer, serverFixturesStore } from './helpers.ts';
 import { countIn, queryJob as query } from './jobs.ts';
 
 /**
@@ -38,18 +36,13 @@ async function damagedVersion(dir: string, n: number): Promise<ChangedGraph> {
 }
 
 describe('a reload whose graph file does not load', () => {
-  let dir: string;
-  before(async () => {
-    dir = await tempDir('weave-reload-failure-');
-    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
-  });
-  after(() => removeDir(dir));
+  const store = serverFixturesStore('weave-reload-failure-');
 
   it('drops the graph, says which file once, and loads its next good version', async () => {
     const events: PoolEvent[] = [];
     const pool = new QueryPool({
       size: 2,
-      storeDir: dir,
+      storeDir: store(),
       soul: 'local',
       timeoutMs: 20_000,
       heapMb: 512,
@@ -57,19 +50,19 @@ describe('a reload whose graph file does not load', () => {
       spare: true,
       onEvent: (e) => events.push(e),
     });
-    const lock = await lockStore(dir);
+    const lock = await lockStore(store());
     try {
       await pool.whenReady();
       while (pool.stats.ready < 2) await new Promise((resolve) => setTimeout(resolve, 20));
       const size = pool.quads;
-      const writer = await openStoreForWriting(dir, 'local');
+      const writer = await openStoreForWriting(store(), 'local');
       const good = await writer.writeGraph(FINDINGS, quads(3), { quads: 3 });
       await writer.close();
       pool.reload([{ graph: FINDINGS, files: filesOf(good) }]);
       assert.deepEqual(await countsIn(pool, FINDINGS), [3, 3]);
       assert.equal(pool.quads, size + 3);
 
-      const bad = await damagedVersion(dir, 4);
+      const bad = await damagedVersion(store(), 4);
       const [{ file }] = bad.files;
       pool.reload([bad]);
       // Both copies answer, each without the graph; neither was replaced.
@@ -79,10 +72,10 @@ describe('a reload whose graph file does not load', () => {
       const said = events.filter((e) => e.kind === 'reload-failed');
       assert.deepEqual(
         said,
-        [{ kind: 'reload-failed', message: `${join(dir, file)}:2: not valid N-Quads` }],
+        [{ kind: 'reload-failed', message: `${join(store(), file)}:2: not valid N-Quads` }],
         'said once, by file and line',
       );
-      assert.deepEqual(pool.stats.notLoaded, [{ graph: FINDINGS, problem: `${join(dir, file)}:2: not valid N-Quads` }]);
+      assert.deepEqual(pool.stats.notLoaded, [{ graph: FINDINGS, problem: `${join(store(), file)}:2: not valid N-Quads` }]);
 
       const fixed = await writer.writeGraph(FINDINGS, quads(5), { quads: 5 });
       await writer.close();
@@ -98,11 +91,11 @@ describe('a reload whose graph file does not load', () => {
   });
 
   it('a copy opened after it, from disk, leaves the graph out too rather than fail to open', async () => {
-    const pool = new QueryPool({ size: 1, storeDir: dir, soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
-    const lock = await lockStore(dir);
+    const pool = new QueryPool({ size: 1, storeDir: store(), soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
+    const lock = await lockStore(store());
     try {
       await pool.whenReady();
-      const bad = await damagedVersion(dir, 6);
+      const bad = await damagedVersion(store(), 6);
       pool.reload([bad]);
       assert.equal(await countIn(pool, FINDINGS), 0);
       // A long job is cut at its deadline: with one worker, the copy in its place opens from disk.
@@ -110,8 +103,8 @@ describe('a reload whose graph file does not load', () => {
       assert.equal(runaway, 504);
       assert.equal(await countIn(pool, FINDINGS), 0, 'the endpoint answers, without the graph');
       assert.equal(pool.stats.openError, undefined);
-      assert.deepEqual(pool.stats.notLoaded, [{ graph: FINDINGS, problem: `${join(dir, bad.files[0].file)}:2: not valid N-Quads` }]);
-      const writer = await openStoreForWriting(dir, 'local');
+      assert.deepEqual(pool.stats.notLoaded, [{ graph: FINDINGS, problem: `${join(store(), bad.files[0].file)}:2: not valid N-Quads` }]);
+      const writer = await openStoreForWriting(store(), 'local');
       const fixed = await writer.writeGraph(FINDINGS, quads(2), { quads: 2 });
       await writer.close();
       pool.reload([{ graph: FINDINGS, files: filesOf(fixed) }]);
@@ -127,21 +120,21 @@ describe('a reload whose graph file does not load', () => {
     const events: PoolEvent[] = [];
     const pool = new QueryPool({
       size: 1,
-      storeDir: dir,
+      storeDir: store(),
       soul: 'local',
       timeoutMs: 20_000,
       heapMb: 512,
       queueLimit: 8,
       onEvent: (e) => events.push(e),
     });
-    const lock = await lockStore(dir);
+    const lock = await lockStore(store());
     try {
       await pool.whenReady();
       const before = await countIn(pool, FINDINGS);
       // A run writes the graph, damaged on disk, and tells the copy; its manifest still names the version before.
-      const run = await openStoreForWriting(dir, 'local', { batch: Number.POSITIVE_INFINITY });
+      const run = await openStoreForWriting(store(), 'local', { batch: Number.POSITIVE_INFINITY });
       const entry = await run.writeGraph(FINDINGS, quads(7), { quads: 7 });
-      const handle = await open(join(dir, entry.file), 'r+');
+      const handle = await open(join(store(), entry.file), 'r+');
       await handle.write('<urn:x:a> <urn:x:p> "2"  broken', quads(1).length);
       await handle.close();
       pool.reload([{ graph: FINDINGS, files: filesOf(entry) }], { recorded: false });
@@ -150,7 +143,7 @@ describe('a reload whose graph file does not load', () => {
       const runaway = await pool.run(query(CROSS_JOIN), 3000).catch((e: HttpError) => e.status);
       assert.equal(runaway, 504);
       assert.equal(await countIn(pool, FINDINGS), 0, 'as the copy before it');
-      const problem = `${join(dir, entry.file)}:2: not valid N-Quads`;
+      const problem = `${join(store(), entry.file)}:2: not valid N-Quads`;
       assert.deepEqual(
         events.filter((e) => e.kind === 'reload-failed'),
         [{ kind: 'reload-failed', message: problem }],
@@ -168,13 +161,13 @@ describe('a reload whose graph file does not load', () => {
 
   it('weave serve beside another writer: answers, logs the file once, and /status says the store needs attention', async () => {
     // Its store is the describe's: opened as it is, nothing ingested.
-    const server = await startTestServer({ storeDir: dir, timeoutMs: 5000, queueLimit: 4, maxResultBytes: 1e6 }, null);
+    const server = await startTestServer({ storeDir: store(), timeoutMs: 5000, queueLimit: 4, maxResultBytes: 1e6 }, null);
     const { lines, base } = server;
-    const lock = await lockStore(dir);
+    const lock = await lockStore(store());
     try {
       // Another process writes the graph; the server follows the manifest and loads it.
-      const bad = await damagedVersion(dir, 3);
-      const problem = `${join(dir, bad.files[0].file)}:2: not valid N-Quads`;
+      const bad = await damagedVersion(store(), 3);
+      const problem = `${join(store(), bad.files[0].file)}:2: not valid N-Quads`;
       for (let i = 0; i < 200 && !lines.length; i++) await new Promise((resolve) => setTimeout(resolve, 25));
       const sparql = `SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${FINDINGS}> { ?s ?p ?o } }`;
       const answer = await fetch(`${base}/sparql?query=${encodeURIComponent(sparql)}`, {

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { ingest } from '../../src/ingest.ts';
+import { describe, it } from 'node:test';
 import { QueryPool, type PoolEvent } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
-import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
-import { startTestServer } from './helpers.ts';
+import { startTestServer, serverFixturesStore } from './helpers.ts';
 import { countIn, queryJob as query } from './jobs.ts';
 
 /**
@@ -23,12 +20,7 @@ const LONG = 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?x { ?a ?b ?c } GRAPH ?y { ?
 const quads = (n: number) => Array.from({ length: n }, (_, i) => `<urn:x:a> <urn:x:p> "${i + 1}" <${GRAPH}> .\n`).join('');
 
 describe("the store's quads, as /status says them", () => {
-  let dir: string;
-  before(async () => {
-    dir = await tempDir('weave-store-quads-');
-    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
-  });
-  after(() => removeDir(dir));
+  const store = serverFixturesStore('weave-store-quads-');
 
   it('are counted by a copy that applied every change: one that applies them late, after a long query, does not count the store back', {
     timeout: 120_000,
@@ -36,7 +28,7 @@ describe("the store's quads, as /status says them", () => {
     const counts: number[] = [];
     const pool = new QueryPool({
       size: 2,
-      storeDir: dir,
+      storeDir: store(),
       soul: 'local',
       timeoutMs: 60_000,
       heapMb: 512,
@@ -46,7 +38,7 @@ describe("the store's quads, as /status says them", () => {
         if (e.kind === 'store') counts.push(e.quads);
       },
     });
-    const lock = await lockStore(dir);
+    const lock = await lockStore(store());
     try {
       await pool.whenReady();
       while (pool.stats.ready < 2) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -55,7 +47,7 @@ describe("the store's quads, as /status says them", () => {
       // One copy runs the long query; the other takes the changes as they come and answers.
       let longDone = false;
       const long = pool.run(query(LONG)).then(() => (longDone = true));
-      const writer = await openStoreForWriting(dir, 'local');
+      const writer = await openStoreForWriting(store(), 'local');
       const three = await writer.writeGraph(GRAPH, quads(3), { quads: 3 });
       pool.reload([{ graph: GRAPH, files: filesOf(three) }]);
       assert.equal(await countIn(pool, GRAPH), 3);

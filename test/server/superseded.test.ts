@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { ingest } from '../../src/ingest.ts';
+import { describe, it } from 'node:test';
 import { QueryPool } from '../../src/server/workers/pool.ts';
 import { filesOf } from '../../src/store/manifest.ts';
 import { lockStore, openStoreForWriting } from '../../src/store/writer.ts';
-import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 import { bodyText as text, queryJob as query } from './jobs.ts';
+import { serverFixturesStore } from './helpers.ts';
 
 /**
  * A query worker can be told of a graph's version after its files are gone: a copy busy with a
@@ -21,20 +19,15 @@ const FINDINGS = 'urn:soul:local:Weave/test/reader/tool/error';
 const quad = (value: string) => `<urn:x:a> <urn:x:p> "${value}" <${FINDINGS}> .\n`;
 
 describe('a change told after its files were replaced', () => {
-  let dir: string;
-  before(async () => {
-    dir = await tempDir('weave-superseded-');
-    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
-  });
-  after(() => removeDir(dir));
+  const store = serverFixturesStore('weave-superseded-');
 
   it('loads the version the manifest names, and the copy carries on', async () => {
-    const pool = new QueryPool({ size: 1, storeDir: dir, soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
-    const lock = await lockStore(dir);
+    const pool = new QueryPool({ size: 1, storeDir: store(), soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
+    const lock = await lockStore(store());
     try {
       await pool.whenReady();
       const quads = pool.quads;
-      const writer = await openStoreForWriting(dir, 'local');
+      const writer = await openStoreForWriting(store(), 'local');
       const first = await writer.writeGraph(FINDINGS, quad('1'), { quads: 1 });
       const second = await writer.writeGraph(FINDINGS, quad('1') + quad('2') + quad('3'), { quads: 3 });
       await writer.close(); // the manifest names the second version; the first one's file is deleted

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { ingest } from '../../src/ingest.ts';
+import { describe, it } from 'node:test';
 import type { HttpError } from '../../src/server/errors.ts';
 import { QueryPool } from '../../src/server/workers/pool.ts';
 import { filesOf, readManifest, type Manifest } from '../../src/store/manifest.ts';
@@ -12,6 +11,7 @@ import { Mutex } from '../../src/server/workers/mutex.ts';
 import type { ChangedGraph } from '../../src/server/messages.ts';
 import { FIXTURES, removeDir, tempDir } from '../helpers.ts';
 import { countIn, queryJob as query } from './jobs.ts';
+import { serverFixturesStore } from './helpers.ts';
 
 /**
  * An ingest run tells the query workers of each graph as soon as its file is written, while its
@@ -29,22 +29,17 @@ const until = async (what: () => boolean) => {
 };
 
 describe('a copy that opens while an ingest run has graphs its manifest does not name yet', () => {
-  let dir: string;
-  before(async () => {
-    dir = await tempDir('weave-unrecorded-');
-    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
-  });
-  after(() => removeDir(dir));
+  const store = serverFixturesStore('weave-unrecorded-');
 
   /** A run's graph told while `size` workers run, then a long job cut: the copy left opened meanwhile. */
   async function openedDuringRun(size: number, graph: string): Promise<void> {
-    const pool = new QueryPool({ size, storeDir: dir, soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
-    const lock = await lockStore(dir);
+    const pool = new QueryPool({ size, storeDir: store(), soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
+    const lock = await lockStore(store());
     try {
       await pool.whenReady();
       if (size > 1) await until(() => pool.stats.standby);
       // A run writes a graph and tells the copy open now; its manifest write waits for the batch.
-      const writer = await openStoreForWriting(dir, 'local', { batch: Number.POSITIVE_INFINITY });
+      const writer = await openStoreForWriting(store(), 'local', { batch: Number.POSITIVE_INFINITY });
       const quads = ['<urn:x:a> <urn:x:p> "1"', '<urn:x:a> <urn:x:p> "2"', '<urn:x:b> <urn:x:p> "3"'];
       const entry = await writer.writeGraph(graph, quads.map((q) => `${q} <${graph}> .\n`).join(''), { quads: 3 });
       pool.reload([{ graph, files: filesOf(entry) }], { recorded: false });
@@ -69,16 +64,11 @@ describe('a copy that opens while an ingest run has graphs its manifest does not
 });
 
 describe('an ingest run that fails before its manifest names what it told of', () => {
-  let dir: string;
-  before(async () => {
-    dir = await tempDir('weave-run-failed-');
-    await ingest([join(FIXTURES, 'server')], { storeDir: dir, soul: 'local' });
-  });
-  after(() => removeDir(dir));
+  const store = serverFixturesStore('weave-run-failed-');
 
   it('leaves every copy, open then or later, as the manifest says', async () => {
-    const pool = new QueryPool({ size: 2, spare: true, storeDir: dir, soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
-    const lock = await lockStore(dir);
+    const pool = new QueryPool({ size: 2, spare: true, storeDir: store(), soul: 'local', timeoutMs: 20_000, heapMb: 512, queueLimit: 8 });
+    const lock = await lockStore(store());
     const fresh = `${FINDINGS}/new`;
     const rows = (graph: string, n: number) =>
       Array.from({ length: n }, (_, i) => `<urn:x:a> <urn:x:p> "${i + 1}" <${graph}> .\n`).join('');
@@ -87,12 +77,12 @@ describe('an ingest run that fails before its manifest names what it told of', (
     try {
       await pool.whenReady();
       await until(() => pool.stats.ready === 2);
-      const recorded = await openStoreForWriting(dir, 'local');
+      const recorded = await openStoreForWriting(store(), 'local');
       const kept = await recorded.writeGraph(FINDINGS, rows(FINDINGS, 3), { quads: 3 });
       await recorded.close();
       pool.reload([{ graph: FINDINGS, files: filesOf(kept) }]);
       // A run writes a new version of one graph and a new graph, and tells the copies of both.
-      const run = await openStoreForWriting(dir, 'local', { batch: Number.POSITIVE_INFINITY });
+      const run = await openStoreForWriting(store(), 'local', { batch: Number.POSITIVE_INFINITY });
       const changed = await run.writeGraph(FINDINGS, rows(FINDINGS, 5), { quads: 5 });
       const added = await run.writeGraph(fresh, rows(fresh, 2), { quads: 2 });
       pool.reload(
