@@ -60,7 +60,7 @@ export class TranscriptDefaults {
     return {
       stated: [...this.stated],
       events: [...this.events],
-      waiting: [...this.waiting].map(([p, runs]) => [p, runs.map(([from, to]): [number, number] => [from, to])]),
+      waiting: [...this.waiting].map(([p, runs]) => [p, copied(runs)]),
     };
   }
 
@@ -68,11 +68,7 @@ export class TranscriptDefaults {
     const defaults = new TranscriptDefaults(transcript);
     for (const [p, o] of saved.stated) defaults.stated.set(p, o);
     defaults.events = [...saved.events];
-    for (const [p, runs] of saved.waiting)
-      defaults.waiting.set(
-        p,
-        runs.map(([from, to]): [number, number] => [from, to]),
-      );
+    for (const [p, runs] of saved.waiting) defaults.waiting.set(p, copied(runs));
     return defaults;
   }
 
@@ -107,4 +103,9 @@ export class TranscriptDefaults {
     if (last[1] === at) last[1] = at + 1;
     else if (last[1] < at) runs.push([at, at + 1]);
   }
+}
+
+/** Runs copied, so the saved state and the live one never share a run that grows. */
+function copied(runs: [number, number][]): [number, number][] {
+  return runs.map(([from, to]) => [from, to]);
 }
